@@ -1,0 +1,36 @@
+"""Errors that end a command with a clear, located message and a documented exit code."""
+
+from __future__ import annotations
+
+# Exit codes shared by every command.
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_INPUT = 3
+EXIT_CLUSTER = 4
+
+
+class KqctlError(Exception):
+    """Base class: ``str(error)`` is the one line shown to the user."""
+
+    exit_code = EXIT_USAGE
+
+
+class UsageError(KqctlError):
+    exit_code = EXIT_USAGE
+
+
+class InputError(KqctlError):
+    """Unreadable input: a file that cannot be read or parsed. Carries its location."""
+
+    exit_code = EXIT_INPUT
+
+    def __init__(self, file: str, message: str, line: int | None = None, index: int | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.index = index
+        self.detail = message
+        where = file if line is None else f"{file}:{line}"
+        if index is not None:
+            where += f" (document {index})"
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,1 @@
+"""Validation: schema, CEL rules, Kueue webhook rules and cross-object consistency."""

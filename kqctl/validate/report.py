@@ -1,0 +1,52 @@
+"""The result of ``kqctl validate``: findings grouped per input document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kqctl.api.origin import Origin
+from kqctl.validate.findings import Finding, Severity
+
+
+@dataclass
+class DocumentReport:
+    """Findings for one object (a document, or one item of a ``kind: List``)."""
+
+    origin: Origin
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        """False exactly when the document has an error finding (the json contract)."""
+        return not any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def display_name(self) -> str:
+        name = self.name or "<unnamed>"
+        return f"{self.namespace}/{name}" if self.namespace else name
+
+
+@dataclass
+class ValidationReport:
+    documents: list[DocumentReport]
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.documents for f in d.findings if f.severity is severity)
+
+    def worst(self) -> Severity | None:
+        ranks = [f.severity for d in self.documents for f in d.findings]
+        return max(ranks, key=lambda s: s.rank) if ranks else None
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "documents": len(self.documents),
+            "valid": sum(1 for d in self.documents if d.valid),
+            "invalid": sum(1 for d in self.documents if not d.valid),
+            "errors": self.count(Severity.ERROR),
+            "warnings": self.count(Severity.WARNING),
+            "infos": self.count(Severity.INFO),
+        }

@@ -1,0 +1,1 @@
+"""validate/rules layer."""
