@@ -8,6 +8,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_CLUSTER = 4
+EXIT_INTERNAL = 70  # sysexits EX_SOFTWARE: a bug in kqctl, never a verdict on the input
 
 
 class KqctlError(Exception):

@@ -1,0 +1,216 @@
+"""From inputs to objects: documents, ``kind: List`` expansion, kinds and duplicates.
+
+Problems that concern one object (not a mapping, no kind, an unknown kind, a duplicate) are
+kept as findings on that object so ``validate`` can report every document; inputs that cannot
+be read at all are kept as :class:`InputError` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from kqctl.api.kinds import KindInfo, kind_info, split_api_version
+from kqctl.api.origin import FieldPath, Origin
+from kqctl.errors import InputError
+from kqctl.load.documents import Document, decode_text, parse_documents
+from kqctl.load.sources import expand_paths, read_source
+from kqctl.validate.findings import Finding, error, warning
+
+
+@dataclass
+class LoadedObject:
+    """One Kubernetes object as read, with where it came from."""
+
+    origin: Origin
+    document: Document
+    prefix: FieldPath
+    body: Any
+    info: KindInfo | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def api_version(self) -> str:
+        value = self.body.get("apiVersion") if isinstance(self.body, dict) else None
+        return value if isinstance(value, str) else ""
+
+    @property
+    def kind(self) -> str:
+        value = self.body.get("kind") if isinstance(self.body, dict) else None
+        return value if isinstance(value, str) else ""
+
+    @property
+    def version(self) -> str:
+        return split_api_version(self.api_version)[1]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = self.body.get("metadata") if isinstance(self.body, dict) else None
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def name(self) -> str | None:
+        name = self.metadata.get("name")
+        return name if isinstance(name, str) else None
+
+    @property
+    def namespace(self) -> str | None:
+        """The namespace as written; namespaced objects without one land in ``default`` (kubectl's default)."""
+        namespace = self.metadata.get("namespace")
+        if isinstance(namespace, str) and namespace:
+            return namespace
+        return "default" if self.info is not None and self.info.namespaced else None
+
+    @property
+    def known(self) -> bool:
+        return self.info is not None
+
+    def line_of(self, path: FieldPath) -> int:
+        return self.document.line_of((*self.prefix, *path))
+
+    def describe(self) -> str:
+        name = self.name or "<unnamed>"
+        where = f"{self.namespace}/{name}" if self.namespace and self.info and self.info.namespaced else name
+        return f"{self.kind or '<no kind>'} {where} ({self.origin})"
+
+
+@dataclass
+class LoadResult:
+    objects: list[LoadedObject]
+    unreadable: list[InputError]
+
+    @property
+    def known_objects(self) -> list[LoadedObject]:
+        return [o for o in self.objects if o.known and not _has_errors(o)]
+
+
+def _has_errors(obj: LoadedObject) -> bool:
+    return any(f.severity.value == "error" for f in obj.findings)
+
+
+def load_paths(paths: Iterable[str], recursive: bool = False, strict: bool = False,
+               stdin: BinaryIO | None = None) -> LoadResult:
+    """Read every path (``-`` is stdin) into objects. Unreadable inputs do not stop the others."""
+    objects: list[LoadedObject] = []
+    unreadable: list[InputError] = []
+    for name in expand_paths(paths, recursive):
+        try:
+            source = read_source(name, stdin)
+            documents = parse_documents(decode_text(source.data, source.name), source.name)
+        except InputError as exc:
+            unreadable.append(exc)
+            continue
+        for document in documents:
+            objects.extend(objects_of(document, strict))
+    mark_duplicates(objects)
+    return LoadResult(objects, unreadable)
+
+
+def load_text(text: str, name: str = "<text>", strict: bool = False) -> LoadResult:
+    """Objects from YAML/JSON text (used by tests and by callers that already hold the text)."""
+    objects = [obj for document in parse_documents(text, name) for obj in objects_of(document, strict)]
+    mark_duplicates(objects)
+    return LoadResult(objects, [])
+
+
+def objects_of(document: Document, strict: bool = False) -> list[LoadedObject]:
+    """The objects a document holds: itself, or the items of a ``kind: List`` (``kubectl get -o yaml``)."""
+    body = document.body
+    if body is None:
+        return []  # an empty document (a stray ``---``), ignored as kubectl does
+    if isinstance(body, dict) and _is_list(body):
+        return _list_items(document, body, strict)
+    return [_object(document, (), body, document.origin, strict)]
+
+
+def _is_list(body: dict[str, Any]) -> bool:
+    kind = body.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in body and "spec" not in body
+
+
+def _list_items(document: Document, body: dict[str, Any], strict: bool) -> list[LoadedObject]:
+    items = body.get("items")
+    if not isinstance(items, list):
+        obj = _object(document, (), body, document.origin, strict)
+        obj.findings.append(error("LOAD-LIST", ("items",), "Invalid value: items of a List must be a sequence"))
+        return [obj]
+    result: list[LoadedObject] = []
+    for i, item in enumerate(items):
+        origin = Origin(document.origin.file, document.origin.index, document.line_of(("items", i)), i)
+        result.append(_object(document, ("items", i), item, origin, strict))
+    return result
+
+
+def _object(document: Document, prefix: FieldPath, body: Any, origin: Origin, strict: bool) -> LoadedObject:
+    if not isinstance(body, dict):
+        obj = LoadedObject(origin, document, prefix, body, None)
+        obj.findings.append(error("LOAD-NOT-OBJECT", (), f"document is a {_type_name(body)}, expected a mapping"
+                                  " with apiVersion, kind and metadata"))
+        return obj
+    obj = LoadedObject(origin, document, prefix, body, None)
+    if not obj.api_version or not obj.kind:
+        missing = [k for k in ("apiVersion", "kind") if not isinstance(body.get(k), str) or not body.get(k)]
+        obj.findings.append(error("LOAD-NO-KIND", (missing[0],), f"Required value: {missing[0]} must be set"))
+        return obj
+    obj.info = kind_info(obj.api_version, obj.kind)
+    if obj.info is None:
+        obj.findings.append(_skipped(obj, strict))
+    elif obj.version not in obj.info.versions:
+        obj.findings.append(error("LOAD-VERSION", ("apiVersion",),
+                                  f"Unsupported value: {obj.api_version!r}: {obj.kind} is served as "
+                                  + ", ".join(f"{_group_prefix(obj.info)}{v}" for v in obj.info.versions)))
+        obj.info = None
+    for dup in document.duplicate_keys:
+        if dup[: len(prefix)] == prefix:
+            obj.findings.append(error("SCHEMA-DUPLICATE-FIELD", dup[len(prefix):],
+                                      f'duplicate field "{dup[-1]}"'))
+    return obj
+
+
+def _group_prefix(info: KindInfo) -> str:
+    return f"{info.group}/" if info.group else ""
+
+
+def _skipped(obj: LoadedObject, strict: bool) -> Finding:
+    message = f"{obj.kind} ({obj.api_version}) is not a kind kqctl reads; skipped"
+    hint = "kqctl reads Kueue objects, Namespaces, PriorityClasses, LimitRanges, Jobs and Pods"
+    return error("LOAD-SKIPPED", ("kind",), message, hint) if strict else warning(
+        "LOAD-SKIPPED", ("kind",), message, hint)
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, list):
+        return "sequence"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return type(value).__name__
+
+
+def identity(obj: LoadedObject) -> tuple[str, str, str, str] | None:
+    """(group, kind, namespace, name): two objects with the same identity are the same object."""
+    if obj.info is None or obj.name is None:
+        return None
+    kind = "LocalQueue" if obj.info.kind == "Queue" else obj.info.kind  # LEG-1: the same kind renamed
+    return obj.info.group, kind, obj.namespace or "", obj.name
+
+
+def mark_duplicates(objects: list[LoadedObject]) -> None:
+    """A second definition of the same object is an error naming both places."""
+    first: dict[tuple[str, str, str, str], LoadedObject] = {}
+    for obj in objects:
+        key = identity(obj)
+        if key is None:
+            continue
+        if key in first:
+            other = first[key]
+            obj.findings.append(error(
+                "LOAD-DUPLICATE", ("metadata", "name"),
+                f"Duplicate value: {obj.describe()} is also defined at {other.origin}",
+                "each object may be defined once across all inputs"))
+        else:
+            first[key] = obj
