@@ -1,0 +1,71 @@
+"""``kqctl convert``: rewrite Kueue manifests in another API version, reporting anything that cannot move."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+import typer
+
+from kqctl.cli import options
+from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
+
+HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1.
+
+Converted objects go to stdout; fields that cannot be carried over are reported on stderr.
+Other objects are printed unchanged."""
+
+TARGETS = ("v1beta2", "v1beta1")
+
+
+def convert_command(
+    paths: Optional[list[str]] = options.PathsArgument,
+    filenames: Optional[list[str]] = options.FilenameOption,
+    recursive: bool = options.RecursiveOption,
+    to: str = typer.Option("v1beta2", "--to", help="Target version: v1beta2 or v1beta1."),
+    output: str = typer.Option("yaml", "-o", "--output", help="yaml or json."),
+) -> None:
+    from kqctl.load.objects import load_paths
+
+    if to not in TARGETS:
+        raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
+    if output not in ("yaml", "json"):
+        raise UsageError(f"unknown output format {output!r}; choose yaml or json")
+    result = load_paths(options.all_paths(paths, filenames), recursive=recursive)
+    for problem in result.unreadable:
+        sys.stderr.write(f"kqctl: error: {problem}\n")
+    if result.unreadable:
+        raise typer.Exit(EXIT_INPUT)
+    converted, failed = _convert_all(result.objects, to)
+    _print(converted, output)
+    raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:
+    from kqctl.api.kinds import KUEUE_GROUP
+    from kqctl.api.kueue.versions import convert
+
+    converted: list[Any] = []
+    failed = False
+    for obj in objects:
+        if obj.info is None or obj.info.group != KUEUE_GROUP:
+            converted.append(obj.body)
+            continue
+        result = convert(obj.body, to)
+        for issue in result.issues:
+            line = obj.line_of(issue.path)
+            where = f"{obj.origin.file}:{line}"
+            sys.stderr.write(f"{where}: {issue.severity}: {obj.kind} {obj.name}: {issue.rule_id}: {issue.message}\n")
+            failed = failed or issue.severity == "error"
+        converted.append(result.body)
+    return converted, failed
+
+
+def _print(documents: list[Any], output: str) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml_documents
+
+    if output == "json":
+        body: Any = documents[0] if len(documents) == 1 else {"apiVersion": "v1", "kind": "List", "items": documents}
+        sys.stdout.write(dump_json(body))
+    else:
+        sys.stdout.write(dump_yaml_documents(documents))

@@ -1,0 +1,40 @@
+"""YAML and JSON output of plain data, deterministic and faithful to what the user wrote."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from kqctl.api.scalars import LiteralFloat
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block-style YAML like kubectl prints; numbers keep the spelling they were read with."""
+
+
+def _literal_float(dumper: yaml.SafeDumper, value: LiteralFloat) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:float", value.text)
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(LiteralFloat, _literal_float)
+_Dumper.add_representer(str, _str)
+
+
+def dump_yaml(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1_000_000)
+
+
+def dump_yaml_documents(documents: list[Any]) -> str:
+    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                         explicit_start=True, width=1_000_000)
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

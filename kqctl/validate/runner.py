@@ -1,0 +1,149 @@
+"""``kqctl validate``: every object through the steps a real API server with Kueue takes on create.
+
+DEF-3 order: schema defaulting, Kueue's mutating webhooks (ClusterQueue, ResourceFlavor,
+Workload), OpenAPI schema with strict field validation, CEL rules (skipped when the schema
+failed), Kueue's validating webhooks; then the cross-object checks no server makes (XO).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from kqctl.api.kinds import KUEUE_GROUP, split_api_version
+from kqctl.api.origin import Origin
+from kqctl.errors import InputError
+from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.validate.findings import Finding, Severity, error, info
+from kqctl.validate.report import DocumentReport, ValidationReport
+
+# Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
+_MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}
+_LEGACY_VERSIONS = {"v1alpha1", "v1alpha2"}
+# v1beta1 spells a few v1beta2 fields differently (API-1); webhook findings are computed on the
+# v1beta2 form and pointed back at the field the user wrote.
+_V1BETA1_FIELD_NAMES = {"cohortName": "cohort"}
+
+
+def validate_load(result: LoadResult, closed: bool = False) -> ValidationReport:
+    """Validate every loaded object, then the set of them as a whole."""
+    from kqctl.validate.crossobject import cross_object_findings
+
+    reports: dict[int, DocumentReport] = {}
+    for obj in result.objects:
+        findings = list(obj.findings)
+        if obj.known and not _has_error(findings):
+            findings.extend(validate_object(obj))
+        reports[id(obj)] = _report(obj, findings)
+    for obj, finding in cross_object_findings(result.known_objects, closed):
+        reports[id(obj)].findings.append(finding)
+    documents = [_with_lines(obj, reports[id(obj)]) for obj in result.objects]
+    documents.extend(_unreadable_report(exc) for exc in result.unreadable)
+    return ValidationReport(documents)
+
+
+def validate_object(obj: LoadedObject) -> list[Finding]:
+    """The per-object steps of DEF-3, in the API server's order."""
+    group, version = split_api_version(obj.api_version)
+    body: dict[str, Any] = obj.body
+    findings: list[Finding] = []
+    api_version, kind = obj.api_version, obj.kind
+    if group == KUEUE_GROUP and version in _LEGACY_VERSIONS:
+        body, api_version, kind, legacy = _convert_legacy(body)
+        findings.extend(legacy)
+        if _has_error(legacy):
+            return findings
+    body, steps = _server_steps(body, api_version, kind)
+    findings.extend(steps)
+    if not (group == KUEUE_GROUP and _has_error(findings)):
+        # Kueue's webhooks only see objects the API server accepted; core kinds have no such gate.
+        findings.extend(_webhook_findings(body, kind))
+    return findings
+
+
+def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[dict[str, Any], list[Finding]]:
+    """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
+    from kqctl.api.kueue.defaults import apply_mutating_webhooks
+    from kqctl.validate.cel import validate_cel
+    from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
+
+    if not has_schema(api_version, kind):
+        return body, []
+    group, _ = split_api_version(api_version)
+    defaulted = apply_schema_defaults(body, api_version, kind)
+    findings: list[Finding] = []
+    if group == KUEUE_GROUP and kind in _MUTATED_KINDS:
+        defaulted, decoding = apply_mutating_webhooks(defaulted)
+        findings.extend(decoding)
+        if _has_error(decoding):
+            return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
+    schema_findings = validate_schema(defaulted, api_version, kind)
+    findings.extend(schema_findings)
+    if not _has_error(schema_findings):
+        findings.extend(validate_cel(defaulted, api_version, kind))
+    return defaulted, findings
+
+
+def _webhook_findings(body: dict[str, Any], kind: str) -> list[Finding]:
+    """Kueue's validating webhooks judge the v1beta2 form (a v1beta1 object is converted first)."""
+    from kqctl.api.kueue.versions import to_v1beta2
+    from kqctl.validate.rules import run_webhook_rules
+
+    group, version = split_api_version(str(body.get("apiVersion", "")))
+    if group == KUEUE_GROUP and version != "v1beta2":
+        body = to_v1beta2(body).body
+        return [_renamed_for_v1beta1(f) for f in run_webhook_rules(kind, body)]
+    return run_webhook_rules(kind, body)
+
+
+def _renamed_for_v1beta1(finding: Finding) -> Finding:
+    path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
+    return Finding(finding.rule_id, finding.severity, path, finding.message, finding.hint,
+                   finding.line, finding.related)
+
+
+def _convert_legacy(body: dict[str, Any]) -> tuple[dict[str, Any], str, str, list[Finding]]:
+    """LEG-*: alpha objects are validated as the v1beta2 objects they convert to."""
+    from kqctl.api.kueue.versions import to_v1beta2
+
+    conversion = to_v1beta2(body)
+    findings = [Finding(i.rule_id, Severity(i.severity), i.path, i.message) for i in conversion.issues]
+    findings.append(info("LEG-VERSION", ("apiVersion",),
+                         f"{body.get('apiVersion')} is no longer served by any supported Kueue; validated as"
+                         " its v1beta2 conversion", "run `kqctl convert --to v1beta2` to migrate the manifest"))
+    converted = conversion.body
+    return converted, str(converted.get("apiVersion", "")), str(converted.get("kind", "")), findings
+
+
+def _report(obj: LoadedObject, findings: list[Finding]) -> DocumentReport:
+    namespace = obj.namespace if obj.info is None or obj.info.namespaced else None
+    if obj.info is None:
+        namespace = obj.metadata.get("namespace") if isinstance(obj.metadata.get("namespace"), str) else None
+    return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, findings)
+
+
+def _with_lines(obj: LoadedObject, report: DocumentReport) -> DocumentReport:
+    report.findings = sorted((_located(obj, f) for f in report.findings), key=_finding_order)
+    return report
+
+
+def _located(obj: LoadedObject, finding: Finding) -> Finding:
+    if finding.line is not None:
+        return finding
+    return Finding(finding.rule_id, finding.severity, finding.path, finding.message, finding.hint,
+                   obj.line_of(finding.path), finding.related)
+
+
+def _finding_order(finding: Finding) -> tuple[int, int, str]:
+    return (finding.line or 0, -finding.severity.rank, finding.rule_id)
+
+
+def _unreadable_report(exc: InputError) -> DocumentReport:
+    origin = Origin(exc.file, exc.index or 0, exc.line or 1)
+    finding = error("LOAD-UNREADABLE", (), exc.detail)
+    return DocumentReport(origin, "", "", None, None,
+                          [Finding(finding.rule_id, finding.severity, (), finding.message, None, exc.line or 1)])
+
+
+def _has_error(findings: Iterable[Finding]) -> bool:
+    return any(f.severity is Severity.ERROR for f in findings)
