@@ -28,12 +28,21 @@ _Dumper.add_representer(str, _str)
 
 
 def dump_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1_000_000)
+    return yaml.dump(
+        data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1_000_000
+    )
 
 
 def dump_yaml_documents(documents: list[Any]) -> str:
-    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
-                         explicit_start=True, width=1_000_000)
+    return yaml.dump_all(
+        documents,
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        explicit_start=True,
+        width=1_000_000,
+    )
 
 
 def dump_json(data: Any) -> str:
