@@ -8,6 +8,7 @@ Alias bombs, very deep nesting, duplicate keys and binary input are rejected wit
 
 from __future__ import annotations
 
+import gc
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,32 +43,43 @@ def _base_loader() -> type:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: 10x faster
 
 
-class _KubectlResolver(yaml.resolver.Resolver):
-    """Implicit scalar typing as go-yaml v2 (used by kubectl) does it."""
+_INT_PATTERN = re.compile(r"[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+)\Z")
+_FLOAT_PATTERN = re.compile(
+    r"[-+]?(?:(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF))\Z"
+    r"|\.(?:nan|NaN|NAN)\Z"
+)
+_BOOL_WORDS = frozenset("y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
+_NULL_WORDS = frozenset(("", "~", "null", "Null", "NULL"))
+_NUMBER_START = frozenset("-+0123456789.")
 
 
-_KubectlResolver.yaml_implicit_resolvers = {}
-_KubectlResolver.add_implicit_resolver(
-    _BOOL,
-    re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$"),
-    list("yYnNtTfFoO"),
-)
-_KubectlResolver.add_implicit_resolver(
-    _INT,
-    re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
-    list("-+0123456789"),
-)
-_KubectlResolver.add_implicit_resolver(
-    _FLOAT,
-    re.compile(
-        r"^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+0123456789."),
-)
-_KubectlResolver.add_implicit_resolver(_MERGE, re.compile(r"^(?:<<)$"), ["<"])
-_KubectlResolver.add_implicit_resolver(_NULL, re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+class _KubectlResolver(yaml.resolver.BaseResolver):
+    """Implicit scalar typing as go-yaml v2 (used by kubectl) does it.
+
+    Replaces PyYAML's regex table with set look-ups: it runs for every plain scalar.
+    """
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is yaml.ScalarNode:
+            if not implicit[0]:
+                return _STR
+            return _plain_scalar_tag(value)
+        return _SEQ if kind is yaml.SequenceNode else _MAP
+
+
+def _plain_scalar_tag(value: str) -> str:
+    if value in _NULL_WORDS:
+        return _NULL
+    first = value[0]
+    if first in _NUMBER_START:
+        if _INT_PATTERN.match(value):
+            return _INT
+        if _FLOAT_PATTERN.match(value):
+            return _FLOAT
+        return _STR
+    if value in _BOOL_WORDS:
+        return _BOOL
+    return _MERGE if value == "<<" else _STR
 
 
 class _Loader(_base_loader(), _KubectlResolver):  # type: ignore[misc]
@@ -135,6 +147,9 @@ def parse_documents(text: str, file: str) -> list[Document]:
     """All documents of a YAML or JSON stream, empty ones included (they keep the index count)."""
     loader = _Loader(text)
     documents: list[Document] = []
+    # Parsing creates millions of small objects and no cycles: the cyclic GC only costs time here.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -148,6 +163,8 @@ def parse_documents(text: str, file: str) -> list[Document]:
         raise InputError(file, f"nesting deeper than {MAX_DEPTH} levels", index=len(documents)) from None
     finally:
         loader.dispose()
+        if gc_was_enabled:
+            gc.enable()
     return documents
 
 
@@ -165,53 +182,67 @@ def _build_document(node: yaml.Node | None, file: str, index: int) -> Document:
     if node is None:
         return Document(Origin(file, index, 1), None)
     builder = _Builder(file, index)
-    body = builder.build(node, (), 0)
+    body = builder.build(node, 0)
     origin = Origin(file, index, node.start_mark.line + 1)
-    return Document(origin, body, node, builder.duplicate_keys)
+    duplicates = [_path_to(node, mapping, key) for mapping, key in builder.duplicates]
+    return Document(origin, body, node, duplicates)
 
 
 class _Builder:
-    """Turns a composed YAML node tree into plain dicts/lists/scalars, counting values."""
+    """Turns a composed YAML node tree into plain dicts/lists/scalars, counting values.
+
+    This is the hot path of loading (tens of thousands of documents), so it tracks no field
+    paths; the rare duplicate key is located afterwards by searching the tree.
+    """
 
     def __init__(self, file: str, index: int) -> None:
         self.file = file
         self.index = index
         self.values = 0
-        self.duplicate_keys: list[FieldPath] = []
+        self.duplicates: list[tuple[yaml.MappingNode, str]] = []
 
-    def build(self, node: yaml.Node, path: FieldPath, depth: int) -> Any:
+    def build(self, node: yaml.Node, depth: int) -> Any:
         self.values += 1
-        if self.values > MAX_VALUES_PER_DOCUMENT:
-            raise InputError(self.file, f"document expands to more than {MAX_VALUES_PER_DOCUMENT:,} values"
-                             " (an alias bomb?)", line=node.start_mark.line + 1, index=self.index)
-        if depth > MAX_DEPTH:
-            raise InputError(self.file, f"nesting deeper than {MAX_DEPTH} levels",
-                             line=node.start_mark.line + 1, index=self.index)
-        if isinstance(node, yaml.ScalarNode):
+        if self.values > MAX_VALUES_PER_DOCUMENT or depth > MAX_DEPTH:
+            raise self._too_big(node, depth)
+        if node.id == "scalar":
+            if node.tag == _STR:
+                return node.value
             return self._scalar(node)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
-        return self._mapping(node, path, depth)
+        if node.id == "sequence":
+            return [self.build(item, depth + 1) for item in node.value]
+        return self._mapping(node, depth)
 
-    def _mapping(self, node: yaml.MappingNode, path: FieldPath, depth: int) -> dict[Any, Any]:
+    def _too_big(self, node: yaml.Node, depth: int) -> InputError:
+        if depth > MAX_DEPTH:
+            message = f"nesting deeper than {MAX_DEPTH} levels"
+        else:
+            message = f"document expands to more than {MAX_VALUES_PER_DOCUMENT:,} values (an alias bomb?)"
+        return InputError(self.file, message, line=node.start_mark.line + 1, index=self.index)
+
+    def _mapping(self, node: yaml.MappingNode, depth: int) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE:
-                self._merge(result, value_node, path, depth)
+                self._merge(result, value_node, depth)
                 continue
-            key = self.build(key_node, path, depth + 1)
-            if not isinstance(key, str):
-                # JSON objects only have string keys; kubectl converts like this too.
-                key = "true" if key is True else "false" if key is False else "null" if key is None else str(key)
+            key = key_node.value if key_node.tag == _STR else self._key(key_node, depth)
             if key in result:
-                self.duplicate_keys.append((*path, key))
-            result[key] = self.build(value_node, (*path, key), depth + 1)
+                self.duplicates.append((node, key))
+            result[key] = self.build(value_node, depth + 1)
         return result
 
-    def _merge(self, result: dict[Any, Any], node: yaml.Node, path: FieldPath, depth: int) -> None:
+    def _key(self, key_node: yaml.Node, depth: int) -> str:
+        key = self.build(key_node, depth + 1)
+        if isinstance(key, str):
+            return key
+        # JSON objects only have string keys; kubectl converts like this too.
+        return "true" if key is True else "false" if key is False else "null" if key is None else str(key)
+
+    def _merge(self, result: dict[Any, Any], node: yaml.Node, depth: int) -> None:
         sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
         for source in sources:
-            merged = self.build(source, path, depth + 1)
+            merged = self.build(source, depth + 1)
             if not isinstance(merged, dict):
                 raise InputError(self.file, "merge key '<<' needs a mapping",
                                  line=source.start_mark.line + 1, index=self.index)
@@ -220,20 +251,32 @@ class _Builder:
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         tag, text = node.tag, node.value
-        if tag == _STR:
-            return text
         if tag == _NULL:
             return None
-        if tag == _BOOL:
-            return _BOOL_VALUES.get(text.lower(), text)
         if tag == _INT:
             return _to_int(text)
         if tag == _FLOAT:
             return _to_number(text)
+        if tag == _BOOL:
+            return _BOOL_VALUES.get(text.lower(), text)
         if tag.startswith("tag:yaml.org,2002:"):
             return text  # binary, timestamp, set ...: kept as text, as JSON would see it
         raise InputError(self.file, f"unsupported YAML tag {tag!r}", line=node.start_mark.line + 1,
                          index=self.index)
+
+
+def _path_to(root: yaml.Node, target: yaml.Node, key: str) -> FieldPath:
+    """The field path of ``key`` inside the mapping node ``target`` (searched from ``root``)."""
+    stack: list[tuple[yaml.Node, FieldPath]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return (*path, key)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((v, (*path, k.value)) for k, v in node.value if isinstance(k, yaml.ScalarNode))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, (*path, i)) for i, v in enumerate(node.value))
+    return (key,)
 
 
 def _to_int(text: str) -> int | str:

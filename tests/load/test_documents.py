@@ -96,3 +96,19 @@ def test_unknown_tag_is_a_located_error() -> None:
     with pytest.raises(InputError) as caught:
         parse_documents("a: !custom 1\n", "t.yaml")
     assert caught.value.line == 1
+
+
+def test_kubectl_typing_is_the_resolver_in_use() -> None:
+    from kqctl.load.documents import _KubectlResolver, _Loader
+
+    assert _Loader.resolve is _KubectlResolver.resolve
+
+
+@pytest.mark.parametrize("text", ["'10'", '"y"', "!!str 10"])
+def test_quoted_or_tagged_scalars_stay_strings(text: str) -> None:
+    assert isinstance(body(f"v: {text}\n")["v"], str)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("text,expected", [("10", 10), ("0x1f", 31), ("-3", -3), ("~", None), ("null", None)])
+def test_plain_integers_and_nulls(text: str, expected: object) -> None:
+    assert body(f"v: {text}\n") == {"v": expected}
