@@ -55,8 +55,8 @@ def validate_object(obj: LoadedObject) -> list[Finding]:
             return findings
     body, steps = _server_steps(body, api_version, kind)
     findings.extend(steps)
-    if not (group == KUEUE_GROUP and _has_error(findings)):
-        # Kueue's webhooks only see objects the API server accepted; core kinds have no such gate.
+    if not _has_error(findings):
+        # Validating webhooks only see objects the API server itself accepted.
         findings.extend(_webhook_findings(body, kind))
     return findings
 
@@ -67,8 +67,10 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
     from kqctl.validate.cel import validate_cel
     from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
 
+    from kqctl.validate.rules import run_metadata_rules
+
     if not has_schema(api_version, kind):
-        return body, []
+        return body, run_metadata_rules(kind, body)
     group, _ = split_api_version(api_version)
     defaulted = apply_schema_defaults(body, api_version, kind)
     findings: list[Finding] = []
@@ -77,7 +79,8 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
         findings.extend(decoding)
         if _has_error(decoding):
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
-    schema_findings = validate_schema(defaulted, api_version, kind)
+    # The API server reports metadata and schema errors together, before CEL.
+    schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(kind, defaulted)
     findings.extend(schema_findings)
     if not _has_error(schema_findings):
         findings.extend(validate_cel(defaulted, api_version, kind))
@@ -92,8 +95,8 @@ def _webhook_findings(body: dict[str, Any], kind: str) -> list[Finding]:
     group, version = split_api_version(str(body.get("apiVersion", "")))
     if group == KUEUE_GROUP and version != "v1beta2":
         body = to_v1beta2(body).body
-        return [_renamed_for_v1beta1(f) for f in run_webhook_rules(kind, body)]
-    return run_webhook_rules(kind, body)
+        return [_renamed_for_v1beta1(f) for f in run_webhook_rules(kind, body, include_metadata=False)]
+    return run_webhook_rules(kind, body, include_metadata=False)
 
 
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
