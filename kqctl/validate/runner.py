@@ -79,6 +79,9 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
         findings.extend(decoding)
         if _has_error(decoding):
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
+        # The API server defaults again after a mutating webhook changed the object; the webhook's
+        # re-encoding drops empty strings, which the CRD defaults then fill in.
+        defaulted = apply_schema_defaults(defaulted, api_version, kind)
     # The API server reports metadata and schema errors together, before CEL.
     schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(kind, defaulted)
     findings.extend(schema_findings)
