@@ -44,6 +44,8 @@ def validate_command(
     result = load_paths(options.all_paths(paths, filenames), recursive=recursive, strict=strict)
     report = validate_load(result, closed=closed)
     render_validation(report, output, sys.stdout, color=color, tool_version=__version__)
+    for problem in result.unreadable:
+        sys.stderr.write(f"kqctl: error: {problem}\n")
     raise typer.Exit(exit_code(report, fail_on, unreadable=bool(result.unreadable)))
 
 

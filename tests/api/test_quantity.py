@@ -33,9 +33,7 @@ from kqctl.api.quantity import (
 )
 from kqctl.api.scalars import LiteralFloat
 
-REGEX_MESSAGE = (
-    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-)
+REGEX_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
 def q(text: str) -> Quantity:

@@ -6,7 +6,9 @@ from kqctl.api.kueue.requests import pod_requests, scale
 from kqctl.api.quantity import MAX_INT64
 
 
-def container(requests: dict[str, str] | None = None, limits: dict[str, str] | None = None, **extra: str) -> dict:
+def container(
+    requests: dict[str, str] | None = None, limits: dict[str, str] | None = None, **extra: str
+) -> dict:
     resources: dict = {}
     if requests:
         resources["requests"] = requests
