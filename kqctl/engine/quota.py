@@ -34,6 +34,8 @@ class QuotaNode:
     children: list[QuotaNode] = field(default_factory=list)
     subtree: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    # Inactive ClusterQueues keep their quota and usage in the tree but are not scheduled (XO-1).
+    active: bool = True
 
     def limits(self, fr: FlavorResource) -> Limits:
         return self.quotas.get(fr, _NO_LIMITS)

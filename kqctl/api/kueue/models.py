@@ -508,10 +508,17 @@ class Workload:
     admission_check_states: tuple[AdmissionCheckState, ...]
     requeue_state: RequeueState | None = None
     origin: Origin | None = None
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False)
+    preemption_gates: tuple[str, ...] = ()
+    preemption_gate_positions: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    def has_closed_preemption_gate(self) -> bool:
+        """CYC-19: a gate with no status entry, or one whose position is Closed."""
+        return any(self.preemption_gate_positions.get(gate, "Closed") == "Closed" for gate in self.preemption_gates)
 
     def condition(self, kind: str) -> Condition | None:
         return _find(self.conditions, kind)
@@ -548,6 +555,11 @@ class Workload:
             ),
             requeue_state=_requeue_state(status),
             origin=origin,
+            labels=meta.string_map("labels"),
+            preemption_gates=tuple(item.string("name") for item in spec.items("preemptionGates")),
+            preemption_gate_positions={
+                item.string("name"): item.string("position") for item in status.items("preemptionGates")
+            },
         )
 
 
