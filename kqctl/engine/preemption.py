@@ -103,6 +103,7 @@ class Preemptor:
     fair_sharing: bool = False
     strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
     afs_usage: dict[str, float] = field(default_factory=dict)  # LocalQueue key -> admission fair sharing usage
+    gates_within_nominal: bool = True  # FairSharingPreemptWithinNominal (FS-8)
 
     def get_targets(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> list[Target]:
         context = PreemptionContext(workload, cq, assignment.flavors_needing_preemption(),

@@ -95,7 +95,8 @@ class Simulation:
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
-        self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies)
+        self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
+                                   gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
         self.scheduler = Scheduler(self.cache, self.queues, self.preemptor, options.gates, self.fair_sharing,
                                    ignore_undeclared=snapshot.config.quota_check_strategy == "IgnoreUndeclared"
                                    and options.gates.enabled("QuotaCheckStrategy"),
