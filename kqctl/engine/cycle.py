@@ -29,12 +29,20 @@ from kqctl.engine.queues import (
     GENERIC,
     NAMESPACE_MISMATCH,
     NO_FIT as REQUEUE_NO_FIT,
+    PENDING_MIGRATION,
     PENDING_PREEMPTION,
     PREEMPTION_GATED,
     PREEMPTION_NO_CANDIDATES,
     ClusterQueueQueue,
 )
-from kqctl.engine.workloads import Admission, FlavorResource, PodSetAdmission, ScanMemory, WorkloadInfo
+from kqctl.engine.workloads import (
+    Admission,
+    FlavorResource,
+    PodSetAdmission,
+    ScanMemory,
+    WorkloadInfo,
+    variant_flavor,
+)
 
 # Entry statuses (Kueue's entryStatus)
 NOT_NOMINATED = ""
@@ -199,7 +207,8 @@ class Scheduler:
         if workload.scan_memory is not None and self._memory_outdated(workload.scan_memory, workload, cq):
             workload.scan_memory = None
         assigner = FlavorAssigner(workload, cq, self.cache, self.preemptor.oracle(workload, cq), self.fair_sharing,
-                                  self.ignore_undeclared, workload.scan_memory, nomination)
+                                  self.ignore_undeclared, workload.scan_memory, nomination,
+                                  self.gates.enabled("ConcurrentAdmission"))
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:
@@ -286,6 +295,9 @@ class Scheduler:
     def _process(self, entry: Entry, victims: dict[str, Target], result: CycleResult) -> None:
         cq = entry.cq
         assert cq is not None and entry.assignment is not None
+        if self._concurrent_admission and self._admitted_sibling(entry, more_favorable=True) is not None:
+            self._skip(entry, "A more favorable variant is already admitted", PENDING_EVALUATION)
+            return
         usage, fits = self._update_assignment_if_needed(entry, victims)
         mode = entry.mode
         if mode == NO_FIT:
@@ -322,15 +334,64 @@ class Scheduler:
             self._hold(cq, usage)
             self._issue_preemptions(entry, result)
             return
+        if self._concurrent_admission and self._migrate_instead(entry, usage, result):
+            return
         self._admit(entry, usage, result)
+
+    # --- ConcurrentAdmission variants (alpha gate) -------------------------------------------------------
+
+    @property
+    def _concurrent_admission(self) -> bool:
+        return self.gates.enabled("ConcurrentAdmission")
+
+    def _admitted_sibling(self, entry: Entry, more_favorable: bool) -> WorkloadInfo | None:
+        """An admitted variant of the same parent on a more (or less) preferred flavor."""
+        workload, cq = entry.workload, entry.cq
+        parent = workload.model.parent_workload_uid
+        if not parent or cq is None or not cq.model.resource_groups:
+            return None
+        flavors = list(cq.model.resource_groups[0].flavors)
+        mine = _flavor_index(workload, flavors)
+        if mine is None:
+            return None
+        for other in sorted(cq.workloads.values(), key=lambda w: w.key):
+            if other.uid == workload.uid or other.model.parent_workload_uid != parent:
+                continue
+            if not other.model.is_condition_true("Admitted"):
+                continue
+            theirs = _flavor_index(other, flavors)
+            if theirs is not None and ((mine > theirs) if more_favorable else (theirs > mine)):
+                return other
+        return None
+
+    def _migrate_instead(self, entry: Entry, usage: dict[FlavorResource, int], result: CycleResult) -> bool:
+        """A variant better than an admitted sibling evicts it (migration) instead of being admitted."""
+        sibling = self._admitted_sibling(entry, more_favorable=False)
+        if sibling is None:
+            return False
+        assert entry.cq is not None
+        self._hold(entry.cq, usage)
+        last = entry.cq.model.last_acceptable_flavor
+        flavors = list(entry.cq.model.resource_groups[0].flavors)
+        index = _flavor_index(entry.workload, flavors)
+        if last is not None and index is not None and last in flavors and index > flavors.index(last):
+            entry.message, entry.reason = "Target flavor is below LastAcceptableFlavorName", PENDING_EVALUATION
+            return True
+        message = (f"Evicted to accommodate a workload (UID: {entry.workload.uid}) due to migration to more"
+                   " favorable resource flavor")
+        result.preemptions.append(Preemption(sibling, entry.workload, "FlavorMigration", message))
+        entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_MIGRATION
+        entry.workload.scan_memory = None
+        entry.message += ". Pending the migration of 1 workload(s)"
+        return True
 
     def _preemption_gated(self, entry: Entry) -> bool:
         """CYC-19: only with the gates that make Kueue honour spec.preemptionGates."""
         gated = self.gates.enabled("ConcurrentAdmission") or self.gates.enabled("MultiKueueOrchestratedPreemption")
         return gated and entry.workload.model.has_closed_preemption_gate()
 
-    def _skip(self, entry: Entry, message: str) -> None:
-        entry.status, entry.message, entry.reason = SKIPPED, message, WAITING_FOR_QUOTA
+    def _skip(self, entry: Entry, message: str, reason: str = WAITING_FOR_QUOTA) -> None:
+        entry.status, entry.message, entry.reason = SKIPPED, message, reason
         if not self.gates.enabled("FlavorFungibilityPreserveScanProgress"):
             entry.workload.scan_memory = None
 
@@ -434,6 +495,11 @@ class Scheduler:
         queue = self.queues.get(entry.cq_name)
         if queue is not None:
             queue.requeue(entry.workload, entry.requeue_reason, entry.reason)
+
+
+def _flavor_index(workload: WorkloadInfo, flavors: list[str]) -> int | None:
+    flavor = variant_flavor(workload)
+    return flavors.index(flavor) if flavor in flavors else None
 
 
 def _admission_from(entry: Entry) -> Admission:

@@ -15,7 +15,14 @@ from kqctl.api.kueue.models import ResourceGroup
 from kqctl.api.quantity import format_resource_value, sat_add, sat_sub
 from kqctl.api.selectors import SelectorError, first_untolerated_taint, flavor_matches_pod, taint_text
 from kqctl.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.engine.workloads import FlavorResource, PodSetInfo, ScanMemory, WorkloadInfo, resource_order
+from kqctl.engine.workloads import (
+    FlavorResource,
+    PodSetInfo,
+    ScanMemory,
+    WorkloadInfo,
+    allowed_flavors,
+    resource_order,
+)
 
 # Public modes (FA-7), worst to best.
 NO_FIT = "NoFit"
@@ -213,6 +220,7 @@ class FlavorAssigner:
     ignore_undeclared: bool = False
     memory: ScanMemory | None = None
     nomination: Mapping[str, Mapping[str, str]] | None = None
+    concurrent_admission: bool = False
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
         assignment = Assignment()
@@ -294,6 +302,10 @@ class FlavorAssigner:
             if self._skipped_by_nomination(flavor, members, resource):
                 status.reasons.append(f"skipping flavor {flavor} as it is not found in the nomination mapping"
                                       f" for resource {resource}")
+                continue
+            if self.concurrent_admission and not self._allowed_for_variant(flavor):
+                status.reasons.append(f"skipping flavor {flavor} due to WorkloadAllowedResourceFlavorAnnotation"
+                                      " annotation")
                 continue
             eligibility = self._check_flavor(flavor, members)
             if not eligibility.is_fit:
@@ -383,6 +395,10 @@ class FlavorAssigner:
         if not self.nomination:
             return False
         return all(self.nomination.get(ps.name, {}).get(resource) != flavor for ps, _, _ in members)
+
+    def _allowed_for_variant(self, flavor: str) -> bool:
+        allowed = allowed_flavors(self.workload)
+        return allowed is None or flavor in allowed
 
     def _check_flavor(self, name: str, members: list[tuple[PodSetInfo, dict[str, int], int]]) -> Status:
         """FA-5: taints and node selection, for every pod set of the group."""

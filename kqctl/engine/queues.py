@@ -23,11 +23,12 @@ NO_FIT = "NoFit"
 NAMESPACE_MISMATCH = "NamespaceMismatch"
 FAILED_AFTER_NOMINATION = "FailedAfterNomination"
 PENDING_PREEMPTION = "PendingPreemption"
+PENDING_MIGRATION = "PendingMigration"
 PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
 PREEMPTION_FAILED = "PreemptionFailed"
 PREEMPTION_GATED = "PreemptionGated"
 
-_IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, PREEMPTION_FAILED}
+_IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, PENDING_MIGRATION, PREEMPTION_FAILED}
 
 BULK_MOVE_MESSAGE = "Bypassed scheduling evaluation because an equivalent workload recently failed"
 
@@ -116,7 +117,7 @@ class ClusterQueueQueue:
 
     def requeue(self, workload: WorkloadInfo, reason: str, quota_reserved_reason: str) -> None:
         """CYC-11: back into the heap at once, or into the inadmissible set."""
-        if reason == PENDING_PREEMPTION:
+        if reason in (PENDING_PREEMPTION, PENDING_MIGRATION):
             self.preemptor, self.sticky = workload.key, self.strategy == BEST_EFFORT_FIFO  # CYC-13
         if self.strategy == STRICT_FIFO:
             immediate = reason != NAMESPACE_MISMATCH

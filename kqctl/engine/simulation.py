@@ -17,7 +17,7 @@ from kqctl.engine.cycle import CycleResult, Entry, Preemption, Scheduler
 from kqctl.engine.features import FeatureGates
 from kqctl.engine.preemption import Preemptor
 from kqctl.engine.queues import ClusterQueueQueue
-from kqctl.engine.workloads import WorkloadInfo, build_workload_info
+from kqctl.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -141,6 +141,10 @@ class Simulation:
             outcome.queue_message = f"ClusterQueue {local_queue.cluster_queue} doesn't exist"
             return
         info.cluster_queue = local_queue.cluster_queue
+        if self.options.gates.enabled("ConcurrentAdmission") and is_concurrent_admission_parent(info):
+            outcome.queue_reason = "ConcurrentAdmissionParent"
+            outcome.queue_message = "a ConcurrentAdmission parent is never queued; its variants are"
+            return
         queue.push(info, backoff_expired=self._backoff_expired(info, self.start))
 
     def _backoff_expired(self, info: WorkloadInfo, now: datetime) -> bool:

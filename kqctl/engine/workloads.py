@@ -163,6 +163,27 @@ class WorkloadInfo:
                    for ps in self.pod_sets)
 
 
+ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
+PARENT_LABEL = "kueue.x-k8s.io/concurrent-admission-parent"
+
+
+def allowed_flavors(workload: WorkloadInfo) -> list[str] | None:
+    """ConcurrentAdmission: the flavors a variant may use (None: no restriction)."""
+    raw = workload.model.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
+    if raw is None:
+        return None
+    return [part.strip() for part in raw.split(",")] if raw.strip() else []
+
+
+def variant_flavor(workload: WorkloadInfo) -> str:
+    flavors = allowed_flavors(workload)
+    return flavors[0] if flavors else ""
+
+
+def is_concurrent_admission_parent(workload: WorkloadInfo) -> bool:
+    return workload.model.labels.get(PARENT_LABEL) == "true"
+
+
 def build_workload_info(workload: Workload, limits: LimitRangeSummary | None, config: KueueConfig) -> WorkloadInfo:
     """REQ-5..10 and CYC-16 for one workload model."""
     pod_sets = [_pod_set_info(i, ps, workload, limits, config) for i, ps in enumerate(workload.pod_sets)]

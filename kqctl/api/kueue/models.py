@@ -181,6 +181,7 @@ class ClusterQueue:
     admission_mode: str | None
     deleting: bool
     origin: Origin | None = None
+    last_acceptable_flavor: str | None = None  # concurrentAdmissionPolicy.migration.constraints (alpha)
     quotas: Mapping[FlavorResource, ResourceQuota] = field(init=False, hash=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -213,6 +214,8 @@ class ClusterQueue:
             admission_mode=spec.child("admissionScope").opt_string("admissionMode"),
             deleting=meta.has("deletionTimestamp"),
             origin=origin,
+            last_acceptable_flavor=spec.child("concurrentAdmissionPolicy").child("migration")
+            .child("constraints").opt_string("lastAcceptableFlavorName"),
         )
 
 
@@ -511,6 +514,8 @@ class Workload:
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     preemption_gates: tuple[str, ...] = ()
     preemption_gate_positions: Mapping[str, str] = field(default_factory=dict, hash=False)
+    annotations: Mapping[str, str] = field(default_factory=dict, hash=False)
+    parent_workload_uid: str | None = None  # ConcurrentAdmission: the owning parent Workload
 
     @property
     def key(self) -> str:
@@ -560,7 +565,17 @@ class Workload:
             preemption_gate_positions={
                 item.string("name"): item.string("position") for item in status.items("preemptionGates")
             },
+            annotations=meta.string_map("annotations"),
+            parent_workload_uid=_parent_workload_uid(meta),
         )
+
+
+def _parent_workload_uid(meta: Fields) -> str | None:
+    """ConcurrentAdmission variants are owned by their parent Workload (GetParentWorkloadUID)."""
+    for owner in meta.items("ownerReferences"):
+        if owner.string("kind") == "Workload" and owner.string("apiVersion") == "kueue.x-k8s.io/v1beta2":
+            return owner.string("uid")
+    return None
 
 
 def _priority_class_ref(spec: Fields) -> PriorityClassRef | None:
