@@ -12,6 +12,7 @@ from datetime import datetime
 
 from kqctl.api.kueue.requests import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
 from kqctl.api.selectors import namespace_labels, selector_matches
+from kqctl.engine.admission_fair_sharing import UsageLedger
 from kqctl.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.engine.features import FeatureGates
 from kqctl.engine.flavors import (
@@ -110,6 +111,7 @@ class Scheduler:
     # Conformance state no manifest carries: every admission's status patch fails (Kueue then
     # forgets the workload from its cache and requeues it).
     fail_admissions: bool = False
+    ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
     _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int]]] = field(default_factory=list)
 
     # --- the cycle -----------------------------------------------------------------------------------
@@ -481,6 +483,8 @@ class Scheduler:
         workload.evicted = False
         workload.scan_memory = None
         entry.cq.workloads[workload.key] = workload
+        if self.ledger is not None and entry.cq.model.admission_mode == "UsageBasedAdmissionFairSharing":
+            self.ledger.add_penalty(workload)
         entry.status, entry.message = ASSUMED, f"Quota reserved in ClusterQueue {entry.cq_name}"
         entry.reason = "QuotaReserved"
         self.queues[entry.cq_name].forget_preemptor(workload.key)

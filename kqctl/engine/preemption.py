@@ -6,8 +6,8 @@ set is minimised (PRE-10) and the cache restored: nothing here changes state for
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 
 from kqctl.api.quantity import sat_add, sat_sub
@@ -102,7 +102,7 @@ class Preemptor:
     now: datetime
     fair_sharing: bool = False
     strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
-    afs_usage: dict[str, float] = field(default_factory=dict)  # LocalQueue key -> admission fair sharing usage
+    lq_score: Callable[[WorkloadInfo], float | None] | None = None  # FS-11 LocalQueue usage
     gates_within_nominal: bool = True  # FairSharingPreemptWithinNominal (FS-8)
 
     def get_targets(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> list[Target]:
@@ -251,9 +251,8 @@ class Preemptor:
         """PRE-7 ordering key (the AFS LocalQueue-usage key applies within the same ClusterQueue only)."""
         assert workload.admission is not None
         reserved = workload.reservation_time or self.now
-        afs = 0.0
-        if self.afs_usage and workload.admission.cluster_queue == context.cq.name:
-            afs = -self.afs_usage.get(f"{workload.namespace}/{workload.model.queue_name}", 0.0)
+        score = self.lq_score(workload) if self.lq_score is not None else None
+        afs = -score if score is not None else 0.0  # higher LocalQueue usage first
         return (not workload.evicted, workload.admission.cluster_queue == context.cq.name, afs, workload.priority,
                 -reserved.timestamp(), workload.order_key())
 

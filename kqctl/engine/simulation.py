@@ -6,20 +6,24 @@ it never mutates the snapshot's models (only its own per-workload state).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from fractions import Fraction
 
 from kqctl.api.kueue.requests import LimitRangeSummary, summarize_limit_ranges
 from kqctl.api.selectors import namespace_labels, selector_matches
 from kqctl.api.snapshot import Snapshot
 from kqctl.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.engine.cycle import CycleResult, Entry, Preemption, Scheduler
+from kqctl.engine.admission_fair_sharing import UsageLedger
 from kqctl.engine.features import FeatureGates
 from kqctl.engine.preemption import Preemptor
 from kqctl.engine.queues import ClusterQueueQueue
 from kqctl.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8
+AFS_MODE = "UsageBasedAdmissionFairSharing"
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
@@ -31,6 +35,8 @@ class SimulationOptions:
     now: datetime | None = None
     max_cycles: int = MAX_CYCLES
     fail_admissions: bool = False  # simulate a failing status patch for every admission
+    # FS-11: LocalQueue usage to start from, overriding what LocalQueue statuses say.
+    local_queue_usage: Mapping[str, Mapping[str, Fraction]] | None = None
 
 
 @dataclass
@@ -95,13 +101,37 @@ class Simulation:
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
+        self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
                                    gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
+        if self.ledger is not None:
+            self.preemptor.lq_score = self._afs_score
         self.scheduler = Scheduler(self.cache, self.queues, self.preemptor, options.gates, self.fair_sharing,
                                    ignore_undeclared=snapshot.config.quota_check_strategy == "IgnoreUndeclared"
                                    and options.gates.enabled("QuotaCheckStrategy"),
-                                   limit_ranges=self.limits, fail_admissions=options.fail_admissions)
+                                   limit_ranges=self.limits, fail_admissions=options.fail_admissions,
+                                   ledger=self.ledger)
         self._load_workloads()
+
+    def _afs_score(self, workload: WorkloadInfo) -> float | None:
+        """PRE-7.3: LocalQueue usage, for candidates of ClusterQueues using admission fair sharing."""
+        if self.ledger is None or workload.admission is None:
+            return None
+        state = self.cache.cluster_queues.get(workload.admission.cluster_queue)
+        if state is None or state.model.admission_mode != AFS_MODE:
+            return None
+        return self.ledger.workload_score(workload)
+
+    def _usage_ledger(self, snapshot: Snapshot, options: SimulationOptions) -> UsageLedger | None:
+        """FS-11 applies to ClusterQueues in UsageBasedAdmissionFairSharing mode when Kueue enables it."""
+        config = snapshot.config.admission_fair_sharing
+        if config is None or not options.gates.enabled("AdmissionFairSharing"):
+            return None
+        ledger = UsageLedger.from_snapshot(snapshot, config, options.local_queue_usage)
+        for name, queue in self.queues.items():
+            if self.cache.cluster_queues[name].model.admission_mode == AFS_MODE:
+                queue.afs_score = ledger.workload_score
+        return ledger
 
     # --- set-up (SIM-1) ------------------------------------------------------------------------------
 

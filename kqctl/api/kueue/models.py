@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from kqctl.api.core import Fields, ModelError, metadata
@@ -328,6 +329,8 @@ class LocalQueue:
     stop_policy: str  # ptr.Deref(stopPolicy, None), as the LocalQueue controller reads it
     fair_weight: float  # admission fair sharing only
     origin: Origin | None = None
+    # FS-11: the decayed usage Kueue keeps in status (resource -> amount in natural units).
+    consumed_resources: Mapping[str, Fraction] = field(default_factory=dict, hash=False)
 
     @property
     def key(self) -> str:
@@ -336,7 +339,10 @@ class LocalQueue:
     @classmethod
     def from_v1beta2(cls, body: Mapping[str, Any], origin: Origin | None = None) -> LocalQueue:
         meta = metadata(body)
-        spec = Fields(body).child("spec")
+        fields = Fields(body)
+        spec = fields.child("spec")
+        consumed = fields.child("status").child("fairSharing").child("admissionFairSharingStatus").child(
+            "consumedResources")
         return cls(
             namespace=meta.string("namespace"),
             name=meta.string("name"),
@@ -344,6 +350,9 @@ class LocalQueue:
             stop_policy=spec.string("stopPolicy", STOP_POLICY_NONE),
             fair_weight=_fair_weight(spec),
             origin=origin,
+            consumed_resources={
+                name: _quantity(raw, consumed.at(name)).value for name, raw in consumed.obj.items()
+            } if isinstance(consumed.obj, Mapping) else {},
         )
 
 
