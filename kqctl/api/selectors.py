@@ -36,7 +36,7 @@ def selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
 def _expression_matches(expression: Any, labels: Mapping[str, str]) -> bool:
     if not isinstance(expression, Mapping):
         return False
-    key = expression.get("key")
+    key = str(expression.get("key"))
     operator = expression.get("operator")
     values = expression.get("values") or []
     if operator == "In":
@@ -143,7 +143,7 @@ def _requirement_matches(requirement: Mapping[str, Any], labels: Mapping[str, st
     values = [str(v) for v in requirement.get("values") or []]
     if operator in ("In", "NotIn"):
         if not values:
-            raise SelectorError(f"for 'in', 'notin' operators, values set can't be empty")
+            raise SelectorError("for 'in', 'notin' operators, values set can't be empty")
         present = key in labels and labels[key] in values
         return present if operator == "In" else not present
     if operator in ("Exists", "DoesNotExist"):
@@ -152,7 +152,7 @@ def _requirement_matches(requirement: Mapping[str, Any], labels: Mapping[str, st
         return (key in labels) == (operator == "Exists")
     if operator in ("Gt", "Lt"):
         if len(values) != 1 or not _is_int(values[0]):
-            raise SelectorError(f"for 'Gt', 'Lt' operators, exactly one value is required and it must be an integer")
+            raise SelectorError("for 'Gt', 'Lt' operators, exactly one value is required and it must be an integer")
         if key not in labels or not _is_int(labels[key]):
             return False
         return int(labels[key]) > int(values[0]) if operator == "Gt" else int(labels[key]) < int(values[0])
@@ -165,3 +165,60 @@ def _is_int(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# --- kubectl's -l/--selector syntax ----------------------------------------------------------------
+
+
+def parse_label_selector(text: str) -> dict[str, Any]:
+    """``a=b,c!=d,e in (x,y),f notin (z),g,!h`` as a LabelSelector mapping; ValueError when malformed."""
+    labels: dict[str, str] = {}
+    expressions: list[dict[str, Any]] = []
+    for term in _split_terms(text):
+        term = term.strip()
+        if not term:
+            continue
+        lowered = term.replace("\t", " ")
+        if " in " in lowered or " notin " in lowered:
+            key, operator, values = _set_term(lowered)
+            expressions.append({"key": key, "operator": operator, "values": values})
+        elif "!=" in term:
+            key, value = (p.strip() for p in term.split("!=", 1))
+            expressions.append({"key": key, "operator": "NotIn", "values": [value]})
+        elif "==" in term or "=" in term:
+            key, value = (p.strip() for p in term.replace("==", "=").split("=", 1))
+            labels[key] = value
+        elif term.startswith("!"):
+            expressions.append({"key": term[1:].strip(), "operator": "DoesNotExist"})
+        else:
+            expressions.append({"key": term, "operator": "Exists"})
+    for key in [*labels, *(e["key"] for e in expressions)]:
+        if not key:
+            raise ValueError(f"invalid label selector {text!r}: a requirement has no key")
+    return {"matchLabels": labels, "matchExpressions": expressions}
+
+
+def _split_terms(text: str) -> list[str]:
+    terms, depth, current = [], 0, ""
+    for char in text:
+        depth += char == "("
+        depth -= char == ")"
+        if char == "," and depth == 0:
+            terms.append(current)
+            current = ""
+        else:
+            current += char
+    if depth != 0:
+        raise ValueError(f"invalid label selector {text!r}: unbalanced parentheses")
+    terms.append(current)
+    return terms
+
+
+def _set_term(term: str) -> tuple[str, str, list[str]]:
+    operator = "NotIn" if " notin " in term else "In"
+    key, _, rest = term.partition(" notin " if operator == "NotIn" else " in ")
+    rest = rest.strip()
+    if not (rest.startswith("(") and rest.endswith(")")):
+        raise ValueError(f"invalid label selector term {term!r}: expected a value list in parentheses")
+    values = [v.strip() for v in rest[1:-1].split(",") if v.strip()]
+    return key.strip(), operator, values

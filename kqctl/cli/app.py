@@ -12,7 +12,7 @@ import sys
 import typer
 
 from kqctl import __version__
-from kqctl.cli import convert, validate
+from kqctl.cli import convert, simulate, validate
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 app = typer.Typer(
@@ -24,6 +24,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command("validate", help=validate.HELP)(validate.validate_command)
+app.command("simulate", help=simulate.HELP)(simulate.simulate_command)
 app.command("convert", help=convert.HELP)(convert.convert_command)
 
 

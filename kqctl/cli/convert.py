@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -19,8 +19,8 @@ TARGETS = ("v1beta2", "v1beta1")
 
 
 def convert_command(
-    paths: Optional[list[str]] = options.PathsArgument,
-    filenames: Optional[list[str]] = options.FilenameOption,
+    paths: list[str] | None = options.PathsArgument,
+    filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     to: str = typer.Option("v1beta2", "--to", help="Target version: v1beta2 or v1beta1."),
     output: str = typer.Option("yaml", "-o", "--output", help="yaml or json."),

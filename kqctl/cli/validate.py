@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -22,8 +22,8 @@ FAIL_ON = ("error", "warning", "info", "never")
 
 
 def validate_command(
-    paths: Optional[list[str]] = options.PathsArgument,
-    filenames: Optional[list[str]] = options.FilenameOption,
+    paths: list[str] | None = options.PathsArgument,
+    filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", help="table, json, yaml, junit, sarif or github."),
     fail_on: str = typer.Option("error", "--fail-on", help="Lowest severity that fails: error, warning, info, never."),

@@ -29,12 +29,14 @@ from kqctl.engine.queues import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
     NAMESPACE_MISMATCH,
-    NO_FIT as REQUEUE_NO_FIT,
     PENDING_MIGRATION,
     PENDING_PREEMPTION,
     PREEMPTION_GATED,
     PREEMPTION_NO_CANDIDATES,
     ClusterQueueQueue,
+)
+from kqctl.engine.queues import (
+    NO_FIT as REQUEUE_NO_FIT,
 )
 from kqctl.engine.workloads import (
     Admission,
@@ -184,7 +186,8 @@ class Scheduler:
         if snapshot.namespaces is not None:
             found = snapshot.namespaces.get(namespace)
             if found is None:
-                return MISCONFIGURED, f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
+                message = f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
+                return MISCONFIGURED, message
             labels = dict(found.labels)
         if not selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels)):
             return MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector", NAMESPACE_MISMATCH
@@ -238,7 +241,7 @@ class Scheduler:
         lo, hi = 0, total + 1
         while lo < hi:
             mid = (lo + hi) // 2
-            counts = [full - (delta * mid) // total for full, delta in zip(full_counts, deltas)]
+            counts = [full - (delta * mid) // total for full, delta in zip(full_counts, deltas, strict=False)]
             result = self._probe(workload, cq, assigner, counts)
             if result is not None:
                 last_good, last_result = mid, result

@@ -194,7 +194,7 @@ class Assignment:
 def total_requests_for(workload: WorkloadInfo, assignment: Assignment) -> dict[FlavorResource, int]:
     """PRE-2: the preemptor's usage on every assigned flavor (``pods`` not included, zeros skipped)."""
     usage: dict[FlavorResource, int] = {}
-    for pod_set, ps_assignment in zip(workload.pod_sets, assignment.pod_sets):
+    for pod_set, ps_assignment in zip(workload.pod_sets, assignment.pod_sets, strict=False):
         for resource, value in scaled_total(pod_set, ps_assignment.count).items():
             choice = ps_assignment.flavors.get(resource)
             if value == 0 or choice is None:

@@ -242,7 +242,8 @@ class Preemptor:
     def _final_order(self, context: PreemptionContext, hierarchy: list[Candidate], priority: list[Candidate],
                      same_cq: list[Candidate]) -> list[Candidate]:
         """PRE-7: evicted ones first, in hierarchical, priority, same-queue order; then the others."""
-        lists = [sorted(c, key=lambda x: self.candidate_key(context, x.workload)) for c in (hierarchy, priority, same_cq)]
+        lists = [sorted(group, key=lambda c: self.candidate_key(context, c.workload))
+                 for group in (hierarchy, priority, same_cq)]
         evicted = [c for lst in lists for c in lst if c.workload.evicted]
         others = [c for lst in lists for c in lst if not c.workload.evicted]
         return evicted + others

@@ -10,13 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
+from functools import partial
 
 from kqctl.api.kueue.requests import LimitRangeSummary, summarize_limit_ranges
 from kqctl.api.selectors import namespace_labels, selector_matches
 from kqctl.api.snapshot import Snapshot
+from kqctl.engine.admission_fair_sharing import UsageLedger
 from kqctl.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.engine.cycle import CycleResult, Entry, Preemption, Scheduler
-from kqctl.engine.admission_fair_sharing import UsageLedger
 from kqctl.engine.features import FeatureGates
 from kqctl.engine.preemption import Preemptor
 from kqctl.engine.queues import ClusterQueueQueue
@@ -286,8 +287,7 @@ class Simulation:
         for name in names:
             queue = self.queues.get(name)
             if queue is not None:
-                cq = self.cache.cluster_queues[name]
-                moved += queue.queue_inadmissible(lambda w, cq=cq: self._namespace_matches(w, cq))
+                moved += queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
         return moved
 
     def _tree_queues(self, root: object) -> list[ClusterQueueState]:

@@ -213,7 +213,8 @@ def queue_order_time(workload: Workload) -> datetime:
 def _pod_set_info(index: int, pod_set: Any, workload: Workload, limits: LimitRangeSummary | None,
                   config: KueueConfig) -> PodSetInfo:
     template = pod_set.template if isinstance(pod_set.template, Mapping) else {}
-    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    raw_spec = template.get("spec")
+    spec: Mapping[str, Any] = raw_spec if isinstance(raw_spec, Mapping) else {}
     resources = adjust(read_pod_resources(spec), limits)
     per_pod = apply_resource_filters(pod_requests(resources), config)
     reclaimable = workload.reclaimable_pods.get(pod_set.name, 0)

@@ -145,7 +145,7 @@ def decode_text(data: bytes, file: str) -> str:
 
 def parse_documents(text: str, file: str) -> list[Document]:
     """All documents of a YAML or JSON stream, empty ones included (they keep the index count)."""
-    loader = _Loader(text)
+    loader = _Loader(text)  # type: ignore[call-arg]  # CSafeLoader takes the stream
     documents: list[Document] = []
     # Parsing creates millions of small objects and no cycles: the cyclic GC only costs time here.
     gc_was_enabled = gc.isenabled()
@@ -201,7 +201,7 @@ class _Builder:
         self.values = 0
         self.duplicates: list[tuple[yaml.MappingNode, str]] = []
 
-    def build(self, node: yaml.Node, depth: int) -> Any:
+    def build(self, node: Any, depth: int) -> Any:
         self.values += 1
         if self.values > MAX_VALUES_PER_DOCUMENT or depth > MAX_DEPTH:
             raise self._too_big(node, depth)

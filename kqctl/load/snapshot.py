@@ -28,6 +28,7 @@ from kqctl.errors import InputError
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.validate.findings import Severity
 
+
 def build_snapshot(result: LoadResult) -> Snapshot:
     """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`."""
     if result.unreadable:

@@ -65,9 +65,8 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
     """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
     from kqctl.api.kueue.defaults import apply_mutating_webhooks
     from kqctl.validate.cel import validate_cel
-    from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
-
     from kqctl.validate.rules import run_metadata_rules
+    from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
 
     if not has_schema(api_version, kind):
         return body, run_metadata_rules(kind, body)

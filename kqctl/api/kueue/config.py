@@ -51,13 +51,13 @@ def _admission_fair_sharing(fields: Fields | None) -> AdmissionFairSharingConfig
         return None
     weights = fields.child("resourceWeights")
     return AdmissionFairSharingConfig(
-        _duration_seconds(fields.string("usageHalfLifeTime")),
-        _duration_seconds(fields.string("usageSamplingInterval"), default=300.0),
+        duration_seconds(fields.string("usageHalfLifeTime")),
+        duration_seconds(fields.string("usageSamplingInterval"), default=300.0),
         {name: float(value) for name, value in weights.obj.items()} if isinstance(weights.obj, Mapping) else {},
     )
 
 
-def _duration_seconds(text: str, default: float = 0.0) -> float:
+def duration_seconds(text: str, default: float = 0.0) -> float:
     """A Go duration such as ``168h``, ``5m`` or ``1h30m`` in seconds."""
     if not text:
         return default

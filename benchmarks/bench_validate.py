@@ -1,0 +1,222 @@
+"""Benchmark `kqctl validate` on a large generated Kueue snapshot.
+
+    python benchmarks/bench_validate.py [--count 50000] [--out DIR] [--seed 42] [--json]
+
+Generates ``--count`` valid Kueue v1beta2 documents with ``generate.py`` (into a temporary
+directory, or ``--out`` which is then kept), runs ``kqctl validate -R DIR -o json`` as a
+subprocess (``sys.executable -m kqctl``), and prints: the resource count, wall time,
+resources/s, peak RSS of the validate process, and the startup time of ``kqctl --help``
+(best of 5). Exit code 1 from validate (findings) still counts as a run; figures are printed
+whatever the exit code, and the script exits non-zero only if validate failed to run (exit
+code >= 2, a crash or a timeout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import generate  # noqa: E402  (benchmarks/ is not a package)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Run:
+    exit_code: int
+    wall_s: float
+    peak_rss_mib: float
+    stdout_bytes: int
+    stderr_tail: str
+
+
+def _env() -> dict[str, str]:
+    """Environment in which `python -m kqctl` finds this checkout even when it is not installed."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _maxrss_mib(ru_maxrss: int) -> float:
+    # Linux reports KiB, macOS bytes.
+    return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024
+
+
+def run_measured(cmd: list[str], stdout_path: Path, timeout: float | None) -> Run:
+    """Run ``cmd``, returning its exit code, wall time and peak RSS.
+
+    The peak RSS comes from the rusage of this one child (``os.wait4``), the same figure
+    ``resource.getrusage(RUSAGE_CHILDREN)`` reports, but not mixed with other children.
+    """
+    with stdout_path.open("wb") as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=_env(), cwd=REPO_ROOT)
+        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        if timer:
+            timer.start()
+        try:
+            _, status, rusage = os.wait4(proc.pid, 0)
+        finally:
+            if timer:
+                timer.cancel()
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr_tail = err.read()[-2000:].decode("utf-8", "replace")
+    return Run(proc.returncode, wall, _maxrss_mib(rusage.ru_maxrss), stdout_path.stat().st_size, stderr_tail)
+
+
+def startup_time(runs: int) -> tuple[float, int]:
+    """Best wall time of ``kqctl --help`` over ``runs`` runs, and the last exit code."""
+    best = float("inf")
+    code = 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "kqctl", "--help"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=_env(),
+            cwd=REPO_ROOT,
+        )
+        best = min(best, time.perf_counter() - start)
+        code = proc.returncode
+    return best, code
+
+
+def summarize_findings(stdout_path: Path) -> tuple[bool, str]:
+    """(is the output JSON?, a one-line summary of the findings).
+
+    Reads kqctl's report shape ({"summary": {...}, "documents": [{"findings": [...]}]}) and
+    falls back to counting a plain list of findings.
+    """
+    try:
+        data = json.loads(stdout_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False, "output is not JSON"
+    if isinstance(data, dict) and isinstance(data.get("summary"), dict):
+        summary = data["summary"]
+        parts = [f"{summary[k]:,} {k}" for k in ("errors", "warnings", "infos") if k in summary]
+        return True, "findings: " + (", ".join(parts) or json.dumps(summary))
+    findings = data.get("findings") if isinstance(data, dict) else data
+    if isinstance(data, dict) and isinstance(data.get("documents"), list):
+        findings = [f for doc in data["documents"] if isinstance(doc, dict) for f in doc.get("findings", [])]
+    if not isinstance(findings, list):
+        return True, "JSON report without findings"
+    by_severity: dict[str, int] = {}
+    for f in findings:
+        sev = str(f.get("severity", "?")) if isinstance(f, dict) else "?"
+        by_severity[sev] = by_severity.get(sev, 0) + 1
+    detail = ", ".join(f"{n:,} {sev}" for sev, n in sorted(by_severity.items()))
+    return True, f"{len(findings):,} findings" + (f" ({detail})" if detail else "")
+
+
+def describe_exit(code: int) -> str:
+    meaning = {0: "ok", 1: "findings", 2: "usage error", 3: "input error", 4: "cluster error"}
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return meaning.get(code, "failure")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Benchmark kqctl validate on a generated Kueue snapshot.")
+    parser.add_argument("--count", type=int, default=50000, help="documents to generate (default 50000)")
+    parser.add_argument(
+        "--out", type=Path, help="write the manifests here and keep them (default: a temp dir)"
+    )
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--per-file", type=int, default=5000, help="maximum documents per file (default 5000)"
+    )
+    parser.add_argument("--help-runs", type=int, default=5, help="runs of `kqctl --help` (best is reported)")
+    parser.add_argument("--timeout", type=float, default=None, help="kill validate after this many seconds")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    args = parser.parse_args(argv)
+
+    work = args.out or Path(tempfile.mkdtemp(prefix="kqctl-bench-"))
+    try:
+        if args.out and args.out.exists() and any(args.out.glob("*.yaml")):
+            print(f"bench: {args.out} already holds manifests; refusing to mix runs", file=sys.stderr)
+            return 2
+        start = time.perf_counter()
+        try:
+            kinds = generate(args.count, work, args.seed, args.per_file)
+        except ValueError as exc:
+            print(f"bench: {exc}", file=sys.stderr)
+            return 2
+        gen_s = time.perf_counter() - start
+        total = sum(kinds.values())
+        files = sorted(work.glob("*.yaml"))
+
+        cmd = [sys.executable, "-m", "kqctl", "validate", "-R", str(work), "-o", "json"]
+        with tempfile.TemporaryDirectory(prefix="kqctl-bench-out-") as tmp:
+            stdout_path = Path(tmp) / "validate.json"
+            run = run_measured(cmd, stdout_path, args.timeout)
+            is_json, findings = summarize_findings(stdout_path)
+        # Exit 1 means "findings" only if validate printed its report; a Python traceback or
+        # "No module named kqctl.__main__" also exits 1, with no JSON on stdout.
+        completed = run.exit_code == 0 or (run.exit_code == 1 and is_json)
+        help_s, help_code = startup_time(args.help_runs)
+    finally:
+        if args.out is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+    figures = {
+        "resources": total,
+        "kinds": dict(kinds),
+        "files": len(files),
+        "generate_s": round(gen_s, 3),
+        "validate_exit_code": run.exit_code,
+        "validate_wall_s": round(run.wall_s, 3),
+        "resources_per_s": round(total / run.wall_s, 1) if run.wall_s > 0 else None,
+        "validate_peak_rss_mib": round(run.peak_rss_mib, 1),
+        "validate_stdout_bytes": run.stdout_bytes,
+        "validate_completed": completed,
+        "findings": findings,
+        "help_startup_s": round(help_s, 4),
+        "help_exit_code": help_code,
+        "python": sys.version.split()[0],
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        mix = ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        where = str(work) if args.out else "temp dir, removed"
+        print("kqctl validate benchmark")
+        print(f"  resources        {total:,} in {len(files)} files ({where})")
+        print(f"  mix              {mix}")
+        print(f"  generate         {gen_s:.2f} s")
+        print(f"  validate exit    {run.exit_code} ({describe_exit(run.exit_code)}); {findings}")
+        print(f"  wall time        {run.wall_s:.2f} s")
+        print(f"  throughput       {figures['resources_per_s']:,} resources/s")
+        print(f"  peak RSS         {run.peak_rss_mib:,.1f} MiB")
+        print(f"  --help startup   {help_s * 1000:.0f} ms (best of {args.help_runs}; exit {help_code})")
+    if not completed:
+        why = describe_exit(run.exit_code) if run.exit_code != 1 else "exit 1 without a JSON report"
+        print(
+            f"bench: validate did not complete normally ({why}); the figures above are not a valid run",
+            file=sys.stderr,
+        )
+        if run.stderr_tail:
+            print("--- validate stderr (tail) ---", file=sys.stderr)
+            print(run.stderr_tail.rstrip(), file=sys.stderr)
+        return run.exit_code if run.exit_code > 1 else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""``kqctl simulate``: dry-run Kueue's admission over a snapshot."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import typer
+
+from kqctl.cli import options
+from kqctl.errors import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.api.snapshot import Snapshot
+    from kqctl.engine.simulation import SimulationOptions, SimulationResult
+
+HELP = """Dry-run Kueue's scheduler over a snapshot: which workloads are admitted, on which flavors,
+how much they borrow, and whom they preempt.
+
+By default cycles run until a steady state (releases of preempted workloads are instant);
+--cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran."""
+
+SIMULATE_FORMATS = ("table", "wide", "json", "yaml")
+
+
+def simulate_command(
+    paths: list[str] | None = options.PathsArgument,
+    filenames: list[str] | None = options.FilenameOption,
+    recursive: bool = options.RecursiveOption,
+    cycles: int | None = typer.Option(None, "--cycles", min=1, help="Run exactly N scheduling cycles."),
+    fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
+                                                help="Force fair sharing on or off (default: as the Kueue "
+                                                     "Configuration in the inputs says; off without one)."),
+    feature_gates: str | None = typer.Option(None, "--feature-gates",
+                                                help="Kueue feature gates, e.g. PartialAdmission=false,Other=true."),
+    now: str | None = typer.Option(None, "--now", help="The snapshot's clock (RFC 3339); default: now."),
+    output: str = typer.Option("table", "-o", "--output", help="table, wide, json or yaml."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", help="Only show workloads of this namespace."),
+    all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="Show workloads of every namespace "
+                                        "(the default)."),
+    selector: str | None = typer.Option(None, "-l", "--selector", help="Only show workloads whose labels match, "
+                                           "e.g. team=a,tier!=batch."),
+    strict: bool = options.StrictOption,
+    color: str = options.ColorOption,
+) -> None:
+    from kqctl.engine.simulation import simulate
+
+    if output not in SIMULATE_FORMATS:
+        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(SIMULATE_FORMATS)}")
+    if namespace and all_namespaces:
+        raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict)
+    sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
+    result = simulate(snapshot, sim_options)
+    render(result, output, namespace, selector, color)
+    raise typer.Exit(EXIT_OK)
+
+
+def load_snapshot(paths: list[str], recursive: bool, strict: bool) -> Snapshot:
+    """Inputs to one snapshot; any unreadable or undecodable object is a located error (exit 3)."""
+    from kqctl.load.objects import load_paths
+    from kqctl.load.snapshot import build_snapshot
+
+    return build_snapshot(load_paths(paths, recursive=recursive, strict=strict))
+
+
+def simulation_options(cycles: int | None, fair_sharing: bool | None, feature_gates: str | None,
+                       now: str | None) -> SimulationOptions:
+    from kqctl.engine.features import FeatureGateError, FeatureGates
+    from kqctl.engine.simulation import SimulationOptions
+
+    try:
+        gates = FeatureGates.parse(feature_gates)
+    except FeatureGateError as exc:
+        raise UsageError(str(exc)) from None
+    return SimulationOptions(cycles=cycles, fair_sharing=fair_sharing, gates=gates, now=parse_now(now))
+
+
+def parse_now(text: str | None) -> datetime:
+    """RFC 3339 with any number of fractional digits (Kubernetes prints nanoseconds)."""
+    from datetime import timezone
+
+    from kqctl.api.core import ModelError, parse_time
+
+    if text is None:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    try:
+        return parse_time(text, ())
+    except ModelError:
+        raise UsageError(f"--now {text!r} is not an RFC 3339 time such as 2026-01-31T12:00:00Z") from None
+
+
+def render(result: SimulationResult, output: str, namespace: str | None, selector: str | None, color: str) -> None:
+    from kqctl.render.simulation import render_simulation
+
+    try:
+        render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, color=color)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,77 @@
+"""``kqctl simulate`` end to end on the shipped samples and on bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from support import REPO, Run
+
+Kq = Callable[..., Run]
+Write = Callable[[str, "str | bytes"], str]
+PREEMPTION = str(REPO / "samples" / "preemption")
+NOW = ["--now", "2026-01-01T00:00:00Z"]
+
+
+def test_table_output_shows_queues_workloads_and_decisions(kqctl: Kq) -> None:
+    run = kqctl("simulate", PREEMPTION, *NOW)
+    assert run.code == 0, run.err
+    assert "ClusterQueues" in run.out and "Workloads" in run.out
+    assert "Admitted" in run.out and "Preempted" in run.out
+
+
+def test_json_output_has_the_conformance_keys(kqctl: Kq) -> None:
+    data = json.loads(kqctl("simulate", PREEMPTION, "-o", "json", *NOW).out)
+    assert {"admitted", "newlyAdmitted", "preempted", "pending", "inadmissible", "workloads"} <= set(data)
+
+
+def test_one_cycle_only_issues_the_preemption_while_steady_state_admits_the_preemptor(kqctl: Kq) -> None:
+    one = json.loads(kqctl("simulate", PREEMPTION, "--cycles", "1", "-o", "json", *NOW).out)
+    steady = json.loads(kqctl("simulate", PREEMPTION, "-o", "json", *NOW).out)
+    preemptor = "payments-prod/job-fraud-model-retrain-3c4d5"
+    assert one["preempted"] and preemptor not in one["admitted"]
+    assert one["workloads"][preemptor]["reason"] == "WaitingForPreemptedWorkloads"
+    assert preemptor in steady["admitted"] and steady["workloads"][preemptor]["admittedInCycle"] == 2
+    assert steady["stopReason"] == "steady"
+
+
+def test_same_input_gives_byte_identical_output(kqctl: Kq) -> None:
+    first = kqctl("simulate", PREEMPTION, "-o", "json", *NOW).out
+    second = kqctl("simulate", PREEMPTION, "-o", "json", *NOW).out
+    assert first == second
+
+
+def test_namespace_filter_limits_the_workloads_shown(kqctl: Kq) -> None:
+    data = json.loads(kqctl("simulate", PREEMPTION, "-o", "json", "-n", "fraud-research", *NOW).out)
+    assert data["workloads"] and all(key.startswith("fraud-research/") for key in data["workloads"])
+
+
+def test_invalid_yaml_exits_3_with_location(kqctl: Kq, write: Write) -> None:
+    run = kqctl("simulate", write("bad.yaml", "kind: [\n"))
+    assert run.code == 3
+    assert "bad.yaml:" in run.err and "Traceback" not in run.err
+
+
+def test_object_kueue_cannot_decode_exits_3_with_field(kqctl: Kq, write: Write) -> None:
+    path = write("cq.yaml", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n"
+                            "spec:\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
+                            "    - name: f\n      resources:\n      - {name: cpu, nominalQuota: 1.2.3}\n")
+    run = kqctl("simulate", path)
+    assert run.code == 3
+    assert "cq.yaml:10" in run.err and "nominalQuota" in run.err
+
+
+def test_unknown_feature_gate_is_a_usage_error(kqctl: Kq) -> None:
+    run = kqctl("simulate", PREEMPTION, "--feature-gates", "NoSuchGate=true")
+    assert run.code == 2 and "unknown feature gate" in run.err
+
+
+def test_bad_now_is_a_usage_error(kqctl: Kq) -> None:
+    assert kqctl("simulate", PREEMPTION, "--now", "yesterday").code == 2
+
+
+def test_every_sample_simulates(kqctl: Kq) -> None:
+    for sample in ("single-clusterqueue", "cohort-borrowing", "spot-gpu", "preemption", "fair-sharing",
+                   "hierarchical-cohorts"):
+        run = kqctl("simulate", str(REPO / "samples" / sample), *NOW)
+        assert run.code == 0, f"{sample}: {run.err}"

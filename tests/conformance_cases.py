@@ -1,0 +1,112 @@
+"""Reading and comparing the Kueue conformance cases of ../shared/conformance (see its README.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import yaml
+from support import SHARED
+
+from kqctl.api.quantity import parse_quantity
+
+KUEUE_CASES = SHARED / "conformance" / "kueue"
+# Config keys that hold state no manifest can carry: such cases go through the engine's API.
+ENGINE_ONLY_CONFIG = ("injectedWorkloadStatusPatchError", "admissionFairSharing", "quotaChurnBetweenCycles")
+
+
+@dataclass(frozen=True)
+class Case:
+    suite: str
+    name: str
+    path: Path
+
+    @property
+    def snapshot(self) -> Path:
+        return self.path / "snapshot.yaml"
+
+    @property
+    def expected(self) -> dict[str, Any]:
+        return yaml.safe_load((self.path / "expected.yaml").read_text())
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self.expected.get("config") or {}
+
+    def __str__(self) -> str:
+        return f"{self.suite}/{self.name}"
+
+
+def cases(*suites: str) -> list[Case]:
+    if not KUEUE_CASES.is_dir():
+        raise RuntimeError(f"conformance data not found at {KUEUE_CASES}: ../shared must be beside the checkout")
+    found = [Case(suite, path.name, path) for suite in suites
+             for path in sorted((KUEUE_CASES / suite).iterdir()) if path.is_dir()]
+    if not found:
+        raise RuntimeError(f"no conformance cases for {suites} under {KUEUE_CASES}")
+    return found
+
+
+def needs_engine_api(case: Case) -> bool:
+    return any(key in case.config for key in ENGINE_ONLY_CONFIG)
+
+
+def cli_arguments(case: Case, extra_files: list[str]) -> list[str]:
+    """The documented command line for a case (conformance README, 'The command-line contract')."""
+    expected = case.expected
+    config = expected.get("config") or {}
+    args = ["simulate", str(case.snapshot), *extra_files, "--cycles", str(expected.get("cycles", 1)), "-o", "json"]
+    if config.get("fairSharing"):
+        args.append("--fair-sharing")
+    gates = config.get("featureGates") or {}
+    if gates:
+        args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))]
+    if config.get("now"):
+        args += ["--now", config["now"]]
+    return args
+
+
+def configuration_document(case: Case) -> str | None:
+    """A Kueue Configuration carrying the case's fair-sharing preemption strategies, if it has any."""
+    strategies = case.config.get("preemptionStrategies")
+    if not strategies:
+        return None
+    return yaml.safe_dump({"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                           "fairSharing": {"preemptionStrategies": strategies}})
+
+
+def _value(quantity: Any) -> Fraction:
+    return parse_quantity(str(quantity)).value
+
+
+def normalized_admitted(admitted: dict[str, Any] | None) -> dict[str, Any]:
+    """Admissions compared by value (quantities may be spelled differently)."""
+    result: dict[str, Any] = {}
+    for key, admission in (admitted or {}).items():
+        result[key] = {
+            "clusterQueue": admission["clusterQueue"],
+            "podSetAssignments": [
+                {"name": ps["name"], "flavors": ps.get("flavors") or {}, "count": ps.get("count"),
+                 "resourceUsage": {r: _value(q) for r, q in (ps.get("resourceUsage") or {}).items()}}
+                for ps in admission["podSetAssignments"]
+            ],
+        }
+    return result
+
+
+def scheduler_differences(got: dict[str, Any], expected: dict[str, Any]) -> list[str]:
+    """The keys a scheduler-suite case compares: admitted, newlyAdmitted, preempted, pending, inadmissible."""
+    diffs: list[str] = []
+    if normalized_admitted(got.get("admitted")) != normalized_admitted(expected.get("admitted")):
+        diffs.append("admitted")
+    for key in ("newlyAdmitted", "preempted"):
+        if sorted(got.get(key) or []) != sorted(expected.get(key) or []):
+            diffs.append(key)
+    for key in ("pending", "inadmissible"):
+        mine = {q: sorted(v) for q, v in (got.get(key) or {}).items() if v}
+        theirs = {q: sorted(v) for q, v in (expected.get(key) or {}).items() if v}
+        if mine != theirs:
+            diffs.append(key)
+    return [f"{d}: got {got.get(d)!r}, expected {expected.get(d)!r}" for d in diffs]
