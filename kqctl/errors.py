@@ -35,3 +35,7 @@ class InputError(KqctlError):
         if index is not None:
             where += f" (document {index})"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None, int | None]]:
+        # Rebuilt from its fields, so it survives the trip back from a worker process.
+        return (InputError, (self.file, self.detail, self.line, self.index))

@@ -31,22 +31,39 @@ def validate_command(
                                 "not in them is an error, not a warning."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    jobs: int = typer.Option(0, "-j", "--jobs", min=0, help="Processes for large inputs (0: one per core)."),
 ) -> None:
     from kqctl import __version__
-    from kqctl.load.objects import load_paths
     from kqctl.render.findings import VALIDATE_FORMATS, render_validation
-    from kqctl.validate.runner import validate_load
 
     if output not in VALIDATE_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(VALIDATE_FORMATS)}")
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
-    result = load_paths(options.all_paths(paths, filenames), recursive=recursive, strict=strict)
-    report = validate_load(result, closed=closed)
+    report, unreadable = run_validation(options.all_paths(paths, filenames), recursive, strict, closed, jobs)
     render_validation(report, output, sys.stdout, color=color, tool_version=__version__)
-    for problem in result.unreadable:
+    for problem in unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
-    raise typer.Exit(exit_code(report, fail_on, unreadable=bool(result.unreadable)))
+    raise typer.Exit(exit_code(report, fail_on, unreadable=bool(unreadable)))
+
+
+def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool,
+                   jobs: int) -> tuple[ValidationReport, list[str]]:
+    """One process for small inputs; one per core when there is enough to share (same report)."""
+    from kqctl.load.objects import load_paths
+    from kqctl.load.sources import expand_paths
+    from kqctl.validate.parallel import default_jobs, validate_files_parallel, worth_parallel
+    from kqctl.validate.runner import validate_load
+
+    files = expand_paths(paths, recursive)
+    workers = jobs or default_jobs()
+    if worth_parallel(files, workers):
+        report, _ = validate_files_parallel(files, strict, closed, workers)
+        unreadable = [f"{d.origin}: {d.findings[0].message}" for d in report.documents
+                      if d.findings and d.findings[0].rule_id == "LOAD-UNREADABLE"]
+        return report, unreadable
+    result = load_paths(files, strict=strict)
+    return validate_load(result, closed=closed), [str(problem) for problem in result.unreadable]
 
 
 def exit_code(report: ValidationReport, fail_on: str, unreadable: bool) -> int:

@@ -15,7 +15,7 @@ from kqctl.api.kinds import KindInfo, kind_info, split_api_version
 from kqctl.api.origin import FieldPath, Origin
 from kqctl.errors import InputError
 from kqctl.load.documents import Document, decode_text, parse_documents
-from kqctl.load.sources import expand_paths, read_source
+from kqctl.load.sources import STDIN_NAME, expand_paths, read_source
 from kqctl.validate.findings import Finding, error, warning
 
 
@@ -79,6 +79,7 @@ class LoadedObject:
 class LoadResult:
     objects: list[LoadedObject]
     unreadable: list[InputError]
+    files: list[str] = field(default_factory=list)  # in reading order ("<stdin>" for stdin)
 
     @property
     def known_objects(self) -> list[LoadedObject]:
@@ -94,7 +95,9 @@ def load_paths(paths: Iterable[str], recursive: bool = False, strict: bool = Fal
     """Read every path (``-`` is stdin) into objects. Unreadable inputs do not stop the others."""
     objects: list[LoadedObject] = []
     unreadable: list[InputError] = []
+    files: list[str] = []
     for name in expand_paths(paths, recursive):
+        files.append(STDIN_NAME if name == "-" else name)
         try:
             source = read_source(name, stdin)
             documents = parse_documents(decode_text(source.data, source.name), source.name)
@@ -104,7 +107,7 @@ def load_paths(paths: Iterable[str], recursive: bool = False, strict: bool = Fal
         for document in documents:
             objects.extend(objects_of(document, strict))
     mark_duplicates(objects)
-    return LoadResult(objects, unreadable)
+    return LoadResult(objects, unreadable, files)
 
 
 def load_text(text: str, name: str = "<text>", strict: bool = False) -> LoadResult:

@@ -52,7 +52,7 @@ def _check_loadable(obj: LoadedObject, snapshot: Snapshot) -> None:
 def _add(snapshot: Snapshot, obj: LoadedObject) -> None:
     body = obj.body
     if obj.info is not None and obj.info.group == KUEUE_GROUP:
-        conversion = to_v1beta2(body)
+        conversion = to_v1beta2(body, copy_hub=False)
         for issue in conversion.issues:
             if issue.severity == "error":
                 raise InputError(obj.origin.file, f"{issue.rule_id}: {issue.message}",

@@ -59,7 +59,7 @@ def _v1beta2(obj: LoadedObject) -> dict[str, Any]:
         return obj.body  # type: ignore[no-any-return]
     from kqctl.api.kueue.versions import to_v1beta2
 
-    return to_v1beta2(obj.body).body
+    return to_v1beta2(obj.body, copy_hub=False).body
 
 
 def _spec(body: dict[str, Any]) -> dict[str, Any]:

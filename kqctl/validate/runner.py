@@ -14,7 +14,7 @@ from kqctl.api.kinds import KUEUE_GROUP, split_api_version
 from kqctl.api.origin import Origin
 from kqctl.errors import InputError
 from kqctl.load.objects import LoadedObject, LoadResult
-from kqctl.validate.findings import Finding, Severity, error, info
+from kqctl.validate.findings import Finding, Severity, info
 from kqctl.validate.report import DocumentReport, ValidationReport
 
 # Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
@@ -29,16 +29,18 @@ def validate_load(result: LoadResult, closed: bool = False) -> ValidationReport:
     """Validate every loaded object, then the set of them as a whole."""
     from kqctl.validate.crossobject import cross_object_findings
 
-    reports: dict[int, DocumentReport] = {}
+    findings: dict[int, list[Finding]] = {}
     for obj in result.objects:
-        findings = list(obj.findings)
-        if obj.known and not _has_error(findings):
-            findings.extend(validate_object(obj))
-        reports[id(obj)] = _report(obj, findings)
+        found = list(obj.findings)
+        if obj.known and not has_error(found):
+            found.extend(validate_object(obj))
+        findings[id(obj)] = found
     for obj, finding in cross_object_findings(result.known_objects, closed):
-        reports[id(obj)].findings.append(finding)
-    documents = [_with_lines(obj, reports[id(obj)]) for obj in result.objects]
-    documents.extend(_unreadable_report(exc) for exc in result.unreadable)
+        findings[id(obj)].append(finding)
+    documents = [report_for(obj, findings[id(obj)]) for obj in result.objects]
+    documents.extend(unreadable_report(exc) for exc in result.unreadable)
+    position = {name: i for i, name in enumerate(result.files)}
+    documents.sort(key=lambda d: position.get(d.origin.file, len(position)))  # stable: file order
     return ValidationReport(documents)
 
 
@@ -51,11 +53,11 @@ def validate_object(obj: LoadedObject) -> list[Finding]:
     if group == KUEUE_GROUP and version in _LEGACY_VERSIONS:
         body, api_version, kind, legacy = _convert_legacy(body)
         findings.extend(legacy)
-        if _has_error(legacy):
+        if has_error(legacy):
             return findings
     body, steps = _server_steps(body, api_version, kind)
     findings.extend(steps)
-    if not _has_error(findings):
+    if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
         findings.extend(_webhook_findings(body, kind))
     return findings
@@ -76,7 +78,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
     if group == KUEUE_GROUP and kind in _MUTATED_KINDS:
         defaulted, decoding = apply_mutating_webhooks(defaulted)
         findings.extend(decoding)
-        if _has_error(decoding):
+        if has_error(decoding):
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
         # The API server defaults again after a mutating webhook changed the object; the webhook's
         # re-encoding drops empty strings, which the CRD defaults then fill in.
@@ -84,7 +86,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
     # The API server reports metadata and schema errors together, before CEL.
     schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(kind, defaulted)
     findings.extend(schema_findings)
-    if not _has_error(schema_findings):
+    if not has_error(schema_findings):
         findings.extend(validate_cel(defaulted, api_version, kind))
     return defaulted, findings
 
@@ -120,35 +122,34 @@ def _convert_legacy(body: dict[str, Any]) -> tuple[dict[str, Any], str, str, lis
     return converted, str(converted.get("apiVersion", "")), str(converted.get("kind", "")), findings
 
 
-def _report(obj: LoadedObject, findings: list[Finding]) -> DocumentReport:
+def report_for(obj: LoadedObject, findings: list[Finding]) -> DocumentReport:
+    """A document's report, findings located and in line order."""
     namespace = obj.namespace if obj.info is None or obj.info.namespaced else None
     if obj.info is None:
-        namespace = obj.metadata.get("namespace") if isinstance(obj.metadata.get("namespace"), str) else None
-    return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, findings)
+        raw = obj.metadata.get("namespace")
+        namespace = raw if isinstance(raw, str) else None
+    located_findings = sorted((located(obj, f) for f in findings), key=finding_order)
+    return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, located_findings)
 
 
-def _with_lines(obj: LoadedObject, report: DocumentReport) -> DocumentReport:
-    report.findings = sorted((_located(obj, f) for f in report.findings), key=_finding_order)
-    return report
+def located(obj: LoadedObject, finding: Finding) -> Finding:
+    return finding if finding.line is not None else with_line(finding, obj.line_of(finding.path))
 
 
-def _located(obj: LoadedObject, finding: Finding) -> Finding:
-    if finding.line is not None:
-        return finding
-    return Finding(finding.rule_id, finding.severity, finding.path, finding.message, finding.hint,
-                   obj.line_of(finding.path), finding.related)
+def with_line(finding: Finding, line: int) -> Finding:
+    return Finding(finding.rule_id, finding.severity, finding.path, finding.message, finding.hint, line,
+                   finding.related)
 
 
-def _finding_order(finding: Finding) -> tuple[int, int, str]:
+def finding_order(finding: Finding) -> tuple[int, int, str]:
     return (finding.line or 0, -finding.severity.rank, finding.rule_id)
 
 
-def _unreadable_report(exc: InputError) -> DocumentReport:
+def unreadable_report(exc: InputError) -> DocumentReport:
     origin = Origin(exc.file, exc.index or 0, exc.line or 1)
-    finding = error("LOAD-UNREADABLE", (), exc.detail)
-    return DocumentReport(origin, "", "", None, None,
-                          [Finding(finding.rule_id, finding.severity, (), finding.message, None, exc.line or 1)])
+    finding = Finding("LOAD-UNREADABLE", Severity.ERROR, (), exc.detail, None, exc.line or 1)
+    return DocumentReport(origin, "", "", None, None, [finding])
 
 
-def _has_error(findings: Iterable[Finding]) -> bool:
+def has_error(findings: Iterable[Finding]) -> bool:
     return any(f.severity is Severity.ERROR for f in findings)

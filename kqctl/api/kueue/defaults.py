@@ -23,7 +23,6 @@ never created. CRD ``default:`` values are applied elsewhere, before this step.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
@@ -559,7 +558,9 @@ def apply_mutating_webhooks(
     ``DEF-3-DECODE`` finding means the API server would reject the object right there.
     """
     kind = body.get("kind")
-    out = copy.deepcopy(body)
+    # Only the top level is copied: spec and status are rebuilt by the codec below, and the
+    # finalizer step copies metadata before changing it.
+    out = dict(body)
     if not isinstance(kind, str) or kind not in _ROOTS:
         return out, []
     struct_name, spec_type, status_type = _ROOTS[kind]
@@ -582,12 +583,12 @@ def apply_mutating_webhooks(
 
 def _add_finalizer(obj: dict[str, Any]) -> None:
     """ClusterQueueWebhook/ResourceFlavorWebhook.Default: add the resource-in-use finalizer."""
-    metadata = obj.setdefault("metadata", {})
+    metadata = obj.get("metadata", {})
     if not isinstance(metadata, dict):
         return
-    finalizers = metadata.setdefault("finalizers", [])
+    finalizers = metadata.get("finalizers", [])
     if isinstance(finalizers, list) and RESOURCE_IN_USE_FINALIZER not in finalizers:
-        finalizers.append(RESOURCE_IN_USE_FINALIZER)
+        obj["metadata"] = {**metadata, "finalizers": [*finalizers, RESOURCE_IN_USE_FINALIZER]}
 
 
 def _drop_min_counts(obj: dict[str, Any]) -> None:

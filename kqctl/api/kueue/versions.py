@@ -107,16 +107,19 @@ Converter = Callable[[dict[str, Any], _Context], None]
 # --- public entry points -----------------------------------------------------------------------
 
 
-def to_v1beta2(body: dict[str, Any], *, legacy_rf_labels: LegacyLabels = "node") -> Conversion:
+def to_v1beta2(body: dict[str, Any], *, legacy_rf_labels: LegacyLabels = "node", copy_hub: bool = True,
+               ) -> Conversion:
     """Convert a Kueue object of any supported version to v1beta2 (API-1..5, LEG-1..6).
 
     ``legacy_rf_labels`` is LEG-4's choice for v1alpha2 ResourceFlavors: copy the object's
     ``metadata.labels`` to ``spec.nodeLabels`` (``node``, what Kueue 0.2 did) or not (``ignore``).
+    A v1beta2 object comes back as a copy unless ``copy_hub`` is False (read-only callers on a
+    hot path: the same dict is returned).
     """
     version, kind = _version_and_kind(body)
     if version == V1BETA2:
         _require_kind(kind in KUEUE_KINDS, version, kind)
-        return Conversion(copy.deepcopy(body), [])
+        return Conversion(copy.deepcopy(body) if copy_hub else body, [])
     converter = _TO_HUB.get((version, kind))
     if converter is None:
         raise _unknown_kind(version, kind)

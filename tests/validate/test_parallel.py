@@ -1,0 +1,63 @@
+"""Validation on several processes gives exactly the report of one process."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from kqctl.load.objects import load_paths
+from kqctl.render.findings import render_validation
+from kqctl.validate.parallel import validate_files_parallel, worth_parallel
+from kqctl.validate.runner import validate_load
+
+CQ = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: {name}
+spec:
+  namespaceSelector: {{}}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: {flavor}
+      resources:
+      - name: cpu
+        nominalQuota: {quota}
+"""
+LQ = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {{name: q, namespace: {ns}}}\n" \
+     "spec:\n  clusterQueue: {cq}\n"
+RF = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"
+
+
+def as_json(report: object) -> str:
+    out = io.StringIO()
+    render_validation(report, "json", out, tool_version="test")  # type: ignore[arg-type]
+    return out.getvalue()
+
+
+def test_parallel_report_equals_the_single_process_report(tmp_path: Path) -> None:
+    files = {
+        "a.yaml": RF + "---\n" + CQ.format(name="a", flavor="default", quota=4),
+        "b.yaml": CQ.format(name="b", flavor="missing", quota=-1) + "---\n" + LQ.format(ns="x", cq="nope"),
+        "c.yaml": CQ.format(name="a", flavor="default", quota=2),
+        "d.yaml": "- not\n- an object\n",
+        "e.yaml": RF + "---\nkind: [\n",
+    }
+    paths = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    parallel, unreadable = validate_files_parallel(paths, strict=False, closed=True, jobs=2)
+    single = validate_load(load_paths(paths), closed=True)
+    assert as_json(parallel) == as_json(single)
+    assert unreadable
+    rules = {f.rule_id for d in parallel.documents for f in d.findings}
+    assert {"LOAD-DUPLICATE", "XO-CQ-FLAVOR", "XO-LQ-CQ", "LOAD-UNREADABLE", "LOAD-NOT-OBJECT"} <= rules
+
+
+def test_small_inputs_and_stdin_stay_in_one_process(tmp_path: Path) -> None:
+    small = tmp_path / "s.yaml"
+    small.write_text(RF)
+    assert not worth_parallel([str(small), str(small)], jobs=2)
+    assert not worth_parallel(["-", str(small)], jobs=2)
+    assert not worth_parallel([str(small)], jobs=1)
