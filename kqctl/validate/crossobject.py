@@ -297,3 +297,122 @@ CHECKS: tuple[Callable[[World], Iterator[Located]], ...] = (
     check_local_queue_weights,
     check_priority_class_values,
 )
+
+
+# --- quota reachability (XO-5, XO-9): needs the quota tree of the engine --------------------------------
+
+
+def _quota_cache(world: World) -> tuple[object, dict[str, object]] | None:
+    """The engine's quota tree over the ClusterQueues and Cohorts Kueue could decode."""
+    from kqctl.api.core import ModelError
+    from kqctl.api.kueue.models import ClusterQueue, Cohort, ResourceFlavor
+    from kqctl.api.snapshot import Snapshot
+    from kqctl.engine.cache import QuotaCache
+
+    snapshot = Snapshot()
+    located: dict[str, object] = {}
+    builders = (("ClusterQueue", ClusterQueue, snapshot.cluster_queues), ("Cohort", Cohort, snapshot.cohorts),
+                ("ResourceFlavor", ResourceFlavor, snapshot.resource_flavors))
+    for kind, model, target in builders:
+        for obj, body in world.of_kind(kind):
+            try:
+                built = model.from_v1beta2(body)  # type: ignore[attr-defined]
+            except (ModelError, ValueError, TypeError, AttributeError):
+                continue  # the object's own findings say why
+            target[built.name] = built
+            if kind == "ClusterQueue":
+                located[built.name] = obj
+    if not snapshot.cluster_queues:
+        return None
+    return QuotaCache(snapshot), located
+
+
+def _quota_path(model: object, flavor: str, resource: str, field: str) -> tuple[str | int, ...]:
+    groups = model.resource_groups  # type: ignore[attr-defined]
+    flavor_quotas = model.flavor_quotas  # type: ignore[attr-defined]
+    index = 0
+    for i, group in enumerate(groups):
+        for j, name in enumerate(group.flavors):
+            quotas = flavor_quotas[index]
+            index += 1
+            for k, (res, _) in enumerate(quotas.resources):
+                if name == flavor and res == resource:
+                    return ("spec", "resourceGroups", i, "flavors", j, "resources", k, field)
+    return ("spec", "resourceGroups")
+
+
+def check_quota_reachability(world: World) -> Iterator[Located]:
+    """XO-9: borrowing limits nobody can lend to, and quota that sums to zero in the whole tree."""
+    from kqctl.api.quantity import format_resource_value
+    from kqctl.engine.quota import lendable_from_tree, potential
+
+    built = _quota_cache(world)
+    if built is None:
+        return
+    cache, located = built
+    for name, state in sorted(cache.cluster_queues.items()):  # type: ignore[attr-defined]
+        obj = located[name]
+        for (flavor, resource), limits in sorted(state.node.quotas.items()):
+            fr = (flavor, resource)
+            if limits.borrowing_limit is not None and state.has_parent and lendable_from_tree(state.node, fr) == 0:
+                yield obj, world.missing(  # type: ignore[misc]
+                    "XO-CQ-NO-LENDER", _quota_path(state.model, flavor, resource, "borrowingLimit"),
+                    f"borrowingLimit for {resource} in flavor {flavor} can never matter: no other member of cohort"
+                    f" {state.model.cohort} has {flavor}/{resource} quota to lend",
+                    "give another ClusterQueue or the Cohort nominal quota for it, or drop the borrowingLimit")
+            if potential(state.node, fr) == 0 and limits.nominal == 0:
+                yield obj, world.missing(  # type: ignore[misc]
+                    "XO-CQ-ZERO-QUOTA", _quota_path(state.model, flavor, resource, "nominalQuota"),
+                    f"the whole quota tree of ClusterQueue {name} holds {format_resource_value(resource, 0)}"
+                    f" {resource} in flavor {flavor}: nothing can ever be admitted on it")
+
+
+def check_workloads_can_fit(world: World) -> Iterator[Located]:
+    """XO-5 and XO-9: a workload asking for a resource its ClusterQueue does not cover, or more of a
+    resource than any flavor of its group could ever provide, can never be admitted."""
+    from kqctl.api.kueue.requests import spec_requests
+    from kqctl.api.quantity import format_resource_value
+    from kqctl.engine.quota import potential
+
+    built = _quota_cache(world)
+    if built is None:
+        return
+    cache, _ = built
+    local_queues = {(obj.namespace, obj.name): body for obj, body in world.of_kind("LocalQueue")}
+    for obj, body in world.of_kind("Workload"):
+        spec = _spec(body)
+        queue = local_queues.get((obj.namespace, spec.get("queueName")))
+        target = _spec(queue).get("clusterQueue") if queue is not None else None
+        state = cache.cluster_queues.get(target) if isinstance(target, str) else None  # type: ignore[attr-defined]
+        if state is None:
+            continue
+        for i, pod_set in enumerate(_items(spec.get("podSets"))):
+            if not isinstance(pod_set, dict):
+                continue
+            template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
+            pod_spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+            count = pod_set.get("count", 1) if isinstance(pod_set.get("count", 1), int) else 1
+            for resource, per_pod in sorted(spec_requests(pod_spec).items()):
+                total = per_pod * count
+                if total <= 0:
+                    continue
+                group = state.group_for(resource)
+                path = ("spec", "podSets", i)
+                if group is None:
+                    yield obj, world.missing(
+                        "XO-WL-UNCOVERED", path,
+                        f"pod set {pod_set.get('name', i)} requests {resource}, which ClusterQueue {state.name} does"
+                        f" not cover: the workload can never be admitted (\"resource {resource} unavailable in"
+                        " ClusterQueue\")", f"add {resource} to a resource group of ClusterQueue {state.name}")
+                    continue
+                best = max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
+                if total > best:
+                    yield obj, world.missing(
+                        "XO-WL-NEVER-FITS", path,
+                        f"pod set {pod_set.get('name', i)} needs {format_resource_value(resource, total)} {resource},"
+                        f" more than any flavor of ClusterQueue {state.name} can ever provide"
+                        f" ({format_resource_value(resource, best, quota_side=True)} with everything borrowed)",
+                        "raise nominalQuota or borrowingLimit, or shrink the pod set")
+
+
+CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit)

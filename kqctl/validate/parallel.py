@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from kqctl.api.origin import FieldPath, Origin
 from kqctl.errors import InputError
@@ -95,10 +96,26 @@ def _trimmed(obj: LoadedObject) -> LoadedObject:
         body = {
             "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
             "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
-            "spec": {k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName", "priorityClassSource")
-                     if k in spec},
+            "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
+                                             "priorityClassSource") if k in spec},
+                     "podSets": [_trimmed_pod_set(ps) for ps in spec.get("podSets") or [] if isinstance(ps, dict)]},
         }
     return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+
+
+def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
+    """Only what the pod's requests are computed from (REQ-6)."""
+    template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
+    spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    containers = {key: [_resources_only(c) for c in spec.get(key) or [] if isinstance(c, dict)]
+                  for key in ("containers", "initContainers")}
+    rest = {key: spec[key] for key in ("overhead", "resources") if key in spec}
+    kept = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
+    return {**kept, "template": {"spec": {**containers, **rest}}}
+
+
+def _resources_only(container: dict[str, Any]) -> dict[str, Any]:
+    return {key: container[key] for key in ("resources", "restartPolicy") if key in container}
 
 
 def _merge(parts: list[FilePart], closed: bool) -> ValidationReport:

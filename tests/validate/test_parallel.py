@@ -27,6 +27,20 @@ spec:
 LQ = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {{name: q, namespace: {ns}}}\n" \
      "spec:\n  clusterQueue: {cq}\n"
 RF = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"
+WL = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: big, namespace: x}
+spec:
+  queueName: q2
+  podSets:
+  - name: main
+    count: 3
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "2", nvidia.com/gpu: "1"}}
+"""
 
 
 def as_json(report: object) -> str:
@@ -42,6 +56,7 @@ def test_parallel_report_equals_the_single_process_report(tmp_path: Path) -> Non
         "c.yaml": CQ.format(name="a", flavor="default", quota=2),
         "d.yaml": "- not\n- an object\n",
         "e.yaml": RF + "---\nkind: [\n",
+        "f.yaml": LQ.format(ns="x", cq="a").replace("name: q,", "name: q2,") + "---\n" + WL,
     }
     paths = []
     for name, text in files.items():
@@ -52,7 +67,8 @@ def test_parallel_report_equals_the_single_process_report(tmp_path: Path) -> Non
     assert as_json(parallel) == as_json(single)
     assert unreadable
     rules = {f.rule_id for d in parallel.documents for f in d.findings}
-    assert {"LOAD-DUPLICATE", "XO-CQ-FLAVOR", "XO-LQ-CQ", "LOAD-UNREADABLE", "LOAD-NOT-OBJECT"} <= rules
+    assert {"LOAD-DUPLICATE", "XO-CQ-FLAVOR", "XO-LQ-CQ", "LOAD-UNREADABLE", "LOAD-NOT-OBJECT",
+            "XO-WL-UNCOVERED", "XO-WL-NEVER-FITS"} <= rules
 
 
 def test_small_inputs_and_stdin_stay_in_one_process(tmp_path: Path) -> None:
