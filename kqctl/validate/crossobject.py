@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kqctl.api.kinds import KUEUE_GROUP
 from kqctl.api.selectors import namespace_labels, selector_matches
 from kqctl.load.objects import LoadedObject
 from kqctl.validate.findings import Finding, Severity, error, info, warning
 
+if TYPE_CHECKING:
+    from kqctl.api.kueue.models import ClusterQueue
+    from kqctl.engine.cache import QuotaCache
+
 Located = tuple[LoadedObject, Finding]
+T = TypeVar("T")
 
 
 @dataclass
@@ -302,34 +307,48 @@ CHECKS: tuple[Callable[[World], Iterator[Located]], ...] = (
 # --- quota reachability (XO-5, XO-9): needs the quota tree of the engine --------------------------------
 
 
-def _quota_cache(world: World) -> tuple[object, dict[str, object]] | None:
+def _quota_cache(world: World) -> tuple[QuotaCache, dict[str, LoadedObject]] | None:
     """The engine's quota tree over the ClusterQueues and Cohorts Kueue could decode."""
-    from kqctl.api.core import ModelError
     from kqctl.api.kueue.models import ClusterQueue, Cohort, ResourceFlavor
     from kqctl.api.snapshot import Snapshot
     from kqctl.engine.cache import QuotaCache
 
     snapshot = Snapshot()
-    located: dict[str, object] = {}
-    builders = (("ClusterQueue", ClusterQueue, snapshot.cluster_queues), ("Cohort", Cohort, snapshot.cohorts),
-                ("ResourceFlavor", ResourceFlavor, snapshot.resource_flavors))
-    for kind, model, target in builders:
-        for obj, body in world.of_kind(kind):
-            try:
-                built = model.from_v1beta2(body)  # type: ignore[attr-defined]
-            except (ModelError, ValueError, TypeError, AttributeError):
-                continue  # the object's own findings say why
-            target[built.name] = built
-            if kind == "ClusterQueue":
-                located[built.name] = obj
+    located: dict[str, LoadedObject] = {}
+    for obj, body in world.of_kind("ClusterQueue"):
+        queue = _decoded(ClusterQueue.from_v1beta2, body)
+        if queue is not None:
+            snapshot.cluster_queues[queue.name] = queue
+            located[queue.name] = obj
+    for _, body in world.of_kind("Cohort"):
+        cohort = _decoded(Cohort.from_v1beta2, body)
+        if cohort is not None:
+            snapshot.cohorts[cohort.name] = cohort
+    for _, body in world.of_kind("ResourceFlavor"):
+        flavor = _decoded(ResourceFlavor.from_v1beta2, body)
+        if flavor is not None:
+            snapshot.resource_flavors[flavor.name] = flavor
     if not snapshot.cluster_queues:
         return None
     return QuotaCache(snapshot), located
 
 
-def _quota_path(model: object, flavor: str, resource: str, field: str) -> tuple[str | int, ...]:
-    groups = model.resource_groups  # type: ignore[attr-defined]
-    flavor_quotas = model.flavor_quotas  # type: ignore[attr-defined]
+def _decoded(build: Callable[[dict[str, Any]], T], body: dict[str, Any]) -> T | None:
+    from kqctl.api.core import ModelError
+
+    try:
+        return build(body)
+    except (ModelError, ValueError, TypeError, AttributeError):
+        return None  # the object's own findings say why
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _quota_path(model: ClusterQueue, flavor: str, resource: str, field: str) -> tuple[str | int, ...]:
+    groups = model.resource_groups
+    flavor_quotas = model.flavor_quotas
     index = 0
     for i, group in enumerate(groups):
         for j, name in enumerate(group.flavors):
@@ -350,18 +369,18 @@ def check_quota_reachability(world: World) -> Iterator[Located]:
     if built is None:
         return
     cache, located = built
-    for name, state in sorted(cache.cluster_queues.items()):  # type: ignore[attr-defined]
+    for name, state in sorted(cache.cluster_queues.items()):
         obj = located[name]
         for (flavor, resource), limits in sorted(state.node.quotas.items()):
             fr = (flavor, resource)
             if limits.borrowing_limit is not None and state.has_parent and lendable_from_tree(state.node, fr) == 0:
-                yield obj, world.missing(  # type: ignore[misc]
+                yield obj, world.missing(
                     "XO-CQ-NO-LENDER", _quota_path(state.model, flavor, resource, "borrowingLimit"),
                     f"borrowingLimit for {resource} in flavor {flavor} can never matter: no other member of cohort"
                     f" {state.model.cohort} has {flavor}/{resource} quota to lend",
                     "give another ClusterQueue or the Cohort nominal quota for it, or drop the borrowingLimit")
             if potential(state.node, fr) == 0 and limits.nominal == 0:
-                yield obj, world.missing(  # type: ignore[misc]
+                yield obj, world.missing(
                     "XO-CQ-ZERO-QUOTA", _quota_path(state.model, flavor, resource, "nominalQuota"),
                     f"the whole quota tree of ClusterQueue {name} holds {format_resource_value(resource, 0)}"
                     f" {resource} in flavor {flavor}: nothing can ever be admitted on it")
@@ -383,14 +402,13 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
         spec = _spec(body)
         queue = local_queues.get((obj.namespace, spec.get("queueName")))
         target = _spec(queue).get("clusterQueue") if queue is not None else None
-        state = cache.cluster_queues.get(target) if isinstance(target, str) else None  # type: ignore[attr-defined]
+        state = cache.cluster_queues.get(target) if isinstance(target, str) else None
         if state is None:
             continue
         for i, pod_set in enumerate(_items(spec.get("podSets"))):
             if not isinstance(pod_set, dict):
                 continue
-            template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
-            pod_spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+            pod_spec = _dict(_dict(pod_set.get("template")).get("spec"))
             count = pod_set.get("count", 1) if isinstance(pod_set.get("count", 1), int) else 1
             for resource, per_pod in sorted(spec_requests(pod_spec).items()):
                 total = per_pod * count

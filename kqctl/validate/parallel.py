@@ -105,12 +105,13 @@ def _trimmed(obj: LoadedObject) -> LoadedObject:
 
 def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
     """Only what the pod's requests are computed from (REQ-6)."""
-    template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
-    spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    template = pod_set.get("template")
+    raw_spec = template.get("spec") if isinstance(template, dict) else None
+    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
     containers = {key: [_resources_only(c) for c in spec.get(key) or [] if isinstance(c, dict)]
                   for key in ("containers", "initContainers")}
     rest = {key: spec[key] for key in ("overhead", "resources") if key in spec}
-    kept = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
+    kept: dict[str, Any] = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
     return {**kept, "template": {"spec": {**containers, **rest}}}
 
 

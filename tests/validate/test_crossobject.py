@@ -22,7 +22,8 @@ spec:
 LQ = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {{name: {name}, namespace: {ns}}}\n" \
      "spec: {{clusterQueue: {cq}}}\n"
 NS = "apiVersion: v1\nkind: Namespace\nmetadata: {{name: {name}, labels: {{team: {team}}}}}\n"
-COHORT = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {{name: {name}}}\nspec: {{parentName: {parent}}}\n"
+COHORT = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {{name: {name}}}\n"
+          "spec: {{parentName: {parent}}}\n")
 WL = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
 metadata: {{name: {name}, namespace: {ns}}}
