@@ -6,14 +6,11 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from kqctl.api.quantity import format_resource_value
+from kqctl.engine import outcomes
+from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, WAITING
 from kqctl.engine.simulation import SimulationResult, WorkloadOutcome
 from kqctl.engine.workloads import Admission
 
-ADMITTED = "Admitted"
-PENDING = "Pending"
-INADMISSIBLE = "Inadmissible"
-PREEMPTED = "Preempted"
-WAITING = "Waiting for preemption"
 RESERVED = "QuotaReserved"
 
 
@@ -33,27 +30,7 @@ def admission_data(admission: Admission) -> dict[str, Any]:
 
 
 def decision(outcome: WorkloadOutcome, result: SimulationResult) -> str:
-    """The state a workload ends in, as the workloads table shows it."""
-    workload = outcome.workload
-    if outcome.preempted_in is not None and workload.admission is None:
-        queued = _queue_state(outcome, result)
-        return PREEMPTED if queued is None else f"{PREEMPTED} ({queued.lower()})"
-    if workload.admission is not None:
-        return PREEMPTED if outcome.preempted_in is not None else ADMITTED
-    entry = outcome.last_entry
-    if outcome.victims and entry is not None and entry.reason == "WaitingForPreemptedWorkloads":
-        return WAITING
-    return _queue_state(outcome, result) or PENDING
-
-
-def _queue_state(outcome: WorkloadOutcome, result: SimulationResult) -> str | None:
-    key = outcome.workload.key
-    for queue in result.queues.values():
-        if key in queue.active:
-            return PENDING
-        if key in queue.inadmissible:
-            return INADMISSIBLE
-    return None
+    return outcomes.decision(outcome, result.queues)
 
 
 def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] | None = None) -> dict[str, Any]:

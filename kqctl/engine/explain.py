@@ -1,0 +1,481 @@
+"""Why a workload is (not) admitted: the engine's own reasoning, resource by resource, flavor by flavor.
+
+``explain(snapshot, key)`` nominates the workload exactly as the next cycle would (same flavor
+assigner, same preemption), lays out the quota arithmetic behind every flavor it tried, runs
+the next cycle and the steady state for the decision, and proposes changes that would let it
+in, each one verified by running the engine again on a changed snapshot (never guessed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kqctl.api.kueue.models import BorrowWithinCohort, ClusterQueue, FlavorQuotas, Preemption, ResourceGroup
+from kqctl.api.snapshot import Snapshot
+from kqctl.engine.cache import ClusterQueueState
+from kqctl.engine.cycle import Entry
+from kqctl.engine.flavors import FIT, Assignment
+from kqctl.engine.outcomes import decision
+from kqctl.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
+from kqctl.engine.quota import QuotaNode
+from kqctl.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.engine.workloads import FlavorResource, WorkloadInfo, resource_order
+
+MAX_COMPLETION_SUGGESTIONS = 5
+
+
+class UnknownWorkload(LookupError):
+    """No workload with that key (or Job name) in the snapshot."""
+
+
+@dataclass(frozen=True)
+class CohortLevel:
+    """One ancestor of the ClusterQueue as flavor assignment sees it (Q-2, Q-5)."""
+
+    name: str
+    subtree_quota: int
+    usage: int
+    available: int  # what this level could still give (Q-5 at this node, before limits of lower levels)
+    borrowing_limit: int | None  # of the child on the path, towards this level
+    lending_limit: int | None  # of the child on the path, towards this level
+
+
+@dataclass(frozen=True)
+class ResourceCheck:
+    """FA-6 arithmetic for one (flavor, resource) of one pod set."""
+
+    resource: str
+    requested: int
+    previously_assigned: int
+    nominal: int
+    usage: int
+    borrowing_limit: int | None
+    lending_limit: int | None
+    available: int
+    potential: int
+    levels: tuple[CohortLevel, ...]
+
+    @property
+    def needed(self) -> int:
+        return self.previously_assigned + self.requested
+
+
+@dataclass(frozen=True)
+class FlavorReport:
+    """A flavor of a pod set's resource group: tried (with its mode and Kueue's reasons) or not, and why."""
+
+    pod_set: str
+    flavor: str
+    tried: bool
+    mode: str | None
+    borrow: int
+    possibility: str | None
+    reasons: tuple[str, ...]
+    note: str
+    checks: tuple[ResourceCheck, ...]
+
+
+@dataclass(frozen=True)
+class AheadEntry:
+    key: str
+    priority: int
+    queued_at: datetime
+    why: str
+
+
+@dataclass(frozen=True)
+class CandidateReport:
+    key: str
+    cluster_queue: str
+    priority: int
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    state: str
+    reason: str | None
+    message: str | None
+    cycle: int | None
+    victims: tuple[str, ...]
+    preempted_by: str | None
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    kind: str  # nominal-quota | completion | policy
+    summary: str
+    verified: bool
+    details: dict[str, object] = field(default_factory=dict, hash=False)
+
+
+@dataclass
+class Explanation:
+    key: str
+    local_queue: str | None
+    cluster_queue: str | None
+    priority: int
+    queue_problem: tuple[str, str] | None = None  # (reason, message) before any flavor is looked at
+    admitted: bool = False
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    flavors: list[FlavorReport] = field(default_factory=list)
+    candidates: list[CandidateReport] = field(default_factory=list)
+    ahead: list[AheadEntry] = field(default_factory=list)
+    blocked_by: str | None = None
+    next_cycle: Decision | None = None
+    steady_state: Decision | None = None
+    suggestions: list[Suggestion] = field(default_factory=list)
+
+
+# --- entry point -------------------------------------------------------------------------------------
+
+
+def resolve_key(snapshot: Snapshot, name: str) -> str:
+    """namespace/name of a Workload, or of the Workload a Job or Pod of that name maps to."""
+    keys = {f"{w.namespace}/{w.name}": w for w in snapshot.workloads}
+    if name in keys:
+        return name
+    namespace, _, short = name.rpartition("/")
+    matches = [key for key, w in keys.items() if (not namespace or w.namespace == namespace)
+               and (w.name == short or w.name.startswith(f"job-{short}-") or w.name == f"job-{short}"
+                    or any(o == short for o in _owner_names(w)))]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise UnknownWorkload(f"{name!r} matches several workloads: {', '.join(sorted(matches))}")
+    raise UnknownWorkload(f"no workload {name!r} in the inputs (give namespace/name)")
+
+
+def _owner_names(workload: object) -> Iterable[str]:
+    labels = getattr(workload, "labels", {})
+    job = labels.get("kueue.x-k8s.io/job-name") if isinstance(labels, dict) else None
+    return [job] if job else []
+
+
+def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None) -> Explanation:
+    options = options or SimulationOptions()
+    sim = Simulation(snapshot, options)
+    outcome = sim.outcomes.get(key)
+    if outcome is None:
+        raise UnknownWorkload(f"no workload {key!r} in the inputs")
+    workload = outcome.workload
+    result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority)
+    result.next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
+    result.steady_state = _decision(snapshot, key, dataclasses.replace(options, cycles=None))
+    if workload.admission is not None:
+        result.admitted = True
+        return result
+    if outcome.queue_reason is not None:
+        result.queue_problem = (outcome.queue_reason, outcome.queue_message or "")
+        return result
+    state = sim.cache.cluster_queues[workload.cluster_queue or ""]
+    result.ahead, result.blocked_by = _position(sim, workload, state)
+    problem = _nomination_problem(sim, workload, state)
+    if problem is not None:
+        result.queue_problem = problem
+        return result
+    assignment, targets = _nominate(sim, workload, state)
+    result.assignment, result.targets = assignment, targets
+    result.flavors = _flavor_reports(sim, workload, state, assignment)
+    if assignment.representative_mode() != FIT:
+        result.candidates = _candidates(sim, workload, state, assignment)
+        result.suggestions = suggestions(snapshot, key, options, state, assignment, targets)
+    return result
+
+
+def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decision:
+    run = simulate(snapshot, options)
+    outcome = run.outcomes[key]
+    entry = outcome.last_entry
+    reason = entry.reason if entry is not None else outcome.queue_reason
+    message = entry.message if entry is not None else outcome.queue_message
+    cycle = outcome.admitted_in if outcome.admitted_in is not None else outcome.preempted_in
+    return Decision(decision(outcome, run.queues), reason, message, cycle, tuple(sorted(set(outcome.victims))),
+                    outcome.preempted_by)
+
+
+# --- before flavor assignment ------------------------------------------------------------------------
+
+
+def _nomination_problem(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> tuple[str, str] | None:
+    """CYC-4: what stops the workload before any flavor is looked at."""
+    entry = Entry(workload, state.name, state)
+    failure = sim.scheduler._nomination_failure(entry)
+    if failure is None:
+        return None
+    reason, message = failure[0], failure[1]
+    if not state.active:
+        message = f"{message}: {state.inactive_message or state.inactive_reason}"
+    return reason, message
+
+
+def _position(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+              ) -> tuple[list[AheadEntry], str | None]:
+    """CYC-2: who is before it in its ClusterQueue's heap, and whether StrictFIFO blocks it behind them."""
+    queue = sim.queues[state.name]
+    ordered = queue.ordered()
+    ahead: list[AheadEntry] = []
+    for other in ordered:
+        if other.key == workload.key:
+            break
+        ahead.append(AheadEntry(other.key, other.priority, other.queue_order_time, _why_ahead(other, workload, queue)))
+    blocked = ahead[0].key if ahead and state.model.queueing_strategy == "StrictFIFO" else None
+    return ahead, blocked
+
+
+def _why_ahead(other: WorkloadInfo, workload: WorkloadInfo, queue: object) -> str:
+    if getattr(queue, "sticky", False) and getattr(queue, "preemptor", None) == other.key:
+        return "it is waiting for its preemptions (sticky head of a BestEffortFIFO queue)"
+    if other.priority > workload.priority:
+        return f"higher priority ({other.priority} > {workload.priority})"
+    if other.queue_order_time < workload.queue_order_time:
+        return "same priority, queued earlier"
+    return "same priority and time, earlier UID/name"
+
+
+def _nominate(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> tuple[Assignment, list[Target]]:
+    """CYC-5 as the first cycle would run it."""
+    sim.scheduler.cycle = 1
+    sim.scheduler.now = sim.start
+    sim.preemptor.now = sim.start
+    return sim.scheduler.get_assignments(workload, state)
+
+
+# --- flavor by flavor ----------------------------------------------------------------------------------
+
+
+def _flavor_reports(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+                    assignment: Assignment) -> list[FlavorReport]:
+    reports: list[FlavorReport] = []
+    assigned: dict[FlavorResource, int] = {}
+    for ps in assignment.pod_sets:
+        attempts = {a.flavor: a for a in ps.attempts}
+        for group in _groups(state, ps.requests):
+            requested = {r: v for r, v in ps.requests.items() if r in group.covered}
+            chosen = {c.flavor for r, c in ps.flavors.items() if r in group.covered}
+            for flavor in group.flavors:
+                attempt = attempts.get(flavor)
+                checks = tuple(_check(sim, state, flavor, r, requested[r], assigned.get((flavor, r), 0))
+                               for r in resource_order(requested))
+                reports.append(FlavorReport(
+                    ps.name, flavor, attempt is not None, attempt.mode if attempt else None,
+                    attempt.borrow if attempt else 0, attempt.possibility if attempt else None,
+                    tuple(attempt.reasons) if attempt else (), _note(flavor, attempt is not None, chosen, state),
+                    checks))
+        for resource, choice in ps.flavors.items():
+            fr = (choice.flavor, resource)
+            assigned[fr] = assigned.get(fr, 0) + ps.requests.get(resource, 0)
+    return reports
+
+
+def _groups(state: ClusterQueueState, requests: dict[str, int]) -> list[ResourceGroup]:
+    seen: list[ResourceGroup] = []
+    for resource in resource_order(requests):
+        group = state.group_for(resource)
+        if group is not None and group not in seen:
+            seen.append(group)
+    return seen
+
+
+def _note(flavor: str, tried: bool, chosen: set[str], state: ClusterQueueState) -> str:
+    if flavor in chosen:
+        return "chosen"
+    if tried:
+        return "tried"
+    fungibility = state.model.flavor_fungibility
+    return (f"not tried: the search stopped at an earlier flavor (whenCanBorrow: {fungibility.when_can_borrow},"
+            f" whenCanPreempt: {fungibility.when_can_preempt}) or the flavor-scan memory skipped it (FA-4, FA-10)")
+
+
+def _check(sim: Simulation, state: ClusterQueueState, flavor: str, resource: str, requested: int,
+           previous: int) -> ResourceCheck:
+    fr = (flavor, resource)
+    limits = state.limits(fr)
+    return ResourceCheck(
+        resource, requested, previous, limits.nominal, state.usage(fr), limits.borrowing_limit,
+        limits.lending_limit, sim.cache.available(state, fr), sim.cache.potential(state, fr),
+        tuple(_levels(state.node, fr)))
+
+
+def _levels(node: QuotaNode, fr: FlavorResource) -> Iterable[CohortLevel]:
+    from kqctl.engine.quota import available
+
+    child = node
+    for ancestor in node.ancestors():
+        limits = child.limits(fr)
+        yield CohortLevel(ancestor.name, ancestor.subtree.get(fr, 0), ancestor.usage.get(fr, 0),
+                          available(ancestor, fr), limits.borrowing_limit, limits.lending_limit)
+        child = ancestor
+
+
+# --- preemption ----------------------------------------------------------------------------------------
+
+
+def _candidates(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+                assignment: Assignment) -> list[CandidateReport]:
+    """Every admitted workload on a (flavor, resource) that needs preemption, and whether policy allows it."""
+    needed = assignment.flavors_needing_preemption()
+    if not needed:
+        return []
+    context = PreemptionContext(workload, state, needed, dict(assignment.usage))
+    root = sim.cache.root_of(state)
+    queues = [state] if not root.is_cohort else list(sim.cache.subtree_cluster_queues(root))
+    reports: list[CandidateReport] = []
+    for cq in sorted(queues, key=lambda q: q.name):
+        for other in sorted(cq.workloads.values(), key=lambda w: w.key):
+            if not uses_resources(other, needed):
+                continue
+            reports.append(CandidateReport(other.key, cq.name, other.priority, _verdict(context, cq, other)))
+    return reports
+
+
+def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadInfo) -> str:
+    policy = context.cq.model.preemption
+    if cq is context.cq:
+        if not satisfies_policy(policy.within_cluster_queue, context.preemptor, other):
+            return f"not allowed: withinClusterQueue is {policy.within_cluster_queue or 'unset'}"
+        return "allowed (InClusterQueue)"
+    if not satisfies_policy(policy.reclaim_within_cohort, context.preemptor, other):
+        return f"not allowed: reclaimWithinCohort is {policy.reclaim_within_cohort or 'unset'}"
+    if within_nominal(cq.node, context.needed):
+        return "not allowed: its ClusterQueue is not borrowing what is needed (within nominal quota)"
+    return "allowed (reclaim from a borrowing ClusterQueue)"
+
+
+# --- what would make it fit (each verified by running the engine again) --------------------------------
+
+
+def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
+                assignment: Assignment, targets: list[Target]) -> list[Suggestion]:
+    """Changes under which the same simulation (next cycle, or steady state) admits the workload."""
+    found: list[Suggestion] = []
+    found.extend(_quota_suggestions(snapshot, key, options, state, assignment))
+    found.extend(_completion_suggestions(snapshot, key, options, state))
+    if not targets:
+        found.extend(_policy_suggestions(snapshot, key, options, state))
+    return found
+
+
+def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> bool:
+    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion."""
+    outcome = simulate(snapshot, options).outcomes.get(key)
+    return outcome is not None and outcome.workload.admission is not None
+
+
+def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
+                       assignment: Assignment) -> list[Suggestion]:
+    """Per flavor of its resource groups: the smallest nominalQuota increases that get it admitted."""
+    found: list[Suggestion] = []
+    for flavor, resources in _flavor_resources(state, assignment).items():
+        needed = {r: _total_request(assignment, r) for r in resources}
+        increases = {r: v for r, v in needed.items() if v > 0}
+        if not increases or not admitted_after(_with_increases(snapshot, state.name, flavor, increases), key,
+                                               options):
+            continue
+        for resource in resource_order(increases):
+            increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource)
+        increases = {r: v for r, v in increases.items() if v > 0}
+        text = ", ".join(f"{r} by {_fmt(r, v)}" for r, v in sorted(increases.items()))
+        found.append(Suggestion("nominal-quota", f"raise nominalQuota in flavor {flavor} of ClusterQueue {state.name}:"
+                                f" {text}", True, {"clusterQueue": state.name, "flavor": flavor,
+                                                   "increase": {r: _fmt(r, v) for r, v in sorted(increases.items())}}))
+    return found
+
+
+def _fmt(resource: str, value: int) -> str:
+    from kqctl.api.quantity import format_resource_value
+
+    return format_resource_value(resource, value)
+
+
+def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
+                       increases: dict[str, int], resource: str) -> int:
+    """Binary search on one resource with the others held; every probe is a full engine run."""
+    low, high = 0, increases[resource]
+    while low < high:
+        middle = (low + high) // 2
+        if admitted_after(_with_increases(snapshot, cq, flavor, {**increases, resource: middle}), key, options):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _flavor_resources(state: ClusterQueueState, assignment: Assignment) -> dict[str, list[str]]:
+    pairs: dict[str, list[str]] = {}
+    for ps in assignment.pod_sets:
+        for resource in resource_order(ps.requests):
+            group = state.group_for(resource)
+            for flavor in group.flavors if group is not None else ():
+                if (flavor, resource) in state.node.quotas and resource not in pairs.setdefault(flavor, []):
+                    pairs[flavor].append(resource)
+    return pairs
+
+
+def _total_request(assignment: Assignment, resource: str) -> int:
+    return sum(ps.requests.get(resource, 0) for ps in assignment.pod_sets)
+
+
+def _with_increases(snapshot: Snapshot, cq: str, flavor: str, increases: dict[str, int]) -> Snapshot:
+    model = snapshot.cluster_queues[cq]
+    quotas = tuple(
+        FlavorQuotas(fq.name, tuple(
+            (res, dataclasses.replace(q, nominal=q.nominal + increases.get(res, 0)) if fq.name == flavor else q)
+            for res, q in fq.resources))
+        for fq in model.flavor_quotas)
+    return _with_cluster_queue(snapshot, dataclasses.replace(model, flavor_quotas=quotas))
+
+
+def _with_cluster_queue(snapshot: Snapshot, model: ClusterQueue) -> Snapshot:
+    return dataclasses.replace(snapshot, cluster_queues={**snapshot.cluster_queues, model.name: model})
+
+
+def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
+                            state: ClusterQueueState) -> list[Suggestion]:
+    """Admitted workloads of the same quota tree whose completion alone lets it in."""
+    sim = Simulation(snapshot, options)
+    root = sim.cache.root_of(sim.cache.cluster_queues[state.name])
+    queues = [sim.cache.cluster_queues[state.name]] if not root.is_cohort else sim.cache.subtree_cluster_queues(root)
+    holders = sorted((w for cq in queues for w in cq.workloads.values()),
+                     key=lambda w: (sum(w.usage().values()), w.key))
+    found: list[Suggestion] = []
+    for holder in holders:
+        remaining = dataclasses.replace(snapshot, workloads=[w for w in snapshot.workloads
+                                                             if f"{w.namespace}/{w.name}" != holder.key])
+        if admitted_after(remaining, key, options):
+            where = holder.admission.cluster_queue if holder.admission else "?"
+            found.append(Suggestion("completion", f"it gets in once {holder.key} (ClusterQueue {where}) finishes",
+                                    True, {"workload": holder.key}))
+            if len(found) >= MAX_COMPLETION_SUGGESTIONS:
+                break
+    return found
+
+
+def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
+                        state: ClusterQueueState) -> list[Suggestion]:
+    """A preemption policy of its ClusterQueue under which Kueue would make room for it."""
+    model = snapshot.cluster_queues[state.name]
+    current = model.preemption
+    variants = [
+        ("withinClusterQueue: LowerPriority", dataclasses.replace(current, within_cluster_queue="LowerPriority")),
+        ("reclaimWithinCohort: Any", dataclasses.replace(current, reclaim_within_cohort="Any")),
+        ("reclaimWithinCohort: LowerPriority and borrowWithinCohort.policy: LowerPriority",
+         Preemption("LowerPriority", current.within_cluster_queue, BorrowWithinCohort("LowerPriority"))),
+    ]
+    found: list[Suggestion] = []
+    for text, preemption in variants:
+        if preemption == current:
+            continue
+        changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
+        run = simulate(changed, options)
+        outcome = run.outcomes.get(key)
+        if outcome is not None and outcome.workload.admission is not None:
+            victims = sorted(set(outcome.victims))
+            found.append(Suggestion("policy", f"set {text} on ClusterQueue {state.name}: it gets in"
+                                    + (f" by preempting {', '.join(victims)}" if victims else ""), True,
+                                    {"preemption": text, "victims": victims}))
+    return found
