@@ -99,7 +99,8 @@ def test_workloads_ahead_are_named_with_why_and_strict_fifo_blocks() -> None:
 
 def test_preemption_verdicts_name_the_policy_that_forbids_them() -> None:
     explanation = explain(snapshot(wl("low", "4", admitted=True), wl("w", "2", priority=10)), "ns/w", NOW)
-    assert [(c.key, c.verdict) for c in explanation.candidates] == [("ns/low", "not allowed: withinClusterQueue is Never")]
+    verdicts = [(c.key, c.verdict) for c in explanation.candidates]
+    assert verdicts == [("ns/low", "not allowed: withinClusterQueue is Never")]
 
 
 def test_suggestions_are_each_verified_by_running_the_engine_again() -> None:
