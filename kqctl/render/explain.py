@@ -180,7 +180,7 @@ def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: A
 
 def _assignment_branch(tree: Any, data: dict[str, Any], explanation: Explanation, escape: Any) -> None:
     mode = data["representativeMode"]
-    branch = tree.add(f"Flavor assignment: [bold]{mode}[/], borrowing level {data['borrowing']}"
+    branch = tree.add(f"Flavor assignment if nominated now: [bold]{mode}[/], borrowing level {data['borrowing']}"
                       + (f", {data['noFitReason']}" if data.get("noFitReason") else ""))
     for report in data["flavorChecks"]:
         label = f"pod set {report['podSet']} · flavor {report['flavor']}: "
