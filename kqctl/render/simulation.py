@@ -9,7 +9,7 @@ from kqctl.api.quantity import format_resource_value
 from kqctl.engine import outcomes
 from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, WAITING
 from kqctl.engine.simulation import SimulationResult, WorkloadOutcome
-from kqctl.engine.workloads import Admission
+from kqctl.engine.workloads import Admission, WorkloadInfo
 
 RESERVED = "QuotaReserved"
 
@@ -101,22 +101,36 @@ def workload_details(outcome: WorkloadOutcome, result: SimulationResult) -> dict
 
 
 def borrowed(outcome: WorkloadOutcome, result: SimulationResult) -> dict[str, str]:
-    """How much of this workload's usage is above its ClusterQueue's nominal quota, per flavor/resource.
+    """The part of a ClusterQueue's borrowing (Q-7) charged to this workload, per flavor/resource.
 
-    Borrowing is a property of the ClusterQueue (Q-7); a workload is charged the part of its
-    own usage that lies above nominal once the workloads admitted before it are counted.
+    Kueue tracks borrowing per ClusterQueue only. kqctl charges it to the workloads whose admission
+    went above nominal: the most recently admitted first, as they are the ones that borrowed.
     """
     workload = outcome.workload
     assert workload.admission is not None
     state = result.cache.cluster_queues.get(workload.admission.cluster_queue)
     if state is None:
         return {}
+    holders = sorted(state.workloads.values(), key=lambda w: _admission_order(w, result), reverse=True)
     amounts: dict[str, str] = {}
-    for (flavor, resource), value in sorted(workload.usage().items()):
-        over = state.usage((flavor, resource)) - state.nominal((flavor, resource))
-        if over > 0 and value > 0:
-            amounts[f"{flavor}/{resource}"] = format_resource_value(resource, min(value, over))
+    for fr in sorted(workload.usage()):
+        over = state.usage(fr) - state.nominal(fr)
+        for holder in holders:
+            if over <= 0:
+                break
+            share = min(holder.usage().get(fr, 0), over)
+            if holder is workload and share > 0:
+                amounts[f"{fr[0]}/{fr[1]}"] = format_resource_value(fr[1], share)
+            over -= share
     return amounts
+
+
+def _admission_order(workload: WorkloadInfo, result: SimulationResult) -> tuple[int, float, str]:
+    """Admitted by the simulation (later cycles later) after anything admitted in the snapshot."""
+    outcome = result.outcomes.get(workload.key)
+    cycle = outcome.admitted_in if outcome is not None and outcome.admitted_in is not None else 0
+    reserved = workload.reservation_time
+    return (cycle, reserved.timestamp() if reserved is not None else float("-inf"), workload.key)
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
