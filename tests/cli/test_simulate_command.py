@@ -75,3 +75,12 @@ def test_every_sample_simulates(kqctl: Kq) -> None:
                    "hierarchical-cohorts"):
         run = kqctl("simulate", str(REPO / "samples" / sample), *NOW)
         assert run.code == 0, f"{sample}: {run.err}"
+
+
+def test_label_selector_filter_limits_the_workloads_shown(kqctl: Kq) -> None:
+    data = json.loads(kqctl("simulate", PREEMPTION, "-o", "json", "-l", "no-such-label=x", *NOW).out)
+    assert data["workloads"] == {} and data["admitted"] == {}
+
+
+def test_malformed_label_selector_is_a_usage_error(kqctl: Kq) -> None:
+    assert kqctl("simulate", PREEMPTION, "-l", "a in (b", *NOW).code == 2

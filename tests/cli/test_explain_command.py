@@ -1,0 +1,44 @@
+"""``kqctl explain`` end to end on the shipped samples."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from support import REPO, Run
+
+Kq = Callable[..., Run]
+SAMPLE = str(REPO / "samples" / "cohort-borrowing")
+NOW = ["--now", "2026-01-01T00:00:00Z"]
+WAITING = "team-a/job-llm-finetune-0d5b7"
+
+
+def test_table_explains_flavors_position_preemption_and_suggestions(kqctl: Kq) -> None:
+    run = kqctl("explain", WAITING, SAMPLE, *NOW)
+    assert run.code == 0, run.err
+    for text in ("Steady state: Inadmissible", "Ahead of it", "flavor default-flavor", "not allowed",
+                 "What would make it fit", "raise nominalQuota"):
+        assert text in run.out
+
+
+def test_json_has_the_contract_keys_and_verified_suggestions(kqctl: Kq) -> None:
+    data = json.loads(kqctl("explain", WAITING, "-f", SAMPLE, "-o", "json", *NOW).out)
+    assert {"clusterQueue", "representativeMode", "borrowing", "podSets", "message"} <= set(data)
+    assert data["podSets"][0]["flavors"]["cpu"]["name"] == "default-flavor"
+    assert data["suggestions"] and all(s["verified"] for s in data["suggestions"])
+
+
+def test_unknown_workload_is_a_usage_error(kqctl: Kq) -> None:
+    run = kqctl("explain", "team-a/nothing-here", SAMPLE)
+    assert run.code == 2 and "no workload" in run.err
+
+
+def test_workload_admitted_in_the_snapshot_is_explained_as_admitted(kqctl: Kq) -> None:
+    data = json.loads(kqctl("explain", "team-b/job-feature-pipeline-e93a4", SAMPLE, "-o", "json", *NOW).out)
+    assert data["admitted"] is True and data["steadyState"]["state"] == "Admitted"
+
+
+def test_pending_workload_that_fits_is_admitted_in_the_next_cycle(kqctl: Kq) -> None:
+    data = json.loads(kqctl("explain", "team-b/job-model-eval-6a0f3", SAMPLE, "-o", "json", *NOW).out)
+    assert data["admitted"] is False and data["representativeMode"] == "Fit"
+    assert data["nextCycle"] == {**data["nextCycle"], "state": "Admitted", "cycle": 1}
