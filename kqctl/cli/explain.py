@@ -38,8 +38,8 @@ def explain_command(
 
     if output not in EXPLAIN_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(EXPLAIN_FORMATS)}")
-    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict)
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
+    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict, sim_options.now)
     try:
         key = resolve_key(snapshot, workload)
         explanation = explain(snapshot, key, sim_options)

@@ -50,19 +50,19 @@ def simulate_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(SIMULATE_FORMATS)}")
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
-    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict)
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
+    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict, sim_options.now)
     result = simulate(snapshot, sim_options)
     render(result, output, namespace, selector, color)
     raise typer.Exit(EXIT_OK)
 
 
-def load_snapshot(paths: list[str], recursive: bool, strict: bool) -> Snapshot:
+def load_snapshot(paths: list[str], recursive: bool, strict: bool, now: datetime | None = None) -> Snapshot:
     """Inputs to one snapshot; any unreadable or undecodable object is a located error (exit 3)."""
     from kqctl.load.objects import load_paths
     from kqctl.load.snapshot import build_snapshot
 
-    return build_snapshot(load_paths(paths, recursive=recursive, strict=strict))
+    return build_snapshot(load_paths(paths, recursive=recursive, strict=strict), now)
 
 
 def simulation_options(cycles: int | None, fair_sharing: bool | None, feature_gates: str | None,

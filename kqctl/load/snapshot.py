@@ -8,6 +8,7 @@ objects kqctl does not read are left out with a warning.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from kqctl.api.core import LimitRange, ModelError, Namespace, PriorityClass
@@ -18,7 +19,9 @@ from kqctl.api.kueue.models import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    Node,
     ResourceFlavor,
+    Topology,
     Workload,
     WorkloadPriorityClass,
 )
@@ -26,18 +29,30 @@ from kqctl.api.kueue.versions import to_v1beta2
 from kqctl.api.snapshot import Snapshot
 from kqctl.errors import InputError
 from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.load.submitted import Submitted, add_submitted_workloads
 from kqctl.validate.findings import Severity
 
 
-def build_snapshot(result: LoadResult) -> Snapshot:
-    """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`."""
+def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
+    """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`.
+
+    ``now`` is the snapshot's clock; submitted Jobs without a creationTimestamp are created then.
+    """
     if result.unreadable:
         raise result.unreadable[0]
-    snapshot = Snapshot()
+    snapshot = Snapshot(now=now)
+    submitted = Submitted()
     for obj in result.objects:
         _check_loadable(obj, snapshot)
-        if obj.info is not None:
-            _add(snapshot, obj)
+        if obj.info is None:
+            continue
+        if (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS:
+            submitted.objects.append((obj.origin, _with_namespace(obj.body, obj)))
+            continue
+        if obj.info.kind == "Workload":
+            submitted.workloads.append(obj.body)
+        _add(snapshot, obj)
+    add_submitted_workloads(snapshot, submitted)  # REQ-1..3: after the queues and classes they look up
     return snapshot
 
 
@@ -127,6 +142,16 @@ def _add_limit_range(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> No
     s.limit_ranges.append(LimitRange.from_v1(_with_namespace(body, obj), obj.origin))
 
 
+def _add_topology(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    topology = Topology.from_v1beta2(body, obj.origin)
+    s.topologies[topology.name] = topology
+
+
+def _add_node(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    node = Node.from_v1(body, obj.origin)
+    s.nodes[node.name] = node
+
+
 def _add_config(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
     s.config = KueueConfig.from_body(body)
 
@@ -139,6 +164,8 @@ def _with_namespace(body: dict[str, Any], obj: LoadedObject) -> dict[str, Any]:
     return {**body, "metadata": {**(meta if isinstance(meta, dict) else {}), "namespace": obj.namespace}}
 
 
+_SUBMITTED_KINDS = {("batch", "Job"), ("", "Pod")}
+
 _ADDERS: dict[tuple[str, str], Callable[[Snapshot, dict[str, Any], LoadedObject], None]] = {
     (KUEUE_GROUP, "ResourceFlavor"): _add_flavor,
     (KUEUE_GROUP, "ClusterQueue"): _add_cluster_queue,
@@ -147,7 +174,9 @@ _ADDERS: dict[tuple[str, str], Callable[[Snapshot, dict[str, Any], LoadedObject]
     (KUEUE_GROUP, "Workload"): _add_workload,
     (KUEUE_GROUP, "WorkloadPriorityClass"): _add_wpc,
     (KUEUE_GROUP, "AdmissionCheck"): _add_check,
+    (KUEUE_GROUP, "Topology"): _add_topology,
     (KUEUE_CONFIG_GROUP, "Configuration"): _add_config,
+    ("", "Node"): _add_node,
     ("", "Namespace"): _add_namespace,
     ("scheduling.k8s.io", "PriorityClass"): _add_priority_class,
     ("", "LimitRange"): _add_limit_range,

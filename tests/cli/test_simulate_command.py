@@ -84,3 +84,13 @@ def test_label_selector_filter_limits_the_workloads_shown(kqctl: Kq) -> None:
 
 def test_malformed_label_selector_is_a_usage_error(kqctl: Kq) -> None:
     assert kqctl("simulate", PREEMPTION, "-l", "a in (b", *NOW).code == 2
+
+
+def test_submitted_jobs_become_workloads_in_the_what_if(kqctl: Kq) -> None:
+    """REQ-1..3: "if I submit these Jobs now, which would start, on which flavor, and whom would they preempt?"."""
+    cluster, jobs = str(REPO / "samples" / "cohort-borrowing"), str(REPO / "samples" / "submit-jobs")
+    data = json.loads(kqctl("simulate", cluster, jobs, "-o", "json", *NOW).out)
+    assert data["workloads"]["team-a/job-ablation-study-13c6a"]["decision"] == "Admitted"
+    partial = data["admitted"]["team-a/job-ablation-study-13c6a"]["podSetAssignments"][0]
+    assert partial["count"] == 2  # job-min-parallelism: partially admitted
+    assert data["workloads"]["team-b/job-embedding-backfill-cff1f"]["decision"] == "Inadmissible"
