@@ -41,6 +41,7 @@ KNOWN_KINDS: dict[tuple[str, str], KindInfo] = {
         KindInfo("", "LimitRange", True, ("v1",)),
         KindInfo("batch", "Job", True, ("v1",)),
         KindInfo("", "Pod", True, ("v1",)),
+        KindInfo("", "Node", False, ("v1",)),  # TAS: node labels and allocatable (kqctl.engine.tas)
     )
 }
 

@@ -12,7 +12,9 @@ from kqctl.api.kueue.models import (
     ClusterQueue,
     Cohort,
     LocalQueue,
+    Node,
     ResourceFlavor,
+    Topology,
     Workload,
     WorkloadPriorityClass,
 )
@@ -36,6 +38,8 @@ class Snapshot:
     admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
     namespaces: dict[str, Namespace] | None = None
     limit_ranges: list[LimitRange] = field(default_factory=list)
+    topologies: dict[str, Topology] = field(default_factory=dict)  # TAS (kqctl.engine.tas)
+    nodes: dict[str, Node] = field(default_factory=dict)  # TAS: the Nodes TAS flavors place pods on
     config: KueueConfig = field(default_factory=KueueConfig)
     now: datetime | None = None
     warnings: list[str] = field(default_factory=list)

@@ -18,7 +18,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
-from kqctl.api.core import Fields, ModelError, metadata
+from kqctl.api.core import Fields, ModelError, as_integer, metadata
 from kqctl.api.origin import FieldPath, Origin
 from kqctl.api.quantity import Quantity, QuantityError, parse_quantity, quota_value, resource_value
 
@@ -302,7 +302,7 @@ class ResourceFlavor:
     node_labels: Mapping[str, str] = field(hash=False)
     node_taints: tuple[Taint, ...]
     tolerations: tuple[Toleration, ...]
-    topology_name: str | None  # TAS: out of scope, only reported (§0.3)
+    topology_name: str | None  # TAS (kqctl.engine.tas): a TAS flavor when its Topology exists
     origin: Origin | None = None
 
     @classmethod
@@ -314,6 +314,54 @@ class ResourceFlavor:
             node_taints=tuple(Taint.from_v1(item) for item in spec.items("nodeTaints")),
             tolerations=tuple(Toleration.from_v1(item) for item in spec.items("tolerations")),
             topology_name=spec.opt_string("topologyName"),
+            origin=origin,
+        )
+
+
+# --- Topology and Node (Topology-Aware Scheduling, kqctl.engine.tas) ----------------------------------
+
+
+@dataclass(frozen=True)
+class Topology:
+    """kueue.x-k8s.io Topology: the node labels of its levels, from the highest level to the lowest."""
+
+    name: str
+    levels: tuple[str, ...]
+    origin: Origin | None = None
+
+    @classmethod
+    def from_v1beta2(cls, body: Mapping[str, Any], origin: Origin | None = None) -> Topology:
+        levels = Fields(body).child("spec").items("levels")
+        return cls(metadata(body).string("name"), tuple(level.string("nodeLabel") for level in levels), origin)
+
+
+@dataclass(frozen=True)
+class Node:
+    """core/v1 Node, reduced to what Kueue's TAS cache keeps (``copyAndStripNode``) plus readiness."""
+
+    name: str
+    labels: Mapping[str, str] = field(hash=False)
+    allocatable: Mapping[str, int] = field(hash=False)  # QTY-5 request-side integers
+    taints: tuple[Taint, ...]
+    unschedulable: bool
+    ready: bool  # a Ready condition with status True
+    origin: Origin | None = None
+
+    @classmethod
+    def from_v1(cls, body: Mapping[str, Any], origin: Origin | None = None) -> Node:
+        fields = Fields(body)
+        spec = fields.child("spec")
+        status = fields.child("status")
+        # tas.IsNodeStatusConditionTrue: the first Ready condition decides.
+        ready = next((c.string("status") == "True" for c in status.items("conditions") if c.string("type") == "Ready"),
+                     False)
+        return cls(
+            name=metadata(body).string("name"),
+            labels=metadata(body).string_map("labels"),
+            allocatable=_resource_map(status, "allocatable"),
+            taints=tuple(Taint.from_v1(item) for item in spec.items("taints")),
+            unschedulable=spec.boolean("unschedulable", False),
+            ready=ready,
             origin=origin,
         )
 
@@ -461,19 +509,79 @@ class PodSet:
 
 
 @dataclass(frozen=True)
+class TopologyDomain:
+    """TAS: one domain of a topology assignment (its values from the assignment's first level down)."""
+
+    values: tuple[str, ...]
+    count: int
+
+
+@dataclass(frozen=True)
+class TopologyAssignment:
+    """TAS: ``podSetAssignments[].topologyAssignment``, decoded from the compact v1beta2 encoding.
+
+    Mirrors Kueue's ``tas.InternalFrom``: every slice holds ``domainCount`` domains; a level's
+    values are either one ``universal`` value or ``individual`` roots with an optional common
+    ``prefix``/``suffix``; pod counts are ``universal`` or ``individual``.
+    """
+
+    levels: tuple[str, ...]
+    domains: tuple[TopologyDomain, ...]
+
+    @classmethod
+    def from_v1beta2(cls, fields: Fields) -> TopologyAssignment:
+        levels = fields.strings("levels")
+        domains: list[TopologyDomain] = []
+        for item in fields.items("slices"):
+            count = item.integer("domainCount")
+            per_level = list(item.items("valuesPerLevel"))
+            if len(per_level) != len(levels):
+                raise ModelError(item.at("valuesPerLevel"), f"expected {len(levels)} levels, got {len(per_level)}")
+            counts = item.child("podCounts")
+            for i in range(count):
+                values = tuple(_slice_value(level, i) for level in per_level)
+                domains.append(TopologyDomain(values, _slice_count(counts, i)))
+        return cls(levels, tuple(domains))
+
+
+def _slice_value(values: Fields, index: int) -> str:
+    universal = values.opt_string("universal")
+    if universal is not None:
+        return universal
+    individual = values.child("individual")
+    roots = individual.strings("roots")
+    if index >= len(roots):
+        raise ModelError(individual.at("roots"), f"expected at least {index + 1} roots, got {len(roots)}")
+    return individual.string("prefix") + roots[index] + individual.string("suffix")
+
+
+def _slice_count(counts: Fields, index: int) -> int:
+    universal = counts.opt_integer("universal")
+    if universal is not None:
+        return universal
+    individual = counts.list("individual")
+    if index >= len(individual):
+        raise ModelError(counts.at("individual"), f"expected at least {index + 1} pod counts, got {len(individual)}")
+    return as_integer(individual[index], (*counts.at("individual"), index))
+
+
+@dataclass(frozen=True)
 class PodSetAssignment:
     name: str
     flavors: Mapping[str, str] = field(hash=False)  # resource -> flavor
     resource_usage: Mapping[str, int] = field(hash=False)  # total for the pod set, QTY-5 integers
     count: int | None  # None: Kueue falls back to spec.podSets[*].count
+    topology_assignment: TopologyAssignment | None = None  # TAS: the nodes its pods hold (kqctl.engine.tas)
 
     @classmethod
     def from_v1beta2(cls, fields: Fields) -> PodSetAssignment:
+        topology = fields.opt_child("topologyAssignment")
         return cls(
             fields.string("name"),
             fields.string_map("flavors"),
             _resource_map(fields, "resourceUsage"),
             fields.opt_integer("count"),
+            None if topology is None else TopologyAssignment.from_v1beta2(topology),
         )
 
 
