@@ -13,7 +13,7 @@ import sys
 import typer
 
 from kqctl import __version__
-from kqctl.cli import convert, explain, simulate, validate
+from kqctl.cli import audit, convert, explain, simulate, validate
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app = typer.Typer(
 app.command("validate", help=validate.HELP)(validate.validate_command)
 app.command("simulate", help=simulate.HELP)(simulate.simulate_command)
 app.command("explain", help=explain.HELP)(explain.explain_command)
+app.command("audit", help=audit.HELP)(audit.audit_command)
 app.command("convert", help=convert.HELP)(convert.convert_command)
 
 

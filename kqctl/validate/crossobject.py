@@ -409,7 +409,9 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
             if not isinstance(pod_set, dict):
                 continue
             pod_spec = _dict(_dict(pod_set.get("template")).get("spec"))
-            count = pod_set.get("count", 1) if isinstance(pod_set.get("count", 1), int) else 1
+            # REQ-13: a pod set that may shrink to minCount only has to fit at that size.
+            smallest = pod_set.get("minCount", pod_set.get("count", 1))
+            count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
             for resource, per_pod in sorted(spec_requests(pod_spec).items()):
                 total = per_pod * count
                 if total <= 0:

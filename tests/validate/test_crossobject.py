@@ -160,3 +160,8 @@ def test_xo9_borrowing_from_the_cohort_counts_as_possible_capacity() -> None:
     b = cq(name="b", extra="namespaceSelector: {}\n  cohortName: org")
     assert rules(RF.format(name="f"), a, b, LQ.format(name="q", ns="ns", cq="a"),
                  wl(count=4, requests="{cpu: '3'}")) == {"XO-CO-IMPLICIT"}
+
+
+def test_xo9_a_pod_set_that_can_shrink_only_has_to_fit_at_min_count() -> None:
+    shrinkable = wl(count=4, requests="{cpu: '3'}").replace("count: 4", "count: 4\n    minCount: 1")
+    assert rules(*BASE, shrinkable) == set()

@@ -1,0 +1,154 @@
+"""``kqctl audit`` end to end: every sample and one conformance snapshot per suite, each format, plots, errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from support import REPO, SHARED, Run
+
+Kq = Callable[..., Run]
+Write = Callable[[str, "str | bytes"], str]
+SAMPLES = ("single-clusterqueue", "cohort-borrowing", "spot-gpu", "preemption", "fair-sharing",
+           "hierarchical-cohorts", "legacy-v1alpha1")
+HIERARCHICAL = str(REPO / "samples" / "hierarchical-cohorts")
+BROKEN = REPO / "samples" / "broken"
+CONFORMANCE = SHARED / "conformance" / "kueue"
+HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+
+
+def sample(name: str) -> str:
+    return str(REPO / "samples" / name)
+
+
+def one_snapshot_per_suite() -> list[str]:
+    if not CONFORMANCE.is_dir():
+        return []
+    return [str(min(suite.glob("*/snapshot.yaml"))) for suite in sorted(CONFORMANCE.iterdir())
+            if any(suite.glob("*/snapshot.yaml"))]
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_sample_audits_with_exit_0(kqctl: Kq, name: str) -> None:
+    run = kqctl("audit", "-R", sample(name))
+    assert run.code == 0, run.err
+    assert "Quota (per ClusterQueue and cohort)" in run.out and "ClusterQueue(s)" in run.out
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_machine_formats_are_byte_identical_across_runs(kqctl: Kq, name: str, fmt: str) -> None:
+    first = kqctl("audit", "-R", sample(name), "-o", fmt)
+    second = kqctl("audit", "-R", sample(name), "-o", fmt)
+    assert first.code == 0, first.err
+    assert first.out == second.out
+
+
+@pytest.mark.parametrize("path", one_snapshot_per_suite(), ids=lambda p: Path(p).parent.parent.name)
+def test_one_conformance_snapshot_per_suite_audits(kqctl: Kq, path: str) -> None:
+    run = kqctl("audit", path, "-o", "json")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["nodes"]
+
+
+def test_table_draws_the_cohort_tree(kqctl: Kq) -> None:
+    out = kqctl("audit", HIERARCHICAL).out
+    assert "company/" in out and "├─ data/" in out and "│  └─ data-training" in out and "└─ engineering/" in out
+    assert "Workloads per ClusterQueue" in out
+
+
+def test_json_has_the_tree_the_numbers_and_the_findings(kqctl: Kq) -> None:
+    data = json.loads(kqctl("audit", HIERARCHICAL, "-o", "json").out)
+    assert list(data) == ["summary", "nodes", "findings"]
+    assert data["summary"] == {"clusterQueues": 4, "cohorts": 3, "resourceFlavors": 1, "warnings": 0, "infos": 0}
+    nodes = {n["path"]: n for n in data["nodes"]}
+    training = nodes["/company/data/data-training"]
+    cpu = next(r for r in training["resources"] if r["resource"] == "cpu")
+    assert (cpu["nominalQuota"], cpu["borrowingLimit"], cpu["maxBorrowable"]) == ("32", "16", "16")
+    assert (cpu["usage"], cpu["borrowed"], cpu["utilisation"]) == ("36", "4", 1.125)
+    assert nodes["/company"]["kind"] == "Cohort" and nodes["/company"]["children"] == ["data", "engineering"]
+    assert training["pendingDemand"] == {"cpu": "8", "memory": "32Gi"}
+
+
+def test_yaml_carries_the_same_data_as_json(kqctl: Kq) -> None:
+    as_yaml = yaml.safe_load(kqctl("audit", HIERARCHICAL, "-o", "yaml").out)
+    as_json = json.loads(kqctl("audit", HIERARCHICAL, "-o", "json").out)
+    assert as_yaml == as_json
+
+
+def test_markdown_is_github_tables(kqctl: Kq) -> None:
+    out = kqctl("audit", HIERARCHICAL, "-o", "markdown").out
+    assert out.startswith("# Quota audit\n")
+    assert "| Path | Kind | Flavor | Resource | Nominal |" in out
+    assert "| `/company/data/data-training` | ClusterQueue | default-flavor | cpu | 32 | 16 |" in out
+    assert "## Findings\n\nNone.\n" in out
+
+
+def test_findings_appear_in_every_format(kqctl: Kq) -> None:
+    paths = [str(BROKEN / "00-base.yaml"), str(BROKEN / "50-cross-object.yaml")]
+    data = json.loads(kqctl("audit", *paths, "-o", "json").out)
+    assert {f["ruleId"] for f in data["findings"]} >= {"AUDIT-NEVER-FITS", "AUDIT-UNUSED-FLAVOR"}
+    table = kqctl("audit", *paths)
+    assert table.code == 0 and "warning AUDIT-NEVER-FITS Workload/payments/job-too-big-5a6b7" in table.out
+    assert "`AUDIT-NAMESPACE-NOT-ADMITTED` `Namespace/sandbox`" in kqctl("audit", *paths, "-o", "markdown").out
+
+
+def test_svg_plot_is_written_and_well_formed(kqctl: Kq, tmp_path: Path) -> None:
+    target = tmp_path / "quota.svg"
+    run = kqctl("audit", HIERARCHICAL, "-o", "json", "--plot", str(target))
+    assert run.code == 0, run.err
+    root = ET.fromstring(target.read_text())
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    text = target.read_text()
+    assert "data-training · default-flavor" in text and ">memory<" in text and ">borrowed<" in text
+
+
+def test_svg_plot_is_byte_identical_across_runs(kqctl: Kq, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.svg", tmp_path / "b.svg"
+    kqctl("audit", HIERARCHICAL, "-o", "json", "--plot", str(first))
+    kqctl("audit", HIERARCHICAL, "-o", "json", "--plot", str(second))
+    assert first.read_bytes() == second.read_bytes()
+
+
+@pytest.mark.skipif(HAS_MATPLOTLIB, reason="matplotlib is installed: PNG works")
+def test_png_without_matplotlib_is_a_usage_error(kqctl: Kq, tmp_path: Path) -> None:
+    run = kqctl("audit", HIERARCHICAL, "--plot", str(tmp_path / "quota.png"))
+    assert run.code == 2 and "install matplotlib for PNG, or use .svg" in run.err
+    assert run.out == "" and not (tmp_path / "quota.png").exists()
+
+
+@pytest.mark.skipif(not HAS_MATPLOTLIB, reason="matplotlib is not installed")
+def test_png_with_matplotlib_is_written(kqctl: Kq, tmp_path: Path) -> None:
+    target = tmp_path / "quota.png"
+    assert kqctl("audit", HIERARCHICAL, "--plot", str(target)).code == 0
+    assert target.read_bytes().startswith(b"\x89PNG")
+
+
+def test_plot_with_another_suffix_is_a_usage_error(kqctl: Kq, tmp_path: Path) -> None:
+    run = kqctl("audit", HIERARCHICAL, "--plot", str(tmp_path / "quota.pdf"))
+    assert run.code == 2 and ".svg or .png" in run.err
+
+
+def test_unknown_output_format_is_a_usage_error(kqctl: Kq) -> None:
+    run = kqctl("audit", HIERARCHICAL, "-o", "html")
+    assert run.code == 2 and "table, json, yaml, markdown" in run.err
+
+
+def test_no_input_is_a_usage_error(kqctl: Kq) -> None:
+    assert kqctl("audit").code == 2
+
+
+def test_invalid_yaml_exits_3_with_location(kqctl: Kq, write: Write) -> None:
+    run = kqctl("audit", write("bad.yaml", "kind: [\n"))
+    assert run.code == 3
+    assert "bad.yaml:" in run.err and "Traceback" not in run.err
+
+
+def test_the_broken_sample_is_an_input_error_like_simulate(kqctl: Kq) -> None:
+    run = kqctl("audit", "-R", str(BROKEN))
+    assert run.code == 3 and "samples/broken/" in run.err
