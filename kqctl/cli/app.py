@@ -22,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: typer would otherwise import rich markdown rendering (~0.1 s)
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command("validate", help=validate.HELP)(validate.validate_command)
