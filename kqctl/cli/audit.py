@@ -37,6 +37,9 @@ def audit_command(
                                     help="Also write a bar chart: FILE.svg (always) or FILE.png (needs matplotlib)."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.engine.audit import audit
@@ -45,7 +48,8 @@ def audit_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
-    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict)
+    snapshot = load_snapshot(options.load_inputs(paths, filenames, recursive, strict, from_cluster, context,
+                                                 kubeconfig))
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)

@@ -32,6 +32,9 @@ def explain_command(
     output: str = typer.Option("table", "-o", "--output", help="table, json or yaml."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
 ) -> None:
     from kqctl.engine.explain import UnknownWorkload, explain, resolve_key
     from kqctl.render.explain import render_explanation
@@ -39,7 +42,8 @@ def explain_command(
     if output not in EXPLAIN_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(EXPLAIN_FORMATS)}")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
-    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict, sim_options.now)
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
+    snapshot = load_snapshot(inputs, sim_options.now)
     try:
         key = resolve_key(snapshot, workload)
         explanation = explain(snapshot, key, sim_options)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from kqctl.load.objects import LoadResult
 
 PathsArgument = typer.Argument(None, metavar="PATH...", help="Files or directories to read; '-' reads stdin.",
                                show_default=False)
@@ -22,3 +28,31 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 
         raise UsageError("no input: pass files or directories (or '-' for stdin) as arguments or with -f")
     return combined
+
+
+FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
+ContextOption = typer.Option(None, "--context", help="The kubeconfig context to use (default: the current one).")
+KubeconfigOption = typer.Option(None, "--kubeconfig", help="The kubeconfig file (default: $KUBECONFIG, else "
+                                "~/.kube/config, else the pod's service account).")
+
+
+def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
+                from_cluster: bool, context: str | None, kubeconfig: str | None) -> LoadResult:
+    """Files, directories and stdin, and with --from-cluster the live cluster, as one load result."""
+    from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
+
+    given = [*(filenames or []), *(paths or [])]
+    if not from_cluster:
+        return load_paths(all_paths(paths, filenames), recursive=recursive, strict=strict)
+    from kqctl.load.cluster import load_cluster
+
+    cluster, result = load_cluster(context, kubeconfig, strict)
+    for note in cluster.skipped:
+        sys.stderr.write(f"kqctl: warning: {note}\n")
+    if given:
+        files = load_paths(given, recursive=recursive, strict=strict)
+        result = LoadResult([*result.objects, *files.objects], files.unreadable, [*result.files, *files.files])
+        for obj in result.objects:
+            obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]
+        mark_duplicates(result.objects)
+    return result

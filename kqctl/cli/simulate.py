@@ -14,6 +14,7 @@ from kqctl.errors import EXIT_OK, UsageError
 if TYPE_CHECKING:
     from kqctl.api.snapshot import Snapshot
     from kqctl.engine.simulation import SimulationOptions, SimulationResult
+    from kqctl.load.objects import LoadResult
 
 HELP = """Dry-run Kueue's scheduler over a snapshot: which workloads are admitted, on which flavors,
 how much they borrow, and whom they preempt.
@@ -43,6 +44,9 @@ def simulate_command(
                                            "e.g. team=a,tier!=batch."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
 ) -> None:
     from kqctl.engine.simulation import simulate
 
@@ -51,18 +55,18 @@ def simulate_command(
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
-    snapshot = load_snapshot(options.all_paths(paths, filenames), recursive, strict, sim_options.now)
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
+    snapshot = load_snapshot(inputs, sim_options.now)
     result = simulate(snapshot, sim_options)
     render(result, output, namespace, selector, color)
     raise typer.Exit(EXIT_OK)
 
 
-def load_snapshot(paths: list[str], recursive: bool, strict: bool, now: datetime | None = None) -> Snapshot:
+def load_snapshot(inputs: LoadResult, now: datetime | None = None) -> Snapshot:
     """Inputs to one snapshot; any unreadable or undecodable object is a located error (exit 3)."""
-    from kqctl.load.objects import load_paths
     from kqctl.load.snapshot import build_snapshot
 
-    return build_snapshot(load_paths(paths, recursive=recursive, strict=strict), now)
+    return build_snapshot(inputs, now)
 
 
 def simulation_options(cycles: int | None, fair_sharing: bool | None, feature_gates: str | None,

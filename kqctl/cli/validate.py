@@ -32,6 +32,9 @@ def validate_command(
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     jobs: int = typer.Option(0, "-j", "--jobs", min=0, help="Processes for large inputs (0: one per core)."),
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
 ) -> None:
     from kqctl import __version__
     from kqctl.render.findings import VALIDATE_FORMATS, render_validation
@@ -40,7 +43,13 @@ def validate_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(VALIDATE_FORMATS)}")
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
-    report, unreadable = run_validation(options.all_paths(paths, filenames), recursive, strict, closed, jobs)
+    if from_cluster:
+        from kqctl.validate.runner import validate_load
+
+        result = options.load_inputs(paths, filenames, recursive, strict, True, context, kubeconfig)
+        report, unreadable = validate_load(result, closed=closed), [str(p) for p in result.unreadable]
+    else:
+        report, unreadable = run_validation(options.all_paths(paths, filenames), recursive, strict, closed, jobs)
     render_validation(report, output, sys.stdout, color=color, tool_version=__version__)
     for problem in unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")

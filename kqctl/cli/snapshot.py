@@ -1,0 +1,116 @@
+"""``kqctl snapshot save``: what a live cluster holds, in one file every command reads offline."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from typing import TYPE_CHECKING
+
+import typer
+
+from kqctl.cli.options import ContextOption, KubeconfigOption
+from kqctl.errors import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.load.cluster import ClusterSnapshot
+
+HELP = """Save a live cluster's Kueue state to a file, to validate, simulate and audit offline."""
+
+# One line per paragraph: the help formatter keeps line breaks, so hard-wrapped text would come out ragged.
+SAVE_HELP = (
+    "Read the cluster of a kubeconfig context (read-only: get and list) and write one snapshot file.\n\n"
+    "The snapshot is a `kind: List` holding ResourceFlavors, ClusterQueues, LocalQueues, Cohorts, Workloads "
+    "(with status), WorkloadPriorityClasses, AdmissionChecks, Topologies, Namespaces, PriorityClasses, "
+    "LimitRanges, and the Jobs and Pods labelled kueue.x-k8s.io/queue-name. Its annotations record the context, "
+    "server, time and Kueue API version.\n\n"
+    "YAML or JSON by the file's extension (.yaml, .yml, .json); '-' writes YAML to stdout. Secrets and "
+    "ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
+    "--feature-gates to simulate as needed) and no credentials are written.\n\n"
+    "Exit codes: 0 saved; 2 usage error; 4 the cluster could not be read."
+)
+
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json"}
+STDOUT = "-"
+
+
+snapshot_app = typer.Typer(
+    name="snapshot",
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,  # plain help, as the main app: no rich import for --help
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@snapshot_app.command("save", help=SAVE_HELP)
+def save_command(
+    output: str = typer.Option(..., "-o", "--output", metavar="FILE", show_default=False,
+                               help="Where to write: a .yaml, .yml or .json file, or '-' for stdout (YAML)."),
+    context: str | None = ContextOption,
+    kubeconfig: str | None = KubeconfigOption,
+) -> None:
+    from kqctl.load.cluster import read_cluster, snapshot_text
+
+    fmt = output_format(output)
+    check_writable(output)  # before minutes of reading a large cluster, not after
+    snapshot = read_cluster(context, kubeconfig)
+    write_text(output, snapshot_text(snapshot, fmt))
+    report(snapshot, output)
+    raise typer.Exit(EXIT_OK)
+
+
+def output_format(path: str) -> str:
+    """yaml or json, from the file name: the same rule the loader uses to pick files in a directory."""
+    if path == STDOUT:
+        return "yaml"
+    fmt = FORMATS.get(os.path.splitext(path)[1].lower())
+    if fmt is None:
+        raise UsageError(f"cannot tell the format of {path!r}: name it .yaml, .yml or .json (or '-' for stdout)")
+    return fmt
+
+
+def check_writable(path: str) -> None:
+    if path == STDOUT:
+        return
+    if os.path.isdir(path):
+        raise UsageError(f"cannot write {path}: it is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"cannot write {path}: no such directory {directory}")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"cannot write {path}: permission denied")
+
+
+def write_text(path: str, text: str) -> None:
+    """All or nothing: a temporary file renamed into place, so a failure never leaves half a snapshot.
+
+    The file is readable by its owner only (mkstemp's 0600): it holds pod specs, whose
+    environment variables can carry values their authors would not publish.
+    """
+    if path == STDOUT:
+        sys.stdout.write(text)
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".kqctl-snapshot-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def report(snapshot: ClusterSnapshot, path: str) -> None:
+    """One line on stderr (stdout may be the snapshot itself), plus a warning per resource not read."""
+    counts = ", ".join(f"{kind} {count}" for kind, count in snapshot.counts().items()) or "none"
+    where = f"context {snapshot.context} ({snapshot.server})" if snapshot.context else snapshot.server
+    target = "stdout" if path == STDOUT else path
+    sys.stderr.write(f"kqctl: saved {len(snapshot.objects)} objects ({counts}) from {where}, Kueue API "
+                     f"{snapshot.kueue_version}, to {target}\n")
+    for note in snapshot.skipped:
+        sys.stderr.write(f"kqctl: warning: {note}\n")
