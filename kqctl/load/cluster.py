@@ -24,7 +24,7 @@ import yaml
 
 from kqctl.api.kinds import KUEUE_GROUP
 from kqctl.errors import EXIT_CLUSTER, KqctlError
-from kqctl.load.documents import _plain_scalar_tag
+from kqctl.load.documents import string_style
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient, Configuration
@@ -520,12 +520,7 @@ class _SnapshotDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: i
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    # kqctl reads YAML as kubectl does (YAML 1.1: y/n are booleans, 1e3 is a number) but PyYAML
-    # would write such strings plain; quote every string kqctl would not read back as a string.
-    if "\n" in value:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
-    style = None if value and _plain_scalar_tag(value) == "tag:yaml.org,2002:str" else "'"
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=string_style(value))
 
 
 _SnapshotDumper.add_representer(str, _represent_str)

@@ -63,11 +63,11 @@ class _KubectlResolver(yaml.resolver.BaseResolver):
         if kind is yaml.ScalarNode:
             if not implicit[0]:
                 return _STR
-            return _plain_scalar_tag(value)
+            return plain_scalar_tag(value)
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
 
-def _plain_scalar_tag(value: str) -> str:
+def plain_scalar_tag(value: str) -> str:
     if value in _NULL_WORDS:
         return _NULL
     first = value[0]
@@ -80,6 +80,17 @@ def _plain_scalar_tag(value: str) -> str:
     if value in _BOOL_WORDS:
         return _BOOL
     return _MERGE if value == "<<" else _STR
+
+
+def string_style(value: str) -> str | None:
+    """The YAML style that makes a string read back as this same string under kubectl's typing.
+
+    PyYAML writes ``y``, ``n`` or ``1e3`` plain, which kubectl (YAML 1.1) reads as a boolean or a
+    number: such strings are quoted; multi-line strings become literal blocks.
+    """
+    if "\n" in value:
+        return "|"
+    return None if value and plain_scalar_tag(value) == _STR else "'"
 
 
 class _Loader(_base_loader(), _KubectlResolver):  # type: ignore[misc]

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from kqctl.api.scalars import LiteralFloat
+from kqctl.load.documents import string_style
 
 
 class _Dumper(yaml.SafeDumper):
@@ -19,8 +20,8 @@ def _literal_float(dumper: yaml.SafeDumper, value: LiteralFloat) -> yaml.Node:
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    # Strings kubectl would read back as booleans or numbers (y, 1e3) are quoted.
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=string_style(value))
 
 
 _Dumper.add_representer(LiteralFloat, _literal_float)

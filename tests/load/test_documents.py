@@ -112,3 +112,10 @@ def test_quoted_or_tagged_scalars_stay_strings(text: str) -> None:
 @pytest.mark.parametrize("text,expected", [("10", 10), ("0x1f", 31), ("-3", -3), ("~", None), ("null", None)])
 def test_plain_integers_and_nulls(text: str, expected: object) -> None:
     assert body(f"v: {text}\n") == {"v": expected}
+
+
+def test_written_yaml_reads_back_as_the_same_strings() -> None:
+    from kqctl.render.structured import dump_yaml
+
+    data = {"a": "y", "b": "1e3", "c": "plain", "d": "two\nlines", "e": "010", "f": "on"}
+    assert parse_documents(dump_yaml(data), "t.yaml")[0].body == data
