@@ -565,7 +565,7 @@ def apply_mutating_webhooks(
         return out, []
     struct_name, spec_type, status_type = _ROOTS[kind]
     codec = _Codec()
-    ctx = _Context(struct_name, ())
+    ctx = _Context(struct_name)
     # Spec is a struct field: Go always encodes it, even when the input had none.
     out["spec"] = codec.value(body.get("spec"), spec_type, ("spec",), ctx.enter("spec"))
     if status_type is not None and body.get("status") is not None:
@@ -601,15 +601,31 @@ def _drop_min_counts(obj: dict[str, Any]) -> None:
 # --- Go's decode + encode ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class _Context:
-    """What Go's decoder reports about a type error: innermost struct and JSON field stack."""
+    """What Go's decoder reports about a type error: innermost struct and JSON field stack.
 
-    struct: str
-    fields: tuple[str, ...]
+    Built for every field the codec visits but read only on a decode error, so entering a field
+    just links to the parent; the field stack is walked when a message needs it.
+    """
+
+    __slots__ = ("struct", "parent", "field")
+
+    def __init__(self, struct: str, parent: _Context | None = None, field: str | None = None) -> None:
+        self.struct = struct
+        self.parent = parent
+        self.field = field
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        names: list[str] = []
+        node: _Context | None = self
+        while node is not None and node.field is not None:
+            names.append(node.field)
+            node = node.parent
+        return tuple(reversed(names))
 
     def enter(self, field: str, struct: str | None = None) -> _Context:
-        return _Context(struct or self.struct, (*self.fields, field))
+        return _Context(struct or self.struct, self, field)
 
 
 class _Omit:
