@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from kqctl.api.quantity import MAX_INT64, QuantityError, int64_sat_add, parse_quantity, resource_value
@@ -217,11 +218,23 @@ def _quantities(raw: Any) -> Resources:
         return {}
     result: Resources = {}
     for name, value in raw.items():
-        try:
-            result[str(name)] = resource_value(str(name), parse_quantity(value))
-        except (QuantityError, TypeError, ValueError):
-            continue  # validation reports the bad quantity; the engine ignores it
+        converted = _canonical(str(name), value) if isinstance(value, str) else _convert(str(name), value)
+        if converted is not None:
+            result[str(name)] = converted
     return result
+
+
+@lru_cache(maxsize=4096)
+def _canonical(name: str, value: str) -> int | None:
+    # Thousands of pods request the same few quantities: convert each (resource, text) once.
+    return _convert(name, value)
+
+
+def _convert(name: str, value: Any) -> int | None:
+    try:
+        return resource_value(name, parse_quantity(value))
+    except (QuantityError, TypeError, ValueError):
+        return None  # validation reports the bad quantity; the engine ignores it
 
 
 def _add(a: Resources, b: Resources) -> Resources:
