@@ -1,18 +1,25 @@
 #!/usr/bin/env sh
 # Run every kqctl benchmark and print its figures.
 #
-#   benchmarks/run.sh              # validate at 5,000 and 50,000 resources
-#   benchmarks/run.sh 200000       # other sizes
+#   benchmarks/run.sh              # validate at 5,000 and 50,000 resources; engine at 5,000 and 50,000 workloads
+#   benchmarks/run.sh 200000       # validate at other sizes
+#   ENGINE_SIZES="1000 10000 50000" benchmarks/run.sh   # engine at other sizes ("" skips it)
 #   PYTHON=/tmp/venv/bin/python benchmarks/run.sh
 #
-# Exits non-zero if any run failed (validate crashed, or could not run); findings are not a failure.
+# Exits non-zero if any run failed (validate crashed or could not run, an engine measurement
+# crashed or hit its timeout); findings and missed targets are not a failure.
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+ENGINE_SIZES="${ENGINE_SIZES-5000 50000}"
 [ "$#" -gt 0 ] || set -- 5000 50000
 status=0
 for count in "$@"; do
     "$PYTHON" benchmarks/bench_validate.py --count "$count" || status=$?
+    echo
+done
+for workloads in $ENGINE_SIZES; do
+    "$PYTHON" benchmarks/bench_engine.py --workloads "$workloads" || status=$?
     echo
 done
 exit "$status"
