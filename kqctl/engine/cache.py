@@ -11,6 +11,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kqctl.api.kueue.models import ClusterQueue, Cohort, ResourceFlavor, ResourceGroup, ResourceQuota
+from kqctl.api.names import go_quote
 from kqctl.api.snapshot import Snapshot
 from kqctl.engine.quota import (
     FlavorResource,
@@ -22,6 +23,7 @@ from kqctl.engine.quota import (
     potential,
     remove_usage,
 )
+from kqctl.engine.tas import TASCache
 from kqctl.engine.workloads import WorkloadInfo
 
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
@@ -83,11 +85,13 @@ class CohortState:
 class QuotaCache:
     """ClusterQueues, Cohorts and the workloads holding quota, with incremental usage."""
 
-    def __init__(self, snapshot: Snapshot) -> None:
+    def __init__(self, snapshot: Snapshot, topology_aware: bool = False) -> None:
         self.flavors: dict[str, ResourceFlavor] = dict(snapshot.resource_flavors)
         self.cluster_queues: dict[str, ClusterQueueState] = {}
         self.cohorts: dict[str, CohortState] = {}
         self.snapshot = snapshot
+        # TAS-1, TAS-4: TAS flavors and node usage (TopologyAwareScheduling gate; empty without it).
+        self.tas = TASCache(self.flavors, snapshot.topologies, snapshot.nodes, topology_aware)
         self._build(snapshot)
 
     # --- building ------------------------------------------------------------------------------------
@@ -148,7 +152,7 @@ class QuotaCache:
 
     def _mark_inactive(self, state: ClusterQueueState, snapshot: Snapshot) -> None:
         """XO-1 (first reason wins, fragments joined) and XO-3."""
-        fragments, reasons = _inactive_fragments(state.model, snapshot)
+        fragments, reasons = _inactive_fragments(state.model, snapshot, self.tas.enabled)
         if state.model.deleting:
             state.active, state.inactive_reason = False, "Terminating"
             state.inactive_message = "Can't admit new workloads; clusterQueue is terminating"
@@ -229,6 +233,7 @@ class QuotaCache:
             return
         state.workloads[info.key] = info
         self.add_usage(state, info.usage())
+        self.tas.add_workload(info)  # TAS-4: its pods' node usage
 
     def remove_workload(self, info: WorkloadInfo) -> None:
         assert info.admission is not None
@@ -237,6 +242,30 @@ class QuotaCache:
             return
         del state.workloads[info.key]
         self.remove_usage(state, info.usage())
+        self.tas.remove_workload(info)
+
+    def update_nominal_quota(self, name: str, fr: FlavorResource, nominal: int) -> bool:
+        """A ClusterQueue's quota changes in the cache only (Kueue's ``Cache.UpdateClusterQueue``).
+
+        Usage in the tree is re-added over the new subtree quotas; the ClusterQueue's generation
+        (AllocatableResourceGeneration) is bumped when the quota really changed. For engine-API
+        callers such as conformance cases that change quota between cycles.
+        """
+        state = self.cluster_queues[name]
+        old = state.node.limits(fr)
+        if old.nominal == nominal:
+            return False
+        tree = [q for q in self.cluster_queues.values() if self.root_of(q) is self.root_of(state)]
+        for queue in tree:
+            for workload in queue.workloads.values():
+                self.remove_usage(queue, workload.usage())
+        state.node.quotas[fr] = Limits(nominal, old.borrowing_limit, old.lending_limit)
+        compute_subtree_quota(self.root_of(state))
+        for queue in tree:
+            for workload in queue.workloads.values():
+                self.add_usage(queue, workload.usage())
+        state.generation += 1
+        return True
 
     def add_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
         for fr, value in usage.items():
@@ -256,8 +285,9 @@ def _limits(quotas: Mapping[FlavorResource, ResourceQuota]) -> dict[FlavorResour
     return {fr: Limits(q.nominal, q.borrowing_limit, q.lending_limit) for fr, q in quotas.items()}
 
 
-def _inactive_fragments(model: ClusterQueue, snapshot: Snapshot) -> tuple[list[str], list[str]]:
-    """XO-1 in its order: stopped, missing flavors, missing or inactive checks, MultiKueue misuse."""
+def _inactive_fragments(model: ClusterQueue, snapshot: Snapshot, topology_aware: bool = False,
+                        ) -> tuple[list[str], list[str]]:
+    """XO-1 in its order: stopped, missing flavors, missing or inactive checks, MultiKueue misuse, Topology."""
     fragments: list[str] = []
     reasons: list[str] = []
     if model.stop_policy != "None":
@@ -282,4 +312,13 @@ def _inactive_fragments(model: ClusterQueue, snapshot: Snapshot) -> tuple[list[s
         fragments.append(f"Cannot use multiple MultiKueue AdmissionChecks on the same ClusterQueue, found: "
                          f"{','.join(multikueue)}")
         reasons.append("MultipleMultiKueueAdmissionChecks")
+    if topology_aware and not multikueue:
+        # TAS-1 clusterQueue.isTASViolated: a TAS flavor whose Topology is missing (Go: map order; here by name).
+        for name in sorted(dict.fromkeys(model.flavors)):
+            flavor = snapshot.resource_flavors.get(name)
+            if flavor is not None and flavor.topology_name is not None \
+                    and flavor.topology_name not in snapshot.topologies:
+                fragments.append(f"there is no Topology {go_quote(flavor.topology_name)}"
+                                 f" for TAS flavor {go_quote(name)}")
+                reasons.append("TopologyNotFound")
     return fragments, reasons

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from kqctl.api.kueue.requests import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
 from kqctl.api.selectors import namespace_labels, selector_matches
+from kqctl.engine import tas
 from kqctl.engine.admission_fair_sharing import UsageLedger
 from kqctl.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.engine.features import FeatureGates
@@ -114,7 +115,7 @@ class Scheduler:
     # forgets the workload from its cache and requeues it).
     fail_admissions: bool = False
     ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
-    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int]]] = field(default_factory=list)
+    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], tas.TASUsage]] = field(default_factory=list)
 
     # --- the cycle -----------------------------------------------------------------------------------
 
@@ -208,12 +209,46 @@ class Scheduler:
 
     def get_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                         nomination: dict[str, dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
-        """CYC-5: full assignment; its victims; else the partial-admission reducer (REQ-14)."""
+        """CYC-5: full assignment; its victims; else the partial-admission reducer (REQ-14); then TAS-6."""
         if workload.scan_memory is not None and self._memory_outdated(workload.scan_memory, workload, cq):
             workload.scan_memory = None
+        assignment, targets = self._initial_assignments(workload, cq, nomination)
+        if self._topology_aware:
+            self._update_assignment_for_tas(workload, cq, assignment, targets)
+        return assignment, targets
+
+    @property
+    def _topology_aware(self) -> bool:
+        return self.gates.enabled("TopologyAwareScheduling")
+
+    def _update_assignment_for_tas(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment,
+                                   targets: list[Target]) -> None:
+        """TAS-6 scheduler.updateAssignmentForTAS: a Preempt assignment reserves a placement.
+
+        With victims, the placement assumes they are gone; without any, it assumes an empty cluster.
+        """
+        if assignment.representative_mode() != PREEMPT:
+            return
+        if not (tas.workload_requests_tas(workload) or tas.is_tas_only(cq.model, self.cache.flavors)):
+            return
+        checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
+        requests = tas.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment, checks)
+        gone = [t.workload for t in targets]
+        for victim in gone:
+            self.cache.remove_workload(victim)
+        try:
+            results = tas.find_assignments(self.cache.tas, requests, simulate_empty=not gone)
+        finally:
+            for victim in gone:
+                self.cache.add_workload(victim)
+        tas.update_for_result(self.cache.tas, assignment, workload, results)
+
+    def _initial_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
+                             nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
+        """scheduler.getInitialAssignments."""
         assigner = FlavorAssigner(workload, cq, self.cache, self.preemptor.oracle(workload, cq), self.fair_sharing,
                                   self.ignore_undeclared, workload.scan_memory, nomination,
-                                  self.gates.enabled("ConcurrentAdmission"))
+                                  self.gates.enabled("ConcurrentAdmission"), self._topology_aware)
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:
@@ -313,7 +348,7 @@ class Scheduler:
             entry.requeue_reason = PREEMPTION_NO_CANDIDATES
             entry.reason = WAITING_FOR_QUOTA
             if cq.model.preemption.reclaim_within_cohort != "Any":
-                self._hold(cq, self._capacity_to_reserve(entry))
+                self._hold(cq, self._capacity_to_reserve(entry), entry.assignment.tas_usage)  # netUsage
             return
         if mode == PREEMPT and self._preemption_gated(entry):
             entry.status, entry.message = PREEMPTION_GATED_STATUS, "Workload requires preemption, but it's gated"
@@ -325,7 +360,7 @@ class Scheduler:
                              " these preemptions complete")
             entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_PREEMPTION
             entry.workload.scan_memory = None
-            self._hold(cq, usage)
+            self._hold(cq, usage, entry.assignment.tas_usage)
             return
         if any(t.workload.key in victims for t in entry.targets):
             self._skip(entry, "Workload has overlapping preemption targets with another workload")
@@ -336,7 +371,7 @@ class Scheduler:
         for target in entry.targets:
             victims[target.workload.key] = target
         if mode == PREEMPT:
-            self._hold(cq, usage)
+            self._hold(cq, usage, entry.assignment.tas_usage)
             self._issue_preemptions(entry, result)
             return
         if self._concurrent_admission and self._migrate_instead(entry, usage, result):
@@ -374,8 +409,8 @@ class Scheduler:
         sibling = self._admitted_sibling(entry, more_favorable=False)
         if sibling is None:
             return False
-        assert entry.cq is not None
-        self._hold(entry.cq, usage)
+        assert entry.cq is not None and entry.assignment is not None
+        self._hold(entry.cq, usage, entry.assignment.tas_usage)
         last = entry.cq.model.last_acceptable_flavor
         flavors = list(entry.cq.model.resource_groups[0].flavors)
         index = _flavor_index(entry.workload, flavors)
@@ -406,9 +441,13 @@ class Scheduler:
         assert entry.assignment is not None and entry.cq is not None
         usage = dict(entry.assignment.usage)
         overlap = any(t.workload.key in victims for t in entry.targets)
-        if not (overlap and self.gates.enabled("RecomputeAssignmentUponPreemptionTargetsOverlap")):
-            return usage, self._fits(entry.cq, usage, victims, entry.targets)
-        others = [t.workload for t in victims.values()]
+        recompute_overlap = overlap and self.gates.enabled("RecomputeAssignmentUponPreemptionTargetsOverlap")
+        if not recompute_overlap:
+            check = self._fits(entry.cq, usage, entry.assignment.tas_usage, victims, entry.targets)
+            # TAS-6: a placement that no longer fits is recomputed (TASRecomputeAssignmentWithinSchedulingCycle).
+            if not (check == tas.FITS_NO_TAS and self._topology_aware):
+                return usage, check == tas.FITS_OK
+        others = [t.workload for t in victims.values()] if recompute_overlap else []
         for workload in others:
             self.cache.remove_workload(workload)
         entry.workload.scan_memory = None
@@ -417,19 +456,21 @@ class Scheduler:
         self._record(entry, assignment, targets)
         for workload in others:
             self.cache.add_workload(workload)
-        if assignment.representative_mode() == FIT:
+        if recompute_overlap and assignment.representative_mode() == FIT:
             assignment.mode_override = DEFERRED_FIT
         usage = dict(assignment.usage)
-        return usage, self._fits(entry.cq, usage, victims, targets)
+        return usage, self._fits(entry.cq, usage, assignment.tas_usage, victims, targets) == tas.FITS_OK
 
-    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], victims: dict[str, Target],
-              targets: list[Target]) -> bool:
-        """CYC-8.5: fits once every victim of this cycle and this entry's own targets are gone."""
+    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage,
+              victims: dict[str, Target], targets: list[Target]) -> str:
+        """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
         for workload in gone.values():
             self.cache.remove_workload(workload)
         try:
-            return all(self.cache.available(cq, fr) >= value for fr, value in usage.items())
+            if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
+                return tas.FITS_NO_QUOTA
+            return tas.FITS_OK if self.cache.tas.fits(tas_usage) else tas.FITS_NO_TAS
         finally:
             for workload in gone.values():
                 self.cache.add_workload(workload)
@@ -450,14 +491,16 @@ class Scheduler:
                 reserved[fr] = max(0, min(value, limits.nominal - cq.usage(fr)))
         return reserved
 
-    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
-        """Usage held in the cache until the end of this cycle only."""
+    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage = ()) -> None:
+        """Usage (and TAS-4 node usage) held in the cache until the end of this cycle only."""
         self.cache.add_usage(cq, usage)
-        self._temporary.append((cq, usage))
+        self.cache.tas.add_usage(tas_usage)
+        self._temporary.append((cq, usage, tas_usage))
 
     def _release_temporary(self) -> None:
-        for cq, usage in reversed(self._temporary):
+        for cq, usage, tas_usage in reversed(self._temporary):
             self.cache.remove_usage(cq, usage)
+            self.cache.tas.remove_usage(tas_usage)
         self._temporary.clear()
 
     def _issue_preemptions(self, entry: Entry, result: CycleResult) -> None:
@@ -478,9 +521,10 @@ class Scheduler:
         workload = entry.workload
         if self.fail_admissions:
             entry.status = NOMINATED  # the status patch failed: requeued as FailedAfterNomination
-            self._hold(entry.cq, usage)
+            self._hold(entry.cq, usage, entry.assignment.tas_usage)
             return
         self.cache.add_usage(entry.cq, usage)
+        self.cache.tas.admit(workload, entry.assignment)  # TAS-4: its pods now hold their nodes
         workload.admission = _admission_from(entry)
         workload.reservation_time = self.now
         workload.evicted = False

@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kqctl.api.kueue.models import ResourceGroup
+from kqctl.api.kueue.models import ResourceGroup, TopologyAssignment
 from kqctl.api.quantity import format_resource_value, sat_add, sat_sub
 from kqctl.api.selectors import SelectorError, first_untolerated_taint, flavor_matches_pod, taint_text
+from kqctl.engine import tas
 from kqctl.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.engine.workloads import (
     FlavorResource,
@@ -138,6 +139,7 @@ class PodSetAssignment:
     requests: dict[str, int]  # totals for this attempt, ``pods`` included when covered
     count: int
     attempts: list[Attempt] = field(default_factory=list)
+    topology: TopologyAssignment | None = None  # TAS-6: where its pods go (PodSetAssignment.TopologyAssignment)
 
     def mode(self) -> str:
         if self.status.is_fit:
@@ -155,6 +157,7 @@ class Assignment:
     last_tried: list[dict[str, int]] = field(default_factory=list)
     no_fit_reason: str = ""
     mode_override: str | None = None
+    tas_usage: tas.TASUsage = ()  # TAS-6: Usage.TAS, the node usage of its topology assignments
 
     def representative_mode(self) -> str:
         if not self.pod_sets:
@@ -221,6 +224,7 @@ class FlavorAssigner:
     memory: ScanMemory | None = None
     nomination: Mapping[str, Mapping[str, str]] | None = None
     concurrent_admission: bool = False
+    topology_aware: bool = False  # the TopologyAwareScheduling gate (TAS-2, TAS-6)
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
         assignment = Assignment()
@@ -232,6 +236,10 @@ class FlavorAssigner:
             if not self._assign_group(members, assignment):
                 assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq)
                 return assignment
+        if self.topology_aware and assignment.representative_mode() != NO_FIT:
+            # TAS-6: the TopologyAwareScheduling block at the end of assignFlavors.
+            checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
+            tas.assign_topology(self.cache.tas, self.cq.model, self.cache.flavors, self.workload, assignment, checks)
         if assignment.representative_mode() == NO_FIT:
             assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq)
         return assignment
@@ -307,7 +315,7 @@ class FlavorAssigner:
                 status.reasons.append(f"skipping flavor {flavor} due to WorkloadAllowedResourceFlavorAnnotation"
                                       " annotation")
                 continue
-            eligibility = self._check_flavor(flavor, members)
+            eligibility = self._check_flavor(flavor, members, group.covered)
             if not eligibility.is_fit:
                 status.reasons.extend(eligibility.reasons)
                 attempts.append(Attempt(flavor, NO_FIT, reasons=list(eligibility.reasons),
@@ -400,13 +408,19 @@ class FlavorAssigner:
         allowed = allowed_flavors(self.workload)
         return allowed is None or flavor in allowed
 
-    def _check_flavor(self, name: str, members: list[tuple[PodSetInfo, dict[str, int], int]]) -> Status:
-        """FA-5: taints and node selection, for every pod set of the group."""
+    def _check_flavor(self, name: str, members: list[tuple[PodSetInfo, dict[str, int], int]],
+                      covered: tuple[str, ...] = ()) -> Status:
+        """FA-5: TAS match (TAS-2), taints and node selection, for every pod set of the group."""
         flavor = self.cache.flavors.get(name)
         if flavor is None:
             return Status([f"flavor {name} not found"])
         for pod_set, _, _ in members:
             spec = pod_set.pod_spec
+            if self.topology_aware:
+                mismatch = tas.flavor_mismatch(self.cache.tas, self.cq.model, self.cache.flavors,
+                                               tas.topology_request(self.workload, pod_set), spec, flavor, covered)
+                if mismatch is not None:
+                    return Status([mismatch])
             tolerations = [t for t in (spec.get("tolerations") or []) if isinstance(t, Mapping)]
             taint = first_untolerated_taint(flavor.node_taints, [*tolerations, *flavor.tolerations])
             if taint is not None:

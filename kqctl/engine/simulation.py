@@ -6,7 +6,7 @@ it never mutates the snapshot's models (only its own per-workload state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from fractions import Fraction
@@ -38,6 +38,10 @@ class SimulationOptions:
     fail_admissions: bool = False  # simulate a failing status patch for every admission
     # FS-11: LocalQueue usage to start from, overriding what LocalQueue statuses say.
     local_queue_usage: Mapping[str, Mapping[str, Fraction]] | None = None
+    # Called after every cycle i (0-based; the last cycle too), after victims are released: for engine-API
+    # callers that change state no manifest carries between cycles, e.g. a quota change in the cache only
+    # (QuotaCache.update_nominal_quota) and then Simulation.requeue_inadmissible.
+    between_cycles: Callable[[Simulation, int], None] | None = None
 
 
 @dataclass
@@ -96,7 +100,7 @@ class Simulation:
         self.options = options
         self.fair_sharing = snapshot.config.fair_sharing if options.fair_sharing is None else options.fair_sharing
         self.start = options.now or snapshot.now or DEFAULT_NOW
-        self.cache = QuotaCache(snapshot)
+        self.cache = QuotaCache(snapshot, topology_aware=options.gates.enabled("TopologyAwareScheduling"))
         self.limits = limit_range_summaries(snapshot)
         self.queues = {name: ClusterQueueQueue(name, state.model.queueing_strategy,
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
@@ -206,6 +210,8 @@ class Simulation:
             changed = bool(result.admitted) or bool(result.preemptions)
             if not last:
                 changed = self._release(result, now) or changed
+            if self.options.between_cycles is not None:
+                self.options.between_cycles(self, len(results) - 1)
             if self.options.cycles is not None:
                 continue
             state = self._state()
@@ -278,6 +284,13 @@ class Simulation:
         if queue is not None:
             victim.cluster_queue = local_queue.cluster_queue
             queue.push(victim)
+
+    def requeue_inadmissible(self) -> int:
+        """Every ClusterQueue's inadmissible workloads move back to its heap (as the requeuer would)."""
+        moved = 0
+        for name, queue in sorted(self.queues.items()):
+            moved += queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
+        return moved
 
     def _requeue_event(self, state: ClusterQueueState) -> int:
         """CYC-14: inadmissible workloads of the whole cohort tree move back to their heaps."""
