@@ -90,9 +90,14 @@ class QuotaCache:
         self.cluster_queues: dict[str, ClusterQueueState] = {}
         self.cohorts: dict[str, CohortState] = {}
         self.snapshot = snapshot
+        self._child_queues: dict[int, list[ClusterQueueState]] = {}
+        self._child_cohorts: dict[int, list[QuotaNode]] = {}
+        self._heights: dict[int, int] = {}
         # TAS-1, TAS-4: TAS flavors and node usage (TopologyAwareScheduling gate; empty without it).
         self.tas = TASCache(self.flavors, snapshot.topologies, snapshot.nodes, topology_aware)
         self._build(snapshot)
+        self._child_queues.clear()  # in case building asked before every active flag was final
+        self._heights.clear()
 
     # --- building ------------------------------------------------------------------------------------
 
@@ -192,12 +197,23 @@ class QuotaCache:
         return self.cluster_queues[node.name]
 
     def child_cluster_queues(self, cohort: QuotaNode) -> list[ClusterQueueState]:
-        """§0.4: children in name order; only ClusterQueues the scheduling snapshot holds."""
-        return sorted((self.cluster_queues[c.name] for c in cohort.children
-                       if not c.is_cohort and self.cluster_queues[c.name].active), key=lambda s: s.name)
+        """§0.4: children in name order; only ClusterQueues the scheduling snapshot holds.
+
+        The tree and the active flags never change once built, so each list is sorted once.
+        """
+        cached = self._child_queues.get(id(cohort))
+        if cached is None:
+            cached = sorted((self.cluster_queues[c.name] for c in cohort.children
+                             if not c.is_cohort and self.cluster_queues[c.name].active), key=lambda s: s.name)
+            self._child_queues[id(cohort)] = cached
+        return cached
 
     def child_cohorts(self, cohort: QuotaNode) -> list[QuotaNode]:
-        return sorted((c for c in cohort.children if c.is_cohort), key=lambda n: n.name)
+        cached = self._child_cohorts.get(id(cohort))
+        if cached is None:
+            cached = sorted((c for c in cohort.children if c.is_cohort), key=lambda n: n.name)
+            self._child_cohorts[id(cohort)] = cached
+        return cached
 
     def subtree_cluster_queues(self, node: QuotaNode) -> Iterator[ClusterQueueState]:
         for child in self.child_cohorts(node):
@@ -205,11 +221,15 @@ class QuotaCache:
         yield from self.child_cluster_queues(node)
 
     def height(self, cohort: QuotaNode) -> int:
-        """Q-8: 1 for a cohort with children, plus one per level of child cohorts."""
+        """Q-8: 1 for a cohort with children, plus one per level of child cohorts (static: memoized)."""
+        cached = self._heights.get(id(cohort))
+        if cached is not None:
+            return cached
         children = len(self.child_cohorts(cohort)) + len(self.child_cluster_queues(cohort))
         result = min(children, 1)
         for child in self.child_cohorts(cohort):
             result = max(result, self.height(child) + 1)
+        self._heights[id(cohort)] = result
         return result
 
     def path(self, state: ClusterQueueState) -> str:

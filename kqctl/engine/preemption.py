@@ -90,8 +90,12 @@ def fits_in_quota(node: QuotaNode, requests: dict[FlavorResource, int]) -> tuple
 
 
 def within_nominal(node: QuotaNode, frs: set[FlavorResource]) -> bool:
-    """Q-9."""
-    return all(node.subtree.get(fr, 0) >= node.usage.get(fr, 0) for fr in frs)
+    """Q-9 (a plain loop: called for every sibling of every preemptor's ClusterQueue)."""
+    subtree, usage = node.subtree, node.usage
+    for fr in frs:
+        if subtree.get(fr, 0) < usage.get(fr, 0):
+            return False
+    return True
 
 
 @dataclass

@@ -109,7 +109,9 @@ class ClusterQueueQueue:
         if key not in self.active and not backoff_expired:
             self.inadmissible[key] = workload
             return
-        if self.strategy == BEST_EFFORT_FIFO and key not in self.active and workload.shape in self.bulk_moved_shapes:
+        # (the shape is only worked out once some shape was bulk-moved: it costs the pod-set requests)
+        if (self.strategy == BEST_EFFORT_FIFO and self.bulk_moved_shapes and key not in self.active
+                and workload.shape in self.bulk_moved_shapes):
             self.inadmissible[key] = workload
             self.bulk_moved[key] = self.bulk_moved_shapes[workload.shape]
             return

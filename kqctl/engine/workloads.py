@@ -7,7 +7,7 @@ its admission (quota reservation), whether it was evicted, and its flavor-scan m
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -125,22 +125,41 @@ class ScanMemory:
 
 @dataclass(eq=False)
 class WorkloadInfo:
+    """A workload and what the simulation changes about it.
+
+    Pod-set requests and the scheduling shape are computed on first use: most of 50,000 pending
+    workloads are never heads, and their queue order needs only priority, time and UID.
+    """
+
     model: Workload
-    pod_sets: list[PodSetInfo]
     priority: int
     queue_order_time: datetime
+    build_pod_sets: Callable[[], list[PodSetInfo]] = field(repr=False)
     cluster_queue: str | None = None
     admission: Admission | None = None
     evicted: bool = False
     preempted_reason: str | None = None
     reservation_time: datetime | None = None
     scan_memory: ScanMemory | None = None
-    shape: str = ""
     conditions: dict[str, Any] = field(default_factory=dict)
+    key: str = field(init=False)
+    _pod_sets: list[PodSetInfo] | None = field(default=None, init=False, repr=False)
+    _shape: str | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.key = f"{self.model.namespace}/{self.model.name}"
 
     @property
-    def key(self) -> str:
-        return f"{self.model.namespace}/{self.model.name}"
+    def pod_sets(self) -> list[PodSetInfo]:
+        if self._pod_sets is None:
+            self._pod_sets = self.build_pod_sets()
+        return self._pod_sets
+
+    @property
+    def shape(self) -> str:
+        if self._shape is None:
+            self._shape = scheduling_shape(self)
+        return self._shape
 
     @property
     def namespace(self) -> str:
@@ -186,19 +205,20 @@ def is_concurrent_admission_parent(workload: WorkloadInfo) -> bool:
 
 def build_workload_info(workload: Workload, limits: LimitRangeSummary | None, config: KueueConfig) -> WorkloadInfo:
     """REQ-5..10 and CYC-16 for one workload model."""
-    pod_sets = [_pod_set_info(i, ps, workload, limits, config) for i, ps in enumerate(workload.pod_sets)]
+    def pod_sets() -> list[PodSetInfo]:
+        return [_pod_set_info(i, ps, workload, limits, config) for i, ps in enumerate(workload.pod_sets)]
+
     info = WorkloadInfo(
         model=workload,
-        pod_sets=pod_sets,
         priority=workload.priority or 0,  # REQ-4
         queue_order_time=queue_order_time(workload),
+        build_pod_sets=pod_sets,
     )
-    info.admission = _admission(workload, pod_sets)
-    info.evicted = workload.is_condition_true("Evicted")
-    if info.admission is not None and workload.is_condition_true("QuotaReserved"):
+    if workload.admission is not None and workload.is_condition_true("QuotaReserved"):
+        info.admission = _admission(workload, info.pod_sets)
         condition = workload.condition("QuotaReserved")
         info.reservation_time = condition.last_transition_time if condition else None
-    info.shape = scheduling_shape(info)
+    info.evicted = workload.is_condition_true("Evicted")
     return info
 
 
