@@ -61,7 +61,7 @@ class Fields:
         if obj is None:
             obj = {}
         if not isinstance(obj, Mapping):
-            raise ModelError(path, f"expected an object, got {_json_kind(obj)}")
+            raise ModelError(path, f"expected an object, got {json_kind(obj)}")
         self.obj: Mapping[str, Any] = obj
         self.path = path
 
@@ -82,7 +82,7 @@ class Fields:
         value = self.obj.get(key)
         if value is None or isinstance(value, str):
             return value
-        raise ModelError(self.at(key), f"expected a string, got {_json_kind(value)}")
+        raise ModelError(self.at(key), f"expected a string, got {json_kind(value)}")
 
     def integer(self, key: str, default: int = 0) -> int:
         value = self.opt_integer(key)
@@ -100,7 +100,7 @@ class Fields:
             return default
         if isinstance(value, bool):
             return value
-        raise ModelError(self.at(key), f"expected a boolean, got {_json_kind(value)}")
+        raise ModelError(self.at(key), f"expected a boolean, got {json_kind(value)}")
 
     def child(self, key: str) -> Fields:
         """The nested object (empty when unset)."""
@@ -120,20 +120,20 @@ class Fields:
             return []
         if isinstance(value, list):
             return value
-        raise ModelError(self.at(key), f"expected a list, got {_json_kind(value)}")
+        raise ModelError(self.at(key), f"expected a list, got {json_kind(value)}")
 
     def strings(self, key: str) -> tuple[str, ...]:
         values = self.list(key)
         for i, value in enumerate(values):
             if not isinstance(value, str):
-                raise ModelError((*self.at(key), i), f"expected a string, got {_json_kind(value)}")
+                raise ModelError((*self.at(key), i), f"expected a string, got {json_kind(value)}")
         return tuple(values)
 
     def string_map(self, key: str) -> dict[str, str]:
         values = self.child(key).obj
         for name, value in values.items():
             if not isinstance(value, str):
-                raise ModelError((*self.at(key), name), f"expected a string, got {_json_kind(value)}")
+                raise ModelError((*self.at(key), name), f"expected a string, got {json_kind(value)}")
         return dict(values)
 
     def opt_time(self, key: str) -> datetime | None:
@@ -152,10 +152,11 @@ def as_integer(value: Any, path: FieldPath) -> int:
     if isinstance(value, float):
         text = value.text if isinstance(value, LiteralFloat) else repr(value)
         raise ModelError(path, f"expected an integer, got number {text}")
-    raise ModelError(path, f"expected an integer, got {_json_kind(value)}")
+    raise ModelError(path, f"expected an integer, got {json_kind(value)}")
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """How Go's JSON decoder names a value's kind in its errors."""
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, (int, float)):

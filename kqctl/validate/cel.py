@@ -867,42 +867,31 @@ def _compile_macro(node: Node) -> Evaluator:
     return _MACRO_BUILDERS[name](target, var, args[0])
 
 
-def _all_macro(target: Evaluator, var: str, predicate: Evaluator) -> Evaluator:
-    # false wins over errors; an error wins over true.
-    def run(env: Env) -> bool:
-        scope = dict(env)
-        failure: CelEvalError | None = None
-        for item in _iterate(target(env)):
-            scope[var] = item
-            outcome = _outcome(predicate, scope)
-            if outcome is False:
-                return False
-            if outcome is not True:
-                failure = outcome if isinstance(outcome, CelEvalError) else CelEvalError("no such overload")
-        if failure is not None:
-            raise failure
-        return True
+def _quantifier(decisive: bool) -> Callable[[Evaluator, str, Evaluator], Evaluator]:
+    """all() (decisive False) and exists() (decisive True): the decisive value wins over errors,
+    and an error wins over the other value, as the CEL spec says."""
+    def build(target: Evaluator, var: str, predicate: Evaluator) -> Evaluator:
+        def run(env: Env) -> bool:
+            scope = dict(env)
+            failure: CelEvalError | None = None
+            for item in _iterate(target(env)):
+                scope[var] = item
+                outcome = _outcome(predicate, scope)
+                if outcome is decisive:
+                    return decisive
+                if outcome is not (not decisive):
+                    failure = outcome if isinstance(outcome, CelEvalError) else CelEvalError("no such overload")
+            if failure is not None:
+                raise failure
+            return not decisive
 
-    return run
+        return run
+
+    return build
 
 
-def _exists_macro(target: Evaluator, var: str, predicate: Evaluator) -> Evaluator:
-    # true wins over errors; an error wins over false.
-    def run(env: Env) -> bool:
-        scope = dict(env)
-        failure: CelEvalError | None = None
-        for item in _iterate(target(env)):
-            scope[var] = item
-            outcome = _outcome(predicate, scope)
-            if outcome is True:
-                return True
-            if outcome is not False:
-                failure = outcome if isinstance(outcome, CelEvalError) else CelEvalError("no such overload")
-        if failure is not None:
-            raise failure
-        return False
-
-    return run
+_all_macro = _quantifier(False)
+_exists_macro = _quantifier(True)
 
 
 def _exists_one_macro(target: Evaluator, var: str, predicate: Evaluator) -> Evaluator:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
+from kqctl.api.core import json_kind
 from kqctl.api.origin import FieldPath
 from kqctl.api.quantity import QuantityError, parse_quantity
 from kqctl.validate.findings import Finding, error
@@ -659,7 +660,7 @@ class _Codec:
     def _type_error(
         self, raw: Any, type_: GoType, path: FieldPath, ctx: _Context, value: str | None = None
     ) -> Any:
-        described = value or _json_kind(raw)
+        described = value or json_kind(raw)
         where = f"{ctx.struct}.{'.'.join(ctx.fields)}"
         self.errors.append(
             (path, f"json: cannot unmarshal {described} into Go struct field {where} of type {type_.go}")
@@ -773,19 +774,6 @@ def _is_zero(value: Any, type_: GoType) -> bool:
     if isinstance(type_, _Struct):
         return value == {}
     return value is None or _is_empty(value, type_)
-
-
-def _json_kind(raw: Any) -> str:
-    """How Go's decoder names a JSON value in UnmarshalTypeError."""
-    if isinstance(raw, bool):
-        return "bool"
-    if isinstance(raw, (int, float)):
-        return "number"
-    if isinstance(raw, dict):
-        return "object"
-    if isinstance(raw, list):
-        return "array"
-    return "string"
 
 
 def _wire_text(raw: Any) -> str:
