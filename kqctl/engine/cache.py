@@ -193,9 +193,6 @@ class QuotaCache:
             node = node.parent
         return node
 
-    def cluster_queue_of(self, node: QuotaNode) -> ClusterQueueState:
-        return self.cluster_queues[node.name]
-
     def child_cluster_queues(self, cohort: QuotaNode) -> list[ClusterQueueState]:
         """§0.4: children in name order; only ClusterQueues the scheduling snapshot holds.
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from kqctl.api.kueue.models import ResourceGroup, TopologyAssignment
 from kqctl.api.quantity import format_resource_value, sat_add, sat_sub
@@ -198,17 +197,13 @@ def total_requests_for(workload: WorkloadInfo, assignment: Assignment) -> dict[F
     """PRE-2: the preemptor's usage on every assigned flavor (``pods`` not included, zeros skipped)."""
     usage: dict[FlavorResource, int] = {}
     for pod_set, ps_assignment in zip(workload.pod_sets, assignment.pod_sets, strict=False):
-        for resource, value in scaled_total(pod_set, ps_assignment.count).items():
+        for resource, value in pod_set.total_for(ps_assignment.count).items():
             choice = ps_assignment.flavors.get(resource)
             if value == 0 or choice is None:
                 continue
             fr = (choice.flavor, resource)
             usage[fr] = sat_add(usage.get(fr, 0), value)
     return usage
-
-
-def scaled_total(pod_set: PodSetInfo, count: int) -> dict[str, int]:
-    return pod_set.total_for(count)
 
 
 @dataclass
@@ -526,7 +521,3 @@ def _attempt_text(attempt: Attempt) -> str:
     if attempt.reasons:
         text += ";" + ";".join(attempt.reasons)
     return f"{attempt.flavor}({text})"
-
-
-def describe(value: Any) -> str:
-    return str(value)

@@ -165,12 +165,6 @@ class ClusterQueueQueue:
             moved += 1
         return moved
 
-    def remove(self, key: str) -> None:
-        self.active.pop(key, None)
-        self.inadmissible.pop(key, None)
-        if self.preemptor == key:
-            self.preemptor, self.sticky = None, False
-
     def forget_preemptor(self, key: str) -> None:
         """A preemptor that got in (or left) is no longer sticky."""
         if self.preemptor == key:

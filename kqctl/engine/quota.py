@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kqctl.api.quantity import UNLIMITED, sat_add, sat_sub
+from kqctl.api.quantity import sat_add, sat_sub
 
 FlavorResource = tuple[str, str]  # (flavor, resource)
 
@@ -121,7 +121,3 @@ def lendable_from_tree(node: QuotaNode, fr: FlavorResource) -> int:
     if node.parent is None:
         return 0
     return max(0, sat_sub(sat_add(node.local_quota(fr), potential(node.parent, fr)), node.subtree.get(fr, 0)))
-
-
-def is_unlimited(value: int) -> bool:
-    return value >= UNLIMITED

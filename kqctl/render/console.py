@@ -15,7 +15,6 @@ logs do not wrap at 80 columns. Rich is imported lazily so that machine formats 
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING, Literal, TextIO
 
 if TYPE_CHECKING:
@@ -50,11 +49,6 @@ def make_console(stream: TextIO, color: str = "auto") -> Console:
         highlight=False,
         emoji=False,
     )
-
-
-def stderr_console(color: str = "auto") -> Console:
-    """A console for diagnostics on the current ``sys.stderr`` (looked up at call time)."""
-    return make_console(sys.stderr, color)
 
 
 def use_color(stream: TextIO, color: str = "auto") -> bool:

@@ -11,8 +11,6 @@ from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, WA
 from kqctl.engine.simulation import SimulationResult, WorkloadOutcome
 from kqctl.engine.workloads import Admission, WorkloadInfo
 
-RESERVED = "QuotaReserved"
-
 
 def admission_data(admission: Admission) -> dict[str, Any]:
     return {
