@@ -194,8 +194,8 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
     reason = entry.reason if entry is not None else outcome.queue_reason
     message = entry.message if entry is not None else outcome.queue_message
     cycle = outcome.admitted_in if outcome.admitted_in is not None else outcome.preempted_in
-    return Decision(decision(outcome, run.queues), reason, message, cycle, tuple(sorted(set(outcome.victims))),
-                    outcome.preempted_by)
+    victims = tuple(sorted(set(outcome.victims)))
+    return Decision(decision(outcome, run.queues, run.cache), reason, message, cycle, victims, outcome.preempted_by)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------

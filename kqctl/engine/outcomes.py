@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kqctl.engine.cache import QuotaCache
 from kqctl.engine.queues import ClusterQueueQueue
 from kqctl.engine.simulation import WorkloadOutcome
+from kqctl.engine.workloads import WorkloadInfo
 
 ADMITTED = "Admitted"
 PENDING = "Pending"
@@ -13,20 +15,43 @@ INADMISSIBLE = "Inadmissible"
 PREEMPTED = "Preempted"
 WAITING = "Waiting for preemption"
 NOT_QUEUED = "Not queued"
+RESERVED = "Quota reserved"
 
 
-def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue]) -> str:
-    """Admitted, Pending, Inadmissible, Preempted (with where it waits now) or Waiting for preemption."""
+def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
+             cache: QuotaCache | None = None) -> str:
+    """Admitted, Quota reserved (waiting for checks), Pending, Inadmissible, Preempted (with where it
+    waits now) or Waiting for preemption."""
     workload = outcome.workload
     if outcome.preempted_in is not None and workload.admission is None:
         queued = queue_state(outcome, queues)
         return PREEMPTED if queued is None else f"{PREEMPTED} ({queued.lower()})"
     if workload.admission is not None:
-        return PREEMPTED if outcome.preempted_in is not None else ADMITTED
+        if outcome.preempted_in is not None:
+            return PREEMPTED
+        waiting = checks_not_ready(workload, cache) if cache is not None else []
+        return f"{RESERVED} (waiting for checks: {', '.join(waiting)})" if waiting else ADMITTED
     entry = outcome.last_entry
     if outcome.victims and entry is not None and entry.reason == "WaitingForPreemptedWorkloads":
         return WAITING
     return queue_state(outcome, queues) or (NOT_QUEUED if outcome.queue_reason else PENDING)
+
+
+def checks_not_ready(workload: WorkloadInfo, cache: QuotaCache) -> list[str]:
+    """AC-1, AC-2, CYC-8.8: the admission checks that keep a quota reservation from being an admission.
+
+    The checks that apply are the ClusterQueue's checks for the assigned flavors; the workload is
+    admitted when each has an entry in its status and every entry there is Ready.
+    """
+    assert workload.admission is not None
+    state = cache.cluster_queues.get(workload.admission.cluster_queue)
+    states = {c.name: c.state for c in workload.model.admission_check_states}
+    flavors = {f for ps in workload.admission.pod_sets for f in ps.flavors.values()}
+    required = [] if state is None else [name for name, applies in sorted(state.model.admission_checks.items())
+                                         if applies & flavors or not applies]
+    waiting = [name for name in required if name not in states]
+    waiting += [name for name, value in sorted(states.items()) if value != "Ready" and name not in waiting]
+    return waiting
 
 
 def queue_state(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue]) -> str | None:

@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 from kqctl.api.quantity import format_resource_value
 from kqctl.engine import outcomes
-from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, WAITING
+from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, RESERVED, WAITING
 from kqctl.engine.simulation import SimulationResult, WorkloadOutcome
 from kqctl.engine.workloads import Admission, WorkloadInfo
 
@@ -28,7 +28,7 @@ def admission_data(admission: Admission) -> dict[str, Any]:
 
 
 def decision(outcome: WorkloadOutcome, result: SimulationResult) -> str:
-    return outcomes.decision(outcome, result.queues)
+    return outcomes.decision(outcome, result.queues, result.cache)
 
 
 def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] | None = None) -> dict[str, Any]:
@@ -183,7 +183,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
 def _summary_line(result: SimulationResult) -> str:
     decisions = [decision(o, result) for o in result.outcomes.values()]
     counts = {name: sum(1 for d in decisions if d.startswith(name))
-              for name in (ADMITTED, PREEMPTED, WAITING, PENDING, INADMISSIBLE)}
+              for name in (ADMITTED, RESERVED, PREEMPTED, WAITING, PENDING, INADMISSIBLE)}
     parts = [f"{n} {name.lower()}" for name, n in counts.items() if n]
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "200-cycle limit",
             "livelock": "livelock"}[result.stop_reason]
@@ -244,7 +244,7 @@ def _workload_table(result: SimulationResult, table_type: Any, keep: Callable[[W
     return table
 
 
-_DECISION_ORDER = {ADMITTED: 0, WAITING: 1, PREEMPTED: 2, PENDING: 3, INADMISSIBLE: 4}
+_DECISION_ORDER = {ADMITTED: 0, RESERVED: 1, WAITING: 2, PREEMPTED: 3, PENDING: 4, INADMISSIBLE: 5}
 
 
 def _row_order(outcome: WorkloadOutcome, result: SimulationResult) -> tuple[int, str, str]:
@@ -258,7 +258,8 @@ def _queue_text(outcome: WorkloadOutcome) -> str:
 
 
 def _decision_text(state: str) -> str:
-    style = {ADMITTED: "green", PREEMPTED: "red", WAITING: "yellow", INADMISSIBLE: "magenta"}.get(state.split(" (")[0])
+    style = {ADMITTED: "green", RESERVED: "cyan", PREEMPTED: "red", WAITING: "yellow",
+             INADMISSIBLE: "magenta"}.get(state.split(" (")[0])
     return f"[{style}]{state}[/]" if style else state
 
 

@@ -9,6 +9,7 @@ from support import REPO, Run
 
 Kq = Callable[..., Run]
 Write = Callable[[str, "str | bytes"], str]
+Write = Callable[[str, "str | bytes"], str]
 PREEMPTION = str(REPO / "samples" / "preemption")
 NOW = ["--now", "2026-01-01T00:00:00Z"]
 
@@ -94,3 +95,45 @@ def test_submitted_jobs_become_workloads_in_the_what_if(kqctl: Kq) -> None:
     partial = data["admitted"]["team-a/job-ablation-study-13c6a"]["podSetAssignments"][0]
     assert partial["count"] == 2  # job-min-parallelism: partially admitted
     assert data["workloads"]["team-b/job-embedding-backfill-cff1f"]["decision"] == "Inadmissible"
+
+
+CHECKED = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: prov}
+spec: {controllerName: kueue.x-k8s.io/provisioning-request}
+status:
+  conditions: [{type: Active, status: "True", reason: Active, message: ok, lastTransitionTime: "2026-01-01T00:00:00Z"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  admissionChecksStrategy: {admissionChecks: [{name: prov}]}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: "4"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: ns}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w, namespace: ns}
+spec:
+  queueName: q
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+"""
+
+
+def test_quota_reserved_waits_for_admission_checks(kqctl: Kq, write: Write) -> None:
+    """AC-2, CYC-8.8: the scheduler only reserves quota; the checks decide the admission."""
+    data = json.loads(kqctl("simulate", write("checks.yaml", CHECKED), "-o", "json", *NOW).out)
+    assert "ns/w" in data["admitted"]  # it holds quota
+    assert data["workloads"]["ns/w"]["decision"] == "Quota reserved (waiting for checks: prov)"
