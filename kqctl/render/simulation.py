@@ -90,6 +90,10 @@ def workload_details(outcome: WorkloadOutcome, result: SimulationResult) -> dict
         "reason": entry.reason if entry is not None else outcome.queue_reason,
         "message": entry.message if entry is not None else outcome.queue_message,
     }
+    if workload.admission is None and outcome.preempted_in is not None and entry is not None \
+            and entry.reason == "QuotaReserved":
+        # Admitted in its last cycle as a head, then preempted: the preemption is the news.
+        details["reason"], details["message"] = "Preempted", outcome.preemption_message
     if outcome.preemption_message:
         details["preemptionMessage"] = outcome.preemption_message
     if workload.admission is not None:
