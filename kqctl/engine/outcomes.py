@@ -27,7 +27,7 @@ def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
         queued = queue_state(outcome, queues)
         return PREEMPTED if queued is None else f"{PREEMPTED} ({queued.lower()})"
     if workload.admission is not None:
-        if outcome.preempted_in is not None:
+        if outcome.preempted_in is not None and not readmitted_after_preemption(outcome):
             return PREEMPTED
         waiting = checks_not_ready(workload, cache) if cache is not None else []
         return f"{RESERVED} (waiting for checks: {', '.join(waiting)})" if waiting else ADMITTED
@@ -35,6 +35,11 @@ def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
     if outcome.victims and entry is not None and entry.reason == "WaitingForPreemptedWorkloads":
         return WAITING
     return queue_state(outcome, queues) or (NOT_QUEUED if outcome.queue_reason else PENDING)
+
+
+def readmitted_after_preemption(outcome: WorkloadOutcome) -> bool:
+    return outcome.admitted_in is not None and outcome.preempted_in is not None \
+        and outcome.admitted_in > outcome.preempted_in
 
 
 def checks_not_ready(workload: WorkloadInfo, cache: QuotaCache) -> list[str]:

@@ -246,8 +246,8 @@ class Simulation:
             self.outcomes[entry.workload.key].cluster_queue = entry.cq_name
         for preemption in result.preemptions:
             outcome = self.outcomes[preemption.victim.key]
-            if outcome.preempted_in is None:
-                outcome.preempted_in = result.number
+            # The latest preemption: in a livelock a workload is preempted, readmitted and preempted again.
+            outcome.preempted_in = result.number
             outcome.preempted_by = preemption.preemptor.key
             outcome.preemption_reason = preemption.reason
             outcome.preemption_message = preemption.message

@@ -9,8 +9,8 @@ from support import REPO, Run
 
 Kq = Callable[..., Run]
 Write = Callable[[str, "str | bytes"], str]
-Write = Callable[[str, "str | bytes"], str]
 PREEMPTION = str(REPO / "samples" / "preemption")
+LIVELOCK = str(REPO / "tests" / "data" / "fair-sharing-livelock.yaml")
 NOW = ["--now", "2026-01-01T00:00:00Z"]
 
 
@@ -137,3 +137,14 @@ def test_quota_reserved_waits_for_admission_checks(kqctl: Kq, write: Write) -> N
     data = json.loads(kqctl("simulate", write("checks.yaml", CHECKED), "-o", "json", *NOW).out)
     assert "ns/w" in data["admitted"]  # it holds quota
     assert data["workloads"]["ns/w"]["decision"] == "Quota reserved (waiting for checks: prov)"
+
+
+def test_livelock_shows_the_latest_preemption_of_a_readmitted_victim(kqctl: Kq) -> None:
+    """SIM-8: w0 is preempted, readmitted and preempted again; the report tells the last round."""
+    run = kqctl("simulate", LIVELOCK, "--fair-sharing", "-o", "json", *NOW)
+    data = json.loads(run.out)
+    victim = data["workloads"]["ns/w0"]
+    assert data["stopReason"] == "livelock"
+    assert victim["preemptedInCycle"] > victim["admittedInCycle"]
+    assert victim["decision"].startswith("Preempted") and victim["reason"] == "Preempted"
+    assert "Fair Sharing" in victim["message"]
