@@ -796,12 +796,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"generate.py: {exc}", file=sys.stderr)
         return 2
-    elapsed = time.perf_counter() - start
-    files = len(list(args.out.glob("*.yaml")))
-    print(f"wrote {sum(kinds.values()):,} documents in {files} files to {args.out} in {elapsed:.2f}s")
+    print_written(kinds, args.out, time.perf_counter() - start)
+    return 0
+
+
+def print_written(kinds: Counter[str] | dict[str, int], out: Path, elapsed: float) -> None:
+    """What a generator wrote: documents, files and time, then a count per kind, largest first."""
+    files = len(list(out.glob("*.yaml")))
+    print(f"wrote {sum(kinds.values()):,} documents in {files} files to {out} in {elapsed:.2f}s")
     for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]):
         print(f"  {kind:<22} {n:>8,}")
-    return 0
 
 
 if __name__ == "__main__":

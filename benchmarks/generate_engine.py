@@ -55,7 +55,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import _chunks, to_yaml  # noqa: E402  (benchmarks/ is not a package)
+from generate import _chunks, print_written, to_yaml  # noqa: E402  (benchmarks/ is not a package)
 
 API = "kueue.x-k8s.io/v1beta2"
 # Before kqctl's default simulation clock (2026-01-01T00:00:00Z), so every workload exists "now".
@@ -324,11 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"generate_engine.py: {exc}", file=sys.stderr)
         return 2
-    elapsed = time.perf_counter() - start
-    files = len(list(args.out.glob("*.yaml")))
-    print(f"wrote {sum(kinds.values()):,} documents in {files} files to {args.out} in {elapsed:.2f}s")
-    for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]):
-        print(f"  {kind:<22} {n:>8,}")
+    print_written(kinds, args.out, time.perf_counter() - start)
     return 0
 
 
