@@ -7,6 +7,7 @@ from typing import Any, TextIO
 
 from kqctl.api.quantity import format_resource_value
 from kqctl.engine import outcomes
+from kqctl.engine.lending import lent_by_cluster_queue
 from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, RESERVED, WAITING
 from kqctl.engine.simulation import SimulationResult, WorkloadOutcome
 from kqctl.engine.workloads import Admission, WorkloadInfo
@@ -58,11 +59,27 @@ def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] |
         "preempted": preempted,
         "pending": pending,
         "inadmissible": inadmissible,
+        "clusterQueues": cluster_queue_usage(result),
         "workloads": {key: workload_details(o, result) for key, o in sorted(result.outcomes.items()) if key in shown},
         "livelock": None if result.livelock is None else {
             "cycles": list(result.livelock.cycles), "workloads": result.livelock.workloads},
         "warnings": result.warnings,
     }
+
+
+def cluster_queue_usage(result: SimulationResult) -> dict[str, dict[str, dict[str, str]]]:
+    """Per ClusterQueue and flavor/resource: nominal, used, borrowed and lent (see engine.lending)."""
+    lent = lent_by_cluster_queue(result.cache)
+    usage: dict[str, dict[str, dict[str, str]]] = {}
+    for name, state in sorted(result.cache.cluster_queues.items()):
+        usage[name] = {}
+        for (flavor, resource), limits in sorted(state.node.quotas.items()):
+            used = state.usage((flavor, resource))
+            amounts = {"nominal": limits.nominal, "used": used, "borrowed": max(0, used - limits.nominal),
+                       "lent": lent.get(name, {}).get((flavor, resource), 0)}
+            usage[name][f"{flavor}/{resource}"] = {key: format_resource_value(resource, value, quota_side=True)
+                                                   for key, value in amounts.items()}
+    return usage
 
 
 def _queued(result: SimulationResult, shown: set[str], inadmissible: bool) -> dict[str, list[str]]:
@@ -198,8 +215,10 @@ def _summary_line(result: SimulationResult) -> str:
 def _queue_table(result: SimulationResult, table_type: Any) -> Any:
     table = table_type(title="ClusterQueues", title_justify="left", show_lines=False)
     for column in ("ClusterQueue", "Cohort", "Flavor/Resource", "Nominal", "Borrowing limit", "Lending limit",
-                   "Used", "Borrowed", "Pending"):
-        table.add_column(column, justify="right" if column in ("Nominal", "Used", "Borrowed", "Pending") else "left")
+                   "Used", "Borrowed", "Lent", "Pending"):
+        table.add_column(column, justify="right" if column in ("Nominal", "Used", "Borrowed", "Lent", "Pending")
+                         else "left")
+    lent = lent_by_cluster_queue(result.cache)
     for name, state in sorted(result.cache.cluster_queues.items()):
         queue = result.queues.get(name)
         pending = len(queue) if queue is not None else 0
@@ -211,12 +230,12 @@ def _queue_table(result: SimulationResult, table_type: Any) -> Any:
                 name if first else "", (state.model.cohort or "-") if first else "", f"{flavor}/{resource}",
                 _q(resource, limits.nominal), _q(resource, limits.borrowing_limit), _q(resource, limits.lending_limit),
                 _q(resource, used), _q(resource, max(0, used - limits.nominal)) if used > limits.nominal else "0",
-                str(pending) if first else "")
+                _q(resource, lent.get(name, {}).get(fr, 0)), str(pending) if first else "")
             first = False
         if first:
-            table.add_row(name, state.model.cohort or "-", "-", "-", "-", "-", "-", "-", str(pending))
+            table.add_row(name, state.model.cohort or "-", "-", "-", "-", "-", "-", "-", "-", str(pending))
         if not state.active:
-            table.add_row("", "", f"[red]inactive: {state.inactive_reason}[/]", "", "", "", "", "", "")
+            table.add_row("", "", f"[red]inactive: {state.inactive_reason}[/]", "", "", "", "", "", "", "")
     return table
 
 

@@ -148,3 +148,12 @@ def test_livelock_shows_the_latest_preemption_of_a_readmitted_victim(kqctl: Kq) 
     assert victim["preemptedInCycle"] > victim["admittedInCycle"]
     assert victim["decision"].startswith("Preempted") and victim["reason"] == "Preempted"
     assert "Fair Sharing" in victim["message"]
+
+
+def test_cluster_queue_summary_shows_what_a_lender_lends(kqctl: Kq) -> None:
+    sample = str(REPO / "samples" / "cohort-borrowing")
+    assert "Lent" in kqctl("simulate", sample, *NOW).out
+    queues = json.loads(kqctl("simulate", sample, "-o", "json", *NOW).out)["clusterQueues"]
+    assert queues["team-a"]["default-flavor/cpu"] == {"nominal": "20", "used": "26", "borrowed": "6", "lent": "0"}
+    assert queues["team-b"]["default-flavor/cpu"]["lent"] == "6"
+    assert queues["team-b"]["default-flavor/memory"]["lent"] == "24Gi"
