@@ -22,7 +22,8 @@ HELP = "\n\n".join((
     "never fit, cohorts where nobody can borrow, unused flavors, ClusterQueues no LocalQueue feeds, and namespaces "
     "whose LocalQueues their ClusterQueue does not admit.",
     "Nothing is scheduled: usage is what admitted workloads hold now. --plot FILE.svg draws nominal vs used vs "
-    "borrowed per ClusterQueue and flavor (FILE.png needs matplotlib). Exit code 0 whenever the audit ran.",
+    "borrowed per ClusterQueue and flavor (FILE.png needs the plot extra: pip install 'kqctl[plot]'). "
+    "Exit code 0 whenever the audit ran.",
 ))
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown")
@@ -34,7 +35,8 @@ def audit_command(
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", help="table, json, yaml or markdown."),
     plot: str | None = typer.Option(None, "--plot", metavar="FILE",
-                                    help="Also write a bar chart: FILE.svg (always) or FILE.png (needs matplotlib)."),
+                                    help="Also write a bar chart: FILE.svg (always) or FILE.png "
+                                         "(needs the plot extra, kqctl[plot])."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     from_cluster: bool = options.FromClusterOption,

@@ -18,7 +18,7 @@ from kqctl.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown")
 PLOT_SUFFIXES = (".svg", ".png")
-PNG_NEEDS_MATPLOTLIB = "install matplotlib for PNG, or use .svg"
+PNG_NEEDS_MATPLOTLIB = "PNG needs matplotlib: pip install 'kqctl[plot]' (or matplotlib), or use .svg"
 
 
 class PlotError(ValueError):
