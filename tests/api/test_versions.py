@@ -207,6 +207,18 @@ def test_api2_preemption_gates_and_slice_constraints_are_reported_dropped_in_v1b
     ]
 
 
+def test_api2_topology_assignment_is_reported_dropped_both_ways() -> None:
+    assignment = {"name": "main", "count": 1, "flavors": {"cpu": "f"}, "topologyAssignment": {"levels": []}}
+    status = {"admission": {"clusterQueue": "cq", "podSetAssignments": [assignment]}}
+
+    up = to_v1beta2(obj(BETA1, "Workload", {}, status=copy.deepcopy(status)))
+    down = from_v1beta2(obj(BETA2, "Workload", {}, status=copy.deepcopy(status)), "v1beta1")
+
+    for result in (up, down):
+        assert dropped_fields(result) == ["status.admission.podSetAssignments[0].topologyAssignment"]
+        assert "not counted in topology-aware placement" in issues_with(result, RULE_DROPPED)[0].message
+
+
 # --- API-3, API-4, API-5 -------------------------------------------------------------------------
 
 

@@ -314,7 +314,8 @@ def _wl_v1beta1_to_hub(obj: dict[str, Any], ctx: _Context) -> None:
             assignment,
             "topologyAssignment",
             ("status", "admission", "podSetAssignments", i),
-            "its encoding differs between v1beta1 and v1beta2 and TAS is not simulated (API-2)",
+            "its node encoding differs between v1beta1 and v1beta2 and kqctl does not translate it (API-2); "
+            "the nodes this workload holds are not counted in topology-aware placement",
             ctx,
         )
 
@@ -365,7 +366,8 @@ def _wl_hub_to_v1beta1(obj: dict[str, Any], ctx: _Context) -> None:
             assignment,
             "topologyAssignment",
             ("status", "admission", "podSetAssignments", i),
-            "its encoding differs between v1beta1 and v1beta2 and TAS is not simulated (API-2)",
+            "its node encoding differs between v1beta1 and v1beta2 and kqctl does not translate it (API-2); "
+            "the nodes this workload holds are not counted in topology-aware placement",
             ctx,
         )
 
