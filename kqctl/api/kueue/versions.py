@@ -309,6 +309,11 @@ def _wl_v1beta1_to_hub(obj: dict[str, Any], ctx: _Context) -> None:
         _priority_class_source_to_ref(spec, ctx)
     status = _child(obj, "status")
     _rename(status, "accumulatedPastExexcutionTimeSeconds", "accumulatedPastExecutionTimeSeconds")
+    _drop_topology_assignments(status, ctx)
+
+
+def _drop_topology_assignments(status: dict[str, Any] | None, ctx: _Context) -> None:
+    """API-2, both directions: the node encoding differs and is not translated, so it is reported dropped."""
     for i, assignment in _items(_child(status, "admission"), "podSetAssignments"):
         _drop(
             assignment,
@@ -361,15 +366,7 @@ def _wl_hub_to_v1beta1(obj: dict[str, Any], ctx: _Context) -> None:
     status = _child(obj, "status")
     _rename(status, "accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds")
     _drop(status, "preemptionGates", ("status",), "v1beta1 has no preemption gates (API-2)", ctx)
-    for i, assignment in _items(_child(status, "admission"), "podSetAssignments"):
-        _drop(
-            assignment,
-            "topologyAssignment",
-            ("status", "admission", "podSetAssignments", i),
-            "its node encoding differs between v1beta1 and v1beta2 and kqctl does not translate it (API-2); "
-            "the nodes this workload holds are not counted in topology-aware placement",
-            ctx,
-        )
+    _drop_topology_assignments(status, ctx)
 
 
 def _priority_class_ref_to_source(spec: dict[str, Any], ctx: _Context) -> None:
