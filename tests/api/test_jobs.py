@@ -502,3 +502,15 @@ def test_sample_submit_jobs_become_the_workloads_its_header_lists() -> None:
         "job-eval-nightly-87b27": (1, None, 0, {"cpu": 1000, "memory": 4 * gib}),
         "job-tokenizer-train": (1, None, 1000, {"cpu": 4000, "memory": 16 * gib}),
     }
+
+
+def test_a_job_or_pod_naming_a_prebuilt_workload_gets_none_created_and_points_at_it() -> None:
+    prebuilt = "kueue.x-k8s.io/prebuilt-workload-name"
+    job = workload_from_job(make_job(annotations={prebuilt: "my-wl"}), CTX)
+    pod = make_pod("web-0", uid="pod-uid-1", gated=True)
+    pod["metadata"]["labels"][prebuilt] = "pod-wl"
+    from_pod = workload_from_pod(pod, CTX)
+    for result, name in ((job, "my-wl"), (from_pod, "pod-wl")):
+        assert (result.status, result.workload_name, result.name_exact) == ("not-created", name, True)
+        assert result.workload is None
+        assert f"uses the prebuilt Workload {NS}/{name}" in result.reason

@@ -489,6 +489,16 @@ def _prebuilt_name(obj: Mapping[str, Any]) -> str:
     return _annotations(obj).get(PREBUILT_WORKLOAD_KEY) or _labels(obj).get(PREBUILT_WORKLOAD_KEY, "")
 
 
+def _prebuilt_result(obj: Mapping[str, Any], base: ConvertedWorkload,
+                     notes: list[str]) -> ConvertedWorkload | None:
+    """A Job or Pod naming a prebuilt Workload gets none created: that Workload must be in the inputs."""
+    prebuilt = _prebuilt_name(obj)
+    if not prebuilt:
+        return None
+    return replace(base, status="not-created", workload_name=prebuilt, name_exact=True, notes=tuple(notes),
+                   reason=f"uses the prebuilt Workload {base.namespace}/{prebuilt}: include it in the inputs")
+
+
 def workload_from_job(job: Mapping[str, Any], ctx: ConversionContext) -> ConvertedWorkload:
     """The Workload Kueue creates for a batch/v1 Job (REQ-1..3), or why it creates none.
 
@@ -522,10 +532,9 @@ def _job_result(job: Mapping[str, Any], ctx: ConversionContext, base: ConvertedW
                 labels: dict[str, str], notes: list[str]) -> ConvertedWorkload:
     if job_is_finished(job):
         raise WorkloadNotCreated("the Job has finished (Complete or Failed): Kueue creates no Workload for it")
-    prebuilt = _prebuilt_name(job)
-    if prebuilt:
-        return replace(base, status="not-created", workload_name=prebuilt, name_exact=True, notes=tuple(notes),
-                       reason=f"uses the prebuilt Workload {base.namespace}/{prebuilt}: include it in the inputs")
+    prebuilt = _prebuilt_result(job, base, notes)
+    if prebuilt is not None:
+        return prebuilt
     rejection = _job_webhook_rejection(job, labels)
     if rejection:
         raise WorkloadNotCreated(f"Kueue's Job webhook rejects the Job ({rejection})")
@@ -663,10 +672,9 @@ def _single_pod_result(pod: Mapping[str, Any], ctx: ConversionContext, base: Con
                        labels: dict[str, str], notes: list[str]) -> ConvertedWorkload:
     if _pod_terminated(pod):
         raise WorkloadNotCreated("the Pod has terminated: Kueue creates no Workload for it")
-    prebuilt = _prebuilt_name(pod)
-    if prebuilt:
-        return replace(base, status="not-created", workload_name=prebuilt, name_exact=True, notes=tuple(notes),
-                       reason=f"uses the prebuilt Workload {base.namespace}/{prebuilt}: include it in the inputs")
+    prebuilt = _prebuilt_result(pod, base, notes)
+    if prebuilt is not None:
+        return prebuilt
     if not _pod_suspended(pod):
         return replace(base, status="not-created", running_unaccounted=True, notes=tuple(notes),
                        reason="running (not gated) without a Workload in the inputs: Kueue stops (deletes) such a Pod")
