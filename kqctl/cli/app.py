@@ -67,7 +67,8 @@ def main() -> None:
     except Exception as exc:  # a bug of ours: still one readable line, traceback on request
         if os.environ.get("KQCTL_DEBUG"):
             raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set KQCTL_DEBUG=1 for a traceback)", EXIT_INTERNAL)
+        _fail(f"internal error: {type(exc).__name__}: {exc} (this is a bug in kqctl, please report it; "
+              "set KQCTL_DEBUG=1 for a traceback)", EXIT_INTERNAL)
 
 
 def _fail(message: str, code: int) -> None:
