@@ -2,7 +2,7 @@
 """Regenerate ``schemas/*.json``: kqctl's JSON Schemas for every kind it validates.
 
 Inputs:
-* the Kueue CustomResourceDefinitions (default ``../shared/upstream/kueue-crds`` relative to the repo
+* the Kueue CustomResourceDefinitions (default ``upstream/kueue-crds`` in the repo
   root): one schema per served version, Kubernetes extensions translated to plain JSON Schema plus
   two kqctl keywords (see ``translate_crd_schema``);
 * the kubernetes python client's model classes for the core kinds kqctl reads (Namespace,
@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CRD_DIR = REPO_ROOT.parent / "shared" / "upstream" / "kueue-crds"
+DEFAULT_CRD_DIR = REPO_ROOT / "upstream" / "kueue-crds"
 DEFAULT_OUT_DIR = REPO_ROOT / "schemas"
 
 JSON_SCHEMA_DIALECT = "http://json-schema.org/draft-07/schema#"

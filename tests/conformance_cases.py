@@ -1,4 +1,4 @@
-"""Reading and comparing the Kueue conformance cases of ../shared/conformance (see its README.md)."""
+"""Reading and comparing the Kueue conformance cases copied into tests/conformance/data (see its README.md)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from support import SHARED
+from support import KUEUE_CONFORMANCE
 
 from kqctl.api.quantity import parse_quantity
 
-KUEUE_CASES = SHARED / "conformance" / "kueue"
+KUEUE_CASES = KUEUE_CONFORMANCE
 # Config keys that hold state no manifest can carry: such cases go through the engine's API.
 ENGINE_ONLY_CONFIG = ("injectedWorkloadStatusPatchError", "admissionFairSharing", "quotaChurnBetweenCycles")
 
@@ -41,7 +41,7 @@ class Case:
 
 def cases(*suites: str) -> list[Case]:
     if not KUEUE_CASES.is_dir():
-        raise RuntimeError(f"conformance data not found at {KUEUE_CASES}: ../shared must be beside the checkout")
+        raise RuntimeError(f"conformance data not found at {KUEUE_CASES}: run scripts/refresh_upstream_data.py")
     found = [Case(suite, path.name, path) for suite in suites
              for path in sorted((KUEUE_CASES / suite).iterdir()) if path.is_dir()]
     if not found:

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# The Kueue conformance cases, copied into the repository (tests/conformance/data/README.md says from
+# where): the suite must pass in a clone with nothing beside it.
+KUEUE_CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
 
 
 @dataclass

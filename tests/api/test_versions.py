@@ -592,7 +592,7 @@ def test_non_kueue_objects_and_unknown_kinds_are_rejected() -> None:
         to_v1beta2(obj(ALPHA2, "AdmissionCheck", {}))
 
 
-CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "kueue"
+CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance" / "data" / "kueue"
 
 
 def _conformance_pairs() -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -606,7 +606,6 @@ def _conformance_pairs() -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return pairs
 
 
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="shared conformance cases not available")
 def test_kueues_own_v1beta1_conversions_are_reproduced_both_ways() -> None:
     pairs = _conformance_pairs()
     assert pairs

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import REPO, SHARED, Run
+from support import KUEUE_CONFORMANCE, REPO, Run
 
 from kqctl.render import audit as render_audit
 
@@ -19,7 +19,7 @@ SAMPLES = ("single-clusterqueue", "cohort-borrowing", "spot-gpu", "preemption", 
            "hierarchical-cohorts", "legacy-v1alpha1")
 HIERARCHICAL = str(REPO / "samples" / "hierarchical-cohorts")
 BROKEN = REPO / "samples" / "broken"
-CONFORMANCE = SHARED / "conformance" / "kueue"
+CONFORMANCE = KUEUE_CONFORMANCE
 
 
 def sample(name: str) -> str:
@@ -27,8 +27,6 @@ def sample(name: str) -> str:
 
 
 def one_snapshot_per_suite() -> list[str]:
-    if not CONFORMANCE.is_dir():
-        return []
     return [str(min(suite.glob("*/snapshot.yaml"))) for suite in sorted(CONFORMANCE.iterdir())
             if any(suite.glob("*/snapshot.yaml"))]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import REPO, SHARED
+from support import KUEUE_CONFORMANCE, REPO
 
 from kqctl.engine.audit import (
     NAMESPACE_NOT_ADMITTED,
@@ -27,7 +27,7 @@ from kqctl.load.objects import load_paths, load_text
 from kqctl.load.snapshot import build_snapshot
 
 V1B2 = "kueue.x-k8s.io/v1beta2"
-CONFORMANCE = SHARED / "conformance" / "kueue"
+CONFORMANCE = KUEUE_CONFORMANCE
 
 
 # --- object builders -----------------------------------------------------------------------------------
@@ -455,7 +455,6 @@ def _conformance_snapshots() -> list[Path]:
     return sorted(CONFORMANCE.glob("*/*/snapshot.yaml"))
 
 
-@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance cases not available")
 def test_every_conformance_snapshot_audits() -> None:
     snapshots = _conformance_snapshots()
     assert snapshots
