@@ -16,6 +16,7 @@ PREEMPTED = "Preempted"
 WAITING = "Waiting for preemption"
 NOT_QUEUED = "Not queued"
 RESERVED = "Quota reserved"
+HELD_INACTIVE = "Admitted (ClusterQueue inactive)"
 
 
 def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
@@ -29,12 +30,28 @@ def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
     if workload.admission is not None:
         if outcome.preempted_in is not None and not readmitted_after_preemption(outcome):
             return PREEMPTED
+        if cache is not None and in_inactive_cluster_queue(workload, cache):
+            return HELD_INACTIVE
         waiting = checks_not_ready(workload, cache) if cache is not None else []
         return f"{RESERVED} (waiting for checks: {', '.join(waiting)})" if waiting else ADMITTED
     entry = outcome.last_entry
     if outcome.victims and entry is not None and entry.reason == "WaitingForPreemptedWorkloads":
         return WAITING
     return queue_state(outcome, queues) or (NOT_QUEUED if outcome.queue_reason else PENDING)
+
+
+def in_inactive_cluster_queue(workload: WorkloadInfo, cache: QuotaCache) -> bool:
+    """XO-1, XO-3: the workload holds quota in a ClusterQueue that Kueue leaves out of its scheduling
+    snapshot (inactive, or under a cohort cycle).
+
+    It keeps running and its usage stays in the cohort's numbers, but the scheduler does not see it:
+    it is never a preemption candidate and Kueue's view of admitted workloads (what the conformance
+    cases record as ``admitted``) does not list it.
+    """
+    if workload.admission is None:
+        return False
+    state = cache.cluster_queues.get(workload.admission.cluster_queue)
+    return state is not None and not state.active
 
 
 def readmitted_after_preemption(outcome: WorkloadOutcome) -> bool:

@@ -35,6 +35,7 @@ def decision(outcome: WorkloadOutcome, result: SimulationResult) -> str:
 def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] | None = None) -> dict[str, Any]:
     """The keys the conformance cases compare, plus per-workload details (only workloads ``keep`` accepts)."""
     admitted: dict[str, Any] = {}
+    held_inactive: list[str] = []
     newly: list[str] = []
     preempted: list[str] = []
     shown = {key for key, o in result.outcomes.items() if keep is None or keep(o)}
@@ -42,7 +43,9 @@ def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] |
         if key not in shown:
             continue
         workload = outcome.workload
-        if workload.admission is not None:
+        if workload.admission is not None and outcomes.in_inactive_cluster_queue(workload, result.cache):
+            held_inactive.append(key)  # XO-1: outside Kueue's scheduling snapshot, so not in `admitted`
+        elif workload.admission is not None:
             admitted[key] = admission_data(workload.admission)
             if outcome.admitted_in is not None:
                 newly.append(key)
@@ -55,6 +58,7 @@ def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] |
         "stopReason": result.stop_reason,
         "fairSharing": result.fair_sharing,
         "admitted": admitted,
+        "admittedInInactiveClusterQueues": held_inactive,
         "newlyAdmitted": newly,
         "preempted": preempted,
         "pending": pending,

@@ -22,7 +22,7 @@ from conformance_cases import (
 )
 from support import run_kqctl
 
-SCHEDULER_SUITES = ("schedule", "fair-sharing", "concurrent-admission", "recompute-preemption-targets")
+SCHEDULER_SUITES = ("schedule", "fair-sharing", "concurrent-admission", "recompute-preemption-targets", "random")
 PREEMPTION_SUITES = ("preemption", "preemption-hierarchical", "preemption-fair")
 
 SCHEDULER_CASES = [c for c in cases(*SCHEDULER_SUITES) if not needs_engine_api(c)]
