@@ -34,7 +34,10 @@ def simulate_command(
                                                 help="Force fair sharing on or off (default: as the Kueue "
                                                      "Configuration in the inputs says; off without one)."),
     feature_gates: str | None = typer.Option(None, "--feature-gates",
-                                                help="Kueue feature gates, e.g. PartialAdmission=false,Other=true."),
+                                                metavar="NAME=BOOL,...",
+                                                help="Kueue feature gates, e.g. PartialAdmission=false,Other=true. "
+                                                     "Every gate Kueue defines is accepted with Kueue's default; "
+                                                     "gates that do not change admission have no effect."),
     now: str | None = typer.Option(None, "--now", help="The snapshot's clock (RFC 3339); default: now."),
     output: str = typer.Option("table", "-o", "--output", help="table, wide, json or yaml."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", help="Only show workloads of this namespace."),
