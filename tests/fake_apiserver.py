@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import ssl
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -73,6 +74,7 @@ class FakeCluster:
     not_found: set[str] = field(default_factory=set)  # plurals whose list answers 404 though discovered
     expire_continue_once: set[str] = field(default_factory=set)  # plurals whose first continue answers 410
     repeat_continue: set[str] = field(default_factory=set)  # plurals that hand out the same token forever
+    echo_credentials: bool = False  # a careless server whose 401 message quotes the Authorization header
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -102,7 +104,8 @@ class Router:
 
     def answer(self, path: str, query: dict[str, str], authorization: str | None) -> tuple[int, dict[str, Any]]:
         if authorization != f"Bearer {self.cluster.token}":
-            return status(401, "Unauthorized", "Unauthorized")
+            message = f"Unauthorized: {authorization}" if self.cluster.echo_credentials else "Unauthorized"
+            return status(401, "Unauthorized", message)
         parts = [p for p in path.split("/") if p]
         if parts == ["api"]:
             return 200, {"kind": "APIVersions", "versions": ["v1"]}
@@ -265,15 +268,22 @@ def make_handler(cluster: FakeCluster) -> type[BaseHTTPRequestHandler]:
 class FakeApiServer:
     """The server on 127.0.0.1 and a free port, in a background thread; a context manager."""
 
-    def __init__(self, cluster: FakeCluster) -> None:
+    def __init__(self, cluster: FakeCluster, tls: tuple[str, str] | None = None) -> None:
+        """``tls``: (certificate file, key file) to serve HTTPS instead of HTTP."""
         self.cluster = cluster
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(cluster))
+        self.scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_port}"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_port}"
 
     def __enter__(self) -> FakeApiServer:
         self.thread.start()
@@ -284,13 +294,18 @@ class FakeApiServer:
         self.httpd.server_close()
         self.thread.join(timeout=5)
 
-    def write_kubeconfig(self, path: Path, token: str | None = None) -> str:
-        """A kubeconfig with context ``fake`` (current) and ``other``, both for this server."""
+    def write_kubeconfig(self, path: Path, token: str | None = None, user: dict[str, Any] | None = None,
+                         cluster: dict[str, Any] | None = None) -> str:
+        """A kubeconfig with context ``fake`` (current) and ``other``, both for this server.
+
+        ``user`` replaces the user's credentials (default: the token); ``cluster`` adds cluster fields.
+        """
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "fake-cluster", "cluster": {"server": self.url}}],
-            "users": [{"name": "fake-user", "user": {"token": token or self.cluster.token}}],
+            "clusters": [{"name": "fake-cluster", "cluster": {"server": self.url, **(cluster or {})}}],
+            "users": [{"name": "fake-user",
+                       "user": user if user is not None else {"token": token or self.cluster.token}}],
             "contexts": [{"name": "fake", "context": {"cluster": "fake-cluster", "user": "fake-user"}},
                          {"name": "other", "context": {"cluster": "fake-cluster", "user": "fake-user"}}],
             "current-context": "fake",

@@ -14,6 +14,9 @@ import functools
 import json
 import os
 import re
+import shutil
+import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -143,6 +146,7 @@ class _Connection:
     client: ApiClient
     context: str | None
     server: str
+    secrets: frozenset[str] = frozenset()  # credential values no message may show
 
 
 # --- Public API ------------------------------------------------------------------------------------------
@@ -151,11 +155,18 @@ class _Connection:
 def read_cluster(context: str | None = None, kubeconfig: str | None = None, *,
                  page_size: int = DEFAULT_PAGE_SIZE) -> ClusterSnapshot:
     """Everything kqctl reads, from the cluster of ``context`` (default: the kubeconfig's current one)."""
-    connection = _connect(context, kubeconfig)
-    try:
-        return _read(connection, page_size)
-    finally:
-        connection.client.close()
+    from urllib3.exceptions import InsecureRequestWarning
+
+    with warnings.catch_warnings():
+        # insecure-skip-tls-verify: kqctl says so once (in _connect), not urllib3 once per request.
+        warnings.simplefilter("ignore", InsecureRequestWarning)
+        connection = _connect(context, kubeconfig)
+        try:
+            return _read(connection, page_size)
+        except ClusterError as exc:
+            raise ClusterError(_redact(str(exc), connection.secrets), exc.status) from None
+        finally:
+            connection.client.close()
 
 
 def cluster_documents(snapshot: ClusterSnapshot) -> list[dict[str, Any]]:
@@ -200,35 +211,56 @@ def _connect(context: str | None, kubeconfig: str | None) -> _Connection:
     from kubernetes import client
 
     configuration = client.Configuration()
+    secrets: frozenset[str] = frozenset()
     try:
-        name = _load_configuration(configuration, context, kubeconfig)
-    except ClusterError:
-        raise
+        name, secrets = _load_configuration(configuration, context, kubeconfig)
+    except ClusterError as exc:
+        raise ClusterError(_redact(str(exc), secrets), exc.status) from None
     except Exception as exc:  # the kubeconfig loader raises many types for a broken file: all mean "fix it"
-        raise ClusterError(f"cannot use the kubeconfig{_where(kubeconfig)}: {_config_problem(exc)}") from None
+        message = f"cannot use the kubeconfig{_where(kubeconfig)}: {_config_problem(exc)}"
+        raise ClusterError(_redact(message, secrets)) from None
     configuration.retries = 1  # urllib3 retries a refused connection; once is enough to rule out a blip
-    return _Connection(client.ApiClient(configuration), name, _public_url(configuration.host))
+    if not configuration.verify_ssl:
+        # One line per run, here; urllib3's own warning (one per request) is silenced in read_cluster.
+        sys.stderr.write(f"kqctl: warning: TLS certificate of {_public_url(configuration.host)} is not verified "
+                         "(insecure-skip-tls-verify in the kubeconfig)\n")
+    return _Connection(client.ApiClient(configuration), name, _public_url(configuration.host), secrets)
 
 
-def _load_configuration(configuration: Configuration, context: str | None, kubeconfig: str | None) -> str | None:
-    """Fill ``configuration`` as kubectl would choose it; returns the context's name."""
+def _load_configuration(configuration: Configuration, context: str | None,
+                        kubeconfig: str | None) -> tuple[str | None, frozenset[str]]:
+    """Fill ``configuration`` as kubectl would choose it; returns the context's name and the secrets seen."""
     from kubernetes import config
 
     if _use_in_cluster(context, kubeconfig):
         config.load_incluster_config(client_configuration=configuration)
-        return IN_CLUSTER
+        return IN_CLUSTER, frozenset()
     if kubeconfig is not None and not os.path.isfile(kubeconfig):
         raise ClusterError(f"cannot use the kubeconfig {kubeconfig}: no such file")
     if kubeconfig is None and not any(os.path.isfile(p) for p in _default_kubeconfigs()):
         raise ClusterError(f"no kubeconfig found (looked at {os.pathsep.join(_default_kubeconfigs())}): "
                            "pass --kubeconfig, or set KUBECONFIG")
-    # Named explicitly: the client reads $KUBECONFIG once, when first imported.
-    config_file = kubeconfig or os.pathsep.join(_default_kubeconfigs())
-    name = _context_name(context, config_file, kubeconfig)
-    # persist_config=False: kqctl is read-only, even towards the kubeconfig (no token written back).
-    config.load_kube_config(config_file=config_file, context=name, client_configuration=configuration,
-                            persist_config=False)
-    return name
+    # kubectl skips the files of $KUBECONFIG that do not exist; --kubeconfig names exactly one file.
+    paths = [kubeconfig] if kubeconfig is not None else [p for p in _default_kubeconfigs() if os.path.isfile(p)]
+    merged = merge_kubeconfigs(paths)
+    secrets = _secrets(merged)
+    try:
+        name = _context_name(context, merged, kubeconfig)
+        user_name, user = _context_user(merged, name)
+        if user is not None:
+            token = _inline_token_file(user_name, user)
+            secrets = secrets | {token} if token else secrets
+            _check_token(user_name, user)
+            _check_exec_plugin(user_name, user)
+        # persist_config=False: kqctl is read-only, even towards the kubeconfig (no token written back).
+        config.load_kube_config_from_dict(merged, context=name, client_configuration=configuration,
+                                          persist_config=False)
+    except ClusterError as exc:
+        raise ClusterError(_redact(str(exc), secrets), exc.status) from None
+    except Exception as exc:
+        message = f"cannot use the kubeconfig{_where(kubeconfig)}: {_config_problem(exc)}"
+        raise ClusterError(_redact(message, secrets)) from None
+    return name, secrets
 
 
 def _use_in_cluster(context: str | None, kubeconfig: str | None) -> bool:
@@ -238,21 +270,203 @@ def _use_in_cluster(context: str | None, kubeconfig: str | None) -> bool:
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
 
 
-def _context_name(context: str | None, config_file: str, kubeconfig: str | None) -> str | None:
+def _context_name(context: str | None, merged: dict[str, Any], kubeconfig: str | None) -> str | None:
     """The context to use, checked here so an unknown name gets a message listing the known ones."""
-    from kubernetes import config
-
-    contexts, current = config.list_kube_config_contexts(config_file)
-    names = [c.get("name") for c in contexts or [] if isinstance(c, dict)]
+    names = [c["name"] for c in merged["contexts"]]
     if context is None:
-        name = current.get("name") if isinstance(current, dict) else None
+        name = merged.get("current-context")
         if not name:
-            raise ClusterError(f"the kubeconfig{_where(kubeconfig)} has no current context: pass --context")
+            raise ClusterError(f"cannot use the kubeconfig{_where(kubeconfig)}: it has no current context; "
+                               "pass --context")
+        if name not in names:
+            known = ", ".join(names) or "none"
+            raise ClusterError(f"cannot use the kubeconfig{_where(kubeconfig)}: its current context {name!r} is not "
+                               f"defined in it (contexts: {known}); pass --context")
         return str(name)
     if context not in names:
-        known = ", ".join(str(n) for n in names) or "none"
+        known = ", ".join(names) or "none"
         raise ClusterError(f"context {context!r} not found in the kubeconfig{_where(kubeconfig)} (contexts: {known})")
     return context
+
+
+# --- Kubeconfig files: merged as kubectl merges them -----------------------------------------------------
+
+_NAMED_LISTS = {"clusters": "cluster", "contexts": "context", "users": "user"}
+# Fields holding a file name, resolved against the directory of the file that sets them (as kubectl does).
+_PATH_FIELDS = {"clusters": ("certificate-authority",), "users": ("client-certificate", "client-key", "tokenFile")}
+# Fields whose values must never be shown: tokens, passwords, private keys.
+_SECRET_FIELDS = ("token", "password", "client-key-data", "id-token", "refresh-token", "access-token", "secret",
+                  "client-secret")
+REDACTED = "<redacted>"
+
+
+def merge_kubeconfigs(paths: list[str]) -> dict[str, Any]:
+    """Several kubeconfig files as one, by kubectl's rules.
+
+    The first file to define a cluster, context or user by name wins; ``current-context`` comes from
+    the first file that sets one; relative file names are resolved against their own file's directory.
+    """
+    merged: dict[str, Any] = {"apiVersion": "v1", "kind": "Config", "clusters": [], "contexts": [], "users": []}
+    for path in paths:
+        document = _read_kubeconfig(path)
+        base = os.path.dirname(os.path.abspath(path))
+        for key, inner in _NAMED_LISTS.items():
+            known = {entry["name"] for entry in merged[key]}
+            for entry in _named_entries(document, key, inner, path):
+                if entry["name"] not in known:
+                    known.add(entry["name"])
+                    merged[key].append(_resolve_paths(entry, key, inner, base))
+        current = document.get("current-context")
+        if current and not merged.get("current-context"):
+            if not isinstance(current, str):
+                raise ClusterError(f"cannot use the kubeconfig {path}: current-context must be a string")
+            merged["current-context"] = current
+    return merged
+
+
+def _read_kubeconfig(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = yaml.safe_load(handle)
+    except OSError as exc:
+        raise ClusterError(f"cannot read the kubeconfig {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ClusterError(f"cannot use the kubeconfig {path}: not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        # Never the YAML library's own message: it quotes the offending line, which may hold a token.
+        raise ClusterError(f"cannot use the kubeconfig {path}: not valid YAML{_yaml_location(exc)}") from None
+    if document is None:
+        return {}
+    if not isinstance(document, dict):
+        raise ClusterError(f"cannot use the kubeconfig {path}: expected a mapping (kind: Config), "
+                           f"found a {type(document).__name__}")
+    return document
+
+
+def _yaml_location(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{where}" + (f" ({problem})" if isinstance(problem, str) else "")
+
+
+def _named_entries(document: dict[str, Any], key: str, inner: str, path: str) -> list[dict[str, Any]]:
+    """``clusters``/``contexts``/``users``, checked: a list of ``{name: str, <inner>: mapping}``."""
+    entries = document.get(key)
+    if entries is None:
+        return []
+    where = f"cannot use the kubeconfig {path}: {key}"
+    if not isinstance(entries, list):
+        raise ClusterError(f"{where} must be a list of {{name, {inner}}}, found a {type(entries).__name__}")
+    checked: list[dict[str, Any]] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
+            raise ClusterError(f"{where}[{index}] must be a mapping with a non-empty string name")
+        body = entry.get(inner)
+        if body is None:
+            body = {}
+        if not isinstance(body, dict):
+            raise ClusterError(f"{where}[{index}].{inner} (name {entry['name']!r}) must be a mapping, "
+                               f"found a {type(body).__name__}")
+        checked.append({**entry, inner: body})
+    return checked
+
+
+def _resolve_paths(entry: dict[str, Any], key: str, inner: str, base: str) -> dict[str, Any]:
+    body = dict(entry[inner])
+    for name in _PATH_FIELDS.get(key, ()):
+        value = body.get(name)
+        if isinstance(value, str) and value and not os.path.isabs(value):
+            body[name] = os.path.join(base, os.path.expanduser(value))
+    exec_spec = body.get("exec") if key == "users" else None
+    command = exec_spec.get("command") if isinstance(exec_spec, dict) else None
+    # As kubectl: a command with a directory part is a file next to the kubeconfig; a bare name is on PATH.
+    if isinstance(command, str) and os.sep in command and not os.path.isabs(command):
+        body["exec"] = {**exec_spec, "command": os.path.join(base, command)}  # type: ignore[dict-item]
+    return {**entry, inner: body}
+
+
+def _context_user(merged: dict[str, Any], context: str | None) -> tuple[str, dict[str, Any] | None]:
+    """The user entry of ``context`` (None when the context names no user, or one not defined)."""
+    entry = next((c for c in merged["contexts"] if c["name"] == context), None)
+    user_name = entry["context"].get("user") if entry else None
+    user = next((u["user"] for u in merged["users"] if u["name"] == user_name), None)
+    return str(user_name), user
+
+
+def _inline_token_file(user_name: str, user: dict[str, Any]) -> str | None:
+    """Read ``tokenFile`` into ``token``, trimmed as kubectl trims it (a trailing newline is the norm)."""
+    path = user.get("tokenFile")
+    if user.get("token") or not path:
+        return None
+    if not isinstance(path, str):
+        raise ClusterError(f"the tokenFile of user {user_name!r} must be a file name")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            token = handle.read().strip()
+    except OSError as exc:
+        raise ClusterError(f"cannot read the tokenFile {path} of user {user_name!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ClusterError(f"the tokenFile {path} of user {user_name!r} is not text") from None
+    if not token:
+        raise ClusterError(f"the tokenFile {path} of user {user_name!r} is empty")
+    user["token"] = token
+    del user["tokenFile"]
+    return token
+
+
+def _check_token(user_name: str, user: dict[str, Any]) -> None:
+    """A token that cannot go into an HTTP header is refused here, before the client quotes it in an error."""
+    token = user.get("token")
+    if token is None:
+        return
+    if not isinstance(token, str):
+        raise ClusterError(f"the token of user {user_name!r} must be a string")
+    if any(ch.isspace() or not ch.isprintable() for ch in token):
+        raise ClusterError(f"the token of user {user_name!r} contains spaces, line breaks or control characters")
+
+
+def _check_exec_plugin(user_name: str, user: dict[str, Any]) -> None:
+    """A missing credential plugin is named; the client would only log it and then be refused (401)."""
+    exec_spec = user.get("exec")
+    if exec_spec is None:
+        return
+    command = exec_spec.get("command") if isinstance(exec_spec, dict) else None
+    if not isinstance(command, str) or not command:
+        raise ClusterError(f"the exec plugin of user {user_name!r} has no command")
+    if os.sep in command:
+        if not (os.path.isfile(command) and os.access(command, os.X_OK)):
+            raise ClusterError(f"exec plugin {command!r} not found (no executable file there), "
+                               f"needed by user {user_name!r}")
+    elif shutil.which(command) is None:
+        raise ClusterError(f"exec plugin {command!r} not found on PATH, needed by user {user_name!r}")
+
+
+def _secrets(merged: dict[str, Any]) -> frozenset[str]:
+    """Every credential value in the kubeconfig, to be cut out of any message that might quote one."""
+    found: set[str] = set()
+
+    def visit(value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in _SECRET_FIELDS and isinstance(item, (str, int)) and len(str(item)) >= 4:
+                    found.add(str(item))
+                visit(item)
+        elif isinstance(value, list):
+            for item in value:
+                visit(item)
+
+    visit(merged["users"])
+    return frozenset(found)
+
+
+def _redact(text: str, secrets: frozenset[str]) -> str:
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+        stripped = secret.strip()
+        if stripped and stripped != secret and len(stripped) >= 4:
+            text = text.replace(stripped, REDACTED)
+    return text
 
 
 def _default_kubeconfigs() -> list[str]:

@@ -15,6 +15,7 @@ def test_an_unexpected_exception_asks_the_user_to_report_a_bug(monkeypatch: pyte
 
     monkeypatch.delenv("KQCTL_DEBUG", raising=False)
     monkeypatch.setattr(app_module, "app", broken)
+    monkeypatch.setattr(app_module.gc, "disable", lambda: None)  # main() would leave it off for the whole run
     with pytest.raises(SystemExit) as exited:
         app_module.main()
     assert exited.value.code == EXIT_INTERNAL == 70
