@@ -101,6 +101,74 @@ RESOURCES: tuple[Resource, ...] = (
 )
 
 
+# What a snapshot never stores: values people put in pod specs and kubectl's copy of whole manifests.
+REDACTED_VALUE = "<redacted by kqctl>"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+
+
+@dataclass
+class Redactions:
+    """Replaces, in place, every container ``env[].value`` and every last-applied-configuration annotation.
+
+    ``env[].value`` is where people put passwords and API keys, and the engine never needs it. The
+    last-applied annotation is a full copy of an earlier manifest, env values included. ``valueFrom``
+    and ``envFrom`` are kept: they only name a Secret, ConfigMap or field, never hold its content,
+    and they show what a pod depends on.
+    """
+
+    env_values: int = 0
+    annotations: int = 0
+
+    def apply(self, obj: dict[str, Any]) -> dict[str, Any]:
+        meta = obj.get("metadata")
+        notes = meta.get("annotations") if isinstance(meta, dict) else None
+        if isinstance(notes, dict) and LAST_APPLIED in notes:
+            notes[LAST_APPLIED] = REDACTED_VALUE
+            self.annotations += 1
+        for pod_spec in _pod_specs(obj):
+            for container in _container_entries(pod_spec):
+                for variable in _dicts(container.get("env")):
+                    if "value" in variable:
+                        variable["value"] = REDACTED_VALUE
+                        self.env_values += 1
+        return obj
+
+    def note(self) -> str:
+        return (f"container env values and {LAST_APPLIED} annotations are replaced by {REDACTED_VALUE!r} "
+                f"({self.env_values} env values, {self.annotations} annotations); valueFrom and envFrom are "
+                "kept (references only)")
+
+
+def _pod_specs(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pod specs of the kinds kqctl reads: a Pod's, a Job's template, each Workload pod set's template."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    kind = obj.get("kind")
+    if kind == "Pod":
+        return [spec]
+    if kind == "Job":
+        return _template_specs([spec])
+    if kind == "Workload":
+        return _template_specs(_dicts(spec.get("podSets")))
+    return []
+
+
+def _template_specs(holders: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    specs: list[dict[str, Any]] = []
+    for holder in holders:
+        template = holder.get("template")
+        spec = template.get("spec") if isinstance(template, dict) else None
+        if isinstance(spec, dict):
+            specs.append(spec)
+    return specs
+
+
+def _container_entries(pod_spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for key in _CONTAINER_LISTS for c in _dicts(pod_spec.get(key))]
+
+
 @dataclass
 class ClusterSnapshot:
     """What was read, and where and when: the objects carry apiVersion and kind, never managedFields."""
@@ -112,6 +180,7 @@ class ClusterSnapshot:
     kueue_version: str
     served_kueue_versions: tuple[str, ...] = ()
     skipped: list[str] = field(default_factory=list)  # resources not read, and why
+    redacted: Redactions = field(default_factory=Redactions)  # what was replaced by REDACTED_VALUE
 
     def annotations(self) -> dict[str, str]:
         from kqctl import __version__
@@ -126,6 +195,7 @@ class ClusterSnapshot:
         }
         if self.skipped:
             notes["skipped"] = "; ".join(self.skipped)
+        notes["redacted"] = self.redacted.note()
         return {ANNOTATION_PREFIX + key: value for key, value in notes.items()}
 
     def counts(self) -> dict[str, int]:
@@ -508,14 +578,16 @@ def _read(connection: _Connection, page_size: int) -> ClusterSnapshot:
     available = _served_kueue_resources(connection, version)
     objects: list[dict[str, Any]] = []
     skipped: list[str] = []
+    redactions = Redactions()
     for resource in RESOURCES:
         if resource.group == KUEUE_GROUP and resource.plural not in available:
             skipped.append(_not_served(resource, version))
             continue
         api_version = resource.api_version(version)
         items = _list(connection, resource, version, page_size)
-        objects.extend(_normalize(item, api_version, resource.kind) for item in items)
-    return ClusterSnapshot(objects, connection.context, connection.server, taken_at, version, served, skipped)
+        objects.extend(redactions.apply(_normalize(item, api_version, resource.kind)) for item in items)
+    return ClusterSnapshot(objects, connection.context, connection.server, taken_at, version, served, skipped,
+                           redactions)
 
 
 def choose_kueue_version(served: tuple[str, ...]) -> str:
