@@ -1,0 +1,305 @@
+"""Fuzz: mutated manifests never crash kqctl, and validate's verdict agrees with the schemas.
+
+Every document of every sample under samples/ (and a few recorded conformance snapshots) is
+mutated — a field deleted, a value replaced by another type, a list item duplicated, a value
+nested deeply — and validate, simulate, explain and audit run in-process on the result:
+
+* never exit 70 (a kqctl bug) and never a traceback;
+* when validate accepts the input (exit 0), simulate and audit do not reject it as undecodable
+  (exit 3): validate promises what the engine can read;
+* when the JSON Schema of the kind (the generated schemas, checked with ``jsonschema``, the
+  reference implementation, after CRD defaulting as the API server does) rejects the mutated
+  document, validate does not exit 0. Mutations to ``null`` or to non-integral numbers are left
+  out of this check: the API server prunes nulls and kqctl follows it (see kqctl/validate/schema.py).
+
+Fast by default (derandomized, a few examples); ``KQCTL_FUZZ_EXAMPLES=5000`` runs it long.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import REPO
+
+from kqctl.api.kinds import KUEUE_GROUP
+from kqctl.api.kueue.defaults import apply_mutating_webhooks
+from kqctl.cli import app as app_module
+from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from kqctl.load.documents import parse_documents
+from kqctl.validate.findings import Severity
+from kqctl.validate.schema import LIST_MAP_KEYS, apply_schema_defaults, load_schema
+
+EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "25"))
+CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
+CONFORMANCE_CASES = ("flavor-assign/borrow-before-try-next-flavor",)  # a few, to keep the default run short
+NOW = "2026-01-01T00:00:00Z"
+MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}  # the kinds with a Kueue mutating webhook
+
+WEIRD_STRINGS = ["", " ", "-1", "0", "1e3", "1E400", "0x10", "10Gi", "1.5", "-5Gi", "NaN", "Infinity", "∞",
+                 "\x00", "\x1b[31m", "\u202e", "a" * 300, "9" * 40, "1Ei", "999999999999Ei", "true", "null",
+                 "~", "../x", "日本語", "Name With Spaces", "UPPER", "-lead", "a/b/c", "a..b", "😀", "\n", "\t"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input set: documents (each written to its own JSON file) and a Workload to explain."""
+
+    name: str
+    documents: tuple[Any, ...]
+    workload: str  # namespace/name for explain
+
+
+def _load_case(name: str, files: list[Path]) -> Case:
+    documents = [d.body for path in files for d in parse_documents(path.read_text(), str(path)) if d.body is not None]
+    workloads = [d for d in documents if isinstance(d, dict) and d.get("kind") == "Workload"]
+    meta = workloads[0].get("metadata", {}) if workloads else {}
+    target = f"{meta.get('namespace', 'default')}/{meta.get('name', 'none')}"
+    return Case(name, tuple(documents), target)
+
+
+def _cases() -> list[Case]:
+    cases = [_load_case(d.name, sorted(d.glob("*.yaml"))) for d in sorted((REPO / "samples").iterdir()) if d.is_dir()]
+    cases += [_load_case(c, [CONFORMANCE / c / "snapshot.yaml"]) for c in CONFORMANCE_CASES
+              if (CONFORMANCE / c / "snapshot.yaml").is_file()]
+    return [c for c in cases if c.documents]
+
+
+CASES = _cases()
+
+
+# --- mutations -------------------------------------------------------------------------------------------
+
+_DELETE = object()
+Path_ = tuple[Any, ...]
+
+
+@dataclass
+class Mutated:
+    case: Case
+    index: int
+    document: Any
+    steps: list[str] = field(default_factory=list)
+    schema_comparable: bool = True  # False once a null or a non-integral number went in
+
+
+def _paths(value: Any, path: Path_ = ()) -> Iterator[Path_]:
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _paths(item, (*path, i))
+
+
+def _get(body: Any, path: Path_) -> Any:
+    for part in path:
+        body = body[part]
+    return body
+
+
+def _has_null_or_float(value: Any) -> bool:
+    if value is None or isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_null_or_float(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_null_or_float(v) for v in value)
+    return False
+
+
+def _nested(depth: int, leaf: Any, as_list: bool) -> Any:
+    for _ in range(depth):
+        leaf = [leaf] if as_list else {"n": leaf}
+    return leaf
+
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.sampled_from([2**63, -(2**63) - 1, 2**200, 10**400]),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20), st.sampled_from(WEIRD_STRINGS),
+)
+values = st.one_of(
+    scalars,
+    st.lists(scalars, max_size=3),
+    st.dictionaries(st.one_of(st.text(max_size=6), st.sampled_from(["name", "spec", "zz"])), scalars, max_size=3),
+    st.builds(_nested, st.integers(2, 300), scalars, st.booleans()),
+)
+
+
+@st.composite
+def mutated_inputs(draw: st.DrawFn) -> Mutated:
+    case = draw(st.sampled_from(CASES))
+    index = draw(st.integers(0, len(case.documents) - 1))
+    result = Mutated(case, index, copy.deepcopy(case.documents[index]))
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(list(_paths(result.document))))
+        operation = draw(st.sampled_from(["delete", "replace", "replace", "duplicate"]))
+        target = _get(result.document, path)
+        if operation == "delete" and path:
+            del _get(result.document, path[:-1])[path[-1]]
+            result.steps.append(f"delete {list(path)}")
+        elif operation == "duplicate" and isinstance(target, list) and target:
+            target.append(copy.deepcopy(target[draw(st.integers(0, len(target) - 1))]))
+            result.steps.append(f"duplicate an item of {list(path)}")
+        else:
+            value = draw(values)
+            result.schema_comparable &= not _has_null_or_float(value)
+            if path:
+                _get(result.document, path[:-1])[path[-1]] = value
+            else:
+                result.document = value
+            result.steps.append(f"set {list(path)} to {value!r:.80}")
+    return result
+
+
+# --- running kqctl in-process ----------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def run_kqctl(*args: str) -> Run:
+    """``kqctl ARGS`` through main(), as the installed command runs it, without a process."""
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = None
+    with mock.patch.object(sys, "argv", ["kqctl", *args]), mock.patch.object(app_module.gc, "disable"), \
+            mock.patch.dict(os.environ, {"NO_COLOR": "1"}), redirect_stdout(out), redirect_stderr(err):
+        os.environ.pop("KQCTL_DEBUG", None)
+        try:
+            app_module.main()
+        except SystemExit as exited:
+            code = exited.code
+    return Run(code if isinstance(code, int) else (EXIT_OK if code is None else 1), out.getvalue(), err.getvalue())
+
+
+def write_inputs(directory: Path, mutated: Mutated) -> str:
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.iterdir():
+        old.unlink()
+    for i, document in enumerate(mutated.case.documents):
+        body = mutated.document if i == mutated.index else document
+        (directory / f"{i:03d}.json").write_text(json.dumps(body, ensure_ascii=False))
+    return str(directory)
+
+
+# --- the schema oracle -----------------------------------------------------------------------------------
+
+
+def _list_map_keys(validator: Any, keys: list[str], instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    """kqctl's one schema keyword (x-kubernetes-list-type: map): no two items with the same key."""
+    if not isinstance(instance, list):
+        return
+    seen: set[tuple[str, ...]] = set()
+    for item in instance:
+        if isinstance(item, dict) and any(item.get(k) is not None for k in keys):
+            key = tuple(json.dumps(item.get(k)) for k in keys)
+            if key in seen:
+                yield jsonschema.ValidationError(f"duplicate list-map key {key}")
+            seen.add(key)
+
+
+_Reference = jsonschema.validators.extend(jsonschema.Draft7Validator, {LIST_MAP_KEYS: _list_map_keys})
+
+
+def schema_rejects(document: Any) -> bool | None:
+    """True/False: the API server's schema step rejects/accepts it; None: no schema applies.
+
+    As the API server: CRD defaulting, Kueue's mutating webhook (its Go decoding rejects some
+    values, and its re-encoding writes empty strings for absent fields, e.g. a container name),
+    defaulting again, then the kind's schema, checked by ``jsonschema``.
+    """
+    if not isinstance(document, dict):
+        return None
+    api_version, kind = document.get("apiVersion"), document.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return None
+    schema = load_schema(api_version, kind)
+    if schema is None:
+        return None
+    try:
+        held = apply_schema_defaults(document, api_version, kind)
+        if api_version.startswith(f"{KUEUE_GROUP}/") and kind in MUTATED_KINDS:
+            held, decoding = apply_mutating_webhooks(held)
+            if any(f.severity is Severity.ERROR for f in decoding):
+                return True
+            held = apply_schema_defaults(held, api_version, kind)
+    except RecursionError:
+        return None
+    return next(iter(_Reference(schema).iter_errors(held)), None) is not None
+
+
+# --- the property ----------------------------------------------------------------------------------------
+
+
+def check(mutated: Mutated, directory: Path) -> None:
+    inputs = write_inputs(directory, mutated)
+    where = f"{mutated.case.name} document {mutated.index}: {'; '.join(mutated.steps)}"
+    runs = {
+        "validate": run_kqctl("validate", inputs),
+        "simulate": run_kqctl("simulate", inputs, "--now", NOW),
+        "explain": run_kqctl("explain", mutated.case.workload, inputs, "--now", NOW),
+        "audit": run_kqctl("audit", inputs),
+    }
+    for command, run in runs.items():
+        assert run.code != EXIT_INTERNAL, f"{command} crashed on {where}: {run.err}"
+        assert "Traceback" not in run.out + run.err, f"{command} printed a traceback on {where}"
+    if runs["validate"].code == EXIT_OK:
+        for command in ("simulate", "audit"):
+            assert runs[command].code != EXIT_INPUT, (
+                f"validate accepts {where} but {command} cannot read it: {runs[command].err}")
+    if mutated.schema_comparable and schema_rejects(mutated.document):
+        assert runs["validate"].code != EXIT_OK, f"the schema rejects {where} but validate accepts it"
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(mutated=mutated_inputs())
+def test_mutated_manifests_never_crash_any_command(mutated: Mutated, tmp_path_factory: pytest.TempPathFactory
+                                                   ) -> None:
+    check(mutated, tmp_path_factory.getbasetemp() / "fuzz-inputs")
+
+
+def test_the_fuzz_covers_every_sample() -> None:
+    names = {c.name for c in CASES}
+    assert {d.name for d in (REPO / "samples").iterdir() if d.is_dir()} <= names
+    assert sum(len(c.documents) for c in CASES) > 30
+
+
+@pytest.mark.parametrize("document, rejected", [
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "a"},
+      "spec": {"clusterQueue": "cq"}}, False),
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "a"},
+      "spec": {"clusterQueue": ["cq"]}}, True),
+    ({"apiVersion": "v9", "kind": "Unknown"}, None),
+])
+def test_the_schema_oracle_can_say_no(document: dict[str, Any], rejected: bool | None) -> None:
+    assert schema_rejects(document) is rejected
+
+
+def test_the_unmutated_samples_run_cleanly(tmp_path: Path) -> None:
+    case = next(c for c in CASES if c.name == "cohort-borrowing")
+    inputs = write_inputs(tmp_path, Mutated(case, 0, case.documents[0]))
+    assert run_kqctl("validate", inputs).code == EXIT_OK
+    simulated = run_kqctl("simulate", inputs, "--now", NOW)
+    assert simulated.code == EXIT_OK and "Admitted" in simulated.out
+    assert run_kqctl("explain", case.workload, inputs, "--now", NOW).code == EXIT_OK
+    broken = run_kqctl("validate", str(REPO / "samples" / "broken"))
+    assert broken.code == 1 and "SCHEMA-" in broken.out
