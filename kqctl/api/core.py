@@ -123,14 +123,16 @@ class Fields:
         raise ModelError(self.at(key), f"expected a list, got {json_kind(value)}")
 
     def strings(self, key: str) -> tuple[str, ...]:
-        values = self.list(key)
+        # Go's JSON decoder leaves a null element at its zero value, "" (the API server accepts it).
+        values = ["" if value is None else value for value in self.list(key)]
         for i, value in enumerate(values):
             if not isinstance(value, str):
                 raise ModelError((*self.at(key), i), f"expected a string, got {json_kind(value)}")
         return tuple(values)
 
     def string_map(self, key: str) -> dict[str, str]:
-        values = self.child(key).obj
+        # As strings(): a null value decodes to "" (labels: {k: null} is the label k with value "").
+        values = {name: "" if value is None else value for name, value in self.child(key).obj.items()}
         for name, value in values.items():
             if not isinstance(value, str):
                 raise ModelError((*self.at(key), name), f"expected a string, got {json_kind(value)}")
@@ -165,6 +167,8 @@ def json_kind(value: Any) -> str:
         return "object"
     if isinstance(value, list):
         return "array"
+    if value is None:
+        return "null"
     return "string"
 
 

@@ -18,26 +18,22 @@ Fast by default (derandomized, a few examples); ``KQCTL_FUZZ_EXAMPLES=5000`` run
 from __future__ import annotations
 
 import copy
-import io
 import json
 import os
-import sys
 from collections.abc import Iterator
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import jsonschema
 import pytest
+from fuzz_inprocess import run_kqctl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import REPO
 
 from kqctl.api.kinds import KUEUE_GROUP
 from kqctl.api.kueue.defaults import apply_mutating_webhooks
-from kqctl.cli import app as app_module
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from kqctl.load.documents import parse_documents
 from kqctl.validate.findings import Severity
@@ -167,27 +163,6 @@ def mutated_inputs(draw: st.DrawFn) -> Mutated:
 
 
 # --- running kqctl in-process ----------------------------------------------------------------------------
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-def run_kqctl(*args: str) -> Run:
-    """``kqctl ARGS`` through main(), as the installed command runs it, without a process."""
-    out, err = io.StringIO(), io.StringIO()
-    code: int | str | None = None
-    with mock.patch.object(sys, "argv", ["kqctl", *args]), mock.patch.object(app_module.gc, "disable"), \
-            mock.patch.dict(os.environ, {"NO_COLOR": "1"}), redirect_stdout(out), redirect_stderr(err):
-        os.environ.pop("KQCTL_DEBUG", None)
-        try:
-            app_module.main()
-        except SystemExit as exited:
-            code = exited.code
-    return Run(code if isinstance(code, int) else (EXIT_OK if code is None else 1), out.getvalue(), err.getvalue())
 
 
 def write_inputs(directory: Path, mutated: Mutated) -> str:

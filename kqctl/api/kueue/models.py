@@ -48,7 +48,9 @@ def _opt_quota(fields: Fields, key: str, resource: str) -> int | None:
 def _resource_map(fields: Fields, key: str) -> dict[str, int]:
     """A ResourceList as request-side integers (QTY-5: cpu in milli, others rounded up)."""
     values = fields.child(key)
-    return {name: resource_value(name, _quantity(raw, values.at(name))) for name, raw in values.obj.items()}
+    # A null quantity decodes to zero, as resource.Quantity's JSON decoder does.
+    return {name: resource_value(name, _quantity(0 if raw is None else raw, values.at(name)))
+            for name, raw in values.obj.items()}
 
 
 # --- quotas ----------------------------------------------------------------------------------------

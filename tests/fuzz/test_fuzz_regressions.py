@@ -1,0 +1,50 @@
+"""Inputs the fuzz test found, kept as fixed examples: validate and simulate agree on what decodes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fuzz_inprocess import run_kqctl
+
+from kqctl.errors import EXIT_OK
+
+NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+FLAVOR = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}}
+CLUSTER_QUEUE = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+                 "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+                     {"name": "default", "resources": [{"name": "cpu", "nominalQuota": "4"}]}]}]}}
+LOCAL_QUEUE = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+               "metadata": {"name": "lq", "namespace": "team-a"}, "spec": {"clusterQueue": "cq"}}
+
+
+def workload(**status: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "w", "namespace": "team-a"},
+        "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [
+            {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+    if status:
+        body["status"] = status
+    return body
+
+
+ADMITTED_WITH_NULL_USAGE = workload(admission={"clusterQueue": "cq", "podSetAssignments": [
+    {"name": "main", "count": 1, "flavors": {"cpu": "default"}, "resourceUsage": {"cpu": "1", "memory": None}}]})
+
+
+@pytest.mark.parametrize("changed", [
+    # A null label value is the label with value "" (Go's JSON decoder), not an undecodable object.
+    {**NAMESPACE, "metadata": {"name": "team-a", "labels": {"kubernetes.io/metadata.name": None}}},
+    # A null quantity decodes to zero, as resource.Quantity does.
+    ADMITTED_WITH_NULL_USAGE,
+], ids=["null-label-value", "null-quantity-in-resource-usage"])
+def test_what_validate_accepts_simulate_can_read(tmp_path: Path, changed: dict[str, Any]) -> None:
+    documents = [d for d in (NAMESPACE, FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, workload()) if d["kind"] != changed["kind"]]
+    path = tmp_path / "inputs.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [*documents, changed]}))
+    validated = run_kqctl("validate", str(path))
+    assert validated.code == EXIT_OK, validated.out + validated.err
+    simulated = run_kqctl("simulate", str(path), "--now", "2026-01-01T00:00:00Z")
+    assert simulated.code == EXIT_OK, simulated.err
