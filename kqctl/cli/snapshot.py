@@ -27,7 +27,8 @@ SAVE_HELP = (
     "server, time and Kueue API version.\n\n"
     "YAML or JSON by the file's extension (.yaml, .yml, .json); '-' writes YAML to stdout. Secrets and "
     "ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
-    "--feature-gates to simulate as needed) and no credentials are written.\n\n"
+    "--feature-gates to simulate as needed) and no credentials are written. Container env values and "
+    "kubectl's last-applied-configuration annotations are replaced by '<redacted by kqctl>'.\n\n"
     "Exit codes: 0 saved; 2 usage error; 4 the cluster could not be read."
 )
 
