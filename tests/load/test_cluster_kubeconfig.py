@@ -10,7 +10,7 @@ import os
 import stat
 import subprocess
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,8 @@ def write_yaml(path: Path, document: Any) -> str:
     return str(path)
 
 
-def kubeconfig(clusters: list[tuple[str, dict[str, Any]]] = (), users: list[tuple[str, dict[str, Any]]] = (),
-               contexts: list[tuple[str, str, str]] = (), current: str | None = None) -> dict[str, Any]:
+def kubeconfig(clusters: Sequence[tuple[str, dict[str, Any]]] = (), users: Sequence[tuple[str, dict[str, Any]]] = (),
+               contexts: Sequence[tuple[str, str, str]] = (), current: str | None = None) -> dict[str, Any]:
     document: dict[str, Any] = {
         "apiVersion": "v1", "kind": "Config",
         "clusters": [{"name": n, "cluster": c} for n, c in clusters],

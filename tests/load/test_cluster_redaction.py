@@ -19,7 +19,7 @@ from kqctl.cli import app as app_module
 from kqctl.load.cluster import LAST_APPLIED, REDACTED_VALUE, Redactions, read_cluster, snapshot_text
 
 SECRET = "hunter2-do-not-store"
-ENV = [
+ENV: list[dict[str, Any]] = [
     {"name": "PASSWORD", "value": SECRET},
     {"name": "EMPTY", "value": ""},
     {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}},
