@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fuzz_inprocess import run_kqctl
 
-from kqctl.errors import EXIT_OK
+from kqctl.errors import EXIT_INTERNAL, EXIT_OK
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
 FLAVOR = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default"}}
@@ -48,3 +48,30 @@ def test_what_validate_accepts_simulate_can_read(tmp_path: Path, changed: dict[s
     assert validated.code == EXIT_OK, validated.out + validated.err
     simulated = run_kqctl("simulate", str(path), "--now", "2026-01-01T00:00:00Z")
     assert simulated.code == EXIT_OK, simulated.err
+
+
+LEGACY_CLUSTER_QUEUE_WITH_A_LIST_AS_FLAVOR_NAME = """\
+apiVersion: kueue.x-k8s.io/v1alpha1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resources:
+  - name: cpu
+    flavors: [{name: [x], quota: {min: "8"}}]
+  - name: memory
+    flavors: [{name: {a: 1}, quota: {min: 32Gi}}]
+"""
+
+
+@pytest.mark.parametrize("command, rejects", [("validate", True), ("simulate", True), ("convert", False)])
+def test_a_legacy_flavor_name_that_is_not_a_string_is_an_error_not_a_crash(tmp_path: Path, command: str,
+                                                                           rejects: bool) -> None:
+    path = tmp_path / "legacy.yaml"
+    path.write_text(LEGACY_CLUSTER_QUEUE_WITH_A_LIST_AS_FLAVOR_NAME)
+    args = ["convert", "-f", str(path), "--to", "v1beta2"] if command == "convert" else [command, str(path)]
+    run = run_kqctl(*args)
+    assert run.code != EXIT_INTERNAL, run.err
+    assert "Traceback" not in run.err
+    # convert carries the value over as it is (validate judges it); the others refuse the object.
+    assert (run.code != EXIT_OK) is rejects

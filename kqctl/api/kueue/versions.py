@@ -12,6 +12,7 @@ paths point into the *input* document, so the loader can attach its line numbers
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -536,6 +537,11 @@ class _LegacyResource:
     def flavor_names(self) -> tuple[Any, ...]:
         return tuple(flavor.get("name") for _, flavor in self.flavors)
 
+    @property
+    def flavor_keys(self) -> tuple[str, ...]:
+        """The flavor names as hashable keys: a name can be any JSON value in a broken manifest."""
+        return tuple(json.dumps(name, sort_keys=True, default=str) for name in self.flavor_names)
+
 
 def _resources_to_groups(
     resources: Any, has_cohort: bool, independent_flavors: bool, ctx: _Context
@@ -548,9 +554,9 @@ def _resources_to_groups(
         return []
     legacy = _legacy_resources(resources, ctx)
     _check_shared_flavors(legacy, ctx)
-    groups: dict[tuple[Any, ...], list[_LegacyResource]] = {}
+    groups: dict[tuple[str, ...], list[_LegacyResource]] = {}
     for resource in legacy:
-        groups.setdefault(resource.flavor_names, []).append(resource)
+        groups.setdefault(resource.flavor_keys, []).append(resource)
     if independent_flavors:
         _warn_forced_same_flavor(groups.values(), ctx)
     return [_resource_group(members, has_cohort, ctx) for members in groups.values()]
@@ -577,8 +583,8 @@ def _check_shared_flavors(legacy: list[_LegacyResource], ctx: _Context) -> None:
     """LEG-3.2: a flavor can belong to one resource group only (v1alpha2 rejected this too)."""
     for i, later in enumerate(legacy):
         for earlier in legacy[:i]:
-            shares = set(later.flavor_names) & set(earlier.flavor_names)
-            if shares and later.flavor_names != earlier.flavor_names:
+            shares = set(later.flavor_keys) & set(earlier.flavor_keys)
+            if shares and later.flavor_keys != earlier.flavor_keys:
                 ctx.add(
                     "error",
                     ("spec", "resources", later.index, "flavors"),
