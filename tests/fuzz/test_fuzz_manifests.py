@@ -41,7 +41,11 @@ from kqctl.validate.schema import LIST_MAP_KEYS, apply_schema_defaults, load_sch
 
 EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "25"))
 CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
-CONFORMANCE_CASES = ("flavor-assign/borrow-before-try-next-flavor",)  # a few, to keep the default run short
+CONFORMANCE_CASES = (  # a few, to keep the default run short
+    "flavor-assign/borrow-before-try-next-flavor",
+    "preemption/long-range-preemption",
+    "fair-sharing/fair-sharing-schedule-earliest-timestamp-first",
+)
 NOW = "2026-01-01T00:00:00Z"
 MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}  # the kinds with a Kueue mutating webhook
 
