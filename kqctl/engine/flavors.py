@@ -416,7 +416,8 @@ class FlavorAssigner:
                                                tas.topology_request(self.workload, pod_set), spec, flavor, covered)
                 if mismatch is not None:
                     return Status([mismatch])
-            tolerations = [t for t in (spec.get("tolerations") or []) if isinstance(t, Mapping)]
+            listed = spec.get("tolerations")  # any JSON value in a snapshot no API server checked
+            tolerations = [t for t in listed if isinstance(t, Mapping)] if isinstance(listed, list) else []
             taint = first_untolerated_taint(flavor.node_taints, [*tolerations, *flavor.tolerations])
             if taint is not None:
                 return Status([f"untolerated taint {taint_text(taint)} in flavor {name}"])

@@ -75,3 +75,16 @@ def test_a_legacy_flavor_name_that_is_not_a_string_is_an_error_not_a_crash(tmp_p
     assert "Traceback" not in run.err
     # convert carries the value over as it is (validate judges it); the others refuse the object.
     assert (run.code != EXIT_OK) is rejects
+
+
+@pytest.mark.parametrize("tolerations", [0.25, 7, "x", {"key": "a"}, True])
+def test_tolerations_that_are_not_a_list_do_not_crash_the_engine(tmp_path: Path, tolerations: Any) -> None:
+    odd = workload()
+    odd["spec"]["podSets"][0]["template"]["spec"]["tolerations"] = tolerations
+    path = tmp_path / "inputs.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                "items": [NAMESPACE, FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE, odd]}))
+    assert run_kqctl("validate", str(path)).code == 1  # the API server would refuse it
+    for args in (["simulate", str(path)], ["explain", "team-a/w", str(path)]):
+        run = run_kqctl(*args, "--now", "2026-01-01T00:00:00Z")
+        assert run.code != EXIT_INTERNAL, run.err
