@@ -19,9 +19,10 @@ from kqctl.api.origin import FieldPath, Origin
 from kqctl.api.scalars import LiteralFloat
 from kqctl.errors import InputError
 
-# Expanding aliases can blow a few bytes up into billions of values ("billion laughs"):
-# stop long before that. 1e6 values is far above any real Kueue object.
-MAX_VALUES_PER_DOCUMENT = 1_000_000
+# Expanding aliases can blow a few bytes up into billions of values ("billion laughs"): stop long
+# before that. Only values reached through an alias count: a document's own size is bounded by the
+# input's (a `kubectl get -o yaml` List of 50,000 Workloads is one document of millions of values).
+MAX_ALIAS_VALUES = 1_000_000
 MAX_DEPTH = 200
 
 _STR = "tag:yaml.org,2002:str"
@@ -209,26 +210,43 @@ class _Builder:
     def __init__(self, file: str, index: int) -> None:
         self.file = file
         self.index = index
-        self.values = 0
+        self.alias_values = 0
+        self.in_alias = False
+        # Collection nodes built so far: meeting one again means an alias is being expanded.
+        self.built: set[int] = set()
         self.duplicates: list[tuple[yaml.MappingNode, str]] = []
 
     def build(self, node: Any, depth: int) -> Any:
-        self.values += 1
-        if self.values > MAX_VALUES_PER_DOCUMENT or depth > MAX_DEPTH:
+        if depth > MAX_DEPTH:
             raise self._too_big(node, depth)
+        if self.in_alias:
+            self.alias_values += 1
+            if self.alias_values > MAX_ALIAS_VALUES:
+                raise self._too_big(node, depth)
         if node.id == "scalar":
             if node.tag == _STR:
                 return node.value
             return self._scalar(node)
+        if not self.in_alias and id(node) in self.built:
+            return self._expand_alias(node, depth)
+        self.built.add(id(node))
         if node.id == "sequence":
             return [self.build(item, depth + 1) for item in node.value]
         return self._mapping(node, depth)
+
+    def _expand_alias(self, node: Any, depth: int) -> Any:
+        """A collection met a second time: everything inside it counts against MAX_ALIAS_VALUES."""
+        self.in_alias = True
+        try:
+            return self.build(node, depth)
+        finally:
+            self.in_alias = False
 
     def _too_big(self, node: yaml.Node, depth: int) -> InputError:
         if depth > MAX_DEPTH:
             message = f"nesting deeper than {MAX_DEPTH} levels"
         else:
-            message = f"document expands to more than {MAX_VALUES_PER_DOCUMENT:,} values (an alias bomb?)"
+            message = f"aliases expand to more than {MAX_ALIAS_VALUES:,} values (an alias bomb)"
         return InputError(self.file, message, line=node.start_mark.line + 1, index=self.index)
 
     def _mapping(self, node: yaml.MappingNode, depth: int) -> dict[Any, Any]:

@@ -6,7 +6,7 @@ import pytest
 
 from kqctl.api.scalars import LiteralFloat
 from kqctl.errors import InputError
-from kqctl.load.documents import MAX_VALUES_PER_DOCUMENT, decode_text, parse_documents
+from kqctl.load.documents import MAX_ALIAS_VALUES, decode_text, parse_documents
 
 
 def body(text: str) -> object:
@@ -71,7 +71,26 @@ def test_alias_bomb_is_rejected_quickly() -> None:
         lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
     with pytest.raises(InputError) as caught:
         parse_documents("\n".join(lines) + "\n", "bomb.yaml")
-    assert f"{MAX_VALUES_PER_DOCUMENT:,}" in str(caught.value)
+    assert f"{MAX_ALIAS_VALUES:,}" in str(caught.value) and "alias bomb" in str(caught.value)
+
+
+def test_a_list_far_larger_than_the_alias_cap_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `kubectl get workloads -A -o yaml` of a big cluster: one document, no aliases, millions of values.
+    # The cap is lowered so that a small list is already far above it.
+    monkeypatch.setattr("kqctl.load.documents.MAX_ALIAS_VALUES", 100)
+    item = "- {kind: Workload, metadata: {name: w%d, namespace: ns, labels: {a: b, c: d}}, spec: {queueName: q}}"
+    text = "kind: List\nitems:\n" + "\n".join(item % i for i in range(2_000)) + "\n"
+    (document,) = parse_documents(text, "list.yaml")
+    assert len(document.body["items"]) == 2_000
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    with pytest.raises(InputError, match="more than 100 values"):
+        parse_documents(bomb, "bomb.yaml")
+
+
+def test_an_alias_used_a_few_times_is_expanded() -> None:
+    (document,) = parse_documents("base: &b {cpu: 1, memory: 2Gi}\nx: *b\nz: {<<: *b, cpu: 2}\n", "a.yaml")
+    assert document.body["x"] == {"cpu": 1, "memory": "2Gi"}
+    assert document.body["z"] == {"cpu": 2, "memory": "2Gi"}
 
 
 def test_deep_nesting_is_rejected() -> None:
