@@ -4,13 +4,21 @@ YAML is read as kubectl reads it (sigs.k8s.io/yaml, YAML 1.1): ``y``/``n`` are b
 is a number, timestamps stay strings. Non-integer numbers keep their source text
 (:class:`LiteralFloat`) because quantities must never go through float arithmetic (QTY-1).
 Alias bombs, very deep nesting, duplicate keys and binary input are rejected with a location.
+
+JSON text (``kubectl get -A -o json`` of a big cluster) is read with the JSON decoder, several times
+faster than YAML; lines are still found for every object and field (see :class:`JsonDocument`).
+Whatever plain JSON decoding would treat differently from the YAML path (duplicate keys, NaN, deep
+nesting, invalid JSON) is left to the YAML path, so verdicts and messages stay the same.
 """
 
 from __future__ import annotations
 
+import bisect
 import gc
+import json
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -114,6 +122,154 @@ class Document:
         return line_in_node(self.node, path)
 
 
+@dataclass
+class JsonDocument(Document):
+    """A document read by the JSON decoder: no parse tree is kept, lines are found when asked.
+
+    ``items_spans`` holds the character span of each item of a top-level List, so the line of every
+    object is known at once; a field's line is found by composing only that item's text (or the
+    whole text, for a document that is not a List), the rare time a finding needs it.
+    """
+
+    text: str = field(default="", repr=False)
+    start: int = 0
+    items_spans: list[tuple[int, int]] | None = field(default=None, repr=False)
+    _newlines: list[int] | None = field(default=None, repr=False)
+    _nodes: dict[int, yaml.Node] = field(default_factory=dict, repr=False)
+
+    def line_of(self, path: FieldPath) -> int:
+        if self.items_spans is not None and len(path) >= 2 and path[0] == "items" \
+                and isinstance(path[1], int) and 0 <= path[1] < len(self.items_spans):
+            start, end = self.items_spans[path[1]]
+            return self._line_within(start, end, path[2:], key=path[1])
+        return self._line_within(self.start, len(self.text), path, key=-1)
+
+    def _line_within(self, start: int, end: int, path: FieldPath, key: int) -> int:
+        first_line = self._line_at(start)
+        if not path:
+            return first_line
+        node = self._nodes.get(key)
+        if node is None:
+            node = yaml.compose(self.text[start:end], Loader=_Loader)
+            if node is None:
+                return first_line
+            self._nodes[key] = node
+        return first_line - 1 + line_in_node(node, path)
+
+    def _line_at(self, offset: int) -> int:
+        if self._newlines is None:
+            self._newlines = [match.start() for match in _NEWLINE.finditer(self.text)]
+        return bisect.bisect_left(self._newlines, offset) + 1
+
+
+_NEWLINE = re.compile("\n")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _NotPlainJson(Exception):
+    """Something the YAML path must decide (it gives the same verdict, located)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _NotPlainJson("duplicate key")
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotPlainJson(f"{name} is not JSON")
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_float=LiteralFloat, parse_constant=_no_constant)
+
+
+def parse_json_document(text: str, file: str) -> JsonDocument | None:
+    """One JSON value, or None when the text is not plain JSON (then the YAML path reads it)."""
+    start = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]  # matches the empty string
+    if _may_nest_deeper_than(text, MAX_DEPTH):
+        return None
+    try:
+        if text.startswith("{", start):
+            body, spans, end = _decode_top_object(text, start)
+        else:
+            (body, end), spans = _JSON.raw_decode(text, start), None
+    except (ValueError, IndexError, RecursionError, _NotPlainJson):
+        return None
+    if _JSON_SPACE.match(text, end).end() != len(text):  # type: ignore[union-attr]
+        return None  # several JSON values in a row: the YAML path splits or rejects them
+    document = JsonDocument(Origin(file, 0, 1), body, text=text, start=start, items_spans=spans)
+    document.origin = Origin(file, 0, document.line_of(()))
+    return document
+
+
+_BRACKETS = b"[]{}"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _BRACKETS)
+_NESTING_STEP = [0] * 256
+_NESTING_STEP[ord("[")] = _NESTING_STEP[ord("{")] = 1
+_NESTING_STEP[ord("]")] = _NESTING_STEP[ord("}")] = -1
+
+
+def _may_nest_deeper_than(text: str, limit: int) -> bool:
+    """Whether the brackets could nest deeper than ``limit`` (those inside strings count too: an
+    overestimate only sends the text to the YAML path, which measures exactly)."""
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    if brackets.count(b"[") + brackets.count(b"{") <= limit:
+        return False
+    return max(accumulate(map(_NESTING_STEP.__getitem__, brackets))) > limit
+
+
+def _decode_top_object(text: str, start: int) -> tuple[dict[str, Any], list[tuple[int, int]] | None, int]:
+    """A top-level object, decoding ``items`` one element at a time to remember where each one is."""
+    result: dict[str, Any] = {}
+    spans: list[tuple[int, int]] | None = None
+    index = _skip_space(text, start + 1)
+    if text[index] == "}":
+        return result, None, index + 1
+    while True:
+        if text[index] != '"':
+            raise _NotPlainJson("object key")
+        key, index = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
+        index = _skip_space(text, index)
+        if text[index] != ":":
+            raise _NotPlainJson("':' expected")
+        index = _skip_space(text, index + 1)
+        if key in result:
+            raise _NotPlainJson("duplicate key")
+        if key == "items" and text.startswith("[", index):
+            result[key], spans, index = _decode_array_with_spans(text, index)
+        else:
+            result[key], index = _JSON.raw_decode(text, index)
+        index = _skip_space(text, index)
+        if text[index] == "}":
+            return result, spans, index + 1
+        if text[index] != ",":
+            raise _NotPlainJson("',' expected")
+        index = _skip_space(text, index + 1)
+
+
+def _decode_array_with_spans(text: str, start: int) -> tuple[list[Any], list[tuple[int, int]], int]:
+    items: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    index = _skip_space(text, start + 1)
+    if text[index] == "]":
+        return items, spans, index + 1
+    while True:
+        item, end = _JSON.raw_decode(text, index)
+        items.append(item)
+        spans.append((index, end))
+        index = _skip_space(text, end)
+        if text[index] == "]":
+            return items, spans, index + 1
+        if text[index] != ",":
+            raise _NotPlainJson("',' expected")
+        index = _skip_space(text, index + 1)
+
+
+def _skip_space(text: str, index: int) -> int:
+    return _JSON_SPACE.match(text, index).end()  # type: ignore[union-attr]
+
+
 def line_in_node(node: yaml.Node, path: FieldPath) -> int:
     line = node.start_mark.line
     current: yaml.Node | None = node
@@ -157,6 +313,10 @@ def decode_text(data: bytes, file: str) -> str:
 
 def parse_documents(text: str, file: str) -> list[Document]:
     """All documents of a YAML or JSON stream, empty ones included (they keep the index count)."""
+    if text.lstrip()[:1] in ("{", "["):
+        json_document = parse_json_document(text, file)
+        if json_document is not None:
+            return [json_document]
     loader = _Loader(text)  # type: ignore[call-arg]  # CSafeLoader takes the stream
     documents: list[Document] = []
     # Parsing creates millions of small objects and no cycles: the cyclic GC only costs time here.
