@@ -163,6 +163,9 @@ class JsonDocument(Document):
 
 
 _NEWLINE = re.compile("\n")
+# Characters the YAML reader refuses anywhere in a stream (JSON allows some raw, e.g. DEL): such text
+# goes to the YAML path, whose error is located.
+_NOT_YAML_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -187,7 +190,7 @@ _JSON = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_float=LiteralFlo
 def parse_json_document(text: str, file: str) -> JsonDocument | None:
     """One JSON value, or None when the text is not plain JSON (then the YAML path reads it)."""
     start = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]  # matches the empty string
-    if _may_nest_deeper_than(text, MAX_DEPTH):
+    if _may_nest_deeper_than(text, MAX_DEPTH) or _NOT_YAML_PRINTABLE.search(text):
         return None
     try:
         if text.startswith("{", start):

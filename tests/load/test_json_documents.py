@@ -66,6 +66,7 @@ def test_non_integer_numbers_keep_their_text_as_in_yaml() -> None:
     '{"a": NaN}',                         # not JSON
     '{"a": 1} {"b": 2}',                  # two values in a row
     "[" * 300 + "]" * 300,                # deeper than the nesting limit
+    '{"a": "x\x7f"}',                     # raw DEL: JSON allows it, the YAML reader (and so kqctl) does not
 ])
 def test_what_plain_json_decoding_would_treat_differently_goes_to_the_yaml_path(text: str) -> None:
     try:
