@@ -36,6 +36,19 @@ KubeconfigOption = typer.Option(None, "--kubeconfig", help="The kubeconfig file 
                                 "~/.kube/config, else the pod's service account).")
 
 
+def check_cluster_options(from_cluster: bool, context: str | None, kubeconfig: str | None) -> None:
+    """--context and --kubeconfig only choose a cluster to read: alone they would be silently ignored."""
+    if from_cluster:
+        return
+    named = [flag for flag, value in (("--context", context), ("--kubeconfig", kubeconfig)) if value]
+    if named:
+        from kqctl.errors import UsageError
+
+        verb = "applies" if len(named) == 1 else "apply"
+        raise UsageError(f"{' and '.join(named)} only {verb} with --from-cluster (kqctl reads a cluster only "
+                         "when asked to)")
+
+
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result."""
@@ -43,7 +56,13 @@ def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive:
 
     given = [*(filenames or []), *(paths or [])]
     if not from_cluster:
-        return load_paths(all_paths(paths, filenames), recursive=recursive, strict=strict)
+        check_cluster_options(from_cluster, context, kubeconfig)
+        result = load_paths(all_paths(paths, filenames), recursive=recursive, strict=strict)
+        if not result.objects and not result.unreadable:
+            from kqctl.load.sources import no_objects_error
+
+            raise no_objects_error(given, recursive)
+        return result
     from kqctl.load.cluster import load_cluster
 
     cluster, result = load_cluster(context, kubeconfig, strict)

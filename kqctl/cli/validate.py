@@ -49,7 +49,13 @@ def validate_command(
         result = options.load_inputs(paths, filenames, recursive, strict, True, context, kubeconfig)
         report, unreadable = validate_load(result, closed=closed), [str(p) for p in result.unreadable]
     else:
-        report, unreadable = run_validation(options.all_paths(paths, filenames), recursive, strict, closed, jobs)
+        options.check_cluster_options(from_cluster, context, kubeconfig)
+        given = options.all_paths(paths, filenames)
+        report, unreadable = run_validation(given, recursive, strict, closed, jobs)
+        if not report.documents and not unreadable:
+            from kqctl.load.sources import no_objects_error
+
+            raise no_objects_error(given, recursive)
     render_validation(report, output, sys.stdout, color=color, tool_version=__version__)
     for problem in unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")

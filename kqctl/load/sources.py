@@ -48,6 +48,22 @@ def expand_paths(paths: Iterable[str], recursive: bool = False) -> list[str]:
     return files
 
 
+def no_objects_error(paths: Iterable[str], recursive: bool) -> InputError:
+    """The error for inputs that hold no Kubernetes object at all, saying where none was looked for.
+
+    An empty input is never a clean pass: in CI it usually means a wrong path or a missing -R.
+    """
+    names = list(paths)
+    for raw in names:
+        if raw != "-" and not recursive and Path(raw).is_dir():
+            nested = next(_manifests_in(Path(raw), True), None)
+            if nested is not None:
+                return InputError(raw, "no manifests directly in this directory, but some in its subdirectories "
+                                  f"(e.g. {nested}): pass -R to read them")
+    return InputError(", ".join(STDIN_NAME if n == "-" else n for n in names),
+                      "no Kubernetes objects found: the input is empty (expected YAML or JSON manifests)")
+
+
 def _manifests_in(directory: Path, recursive: bool) -> Iterator[str]:
     pattern = "**/*" if recursive else "*"
     found = sorted(p for p in directory.glob(pattern) if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
