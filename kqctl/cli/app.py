@@ -13,7 +13,7 @@ import sys
 import typer
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, explain, simulate, snapshot, validate
+from kqctl.cli import audit, convert, explain, simulate, snapshot, validate, version
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 app = typer.Typer(
@@ -31,6 +31,7 @@ app.command("explain", help=explain.HELP)(explain.explain_command)
 app.command("audit", help=audit.HELP)(audit.audit_command)
 app.command("convert", help=convert.HELP)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP)
+app.command("version", help=version.HELP)(version.version_command)
 
 
 def _version_callback(value: bool) -> None:

@@ -1,0 +1,47 @@
+"""``kqctl version``: kqctl's own version and the scheduler versions whose behaviour it mirrors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import typer
+
+from kqctl import __version__
+from kqctl.errors import UsageError
+
+HELP = """Print kqctl's version and the scheduler versions it mirrors.
+
+Examples:
+  kqctl version
+  kqctl version -o json"""
+
+# What kqctl's engines reproduce; "supported" is false until the scheduler's engine exists.
+MIRRORED: dict[str, dict[str, Any]] = {
+    "kueue": {
+        "supported": True,
+        "version": "v0.20.0-devel (after v0.19.2)",
+        "commit": "ff69552e79ad21652c36caa97038382e55625cf7",
+        "apiVersions": ["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1alpha1 (convert only)"],
+    },
+    "volcano": {"supported": False, "version": None, "commit": None, "apiVersions": []},
+    "yunikorn": {"supported": False, "version": None, "commit": None, "apiVersions": []},
+}
+
+
+def version_command(
+    output: str = typer.Option("text", "-o", "--output", metavar="FORMAT", help="text or json."),
+) -> None:
+    if output == "json":
+        sys.stdout.write(json.dumps({"kqctl": __version__, "schedulers": MIRRORED}, indent=2) + "\n")
+        return
+    if output != "text":
+        raise UsageError(f"unknown output format {output!r}; choose one of: text, json")
+    lines = [f"kqctl {__version__}"]
+    for name, mirrored in MIRRORED.items():
+        if mirrored["supported"]:
+            lines.append(f"{name}: {mirrored['version']}, commit {str(mirrored['commit'])[:8]}")
+        else:
+            lines.append(f"{name}: not yet supported")
+    sys.stdout.write("\n".join(lines) + "\n")
