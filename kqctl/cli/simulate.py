@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
-from kqctl.errors import EXIT_OK, UsageError
+from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.api.snapshot import Snapshot
@@ -20,9 +20,14 @@ HELP = """Dry-run Kueue's scheduler over a snapshot: which workloads are admitte
 how much they borrow, and whom they preempt.
 
 By default cycles run until a steady state (releases of preempted workloads are instant);
---cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran."""
+--cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran, unless --fail-on names
+a state some workload ends in (then 1)."""
 
 SIMULATE_FORMATS = ("table", "wide", "json", "yaml")
+FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]",
+                            help="Exit 1 when any workload ends in one of these states: inadmissible (includes "
+                                 "workloads that are not queued, e.g. their LocalQueue is missing), pending "
+                                 "(includes waiting for preemption), preempted. Repeatable or comma-separated.")
 
 
 def simulate_command(
@@ -47,6 +52,7 @@ def simulate_command(
                                            "e.g. team=a,tier!=batch."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    fail_on: list[str] | None = FailOnOption,
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
@@ -57,12 +63,46 @@ def simulate_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(SIMULATE_FORMATS)}")
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    failing_states = parse_fail_on(fail_on)
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
     snapshot = load_snapshot(inputs, sim_options.now)
     result = simulate(snapshot, sim_options)
     render(result, output, namespace, selector, color)
+    failing = workloads_in_states(result, failing_states)
+    if failing:
+        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+        sys.stderr.write(f"kqctl: {len(failing)} workload(s) end {' or '.join(sorted(failing_states))} "
+                         f"(--fail-on): {shown}\n")
+        raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
+
+
+FAIL_ON_STATES = ("inadmissible", "pending", "preempted")
+
+
+def parse_fail_on(values: list[str] | None) -> set[str]:
+    states = {part.strip().lower() for value in values or [] for part in value.split(",") if part.strip()}
+    unknown = sorted(states - set(FAIL_ON_STATES))
+    if unknown:
+        raise UsageError(f"unknown --fail-on state(s) {', '.join(unknown)}; choose from: {', '.join(FAIL_ON_STATES)}")
+    return states
+
+
+def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]:
+    """The workloads whose final decision falls in one of the --fail-on states, by name."""
+    from kqctl.engine import outcomes
+
+    if not states:
+        return []
+    prefixes = {
+        "inadmissible": (outcomes.INADMISSIBLE, outcomes.NOT_QUEUED),
+        "pending": (outcomes.PENDING, outcomes.WAITING),
+        "preempted": (outcomes.PREEMPTED,),
+    }
+    wanted = tuple(prefix for state in states for prefix in prefixes[state])
+    return sorted(key for key, outcome in result.outcomes.items()
+                  if outcomes.decision(outcome, result.queues, result.cache).startswith(wanted))
 
 
 def load_snapshot(inputs: LoadResult, now: datetime | None = None) -> Snapshot:
