@@ -300,9 +300,49 @@ def _step(node: yaml.Node, part: str | int) -> tuple[int | None, yaml.Node | Non
     return None, None
 
 
+# Byte-order marks and the NUL pattern of the first character, widest first (a UTF-32LE BOM starts
+# with the UTF-16LE one). Editors on Windows save UTF-16 by default; calling that "binary" misleads.
+_WIDE_BOMS: tuple[tuple[bytes, str, str], ...] = (
+    (b"\xff\xfe\x00\x00", "UTF-32LE", "UTF-32 (little-endian)"),
+    (b"\x00\x00\xfe\xff", "UTF-32BE", "UTF-32 (big-endian)"),
+    (b"\xff\xfe", "UTF-16LE", "UTF-16 (little-endian)"),
+    (b"\xfe\xff", "UTF-16BE", "UTF-16 (big-endian)"),
+)
+
+
+def wide_encoding(data: bytes) -> tuple[str, str] | None:
+    """The UTF-16/32 encoding text in ``data`` is in (codec, display name), or None if it is not."""
+    for bom, codec, display in _WIDE_BOMS:
+        if data.startswith(bom):
+            return codec, display
+    head = data[:4]
+    if len(head) < 4:
+        return None
+    if head[0] and not head[1] and not head[2] and not head[3]:
+        guess = ("UTF-32LE", "UTF-32 (little-endian)")
+    elif not head[0] and not head[1] and not head[2] and head[3]:
+        guess = ("UTF-32BE", "UTF-32 (big-endian)")
+    elif head[0] and not head[1] and head[2] and not head[3]:
+        guess = ("UTF-16LE", "UTF-16 (little-endian)")
+    elif not head[0] and head[1] and not head[2] and head[3]:
+        guess = ("UTF-16BE", "UTF-16 (big-endian)")
+    else:
+        return None
+    try:
+        data[: len(data) - len(data) % 4].decode(guess[0])
+    except UnicodeDecodeError:
+        return None
+    return guess
+
+
 def decode_text(data: bytes, file: str) -> str:
     """Bytes to text, rejecting binary input with the place it was found."""
     if b"\x00" in data[:1_000_000] or b"\x00" in data:
+        wide = wide_encoding(data)
+        if wide is not None:
+            codec, display = wide
+            raise InputError(file, f"the file is {display} text; kqctl reads UTF-8 "
+                             f"(convert it, e.g. iconv -f {codec} -t UTF-8 {file})", line=1)
         offset = data.index(b"\x00")
         raise InputError(file, f"binary data (NUL byte at offset {offset}); expected YAML or JSON text",
                          line=data.count(b"\n", 0, offset) + 1)
@@ -332,6 +372,8 @@ def parse_documents(text: str, file: str) -> list[Document]:
             documents.append(_build_document(node, file, index))
     except yaml.MarkedYAMLError as exc:
         raise _yaml_error(exc, file, len(documents)) from None
+    except yaml.reader.ReaderError as exc:
+        raise _reader_error(exc, text, file) from None
     except yaml.YAMLError as exc:
         raise InputError(file, f"invalid YAML: {exc}", index=len(documents)) from None
     except RecursionError:
@@ -341,6 +383,40 @@ def parse_documents(text: str, file: str) -> list[Document]:
         if gc_was_enabled:
             gc.enable()
     return documents
+
+
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
+def _reader_error(exc: yaml.reader.ReaderError, text: str, file: str) -> InputError:
+    """A character YAML refuses (control characters, ...), located at its line and document.
+
+    The reader checks characters before the parser has seen any document (libyaml reads ahead), so
+    the document count at the time of the error says nothing: count the document starts before it.
+    """
+    character = exc.character if isinstance(exc.character, str) else chr(exc.character)
+    # libyaml reports a byte offset of the UTF-8 text, the pure-Python reader a character offset; a
+    # character the reader refuses is refused everywhere in the stream, so its first occurrence is it.
+    found = text.find(character)
+    position = found if found >= 0 else min(max(exc.position, 0), len(text))
+    line = text.count("\n", 0, position) + 1
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text, 0, position)]
+    leading = _DOCUMENT_START.match(text, _first_content(text)) is not None
+    index = max(len(starts) - (1 if leading else 0), 0)
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    return InputError(file, f"invalid YAML: character U+{ord(character):04X} is not allowed in YAML text "
+                      f"({exc.reason}; column {column})", line=line, index=index)
+
+
+def _first_content(text: str) -> int:
+    """Where the first line that is neither blank nor a comment nor a directive starts."""
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(("#", "%")):
+            return offset
+        offset += len(line)
+    return offset
 
 
 def _yaml_error(exc: yaml.MarkedYAMLError, file: str, index: int) -> InputError:

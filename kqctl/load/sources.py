@@ -74,8 +74,7 @@ def read_source(name: str, stdin: BinaryIO | None = None, limit: int | None = No
     """Read one file (or ``-`` for stdin) with a size limit, as bytes."""
     limit = max_input_bytes() if limit is None else limit
     if name == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return Source(STDIN_NAME, _read_limited(stream, STDIN_NAME, limit))
+        return Source(STDIN_NAME, _read_limited(stdin or _stdin_stream(), STDIN_NAME, limit))
     try:
         size = os.path.getsize(name)
         if size > limit:
@@ -91,9 +90,20 @@ def read_source(name: str, stdin: BinaryIO | None = None, limit: int | None = No
         raise InputError(name, exc.strerror or str(exc)) from None
 
 
+def _stdin_stream() -> BinaryIO:
+    # `kqctl validate - <&-` starts Python without a stdin: sys.stdin is None, not an empty stream.
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise InputError(STDIN_NAME, "stdin is closed: nothing to read (pass a file, or pipe manifests in)")
+    return stream
+
+
 def _read_limited(stream: BinaryIO, name: str, limit: int) -> bytes:
     # Read one byte past the limit so special files (pipes, /dev/zero) are caught too.
-    data = stream.read(limit + 1)
+    try:
+        data = stream.read(limit + 1)
+    except OSError as exc:  # a closed or unreadable descriptor (EBADF), a terminal that went away
+        raise InputError(name, f"cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise InputError(name, f"input is larger than the {limit:,}-byte limit (set KQCTL_MAX_INPUT_BYTES to raise it)")
     return data
