@@ -39,6 +39,8 @@ def _expression_matches(expression: Any, labels: Mapping[str, str]) -> bool:
     key = str(expression.get("key"))
     operator = expression.get("operator")
     values = expression.get("values") or []
+    if not isinstance(values, list):
+        return False  # malformed (the schema's finding): matches nothing, like any selector Kueue cannot convert
     if operator == "In":
         return key in labels and labels[key] in values
     if operator == "NotIn":

@@ -234,7 +234,7 @@ def check_workload_priority_classes(world: World) -> Iterator[Located]:
         if not isinstance(ref, dict):
             continue
         kind, name = ref.get("kind"), ref.get("name")
-        if kind in known and isinstance(name, str) and name not in known[kind]:
+        if isinstance(kind, str) and kind in known and isinstance(name, str) and name not in known[kind]:
             yield obj, world.missing("XO-WL-PRIORITY", ("spec", "priorityClassRef", "name"),
                                      f"{kind} {name!r} is not in the inputs")
 
@@ -400,7 +400,8 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
     local_queues = {(obj.namespace, obj.name): body for obj, body in world.of_kind("LocalQueue")}
     for obj, body in world.of_kind("Workload"):
         spec = _spec(body)
-        queue = local_queues.get((obj.namespace, spec.get("queueName")))
+        queue_name = spec.get("queueName")
+        queue = local_queues.get((obj.namespace, queue_name)) if isinstance(queue_name, str) else None
         target = _spec(queue).get("clusterQueue") if queue is not None else None
         state = cache.cluster_queues.get(target) if isinstance(target, str) else None
         if state is None:
@@ -425,6 +426,8 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         f" not cover: the workload can never be admitted (\"resource {resource} unavailable in"
                         " ClusterQueue\")", f"add {resource} to a resource group of ClusterQueue {state.name}")
                     continue
+                if not group.flavors:
+                    continue  # a resource group without flavors is the schema's finding (minItems), not ours
                 best = max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
                 if total > best:
                     yield obj, world.missing(
