@@ -284,7 +284,8 @@ def _binary_canonical(v: int) -> str:
         # stripped and it prints as a plain number instead of "-8Ei".
         return str(v)
     mantissa, power = abs(v), 0
-    while mantissa >= 1024 and mantissa % 1024 == 0:
+    # Ei is the largest suffix: a total past an int64 (2^70 bytes summed over pods) prints as "1024Ei".
+    while mantissa >= 1024 and mantissa % 1024 == 0 and power < len(_BINARY_SUFFIX_BY_POWER) - 1:
         mantissa //= 1024
         power += 1
     sign = "-" if v < 0 else ""
