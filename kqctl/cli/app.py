@@ -11,27 +11,59 @@ import os
 import sys
 
 import typer
+from typer.core import TyperArgument
 
 from kqctl import __version__
 from kqctl.cli import audit, convert, explain, simulate, snapshot, validate, version
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
+EXIT_CODES = """Exit codes:
+
+\b
+  0   success (validate: no finding at or above --fail-on)
+  1   validate found problems; simulate --fail-on matched a workload
+  2   usage error (unknown option, bad value, unknown name)
+  3   unreadable or invalid input (file, document and field named)
+  4   the cluster could not be read (--from-cluster, snapshot save)
+  70  a bug in kqctl: please report it (KQCTL_DEBUG=1 prints a traceback)"""
+
+
+def _usage_name(self: TyperArgument) -> str:
+    # kubectl's usage style: WORKLOAD, [PATH]... (typer writes {WORKLOAD} for a required argument).
+    name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+    return name + ("..." if self.nargs != 1 else "")
+
+
+def _help_name(self: TyperArgument) -> str:
+    return self.display_name_raw + ("..." if self.nargs != 1 else "")
+
+
+def _help_type(self: TyperArgument, ctx: object) -> str | None:
+    # An argument's help row shows its metavar in words (PATH...), never a Python type (<list[str]>).
+    return None if self.metavar is not None else TyperArgument.display_type(self, ctx)  # type: ignore[arg-type]
+
+
+TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign]
+TyperArgument._rich_display_name = _help_name  # type: ignore[method-assign]
+TyperArgument.display_type_rich = _help_type  # type: ignore[method-assign,assignment]
+
 app = typer.Typer(
     name="kqctl",
     help="Offline validation, dry-run admission and quota audits for Kubernetes batch queues (Kueue).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: typer would otherwise import rich markdown rendering (~0.1 s)
     context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXIT_CODES,
 )
-app.command("validate", help=validate.HELP)(validate.validate_command)
-app.command("simulate", help=simulate.HELP)(simulate.simulate_command)
-app.command("explain", help=explain.HELP)(explain.explain_command)
-app.command("audit", help=audit.HELP)(audit.audit_command)
-app.command("convert", help=convert.HELP)(convert.convert_command)
+app.command("validate", help=validate.HELP, epilog=validate.EXAMPLES)(validate.validate_command)
+app.command("simulate", help=simulate.HELP, epilog=simulate.EXAMPLES)(simulate.simulate_command)
+app.command("explain", help=explain.HELP, epilog=explain.EXAMPLES)(explain.explain_command)
+app.command("audit", help=audit.HELP, epilog=audit.EXAMPLES)(audit.audit_command)
+app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP)
-app.command("version", help=version.HELP)(version.version_command)
+app.command("version", help=version.HELP, epilog=version.EXAMPLES)(version.version_command)
 
 
 def _version_callback(value: bool) -> None:
@@ -58,7 +90,7 @@ def main() -> None:
     # collector would only cost time (half of it on 50,000 manifests).
     gc.disable()
     try:
-        app()
+        app(prog_name=_program_name())
     except KqctlError as exc:
         _fail(str(exc), exc.exit_code)
     except BrokenPipeError:
@@ -70,6 +102,13 @@ def main() -> None:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (this is a bug in kqctl, please report it; "
               "set KQCTL_DEBUG=1 for a traceback)", EXIT_INTERNAL)
+
+
+def _program_name() -> str:
+    # `python -m kqctl` would otherwise call itself "python -m kqctl" in usage lines, and shell
+    # completion (keyed on the program's name) would not answer; kubectl's plugin keeps its own name.
+    invoked = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return "kubectl-kqctl" if invoked == "kubectl-kqctl" else "kqctl"
 
 
 def _fail(message: str, code: int) -> None:

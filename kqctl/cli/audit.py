@@ -29,11 +29,17 @@ HELP = "\n\n".join((
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown")
 
 
+EXAMPLES = options.examples(
+    "kqctl audit samples/cohort-borrowing",
+    "kqctl audit snapshot.yaml -o markdown > quota-report.md",
+    "kqctl audit --from-cluster --plot quota.svg",
+)
+
 def audit_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    output: str = typer.Option("table", "-o", "--output", help="table, json, yaml or markdown."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml or markdown."),
     plot: str | None = typer.Option(None, "--plot", metavar="FILE",
                                     help="Also write a bar chart: FILE.svg (always) or FILE.png "
                                          "(needs the plot extra, kqctl[plot])."),

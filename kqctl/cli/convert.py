@@ -18,12 +18,18 @@ Other objects are printed unchanged."""
 TARGETS = ("v1beta2", "v1beta1")
 
 
+EXAMPLES = options.examples(
+    "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
+    "kqctl convert old/ --to v1beta1 -o json",
+    "kubectl get clusterqueues -o yaml | kqctl convert -",
+)
+
 def convert_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    to: str = typer.Option("v1beta2", "--to", help="Target version: v1beta2 or v1beta1."),
-    output: str = typer.Option("yaml", "-o", "--output", help="yaml or json."),
+    to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target version: v1beta2 or v1beta1."),
+    output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     from kqctl.load.objects import load_paths
 

@@ -16,9 +16,15 @@ and verified changes that would let it in."""
 
 EXPLAIN_FORMATS = ("table", "json", "yaml")
 WorkloadArgument = typer.Argument(..., metavar="WORKLOAD", help="namespace/name of the workload, or a Job name.")
-PathsArgument = typer.Argument(None, metavar="[PATH...]", show_default=False,
+PathsArgument = typer.Argument(None, metavar="PATH", show_default=False,
                                help="Files or directories to read (or use -f).")
 
+
+EXAMPLES = options.examples(
+    "kqctl explain team-a/job-llm-finetune-0d5b7 samples/cohort-borrowing",
+    "kqctl explain job-llm-finetune-0d5b7 snapshot.yaml -o json",
+    "kqctl explain team-a/my-job --from-cluster",
+)
 
 def explain_command(
     workload: str = WorkloadArgument,
@@ -27,9 +33,11 @@ def explain_command(
     recursive: bool = options.RecursiveOption,
     fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
                                                 help="Force fair sharing on or off."),
-    feature_gates: str | None = typer.Option(None, "--feature-gates", help="Kueue feature gates, Name=bool,..."),
-    now: str | None = typer.Option(None, "--now", help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", help="table, json or yaml."),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
+                                             help="Kueue feature gates, Name=bool,..."),
+    now: str | None = typer.Option(None, "--now", metavar="TIME",
+                                   help="The snapshot's clock (RFC 3339); default: now."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     from_cluster: bool = options.FromClusterOption,

@@ -10,14 +10,19 @@ import typer
 if TYPE_CHECKING:
     from kqctl.load.objects import LoadResult
 
-PathsArgument = typer.Argument(None, metavar="PATH...", help="Files or directories to read; '-' reads stdin.",
+PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
                                show_default=False)
-FilenameOption = typer.Option(None, "-f", "--filename", show_default=False,
+FilenameOption = typer.Option(None, "-f", "--filename", metavar="PATH", show_default=False,
                               help="A file or directory to read (repeatable); '-' reads stdin.")
 RecursiveOption = typer.Option(False, "-R", "--recursive", help="Read directories recursively.")
 StrictOption = typer.Option(False, "--strict", help="Treat objects of kinds kqctl does not read as errors.")
-ColorOption = typer.Option("auto", "--color",
+ColorOption = typer.Option("auto", "--color", metavar="WHEN",
                            help="Colour: auto (only on a terminal, never with NO_COLOR), always, never.")
+
+
+def examples(*lines: str) -> str:
+    """A help epilog listing example command lines, kept one per line (click rewraps other text)."""
+    return "Examples:\n\n\b\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]:
@@ -31,8 +36,10 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 
 
 FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
-ContextOption = typer.Option(None, "--context", help="The kubeconfig context to use (default: the current one).")
-KubeconfigOption = typer.Option(None, "--kubeconfig", help="The kubeconfig file (default: $KUBECONFIG, else "
+ContextOption = typer.Option(None, "--context", metavar="NAME",
+                             help="The kubeconfig context to use (default: the current one).")
+KubeconfigOption = typer.Option(None, "--kubeconfig", metavar="FILE",
+                                help="The kubeconfig file (default: $KUBECONFIG, else "
                                 "~/.kube/config, else the pod's service account).")
 
 

@@ -30,11 +30,18 @@ FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]",
                                  "(includes waiting for preemption), preempted. Repeatable or comma-separated.")
 
 
+EXAMPLES = options.examples(
+    "kqctl simulate samples/cohort-borrowing",
+    "kqctl simulate snapshot.yaml --cycles 1 -o json",
+    "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
+    "kqctl simulate --from-cluster --context prod -n team-a",
+)
+
 def simulate_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    cycles: int | None = typer.Option(None, "--cycles", min=1, help="Run exactly N scheduling cycles."),
+    cycles: int | None = typer.Option(None, "--cycles", metavar="N", min=1, help="Run exactly N scheduling cycles."),
     fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
                                                 help="Force fair sharing on or off (default: as the Kueue "
                                                      "Configuration in the inputs says; off without one)."),
@@ -43,13 +50,15 @@ def simulate_command(
                                                 help="Kueue feature gates, e.g. PartialAdmission=false,Other=true. "
                                                      "Every gate Kueue defines is accepted with Kueue's default; "
                                                      "gates that do not change admission have no effect."),
-    now: str | None = typer.Option(None, "--now", help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", help="table, wide, json or yaml."),
-    namespace: str | None = typer.Option(None, "-n", "--namespace", help="Only show workloads of this namespace."),
+    now: str | None = typer.Option(None, "--now", metavar="TIME",
+                                   help="The snapshot's clock (RFC 3339); default: now."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, wide, json or yaml."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                         help="Only show workloads of this namespace."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="Show workloads of every namespace "
                                         "(the default)."),
-    selector: str | None = typer.Option(None, "-l", "--selector", help="Only show workloads whose labels match, "
-                                           "e.g. team=a,tier!=batch."),
+    selector: str | None = typer.Option(None, "-l", "--selector", metavar="SELECTOR",
+                                        help="Only show workloads whose labels match, e.g. team=a,tier!=batch."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     fail_on: list[str] | None = FailOnOption,

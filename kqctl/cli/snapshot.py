@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kqctl.cli.options import ContextOption, KubeconfigOption
+from kqctl.cli.options import ContextOption, KubeconfigOption, examples
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -46,7 +46,14 @@ snapshot_app = typer.Typer(
 )
 
 
-@snapshot_app.command("save", help=SAVE_HELP)
+SAVE_EXAMPLES = examples(
+    "kqctl snapshot save prod.yaml --context prod",
+    "kqctl snapshot save - | kqctl simulate -",
+    "kqctl simulate prod.yaml new-workloads.yaml",
+)
+
+
+@snapshot_app.command("save", help=SAVE_HELP, epilog=SAVE_EXAMPLES)
 def save_command(
     output: str = typer.Option(..., "-o", "--output", metavar="FILE", show_default=False,
                                help="Where to write: a .yaml, .yml or .json file, or '-' for stdout (YAML)."),

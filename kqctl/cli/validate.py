@@ -21,17 +21,27 @@ Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage error; 3 unreadab
 FAIL_ON = ("error", "warning", "info", "never")
 
 
+EXAMPLES = options.examples(
+    "kqctl validate samples/cohort-borrowing",
+    "kqctl validate -R deploy/ --closed",
+    "kqctl validate -o github cluster.yaml  # annotations in a GitHub Actions log",
+    "kubectl get clusterqueues,localqueues -A -o yaml | kqctl validate -",
+)
+
 def validate_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    output: str = typer.Option("table", "-o", "--output", help="table, json, yaml, junit, sarif or github."),
-    fail_on: str = typer.Option("error", "--fail-on", help="Lowest severity that fails: error, warning, info, never."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, json, yaml, junit, sarif or github."),
+    fail_on: str = typer.Option("error", "--fail-on", metavar="SEVERITY",
+                                help="Lowest severity that fails: error, warning, info, never."),
     closed: bool = typer.Option(False, "--closed", help="The inputs are the whole world: a reference to an object "
                                 "not in them is an error, not a warning."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
-    jobs: int = typer.Option(0, "-j", "--jobs", min=0, help="Processes for large inputs (0: one per core)."),
+    jobs: int = typer.Option(0, "-j", "--jobs", metavar="N",
+                             min=0, help="Processes for large inputs (0: one per core)."),
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,

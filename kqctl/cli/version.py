@@ -9,13 +9,10 @@ from typing import Any
 import typer
 
 from kqctl import __version__
+from kqctl.cli import options
 from kqctl.errors import UsageError
 
-HELP = """Print kqctl's version and the scheduler versions it mirrors.
-
-Examples:
-  kqctl version
-  kqctl version -o json"""
+HELP = """Print kqctl's version and the scheduler versions it mirrors."""
 
 # What kqctl's engines reproduce; "supported" is false until the scheduler's engine exists.
 MIRRORED: dict[str, dict[str, Any]] = {
@@ -29,6 +26,11 @@ MIRRORED: dict[str, dict[str, Any]] = {
     "yunikorn": {"supported": False, "version": None, "commit": None, "apiVersions": []},
 }
 
+
+EXAMPLES = options.examples(
+    "kqctl version",
+    "kqctl version -o json",
+)
 
 def version_command(
     output: str = typer.Option("text", "-o", "--output", metavar="FORMAT", help="text or json."),

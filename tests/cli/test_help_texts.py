@@ -1,0 +1,91 @@
+"""Every command's help speaks in words a user types (PATH..., N, FORMAT), shows examples that
+work, and the root help lists the exit codes; shell completion is there."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterator
+
+import pytest
+import typer
+from support import Run, run_kqctl_subprocess
+
+from kqctl.cli.app import app
+
+PYTHON_TYPE_PLACEHOLDER = re.compile(r"<(?:list\[|int|str|float|bool|path|int range|float range)[^>]*>")
+
+
+def _commands() -> Iterator[tuple[str, ...]]:
+    root = typer.main.get_command(app)
+
+    def walk(command: object, prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        if hasattr(command, "commands"):  # a group (typer vendors click: no public class to test against)
+            for name, sub in command.commands.items():
+                yield from walk(sub, (*prefix, name))
+        else:
+            yield prefix
+
+    return walk(root, ())
+
+
+COMMANDS = sorted(_commands())
+
+
+def _help(kqctl: Callable[..., Run], command: tuple[str, ...]) -> str:
+    run = kqctl(*command, "--help", env={"COLUMNS": "100"})
+    assert run.code == 0, run.err
+    return run.out
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_help_placeholders_are_words_not_python_types(kqctl: Callable[..., Run], command: tuple[str, ...]) -> None:
+    text = _help(kqctl, command)
+    assert not PYTHON_TYPE_PLACEHOLDER.search(text), PYTHON_TYPE_PLACEHOLDER.search(text)
+    assert "{" not in text.splitlines()[0], text.splitlines()[0]  # usage line: WORKLOAD, not {WORKLOAD}
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_every_command_help_has_an_examples_section(kqctl: Callable[..., Run], command: tuple[str, ...]) -> None:
+    text = _help(kqctl, command)
+    assert "Examples:" in text
+    examples = text.split("Examples:", 1)[1].strip().splitlines()
+    assert examples and all(line.strip().startswith(("kqctl ", "kubectl ")) for line in examples if line.strip())
+
+
+def _offline_examples() -> Iterator[tuple[str, list[str]]]:
+    for command in COMMANDS:
+        from support import run_kqctl
+
+        text = run_kqctl(*command, "--help").out.split("Examples:", 1)[1]
+        for line in text.strip().splitlines():
+            words = shlex.split(line.split("#", 1)[0])
+            if words[:1] == ["kqctl"] and any(w.startswith("samples/") for w in words) and "|" not in line:
+                yield line.strip(), words[1:]
+
+
+OFFLINE_EXAMPLES = list(_offline_examples())
+
+
+@pytest.mark.parametrize("line,args", OFFLINE_EXAMPLES, ids=[line for line, _ in OFFLINE_EXAMPLES])
+def test_examples_that_read_shipped_samples_run(kqctl: Callable[..., Run], line: str, args: list[str]) -> None:
+    run = kqctl(*args)
+    assert run.code in (0, 1), (line, run.err)
+    assert run.err == "" or "error" not in run.err, run.err
+
+
+def test_root_help_lists_every_exit_code(kqctl: Callable[..., Run]) -> None:
+    text = kqctl("--help", env={"COLUMNS": "100"}).out
+    for code in ("0", "1", "2", "3", "4", "70"):
+        assert re.search(rf"^\s+{code}\s+\S", text, re.MULTILINE), code
+    assert "a bug in kqctl" in text
+
+
+def test_shell_completion_completes_commands_and_options() -> None:
+    # A real process: completion is keyed on the program's own name, as the shell calls it.
+    kqctl = run_kqctl_subprocess
+    words = kqctl(env={"_KQCTL_COMPLETE": "complete_bash", "COMP_WORDS": "kqctl sim", "COMP_CWORD": "1"})
+    assert words.out.split() == ["simulate"]
+    options = kqctl(env={"_KQCTL_COMPLETE": "complete_bash", "COMP_WORDS": "kqctl simulate --feat",
+                         "COMP_CWORD": "2"})
+    assert options.out.split() == ["--feature-gates"]
