@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from kqctl.render.columns import DEFAULT_ROW_LIMIT
+
 if TYPE_CHECKING:
     from kqctl.load.objects import LoadResult
 
@@ -18,6 +20,19 @@ RecursiveOption = typer.Option(False, "-R", "--recursive", help="Read directorie
 StrictOption = typer.Option(False, "--strict", help="Treat objects of kinds kqctl does not read as errors.")
 ColorOption = typer.Option("auto", "--color", metavar="WHEN",
                            help="Colour: auto (only on a terminal, never with NO_COLOR), always, never.")
+
+
+NoHeadersOption = typer.Option(False, "--no-headers", help="Print table rows without the header line.")
+SortByOption = typer.Option(None, "--sort-by", metavar="COLUMN",
+                            help="Sort table rows by a column, e.g. priority or clusterqueue (names as in the header).")
+LimitOption = typer.Option(DEFAULT_ROW_LIMIT, "--limit", metavar="N", min=1,
+                           help="Show at most N rows per table (json, yaml and name are never limited).")
+ShowAllOption = typer.Option(False, "--show-all", help="Show every table row (no --limit).")
+
+
+def row_limit(limit: int, show_all: bool) -> int | None:
+    """The number of table rows to show, None for all."""
+    return None if show_all else limit
 
 
 def examples(*lines: str) -> str:

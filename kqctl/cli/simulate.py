@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kqctl.api.snapshot import Snapshot
     from kqctl.engine.simulation import SimulationOptions, SimulationResult
     from kqctl.load.objects import LoadResult
+    from kqctl.render.columns import TableOptions
 
 HELP = """Dry-run Kueue's scheduler over a snapshot: which workloads are admitted, on which flavors,
 how much they borrow, and whom they preempt.
@@ -23,7 +24,7 @@ By default cycles run until a steady state (releases of preempted workloads are 
 --cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran, unless --fail-on names
 a state some workload ends in (then 1)."""
 
-SIMULATE_FORMATS = ("table", "wide", "json", "yaml")
+SIMULATE_FORMATS = ("table", "wide", "name", "json", "yaml")
 FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]",
                             help="Exit 1 when any workload ends in one of these states: inadmissible (includes "
                                  "workloads that are not queued, e.g. their LocalQueue is missing), pending "
@@ -52,13 +53,17 @@ def simulate_command(
                                                      "gates that do not change admission have no effect."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, wide, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, wide, name, json or yaml."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="Only show workloads of this namespace."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="Show workloads of every namespace "
                                         "(the default)."),
     selector: str | None = typer.Option(None, "-l", "--selector", metavar="SELECTOR",
                                         help="Only show workloads whose labels match, e.g. team=a,tier!=batch."),
+    no_headers: bool = options.NoHeadersOption,
+    sort_by: str | None = options.SortByOption,
+    limit: int = options.LimitOption,
+    show_all: bool = options.ShowAllOption,
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     fail_on: list[str] | None = FailOnOption,
@@ -77,7 +82,10 @@ def simulate_command(
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
     snapshot = load_snapshot(inputs, sim_options.now)
     result = simulate(snapshot, sim_options)
-    render(result, output, namespace, selector, color)
+    from kqctl.render.columns import TableOptions
+
+    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
+    render(result, output, namespace, selector, view)
     failing = workloads_in_states(result, failing_states)
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
@@ -147,10 +155,12 @@ def parse_now(text: str | None) -> datetime:
         raise UsageError(f"--now {text!r} is not an RFC 3339 time such as 2026-01-31T12:00:00Z") from None
 
 
-def render(result: SimulationResult, output: str, namespace: str | None, selector: str | None, color: str) -> None:
+def render(result: SimulationResult, output: str, namespace: str | None, selector: str | None,
+           view: TableOptions) -> None:
     from kqctl.render.simulation import render_simulation
 
     try:
-        render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, color=color)
+        render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, color=view.color,
+                          table=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -1,16 +1,21 @@
-"""Simulation results as data (the json/yaml contract of ../shared/conformance/README.md) and as tables."""
+"""Simulation results as data (the json/yaml contract, see README "simulate -o json") and as tables."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from kqctl.api.quantity import format_resource_value
 from kqctl.engine import outcomes
 from kqctl.engine.lending import lent_by_cluster_queue
 from kqctl.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, RESERVED, WAITING
+from kqctl.engine.quota import FlavorResource
 from kqctl.engine.simulation import SimulationResult, WorkloadOutcome
 from kqctl.engine.workloads import Admission, WorkloadInfo
+from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.units import human
 
 
 def admission_data(admission: Admission) -> dict[str, Any]:
@@ -95,11 +100,35 @@ def _queued(result: SimulationResult, shown: set[str], inadmissible: bool) -> di
     return queued
 
 
+# Stable decision tokens of the json/yaml contract; ``decisionText`` carries the words shown in tables.
+DECISION_TOKENS = {
+    outcomes.HELD_INACTIVE: "AdmittedInInactiveClusterQueue",
+    ADMITTED: "Admitted",
+    RESERVED: "QuotaReserved",
+    PREEMPTED: "Preempted",
+    WAITING: "WaitingForPreemption",
+    PENDING: "Pending",
+    INADMISSIBLE: "Inadmissible",
+    outcomes.NOT_QUEUED: "NotQueued",
+}
+
+
+def decision_token(text: str) -> str:
+    """The stable token of a decision's display text (``Preempted (pending)`` -> ``Preempted``)."""
+    for prefix, token in DECISION_TOKENS.items():  # HELD_INACTIVE first: it starts with "Admitted"
+        if text.startswith(prefix):
+            return token
+    raise ValueError(f"decision {text!r} has no token")
+
+
 def workload_details(outcome: WorkloadOutcome, result: SimulationResult) -> dict[str, Any]:
+    """One workload's entry; every entry has the same keys (null or empty where they do not apply)."""
     entry = outcome.last_entry
     workload = outcome.workload
+    decided = decision(outcome, result)
     details: dict[str, Any] = {
-        "decision": decision(outcome, result),
+        "decision": decision_token(decided),
+        "decisionText": decision_text(outcome, decided),
         "localQueue": outcome.local_queue,
         "clusterQueue": outcome.cluster_queue,
         "priority": workload.priority,
@@ -115,11 +144,10 @@ def workload_details(outcome: WorkloadOutcome, result: SimulationResult) -> dict
             and entry.reason == "QuotaReserved":
         # Admitted in its last cycle as a head, then preempted: the preemption is the news.
         details["reason"], details["message"] = "Preempted", outcome.preemption_message
-    if outcome.preemption_message:
-        details["preemptionMessage"] = outcome.preemption_message
-    if workload.admission is not None:
-        details["admission"] = admission_data(workload.admission)
-        details["borrowed"] = borrowed(outcome, result)
+    details["preemptionMessage"] = outcome.preemption_message or None
+    admitted = workload.admission is not None
+    details["admission"] = admission_data(workload.admission) if workload.admission is not None else None
+    details["borrowed"] = borrowed(outcome, result) if admitted else {}
     return details
 
 
@@ -129,13 +157,19 @@ def borrowed(outcome: WorkloadOutcome, result: SimulationResult) -> dict[str, st
     Kueue tracks borrowing per ClusterQueue only. kqctl charges it to the workloads whose admission
     went above nominal: the most recently admitted first, as they are the ones that borrowed.
     """
+    return {f"{flavor}/{resource}": format_resource_value(resource, share)
+            for (flavor, resource), share in sorted(borrowed_amounts(outcome, result).items())}
+
+
+def borrowed_amounts(outcome: WorkloadOutcome, result: SimulationResult) -> dict[FlavorResource, int]:
+    """:func:`borrowed` as exact integers per (flavor, resource)."""
     workload = outcome.workload
     assert workload.admission is not None
     state = result.cache.cluster_queues.get(workload.admission.cluster_queue)
     if state is None:
         return {}
     holders = sorted(state.workloads.values(), key=lambda w: _admission_order(w, result), reverse=True)
-    amounts: dict[str, str] = {}
+    amounts: dict[FlavorResource, int] = {}
     for fr in sorted(workload.usage()):
         over = state.usage(fr) - state.nominal(fr)
         for holder in holders:
@@ -143,7 +177,7 @@ def borrowed(outcome: WorkloadOutcome, result: SimulationResult) -> dict[str, st
                 break
             share = min(holder.usage().get(fr, 0), over)
             if holder is workload and share > 0:
-                amounts[f"{fr[0]}/{fr[1]}"] = format_resource_value(fr[1], share)
+                amounts[fr] = share
             over -= share
     return amounts
 
@@ -157,18 +191,27 @@ def _admission_order(workload: WorkloadInfo, result: SimulationResult) -> tuple[
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
-                      selector: str | None = None, color: str = "auto") -> None:
-    """Render in ``table`` (rich), ``wide``, ``json`` or ``yaml``; filters apply to every format."""
+                      selector: str | None = None, color: str = "auto",
+                      table: TableOptions | None = None) -> None:
+    """Render in ``table``, ``wide``, ``name``, ``json`` or ``yaml``; filters apply to every format.
+
+    Machine formats (json, yaml, name) always hold every workload; only tables are limited.
+    """
     from kqctl.render.structured import dump_json, dump_yaml
 
     keep = workload_filter(namespace, selector)
+    view = table or TableOptions(color=color)
     if fmt in ("json", "yaml"):
         data = contract(result, keep)
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    elif fmt == "name":
+        for _, outcome in sorted(result.outcomes.items()):
+            if keep(outcome):
+                out.write(f"workload.kueue.x-k8s.io/{outcome.workload.model.name}\n")
     elif fmt in ("table", "wide"):
-        render_tables(result, out, keep, wide=fmt == "wide", color=color)
+        render_tables(result, out, keep, replace(view, wide=view.wide or fmt == "wide"))
     else:
-        raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, json, yaml")
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, name, json, yaml")
 
 
 def workload_filter(namespace: str | None, selector: str | None) -> Callable[[WorkloadOutcome], bool]:
@@ -186,89 +229,142 @@ def workload_filter(namespace: str | None, selector: str | None) -> Callable[[Wo
     return keep
 
 
-def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[WorkloadOutcome], bool], wide: bool,
-                  color: str) -> None:
-    from rich.table import Table
+def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[WorkloadOutcome], bool],
+                  view: TableOptions) -> None:
+    """Two kubectl-style tables (ClusterQueues, then workloads), Kueue's reasons, and a summary line."""
+    from kqctl.render.columns import rich_painter, sort_rows
+    from kqctl.render.console import use_color
 
-    from kqctl.render.console import make_console
-
-    console = make_console(out, color)
-    console.print(_queue_table(result, Table))
-    console.print(_workload_table(result, Table, keep, wide))
-    _print_reasons(console, result, keep)
-    console.print(_summary_line(result), soft_wrap=True)
+    paint = rich_painter(use_color(out, view.color))
+    workloads = workload_table(result, keep)
+    sort_rows(workloads, view.sort_by)
+    if not view.headers:
+        # Rows only, for scripts: the workload table alone (two header-less tables could not be told
+        # apart), and nothing else on stdout.
+        _write_table(out, workloads, view, None, "workloads")
+        return
+    queues = queue_table(result)
+    _write_table(out, queues, view, paint, "ClusterQueue rows")
+    out.write("\n")
+    kept = _write_table(out, workloads, view, paint, "workloads")
+    _write_reasons(out, result, [row[0] for row in workloads.rows[:kept]], paint)  # column 0: the key
+    out.write("\n" + _summary_line(result) + "\n")
+    if any(state.model.cohort for state in result.cache.cluster_queues.values()):
+        out.write(LENT_NOTE + "\n")
     if result.livelock is not None:
-        console.print(f"[bold red]Livelock[/] in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
-                      f"{', '.join(result.livelock.workloads)} keep trading places (Kueue never settles here).",
-                      soft_wrap=True)
+        out.write(f"Livelock in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
+                  f"{', '.join(result.livelock.workloads)} keep trading places (Kueue never settles here).\n")
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True, markup=True, highlight=False)
+        out.write(f"warning: {warning}\n")
 
 
 def _summary_line(result: SimulationResult) -> str:
     decisions = [decision(o, result) for o in result.outcomes.values()]
     counts = {name: sum(1 for d in decisions if d.startswith(name))
               for name in (ADMITTED, RESERVED, PREEMPTED, WAITING, PENDING, INADMISSIBLE)}
-    parts = [f"{n} {name.lower()}" for name, n in counts.items() if n]
+    parts = [f"{n:,} {name.lower()}" for name, n in counts.items() if n]
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "200-cycle limit",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"
     return f"{result.cycles} cycle(s), {stop}, {mode} ordering: " + (", ".join(parts) or "no workloads")
 
 
-def _queue_table(result: SimulationResult, table_type: Any) -> Any:
-    table = table_type(title="ClusterQueues", title_justify="left", show_lines=False)
-    for column in ("ClusterQueue", "Cohort", "Flavor/Resource", "Nominal", "Borrowing limit", "Lending limit",
-                   "Used", "Borrowed", "Lent", "Pending"):
-        table.add_column(column, justify="right" if column in ("Nominal", "Used", "Borrowed", "Lent", "Pending")
-                         else "left")
+def _write_table(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
+                 what: str) -> int:
+    """Write at most ``view.limit`` rows and say how many were left out; returns the rows written."""
+    from kqctl.render.columns import format_lines
+
+    total = len(table.rows)
+    limit = total if view.limit is None else min(view.limit, total)
+    rows, styles = table.rows, table.styles
+    table.rows, table.styles = rows[:limit], styles[:limit]
+    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
+        out.write(line + "\n")
+    table.rows, table.styles = rows, styles
+    if limit < total:
+        # With --no-headers stdout holds rows only (for scripts); the note goes to stderr.
+        (out if view.headers else sys.stderr).write(
+            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
+            "for more, -o json for everything)\n")
+    return limit
+
+
+LENT_NOTE = ("LENT: kqctl's attribution of the cohort's borrowing to the lenders' unused quota; "
+             "Kueue does not report it.")
+
+_QUEUE_COLUMNS = (
+    Column("ClusterQueue"), Column("Cohort"), Column("Flavor"), Column("Resource"),
+    Column("Nominal", right=True, sort_key=None), Column("Borrowing limit", right=True),
+    Column("Lending limit", right=True), Column("Used", right=True), Column("Borrowed", right=True),
+    Column("Lent", right=True), Column("Pending", right=True), Column("Status", wide=True),
+)
+
+
+def queue_table(result: SimulationResult) -> Table:
+    """One row per ClusterQueue, flavor and resource; every row names its ClusterQueue (grep-able)."""
+    table = Table(_QUEUE_COLUMNS)
     lent = lent_by_cluster_queue(result.cache)
     for name, state in sorted(result.cache.cluster_queues.items()):
         queue = result.queues.get(name)
-        pending = len(queue) if queue is not None else 0
-        first = True
+        pending = str(len(queue) if queue is not None else 0)
+        cohort = state.model.cohort or "-"
+        status = "Active" if state.active else f"Inactive: {state.inactive_reason}"
+        status_style = None if state.active else "red"
+        if not state.node.quotas:
+            table.add([name, cohort, "-", "-", "-", "-", "-", "-", "-", "-", pending, status],
+                      [None] * 11 + [status_style])
         for (flavor, resource), limits in sorted(state.node.quotas.items()):
             fr = (flavor, resource)
             used = state.usage(fr)
-            table.add_row(
-                name if first else "", (state.model.cohort or "-") if first else "", f"{flavor}/{resource}",
-                _q(resource, limits.nominal), _q(resource, limits.borrowing_limit), _q(resource, limits.lending_limit),
-                _q(resource, used), _q(resource, max(0, used - limits.nominal)) if used > limits.nominal else "0",
-                _q(resource, lent.get(name, {}).get(fr, 0)), str(pending) if first else "")
-            first = False
-        if first:
-            table.add_row(name, state.model.cohort or "-", "-", "-", "-", "-", "-", "-", "-", str(pending))
-        if not state.active:
-            table.add_row("", "", f"[red]inactive: {state.inactive_reason}[/]", "", "", "", "", "", "", "")
+            table.add([name, cohort, flavor, resource, human(resource, limits.nominal),
+                       human(resource, limits.borrowing_limit), human(resource, limits.lending_limit),
+                       human(resource, used), human(resource, max(0, used - limits.nominal)),
+                       human(resource, lent.get(name, {}).get(fr, 0)), pending, status],
+                      [None] * 11 + [status_style])
     return table
 
 
-def _q(resource: str, value: int | None) -> str:
-    if value is None:
-        return "-"
-    return format_resource_value(resource, value, quota_side=True)
+_WORKLOAD_COLUMNS = (
+    Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue"),
+    Column("Priority", right=True, wide=True, sort_key=lambda cell: int(cell) if cell.lstrip("-").isdigit() else cell),
+    Column("Cycle", right=True, wide=True, sort_key=lambda cell: int(cell) if cell.isdigit() else cell),
+    Column("Decision"), Column("Flavors"), Column("Borrowed"), Column("Preemption"), Column("Reason"),
+)
 
 
-def _workload_table(result: SimulationResult, table_type: Any, keep: Callable[[WorkloadOutcome], bool],
-                    wide: bool) -> Any:
-    table = table_type(title="Workloads", title_justify="left")
-    columns = ["Workload", "Queue", "Decision", "Flavors", "Borrowed", "Preemption", "Reason"]
-    if wide:
-        columns[2:2] = ["Priority", "Cycle"]
-    for column in columns:
-        table.add_column(column, overflow="fold")
+def workload_table(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool]) -> Table:
+    """One row per workload (its key first), admitted first."""
+    table = Table(_WORKLOAD_COLUMNS)
     for key, outcome in sorted(result.outcomes.items(), key=lambda kv: _row_order(kv[1], result)):
         if not keep(outcome):
             continue
         details = workload_details(outcome, result)
-        row = [key, _queue_text(outcome), _decision_text(details["decision"]), _flavors_text(outcome),
-               ", ".join(f"{k.split('/', 1)[1]} {v}" for k, v in details.get("borrowed", {}).items()) or "-",
-               _preemption_text(details), _reason_token(details)]
-        if wide:
-            cycle = outcome.admitted_in or outcome.preempted_in
-            row[2:2] = [str(outcome.workload.priority), str(cycle) if cycle is not None else "-"]
-        table.add_row(*row)
+        cycle = outcome.admitted_in or outcome.preempted_in
+        text = details["decisionText"]
+        row = [key, outcome.local_queue.split("/", 1)[1] if outcome.local_queue else "-",
+               outcome.cluster_queue or "-", str(outcome.workload.priority),
+               str(cycle) if cycle is not None else "-", text, _flavors_text(outcome),
+               _borrowed_text(outcome, result), _preemption_text(details), _reason_token(details)]
+        table.add(row, [None] * 5 + [_decision_style(text)] + [None] * 4)
     return table
+
+
+def _borrowed_text(outcome: WorkloadOutcome, result: SimulationResult) -> str:
+    if outcome.workload.admission is None:
+        return "-"
+    amounts = borrowed_amounts(outcome, result)
+    return ", ".join(f"{resource} {human(resource, value)}" for (_, resource), value in sorted(amounts.items())) \
+        or "-"
+
+
+def decision_text(outcome: WorkloadOutcome, decided: str) -> str:
+    """The decision as shown: partial admission says how many pods got in, e.g. ``Admitted (4/8 pods)``."""
+    admission = outcome.workload.admission
+    if decided != ADMITTED or admission is None:
+        return decided
+    wanted = sum(ps.spec_count for ps in outcome.workload.pod_sets)
+    got = sum(ps.count for ps in admission.pod_sets)
+    return f"{ADMITTED} ({got}/{wanted} pods)" if got < wanted else decided
 
 
 _DECISION_ORDER = {ADMITTED: 0, RESERVED: 1, WAITING: 2, PREEMPTED: 3, PENDING: 4, INADMISSIBLE: 5}
@@ -279,15 +375,9 @@ def _row_order(outcome: WorkloadOutcome, result: SimulationResult) -> tuple[int,
     return _DECISION_ORDER.get(state, 5), outcome.cluster_queue or "", outcome.workload.key
 
 
-def _queue_text(outcome: WorkloadOutcome) -> str:
-    lq = outcome.local_queue.split("/", 1)[1] if outcome.local_queue else "-"
-    return f"{lq} -> {outcome.cluster_queue}" if outcome.cluster_queue else lq
-
-
-def _decision_text(state: str) -> str:
-    style = {ADMITTED: "green", RESERVED: "cyan", PREEMPTED: "red", WAITING: "yellow",
-             INADMISSIBLE: "magenta"}.get(state.split(" (")[0])
-    return f"[{style}]{state}[/]" if style else state
+def _decision_style(state: str) -> str | None:
+    return {ADMITTED: "green", RESERVED: "cyan", PREEMPTED: "red", WAITING: "yellow",
+            INADMISSIBLE: "magenta"}.get(state.split(" (")[0])
 
 
 def _flavors_text(outcome: WorkloadOutcome) -> str:
@@ -314,27 +404,22 @@ def _preemption_text(details: dict[str, Any]) -> str:
 
 
 def _reason_token(details: dict[str, Any]) -> str:
-    if details["decision"] == ADMITTED:
+    if details["decision"] == "Admitted":
         return "-"
     return details.get("reason") or "-"
 
 
-def _print_reasons(console: Any, result: SimulationResult, keep: Callable[[WorkloadOutcome], bool]) -> None:
-    """Kueue's full message for every workload that did not get in, below the table."""
+def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
+                   paint: Callable[[str, str], str] | None) -> None:
+    """Kueue's full message for every shown workload that did not get in, below the table."""
     lines = []
-    for key, outcome in sorted(result.outcomes.items(), key=lambda kv: _row_order(kv[1], result)):
-        if not keep(outcome) or outcome.workload.admission is not None:
+    for key in keys:
+        outcome = result.outcomes[key]
+        if outcome.workload.admission is not None:
             continue
-        details = workload_details(outcome, result)
-        if details.get("message"):
-            lines.append(f"  [bold]{key}[/]: {_escape(details['message'])}")
+        message = workload_details(outcome, result).get("message")
+        if message:
+            name = paint(key, "bold") if paint is not None else key
+            lines.append(f"  {name}: {message}")
     if lines:
-        console.print("Why not admitted:", soft_wrap=True)
-        for line in lines:
-            console.print(line, soft_wrap=True, highlight=False)
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+        out.write("\nWhy not admitted:\n" + "\n".join(lines) + "\n")

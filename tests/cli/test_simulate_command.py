@@ -17,7 +17,7 @@ NOW = ["--now", "2026-01-01T00:00:00Z"]
 def test_table_output_shows_queues_workloads_and_decisions(kqctl: Kq) -> None:
     run = kqctl("simulate", PREEMPTION, *NOW)
     assert run.code == 0, run.err
-    assert "ClusterQueues" in run.out and "Workloads" in run.out
+    assert run.out.startswith("CLUSTERQUEUE ") and "\nWORKLOAD " in run.out
     assert "Admitted" in run.out and "Preempted" in run.out
 
 
@@ -136,7 +136,8 @@ def test_quota_reserved_waits_for_admission_checks(kqctl: Kq, write: Write) -> N
     """AC-2, CYC-8.8: the scheduler only reserves quota; the checks decide the admission."""
     data = json.loads(kqctl("simulate", write("checks.yaml", CHECKED), "-o", "json", *NOW).out)
     assert "ns/w" in data["admitted"]  # it holds quota
-    assert data["workloads"]["ns/w"]["decision"] == "Quota reserved (waiting for checks: prov)"
+    assert data["workloads"]["ns/w"]["decision"] == "QuotaReserved"
+    assert data["workloads"]["ns/w"]["decisionText"] == "Quota reserved (waiting for checks: prov)"
 
 
 def test_livelock_shows_the_latest_preemption_of_a_readmitted_victim(kqctl: Kq) -> None:
@@ -152,7 +153,8 @@ def test_livelock_shows_the_latest_preemption_of_a_readmitted_victim(kqctl: Kq) 
 
 def test_cluster_queue_summary_shows_what_a_lender_lends(kqctl: Kq) -> None:
     sample = str(REPO / "samples" / "cohort-borrowing")
-    assert "Lent" in kqctl("simulate", sample, *NOW).out
+    table = kqctl("simulate", sample, *NOW).out
+    assert " LENT " in table and "LENT: kqctl's attribution" in table
     queues = json.loads(kqctl("simulate", sample, "-o", "json", *NOW).out)["clusterQueues"]
     assert queues["team-a"]["default-flavor/cpu"] == {"nominal": "20", "used": "26", "borrowed": "6", "lent": "0"}
     assert queues["team-b"]["default-flavor/cpu"]["lent"] == "6"

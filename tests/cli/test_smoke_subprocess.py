@@ -18,7 +18,7 @@ def test_help_lists_the_commands() -> None:
 def test_simulate_of_a_sample_exits_0_and_prints_a_table() -> None:
     run = run_kqctl_subprocess("simulate", "samples/preemption")
     assert run.code == 0, run.err
-    assert "ClusterQueues" in run.out and not run.err
+    assert run.out.startswith("CLUSTERQUEUE ") and not run.err
 
 
 def test_unreadable_input_is_one_located_line_and_exit_3() -> None:

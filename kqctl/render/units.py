@@ -1,0 +1,74 @@
+"""Quantities for people: ``12.5Gi`` rather than ``13421772800`` or ``3294m`` of memory.
+
+Kueue's own messages print quantities its way (kqctl.api.quantity.format_resource_value, kept
+verbatim where a message is Kueue's); tables and summaries use these human forms instead. JSON and
+YAML output keep exact Kubernetes quantities.
+"""
+
+from __future__ import annotations
+
+from kqctl.api.quantity import UNLIMITED, format_resource_value
+
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_BYTE_RESOURCES = frozenset({"memory", "ephemeral-storage", "storage"})
+
+
+def is_bytes(resource: str) -> bool:
+    """Resources counted in bytes: shown with binary suffixes (Ki, Mi, Gi, ...)."""
+    return resource in _BYTE_RESOURCES or resource.startswith("hugepages-") or resource.endswith("/memory")
+
+
+def human(resource: str, value: int | None) -> str:
+    """A resource amount as a person reads it; ``None`` is "-" (no limit set)."""
+    if value is None:
+        return "-"
+    if value == UNLIMITED:  # the quota arithmetic's "no limit"
+        return "unlimited"
+    if value == 0:
+        return "0"
+    if resource == "cpu":
+        return cores(value)
+    if is_bytes(resource):
+        return human_bytes(value)
+    return format_resource_value(resource, value)
+
+
+def cores(milli: int) -> str:
+    """CPU from milli-cores: whole cores as ``4``, fractions as ``2.5``, below one core as ``500m``."""
+    sign = "-" if milli < 0 else ""
+    milli = abs(milli)
+    if milli < 1000:
+        return f"{sign}{milli}m"
+    whole, rest = divmod(milli, 1000)
+    if rest == 0:
+        return f"{sign}{whole}"
+    return f"{sign}{whole}.{rest:03d}".rstrip("0")
+
+
+def human_bytes(value: int) -> str:
+    """Exact with the largest binary suffix that divides it (``80Gi``, ``1536Mi``); otherwise rounded to
+    one decimal in the largest unit it reaches (``12.3Gi``), never raw bytes above 1Ki."""
+    sign = "-" if value < 0 else ""
+    value = abs(value)
+    power = 0
+    while power < len(_BINARY_SUFFIXES) - 1 and value >= 1024 ** (power + 1):
+        power += 1
+    unit = 1024**power
+    if value % unit == 0:
+        return f"{sign}{value // unit}{_BINARY_SUFFIXES[power]}"
+    exact = _exact_binary(value)
+    if exact is not None:
+        return f"{sign}{exact}"
+    tenths = (value * 10 + unit // 2) // unit  # round half up, in integers: quantities are never floats
+    whole, fraction = divmod(tenths, 10)
+    text = f"{whole}.{fraction}" if fraction else f"{whole}"
+    return f"{sign}{text}{_BINARY_SUFFIXES[power]}"
+
+
+def _exact_binary(value: int) -> str | None:
+    """``1536Mi`` for 1.5Gi: exact in a smaller unit when that stays short (at most five digits)."""
+    for power in range(len(_BINARY_SUFFIXES) - 1, 0, -1):
+        unit = 1024**power
+        if value % unit == 0 and value // unit < 100_000:
+            return f"{value // unit}{_BINARY_SUFFIXES[power]}"
+    return None

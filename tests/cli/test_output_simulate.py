@@ -1,0 +1,84 @@
+"""simulate's output as people and scripts use it: kubectl-style tables at any width, -o wide/name,
+--no-headers, --sort-by, --limit/--show-all, and a json contract with stable tokens."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+from support import Run
+
+Kq = Callable[..., Run]
+NOW = ("--now", "2026-09-14T08:00:00Z")
+PREEMPTION = "samples/preemption"
+SINGLE = "samples/single-clusterqueue"
+
+
+@pytest.mark.parametrize("columns", ["80", "120", "200"])
+def test_table_rows_are_never_wrapped_or_cut_at_any_width(kqctl: Kq, columns: str) -> None:
+    run = kqctl("simulate", PREEMPTION, *NOW, env={"COLUMNS": columns})
+    names = json.loads(kqctl("simulate", PREEMPTION, *NOW, "-o", "json").out)["workloads"]
+    rows = [line for line in run.out.splitlines() if line.split(" ", 1)[0] in names]
+    assert sorted(line.split()[0] for line in rows) == sorted(names)  # every name whole, one line each
+    assert "…" not in run.out and "default-flavor" in run.out
+
+
+def test_partial_admission_shows_how_many_pods_got_in(kqctl: Kq) -> None:
+    run = kqctl("simulate", SINGLE, *NOW)
+    assert "Admitted (4/8 pods)" in run.out
+    entry = json.loads(kqctl("simulate", SINGLE, *NOW, "-o", "json").out)["workloads"][
+        "default/job-hyperparam-sweep-c47b0"]
+    assert (entry["decision"], entry["decisionText"]) == ("Admitted", "Admitted (4/8 pods)")
+
+
+def test_memory_is_shown_in_human_units_in_tables(kqctl: Kq) -> None:
+    out = kqctl("simulate", SINGLE, *NOW).out
+    assert "12888Mi" in out and "13514047488" not in out
+
+
+def test_wide_adds_localqueue_priority_and_cycle(kqctl: Kq) -> None:
+    header = kqctl("simulate", PREEMPTION, *NOW, "-o", "wide").out.splitlines()
+    workload_header = next(line for line in header if line.startswith("WORKLOAD "))
+    assert workload_header.split()[:5] == ["WORKLOAD", "LOCALQUEUE", "CLUSTERQUEUE", "PRIORITY", "CYCLE"]
+
+
+def test_output_name_prints_kubectl_resource_names(kqctl: Kq) -> None:
+    lines = kqctl("simulate", PREEMPTION, *NOW, "-o", "name").out.splitlines()
+    assert "workload.kueue.x-k8s.io/job-fraud-model-retrain-3c4d5" in lines and len(lines) == 5
+
+
+def test_no_headers_prints_only_workload_rows(kqctl: Kq) -> None:
+    lines = kqctl("simulate", PREEMPTION, *NOW, "--no-headers").out.splitlines()
+    assert len(lines) == 5 and all("/" in line.split()[0] for line in lines)
+
+
+def test_sort_by_priority_and_unknown_column(kqctl: Kq) -> None:
+    rows = kqctl("simulate", PREEMPTION, *NOW, "--no-headers", "--sort-by", "priority", "-o", "wide").out
+    assert rows.splitlines()[-1].startswith("payments-prod/job-fraud-model-retrain-3c4d5")  # priority 10000
+    bad = kqctl("simulate", PREEMPTION, *NOW, "--sort-by", "prio")
+    assert bad.code == 2 and "choose one of" in bad.err
+
+
+def test_limit_shows_the_first_rows_and_says_how_to_see_the_rest(kqctl: Kq) -> None:
+    out = kqctl("simulate", PREEMPTION, *NOW, "--limit", "2").out
+    assert "3 more workloads not shown (first 2 of 5; --limit N or --show-all" in out
+    assert "not shown" not in kqctl("simulate", PREEMPTION, *NOW, "--limit", "2", "--show-all").out
+    assert len(json.loads(kqctl("simulate", PREEMPTION, *NOW, "--limit", "2", "-o", "json").out)["workloads"]) == 5
+
+
+def test_json_decisions_are_stable_tokens_and_every_entry_has_the_same_keys(kqctl: Kq) -> None:
+    for args in ((PREEMPTION,), (PREEMPTION, "--cycles", "1"), (SINGLE,)):
+        workloads = json.loads(kqctl("simulate", *args, *NOW, "-o", "json").out)["workloads"]
+        keys = {frozenset(entry) for entry in workloads.values()}
+        assert len(keys) == 1, keys
+        assert {e["decision"] for e in workloads.values()} <= {
+            "Admitted", "AdmittedInInactiveClusterQueue", "QuotaReserved", "Preempted", "WaitingForPreemption",
+            "Pending", "Inadmissible", "NotQueued"}
+
+
+def test_a_victim_at_one_cycle_is_reported_once_as_preempted(kqctl: Kq) -> None:
+    data = json.loads(kqctl("simulate", PREEMPTION, "--cycles", "1", *NOW, "-o", "json").out)
+    assert data["preempted"].count("payments-prod/job-feature-backfill-4c5d6") == 1
+    victims = [v for entry in data["workloads"].values() for v in entry["victims"]]
+    assert len(victims) == len(set(victims)) == 2

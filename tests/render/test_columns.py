@@ -1,0 +1,50 @@
+"""kubectl-style plain tables: aligned, one row per item, never cut, sortable."""
+
+from __future__ import annotations
+
+import pytest
+
+from kqctl.errors import UsageError
+from kqctl.render.columns import Column, Table, format_lines, sort_rows
+
+COLUMNS = (Column("Name"), Column("Priority", right=True, sort_key=int), Column("Node", wide=True),
+           Column("Reason"))
+
+
+def _table() -> Table:
+    table = Table(COLUMNS)
+    table.add(["a-very-long-workload-name-that-must-never-be-cut-0123456789", "10", "n1", "x"])
+    table.add(["b", "2", "n2", "WaitingForQuota"])
+    return table
+
+
+def test_cells_are_never_cut_or_wrapped_and_columns_align() -> None:
+    lines = format_lines(_table())
+    assert lines[0].split() == ["NAME", "PRIORITY", "REASON"]
+    assert lines[1].startswith("a-very-long-workload-name-that-must-never-be-cut-0123456789   ")
+    assert len(lines) == 3  # one line per row, whatever the width
+    assert lines[1].index("10") + 2 == lines[2].index("2") + 1  # right-aligned numbers end together
+
+
+def test_wide_adds_its_columns_and_no_headers_drops_the_header() -> None:
+    assert "NODE" in format_lines(_table(), wide=True)[0]
+    assert format_lines(_table(), headers=False)[0].startswith("a-very-long")
+
+
+def test_sort_by_a_numeric_column_sorts_numerically() -> None:
+    table = _table()
+    sort_rows(table, "priority")
+    assert [row[0] for row in table.rows] == ["b", "a-very-long-workload-name-that-must-never-be-cut-0123456789"]
+
+
+def test_sort_by_an_unknown_column_is_a_usage_error_listing_the_valid_ones() -> None:
+    with pytest.raises(UsageError, match="choose one of: name, priority, node, reason"):
+        sort_rows(_table(), "prio")
+
+
+def test_paint_colours_after_padding_so_columns_stay_aligned() -> None:
+    table = Table(COLUMNS)
+    table.add(["x", "1", "n", "r"], [None, None, None, "red"])
+    table.add(["yy", "22", "n", "r"])
+    lines = format_lines(table, paint=lambda text, style: f"<{text}>")
+    assert lines[1].endswith("<r>") and lines[2].endswith("r")
