@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kqctl.api.quantity import Quantity
-from tests.support import run_kqctl, REPO
+from tests.support import REPO, run_kqctl
 
 
 @pytest.mark.parametrize("value,expected", [
