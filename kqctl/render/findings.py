@@ -1,6 +1,7 @@
-"""Render a ValidationReport: a rich table for people; json/yaml/junit/sarif/github for machines.
+"""Render a ValidationReport: a kubectl-style table for people (one line per finding);
+json/yaml/junit/sarif/github for machines.
 
-Only the ``table`` format imports rich. Machine formats are deterministic (same report, same bytes)
+Only a coloured ``table`` imports rich. Machine formats are deterministic (same report, same bytes)
 and ASCII-safe where the format allows it (json/yaml/sarif escape, junit uses character references),
 so they survive any stream encoding. Every finding gets a line: its own, else its document's.
 """
@@ -16,14 +17,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from kqctl import __version__
+from kqctl.render.columns import Column
+from kqctl.render.columns import Table as ColumnTable
 from kqctl.validate.findings import Finding, Severity
 from kqctl.validate.report import DocumentReport, ValidationReport
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
-
-    from rich.table import Table
-    from rich.text import Text
 
 VALIDATE_FORMATS: tuple[str, ...] = ("table", "json", "yaml", "junit", "sarif", "github")
 
@@ -388,33 +388,25 @@ def _icons_for(out: TextIO) -> _Icons:
 
 
 def _render_table(report: ValidationReport, out: TextIO, color: str) -> None:
-    from rich.text import Text
+    """One line per finding, kubectl-style columns; nothing is cut or wrapped (a long message runs past
+    the screen's edge), so every line can be grepped and its file:line pasted into an editor."""
+    from kqctl.render.columns import format_lines, rich_painter
+    from kqctl.render.console import use_color
 
-    from kqctl.render.console import make_console
-
-    console = make_console(out, color)
+    paint = rich_painter(use_color(out, color))
     icons = _icons_for(out)
     rows = ordered_findings(report)
     if not report.documents:
-        console.print(Text("No documents to validate.", style="dim"), soft_wrap=True)
+        out.write("No documents to validate.\n")
         return
     if not rows:
         ok = f"{icons.ok} {_plural(len(report.documents), 'document')} valid"
-        console.print(Text(ok, style="bold green"), soft_wrap=True)
+        out.write((paint(ok, "bold green") if paint else ok) + "\n")
         return
-    for file, file_rows in _rows_by_file(rows).items():
-        # The path is a heading line of its own (never wrapped or cropped), not a table column:
-        # long paths would otherwise squeeze the message column on narrow terminals.
-        console.print(Text(file, style="bold underline"), soft_wrap=True)
-        console.print(_findings_table(file_rows, icons))
-    console.print(Text(summary_line(report), style=_summary_style(report)), soft_wrap=True)
-
-
-def _rows_by_file(rows: list[FindingRow]) -> dict[str, list[FindingRow]]:
-    groups: dict[str, list[FindingRow]] = {}
-    for row in rows:
-        groups.setdefault(row[0].origin.file, []).append(row)
-    return groups
+    for line in format_lines(_findings_table(rows, icons), paint=paint):
+        out.write(line + "\n")
+    summary = summary_line(report)
+    out.write((paint(summary, _summary_style(report)) if paint else summary) + "\n")
 
 
 def _summary_style(report: ValidationReport) -> str:
@@ -422,35 +414,21 @@ def _summary_style(report: ValidationReport) -> str:
     return _SUMMARY_STYLE[worst] if worst else "bold green"
 
 
-def _findings_table(rows: list[FindingRow], icons: _Icons) -> Table:
-    from rich import box
-    from rich.table import Table
+_FINDING_COLUMNS = (Column("Location"), Column("Severity"), Column("Rule"), Column("Object"), Column("Field"),
+                    Column("Message"))
 
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, show_lines=True, header_style="bold")
-    table.add_column("Line", justify="right", no_wrap=True)
-    table.add_column("Severity", no_wrap=True)
-    table.add_column("Rule", overflow="fold")
-    table.add_column("Object", overflow="fold")
-    table.add_column("Field", overflow="fold")
-    table.add_column("Message", overflow="fold")
-    for cells in (_table_cells(doc, f, icons) for doc, f in rows):
-        table.add_row(*cells)
+
+def _findings_table(rows: list[FindingRow], icons: _Icons) -> ColumnTable:
+    table = ColumnTable(_FINDING_COLUMNS)
+    for doc, finding in rows:
+        message = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
+        severity = f"{icons.for_severity(finding.severity)} {finding.severity.value}"
+        table.add([f"{doc.origin.file}:{finding_line(doc, finding)}", severity, finding.rule_id,
+                   object_label(doc), finding.field or "-", _one_line(message)],
+                  [None, _SEVERITY_STYLE[finding.severity], "bold", None, None, None])
     return table
 
 
-def _table_cells(doc: DocumentReport, finding: Finding, icons: _Icons) -> list[Text]:
-    from rich.text import Text
-
-    message = Text(finding.message)
-    if finding.hint:
-        message.append("\n")
-        message.append(finding.hint, style="dim")
-    severity = f"{icons.for_severity(finding.severity)} {finding.severity.value}"
-    return [
-        Text(str(finding_line(doc, finding)), style="dim"),
-        Text(severity, style=_SEVERITY_STYLE[finding.severity]),
-        Text(finding.rule_id, style="bold"),
-        Text(object_label(doc)),
-        Text(finding.field),
-        message,
-    ]
+def _one_line(text: str) -> str:
+    # A finding is one line: YAML errors quote the input over several lines.
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())

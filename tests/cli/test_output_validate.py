@@ -1,0 +1,36 @@
+"""validate's table: one line per finding, at any terminal width, with file:line first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+from support import Run
+
+Kq = Callable[..., Run]
+BROKEN = "samples/broken"
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_one_line_per_finding_at_any_width(kqctl: Kq, columns: str) -> None:
+    table = kqctl("validate", BROKEN, env={"COLUMNS": columns}).out.splitlines()
+    report = json.loads(kqctl("validate", BROKEN, "-o", "json").out)
+    findings = [f for doc in report["documents"] for f in doc["findings"]]
+    assert table[0].split()[:3] == ["LOCATION", "SEVERITY", "RULE"]
+    assert len(table) == 1 + len(findings) + 1  # header, one line each, summary
+
+
+def test_each_line_starts_with_file_and_line_and_keeps_the_hint(kqctl: Kq, write: Callable[..., str]) -> None:
+    path = write("cq.yaml", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: cq\n"
+                            "spec:\n  resourceGroups: []\n")
+    line = kqctl("validate", path).out.splitlines()[1]
+    assert line.startswith(f"{path}:") and "XO-NS-NIL" in line and "(hint: add `namespaceSelector: {}`" in line
+
+
+def test_a_multi_line_message_becomes_one_line(kqctl: Kq, write: Callable[..., str]) -> None:
+    path = write("bad.yaml", "a: [1\n")
+    run = kqctl("validate", path)
+    assert run.code == 3
+    finding_lines = [line for line in run.out.splitlines() if line.startswith(path)]
+    assert len(finding_lines) == 1
