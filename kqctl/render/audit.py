@@ -1,12 +1,13 @@
 """Quota audits as a terminal table, JSON/YAML data, GitHub markdown, and an SVG (or PNG) bar chart.
 
-Every format is deterministic: nodes in tree order, findings in rule order, quantities printed as
-Kueue prints them (QTY-6), so two runs on the same input are byte-identical and CI can diff them.
+Every format is deterministic: nodes in tree order, findings in rule order, so two runs on the same
+input are byte-identical and CI can diff them. Data formats print quantities as Kueue does (QTY-6);
+the terminal table uses human units.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -15,6 +16,8 @@ from xml.sax.saxutils import escape as xml_escape
 
 from kqctl.api.quantity import UNLIMITED, format_resource_value
 from kqctl.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
+from kqctl.render.columns import Column, Table
+from kqctl.render.units import human
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown")
 PLOT_SUFFIXES = (".svg", ".png")
@@ -26,7 +29,7 @@ class PlotError(ValueError):
 
 
 def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto") -> None:
-    """Render in ``table`` (rich), ``json``, ``yaml`` or ``markdown``."""
+    """Render in ``table`` (plain columns, human units), ``json``, ``yaml`` or ``markdown``."""
     if fmt in ("json", "yaml"):
         from kqctl.render.structured import dump_json, dump_yaml
 
@@ -61,7 +64,7 @@ def _dash(text: str | None) -> str:
 
 
 def pending_text(node: AuditNode) -> str:
-    return ", ".join(f"{d.resource} {format_resource_value(d.resource, d.amount)}" for d in node.pending) or "-"
+    return ", ".join(f"{d.resource} {human(d.resource, d.amount)}" for d in node.pending) or "-"
 
 
 def status_text(node: AuditNode) -> str:
@@ -147,9 +150,7 @@ def _finding_data(finding: AuditFinding) -> dict[str, Any]:
 QUOTA_COLUMNS = ("Flavor", "Resource", "Nominal", "Borrowing limit", "Lending limit", "Can borrow", "Lends",
                  "Used", "Borrowed", "Utilisation")
 # Terminal headers break in two lines so that the numbers, not the headers, decide the column widths.
-_TABLE_HEADERS = {"Borrowing limit": "Borrow\nlimit", "Lending limit": "Lend\nlimit", "Can borrow": "Can\nborrow",
-                  "Utilisation": "Util."}
-_NAME_MIN_WIDTH = 12
+_TABLE_HEADERS = {"Borrowing limit": "Borrow limit", "Lending limit": "Lend limit", "Utilisation": "Util"}
 
 
 def tree_prefixes(nodes: tuple[AuditNode, ...]) -> list[str]:
@@ -178,88 +179,74 @@ def _last_sibling(nodes: tuple[AuditNode, ...], index: int) -> bool:
 
 def _row_cells(row: ResourceRow) -> list[str]:
     r = row.resource
-    return [row.flavor, r, _dash(quantity(r, row.nominal)), _dash(quantity(r, row.borrowing_limit)),
-            _dash(quantity(r, row.lending_limit)), _dash(quantity(r, row.max_borrowable)),
-            _dash(quantity(r, row.lendable)), _dash(quantity(r, row.usage)), _dash(quantity(r, row.borrowed)),
+    return [row.flavor, r, human(r, row.nominal), human(r, row.borrowing_limit), human(r, row.lending_limit),
+            human(r, row.max_borrowable), human(r, row.lendable), human(r, row.usage), human(r, row.borrowed),
             percent(row.utilisation)]
 
 
 def render_table(report: AuditReport, out: TextIO, color: str) -> None:
-    from kqctl.render.console import make_console
+    """kubectl-style tables (nothing cut or wrapped), then the findings, one line each."""
+    from kqctl.render.columns import format_lines, rich_painter
+    from kqctl.render.console import use_color
 
-    console = make_console(out, color)
-    console.print(_quota_table(report))
+    paint = rich_painter(use_color(out, color))
+    for line in format_lines(_quota_table(report), paint=paint):
+        out.write(line + "\n")
     if report.cluster_queues:
-        console.print(_queue_table(report))
-    _print_findings(console, report.findings)
-    console.print(summary_line(report), soft_wrap=True)
+        out.write("\n")
+        for line in format_lines(_queue_table(report), paint=paint):
+            out.write(line + "\n")
+    _write_findings(out, report.findings, paint)
+    out.write("\n" + summary_line(report) + "\n")
 
 
-def _node_label(node: AuditNode, prefix: str) -> Any:
-    from rich.text import Text
-
-    label = Text(prefix)
-    label.append(node.name, style="bold" if node.kind == "Cohort" else "")
-    if node.kind == "Cohort":
-        label.append("/", style="dim")  # cohorts end in "/", like directories
-    if node.status:
-        label.append(f" ({_short_status(node)})", style="dim" if node.status == "implicit" else "red")
-    return label
+def _node_label(node: AuditNode, prefix: str) -> str:
+    # Cohorts end in "/", like directories; a status (implicit, inactive) follows in brackets.
+    label = prefix + node.name + ("/" if node.kind == "Cohort" else "")
+    return label + (f" ({_short_status(node)})" if node.status else "")
 
 
-def _quota_table(report: AuditReport) -> Any:
-    from rich import box
-    from rich.table import Table
+_QUOTA_TABLE_COLUMNS = (Column("Node"), *(
+    Column(_TABLE_HEADERS.get(column, column), right=column not in ("Flavor", "Resource"))
+    for column in QUOTA_COLUMNS))
 
-    table = Table(title="Quota (per ClusterQueue and cohort)", title_justify="left", box=box.SIMPLE_HEAD,
-                  collapse_padding=True, pad_edge=False)
-    # Names fold when the terminal is narrow; numbers shrink only when nothing else is left to fold.
-    table.add_column("Node", overflow="fold", min_width=_NAME_MIN_WIDTH)
-    for column in QUOTA_COLUMNS:
-        if column in ("Flavor", "Resource"):
-            table.add_column(column, overflow="fold", min_width=_NAME_MIN_WIDTH // 2)
-        else:
-            table.add_column(_TABLE_HEADERS.get(column, column), justify="right", no_wrap=True)
+
+def _quota_table(report: AuditReport) -> Table:
+    """One row per node (ClusterQueue or cohort, as a tree), flavor and resource."""
+    table = Table(_QUOTA_TABLE_COLUMNS)
     for node, prefix in zip(report.nodes, tree_prefixes(report.nodes), strict=True):
         label = _node_label(node, prefix)
+        style = "red" if node.status and node.status != "implicit" else ("bold" if node.kind == "Cohort" else None)
         if not node.resources:
-            table.add_row(label, *(["-"] * len(QUOTA_COLUMNS)))
-        previous = None
+            table.add([label, *(["-"] * len(QUOTA_COLUMNS))], [style] + [None] * len(QUOTA_COLUMNS))
+        # The name once per node; its other rows carry only the tree's lines, so the tree stays connected.
+        continuation = prefix.replace("├─ ", "│  ").replace("└─ ", "   ")
         for i, row in enumerate(node.resources):
-            cells = _row_cells(row)
-            if row.flavor == previous:
-                cells[0] = ""  # the flavor once per group of its resources
-            previous = row.flavor
-            table.add_row(label if i == 0 else "", *cells)
+            table.add([label if i == 0 else continuation, *_row_cells(row)], [style] + [None] * len(QUOTA_COLUMNS))
     return table
 
 
-def _queue_table(report: AuditReport) -> Any:
-    from rich import box
-    from rich.table import Table
+_QUEUE_TABLE_COLUMNS = (Column("ClusterQueue"), Column("LocalQueues", right=True), Column("Admitted", right=True),
+                        Column("Pending", right=True), Column("Pending demand"))
 
-    table = Table(title="Workloads per ClusterQueue", title_justify="left", box=box.SIMPLE_HEAD)
-    for column in ("ClusterQueue", "LocalQueues", "Admitted", "Pending", "Pending demand"):
-        counts = column in ("LocalQueues", "Admitted", "Pending")
-        table.add_column(column, justify="right" if counts else "left", no_wrap=counts, overflow="fold")
+
+def _queue_table(report: AuditReport) -> Table:
+    table = Table(_QUEUE_TABLE_COLUMNS)
     for node in report.cluster_queues:
-        table.add_row(node.name, str(len(node.local_queues)), str(node.admitted_workloads),
-                      str(node.pending_workloads), pending_text(node))
+        table.add([node.name, str(len(node.local_queues)), str(node.admitted_workloads),
+                   str(node.pending_workloads), pending_text(node)])
     return table
 
 
-def _print_findings(console: Any, findings: tuple[AuditFinding, ...]) -> None:
-    from rich.markup import escape
-
+def _write_findings(out: TextIO, findings: tuple[AuditFinding, ...],
+                    paint: Callable[[str, str], str] | None) -> None:
     if not findings:
         return
-    console.print("Findings:", soft_wrap=True)
+    out.write("\nFindings:\n")
     for f in findings:
-        style = "yellow" if f.severity == "warning" else "cyan"
-        console.print(f"  [{style}]{f.severity}[/] {f.rule_id} [bold]{escape(f.object)}[/]: {escape(f.message)}",
-                      soft_wrap=True)
-        if f.hint:
-            console.print(f"      hint: {escape(f.hint)}", soft_wrap=True)
+        severity = paint(f.severity, "yellow" if f.severity == "warning" else "cyan") if paint else f.severity
+        hint = f" (hint: {f.hint})" if f.hint else ""
+        out.write(f"  {severity} {f.rule_id} {f.object}: {f.message}{hint}\n")
 
 
 def summary_line(report: AuditReport) -> str:
