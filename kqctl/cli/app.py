@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperArgument
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, explain, simulate, snapshot, validate, version
+from kqctl.cli import audit, convert, explain, rules, simulate, snapshot, validate, version
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
@@ -63,6 +63,7 @@ app.command("explain", help=explain.HELP, epilog=explain.EXAMPLES)(explain.expla
 app.command("audit", help=audit.HELP, epilog=audit.EXAMPLES)(audit.audit_command)
 app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP)
+app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)
 app.command("version", help=version.HELP, epilog=version.EXAMPLES)(version.version_command)
 
 

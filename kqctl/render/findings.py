@@ -407,6 +407,7 @@ def _render_table(report: ValidationReport, out: TextIO, color: str) -> None:
         out.write(line + "\n")
     summary = summary_line(report)
     out.write((paint(summary, _summary_style(report)) if paint else summary) + "\n")
+    out.write(f"kqctl rules ID explains a rule, e.g. kqctl rules {rows[0][1].rule_id}\n")
 
 
 def _summary_style(report: ValidationReport) -> str:

@@ -18,7 +18,7 @@ def test_one_line_per_finding_at_any_width(kqctl: Kq, columns: str) -> None:
     report = json.loads(kqctl("validate", BROKEN, "-o", "json").out)
     findings = [f for doc in report["documents"] for f in doc["findings"]]
     assert table[0].split()[:3] == ["LOCATION", "SEVERITY", "RULE"]
-    assert len(table) == 1 + len(findings) + 1  # header, one line each, summary
+    assert len(table) == 1 + len(findings) + 2  # header, one line each, summary, the `kqctl rules` hint
 
 
 def test_each_line_starts_with_file_and_line_and_keeps_the_hint(kqctl: Kq, write: Callable[..., str]) -> None:

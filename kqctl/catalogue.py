@@ -1,0 +1,305 @@
+"""The rule catalogue: every rule ID kqctl can show a user, with what it means and where it comes from.
+
+Findings (``kqctl validate``, ``kqctl audit``) and messages (``explain``, ``convert``, load errors)
+cite these IDs; ``kqctl rules ID`` and docs/rules.md (generated from this module by
+scripts/generate_rules_doc.py) explain them, so no ID points at a document users do not have.
+``CEL-<ID>`` findings are the CRD's CEL rule that enforces rule ``<ID>``.
+
+To add a rule: one ``_rule(...)`` line below, then ``python scripts/generate_rules_doc.py``.
+tests/test_rule_catalogue.py fails when an ID in a user-visible string of kqctl has no entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+# Where a rule comes from: what would enforce or decide it in a real cluster.
+SOURCES = {
+    "apiserver": "the Kubernetes API server (object metadata, decoding, structural schema)",
+    "schema": "the OpenAPI schema of Kueue's CRD (the API server rejects the object)",
+    "cel": "a CEL validation rule of Kueue's CRD (the API server rejects the object)",
+    "webhook": "Kueue's validating or mutating admission webhook (the API server rejects the object)",
+    "job-webhook": "Kueue's webhook for Jobs and Pods (the Job is rejected, so no Workload exists)",
+    "conversion": "Kueue's API version conversion (what the API server stores for another version)",
+    "scheduler": "Kueue's scheduler and cache (how admission decisions are made)",
+    "kqctl": "kqctl's own check: valid to the API server, but it will not do what was meant",
+    "loader": "kqctl reading its input (files, stdin, a cluster)",
+}
+
+FAMILIES = {
+    "API": "API versions: how v1beta1 objects map onto v1beta2",
+    "AUDIT": "quota audit findings (kqctl audit)",
+    "CEL": "CEL rules of the CRDs",
+    "CONV": "version conversion (kqctl convert)",
+    "DEF": "defaulting: what the API server and Kueue fill in",
+    "FA": "flavor assignment: which ResourceFlavor each resource of a pod set gets",
+    "LEG": "legacy v1alpha1/v1alpha2 objects and their conversion",
+    "LOAD": "reading the input",
+    "REQ": "what a Job or pod set requests",
+    "SCHEMA": "OpenAPI schema checks of the CRDs and core kinds",
+    "VAL": "validation rules of the API server and Kueue's webhooks, per kind",
+    "XO": "cross-object consistency: objects valid alone that will not work together",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str  # error, warning, info; "-" for rules cited in explanations rather than findings
+    source: str  # a key of SOURCES
+    title: str  # one line
+    detail: str = ""  # what it means and what to do, when the title is not enough
+
+    @property
+    def family(self) -> str:
+        return self.id.split("-", 1)[0]
+
+
+_RULES: list[Rule] = []
+
+
+def _rule(rule_id: str, severity: str, source: str, title: str, detail: str = "") -> None:
+    _RULES.append(Rule(rule_id, severity, source, title, detail))
+
+
+# --- reading the input ----------------------------------------------------------------------------
+_rule("LOAD-UNREADABLE", "error", "loader", "The input cannot be read as YAML or JSON text",
+      "Missing or unreadable files, binary data, text that is not UTF-8 (UTF-16/32 are named), invalid "
+      "YAML or JSON, alias bombs, nesting too deep, inputs above the size limit. Nothing in that file or "
+      "document is checked further.")
+_rule("LOAD-NOT-OBJECT", "error", "loader", "A document is not a Kubernetes object (a mapping)",
+      "A YAML document holding a list or a scalar where an object with apiVersion and kind belongs.")
+_rule("LOAD-NO-KIND", "error", "loader", "An object without apiVersion or kind",
+      "The API server cannot tell what the object is; kubectl refuses it the same way.")
+_rule("LOAD-LIST", "error", "loader", "A kind: List whose items are not a sequence")
+_rule("LOAD-VERSION", "error", "loader", "A Kueue kind in an API version kqctl does not read")
+_rule("LOAD-SKIPPED", "warning", "loader", "An object of a kind kqctl does not read is skipped",
+      "Only the kinds that matter to admission are read; --strict turns this into an error.")
+_rule("LOAD-DUPLICATE", "error", "loader", "The same object (kind, namespace, name) is defined twice",
+      "The API server would keep only one of them; which one depends on the order they are applied in.")
+
+# --- API server and schema --------------------------------------------------------------------------
+_rule("SCHEMA-REQUIRED", "error", "schema", "A required field is missing")
+_rule("SCHEMA-TYPE", "error", "schema", "A field has the wrong type (string, integer, object, list, ...)")
+_rule("SCHEMA-ENUM", "error", "schema", "A field holds a value outside its allowed set")
+_rule("SCHEMA-PATTERN", "error", "schema", "A string does not match the pattern its field requires",
+      "Typically names (DNS-1123), quantities (the Kubernetes quantity syntax) and label keys.")
+_rule("SCHEMA-LENGTH", "error", "schema", "A string is shorter or longer than its field allows")
+_rule("SCHEMA-ITEMS", "error", "schema", "A list or map has fewer or more items than its field allows")
+_rule("SCHEMA-RANGE", "error", "schema", "A number is below the minimum or above the maximum of its field")
+_rule("SCHEMA-FORMAT", "error", "schema", "A string is not in the format its field declares (e.g. a date-time)")
+_rule("SCHEMA-DUPLICATE", "error", "schema", "Two items of a list-map or set share the same key")
+_rule("SCHEMA-DUPLICATE-FIELD", "error", "apiserver", "The same field is written twice in one mapping",
+      "The API server's strict decoding rejects duplicate fields; YAML tools usually keep the last silently.")
+_rule("SCHEMA-UNKNOWN-FIELD", "error", "schema", "A field the API does not define (often a typo)",
+      "The API server drops or rejects unknown fields (kubectl --validate=strict rejects them); either way "
+      "the setting has no effect.")
+_rule("DEF-3-DECODE", "error", "webhook", "Kueue's webhook cannot decode the object",
+      "The mutating webhook decodes the object into Kueue's Go types before anything else; a value of the "
+      "wrong type (for example a list where a name belongs) makes the webhook deny the request.")
+_rule("CEL-RULE", "error", "cel", "A CEL validation rule of the CRD failed")
+_rule("CEL-EVAL", "error", "cel", "A CEL validation rule could not be evaluated on this object",
+      "The rule's expression fails on the given values (for example a field of the wrong type); the API "
+      "server rejects the object.")
+
+# --- metadata and priority classes ----------------------------------------------------------------
+_rule("VAL-META-1", "error", "apiserver", "metadata.name (or generateName) is missing or not a valid name for its "
+      "kind; a Job's name must also fit its pods' job-name label")
+_rule("VAL-META-2", "error", "apiserver", "metadata.namespace is not a valid namespace name; on a cluster-scoped kind "
+      "it is ignored (a warning)")
+_rule("VAL-META-3", "error", "apiserver", "A label key or value is not valid")
+_rule("VAL-META-4", "error", "apiserver", "An annotation key is not valid, or the annotations are too large")
+_rule("VAL-META-5", "error", "apiserver", "A finalizer is not a valid qualified name")
+_rule("VAL-PC-1", "error", "apiserver", "PriorityClass names starting with \"system-\" are reserved for the "
+      "system's own classes")
+_rule("VAL-PC-2", "error", "apiserver", "A user PriorityClass value must be at most 1000000000")
+
+# --- ClusterQueue -----------------------------------------------------------------------------------
+_rule("VAL-CQ-1", "error", "apiserver", "ClusterQueue name must be a DNS-1123 subdomain of at most 253 characters")
+_rule("VAL-CQ-11", "error", "cel", "Every flavor of a resource group lists exactly as many resources as "
+      "coveredResources")
+_rule("VAL-CQ-12", "error", "cel", "borrowingLimit is only allowed when the ClusterQueue has a cohort")
+_rule("VAL-CQ-13", "error", "cel", "flavorFungibility.preference needs both whenCanBorrow and whenCanPreempt "
+      "set to TryNextFlavor")
+_rule("VAL-CQ-15", "error", "cel", "reclaimWithinCohort: Never forbids a borrowWithinCohort policy other than Never")
+_rule("VAL-CQ-17", "error", "webhook", "A covered resource name must be a valid qualified name (like a label key)")
+_rule("VAL-CQ-18", "error", "webhook", "A resource may be covered by only one resource group of a ClusterQueue")
+_rule("VAL-CQ-19", "error", "webhook", "A flavor may appear in only one resource group of a ClusterQueue")
+_rule("VAL-CQ-20", "error", "webhook", "A flavor's resources must be listed in the order of coveredResources")
+_rule("VAL-CQ-21", "error", "webhook", "nominalQuota, borrowingLimit and lendingLimit must not be negative")
+_rule("VAL-CQ-22", "error", "webhook", "borrowingLimit and lendingLimit need a cohort")
+_rule("VAL-CQ-23", "error", "webhook", "A ClusterQueue's lendingLimit must not exceed its nominalQuota")
+_rule("VAL-CQ-24", "error", "webhook", "At most 256 flavors over all resource groups of a ClusterQueue")
+_rule("VAL-CQ-25", "error", "webhook", "At most 256 covered resources over all resource groups of a ClusterQueue")
+_rule("VAL-CQ-26", "error", "webhook", "At most 512 flavor-resource combinations in one resource group")
+_rule("VAL-CQ-27", "error", "webhook", "namespaceSelector must be a valid label selector")
+_rule("VAL-CQ-28", "error", "webhook", "A fair-sharing weight must be zero or greater than 1e-9")
+_rule("VAL-CQ-30", "error", "webhook", "An admission check's onFlavors must name flavors of this ClusterQueue")
+
+# --- Cohort ------------------------------------------------------------------------------------------
+_rule("VAL-CO-1", "error", "schema", "Cohort name and parentName must be valid names")
+_rule("VAL-CO-2", "error", "cel", "A Cohort's resource groups follow the same schema and CEL rules as a "
+      "ClusterQueue's")
+_rule("VAL-CO-3", "error", "webhook", "A Cohort's resource groups follow the ClusterQueue webhook rules "
+      "(names, uniqueness, order, no negative quota)")
+_rule("VAL-CO-4", "error", "webhook", "A Cohort's borrowingLimit and lendingLimit need a parentName")
+_rule("VAL-CO-6", "error", "webhook", "A Cohort's fair-sharing weight must be zero or greater than 1e-9")
+
+# --- ResourceFlavor ----------------------------------------------------------------------------------
+_rule("VAL-RF-1", "error", "webhook", "nodeLabels: at most 8, with valid label keys and values")
+_rule("VAL-RF-2", "error", "cel", "nodeTaints: at most 8, each with a key and a valid effect")
+_rule("VAL-RF-3", "error", "webhook", "nodeTaints: valid keys and values, unique by key and effect")
+_rule("VAL-RF-4", "error", "cel", "A toleration without a key must use operator Exists")
+_rule("VAL-RF-5", "error", "cel", "tolerationSeconds is only allowed with effect NoExecute")
+_rule("VAL-RF-6", "error", "cel", "A toleration's operator must be Equal or Exists")
+_rule("VAL-RF-7", "error", "cel", "A toleration with operator Exists must not have a value")
+_rule("VAL-RF-8", "error", "cel", "A toleration's effect must be NoSchedule, PreferNoSchedule or NoExecute")
+_rule("VAL-RF-9", "error", "webhook", "A toleration's key must be a valid label key")
+_rule("VAL-RF-10", "error", "cel", "A flavor with a topologyName needs at least one node label")
+_rule("VAL-RF-11", "error", "cel", "topologyName cannot change once set")
+
+# --- LocalQueue, Workload, Jobs -------------------------------------------------------------------------
+_rule("VAL-LQ-2", "error", "cel", "A LocalQueue's clusterQueue cannot change once set")
+_rule("VAL-WL-3", "error", "cel", "A pod set's minCount must be positive and at most its count")
+_rule("VAL-WL-4", "error", "webhook", "At most one pod set of a Workload may use minCount")
+_rule("VAL-WL-5", "error", "webhook", "Requests and limits must not use the resource name \"pods\" "
+      "(Kueue reserves it)")
+_rule("VAL-WL-6", "error", "webhook", "Requests and limits must not be negative")
+_rule("VAL-WL-7", "error", "webhook", "Pod template labels and annotations must be valid")
+_rule("VAL-WL-9", "error", "cel", "priorityClassRef must pair kind and group (WorkloadPriorityClass with "
+      "kueue.x-k8s.io, PriorityClass with scheduling.k8s.io) and name a class")
+_rule("VAL-WL-10", "error", "cel", "A Workload with priorityClassRef must also have priority")
+_rule("VAL-WL-11", "error", "cel", "An admission must assign every pod set of the Workload")
+_rule("VAL-WL-12", "error", "webhook", "A Workload with reserved quota needs a consistent status.admission")
+_rule("VAL-WL-13", "error", "webhook", "reclaimablePods must name pod sets and not exceed their counts")
+_rule("VAL-JOB-1", "error", "job-webhook", "The kueue.x-k8s.io/queue-name label must be a valid name")
+_rule("VAL-JOB-2", "error", "job-webhook", "job-min-parallelism must be an integer between 1 and the pod count "
+      "minus one")
+_rule("VAL-JOB-3", "error", "job-webhook", "job-completions-equal-parallelism needs an Indexed Job whose "
+      "completions equal its parallelism")
+_rule("VAL-JOB-4", "error", "job-webhook", "max-exec-time-seconds must be a positive integer")
+_rule("VAL-JOB-5", "error", "job-webhook", "Partial admission and elastic jobs cannot be used together")
+
+# --- cross-object consistency ---------------------------------------------------------------------------
+_rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",
+      "It can never be admitted there; to borrow a resource a ClusterQueue must list it, even with "
+      "nominalQuota 0.")
+_rule("XO-6", "warning", "kqctl", "A LocalQueue's namespace is not matched by its ClusterQueue's "
+      "namespaceSelector: its workloads are Misconfigured")
+_rule("XO-8", "error", "job-webhook", "A Job names a WorkloadPriorityClass that does not exist: Kueue creates no "
+      "Workload for it")
+_rule("XO-CQ-FLAVOR", "warning", "kqctl", "A ClusterQueue names a ResourceFlavor that is not in the inputs",
+      "Kueue marks the ClusterQueue inactive and admits nothing to it until the flavor exists. An error with "
+      "--closed (the inputs are the whole cluster).")
+_rule("XO-CQ-CHECK", "warning", "kqctl", "A ClusterQueue names an AdmissionCheck that is not in the inputs",
+      "Kueue marks the ClusterQueue inactive until the check exists and is active.")
+_rule("XO-CQ-NO-LENDER", "warning", "kqctl", "A borrowingLimit that can never matter: nobody in the cohort has "
+      "that quota to lend")
+_rule("XO-CQ-ZERO-QUOTA", "warning", "kqctl", "The whole quota tree holds none of a covered resource: nothing "
+      "needing it can be admitted")
+_rule("XO-NS-NIL", "warning", "kqctl", "A ClusterQueue without namespaceSelector admits workloads of no namespace",
+      "Kueue does not default the selector: absent means \"match nothing\". Use namespaceSelector: {} for all "
+      "namespaces.")
+_rule("XO-LQ-CQ", "warning", "kqctl", "A LocalQueue points to a ClusterQueue that is not in the inputs")
+_rule("XO-LQ-NS", "warning", "kqctl", "A LocalQueue's namespace is not admitted by its ClusterQueue's "
+      "namespaceSelector")
+_rule("XO-LQ-WEIGHT", "warning", "kqctl", "A LocalQueue fair-sharing weight that is not positive: under admission "
+      "fair sharing its workloads always go last")
+_rule("XO-CO-CYCLE", "error", "kqctl", "Cohorts whose parentName links form a cycle",
+      "Kueue treats every ClusterQueue under a cycle as inactive.")
+_rule("XO-CO-IMPLICIT", "info", "kqctl", "A cohort named by a ClusterQueue or Cohort has no Cohort object",
+      "Kueue creates it implicitly, as a root cohort with no quota or limits of its own.")
+_rule("XO-WL-LQ", "warning", "kqctl", "A Workload's LocalQueue is not in the inputs: it would stay pending")
+_rule("XO-WL-PRIORITY", "warning", "kqctl", "A Workload's priorityClassRef names a class not in the inputs")
+_rule("XO-WL-UNCOVERED", "warning", "kqctl", "A Workload requests a resource its ClusterQueue does not cover")
+_rule("XO-WL-NEVER-FITS", "warning", "kqctl", "A Workload needs more than any flavor of its ClusterQueue can ever "
+      "provide")
+_rule("XO-JOB-PRIORITY", "error", "job-webhook", "A Job's kueue.x-k8s.io/priority-class names a "
+      "WorkloadPriorityClass not in the inputs")
+_rule("XO-WPC-DEFAULT", "info", "kqctl", "A WorkloadPriorityClass named default is applied to every Job without a "
+      "kueue.x-k8s.io/priority-class label")
+_rule("XO-WPC-SAME-VALUE", "warning", "kqctl", "Several WorkloadPriorityClasses share one value: they do not order "
+      "workloads among themselves")
+
+# --- audit ------------------------------------------------------------------------------------------------
+_rule("AUDIT-UNUSABLE-QUOTA", "warning", "kqctl", "Quota no workload can use: its ClusterQueue is inactive, has "
+      "no namespaceSelector, or nobody can borrow it")
+_rule("AUDIT-NEVER-FITS", "warning", "kqctl", "A workload can never be admitted in its ClusterQueue")
+_rule("AUDIT-NO-BORROWING", "info", "kqctl", "A cohort in which no ClusterQueue can ever use more than its own "
+      "nominal quota")
+_rule("AUDIT-UNUSED-FLAVOR", "info", "kqctl", "A ResourceFlavor no ClusterQueue uses")
+_rule("AUDIT-UNFED-CLUSTERQUEUE", "info", "kqctl", "A ClusterQueue no LocalQueue points to: nothing can be "
+      "submitted to it")
+_rule("AUDIT-NAMESPACE-NOT-ADMITTED", "warning", "kqctl", "A LocalQueue in a namespace its ClusterQueue does not "
+      "admit")
+
+# --- versions and conversion ------------------------------------------------------------------------------
+_rule("LEG-VERSION", "info", "conversion", "A legacy v1alpha1/v1alpha2 object: kqctl converts it to v1beta2 "
+      "(kqctl convert writes the result)")
+_rule("LEG-1", "-", "conversion", "v1alpha1 (Kueue 0.1): Queue is the old LocalQueue; quota per resource and "
+      "flavor as min/max; flavor labels at the top level; Workload admission in spec")
+_rule("LEG-2", "-", "conversion", "v1alpha2 (Kueue 0.2): v1alpha1's quota shape; a ResourceFlavor's node labels "
+      "are its metadata.labels")
+_rule("LEG-3", "error", "conversion", "Legacy resources that share flavors must list them in the same order",
+      "Otherwise they cannot become one resource group.")
+_rule("LEG-4", "-", "conversion", "Legacy ResourceFlavor labels and taints become spec.nodeLabels and "
+      "spec.nodeTaints")
+_rule("LEG-6", "-", "conversion", "Legacy Workload: pod set specs become templates; an admission in spec becomes "
+      "status.admission with reserved quota, its usage recomputed from the pod sets")
+_rule("CONV-DROPPED", "warning", "conversion", "A field is lost when converting to the target version")
+_rule("API-1", "-", "conversion", "v1beta1 ClusterQueue to v1beta2: cohort becomes cohortName, admissionChecks "
+      "replace admissionChecksStrategy, Borrow/Preempt fungibility become MayStopSearch")
+_rule("API-2", "-", "conversion", "v1beta1 Workload to v1beta2: priorityClassSource and priorityClassName become "
+      "priorityClassRef")
+_rule("API-3", "-", "conversion", "v1beta1 LocalQueue to v1beta2: status.flavorUsage is renamed, status.flavors "
+      "dropped")
+_rule("API-4", "-", "conversion", "v1beta1 AdmissionCheck to v1beta2: retryDelayMinutes is dropped")
+_rule("DEF-2", "-", "scheduler", "An absent namespaceSelector matches no namespace (it is not defaulted)")
+
+# --- admission (cited in explain and simulate messages) -------------------------------------------------------
+_rule("FA-4", "-", "scheduler", "Flavor scan resumes where the previous attempt stopped",
+      "When a workload's last attempt stopped at a flavor, the next attempt starts after it, unless quota "
+      "or the workload changed since.")
+_rule("FA-10", "-", "scheduler", "When the flavor search stops: a flavor that fits only by borrowing stops it "
+      "unless whenCanBorrow is TryNextFlavor; one that needs preemption stops it unless whenCanPreempt is "
+      "TryNextFlavor")
+_rule("REQ-1", "-", "job-webhook", "Which Jobs Kueue manages: a queue-name label, a defaulted one (LocalQueue "
+      "\"default\"), or manageJobsWithoutQueueName")
+_rule("REQ-2", "-", "job-webhook", "The Workload Kueue creates for a Job: one pod set \"main\" of "
+      "min(parallelism, completions) pods, minCount from job-min-parallelism")
+_rule("REQ-3", "-", "job-webhook", "A Job's priority: its WorkloadPriorityClass label, else the pods' "
+      "PriorityClass, else the cluster's default PriorityClass, else 0")
+
+CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above
+    raise RuntimeError("duplicate rule ID in the catalogue")
+
+CEL_PREFIX = "CEL-"
+
+
+def lookup(rule_id: str) -> Rule | None:
+    """The entry for ``rule_id`` (case-insensitive); ``CEL-<ID>`` is the CEL rule enforcing ``<ID>``."""
+    wanted = rule_id.strip().upper()
+    if wanted in CATALOGUE:
+        return CATALOGUE[wanted]
+    if wanted.startswith(CEL_PREFIX) and wanted[len(CEL_PREFIX):] in CATALOGUE:
+        base = CATALOGUE[wanted[len(CEL_PREFIX):]]
+        return Rule(wanted, base.severity, "cel", base.title,
+                    f"Reported by the CRD's CEL rule that enforces {base.id}. {base.detail}".strip())
+    return None
+
+
+def family(prefix: str) -> list[Rule]:
+    """Every rule whose ID starts with ``prefix`` followed by '-' (``XO``, ``VAL-CQ``), in catalogue order."""
+    wanted = prefix.strip().upper().rstrip("-") + "-"
+    return [rule for rule in _RULES if rule.id.startswith(wanted)]
+
+
+def all_rules() -> list[Rule]:
+    return list(_RULES)
+
+
+def suggestions(rule_id: str, limit: int = 3) -> list[str]:
+    """Known IDs closest to a mistyped one, for "did you mean"."""
+    return difflib.get_close_matches(rule_id.strip().upper(), list(CATALOGUE), n=limit, cutoff=0.6)
