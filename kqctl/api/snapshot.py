@@ -43,3 +43,5 @@ class Snapshot:
     config: KueueConfig = field(default_factory=KueueConfig)
     now: datetime | None = None
     warnings: list[str] = field(default_factory=list)
+    # Jobs and Pods of the inputs that get no Workload (REQ-1, XO-8): "namespace/name" -> (kind, why).
+    without_workload: dict[str, tuple[str, str]] = field(default_factory=dict)

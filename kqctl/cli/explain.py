@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -10,24 +11,31 @@ from kqctl.cli import options
 from kqctl.cli.simulate import load_snapshot, simulation_options
 from kqctl.errors import EXIT_OK, UsageError
 
+if TYPE_CHECKING:
+    from kqctl.api.snapshot import Snapshot
+    from kqctl.engine.simulation import SimulationOptions
+
 HELP = """Explain the decision for one workload (namespace/name, or a Job name that maps to one): resource by
 resource and flavor by flavor, with the quota arithmetic, who is ahead of it, preemption candidates,
 and verified changes that would let it in."""
 
 EXPLAIN_FORMATS = ("table", "json", "yaml")
-WorkloadArgument = typer.Argument(..., metavar="WORKLOAD", help="namespace/name of the workload, or a Job name.")
+WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
+                                  help="namespace/name of the workload, or a Job name (not with -l).")
 PathsArgument = typer.Argument(None, metavar="PATH", show_default=False,
                                help="Files or directories to read (or use -f).")
 
 
 EXAMPLES = options.examples(
     "kqctl explain team-a/job-llm-finetune-0d5b7 samples/cohort-borrowing",
-    "kqctl explain job-llm-finetune-0d5b7 snapshot.yaml -o json",
+    "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
+    "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
     "kqctl explain team-a/my-job --from-cluster",
 )
 
+
 def explain_command(
-    workload: str = WorkloadArgument,
+    workload: str | None = WorkloadArgument,
     paths: list[str] | None = PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
@@ -38,24 +46,61 @@ def explain_command(
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                         help="The workload's namespace (or, with -l, only this namespace)."),
+    all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces",
+                                        help="With -l: workloads of every namespace (the default)."),
+    selector: str | None = typer.Option(None, "-l", "--selector", metavar="SELECTOR",
+                                        help="Explain every workload not admitted in the steady state whose labels "
+                                             "match, one after another."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
 ) -> None:
-    from kqctl.engine.explain import UnknownWorkload, explain, resolve_key
-    from kqctl.render.explain import render_explanation
+    from kqctl.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
+    from kqctl.render.explain import render_explanation, render_explanations, render_no_workload
 
     if output not in EXPLAIN_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(EXPLAIN_FORMATS)}")
+    if namespace and all_namespaces:
+        raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    if selector is not None:
+        parsed = options.parse_selector(selector)
+        paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with -l
+    elif workload is None:
+        raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
     snapshot = load_snapshot(inputs, sim_options.now)
+    if selector is not None:
+        keys = _selected(snapshot, sim_options, parsed, namespace)
+        explanations = [explain(snapshot, key, sim_options) for key in keys]
+        render_explanations(explanations, output, sys.stdout, color)
+        raise typer.Exit(EXIT_OK)
+    assert workload is not None
+    name = f"{namespace}/{workload}" if namespace and "/" not in workload else workload
     try:
-        key = resolve_key(snapshot, workload)
+        key = resolve_key(snapshot, name)
         explanation = explain(snapshot, key, sim_options)
     except UnknownWorkload as exc:
         raise UsageError(str(exc)) from None
+    except NoWorkload as exc:
+        render_no_workload(exc.kind, exc.key, exc.reason, output, sys.stdout)
+        raise typer.Exit(EXIT_OK) from None
     render_explanation(explanation, output, sys.stdout, color)
     raise typer.Exit(EXIT_OK)
+
+
+def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict[str, object],
+              namespace: str | None) -> list[str]:
+    """Workloads matching -l (and -n) that are not admitted in the steady state, by key."""
+    from kqctl.api.selectors import selector_matches
+    from kqctl.engine.simulation import simulate
+
+    result = simulate(snapshot, sim_options)
+    return sorted(key for key, outcome in result.outcomes.items()
+                  if outcome.workload.admission is None
+                  and (namespace is None or outcome.workload.model.namespace == namespace)
+                  and selector_matches(selector, dict(outcome.workload.model.labels)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -28,6 +28,22 @@ SortByOption = typer.Option(None, "--sort-by", metavar="COLUMN",
 LimitOption = typer.Option(DEFAULT_ROW_LIMIT, "--limit", metavar="N", min=1,
                            help="Show at most N rows per table (json, yaml and name are never limited).")
 ShowAllOption = typer.Option(False, "--show-all", help="Show every table row (no --limit).")
+
+
+def parse_selector(text: str) -> dict[str, Any]:
+    """-l as kubectl reads it: a malformed selector (syntax, label keys or values) is a usage error."""
+    from kqctl.api.names import validate_label_selector
+    from kqctl.api.selectors import parse_label_selector
+    from kqctl.errors import UsageError
+
+    try:
+        selector = parse_label_selector(text)
+    except ValueError as exc:
+        raise UsageError(f"-l {text!r}: {exc}") from None
+    problems = validate_label_selector(selector, ())
+    if problems:
+        raise UsageError(f"-l {text!r}: invalid label selector: {problems[0].body()}")
+    return selector
 
 
 def row_limit(limit: int, show_all: bool) -> int | None:

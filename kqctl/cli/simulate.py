@@ -77,6 +77,8 @@ def simulate_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(SIMULATE_FORMATS)}")
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    if selector is not None:
+        options.parse_selector(selector)  # a bad -l is a usage error before anything is read
     failing_states = parse_fail_on(fail_on)
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)

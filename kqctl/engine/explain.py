@@ -21,7 +21,7 @@ from kqctl.engine.flavors import FIT, Assignment
 from kqctl.engine.outcomes import decision
 from kqctl.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
 from kqctl.engine.quota import QuotaNode
-from kqctl.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.engine.simulation import Simulation, SimulationOptions, SimulationResult, WorkloadOutcome, simulate
 from kqctl.engine.workloads import FlavorResource, WorkloadInfo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
@@ -29,6 +29,14 @@ MAX_COMPLETION_SUGGESTIONS = 5
 
 class UnknownWorkload(LookupError):
     """No workload with that key (or Job name) in the snapshot."""
+
+
+class NoWorkload(LookupError):
+    """The name is a Job or Pod of the inputs for which Kueue creates no Workload (REQ-1, XO-8)."""
+
+    def __init__(self, kind: str, key: str, reason: str) -> None:
+        super().__init__(f"{kind} {key}: Kueue creates no Workload for it: {reason}")
+        self.kind, self.key, self.reason = kind, key, reason
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,7 @@ class Decision:
     cycle: int | None
     victims: tuple[str, ...]
     preempted_by: str | None
+    admitted: bool = False  # holds quota at the end of that run
 
 
 @dataclass(frozen=True)
@@ -110,15 +119,40 @@ class Suggestion:
     summary: str
     verified: bool
     details: dict[str, object] = field(default_factory=dict, hash=False)
+    # By how much, per resource: the quota increase, or what the finishing/preempted workloads free.
+    amounts: dict[str, int] = field(default_factory=dict, hash=False)
+    action: str = ""  # the change itself, without the amounts (renderers add them in their units)
+
+
+@dataclass
+class Analysis:
+    """The arithmetic behind one state's answer: what stops the workload there, flavor by flavor."""
+
+    queue_problem: tuple[str, str] | None = None  # (reason, message) before any flavor is looked at
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    flavors: list[FlavorReport] = field(default_factory=list)
+    candidates: list[CandidateReport] = field(default_factory=list)
+    ahead: list[AheadEntry] = field(default_factory=list)
+    blocked_by: str | None = None
+    preemption_allowed: bool = True  # False: every preemption policy of its ClusterQueue is Never
 
 
 @dataclass
 class Explanation:
+    """Why a workload is (not) admitted.
+
+    The top-level analysis fields are the nomination *now* (the next cycle, on the inputs as given:
+    what Kueue's flavor assigner answers, the recorded contract). ``steady`` is the same analysis in
+    the steady state, where the headline answer comes from; it is None when the workload gets in.
+    Suggestions are only made for a workload that does not get in in the steady state.
+    """
+
     key: str
     local_queue: str | None
     cluster_queue: str | None
     priority: int
-    queue_problem: tuple[str, str] | None = None  # (reason, message) before any flavor is looked at
+    queue_problem: tuple[str, str] | None = None
     admitted: bool = False
     assignment: Assignment | None = None
     targets: list[Target] = field(default_factory=list)
@@ -128,7 +162,14 @@ class Explanation:
     blocked_by: str | None = None
     next_cycle: Decision | None = None
     steady_state: Decision | None = None
+    steady: Analysis | None = None
     suggestions: list[Suggestion] = field(default_factory=list)
+    suggestions_tried: tuple[str, ...] = ()  # what was tried when no suggestion works
+
+    @property
+    def gets_in(self) -> bool:
+        """Admitted (holding quota) in the steady state."""
+        return self.steady_state is not None and self.steady_state.admitted
 
 
 # --- entry point -------------------------------------------------------------------------------------
@@ -141,13 +182,40 @@ def resolve_key(snapshot: Snapshot, name: str) -> str:
         return name
     namespace, _, short = name.rpartition("/")
     matches = [key for key, w in keys.items() if (not namespace or w.namespace == namespace)
-               and (w.name == short or w.name.startswith(f"job-{short}-") or w.name == f"job-{short}"
+               and (w.name == short or _is_job_workload_name(w.name, short) or w.name == f"job-{short}"
                     or any(o == short for o in _owner_names(w)))]
     if len(matches) == 1:
         return matches[0]
     if matches:
         raise UnknownWorkload(f"{name!r} matches several workloads: {', '.join(sorted(matches))}")
-    raise UnknownWorkload(f"no workload {name!r} in the inputs (give namespace/name)")
+    for key, (kind, reason) in sorted(snapshot.without_workload.items()):
+        key_namespace, _, key_name = key.partition("/")
+        if key_name == short and (not namespace or namespace == key_namespace):
+            raise NoWorkload(kind, key, reason)
+    close = similar_names(name, [*keys, *snapshot.without_workload])
+    hint = f"; did you mean {' or '.join(close)}?" if close else " (give namespace/name)"
+    raise UnknownWorkload(f"no workload {name!r} in the inputs{hint}")
+
+
+def similar_names(name: str, keys: Iterable[str], limit: int = 3) -> list[str]:
+    """Workload keys close to a mistyped name: same prefix first (a name typed without its hash suffix),
+    then by spelling, within the namespace when one is given."""
+    import difflib
+
+    namespace, _, short = name.rpartition("/")
+    pool = sorted(k for k in keys if not namespace or k.startswith(f"{namespace}/"))
+    prefixed = [k for k in pool if k.rpartition("/")[2].startswith(short) or short.startswith(k.rpartition("/")[2])]
+    by_name = {k.rpartition("/")[2]: k for k in pool}
+    spelled = [by_name[n] for n in difflib.get_close_matches(short, list(by_name), n=limit, cutoff=0.6)]
+    spelled += [k for k in difflib.get_close_matches(name, pool, n=limit, cutoff=0.6) if k not in spelled]
+    return list(dict.fromkeys([*prefixed, *spelled]))[:limit]
+
+
+def _is_job_workload_name(workload_name: str, job_name: str) -> bool:
+    """REQ-2: Kueue names a Job's Workload job-<job name>-<5 hex digits of a hash>."""
+    prefix = f"job-{job_name}-"
+    suffix = workload_name[len(prefix):]
+    return workload_name.startswith(prefix) and len(suffix) == 5 and all(c in "0123456789abcdef" for c in suffix)
 
 
 def _owner_names(workload: object) -> Iterable[str]:
@@ -158,44 +226,87 @@ def _owner_names(workload: object) -> Iterable[str]:
 
 def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None) -> Explanation:
     options = options or SimulationOptions()
-    sim = Simulation(snapshot, options)
-    outcome = sim.outcomes.get(key)
+    now = Simulation(snapshot, options)
+    outcome = now.outcomes.get(key)
     if outcome is None:
         raise UnknownWorkload(f"no workload {key!r} in the inputs")
     workload = outcome.workload
     result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority)
     result.next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
-    result.steady_state = _decision(snapshot, key, dataclasses.replace(options, cycles=None))
-    if workload.admission is not None:
-        result.admitted = True
-        return result
-    if outcome.queue_reason is not None:
-        result.queue_problem = (outcome.queue_reason, outcome.queue_message or "")
-        return result
-    state = sim.cache.cluster_queues[workload.cluster_queue or ""]
-    result.ahead, result.blocked_by = _position(sim, workload, state)
-    problem = _nomination_problem(sim, workload, state)
-    if problem is not None:
-        result.queue_problem = problem
-        return result
-    assignment, targets = _nominate(sim, workload, state)
-    result.assignment, result.targets = assignment, targets
-    result.flavors = _flavor_reports(sim, workload, state, assignment)
-    if assignment.representative_mode() != FIT:
-        result.candidates = _candidates(sim, workload, state, assignment)
-        result.suggestions = suggestions(snapshot, key, options, state, assignment, targets)
+    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+    result.steady_state = _decision_of(steady.run(), key)
+    result.admitted = workload.admission is not None
+    if not result.admitted:
+        _fill(result, _analyse(now, now.outcomes[key], reset_clock=True))
+    if result.gets_in:
+        return result  # it gets in: no arithmetic of a failure, no suggestions
+    result.steady = _analyse(steady, steady.outcomes[key], reset_clock=False)
+    if result.steady.queue_problem is None and result.steady.assignment is not None \
+            and result.steady.assignment.representative_mode() != FIT:
+        state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
+        result.suggestions = suggestions(snapshot, key, options, state, result.steady.assignment,
+                                         result.steady.targets)
+        result.suggestions_tried = SUGGESTIONS_TRIED
     return result
 
 
+SUGGESTIONS_TRIED = ("more nominal quota in each flavor of its resource groups",
+                     f"the completion of each of the {MAX_COMPLETION_SUGGESTIONS} smallest workloads holding quota "
+                     "in its cohort", "a preemption policy that allows making room")
+
+
+def _fill(result: Explanation, analysis: Analysis) -> None:
+    result.queue_problem = analysis.queue_problem
+    result.assignment, result.targets = analysis.assignment, analysis.targets
+    result.flavors, result.candidates = analysis.flavors, analysis.candidates
+    result.ahead, result.blocked_by = analysis.ahead, analysis.blocked_by
+
+
+def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> Analysis:
+    """Nominate the workload on the simulation's current state and lay out why it fits or not."""
+    workload = outcome.workload
+    analysis = Analysis()
+    if outcome.queue_reason is not None:
+        analysis.queue_problem = (outcome.queue_reason, outcome.queue_message or "")
+        return analysis
+    state = sim.cache.cluster_queues.get(workload.cluster_queue or "")
+    if state is None:
+        return analysis
+    analysis.preemption_allowed = preemption_allowed(state.model.preemption)
+    if workload.admission is not None:
+        return analysis  # holds quota in this state: nothing to nominate
+    analysis.ahead, analysis.blocked_by = _position(sim, workload, state)
+    analysis.queue_problem = _nomination_problem(sim, workload, state)
+    if analysis.queue_problem is not None:
+        return analysis
+    assignment, targets = _nominate(sim, workload, state, reset_clock)
+    analysis.assignment, analysis.targets = assignment, targets
+    analysis.flavors = _flavor_reports(sim, workload, state, assignment)
+    if assignment.representative_mode() != FIT:
+        analysis.candidates = _candidates(sim, workload, state, assignment)
+    return analysis
+
+
+def preemption_allowed(policy: Preemption) -> bool:
+    """PRE-2: can this ClusterQueue preempt at all (any policy other than Never)?"""
+    borrow = policy.borrow_within_cohort.policy if policy.borrow_within_cohort is not None else None
+    return any(value not in (None, "", "Never") for value in
+               (policy.within_cluster_queue, policy.reclaim_within_cohort, borrow))
+
+
 def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decision:
-    run = simulate(snapshot, options)
+    return _decision_of(simulate(snapshot, options), key)
+
+
+def _decision_of(run: SimulationResult, key: str) -> Decision:
     outcome = run.outcomes[key]
     entry = outcome.last_entry
     reason = entry.reason if entry is not None else outcome.queue_reason
     message = entry.message if entry is not None else outcome.queue_message
     cycle = outcome.admitted_in if outcome.admitted_in is not None else outcome.preempted_in
     victims = tuple(sorted(set(outcome.victims)))
-    return Decision(decision(outcome, run.queues, run.cache), reason, message, cycle, victims, outcome.preempted_by)
+    return Decision(decision(outcome, run.queues, run.cache), reason, message, cycle, victims, outcome.preempted_by,
+                    outcome.workload.admission is not None)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------
@@ -237,11 +348,13 @@ def _why_ahead(other: WorkloadInfo, workload: WorkloadInfo, queue: object) -> st
     return "same priority and time, earlier UID/name"
 
 
-def _nominate(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> tuple[Assignment, list[Target]]:
-    """CYC-5 as the first cycle would run it."""
-    sim.scheduler.cycle = 1
-    sim.scheduler.now = sim.start
-    sim.preemptor.now = sim.start
+def _nominate(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+              reset_clock: bool = True) -> tuple[Assignment, list[Target]]:
+    """CYC-5 as the first cycle would run it (``reset_clock``), or as the next one after the last run."""
+    if reset_clock:
+        sim.scheduler.cycle = 1
+        sim.scheduler.now = sim.start
+        sim.preemptor.now = sim.start
     return sim.scheduler.get_assignments(workload, state)
 
 
@@ -380,9 +493,11 @@ def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
             increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource)
         increases = {r: v for r, v in increases.items() if v > 0}
         text = ", ".join(f"{r} by {_fmt(r, v)}" for r, v in sorted(increases.items()))
-        found.append(Suggestion("nominal-quota", f"raise nominalQuota in flavor {flavor} of ClusterQueue {state.name}:"
-                                f" {text}", True, {"clusterQueue": state.name, "flavor": flavor,
-                                                   "increase": {r: _fmt(r, v) for r, v in sorted(increases.items())}}))
+        action = f"raise nominalQuota in flavor {flavor} of ClusterQueue {state.name}"
+        found.append(Suggestion("nominal-quota", f"{action}: {text}", True,
+                                {"clusterQueue": state.name, "flavor": flavor,
+                                 "increase": {r: _fmt(r, v) for r, v in sorted(increases.items())}},
+                                dict(sorted(increases.items())), action))
     return found
 
 
@@ -448,8 +563,12 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
                                                              if f"{w.namespace}/{w.name}" != holder.key])
         if admitted_after(remaining, key, options):
             where = holder.admission.cluster_queue if holder.admission else "?"
-            found.append(Suggestion("completion", f"it gets in once {holder.key} (ClusterQueue {where}) finishes",
-                                    True, {"workload": holder.key}))
+            frees = _by_resource(holder.usage())
+            action = f"it gets in once {holder.key} (ClusterQueue {where}) finishes"
+            text = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
+            found.append(Suggestion("completion", f"{action}, freeing {text}" if text else action, True,
+                                    {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
+                                    frees, action))
             if len(found) >= MAX_COMPLETION_SUGGESTIONS:
                 break
     return found
@@ -475,7 +594,35 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
         outcome = run.outcomes.get(key)
         if outcome is not None and outcome.workload.admission is not None:
             victims = sorted(set(outcome.victims))
-            found.append(Suggestion("policy", f"set {text} on ClusterQueue {state.name}: it gets in"
-                                    + (f" by preempting {', '.join(victims)}" if victims else ""), True,
-                                    {"preemption": text, "victims": victims}))
+            frees = _by_resource(_usage_of(run, victims))
+            action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
+                f" by preempting {', '.join(victims)}" if victims else "")
+            freed = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
+            found.append(Suggestion("policy", f"{action}, freeing {freed}" if freed else action, True,
+                                    {"preemption": text, "victims": victims,
+                                     "frees": {r: _fmt(r, v) for r, v in frees.items()}}, frees, action))
     return found
+
+
+def _by_resource(usage: dict[FlavorResource, int]) -> dict[str, int]:
+    """Usage summed over flavors, per resource, in resource order."""
+    totals: dict[str, int] = {}
+    for (_, resource), value in usage.items():
+        totals[resource] = totals.get(resource, 0) + value
+    return {r: totals[r] for r in resource_order(totals)}
+
+
+def _usage_of(run: SimulationResult, keys: list[str]) -> dict[FlavorResource, int]:
+    """What these workloads held in the inputs (before they were preempted)."""
+    total: dict[FlavorResource, int] = {}
+    for key in keys:
+        outcome = run.outcomes.get(key)
+        admission = outcome.workload.model.admission if outcome is not None else None
+        if admission is None:
+            continue
+        for pod_set in admission.pod_set_assignments:
+            for resource, value in pod_set.resource_usage.items():
+                flavor = pod_set.flavors.get(resource)
+                if flavor is not None:
+                    total[(flavor, resource)] = total.get((flavor, resource), 0) + value
+    return total

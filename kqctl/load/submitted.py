@@ -36,6 +36,8 @@ def add_submitted_workloads(snapshot: Snapshot, submitted: Submitted) -> None:
         where = f"{origin}: " if origin is not None else ""
         if result.reason:
             snapshot.warnings.append(f"{where}{result.kind} {result.key}: {result.reason}")
+        if result.status in ("not-created", "not-governed") and result.reason:
+            snapshot.without_workload[result.key] = (result.kind, result.reason)
         snapshot.warnings.extend(f"{where}{result.kind} {result.key}: {note}" for note in result.notes)
     for body in created_workloads(results):
         origin = origins.get(_owner_key(body))

@@ -16,7 +16,7 @@ WAITING = "team-a/job-llm-finetune-0d5b7"
 def test_table_explains_flavors_position_preemption_and_suggestions(kqctl: Kq) -> None:
     run = kqctl("explain", WAITING, SAMPLE, *NOW)
     assert run.code == 0, run.err
-    for text in ("Steady state: Inadmissible", "Ahead of it", "flavor default-flavor", "not allowed",
+    for text in ("Steady state: Inadmissible", "flavor default-flavor", "not allowed",
                  "What would make it fit", "raise nominalQuota"):
         assert text in run.out
 

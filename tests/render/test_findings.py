@@ -365,7 +365,8 @@ def test_table_lists_findings_by_file_then_line_with_hint_and_summary() -> None:
     assert "✖ error" in text and "⚠ warning" in text and "ℹ info" in text
     assert "ClusterQueue team-a" in text and "LocalQueue team-a/default" in text
     assert "add it to coveredResources" in text
-    assert text.rstrip().splitlines()[-1] == "3 documents, 2 valid, 1 invalid: 1 error, 1 warning, 1 info"
+    assert text.rstrip().splitlines()[-2] == "3 documents, 2 valid, 1 invalid: 1 error, 1 warning, 1 info"
+    assert text.rstrip().splitlines()[-1].startswith("kqctl rules ID explains a rule")
 
 
 def test_table_prints_user_text_literally_not_as_markup() -> None:

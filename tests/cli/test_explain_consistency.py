@@ -1,0 +1,94 @@
+"""explain never contradicts itself: the headline is the steady state, the arithmetic is for that
+state, a workload that does not get in always gets "what would make it fit" with amounts, one that
+gets in gets no suggestions, "Preempt" is not offered when the ClusterQueue never preempts, and no
+words stutter. Also: did-you-mean, Jobs without a Workload, -n and -l."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+import pytest
+from support import REPO, Run
+
+Kq = Callable[..., Run]
+NOW = ("--now", "2026-09-14T08:00:00Z")
+SAMPLES = ["cohort-borrowing", "preemption", "single-clusterqueue", "spot-gpu", "fair-sharing",
+           "hierarchical-cohorts"]
+STUTTER = re.compile(r"\b(\w+(?: \w+)?)[ :]+\1\b:")
+
+
+def _workloads(kqctl: Kq, sample: str) -> dict[str, dict[str, object]]:
+    return json.loads(kqctl("simulate", f"samples/{sample}", *NOW, "-o", "json").out)["workloads"]
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_explain_agrees_with_simulate_and_with_itself(kqctl: Kq, sample: str) -> None:
+    for key, entry in _workloads(kqctl, sample).items():
+        run = kqctl("explain", key, f"samples/{sample}", *NOW)
+        assert run.code == 0, run.err
+        lines = run.out.splitlines()
+        assert lines[1].startswith("├── Steady state: ") or lines[1].startswith("└── Steady state: ")
+        assert entry["decisionText"].split(" (")[0] in lines[1], (key, lines[1], entry["decisionText"])
+        admitted = entry["admission"] is not None
+        assert ("What would make it fit" in run.out) != admitted, (key, run.out)
+        assert ("Flavor assignment in the steady state" in run.out) <= (not admitted)
+        assert not STUTTER.search(run.out), STUTTER.search(run.out)
+        assert "not tried not tried" not in run.out
+
+
+def test_every_suggestion_has_its_amounts(kqctl: Kq) -> None:
+    out = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW).out
+    suggestions = out.split("What would make it fit", 1)[1].splitlines()[1:]
+    assert suggestions and all(re.search(r"\d", line) for line in suggestions), suggestions
+    assert "freeing" in out and "cpu by 10, memory by 40Gi" in out
+
+
+def test_preempt_is_not_offered_when_every_policy_is_never(kqctl: Kq) -> None:
+    # cohort-borrowing: withinClusterQueue and reclaimWithinCohort are Never in both ClusterQueues.
+    out = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW).out
+    arithmetic = out.split("Flavor assignment in the steady state: ", 1)[1].splitlines()[0]
+    assert not arithmetic.startswith("Preempt") and "every preemption policy of its ClusterQueue is Never" in out
+
+
+def test_arithmetic_is_that_of_the_steady_state(kqctl: Kq) -> None:
+    # In the steady state team-a holds 26 cpu (hparam-sweep got in by borrowing), not the 18 of the inputs.
+    out = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW).out
+    assert "cpu: needs 14 (this pod set 14); nominal 20, used 26" in out
+    assert "10 more needed" in out  # the steady state's own message, as in the headline
+
+
+def test_json_keeps_the_nomination_now_and_adds_the_steady_state(kqctl: Kq) -> None:
+    data = json.loads(kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW,
+                            "-o", "json").out)
+    assert data["representativeMode"] == "Preempt"  # Kueue's flavor assigner, now (the recorded contract)
+    steady = data["steadyStateAnalysis"]
+    assert steady["preemptionAllowed"] is False and steady["flavorChecks"]
+
+
+def test_unknown_name_gets_did_you_mean(kqctl: Kq) -> None:
+    run = kqctl("explain", "job-fraud-model-retrain", "samples/preemption", *NOW)
+    assert run.code == 2 and "did you mean payments-prod/job-fraud-model-retrain-3c4d5?" in run.err
+
+
+def test_a_job_kueue_makes_no_workload_for_says_why(kqctl: Kq) -> None:
+    run = kqctl("explain", "team-a/ablation-study", "samples/submit-jobs", *NOW)
+    assert run.code == 0
+    assert "Job team-a/ablation-study: Kueue creates no Workload for it" in run.out
+    assert "WorkloadPriorityClass 'research-standard' not found" in run.out
+
+
+def test_namespace_flag_and_selector(kqctl: Kq) -> None:
+    one = kqctl("explain", "-n", "team-a", "job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW)
+    assert one.code == 0 and one.out.startswith("team-a/job-llm-finetune-0d5b7 ")
+    many = json.loads(kqctl("explain", "-l", "kueue.x-k8s.io/job-uid", "samples/cohort-borrowing", *NOW,
+                            "-o", "json").out)
+    assert [e["workload"] for e in many] == ["team-a/job-llm-finetune-0d5b7"]
+    bad = kqctl("explain", "-l", "a b", "samples/cohort-borrowing")
+    assert bad.code == 2 and "invalid label selector" in bad.err
+    assert kqctl("explain", "samples/cohort-borrowing").code in (2, 3)
+
+
+def test_repo_samples_exist() -> None:
+    assert all((REPO / "samples" / s).is_dir() for s in SAMPLES)
