@@ -45,6 +45,8 @@ def audit_command(
                                          "(needs the plot extra, kqctl[plot])."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    sets: list[str] | None = options.SetOption,
+    override: bool = options.OverrideOption,
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
@@ -57,7 +59,7 @@ def audit_command(
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     snapshot = load_snapshot(options.load_inputs(paths, filenames, recursive, strict, from_cluster, context,
-                                                 kubeconfig))
+                                                 kubeconfig, sets, override))
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)

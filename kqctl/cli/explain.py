@@ -55,6 +55,8 @@ def explain_command(
                                              "match, one after another."),
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
+    sets: list[str] | None = options.SetOption,
+    override: bool = options.OverrideOption,
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
@@ -72,7 +74,8 @@ def explain_command(
     elif workload is None:
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
-    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                 sets, override)
     snapshot = load_snapshot(inputs, sim_options.now)
     if selector is not None:
         keys = _selected(snapshot, sim_options, parsed, namespace)

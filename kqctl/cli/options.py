@@ -11,6 +11,7 @@ from kqctl.render.columns import DEFAULT_ROW_LIMIT
 
 if TYPE_CHECKING:
     from kqctl.load.objects import LoadResult
+    from kqctl.load.overrides import Override
 
 PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
                                show_default=False)
@@ -87,9 +88,41 @@ def check_cluster_options(from_cluster: bool, context: str | None, kubeconfig: s
                          "when asked to)")
 
 
+SetOption = typer.Option(None, "--set", metavar="KIND/NAME.PATH=VALUE", show_default=False,
+                         help="What-if: change a field of a loaded object before anything reads it (repeatable), e.g. "
+                              "clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40 or "
+                              "workload/team-a/job-1.spec.priority=1000.")
+OverrideOption = typer.Option(False, "--override",
+                              help="When an object is defined twice (in two files, or in a file and the cluster), "
+                                   "the one read last wins instead of a LOAD-DUPLICATE error.")
+
+
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
-                from_cluster: bool, context: str | None, kubeconfig: str | None) -> LoadResult:
-    """Files, directories and stdin, and with --from-cluster the live cluster, as one load result."""
+                from_cluster: bool, context: str | None, kubeconfig: str | None,
+                sets: list[str] | None = None, override: bool = False) -> LoadResult:
+    """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
+    then --override and --set applied."""
+    from kqctl.load.overrides import parse_override
+
+    parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
+    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
+    return edited(result, parsed, override)
+
+
+def edited(result: LoadResult, overrides: list[Override], override: bool) -> LoadResult:
+    from kqctl.load.objects import LoadResult
+    from kqctl.load.overrides import apply_overrides, keep_last_definitions
+
+    objects = keep_last_definitions(result.objects) if override else result.objects
+    if overrides:
+        from kqctl.validate.schema import unknown_field
+
+        objects = apply_overrides(objects, overrides, unknown_field)
+    return LoadResult(objects, result.unreadable, result.files)
+
+
+def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
+          from_cluster: bool, context: str | None, kubeconfig: str | None) -> LoadResult:
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
     given = [*(filenames or []), *(paths or [])]

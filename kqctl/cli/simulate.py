@@ -67,6 +67,8 @@ def simulate_command(
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     fail_on: list[str] | None = FailOnOption,
+    sets: list[str] | None = options.SetOption,
+    override: bool = options.OverrideOption,
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
@@ -81,7 +83,8 @@ def simulate_command(
         options.parse_selector(selector)  # a bad -l is a usage error before anything is read
     failing_states = parse_fail_on(fail_on)
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
-    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                 sets, override)
     snapshot = load_snapshot(inputs, sim_options.now)
     result = simulate(snapshot, sim_options)
     from kqctl.render.columns import TableOptions

@@ -42,6 +42,8 @@ def validate_command(
     color: str = options.ColorOption,
     jobs: int = typer.Option(0, "-j", "--jobs", metavar="N",
                              min=0, help="Processes for large inputs (0: one per core)."),
+    sets: list[str] | None = options.SetOption,
+    override: bool = options.OverrideOption,
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
@@ -53,10 +55,12 @@ def validate_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(VALIDATE_FORMATS)}")
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
-    if from_cluster:
+    if from_cluster or sets or override:
+        # What-if edits and the cluster need the objects in one process (no parallel split).
         from kqctl.validate.runner import validate_load
 
-        result = options.load_inputs(paths, filenames, recursive, strict, True, context, kubeconfig)
+        result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                     sets, override)
         report, unreadable = validate_load(result, closed=closed), [str(p) for p in result.unreadable]
     else:
         options.check_cluster_options(from_cluster, context, kubeconfig)

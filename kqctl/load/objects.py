@@ -202,6 +202,9 @@ def identity(obj: LoadedObject) -> tuple[str, str, str, str] | None:
     return obj.info.group, kind, obj.namespace or "", obj.name
 
 
+DUPLICATE_HINT = "each object may be defined once across all inputs; --override lets the one read last win"
+
+
 def mark_duplicates(objects: list[LoadedObject]) -> None:
     """A second definition of the same object is an error naming both places."""
     first: dict[tuple[str, str, str, str], LoadedObject] = {}
@@ -214,6 +217,6 @@ def mark_duplicates(objects: list[LoadedObject]) -> None:
             obj.findings.append(error(
                 "LOAD-DUPLICATE", ("metadata", "name"),
                 f"Duplicate value: {obj.describe()} is also defined at {other.origin}",
-                "each object may be defined once across all inputs"))
+                DUPLICATE_HINT))
         else:
             first[key] = obj

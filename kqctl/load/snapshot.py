@@ -59,7 +59,8 @@ def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
 def _check_loadable(obj: LoadedObject, snapshot: Snapshot) -> None:
     for finding in obj.findings:
         if finding.severity is Severity.ERROR:
-            raise InputError(obj.origin.file, f"{finding.rule_id}: {finding.message}",
+            hint = f" ({finding.hint})" if finding.hint else ""
+            raise InputError(obj.origin.file, f"{finding.rule_id}: {finding.message}{hint}",
                              line=obj.line_of(finding.path), index=obj.origin.index)
         snapshot.warnings.append(f"{obj.origin}: {finding.message}")
 

@@ -258,11 +258,15 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
         out.write(f"warning: {warning}\n")
 
 
+_SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "admitted in an inactive ClusterQueue",
+                  "QuotaReserved": "quota reserved", "Preempted": "preempted",
+                  "WaitingForPreemption": "waiting for preemption", "Pending": "pending",
+                  "Inadmissible": "inadmissible", "NotQueued": "not queued"}
+
+
 def _summary_line(result: SimulationResult) -> str:
-    decisions = [decision(o, result) for o in result.outcomes.values()]
-    counts = {name: sum(1 for d in decisions if d.startswith(name))
-              for name in (ADMITTED, RESERVED, PREEMPTED, WAITING, PENDING, INADMISSIBLE)}
-    parts = [f"{n:,} {name.lower()}" for name, n in counts.items() if n]
+    tokens = [decision_token(decision(o, result)) for o in result.outcomes.values()]
+    parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "200-cycle limit",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"

@@ -16,7 +16,7 @@ from typing import Any
 from kqctl.api.origin import FieldPath, Origin
 from kqctl.errors import InputError
 from kqctl.load.documents import Document, decode_text, parse_documents
-from kqctl.load.objects import LoadedObject, identity, objects_of
+from kqctl.load.objects import DUPLICATE_HINT, LoadedObject, identity, objects_of
 from kqctl.load.sources import read_source
 from kqctl.validate.findings import Finding, error
 from kqctl.validate.report import DocumentReport, ValidationReport
@@ -154,7 +154,7 @@ def _add(report: DocumentReport, finding: Finding) -> None:
 def _duplicate(report: DocumentReport, other: Origin, line: int) -> Finding:
     found = error("LOAD-DUPLICATE", ("metadata", "name"),
                   f"Duplicate value: {report.kind} {report.display_name} ({report.origin}) is also defined at {other}",
-                  "each object may be defined once across all inputs")
+                  DUPLICATE_HINT)
     return with_line(found, line)
 
 

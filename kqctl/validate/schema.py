@@ -66,6 +66,36 @@ def load_schema(api_version: str, kind: str) -> Schema | None:
     return _load_schema(api_version, kind)
 
 
+def unknown_field(api_version: str, kind: str, path: FieldPath) -> tuple[str, list[str]] | None:
+    """The first part of ``path`` the kind's schema does not define, with the fields it does define
+    there (for "did you mean"); None when the path exists or nothing is known about it."""
+    node: Any = load_schema(api_version, kind)
+    if node is None:
+        return None
+    definitions = node.get("definitions", {})
+    for depth, part in enumerate(path):
+        node = _resolved(node, definitions)
+        if isinstance(part, int):
+            node = node.get("items")
+        else:
+            properties = node.get("properties")
+            if properties is None:
+                return None  # a map or free-form object: any key may exist
+            if part not in properties:
+                return ".".join(str(p) for p in path[:depth + 1]), sorted(properties)
+            node = properties[part]
+        if not isinstance(node, dict):
+            return None
+    return None
+
+
+def _resolved(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/definitions/"):
+        return _resolved(definitions.get(ref.rsplit("/", 1)[1], {}), definitions)
+    return node
+
+
 def validate_schema(body: dict[str, Any], api_version: str, kind: str) -> list[Finding]:
     """Schema findings for one document; ``[]`` when it is valid or when there is no schema."""
     check = _validator(api_version, kind)

@@ -1,0 +1,44 @@
+"""--set and --override through the commands: what-if without editing files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from support import REPO, Run
+
+Kq = Callable[..., Run]
+SAMPLE = "samples/cohort-borrowing"
+LLM = "team-a/job-llm-finetune-0d5b7"
+MORE_QUOTA = ("--set", "cq/team-a.flavor.default-flavor.cpu.nominalQuota=40",
+              "--set", "cq/team-a.flavor.default-flavor.memory.nominalQuota=160Gi")
+
+
+def test_set_changes_the_simulation(kqctl: Kq) -> None:
+    before = json.loads(kqctl("simulate", SAMPLE, "-o", "json").out)["workloads"][LLM]["decision"]
+    after = json.loads(kqctl("simulate", SAMPLE, *MORE_QUOTA, "-o", "json").out)["workloads"][LLM]["decision"]
+    assert (before, after) == ("Inadmissible", "Admitted")
+
+
+def test_set_applies_to_explain_audit_and_validate(kqctl: Kq) -> None:
+    assert "Steady state: Admitted" in kqctl("explain", LLM, SAMPLE, *MORE_QUOTA).out
+    assert kqctl("audit", SAMPLE, *MORE_QUOTA).out.count("160Gi") >= 1
+    bad = kqctl("validate", SAMPLE, "--set", "cq/team-a.flavor.default-flavor.cpu.nominalQuota=abc")
+    assert bad.code == 1 and "nominalQuota" in bad.out
+
+
+def test_a_bad_set_is_a_usage_error(kqctl: Kq) -> None:
+    run = kqctl("simulate", SAMPLE, "--set", "clusterqueue/team-x.spec.stopPolicy=Hold")
+    assert run.code == 2 and "did you mean" in run.err
+
+
+def test_override_lets_the_later_file_win(kqctl: Kq, write: Callable[..., str]) -> None:
+    cluster = (REPO / SAMPLE / "cluster.yaml").read_text()
+    bigger = write("bigger.yaml", cluster)
+    Path(bigger).write_text(cluster.replace("nominalQuota: 20\n", "nominalQuota: 40\n", 1))
+    duplicate = kqctl("simulate", SAMPLE, bigger)
+    assert duplicate.code == 3 and "--override" in duplicate.err + duplicate.out
+    run = kqctl("simulate", SAMPLE, bigger, "--override", "-o", "json")
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["clusterQueues"]["team-a"]["default-flavor/cpu"]["nominal"] == "40"
