@@ -41,8 +41,8 @@ def expand_paths(paths: Iterable[str], recursive: bool = False) -> list[str]:
         path = Path(raw)
         if path.is_dir():
             files.extend(_manifests_in(path, recursive))
-        elif path.exists():
-            files.append(raw)
+        elif path.exists() or path.is_symlink():
+            files.append(raw)  # a broken link is reported when read
         else:
             raise InputError(raw, "no such file or directory")
     return files
@@ -65,9 +65,21 @@ def no_objects_error(paths: Iterable[str], recursive: bool) -> InputError:
 
 
 def _manifests_in(directory: Path, recursive: bool) -> Iterator[str]:
-    pattern = "**/*" if recursive else "*"
-    found = sorted(p for p in directory.glob(pattern) if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
-    return (str(p) for p in found)
+    """Manifest files of a directory in name order. What cannot be read is listed too, so that reading
+    it reports the problem (a subdirectory without permission, a broken symlink) instead of skipping it."""
+    found: list[str] = []
+
+    def unreadable(error: OSError) -> None:
+        found.append(str(error.filename))
+
+    for root, dirs, files in os.walk(directory, onerror=unreadable):
+        dirs.sort()
+        for name in files:
+            if Path(name).suffix.lower() in MANIFEST_SUFFIXES:
+                found.append(os.path.join(root, name))
+        if not recursive:
+            break
+    return iter(sorted(found))
 
 
 def read_source(name: str, stdin: BinaryIO | None = None, limit: int | None = None) -> Source:
@@ -76,6 +88,9 @@ def read_source(name: str, stdin: BinaryIO | None = None, limit: int | None = No
     if name == "-":
         return Source(STDIN_NAME, _read_limited(stdin or _stdin_stream(), STDIN_NAME, limit))
     try:
+        if os.path.isdir(name):
+            os.listdir(name)  # an unreadable directory raises PermissionError here
+            raise IsADirectoryError(name)
         size = os.path.getsize(name)
         if size > limit:
             raise InputError(name, f"file is {size:,} bytes, larger than the {limit:,}-byte limit"
@@ -85,7 +100,11 @@ def read_source(name: str, stdin: BinaryIO | None = None, limit: int | None = No
     except IsADirectoryError:
         raise InputError(name, "is a directory; pass it as a path to read its manifests") from None
     except PermissionError:
-        raise InputError(name, "permission denied") from None
+        what = "cannot list this directory" if os.path.isdir(name) else "cannot read this file"
+        raise InputError(name, f"permission denied: {what}") from None
+    except FileNotFoundError:
+        broken = os.path.islink(name)
+        raise InputError(name, "a broken symbolic link" if broken else "no such file or directory") from None
     except OSError as exc:
         raise InputError(name, exc.strerror or str(exc)) from None
 

@@ -43,7 +43,15 @@ def default_jobs() -> int:
 def worth_parallel(files: list[str], jobs: int) -> bool:
     if jobs < 2 or len(files) < 2 or "-" in files:
         return False
-    return sum(os.path.getsize(f) for f in files) >= PARALLEL_MIN_BYTES
+    return sum(_size(f) for f in files) >= PARALLEL_MIN_BYTES
+
+
+def _size(path: str) -> int:
+    # Unreadable entries (broken links, locked directories) are reported when read, not here.
+    try:
+        return os.path.getsize(path) if path != "-" else 0
+    except OSError:
+        return 0
 
 
 def validate_files_parallel(files: list[str], strict: bool, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
