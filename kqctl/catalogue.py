@@ -73,7 +73,11 @@ _rule("LOAD-NOT-OBJECT", "error", "loader", "A document is not a Kubernetes obje
 _rule("LOAD-NO-KIND", "error", "loader", "An object without apiVersion or kind",
       "The API server cannot tell what the object is; kubectl refuses it the same way.")
 _rule("LOAD-LIST", "error", "loader", "A kind: List whose items are not a sequence")
-_rule("LOAD-VERSION", "error", "loader", "A Kueue kind in an API version kqctl does not read")
+_rule("LOAD-VERSION", "error", "apiserver", "No matches for the kind in this API version: the version is not served",
+      "The hint lists the versions that are served.")
+_rule("LOAD-NO-MATCH", "error", "apiserver", "No matches for the kind in Kueue's API group: the kind does not exist",
+      "Kinds are case-sensitive and singular (ClusterQueue, not clusterqueue or ClusterQueues); the hint "
+      "names the closest served kind.")
 _rule("LOAD-SKIPPED", "warning", "loader", "An object of a kind kqctl does not read is skipped",
       "Only the kinds that matter to admission are read; --strict turns this into an error.")
 _rule("LOAD-DUPLICATE", "error", "loader", "The same object (kind, namespace, name) is defined twice",
@@ -198,6 +202,11 @@ _rule("XO-CQ-NO-LENDER", "warning", "kqctl", "A borrowingLimit that can never ma
       "that quota to lend")
 _rule("XO-CQ-ZERO-QUOTA", "warning", "kqctl", "The whole quota tree holds none of a covered resource: nothing "
       "needing it can be admitted")
+_rule("XO-AC-PARAMS", "warning", "kqctl", "An AdmissionCheck's parameters name a ProvisioningRequestConfig or "
+      "MultiKueueConfig that is not in the inputs",
+      "Its controller marks the check inactive (BadParametersRef, BadConfig), and every ClusterQueue using it "
+      "admits nothing. An error with --closed.")
+_rule("XO-MK-CLUSTER", "warning", "kqctl", "A MultiKueueConfig names a MultiKueueCluster that is not in the inputs")
 _rule("XO-NS-NIL", "warning", "kqctl", "A ClusterQueue without namespaceSelector admits workloads of no namespace",
       "Kueue does not default the selector: absent means \"match nothing\". Use namespaceSelector: {} for all "
       "namespaces.")
@@ -235,8 +244,10 @@ _rule("AUDIT-NAMESPACE-NOT-ADMITTED", "warning", "kqctl", "A LocalQueue in a nam
       "admit")
 
 # --- versions and conversion ------------------------------------------------------------------------------
-_rule("LEG-VERSION", "info", "conversion", "A legacy v1alpha1/v1alpha2 object: kqctl converts it to v1beta2 "
-      "(kqctl convert writes the result)")
+_rule("LEG-VERSION", "error", "apiserver", "A legacy v1alpha1/v1alpha2 object: no supported Kueue serves it",
+      "validate reports it as the API server would (no matches for kind) and also checks its v1beta2 "
+      "conversion; kqctl convert FILE --to v1beta2 migrates the manifest. simulate, explain and audit read "
+      "legacy objects through the same conversion.")
 _rule("LEG-1", "-", "conversion", "v1alpha1 (Kueue 0.1): Queue is the old LocalQueue; quota per resource and "
       "flavor as min/max; flavor labels at the top level; Workload admission in spec")
 _rule("LEG-2", "-", "conversion", "v1alpha2 (Kueue 0.2): v1alpha1's quota shape; a ResourceFlavor's node labels "

@@ -21,6 +21,11 @@ COPIES = (
 )
 
 
+# Copies that hold more than the shared folder provides (three Kueue CRDs come from Kueue's own repository,
+# see upstream/README.md): files are replaced, none removed.
+MERGED = {"upstream/kueue-crds"}
+
+
 def refresh(shared: Path) -> list[str]:
     """Replace every copy whose source exists; returns what was copied."""
     copied = []
@@ -29,9 +34,9 @@ def refresh(shared: Path) -> list[str]:
         if not src.is_dir():
             continue
         dst = REPO / destination
-        if dst.exists():
+        if dst.exists() and destination not in MERGED:
             shutil.rmtree(dst)
-        shutil.copytree(src, dst)
+        shutil.copytree(src, dst, dirs_exist_ok=True)
         copied.append(f"{src} -> {destination}")
     return copied
 

@@ -35,6 +35,10 @@ KNOWN_KINDS: dict[tuple[str, str], KindInfo] = {
         _kueue("WorkloadPriorityClass", False),
         _kueue("AdmissionCheck", False),
         _kueue("Topology", False),
+        # Served by Kueue and validated, not read by the admission engine (MultiKueue, provisioning).
+        _kueue("MultiKueueCluster", False),
+        _kueue("MultiKueueConfig", False),
+        _kueue("ProvisioningRequestConfig", False),
         KindInfo(KUEUE_CONFIG_GROUP, "Configuration", False, ("v1beta2", "v1beta1")),
         KindInfo("", "Namespace", False, ("v1",)),
         KindInfo("scheduling.k8s.io", "PriorityClass", False, ("v1",)),
@@ -57,3 +61,17 @@ def split_api_version(api_version: str) -> tuple[str, str]:
 def kind_info(api_version: str, kind: str) -> KindInfo | None:
     group, _ = split_api_version(api_version)
     return KNOWN_KINDS.get((group, kind))
+
+
+def served_kind_like(group: str, kind: str) -> str | None:
+    """A kind of ``group`` that differs from ``kind`` only in case or a plural ``s`` (for "did you mean")."""
+    wanted = kind.lower().rstrip("s")
+    for known_group, known_kind in KNOWN_KINDS:
+        if known_group == group and known_kind.lower() == wanted:
+            return known_kind
+    return None
+
+
+def group_kinds(group: str) -> list[str]:
+    """Every kind kqctl knows in an API group."""
+    return sorted(k for g, k in KNOWN_KINDS if g == group)

@@ -7,11 +7,20 @@ be read at all are kept as :class:`InputError` values.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from kqctl.api.kinds import KindInfo, kind_info, split_api_version
+from kqctl.api.kinds import (
+    KUEUE_CONFIG_GROUP,
+    KUEUE_GROUP,
+    KindInfo,
+    group_kinds,
+    kind_info,
+    served_kind_like,
+    split_api_version,
+)
 from kqctl.api.origin import FieldPath, Origin
 from kqctl.errors import InputError
 from kqctl.load.documents import Document, decode_text, parse_documents
@@ -157,12 +166,15 @@ def _object(document: Document, prefix: FieldPath, body: Any, origin: Origin, st
         obj.findings.append(error("LOAD-NO-KIND", (missing[0],), f"Required value: {missing[0]} must be set"))
         return obj
     obj.info = kind_info(obj.api_version, obj.kind)
-    if obj.info is None:
+    group = obj.api_version.partition("/")[0] if "/" in obj.api_version else ""
+    if obj.info is None and group in (KUEUE_GROUP, KUEUE_CONFIG_GROUP):
+        obj.findings.append(_no_match(obj, group))  # the API server serves no such kind in Kueue's groups
+    elif obj.info is None:
         obj.findings.append(_skipped(obj, strict))
     elif obj.version not in obj.info.versions:
         obj.findings.append(error("LOAD-VERSION", ("apiVersion",),
-                                  f"Unsupported value: {obj.api_version!r}: {obj.kind} is served as "
-                                  + ", ".join(f"{_group_prefix(obj.info)}{v}" for v in obj.info.versions)))
+                                  f'no matches for kind "{obj.kind}" in version "{obj.api_version}"',
+                                  _versions_hint(obj.info)))
         obj.info = None
     for dup in document.duplicate_keys:
         if dup[: len(prefix)] == prefix:
@@ -171,8 +183,25 @@ def _object(document: Document, prefix: FieldPath, body: Any, origin: Origin, st
     return obj
 
 
+def _versions_hint(info: KindInfo) -> str:
+    served = [f"{_group_prefix(info)}{v}" for v in info.versions if not v.startswith("v1alpha")]
+    legacy = [f"{_group_prefix(info)}{v}" for v in info.versions if v.startswith("v1alpha")]
+    text = f"{info.kind} is served as {' and '.join(served)}"
+    return text + (f" (kqctl also reads the legacy {', '.join(legacy)} and converts it)" if legacy else "")
+
+
 def _group_prefix(info: KindInfo) -> str:
     return f"{info.group}/" if info.group else ""
+
+
+def _no_match(obj: LoadedObject, group: str) -> Finding:
+    """kubectl's "no matches for kind": a kind the group does not serve (a typo, wrong case, a plural)."""
+    like = served_kind_like(group, obj.kind)
+    if like is None:
+        close = difflib.get_close_matches(obj.kind, group_kinds(group), n=1, cutoff=0.6)
+        like = close[0] if close else None
+    hint = f"did you mean {like}?" if like else f"the kinds of {group}: {', '.join(group_kinds(group))}"
+    return error("LOAD-NO-MATCH", ("kind",), f'no matches for kind "{obj.kind}" in version "{obj.api_version}"', hint)
 
 
 def _skipped(obj: LoadedObject, strict: bool) -> Finding:

@@ -289,6 +289,38 @@ def check_priority_class_values(world: World) -> Iterator[Located]:
                 by_value[value] = obj.name or ""
 
 
+# The controllers that own admission-check parameters, by the parameters' kind.
+_CHECK_PARAMETER_KINDS = {"ProvisioningRequestConfig": "BadParametersRef", "MultiKueueConfig": "BadConfig"}
+
+
+def check_admission_check_parameters(world: World) -> Iterator[Located]:
+    """XO-AC-PARAMS: an AdmissionCheck whose parameters name a missing config is set inactive by its
+    controller (reason BadParametersRef / BadConfig), and so is every ClusterQueue using it."""
+    for obj, body in world.of_kind("AdmissionCheck"):
+        parameters = _dict(_spec(body).get("parameters"))
+        kind, name = parameters.get("kind"), parameters.get("name")
+        if parameters.get("apiGroup") != KUEUE_GROUP or not isinstance(kind, str) or not isinstance(name, str):
+            continue
+        reason = _CHECK_PARAMETER_KINDS.get(kind)
+        if reason is not None and name not in world.names(kind):
+            yield obj, world.missing(
+                "XO-AC-PARAMS", ("spec", "parameters", "name"),
+                f"{kind} {name!r} is not in the inputs: AdmissionCheck {obj.name} would be inactive ({reason})"
+                " and the ClusterQueues using it would admit nothing")
+
+
+def check_multikueue_clusters(world: World) -> Iterator[Located]:
+    """XO-MK-CLUSTER: a MultiKueueConfig naming a MultiKueueCluster that does not exist (the check reports
+    "Missing clusters"; with none usable it is inactive)."""
+    known = world.names("MultiKueueCluster")
+    for obj, body in world.of_kind("MultiKueueConfig"):
+        for i, name in enumerate(_items(_spec(body).get("clusters"))):
+            if isinstance(name, str) and name not in known:
+                yield obj, world.missing("XO-MK-CLUSTER", ("spec", "clusters", i),
+                                         f"MultiKueueCluster {name!r} is not in the inputs: admission checks using"
+                                         f" MultiKueueConfig {obj.name} report it missing")
+
+
 CHECKS: tuple[Callable[[World], Iterator[Located]], ...] = (
     check_missing_flavors,
     check_missing_admission_checks,
@@ -438,4 +470,5 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         "raise nominalQuota or borrowingLimit, or shrink the pod set")
 
 
-CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit)
+CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit, check_admission_check_parameters,
+          check_multikueue_clusters)

@@ -14,7 +14,7 @@ from kqctl.api.kinds import KUEUE_GROUP, split_api_version
 from kqctl.api.origin import Origin
 from kqctl.errors import InputError
 from kqctl.load.objects import LoadedObject, LoadResult
-from kqctl.validate.findings import Finding, Severity, info
+from kqctl.validate.findings import Finding, Severity, error
 from kqctl.validate.report import DocumentReport, ValidationReport
 
 # Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
@@ -50,17 +50,41 @@ def validate_object(obj: LoadedObject) -> list[Finding]:
     body: dict[str, Any] = obj.body
     findings: list[Finding] = []
     api_version, kind = obj.api_version, obj.kind
+    unserved: list[Finding] = []
     if group == KUEUE_GROUP and version in _LEGACY_VERSIONS:
+        unserved = [_unserved_legacy(obj)]
         body, api_version, kind, legacy = _convert_legacy(body)
         findings.extend(legacy)
         if has_error(legacy):
-            return findings
+            return findings + unserved
     body, steps = _server_steps(body, api_version, kind)
     findings.extend(steps)
     if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
         findings.extend(_webhook_findings(body, kind))
-    return findings
+    # The conversion's own findings come first: they are what `kqctl convert` would produce.
+    return _status_ignored_on_create(findings) + unserved
+
+
+def _unserved_legacy(obj: LoadedObject) -> Finding:
+    """LEG-VERSION: no supported Kueue serves alpha versions; the API server answers "no matches"."""
+    return error("LEG-VERSION", ("apiVersion",),
+                 f'no matches for kind "{obj.kind}" in version "{obj.api_version}": no supported Kueue serves '
+                 "it (kqctl checks its v1beta2 conversion too)",
+                 f"convert it: kqctl convert {obj.origin.file} --to v1beta2")
+
+
+def _status_ignored_on_create(findings: list[Finding]) -> list[Finding]:
+    """The API server drops ``status`` when an object is created (every kind kqctl validates has a status
+    subresource): problems there are information, not errors."""
+    result = []
+    for finding in findings:
+        if finding.path[:1] == ("status",) and finding.severity is not Severity.INFO:
+            finding = Finding(finding.rule_id, Severity.INFO, finding.path,
+                              f"{finding.message} (status is ignored when the object is created)", finding.hint,
+                              finding.line, finding.related)
+        result.append(finding)
+    return result
 
 
 def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[dict[str, Any], list[Finding]]:
@@ -115,9 +139,6 @@ def _convert_legacy(body: dict[str, Any]) -> tuple[dict[str, Any], str, str, lis
 
     conversion = to_v1beta2(body)
     findings = [Finding(i.rule_id, Severity(i.severity), i.path, i.message) for i in conversion.issues]
-    findings.append(info("LEG-VERSION", ("apiVersion",),
-                         f"{body.get('apiVersion')} is no longer served by any supported Kueue; validated as"
-                         " its v1beta2 conversion", "run `kqctl convert --to v1beta2` to migrate the manifest"))
     converted = conversion.body
     return converted, str(converted.get("apiVersion", "")), str(converted.get("kind", "")), findings
 

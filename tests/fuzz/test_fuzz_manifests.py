@@ -94,6 +94,9 @@ class Mutated:
     document: Any
     steps: list[str] = field(default_factory=list)
     schema_comparable: bool = True  # False once a null or a non-integral number went in
+    # The API server drops `status` on create, so validate only informs about it; simulate and audit
+    # read it as the cluster's state and must refuse what they cannot decode there.
+    touches_status: bool = False
 
 
 def _paths(value: Any, path: Path_ = ()) -> Iterator[Path_]:
@@ -149,6 +152,7 @@ def mutated_inputs(draw: st.DrawFn) -> Mutated:
         path = draw(st.sampled_from(list(_paths(result.document))))
         operation = draw(st.sampled_from(["delete", "replace", "replace", "duplicate"]))
         target = _get(result.document, path)
+        result.touches_status |= path[:1] == ("status",) or not path
         if operation == "delete" and path:
             del _get(result.document, path[:-1])[path[-1]]
             result.steps.append(f"delete {list(path)}")
@@ -240,11 +244,11 @@ def check(mutated: Mutated, directory: Path) -> None:
     for command, run in runs.items():
         assert run.code != EXIT_INTERNAL, f"{command} crashed on {where}: {run.err}"
         assert "Traceback" not in run.out + run.err, f"{command} printed a traceback on {where}"
-    if runs["validate"].code == EXIT_OK:
+    if runs["validate"].code == EXIT_OK and not mutated.touches_status:
         for command in ("simulate", "audit"):
             assert runs[command].code != EXIT_INPUT, (
                 f"validate accepts {where} but {command} cannot read it: {runs[command].err}")
-    if mutated.schema_comparable and schema_rejects(mutated.document):
+    if mutated.schema_comparable and not mutated.touches_status and schema_rejects(mutated.document):
         assert runs["validate"].code != EXIT_OK, f"the schema rejects {where} but validate accepts it"
 
 
