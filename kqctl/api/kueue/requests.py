@@ -232,7 +232,8 @@ def _canonical(name: str, value: str) -> int | None:
 
 def _convert(name: str, value: Any) -> int | None:
     try:
-        return resource_value(name, parse_quantity(value))
+        # Go's Quantity decoder trims surrounding space first: Kueue reads "2 " as 2 (QTY-1).
+        return resource_value(name, parse_quantity(value.strip() if isinstance(value, str) else value))
     except (QuantityError, TypeError, ValueError):
         return None  # validation reports the bad quantity; the engine ignores it
 
