@@ -451,7 +451,7 @@ def test_leg6_legacy_workload_moves_pod_spec_admission_and_priority_class() -> N
     assert result.body["status"] == {
         "admission": {
             "clusterQueue": "cq",
-            "podSetAssignments": [{"name": "main", "flavors": {"cpu": "spot"}}],
+            "podSetAssignments": [{"name": "main", "flavors": {"cpu": "spot"}, "resourceUsage": {"cpu": "3"}}],
         },
         "conditions": [
             {

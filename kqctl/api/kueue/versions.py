@@ -728,10 +728,12 @@ def _legacy_admission_to_status(obj: dict[str, Any], admission: dict[str, Any], 
     if not isinstance(status, dict):
         status = obj["status"] = {}
     cluster_queue = admission.get("clusterQueue")
+    pod_sets = {ps["name"]: ps for _, ps in _items(_child(obj, "spec"), "podSets") if isinstance(ps.get("name"), str)}
     status["admission"] = {
         "clusterQueue": cluster_queue,
         "podSetAssignments": [
-            _legacy_assignment(flavors) for _, flavors in _items(admission, "podSetFlavors")
+            _legacy_assignment(flavors, pod_sets.get(flavors["name"]) if isinstance(flavors.get("name"), str) else None)
+            for _, flavors in _items(admission, "podSetFlavors")
         ],
     }
     conditions = status.setdefault("conditions", [])
@@ -746,12 +748,30 @@ def _legacy_admission_to_status(obj: dict[str, Any], admission: dict[str, Any], 
     )
 
 
-def _legacy_assignment(pod_set_flavors: dict[str, Any]) -> dict[str, Any]:
+def _legacy_assignment(pod_set_flavors: dict[str, Any], pod_set: dict[str, Any] | None) -> dict[str, Any]:
     # PodSetAssignment.count stays unset: Kueue then uses spec.podSets[*].count.
     assignment: dict[str, Any] = {"name": pod_set_flavors.get("name")}
     if pod_set_flavors.get("flavors"):
         assignment["flavors"] = pod_set_flavors["flavors"]
+    usage = _legacy_resource_usage(pod_set) if pod_set is not None else {}
+    if usage:
+        assignment["resourceUsage"] = usage
     return assignment
+
+
+def _legacy_resource_usage(pod_set: dict[str, Any]) -> dict[str, str]:
+    """LEG-6: what the admitted pod set holds, which the legacy object does not record: the requests of
+    one pod (REQ rules) times the pod set's count, as Kueue writes resourceUsage."""
+    from kqctl.api.kueue.requests import spec_requests
+    from kqctl.api.quantity import format_resource_value, sat_mul
+
+    template = pod_set.get("template")
+    pod_spec = template.get("spec") if isinstance(template, dict) else None
+    count = pod_set.get("count", 1)
+    if not isinstance(pod_spec, dict) or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        return {}
+    return {resource: format_resource_value(resource, sat_mul(value, count))
+            for resource, value in sorted(spec_requests(pod_spec).items())}
 
 
 def _has_condition(conditions: list[Any], kind: str) -> bool:
