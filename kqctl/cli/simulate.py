@@ -83,13 +83,21 @@ def simulate_command(
         options.parse_selector(selector)  # a bad -l is a usage error before anything is read
     failing_states = parse_fail_on(fail_on)
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
-    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override)
-    snapshot = load_snapshot(inputs, sim_options.now)
-    result = simulate(snapshot, sim_options)
+    from kqctl.cli.progress import Progress
     from kqctl.render.columns import TableOptions
 
-    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
+    progress = Progress()
+    progress.step("kqctl: reading the inputs...")
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                 sets, override)
+    progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
+    snapshot = load_snapshot(inputs, sim_options.now)
+    progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))
+    result = simulate(snapshot, sim_options)
+    progress.done()
+
+    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
+                        color=color)
     render(result, output, namespace, selector, view)
     failing = workloads_in_states(result, failing_states)
     if failing:

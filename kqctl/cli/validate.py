@@ -63,9 +63,14 @@ def validate_command(
                                      sets, override)
         report, unreadable = validate_load(result, closed=closed), [str(p) for p in result.unreadable]
     else:
+        from kqctl.cli.progress import Progress
+
         options.check_cluster_options(from_cluster, context, kubeconfig)
         given = options.all_paths(paths, filenames)
+        progress = Progress()
+        progress.step("kqctl: reading and validating the inputs...")
         report, unreadable = run_validation(given, recursive, strict, closed, jobs)
+        progress.done()
         if not report.documents and not unreadable:
             from kqctl.load.sources import no_objects_error
 
