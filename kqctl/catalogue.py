@@ -177,6 +177,10 @@ _rule("VAL-WL-10", "error", "cel", "A Workload with priorityClassRef must also h
 _rule("VAL-WL-11", "error", "cel", "An admission must assign every pod set of the Workload")
 _rule("VAL-WL-12", "error", "webhook", "A Workload with reserved quota needs a consistent status.admission")
 _rule("VAL-WL-13", "error", "webhook", "reclaimablePods must name pod sets and not exceed their counts")
+_rule("VAL-WL-15", "error", "webhook", "kueue.x-k8s.io/admission-gated-by must list distinct, domain-prefixed "
+      "gate names (example.com/gate), each at most 63 characters")
+_rule("VAL-WL-16", "error", "webhook", "A topology request's podSetSliceSize is required with "
+      "podSetSliceRequiredTopology and forbidden without it; slice sizes must be positive")
 _rule("VAL-JOB-1", "error", "job-webhook", "The kueue.x-k8s.io/queue-name label must be a valid name")
 _rule("VAL-JOB-2", "error", "job-webhook", "job-min-parallelism must be an integer between 1 and the pod count "
       "minus one")

@@ -10,15 +10,20 @@ snapshots, status updates): on a plain create the API server drops ``status`` fi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kqctl.api.names import (
+    FieldError,
+    forbidden,
     go_json,
     invalid,
+    is_dns1123_subdomain,
     not_found,
     not_supported,
     required,
+    too_long,
     validate_annotations,
     validate_labels,
 )
@@ -197,6 +202,66 @@ def vwl13_reclaimable_pods_fit_pod_sets(body: Body) -> Iterator[Finding]:
             yield finding("VAL-WL-13", invalid((*path, "count"), str(reclaimable), msg))
 
 
+ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
+MAX_GATE_NAME_LENGTH = 63  # as the spec.managedBy field of Jobs
+_HTTP_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
+_HTTP_PATH_FORMAT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+
+
+def vwl15_admission_gated_by_annotation_is_well_formed(body: Body) -> Iterator[Finding]:
+    """Gate AdmissionGatedBy (beta, on): a comma-separated list of distinct domain-prefixed gate names."""
+    annotations = mapping(child(body, "metadata", "annotations"))
+    value = annotations.get(ADMISSION_GATED_BY)
+    if not isinstance(value, str) or not value.strip():
+        return
+    path: FieldPath = ("metadata", "annotations", ADMISSION_GATED_BY)
+    seen: set[str] = set()
+    for gate in (part.strip() for part in value.split(",")):
+        if not gate:
+            yield finding("VAL-WL-15", invalid(path, go_json(value), "cannot contain empty gate names"))
+            continue
+        if gate in seen:
+            yield finding("VAL-WL-15", invalid(path, go_json(value), f"duplicate gate name: {gate}"))
+            continue
+        seen.add(gate)
+        yield from findings("VAL-WL-15", _domain_prefixed_path(path, gate))
+        if len(gate) > MAX_GATE_NAME_LENGTH:
+            yield finding("VAL-WL-15", too_long(path, MAX_GATE_NAME_LENGTH))
+
+
+def _domain_prefixed_path(path: FieldPath, value: str) -> list[FieldError]:
+    """Kubernetes' IsDomainPrefixedPath: ``host/path`` with a DNS-1123 subdomain host."""
+    host, slash, rest = value.partition("/")
+    if not slash or not host or not rest:
+        return [invalid(path, go_json(value), 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    errs = [invalid(path, go_json(host), message) for message in is_dns1123_subdomain(host)]
+    if not _HTTP_PATH.match(rest):
+        errs.append(invalid(path, go_json(rest), f"Invalid path: regex used for validation is '{_HTTP_PATH_FORMAT}'"))
+    return errs
+
+
+def vwl16_tas_slice_size_goes_with_slice_topology(body: Body) -> Iterator[Finding]:
+    """Gate TASValidateWorkloadSliceSize (beta, on): podSetSliceSize exactly when podSetSliceRequiredTopology."""
+    for path, pod_set in _pod_sets(body):
+        request = mapping(pod_set.get("topologyRequest"))
+        here = (*path, "topologyRequest")
+        has_topology = request.get("podSetSliceRequiredTopology") is not None
+        size = request.get("podSetSliceSize")
+        if has_topology and size is None:
+            yield finding("VAL-WL-16", required((*here, "podSetSliceSize"),
+                                                "must be set when podSetSliceRequiredTopology is specified"))
+        elif has_topology and isinstance(size, int) and size <= 0:
+            yield finding("VAL-WL-16", invalid((*here, "podSetSliceSize"), str(size), "must be greater than 0"))
+        if not has_topology and size is not None:
+            yield finding("VAL-WL-16", forbidden((*here, "podSetSliceSize"),
+                                                 "may not be set when podSetSliceRequiredTopology is not specified"))
+        for i, constraint in enumerate(sequence(request.get("podsetSliceRequiredTopologyConstraints"))):
+            value = mapping(constraint).get("size")
+            if isinstance(value, int) and not isinstance(value, bool) and value <= 0:
+                yield finding("VAL-WL-16", invalid(
+                    (*here, "podsetSliceRequiredTopologyConstraints", i, "size"), str(value), "must be greater than 0"))
+
+
 RULES: tuple[Rule, ...] = (
     vwl7_pod_template_metadata_is_valid,
     vwl5_pods_resource_is_reserved,
@@ -204,4 +269,6 @@ RULES: tuple[Rule, ...] = (
     vwl4_at_most_one_pod_set_uses_min_count,
     vwl12_admission_matches_quota_reservation,
     vwl13_reclaimable_pods_fit_pod_sets,
+    vwl15_admission_gated_by_annotation_is_well_formed,
+    vwl16_tas_slice_size_goes_with_slice_topology,
 )
