@@ -43,15 +43,61 @@ def scenario(seed: int) -> Scenario:
         add(_cohort("root", None, rng, with_quota=True))
         add(_cohort(cohorts[0], "root", rng, with_quota=rng.random() < 0.5))
     queues = []
+    index = 0
     for i in range(rng.randint(2, 5)):
         name = f"cq-{i}"
         queues.append(name)
-        add(_cluster_queue(name, rng.choice(cohorts), rng))
+        queue = _cluster_queue(name, rng.choice(cohorts), rng)
+        add(queue)
         add({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
              "metadata": {"name": f"lq-{i}", "namespace": "default"}, "spec": {"clusterQueue": name}})
-    for j in range(rng.randint(3, 12)):
-        add(_workload(j, rng.randrange(len(queues)), rng))
+        for admitted in _admitted_workloads(queue, i, index, rng):  # running already, within nominal quota
+            add(admitted)
+            index += 1
+    for _ in range(rng.randint(3, 12)):
+        add(_workload(index, rng.randrange(len(queues)), rng))
+        index += 1
     return result
+
+
+def _admitted_workloads(queue: dict[str, Any], queue_index: int, first: int,
+                        rng: random.Random) -> list[dict[str, Any]]:
+    """Up to two workloads already admitted in the queue's first flavor, fitting in its nominal quota,
+    so that later arrivals have something to preempt or to wait behind."""
+    flavor = queue["spec"]["resourceGroups"][0]["flavors"][0]
+    free = {q["name"]: _units(q["nominalQuota"]) for q in flavor["resources"]}
+    result = []
+    for offset in range(rng.randint(0, 2)):
+        count, cpu, memory = rng.randint(1, 2), rng.randint(1, 2), rng.randint(1, 2)
+        if count * cpu > free["cpu"] or count * memory > free["memory"]:
+            break
+        free["cpu"] -= count * cpu
+        free["memory"] -= count * memory
+        body = _workload(first + offset, queue_index, rng)
+        pod_set = body["spec"]["podSets"][0]
+        pod_set.pop("minCount", None)
+        pod_set["count"] = count
+        pod_set["template"]["spec"]["containers"][0]["resources"]["requests"] = {"cpu": str(cpu),
+                                                                                  "memory": f"{memory}Gi"}
+        del body["spec"]["podSets"][1:]
+        body["spec"]["priority"] = 0  # low, so that later arrivals may preempt them
+        when = body["metadata"]["creationTimestamp"]
+        body["status"] = {
+            "admission": {"clusterQueue": queue["metadata"]["name"], "podSetAssignments": [{
+                "name": pod_set["name"], "count": count,
+                "flavors": {"cpu": flavor["name"], "memory": flavor["name"]},
+                "resourceUsage": {"cpu": str(count * cpu), "memory": f"{count * memory}Gi"}}]},
+            "conditions": [
+                {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                 "message": f"Quota reserved in ClusterQueue {queue['metadata']['name']}", "lastTransitionTime": when},
+                {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "The workload is admitted",
+                 "lastTransitionTime": when}]}
+        result.append(body)
+    return result
+
+
+def _units(amount: int | str) -> int:
+    return int(str(amount).removesuffix("Gi"))
 
 
 def _quota(rng: random.Random, resource: str, cohort: bool) -> dict[str, Any]:
