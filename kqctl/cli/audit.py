@@ -26,7 +26,7 @@ HELP = "\n\n".join((
     "Exit code 0 whenever the audit ran.",
 ))
 
-AUDIT_FORMATS = ("table", "json", "yaml", "markdown")
+AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
 
 
 EXAMPLES = options.examples(
@@ -39,10 +39,12 @@ def audit_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml or markdown."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, json, yaml, markdown or name."),
     plot: str | None = typer.Option(None, "--plot", metavar="FILE",
                                     help="Also write a bar chart: FILE.svg (always) or FILE.png "
                                          "(needs the plot extra, kqctl[plot])."),
+    no_headers: bool = options.NoHeadersOption,
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     sets: list[str] | None = options.SetOption,
@@ -63,7 +65,7 @@ def audit_command(
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)
-    _render(report, output, color)
+    _render(report, output, color, not no_headers)
     raise typer.Exit(EXIT_OK)
 
 
@@ -85,10 +87,10 @@ def _write_plot(report: AuditReport, path: str) -> None:
         raise UsageError(f"--plot {path!r}: cannot write the file: {exc.strerror or exc}") from None
 
 
-def _render(report: AuditReport, output: str, color: str) -> None:
+def _render(report: AuditReport, output: str, color: str, headers: bool) -> None:
     from kqctl.render.audit import render_audit
 
     try:
-        render_audit(report, output, sys.stdout, color=color)
+        render_audit(report, output, sys.stdout, color=color, headers=headers)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -33,11 +33,12 @@ def validate_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
-                               help="table, json, yaml, junit, sarif or github."),
+                               help="table, json, yaml, junit, sarif, github or name."),
     fail_on: str = typer.Option("error", "--fail-on", metavar="SEVERITY",
                                 help="Lowest severity that fails: error, warning, info, never."),
     closed: bool = typer.Option(False, "--closed", help="The inputs are the whole world: a reference to an object "
                                 "not in them is an error, not a warning."),
+    no_headers: bool = options.NoHeadersOption,
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     jobs: int = typer.Option(0, "-j", "--jobs", metavar="N",
@@ -75,7 +76,7 @@ def validate_command(
             from kqctl.load.sources import no_objects_error
 
             raise no_objects_error(given, recursive)
-    render_validation(report, output, sys.stdout, color=color, tool_version=__version__)
+    render_validation(report, output, sys.stdout, color=color, tool_version=__version__, headers=not no_headers)
     for problem in unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     raise typer.Exit(exit_code(report, fail_on, unreadable=bool(unreadable)))

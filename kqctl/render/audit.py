@@ -19,7 +19,7 @@ from kqctl.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
 from kqctl.render.columns import Column, Table
 from kqctl.render.units import human
 
-AUDIT_FORMATS = ("table", "json", "yaml", "markdown")
+AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
 PLOT_SUFFIXES = (".svg", ".png")
 PNG_NEEDS_MATPLOTLIB = "PNG needs matplotlib: pip install 'kqctl[plot]' (or matplotlib), or use .svg"
 
@@ -28,9 +28,15 @@ class PlotError(ValueError):
     """The chart cannot be written as asked (unknown suffix, PNG without matplotlib)."""
 
 
-def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto") -> None:
-    """Render in ``table`` (plain columns, human units), ``json``, ``yaml`` or ``markdown``."""
-    if fmt in ("json", "yaml"):
+def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto", headers: bool = True) -> None:
+    """Render in ``table`` (plain columns, human units), ``json``, ``yaml``, ``markdown`` or ``name``."""
+    if fmt == "name":
+        out.writelines(f"clusterqueue.kueue.x-k8s.io/{node.name}\n" for node in report.cluster_queues)
+    elif not headers and fmt == "table":
+        from kqctl.render.columns import format_lines
+
+        out.writelines(line + "\n" for line in format_lines(_quota_table(report), headers=False))
+    elif fmt in ("json", "yaml"):
         from kqctl.render.structured import dump_json, dump_yaml
 
         data = report_data(report)

@@ -25,7 +25,7 @@ from kqctl.validate.report import DocumentReport, ValidationReport
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
 
-VALIDATE_FORMATS: tuple[str, ...] = ("table", "json", "yaml", "junit", "sarif", "github")
+VALIDATE_FORMATS: tuple[str, ...] = ("table", "json", "yaml", "junit", "sarif", "github", "name")
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -41,15 +41,19 @@ def render_validation(
     tool_version: str = __version__,
     *,
     rule_descriptions: Mapping[str, str] | None = None,
+    headers: bool = True,
 ) -> None:
-    """Write ``report`` to ``out`` in ``fmt`` (one of ``VALIDATE_FORMATS``).
+    """Write ``report`` to ``out`` in ``fmt`` (one of ``VALIDATE_FORMATS``); ``name`` lists the objects
+    with an error as kubectl names them (``clusterqueue.kueue.x-k8s.io/team-a``).
 
     ``color`` (auto/always/never) only affects ``table``; ``tool_version`` goes into SARIF;
     ``rule_descriptions`` (rule ID -> one-line description) feeds SARIF ``shortDescription``,
     which otherwise falls back to the rule's first message.
     """
     if fmt == "table":
-        _render_table(report, out, color)
+        _render_table(report, out, color, headers)
+    elif fmt == "name":
+        out.writelines(f"{resource_name(doc)}\n" for doc in report.documents if not doc.valid)
     elif fmt == "json":
         out.write(_dump_json(validation_document(report)))
     elif fmt == "yaml":
@@ -387,7 +391,13 @@ def _icons_for(out: TextIO) -> _Icons:
     return _UNICODE_ICONS
 
 
-def _render_table(report: ValidationReport, out: TextIO, color: str) -> None:
+def resource_name(doc: DocumentReport) -> str:
+    group = doc.api_version.rpartition("/")[0] if "/" in doc.api_version else ""
+    kind = doc.kind.lower() + (f".{group}" if group else "")
+    return f"{kind}/{doc.name or '<unnamed>'}"
+
+
+def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bool = True) -> None:
     """One line per finding, kubectl-style columns; nothing is cut or wrapped (a long message runs past
     the screen's edge), so every line can be grepped and its file:line pasted into an editor."""
     from kqctl.render.columns import format_lines, rich_painter
@@ -403,8 +413,10 @@ def _render_table(report: ValidationReport, out: TextIO, color: str) -> None:
         ok = f"{icons.ok} {_plural(len(report.documents), 'document')} valid"
         out.write((paint(ok, "bold green") if paint else ok) + "\n")
         return
-    for line in format_lines(_findings_table(rows, icons), paint=paint):
+    for line in format_lines(_findings_table(rows, icons), paint=paint, headers=headers):
         out.write(line + "\n")
+    if not headers:
+        return  # rows only, for scripts
     summary = summary_line(report)
     out.write((paint(summary, _summary_style(report)) if paint else summary) + "\n")
     out.write(f"kqctl rules ID explains a rule, e.g. kqctl rules {rows[0][1].rule_id}\n")

@@ -38,3 +38,10 @@ spec:
     assert findings and all(line.startswith("  warning AUDIT-") or line.startswith("  info AUDIT-")
                             for line in findings)
     assert any("AUDIT-NEVER-FITS Workload/team-b/huge" in line and "(hint: " in line for line in findings)
+
+
+def test_audit_name_and_no_headers(kqctl: Kq) -> None:
+    assert kqctl("audit", "samples/cohort-borrowing", "-o", "name").out.splitlines() == [
+        "clusterqueue.kueue.x-k8s.io/team-a", "clusterqueue.kueue.x-k8s.io/team-b"]
+    rows = kqctl("audit", "samples/cohort-borrowing", "--no-headers").out.splitlines()
+    assert rows[0].startswith("research/") and not any("NODE" in row or "ClusterQueue(s)" in row for row in rows)

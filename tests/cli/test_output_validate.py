@@ -34,3 +34,11 @@ def test_a_multi_line_message_becomes_one_line(kqctl: Kq, write: Callable[..., s
     assert run.code == 3
     finding_lines = [line for line in run.out.splitlines() if line.startswith(path)]
     assert len(finding_lines) == 1
+
+
+def test_validate_name_lists_objects_with_errors_and_no_headers_prints_rows(kqctl: Kq) -> None:
+    names = kqctl("validate", "samples/broken/10-schema.yaml", "-o", "name").out.splitlines()
+    assert "clusterqueue.kueue.x-k8s.io/schema-unknown-field" in names
+    assert all("/" in n and "." in n.split("/")[0] for n in names)
+    rows = kqctl("validate", "samples/broken/10-schema.yaml", "--no-headers").out.splitlines()
+    assert rows and all(row.startswith("samples/broken/10-schema.yaml:") for row in rows)
