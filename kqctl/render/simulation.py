@@ -298,8 +298,8 @@ LENT_NOTE = ("LENT: kqctl's attribution of the cohort's borrowing to the lenders
 
 _QUEUE_COLUMNS = (
     Column("ClusterQueue"), Column("Cohort"), Column("Flavor"), Column("Resource"),
-    Column("Nominal", right=True, sort_key=None), Column("Borrowing limit", right=True),
-    Column("Lending limit", right=True), Column("Used", right=True), Column("Borrowed", right=True),
+    Column("Nominal", right=True, sort_key=None), Column("Borrow limit", right=True),
+    Column("Lend limit", right=True), Column("Used", right=True), Column("Borrowed", right=True),
     Column("Lent", right=True), Column("Pending", right=True), Column("Status", wide=True),
 )
 
@@ -332,7 +332,8 @@ _WORKLOAD_COLUMNS = (
     Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue"),
     Column("Priority", right=True, wide=True, sort_key=lambda cell: int(cell) if cell.lstrip("-").isdigit() else cell),
     Column("Cycle", right=True, wide=True, sort_key=lambda cell: int(cell) if cell.isdigit() else cell),
-    Column("Decision"), Column("Flavors"), Column("Borrowed"), Column("Preemption"), Column("Reason"),
+    Column("Decision"), Column("Flavors"), Column("Borrowed"), Column("Preemption"),
+    Column("Victims", wide=True), Column("Preemption reason", wide=True), Column("Reason"),
 )
 
 
@@ -348,8 +349,9 @@ def workload_table(result: SimulationResult, keep: Callable[[WorkloadOutcome], b
         row = [key, outcome.local_queue.split("/", 1)[1] if outcome.local_queue else "-",
                outcome.cluster_queue or "-", str(outcome.workload.priority),
                str(cycle) if cycle is not None else "-", text, _flavors_text(outcome),
-               _borrowed_text(outcome, result), _preemption_text(details), _reason_token(details)]
-        table.add(row, [None] * 5 + [_decision_style(text)] + [None] * 4)
+               _borrowed_text(outcome, result), _preemption_text(details), ", ".join(details["victims"]) or "-",
+               details["preemptionReason"] or "-", _reason_token(details)]
+        table.add(row, [None] * 5 + [_decision_style(text)] + [None] * 6)
     return table
 
 
@@ -394,16 +396,20 @@ def _flavors_text(outcome: WorkloadOutcome) -> str:
         by_flavor: dict[str, list[str]] = {}
         for resource, flavor in sorted(ps.flavors.items()):
             by_flavor.setdefault(flavor, []).append(resource)
-        text = ", ".join(f"{f} ({', '.join(rs)})" for f, rs in sorted(by_flavor.items()))
+        # One flavor for every resource (the usual case) is just its name.
+        text = next(iter(by_flavor)) if len(by_flavor) == 1 else ", ".join(
+            f"{f} ({', '.join(rs)})" for f, rs in sorted(by_flavor.items()))
         parts.append(text if len(admission.pod_sets) == 1 else f"{ps.name}: {text}")
     return "; ".join(parts) or "-"
 
 
 def _preemption_text(details: dict[str, Any]) -> str:
-    if details["victims"]:
-        return "preempts " + ", ".join(details["victims"])
+    """Short enough for 80 columns: who the victims are is in -o wide (VICTIMS) and -o json."""
+    victims = details["victims"]
+    if victims:
+        return f"preempts {victims[0]}" if len(victims) == 1 else f"preempts {len(victims)}"
     if details["preemptedBy"]:
-        return f"preempted by {details['preemptedBy']} ({details['preemptionReason']})"
+        return f"by {details['preemptedBy']}"
     return "-"
 
 
