@@ -142,24 +142,18 @@ class Analysis:
 class Explanation:
     """Why a workload is (not) admitted.
 
-    The top-level analysis fields are the nomination *now* (the next cycle, on the inputs as given:
-    what Kueue's flavor assigner answers, the recorded contract). ``steady`` is the same analysis in
-    the steady state, where the headline answer comes from; it is None when the workload gets in.
-    Suggestions are only made for a workload that does not get in in the steady state.
+    ``now`` is the nomination on the inputs as given (the next cycle: what Kueue's flavor assigner
+    answers, the recorded contract); ``steady`` is the same analysis in the steady state, where the
+    headline answer comes from, None when the workload gets in. Suggestions are only made for a
+    workload that does not get in in the steady state.
     """
 
     key: str
     local_queue: str | None
     cluster_queue: str | None
     priority: int
-    queue_problem: tuple[str, str] | None = None
     admitted: bool = False
-    assignment: Assignment | None = None
-    targets: list[Target] = field(default_factory=list)
-    flavors: list[FlavorReport] = field(default_factory=list)
-    candidates: list[CandidateReport] = field(default_factory=list)
-    ahead: list[AheadEntry] = field(default_factory=list)
-    blocked_by: str | None = None
+    now: Analysis = field(default_factory=Analysis)
     next_cycle: Decision | None = None
     steady_state: Decision | None = None
     steady: Analysis | None = None
@@ -237,7 +231,7 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     result.steady_state = _decision_of(steady.run(), key)
     result.admitted = workload.admission is not None
     if not result.admitted:
-        _fill(result, _analyse(now, now.outcomes[key], reset_clock=True))
+        result.now = _analyse(now, now.outcomes[key], reset_clock=True)
     if result.gets_in:
         return result  # it gets in: no arithmetic of a failure, no suggestions
     result.steady = _analyse(steady, steady.outcomes[key], reset_clock=False)
@@ -253,13 +247,6 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
 SUGGESTIONS_TRIED = ("more nominal quota in each flavor of its resource groups",
                      f"the completion of each of the {MAX_COMPLETION_SUGGESTIONS} smallest workloads holding quota "
                      "in its cohort", "a preemption policy that allows making room")
-
-
-def _fill(result: Explanation, analysis: Analysis) -> None:
-    result.queue_problem = analysis.queue_problem
-    result.assignment, result.targets = analysis.assignment, analysis.targets
-    result.flavors, result.candidates = analysis.flavors, analysis.candidates
-    result.ahead, result.blocked_by = analysis.ahead, analysis.blocked_by
 
 
 def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> Analysis:

@@ -17,29 +17,20 @@ NO_WRAP_WIDTH = 100_000
 
 
 def explanation_data(explanation: Explanation) -> dict[str, Any]:
-    assignment = explanation.assignment
+    assignment = explanation.now.assignment
     data: dict[str, Any] = {
         "workload": explanation.key,
         "localQueue": explanation.local_queue,
         "clusterQueue": explanation.cluster_queue,
         "priority": explanation.priority,
         "admitted": explanation.admitted,
-        "queueProblem": None if explanation.queue_problem is None else {
-            "reason": explanation.queue_problem[0], "message": explanation.queue_problem[1]},
+        "queueProblem": None if explanation.now.queue_problem is None else {
+            "reason": explanation.now.queue_problem[0], "message": explanation.now.queue_problem[1]},
     }
     data.update(_assignment_data(assignment, explanation))
     data["nextCycle"] = _decision_data(explanation.next_cycle)
     data["steadyState"] = _decision_data(explanation.steady_state)
-    data["position"] = {"ahead": [{"workload": a.key, "priority": a.priority, "queuedAt": a.queued_at.isoformat(),
-                                   "why": a.why} for a in explanation.ahead],
-                        "blockedBy": explanation.blocked_by}
-    data["preemption"] = {
-        "targets": [{"workload": t.workload.key, "clusterQueue": t.cluster_queue.name, "reason": t.reason}
-                    for t in sorted(explanation.targets, key=lambda t: t.workload.key)],
-        "candidates": [{"workload": c.key, "clusterQueue": c.cluster_queue, "priority": c.priority,
-                        "verdict": c.verdict} for c in explanation.candidates],
-    }
-    data["flavorChecks"] = [_flavor_report_data(r) for r in explanation.flavors]
+    data.update(_reasoning_data(explanation.now))
     data["steadyStateAnalysis"] = _analysis_data(explanation.steady, explanation)
     data["suggestions"] = [{"kind": s.kind, "summary": s.summary, "verified": s.verified, **s.details}
                            for s in explanation.suggestions]
@@ -57,21 +48,28 @@ def _analysis_data(analysis: Analysis | None, explanation: Explanation) -> dict[
     }
     if analysis.assignment is not None:
         data.update(_assignment_data(analysis.assignment, explanation))
-    data["position"] = {"ahead": [{"workload": a.key, "priority": a.priority, "queuedAt": a.queued_at.isoformat(),
-                                   "why": a.why} for a in analysis.ahead], "blockedBy": analysis.blocked_by}
-    data["preemption"] = {
-        "targets": [{"workload": t.workload.key, "clusterQueue": t.cluster_queue.name, "reason": t.reason}
-                    for t in sorted(analysis.targets, key=lambda t: t.workload.key)],
-        "candidates": [{"workload": c.key, "clusterQueue": c.cluster_queue, "priority": c.priority,
-                        "verdict": c.verdict} for c in analysis.candidates],
-    }
-    data["flavorChecks"] = [_flavor_report_data(r) for r in analysis.flavors]
+    data.update(_reasoning_data(analysis))
     return data
+
+
+def _reasoning_data(state: Analysis) -> dict[str, Any]:
+    """Position in the queue, preemption and flavor checks, for the nomination now or the steady state."""
+    return {
+        "position": {"ahead": [{"workload": a.key, "priority": a.priority, "queuedAt": a.queued_at.isoformat(),
+                                "why": a.why} for a in state.ahead], "blockedBy": state.blocked_by},
+        "preemption": {
+            "targets": [{"workload": t.workload.key, "clusterQueue": t.cluster_queue.name, "reason": t.reason}
+                        for t in sorted(state.targets, key=lambda t: t.workload.key)],
+            "candidates": [{"workload": c.key, "clusterQueue": c.cluster_queue, "priority": c.priority,
+                            "verdict": c.verdict} for c in state.candidates],
+        },
+        "flavorChecks": [_flavor_report_data(r) for r in state.flavors],
+    }
 
 
 def _assignment_data(assignment: Assignment | None, explanation: Explanation) -> dict[str, Any]:
     if assignment is None:
-        message = explanation.queue_problem[1] if explanation.queue_problem else ""
+        message = explanation.now.queue_problem[1] if explanation.now.queue_problem else ""
         return {"representativeMode": None if explanation.admitted else NO_FIT, "borrowing": 0,
                 "message": message, "noFitReason": None, "podSets": []}
     return {

@@ -69,20 +69,20 @@ def wl(name: str, cpu: str, priority: int = 0, second: int = 0, queue: str = "lq
 
 def test_missing_local_queue_is_the_reason_before_any_flavor() -> None:
     explanation = explain(snapshot(wl("w", "1", queue="nope")), "ns/w", NOW)
-    assert explanation.queue_problem == ("Misconfigured", "LocalQueue nope doesn't exist")
-    assert explanation.assignment is None
+    assert explanation.now.queue_problem == ("Misconfigured", "LocalQueue nope doesn't exist")
+    assert explanation.now.assignment is None
 
 
 def test_fitting_workload_has_a_fit_assignment_and_no_suggestions() -> None:
     explanation = explain(snapshot(wl("w", "1")), "ns/w", NOW)
-    assert explanation.assignment is not None and explanation.assignment.representative_mode() == "Fit"
+    assert explanation.now.assignment is not None and explanation.now.assignment.representative_mode() == "Fit"
     assert explanation.next_cycle is not None and explanation.next_cycle.state == "Admitted"
     assert explanation.suggestions == []
 
 
 def test_quota_arithmetic_is_shown_per_flavor_and_resource() -> None:
     explanation = explain(snapshot(wl("big", "3", admitted=True), wl("w", "2")), "ns/w", NOW)
-    [report] = explanation.flavors
+    [report] = explanation.now.flavors
     [check] = report.checks
     assert (check.requested, check.nominal, check.usage, check.available, check.potential) == (2000, 4000, 3000,
                                                                                                  1000, 4000)
@@ -91,15 +91,15 @@ def test_quota_arithmetic_is_shown_per_flavor_and_resource() -> None:
 
 def test_workloads_ahead_are_named_with_why_and_strict_fifo_blocks() -> None:
     explanation = explain(snapshot(wl("first", "3", priority=5), wl("w", "1")), "ns/w", NOW)
-    assert [(a.key, a.why) for a in explanation.ahead] == [("ns/first", "higher priority (5 > 0)")]
-    assert explanation.blocked_by is None
+    assert [(a.key, a.why) for a in explanation.now.ahead] == [("ns/first", "higher priority (5 > 0)")]
+    assert explanation.now.blocked_by is None
     strict = explain(snapshot(wl("first", "3", priority=5), wl("w", "1"), strategy="StrictFIFO"), "ns/w", NOW)
-    assert strict.blocked_by == "ns/first"
+    assert strict.now.blocked_by == "ns/first"
 
 
 def test_preemption_verdicts_name_the_policy_that_forbids_them() -> None:
     explanation = explain(snapshot(wl("low", "4", admitted=True), wl("w", "2", priority=10)), "ns/w", NOW)
-    verdicts = [(c.key, c.verdict) for c in explanation.candidates]
+    verdicts = [(c.key, c.verdict) for c in explanation.now.candidates]
     assert verdicts == [("ns/low", "not allowed: withinClusterQueue is Never")]
 
 
