@@ -23,6 +23,7 @@ never created. CRD ``default:`` values are applied elsewhere, before this step.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
@@ -634,6 +635,18 @@ class _Omit:
 
 
 _OMIT = _Omit()
+_MISSING = object()
+# Per Go struct type (kept alive by the module-level type tables, so their ids are stable): the
+# fields by JSON name, and what an absent field encodes to. Both are the same for every object.
+_FIELDS_BY_JSON: dict[int, dict[str, _Field]] = {}
+_ABSENT_ENCODINGS: dict[tuple[int, str], Any] = {}
+
+
+def _fields_by_json_name(type_: _Struct) -> dict[str, _Field]:
+    known = _FIELDS_BY_JSON.get(id(type_))
+    if known is None:
+        known = _FIELDS_BY_JSON[id(type_)] = {f.json: f for f in type_.fields}
+    return known
 
 
 class _Codec:
@@ -671,7 +684,7 @@ class _Codec:
         if not isinstance(raw, dict):
             return self._type_error(raw, type_, path, ctx)
         out: dict[str, Any] = {}
-        known = {f.json: f for f in type_.fields}
+        known = _fields_by_json_name(type_)
         for key, value in raw.items():
             field = known.get(key)
             if field is None:
@@ -682,10 +695,20 @@ class _Codec:
                 out[key] = encoded
         for field in type_.fields:
             if field.json not in raw:
-                encoded = self._field(None, field, (*path, field.json), ctx.enter(field.json, type_.name))
+                encoded = self._absent(field, type_, path, ctx)
                 if encoded is not _OMIT:
                     out[field.json] = encoded
         return out
+
+    def _absent(self, field: _Field, owner: _Struct, path: FieldPath, ctx: _Context) -> Any:
+        """What Go encodes for a field the input leaves out: the same for every object of the type
+        (a zero value decodes without error), so it is computed once and copied."""
+        key = (id(owner), field.json)
+        cached = _ABSENT_ENCODINGS.get(key, _MISSING)
+        if cached is _MISSING:
+            cached = self._field(None, field, (*path, field.json), ctx.enter(field.json, owner.name))
+            _ABSENT_ENCODINGS[key] = cached
+        return copy.deepcopy(cached) if isinstance(cached, (dict, list)) else cached
 
     def _field(self, raw: Any, field: _Field, path: FieldPath, ctx: _Context) -> Any:
         if raw is None and (field.pointer or isinstance(field.type, (_Slice, _Map, _Opaque))):
