@@ -39,6 +39,7 @@ def validate_command(
     closed: bool = typer.Option(False, "--closed", help="The inputs are the whole world: a reference to an object "
                                 "not in them is an error, not a warning."),
     no_headers: bool = options.NoHeadersOption,
+    sort_by: str | None = options.SortByOption,
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     jobs: int = typer.Option(0, "-j", "--jobs", metavar="N",
@@ -76,7 +77,8 @@ def validate_command(
             from kqctl.load.sources import no_objects_error
 
             raise no_objects_error(given, recursive)
-    render_validation(report, output, sys.stdout, color=color, tool_version=__version__, headers=not no_headers)
+    render_validation(report, output, sys.stdout, color=color, tool_version=__version__, headers=not no_headers,
+                      sort_by=sort_by)
     for problem in unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     raise typer.Exit(exit_code(report, fail_on, unreadable=bool(unreadable)))

@@ -42,6 +42,7 @@ def render_validation(
     *,
     rule_descriptions: Mapping[str, str] | None = None,
     headers: bool = True,
+    sort_by: str | None = None,
 ) -> None:
     """Write ``report`` to ``out`` in ``fmt`` (one of ``VALIDATE_FORMATS``); ``name`` lists the objects
     with an error as kubectl names them (``clusterqueue.kueue.x-k8s.io/team-a``).
@@ -51,7 +52,7 @@ def render_validation(
     which otherwise falls back to the rule's first message.
     """
     if fmt == "table":
-        _render_table(report, out, color, headers)
+        _render_table(report, out, color, headers, sort_by)
     elif fmt == "name":
         out.writelines(f"{resource_name(doc)}\n" for doc in report.documents if not doc.valid)
     elif fmt == "json":
@@ -397,10 +398,11 @@ def resource_name(doc: DocumentReport) -> str:
     return f"{kind}/{doc.name or '<unnamed>'}"
 
 
-def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bool = True) -> None:
+def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bool = True,
+                  sort_by: str | None = None) -> None:
     """One line per finding, kubectl-style columns; nothing is cut or wrapped (a long message runs past
     the screen's edge), so every line can be grepped and its file:line pasted into an editor."""
-    from kqctl.render.columns import format_lines, rich_painter
+    from kqctl.render.columns import format_lines, rich_painter, sort_rows
     from kqctl.render.console import use_color
 
     paint = rich_painter(use_color(out, color))
@@ -413,7 +415,9 @@ def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bo
         ok = f"{icons.ok} {_plural(len(report.documents), 'document')} valid"
         out.write((paint(ok, "bold green") if paint else ok) + "\n")
         return
-    for line in format_lines(_findings_table(rows, icons), paint=paint, headers=headers):
+    table = _findings_table(rows, icons)
+    sort_rows(table, sort_by)
+    for line in format_lines(table, paint=paint, headers=headers):
         out.write(line + "\n")
     if not headers:
         return  # rows only, for scripts
@@ -427,8 +431,15 @@ def _summary_style(report: ValidationReport) -> str:
     return _SUMMARY_STYLE[worst] if worst else "bold green"
 
 
-_FINDING_COLUMNS = (Column("Location"), Column("Severity"), Column("Rule"), Column("Object"), Column("Field"),
-                    Column("Message"))
+def _location_order(cell: str) -> tuple[str, int]:
+    file, _, line = cell.rpartition(":")
+    return file, int(line) if line.isdigit() else 0
+
+
+_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+_FINDING_COLUMNS = (Column("Location", sort_key=_location_order),
+                    Column("Severity", sort_key=lambda cell: _SEVERITY_RANK.get(cell.split()[-1], 3)),
+                    Column("Rule"), Column("Object"), Column("Field"), Column("Message"))
 
 
 def _findings_table(rows: list[FindingRow], icons: _Icons) -> ColumnTable:

@@ -42,3 +42,11 @@ def test_validate_name_lists_objects_with_errors_and_no_headers_prints_rows(kqct
     assert all("/" in n and "." in n.split("/")[0] for n in names)
     rows = kqctl("validate", "samples/broken/10-schema.yaml", "--no-headers").out.splitlines()
     assert rows and all(row.startswith("samples/broken/10-schema.yaml:") for row in rows)
+
+
+def test_validate_sort_by_severity_puts_errors_first_and_unknown_columns_are_usage_errors(kqctl: Kq) -> None:
+    rows = kqctl("validate", BROKEN, "--sort-by", "severity", "--no-headers").out.splitlines()
+    severities = [row.split()[2] for row in rows]  # "file:line", icon, severity
+    assert severities == sorted(severities, key=["error", "warning", "info"].index)
+    bad = kqctl("validate", BROKEN, "--sort-by", "nope")
+    assert bad.code == 2 and "choose one of: location, severity, rule" in bad.err
