@@ -9,6 +9,7 @@ EXIT_USAGE = 2
 EXIT_INPUT = 3
 EXIT_CLUSTER = 4
 EXIT_INTERNAL = 70  # sysexits EX_SOFTWARE: a bug in kqctl, never a verdict on the input
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for any Unix tool whose reader went away
 
 
 class KqctlError(Exception):

@@ -15,7 +15,7 @@ from typer.core import TyperArgument
 
 from kqctl import __version__
 from kqctl.cli import audit, convert, explain, rules, simulate, snapshot, validate, version
-from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, KqctlError
+from kqctl.errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
 
@@ -25,7 +25,8 @@ EXIT_CODES = """Exit codes:
   2   usage error (unknown option, bad value, unknown name)
   3   unreadable or invalid input (file, document and field named)
   4   the cluster could not be read (--from-cluster, snapshot save)
-  70  a bug in kqctl: please report it (KQCTL_DEBUG=1 prints a traceback)"""
+  70  a bug in kqctl: please report it (KQCTL_DEBUG=1 prints a traceback)
+  141 the reader of the output went away (e.g. | head), as for any Unix tool"""
 
 
 def _usage_name(self: TyperArgument) -> str:
@@ -92,10 +93,16 @@ def main() -> None:
     gc.disable()
     try:
         app(prog_name=_program_name())
+    except SystemExit as exited:
+        # click turns a write to a closed pipe (`kqctl ... | head`) into exit 1, which kqctl uses for
+        # findings; say what happened instead, as a shell does for any tool killed by SIGPIPE.
+        if exited.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            sys.exit(EXIT_BROKEN_PIPE)
+        raise
     except KqctlError as exc:
         _fail(str(exc), exc.exit_code)
     except BrokenPipeError:
-        sys.exit(0)
+        sys.exit(EXIT_BROKEN_PIPE)
     except RecursionError:
         _fail("input is nested too deeply to process", EXIT_INPUT)
     except Exception as exc:  # a bug of ours: still one readable line, traceback on request

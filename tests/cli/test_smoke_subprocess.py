@@ -34,3 +34,18 @@ def test_a_closed_pipe_downstream_ends_quietly() -> None:
                           env={"PYTHONPATH": str(REPO), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0
     assert b"Traceback" not in proc.stderr
+
+
+def test_a_reader_that_goes_away_gives_exit_141_not_a_findings_exit() -> None:
+    # `kqctl validate ... | head`: exit 1 would read as "findings"; 141 is what a shell reports for
+    # any tool whose reader went away.
+    # A report of about 1 MB: far more than a pipe buffer holds, so the write does meet the closed pipe.
+    proc = subprocess.Popen([sys.executable, "-m", "kqctl", "validate", "-R",
+                             "tests/conformance/data/kueue/fair-sharing", "-o", "json"],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={"PYTHONPATH": str(REPO), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""
