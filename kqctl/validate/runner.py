@@ -7,10 +7,12 @@ failed), Kueue's validating webhooks; then the cross-object checks no server mak
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from typing import Any
 
 from kqctl.api.kinds import KUEUE_GROUP, split_api_version
+from kqctl.api.kueue.defaults import RULE_DECODE
 from kqctl.api.origin import Origin
 from kqctl.errors import InputError
 from kqctl.load.objects import LoadedObject, LoadResult
@@ -71,15 +73,16 @@ def _unserved_legacy(obj: LoadedObject) -> Finding:
     return error("LEG-VERSION", ("apiVersion",),
                  f'no matches for kind "{obj.kind}" in version "{obj.api_version}": no supported Kueue serves '
                  "it (kqctl checks its v1beta2 conversion too)",
-                 f"convert it: kqctl convert {obj.origin.file} --to v1beta2")
+                 f"convert it: kqctl convert -f {shlex.quote(obj.origin.file)} --to v1beta2")
 
 
 def _status_ignored_on_create(findings: list[Finding]) -> list[Finding]:
     """The API server drops ``status`` when an object is created (every kind kqctl validates has a status
-    subresource): problems there are information, not errors."""
+    subresource): problems there are information, not errors. Except Kueue's mutating webhooks, which run
+    before the status is dropped and deny an object whose status they cannot decode (DEF-3-DECODE)."""
     result = []
     for finding in findings:
-        if finding.path[:1] == ("status",) and finding.severity is not Severity.INFO:
+        if _in_status(finding) and finding.severity is not Severity.INFO and finding.rule_id != RULE_DECODE:
             finding = Finding(finding.rule_id, Severity.INFO, finding.path,
                               f"{finding.message} (status is ignored when the object is created)", finding.hint,
                               finding.line, finding.related)
@@ -108,11 +111,20 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
         # re-encoding drops empty strings, which the CRD defaults then fill in.
         defaulted = apply_schema_defaults(defaulted, api_version, kind)
     # The API server reports metadata and schema errors together, before CEL.
-    schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(kind, defaulted)
+    raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(kind, defaulted)
+    schema_findings = _status_ignored_on_create(raw_schema_findings)
     findings.extend(schema_findings)
+    if any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
+        # The server drops status before its schema, CEL and validating webhooks see the object: a malformed
+        # status stops nothing, and the later steps never see it.
+        defaulted = {key: value for key, value in defaulted.items() if key != "status"}
     if not has_error(schema_findings):
         findings.extend(validate_cel(defaulted, api_version, kind))
     return defaulted, findings
+
+
+def _in_status(finding: Finding) -> bool:
+    return finding.path[:1] == ("status",)
 
 
 def _webhook_findings(body: dict[str, Any], kind: str) -> list[Finding]:

@@ -1,0 +1,103 @@
+"""The API server drops ``status`` when it creates an object with a status subresource, before its schema,
+CEL rules and validating webhooks see it: validate reports what is wrong there as information only. Kueue's
+mutating webhooks run before that and deny a status they cannot decode (DEF-3-DECODE), which stays an error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import run_kqctl
+
+CLUSTER_QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: f
+      resources: [{name: cpu, nominalQuota: 1}]
+"""
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ns}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: i}]
+"""
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ns}
+spec:
+  containers: [{name: c, image: i}]
+"""
+MULTIKUEUE_CLUSTER = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: MultiKueueCluster
+metadata: {name: m}
+spec:
+  clusterSource:
+    kubeConfig: {locationType: Secret, location: s}
+"""
+LOCAL_QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq}
+"""
+ADMISSION_CHECK = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: ac}
+spec: {controllerName: example.com/c}
+"""
+NAMESPACE = """apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+"""
+
+
+def _findings(tmp_path: Path, text: str) -> tuple[int, list[dict[str, Any]]]:
+    path = tmp_path / "objects.yaml"
+    path.write_text(text)
+    run = run_kqctl("validate", str(path), "-o", "json")
+    report = json.loads(run.out)
+    return run.code, [f for doc in report["documents"] for f in doc["findings"]]
+
+
+@pytest.mark.parametrize("manifest,status", [
+    (CLUSTER_QUEUE, "status:\n  conditions: [{type: Active}]\n"),  # conditions lack required fields
+    (JOB, "status: {active: many}\n"),
+    (POD, "status: {phase: 7}\n"),
+    (MULTIKUEUE_CLUSTER, "status: {conditions: nope}\n"),
+    (LOCAL_QUEUE, "status:\n  conditions: [{type: Active}]\n"),
+    (ADMISSION_CHECK, "status:\n  conditions: [{type: Active}]\n"),
+    (NAMESPACE, "status: {phase: [Active]}\n"),
+], ids=["ClusterQueue", "Job", "Pod", "MultiKueueCluster", "LocalQueue", "AdmissionCheck", "Namespace"])
+def test_schema_errors_in_status_are_information_on_create(tmp_path: Path, manifest: str, status: str) -> None:
+    code, findings = _findings(tmp_path, manifest + status)
+    in_status = [f for f in findings if f["field"].startswith("status")]
+    assert in_status, "the status problem is still reported"
+    assert all(f["severity"] == "info" and "status is ignored" in f["message"] for f in in_status)
+    assert not [f for f in findings if f["severity"] == "error"]
+    assert code == 0
+
+
+def test_a_malformed_status_does_not_hide_a_cel_error_in_spec(tmp_path: Path) -> None:
+    # CEL (the flavor's resources must match coveredResources) still runs on the object without its status.
+    broken_spec = CLUSTER_QUEUE.replace("[{name: cpu, nominalQuota: 1}]", "[{name: memory, nominalQuota: 1}]")
+    code, findings = _findings(tmp_path, broken_spec + "status:\n  conditions: [{type: Active}]\n")
+    errors = [f for f in findings if f["severity"] == "error"]
+    assert errors and all(f["field"].startswith("spec") for f in errors)
+    assert code == 1
+
+
+def test_a_status_kueues_mutating_webhook_cannot_decode_is_denied(tmp_path: Path) -> None:
+    # DEF-3-DECODE: the mutating webhook decodes the whole request, status included, before it is dropped.
+    code, findings = _findings(tmp_path, CLUSTER_QUEUE + "status: {pendingWorkloads: many}\n")
+    assert [f["ruleId"] for f in findings if f["severity"] == "error"] == ["DEF-3-DECODE"]
+    assert code == 1
