@@ -73,7 +73,12 @@ def _unserved_legacy(obj: LoadedObject) -> Finding:
     return error("LEG-VERSION", ("apiVersion",),
                  f'no matches for kind "{obj.kind}" in version "{obj.api_version}": no supported Kueue serves '
                  "it (kqctl checks its v1beta2 conversion too)",
-                 f"convert it: kqctl convert -f {shlex.quote(obj.origin.file)} --to v1beta2")
+                 f"convert it: kqctl convert -f {_convert_input(obj.origin.file)} --to v1beta2")
+
+
+def _convert_input(file: str) -> str:
+    """How the hint's command names the input: ``-`` for standard input, else the file, quoted for a shell."""
+    return "-" if file == "<stdin>" else shlex.quote(file)
 
 
 def _status_ignored_on_create(findings: list[Finding]) -> list[Finding]:
