@@ -250,7 +250,7 @@ _rule("AUDIT-NAMESPACE-NOT-ADMITTED", "warning", "kqctl", "A LocalQueue in a nam
 # --- versions and conversion ------------------------------------------------------------------------------
 _rule("LEG-VERSION", "error", "apiserver", "A legacy v1alpha1/v1alpha2 object: no supported Kueue serves it",
       "validate reports it as the API server would (no matches for kind) and also checks its v1beta2 "
-      "conversion; kqctl convert FILE --to v1beta2 migrates the manifest. simulate, explain and audit read "
+      "conversion; kqctl convert -f FILE --to v1beta2 migrates the manifest. simulate, explain and audit read "
       "legacy objects through the same conversion.")
 _rule("LEG-1", "-", "conversion", "v1alpha1 (Kueue 0.1): Queue is the old LocalQueue; quota per resource and "
       "flavor as min/max; flavor labels at the top level; Workload admission in spec")
