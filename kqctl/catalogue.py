@@ -75,7 +75,8 @@ _rule("LOAD-NO-KIND", "error", "loader", "An object without apiVersion or kind",
 _rule("LOAD-LIST", "error", "loader", "A kind: List whose items are not a sequence")
 _rule("LOAD-VERSION", "error", "apiserver", "No matches for the kind in this API version: the version is not served",
       "The hint lists the versions that are served.")
-_rule("LOAD-NO-MATCH", "error", "apiserver", "No matches for the kind in Kueue's API group: the kind does not exist",
+_rule("LOAD-NO-MATCH", "error", "apiserver", "No matches for the kind: Kueue's API groups serve no such kind, or "
+      "it is a miscased or plural spelling of a kind kqctl reads (kind: pod)",
       "Kinds are case-sensitive and singular (ClusterQueue, not clusterqueue or ClusterQueues); the hint "
       "names the closest served kind.")
 _rule("LOAD-SKIPPED", "warning", "loader", "An object of a kind kqctl does not read is skipped",

@@ -39,7 +39,8 @@ CASES = {
         "  labels: {kueue.x-k8s.io/queue-name: [a]}\n"
         "spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: i}]\n",
         "SCHEMA-TYPE", "metadata.labels[kueue.x-k8s.io/queue-name]"),
-    "workload-queue-name-as-mapping": (WORKLOAD, "DEF-3-DECODE", "spec.queueName"),  # the mutating webhook decodes first
+    # Kueue's mutating webhook decodes a Workload before the schema sees it.
+    "workload-queue-name-as-mapping": (WORKLOAD, "DEF-3-DECODE", "spec.queueName"),
     "admission-check-parameters-as-list": (
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: AdmissionCheck\nmetadata: {name: ac}\n"
         "spec:\n  controllerName: kueue.x-k8s.io/provisioning-request\n  parameters: [prov]\n",

@@ -64,3 +64,18 @@ def test_multikueue_and_provisioning_kinds_are_read_without_a_skipped_warning(tm
     simulate = run_kqctl("simulate", "--strict", str(path))
     assert simulate.code == 0, simulate.err
     assert "not a kind kqctl reads" not in simulate.out + simulate.err
+
+
+def test_a_miscased_or_plural_core_kind_is_no_matches_for_kind_and_other_kinds_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "core.yaml"
+    path.write_text("apiVersion: v1\nkind: pod\nmetadata: {name: p, namespace: ns}\n---\n"
+                    "apiVersion: batch/v1\nkind: Jobs\nmetadata: {name: j, namespace: ns}\n---\n"
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n")
+    run = run_kqctl("validate", str(path), "-o", "json")
+    found = [(f["ruleId"], f["message"], f["hint"]) for f in _findings(run.out)]
+    assert found == [
+        ("LOAD-NO-MATCH", 'no matches for kind "pod" in version "v1"', "did you mean Pod?"),
+        ("LOAD-NO-MATCH", 'no matches for kind "Jobs" in version "batch/v1"', "did you mean Job?"),
+        ("LOAD-SKIPPED", "Deployment (apps/v1) is not a kind kqctl reads; skipped", found[2][2]),
+    ]
+    assert run.code == 1
