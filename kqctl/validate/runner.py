@@ -18,6 +18,7 @@ from kqctl.errors import InputError
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.validate.findings import Finding, Severity, error
 from kqctl.validate.report import DocumentReport, ValidationReport
+from kqctl.validate.schema import UNKNOWN_FIELD
 
 # Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
 _MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}
@@ -82,17 +83,22 @@ def _convert_input(file: str) -> str:
 
 
 def _status_ignored_on_create(findings: list[Finding]) -> list[Finding]:
-    """The API server drops ``status`` when an object is created (every kind kqctl validates has a status
-    subresource): problems there are information, not errors. Except Kueue's mutating webhooks, which run
-    before the status is dropped and deny an object whose status they cannot decode (DEF-3-DECODE)."""
+    """The API server drops ``status`` when it creates an object of a kind with a status subresource:
+    problems there are information, not errors. Not so for Kueue's mutating webhooks, which run before the
+    status is dropped and deny an object whose status they cannot decode (DEF-3-DECODE), nor for kinds
+    without status (ResourceFlavor, PriorityClass, ...), where ``status`` is an unknown field."""
     result = []
     for finding in findings:
-        if _in_status(finding) and finding.severity is not Severity.INFO and finding.rule_id != RULE_DECODE:
+        if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding):
             finding = Finding(finding.rule_id, Severity.INFO, finding.path,
                               f"{finding.message} (status is ignored when the object is created)", finding.hint,
                               finding.line, finding.related)
         result.append(finding)
     return result
+
+
+def _kept_on_create(finding: Finding) -> bool:
+    return finding.rule_id == RULE_DECODE or (finding.rule_id == UNKNOWN_FIELD and finding.path == ("status",))
 
 
 def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[dict[str, Any], list[Finding]]:

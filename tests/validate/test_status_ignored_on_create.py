@@ -101,3 +101,18 @@ def test_a_status_kueues_mutating_webhook_cannot_decode_is_denied(tmp_path: Path
     code, findings = _findings(tmp_path, CLUSTER_QUEUE + "status: {pendingWorkloads: many}\n")
     assert [f["ruleId"] for f in findings if f["severity"] == "error"] == ["DEF-3-DECODE"]
     assert code == 1
+
+
+@pytest.mark.parametrize("manifest", [
+    "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: pc}\nvalue: 5\n",
+    "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: ns}\nspec: {limits: []}\n",
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: rf}\n",
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: w}\nvalue: 1\n",
+    "apiVersion: kueue.x-k8s.io/v1beta2\nkind: MultiKueueConfig\nmetadata: {name: mk}\nspec: {clusters: [a]}\n",
+], ids=["PriorityClass", "LimitRange", "ResourceFlavor", "WorkloadPriorityClass", "MultiKueueConfig"])
+def test_status_of_a_kind_without_status_is_an_unknown_field(tmp_path: Path, manifest: str) -> None:
+    code, findings = _findings(tmp_path, manifest + "status: {}\n")
+    assert [(f["ruleId"], f["field"]) for f in findings if f["severity"] == "error"] == [
+        ("SCHEMA-UNKNOWN-FIELD", "status")]
+    assert not [f for f in findings if "status is ignored" in f["message"]]
+    assert code == 1
