@@ -51,7 +51,7 @@ from generate_engine import (  # noqa: E402
     generate,
 )
 
-ENGINE_NOW = "2026-01-01T00:00:00Z"  # kqctl.engine.simulation.DEFAULT_NOW: the clock of simulate()
+ENGINE_NOW = "2026-01-01T00:00:00Z"  # kqctl.kueue.engine.simulation.DEFAULT_NOW: the clock of simulate()
 TARGET_CYCLE_S = 1.0
 TARGET_STEADY_S = 10.0
 TARGET_RSS_MIB = 2048.0
@@ -74,7 +74,7 @@ def _instrument(timings: dict[str, list[float]]) -> None:
     ``cycle``: each ``Scheduler.run_cycle``; ``detect``: ``Simulation._state``/``_holdings``
     (steady-state and livelock detection). The rest of ``simulate`` is bookkeeping.
     """
-    from kqctl.engine import cycle, simulation
+    from kqctl.kueue.engine import cycle, simulation
 
     def wrap(cls: type, name: str, bucket: str) -> None:
         original = getattr(cls, name, None)
@@ -99,8 +99,9 @@ def _instrument(timings: dict[str, list[float]]) -> None:
 def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature_gates: str | None) -> int:
     import gc
 
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.kueue.load import build_snapshot
     from kqctl.load.objects import load_paths
-    from kqctl.load.snapshot import build_snapshot
 
     gc_pauses: list[float] = []
     if gc_on:
@@ -114,7 +115,7 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
     else:
         gc.disable()  # as `kqctl` itself runs (kqctl.cli.app.main)
     start = time.perf_counter()
-    snapshot = build_snapshot(load_paths([str(directory)], recursive=True))
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(directory)], recursive=True))
     load_s = time.perf_counter() - start
     figures: dict[str, Any] = {
         "mode": mode,
@@ -130,8 +131,8 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
         print(RESULT_MARK + json.dumps(figures))
         return 0
 
-    from kqctl.engine.features import FeatureGates
-    from kqctl.engine.simulation import SimulationOptions, simulate
+    from kqctl.kueue.engine.features import FeatureGates
+    from kqctl.kueue.engine.simulation import SimulationOptions, simulate
 
     timings: dict[str, list[float]] = {}
     _instrument(timings)
@@ -369,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
 
     timeout = args.timeout or None
     if args.feature_gates:
-        from kqctl.engine.features import FeatureGateError, FeatureGates
+        from kqctl.kueue.engine.features import FeatureGateError, FeatureGates
 
         try:
             FeatureGates.parse(args.feature_gates)

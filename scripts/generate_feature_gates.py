@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate ``kqctl/engine/kueue_feature_gates.py``: every feature gate Kueue defines, with its default.
+"""Regenerate ``kqctl/kueue/engine/feature_gates.py``: every feature gate Kueue defines, with its default.
 
 Input: Kueue's ``pkg/features/kube_features.go`` at the reference commit (ff69552e, a v0.20 development
 build). Each gate's versioned specs are listed oldest first; the default in force is the one of the

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from support import KUEUE_CONFORMANCE
 
-from kqctl.api.quantity import parse_quantity
+from kqctl.k8s.quantity import parse_quantity
 
 KUEUE_CASES = KUEUE_CONFORMANCE
 # Config keys that hold state no manifest can carry: such cases go through the engine's API.

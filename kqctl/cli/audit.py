@@ -11,7 +11,7 @@ from kqctl.cli import options
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from kqctl.engine.audit import AuditReport
+    from kqctl.kueue.engine.audit import AuditReport
 
 # One line per paragraph: rich rewraps help text to the terminal and keeps hard line breaks.
 HELP = "\n\n".join((
@@ -52,16 +52,17 @@ def audit_command(
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
-    from kqctl.engine.audit import audit
+    from kqctl.kueue.engine.audit import audit
 
     if output not in AUDIT_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     snapshot = load_snapshot(options.load_inputs(paths, filenames, recursive, strict, from_cluster, context,
-                                                 kubeconfig, sets, override))
+                                                 kubeconfig, sets, override, scheduler), scheduler)
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)
@@ -70,7 +71,7 @@ def audit_command(
 
 
 def _check_plot(path: str) -> None:
-    from kqctl.render.audit import PlotError, check_plot_path
+    from kqctl.kueue.render.audit import PlotError, check_plot_path
 
     try:
         check_plot_path(path)
@@ -79,7 +80,7 @@ def _check_plot(path: str) -> None:
 
 
 def _write_plot(report: AuditReport, path: str) -> None:
-    from kqctl.render.audit import write_plot
+    from kqctl.kueue.render.audit import write_plot
 
     try:
         write_plot(report, path)
@@ -88,7 +89,7 @@ def _write_plot(report: AuditReport, path: str) -> None:
 
 
 def _render(report: AuditReport, output: str, color: str, headers: bool) -> None:
-    from kqctl.render.audit import render_audit
+    from kqctl.kueue.render.audit import render_audit
 
     try:
         render_audit(report, output, sys.stdout, color=color, headers=headers)

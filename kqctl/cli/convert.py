@@ -31,13 +31,14 @@ def convert_command(
     to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target version: v1beta2 or v1beta1."),
     output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
+    from kqctl.cli.schedulers import ALL_KINDS
     from kqctl.load.objects import load_paths
 
     if to not in TARGETS:
         raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
     if output not in ("yaml", "json"):
         raise UsageError(f"unknown output format {output!r}; choose yaml or json")
-    result = load_paths(options.all_paths(paths, filenames), recursive=recursive)
+    result = load_paths(ALL_KINDS, options.all_paths(paths, filenames), recursive=recursive)
     for problem in result.unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     if result.unreadable:
@@ -48,8 +49,8 @@ def convert_command(
 
 
 def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:
-    from kqctl.api.kinds import KUEUE_GROUP
-    from kqctl.api.kueue.versions import convert
+    from kqctl.kueue.api.versions import convert
+    from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
 
     converted: list[Any] = []
     failed = False

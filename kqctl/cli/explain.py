@@ -12,8 +12,8 @@ from kqctl.cli.simulate import load_snapshot, simulation_options
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from kqctl.api.snapshot import Snapshot
-    from kqctl.engine.simulation import SimulationOptions
+    from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.engine.simulation import SimulationOptions
 
 HELP = """Explain the decision for one workload (namespace/name, or a Job name that maps to one): resource by
 resource and flavor by flavor, with the quota arithmetic, who is ahead of it, preemption candidates,
@@ -60,9 +60,10 @@ def explain_command(
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
 ) -> None:
-    from kqctl.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
-    from kqctl.render.explain import render_explanation, render_explanations, render_no_workload
+    from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
+    from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
 
     if output not in EXPLAIN_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(EXPLAIN_FORMATS)}")
@@ -75,8 +76,8 @@ def explain_command(
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override)
-    snapshot = load_snapshot(inputs, sim_options.now)
+                                 sets, override, scheduler)
+    snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     if selector is not None:
         keys = _selected(snapshot, sim_options, parsed, namespace)
         explanations = [explain(snapshot, key, sim_options) for key in keys]
@@ -99,8 +100,8 @@ def explain_command(
 def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict[str, object],
               namespace: str | None) -> list[str]:
     """Workloads matching -l (and -n) that are not admitted in the steady state, by key."""
-    from kqctl.api.selectors import selector_matches
-    from kqctl.engine.simulation import simulate
+    from kqctl.k8s.selectors import selector_matches
+    from kqctl.kueue.engine.simulation import simulate
 
     result = simulate(snapshot, sim_options)
     return sorted(key for key, outcome in result.outcomes.items()

@@ -33,9 +33,9 @@ ShowAllOption = typer.Option(False, "--show-all", help="Show every table row (no
 
 def parse_selector(text: str) -> dict[str, Any]:
     """-l as kubectl reads it: a malformed selector (syntax, label keys or values) is a usage error."""
-    from kqctl.api.names import validate_label_selector
-    from kqctl.api.selectors import parse_label_selector
     from kqctl.errors import UsageError
+    from kqctl.k8s.names import validate_label_selector
+    from kqctl.k8s.selectors import parse_label_selector
 
     try:
         selector = parse_label_selector(text)
@@ -67,6 +67,9 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
     return combined
 
 
+SchedulerOption = typer.Option(None, "--scheduler", metavar="NAME",
+                               help="The scheduler whose rules apply: kueue (default: the one whose API groups the "
+                                    "input uses; kueue for core kinds only).")
 FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
 ContextOption = typer.Option(None, "--context", metavar="NAME",
                              help="The kubeconfig context to use (default: the current one).")
@@ -99,13 +102,13 @@ OverrideOption = typer.Option(False, "--override",
 
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
-                sets: list[str] | None = None, override: bool = False) -> LoadResult:
+                sets: list[str] | None = None, override: bool = False, scheduler: str | None = None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
     then --override and --set applied."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig)
+    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler)
     return edited(result, parsed, override)
 
 
@@ -122,13 +125,14 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
 
 
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
-          from_cluster: bool, context: str | None, kubeconfig: str | None) -> LoadResult:
+          from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None) -> LoadResult:
+    from kqctl.cli.schedulers import ALL_KINDS, DEFAULT, SCHEDULERS, named
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
     given = [*(filenames or []), *(paths or [])]
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig)
-        result = load_paths(all_paths(paths, filenames), recursive=recursive, strict=strict)
+        result = load_paths(ALL_KINDS, all_paths(paths, filenames), recursive=recursive, strict=strict)
         if not result.objects and not result.unreadable:
             from kqctl.load.sources import no_objects_error
 
@@ -136,11 +140,12 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
         return result
     from kqctl.load.cluster import load_cluster
 
-    cluster, result = load_cluster(context, kubeconfig, strict)
+    plan = (named(scheduler) or SCHEDULERS[DEFAULT]).read_plan()
+    cluster, result = load_cluster(plan, ALL_KINDS, context, kubeconfig, strict)
     for note in cluster.skipped:
         sys.stderr.write(f"kqctl: warning: {note}\n")
     if given:
-        files = load_paths(given, recursive=recursive, strict=strict)
+        files = load_paths(ALL_KINDS, given, recursive=recursive, strict=strict)
         result = LoadResult([*result.objects, *files.objects], files.unreadable, [*result.files, *files.files])
         for obj in result.objects:
             obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]

@@ -12,8 +12,8 @@ from kqctl.cli import options
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from kqctl.api.snapshot import Snapshot
-    from kqctl.engine.simulation import SimulationOptions, SimulationResult
+    from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.engine.simulation import SimulationOptions, SimulationResult
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
 
@@ -72,8 +72,9 @@ def simulate_command(
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
 ) -> None:
-    from kqctl.engine.simulation import simulate
+    from kqctl.kueue.engine.simulation import simulate
 
     if output not in SIMULATE_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(SIMULATE_FORMATS)}")
@@ -89,9 +90,9 @@ def simulate_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override)
+                                 sets, override, scheduler)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
-    snapshot = load_snapshot(inputs, sim_options.now)
+    snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))
     result = simulate(snapshot, sim_options)
     progress.done()
@@ -121,7 +122,7 @@ def parse_fail_on(values: list[str] | None) -> set[str]:
 
 def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]:
     """The workloads whose final decision falls in one of the --fail-on states, by name."""
-    from kqctl.engine import outcomes
+    from kqctl.kueue.engine import outcomes
 
     if not states:
         return []
@@ -135,17 +136,24 @@ def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]
                   if outcomes.decision(outcome, result.queues, result.cache).startswith(wanted))
 
 
-def load_snapshot(inputs: LoadResult, now: datetime | None = None) -> Snapshot:
-    """Inputs to one snapshot; any unreadable or undecodable object is a located error (exit 3)."""
-    from kqctl.load.snapshot import build_snapshot
+def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None) -> Snapshot:
+    """Inputs to one Kueue snapshot; any unreadable or undecodable object is a located error (exit 3).
 
+    The input must be Kueue's (or hold only core kinds): two schedulers' objects are a usage error.
+    """
+    from kqctl.cli.schedulers import choose
+    from kqctl.kueue.load import build_snapshot
+
+    chosen = choose(scheduler, inputs.objects)
+    if chosen.name != "kueue":
+        raise UsageError(f"kqctl does not simulate {chosen.product} yet")
     return build_snapshot(inputs, now)
 
 
 def simulation_options(cycles: int | None, fair_sharing: bool | None, feature_gates: str | None,
                        now: str | None) -> SimulationOptions:
-    from kqctl.engine.features import FeatureGateError, FeatureGates
-    from kqctl.engine.simulation import SimulationOptions
+    from kqctl.kueue.engine.features import FeatureGateError, FeatureGates
+    from kqctl.kueue.engine.simulation import SimulationOptions
 
     try:
         gates = FeatureGates.parse(feature_gates)
@@ -158,7 +166,7 @@ def parse_now(text: str | None) -> datetime:
     """RFC 3339 with any number of fractional digits (Kubernetes prints nanoseconds)."""
     from datetime import timezone
 
-    from kqctl.api.core import ModelError, parse_time
+    from kqctl.k8s.core import ModelError, parse_time
 
     if text is None:
         return datetime.now(timezone.utc).replace(microsecond=0)
@@ -170,7 +178,7 @@ def parse_now(text: str | None) -> datetime:
 
 def render(result: SimulationResult, output: str, namespace: str | None, selector: str | None,
            view: TableOptions) -> None:
-    from kqctl.render.simulation import render_simulation
+    from kqctl.kueue.render.simulation import render_simulation
 
     try:
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, color=view.color,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kqctl.cli.options import ContextOption, KubeconfigOption, examples
+from kqctl.cli.options import ContextOption, KubeconfigOption, SchedulerOption, examples
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -59,12 +59,15 @@ def save_command(
                                help="Where to write: a .yaml, .yml or .json file, or '-' for stdout (YAML)."),
     context: str | None = ContextOption,
     kubeconfig: str | None = KubeconfigOption,
+    scheduler: str | None = SchedulerOption,
 ) -> None:
+    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, named
     from kqctl.load.cluster import read_cluster, snapshot_text
 
     fmt = output_format(output)
     check_writable(output)  # before minutes of reading a large cluster, not after
-    snapshot = read_cluster(context, kubeconfig)
+    plan = (named(scheduler) or SCHEDULERS[DEFAULT]).read_plan()
+    snapshot = read_cluster(plan, context, kubeconfig)
     write_text(output, snapshot_text(snapshot, fmt))
     report(snapshot, output)
     raise typer.Exit(EXIT_OK)
@@ -115,10 +118,13 @@ def write_text(path: str, text: str) -> None:
 
 def report(snapshot: ClusterSnapshot, path: str) -> None:
     """One line on stderr (stdout may be the snapshot itself), plus a warning per resource not read."""
+    from kqctl.cli.schedulers import SCHEDULERS
+
     counts = ", ".join(f"{kind} {count}" for kind, count in snapshot.counts().items()) or "none"
     where = f"context {snapshot.context} ({snapshot.server})" if snapshot.context else snapshot.server
     target = "stdout" if path == STDOUT else path
-    sys.stderr.write(f"kqctl: saved {len(snapshot.objects)} objects ({counts}) from {where}, Kueue API "
-                     f"{snapshot.kueue_version}, to {target}\n")
+    product = SCHEDULERS[snapshot.scheduler].product if snapshot.scheduler in SCHEDULERS else snapshot.scheduler
+    sys.stderr.write(f"kqctl: saved {len(snapshot.objects)} objects ({counts}) from {where}, {product} API "
+                     f"{snapshot.group_version}, to {target}\n")
     for note in snapshot.skipped:
         sys.stderr.write(f"kqctl: warning: {note}\n")

@@ -9,9 +9,10 @@ import typer
 
 from kqctl.cli import options
 from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
-from kqctl.validate.findings import Severity
+from kqctl.findings import Severity
 
 if TYPE_CHECKING:
+    from kqctl.validate.profile import ValidationProfile
     from kqctl.validate.report import ValidationReport
 
 HELP = """Validate Kueue manifests offline: schema, CEL rules, Kueue's webhooks and cross-object consistency.
@@ -49,21 +50,24 @@ def validate_command(
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
 ) -> None:
     from kqctl import __version__
-    from kqctl.render.findings import VALIDATE_FORMATS, render_validation
+    from kqctl.cli.schedulers import validation_profiles
+    from kqctl.render.validation import VALIDATE_FORMATS, render_validation
 
     if output not in VALIDATE_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(VALIDATE_FORMATS)}")
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
+    profiles = validation_profiles(scheduler)
     if from_cluster or sets or override:
         # What-if edits and the cluster need the objects in one process (no parallel split).
         from kqctl.validate.runner import validate_load
 
         result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                     sets, override)
-        report, unreadable = validate_load(result, closed=closed), [str(p) for p in result.unreadable]
+                                     sets, override, scheduler)
+        report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
     else:
         from kqctl.cli.progress import Progress
 
@@ -71,7 +75,7 @@ def validate_command(
         given = options.all_paths(paths, filenames)
         progress = Progress()
         progress.step("kqctl: reading and validating the inputs...")
-        report, unreadable = run_validation(given, recursive, strict, closed, jobs)
+        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles)
         progress.done()
         if not report.documents and not unreadable:
             from kqctl.load.sources import no_objects_error
@@ -84,23 +88,24 @@ def validate_command(
     raise typer.Exit(exit_code(report, fail_on, unreadable=bool(unreadable)))
 
 
-def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool,
-                   jobs: int) -> tuple[ValidationReport, list[str]]:
+def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool, jobs: int,
+                   profiles: tuple[ValidationProfile, ...]) -> tuple[ValidationReport, list[str]]:
     """One process for small inputs; one per core when there is enough to share (same report)."""
+    from kqctl.cli.schedulers import ALL_KINDS
     from kqctl.load.objects import load_paths
     from kqctl.load.sources import expand_paths
-    from kqctl.validate.parallel import default_jobs, validate_files_parallel, worth_parallel
+    from kqctl.validate.parallel import Job, default_jobs, validate_files_parallel, worth_parallel
     from kqctl.validate.runner import validate_load
 
     files = expand_paths(paths, recursive)
     workers = jobs or default_jobs()
     if worth_parallel(files, workers):
-        report, _ = validate_files_parallel(files, strict, closed, workers)
+        report, _ = validate_files_parallel(files, Job(ALL_KINDS, profiles, strict), closed, workers)
         unreadable = [f"{d.origin}: {d.findings[0].message}" for d in report.documents
                       if d.findings and d.findings[0].rule_id == "LOAD-UNREADABLE"]
         return report, unreadable
-    result = load_paths(files, strict=strict)
-    return validate_load(result, closed=closed), [str(problem) for problem in result.unreadable]
+    result = load_paths(ALL_KINDS, files, strict=strict)
+    return validate_load(result, profiles, closed), [str(problem) for problem in result.unreadable]
 
 
 def exit_code(report: ValidationReport, fail_on: str, unreadable: bool) -> int:

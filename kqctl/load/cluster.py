@@ -1,4 +1,7 @@
-"""Read a live cluster, read-only: every object kqctl's engine needs, as plain dicts.
+"""Read a live cluster, read-only: every object a scheduler's engine needs, as plain dicts.
+
+What to list comes from the scheduler (a :class:`ReadPlan`: its API group, the versions kqctl reads, the
+resources); this module only knows how to talk to an API server.
 
 kqctl only ever calls ``get`` (API discovery) and ``list``; it never asks for Secrets or
 ConfigMaps and never writes anything, not even refreshed tokens back into the kubeconfig.
@@ -25,18 +28,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
-from kqctl.api.kinds import KUEUE_GROUP
 from kqctl.errors import EXIT_CLUSTER, KqctlError
 from kqctl.load.documents import string_style
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient, Configuration
 
+    from kqctl.k8s.kinds import KindRegistry
     from kqctl.load.objects import LoadResult
 
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
-# v1beta2 first: it is kqctl's hub version, so the API server does the conversion, not kqctl.
-KUEUE_VERSIONS = ("v1beta2", "v1beta1")
 DEFAULT_PAGE_SIZE = 500  # kubectl's --chunk-size default
 # Bounds for every request loop, so a misbehaving server cannot keep kqctl busy forever.
 MAX_PAGES = 100_000
@@ -48,7 +48,7 @@ CLUSTERROLE_FILE = "deploy/kqctl-reader-clusterrole.yaml"
 
 
 class ClusterError(KqctlError):
-    """The cluster could not be read: bad kubeconfig, unreachable, forbidden, or Kueue missing."""
+    """The cluster could not be read: bad kubeconfig, unreachable, forbidden, or the scheduler missing."""
 
     exit_code = EXIT_CLUSTER
 
@@ -68,8 +68,8 @@ class Resource:
     group: str  # "" for the core group
     plural: str
     kind: str
-    version: str | None = None  # None: the Kueue version chosen by discovery
-    required: bool = True  # False: older Kueue releases may not serve it; skipped with a note
+    version: str | None = None  # None: the scheduler group's version chosen by discovery
+    required: bool = True  # False: older releases of the scheduler may not serve it; skipped with a note
     label_selector: str | None = None
 
     @property
@@ -77,28 +77,29 @@ class Resource:
         """As kubectl and RBAC spell it: ``workloads.kueue.x-k8s.io``, ``pods``."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
-    def api_version(self, kueue_version: str) -> str:
-        version = self.version or kueue_version
+    def api_version(self, group_version: str) -> str:
+        version = self.version or group_version
         return f"{self.group}/{version}" if self.group else version
 
 
-# In the order they are written: what others refer to comes first, which reads well in a file.
-RESOURCES: tuple[Resource, ...] = (
-    Resource("", "namespaces", "Namespace", "v1"),
-    Resource("scheduling.k8s.io", "priorityclasses", "PriorityClass", "v1"),
-    Resource("", "limitranges", "LimitRange", "v1"),
-    Resource(KUEUE_GROUP, "resourceflavors", "ResourceFlavor"),
-    Resource(KUEUE_GROUP, "topologies", "Topology", required=False),
-    Resource(KUEUE_GROUP, "admissionchecks", "AdmissionCheck", required=False),
-    Resource(KUEUE_GROUP, "workloadpriorityclasses", "WorkloadPriorityClass", required=False),
-    Resource(KUEUE_GROUP, "cohorts", "Cohort", required=False),
-    Resource(KUEUE_GROUP, "clusterqueues", "ClusterQueue"),
-    Resource(KUEUE_GROUP, "localqueues", "LocalQueue"),
-    Resource(KUEUE_GROUP, "workloads", "Workload"),
-    # Only the Jobs and Pods submitted to Kueue: a label selector, so other workloads never leave the cluster.
-    Resource("batch", "jobs", "Job", "v1", label_selector=QUEUE_NAME_LABEL),
-    Resource("", "pods", "Pod", "v1", label_selector=QUEUE_NAME_LABEL),
-)
+@dataclass(frozen=True)
+class ReadPlan:
+    """What to read for one scheduler: its API group, the versions kqctl reads of it, and the resources.
+
+    Resources in the order they are written: what others refer to comes first, which reads well in a file.
+    """
+
+    scheduler: str  # "kueue": also the annotation prefix of the snapshot's version fields
+    product: str  # "Kueue", as messages name it
+    group: str
+    versions: tuple[str, ...]  # the group versions kqctl reads, preferred first
+    resources: tuple[Resource, ...]
+    oldest_release: str = ""  # the oldest release serving one of ``versions`` ("Kueue 0.3"), for messages
+
+    @property
+    def anchor(self) -> Resource:
+        """The first required resource of the group, named when the group itself is missing."""
+        return next(r for r in self.resources if r.group == self.group and r.required)
 
 
 # What a snapshot never stores: values people put in pod specs and kubectl's copy of whole manifests.
@@ -177,8 +178,9 @@ class ClusterSnapshot:
     context: str | None
     server: str
     taken_at: str  # RFC 3339, UTC
-    kueue_version: str
-    served_kueue_versions: tuple[str, ...] = ()
+    scheduler: str  # whose objects were read ("kueue")
+    group_version: str  # the version of the scheduler's API group that was read
+    served_versions: tuple[str, ...] = ()  # every version the cluster serves of that group
     skipped: list[str] = field(default_factory=list)  # resources not read, and why
     redacted: Redactions = field(default_factory=Redactions)  # what was replaced by REDACTED_VALUE
 
@@ -189,8 +191,8 @@ class ClusterSnapshot:
             "snapshot-time": self.taken_at,
             "context": self.context or "",
             "server": self.server,
-            "kueue-version": self.kueue_version,
-            "kueue-served-versions": ",".join(self.served_kueue_versions),
+            f"{self.scheduler}-version": self.group_version,
+            f"{self.scheduler}-served-versions": ",".join(self.served_versions),
             "kqctl-version": __version__,
         }
         if self.skipped:
@@ -222,9 +224,9 @@ class _Connection:
 # --- Public API ------------------------------------------------------------------------------------------
 
 
-def read_cluster(context: str | None = None, kubeconfig: str | None = None, *,
+def read_cluster(plan: ReadPlan, context: str | None = None, kubeconfig: str | None = None, *,
                  page_size: int = DEFAULT_PAGE_SIZE) -> ClusterSnapshot:
-    """Everything kqctl reads, from the cluster of ``context`` (default: the kubeconfig's current one)."""
+    """Everything ``plan`` names, from the cluster of ``context`` (default: the kubeconfig's current one)."""
     from urllib3.exceptions import InsecureRequestWarning
 
     with warnings.catch_warnings():
@@ -232,7 +234,7 @@ def read_cluster(context: str | None = None, kubeconfig: str | None = None, *,
         warnings.simplefilter("ignore", InsecureRequestWarning)
         connection = _connect(context, kubeconfig)
         try:
-            return _read(connection, page_size)
+            return _read(connection, plan, page_size)
         except ClusterError as exc:
             raise ClusterError(_redact(str(exc), connection.secrets), exc.status) from None
         finally:
@@ -260,18 +262,18 @@ def snapshot_text(snapshot: ClusterSnapshot, fmt: str = "yaml") -> str:
     raise ValueError(f"unknown snapshot format {fmt!r}: yaml or json")
 
 
-def cluster_load_result(snapshot: ClusterSnapshot, strict: bool = False) -> LoadResult:
+def cluster_load_result(kinds: KindRegistry, snapshot: ClusterSnapshot, strict: bool = False) -> LoadResult:
     """The snapshot's objects as if read from a file (``--from-cluster``); lines refer to its JSON text."""
     from kqctl.load.objects import load_text
 
-    return load_text(snapshot_text(snapshot, "json"), snapshot.source_name, strict)
+    return load_text(kinds, snapshot_text(snapshot, "json"), snapshot.source_name, strict)
 
 
-def load_cluster(context: str | None = None, kubeconfig: str | None = None,
+def load_cluster(plan: ReadPlan, kinds: KindRegistry, context: str | None = None, kubeconfig: str | None = None,
                  strict: bool = False) -> tuple[ClusterSnapshot, LoadResult]:
     """``--from-cluster`` in one call: the snapshot (for its metadata and notes) and its loaded objects."""
-    snapshot = read_cluster(context, kubeconfig)
-    return snapshot, cluster_load_result(snapshot, strict)
+    snapshot = read_cluster(plan, context, kubeconfig)
+    return snapshot, cluster_load_result(kinds, snapshot, strict)
 
 
 # --- Connecting ------------------------------------------------------------------------------------------
@@ -571,85 +573,87 @@ def _public_url(url: str) -> str:
 # --- Reading ---------------------------------------------------------------------------------------------
 
 
-def _read(connection: _Connection, page_size: int) -> ClusterSnapshot:
+def _read(connection: _Connection, plan: ReadPlan, page_size: int) -> ClusterSnapshot:
     taken_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    served = _served_kueue_versions(connection)
-    version = choose_kueue_version(served)
-    available = _served_kueue_resources(connection, version)
+    served = _served_versions(connection, plan)
+    version = choose_version(plan, served)
+    available = _served_resources(connection, plan, version)
     objects: list[dict[str, Any]] = []
     skipped: list[str] = []
     redactions = Redactions()
-    for resource in RESOURCES:
-        if resource.group == KUEUE_GROUP and resource.plural not in available:
-            skipped.append(_not_served(resource, version))
+    for resource in plan.resources:
+        if resource.group == plan.group and resource.plural not in available:
+            skipped.append(_not_served(plan, resource, version))
             continue
         api_version = resource.api_version(version)
-        items = _list(connection, resource, version, page_size)
+        items = _list(connection, plan, resource, version, page_size)
         objects.extend(redactions.apply(_normalize(item, api_version, resource.kind)) for item in items)
-    return ClusterSnapshot(objects, connection.context, connection.server, taken_at, version, served, skipped,
-                           redactions)
+    return ClusterSnapshot(objects, connection.context, connection.server, taken_at, plan.scheduler, version, served,
+                           skipped, redactions)
 
 
-def choose_kueue_version(served: tuple[str, ...]) -> str:
-    """v1beta2 when served, else v1beta1: the versions kqctl reads from a cluster."""
-    for version in KUEUE_VERSIONS:
+def choose_version(plan: ReadPlan, served: tuple[str, ...]) -> str:
+    """The first of the plan's versions the cluster serves (for Kueue: v1beta2, else v1beta1)."""
+    for version in plan.versions:
         if version in served:
             return version
-    raise ClusterError(f"cannot list resourceflavors.{KUEUE_GROUP}: the cluster serves {KUEUE_GROUP} only as "
-                       f"{', '.join(served) or 'no version'}; kqctl reads {' or '.join(KUEUE_VERSIONS)} "
-                       "(Kueue 0.3 or later)")
+    since = f" ({plan.oldest_release} or later)" if plan.oldest_release else ""
+    raise ClusterError(f"cannot list {plan.anchor.name}: the cluster serves {plan.group} only as "
+                       f"{', '.join(served) or 'no version'}; kqctl reads {' or '.join(plan.versions)}{since}")
 
 
-def _served_kueue_versions(connection: _Connection) -> tuple[str, ...]:
-    """The Kueue group's versions from API discovery (``GET /apis``)."""
+def _served_versions(connection: _Connection, plan: ReadPlan) -> tuple[str, ...]:
+    """The scheduler group's versions from API discovery (``GET /apis``)."""
     from kubernetes import client
 
     api = client.ApisApi(connection.client)
     body = _call(connection, functools.partial(api.get_api_versions, **_RAW), "get", "the API groups (/apis)")
     for group in _dicts(body.get("groups")):
-        if group.get("name") == KUEUE_GROUP:
+        if group.get("name") == plan.group:
             return tuple(str(v.get("version")) for v in _dicts(group.get("versions")) if v.get("version"))
-    raise ClusterError(f"cannot list resourceflavors.{KUEUE_GROUP} (or any Kueue resource): the cluster does not "
-                       f"serve the API group {KUEUE_GROUP}; is Kueue installed?", status=404)
+    raise ClusterError(f"cannot list {plan.anchor.name} (or any {plan.product} resource): the cluster does not "
+                       f"serve the API group {plan.group}; is {plan.product} installed?", status=404)
 
 
-def _served_kueue_resources(connection: _Connection, version: str) -> set[str]:
-    """The Kueue resources served at ``version`` (``GET /apis/kueue.x-k8s.io/<version>``)."""
+def _served_resources(connection: _Connection, plan: ReadPlan, version: str) -> set[str]:
+    """The scheduler's resources served at ``version`` (e.g. ``GET /apis/kueue.x-k8s.io/<version>``)."""
     from kubernetes import client
 
     api = client.CustomObjectsApi(connection.client)
-    request = functools.partial(api.get_api_resources, KUEUE_GROUP, version, **_RAW)
-    body = _call(connection, request, "get", f"the resources of {KUEUE_GROUP}/{version}",
-                 " (is Kueue installed?)")
+    request = functools.partial(api.get_api_resources, plan.group, version, **_RAW)
+    body = _call(connection, request, "get", f"the resources of {plan.group}/{version}",
+                 f" (is {plan.product} installed?)")
     names = (str(r.get("name")) for r in _dicts(body.get("resources")))
     return {name for name in names if "/" not in name}  # "workloads/status" is a subresource
 
 
-def _not_served(resource: Resource, version: str) -> str:
-    """A Kueue resource discovery does not list: fatal for the core ones, a note for the newer ones."""
+def _not_served(plan: ReadPlan, resource: Resource, version: str) -> str:
+    """A resource discovery does not list: fatal for the core ones, a note for the newer ones."""
     if resource.required:
-        raise ClusterError(f"cannot list {resource.name}: the cluster does not serve it at {KUEUE_GROUP}/{version}"
-                           " (is Kueue installed with all its CRDs?)", status=404)
+        raise ClusterError(f"cannot list {resource.name}: the cluster does not serve it at {plan.group}/{version}"
+                           f" (is {plan.product} installed with all its CRDs?)", status=404)
     return f"{resource.name} not served at {version}: none read"
 
 
-def _list(connection: _Connection, resource: Resource, version: str, page_size: int) -> list[dict[str, Any]]:
+def _list(connection: _Connection, plan: ReadPlan, resource: Resource, version: str,
+          page_size: int) -> list[dict[str, Any]]:
     """Every object of ``resource``, all pages merged; restarted if a continue token expires."""
     for _ in range(MAX_LIST_ATTEMPTS):
         try:
-            return _list_pages(connection, resource, version, page_size)
+            return _list_pages(connection, plan, resource, version, page_size)
         except _ContinueExpired:
             continue  # as client-go's pager: the list changed too much meanwhile, read it again
     raise ClusterError(f"cannot list {resource.name}: the list changed faster than kqctl could page through it "
                        f"(410 Gone {MAX_LIST_ATTEMPTS} times); try again", status=410)
 
 
-def _list_pages(connection: _Connection, resource: Resource, version: str, page_size: int) -> list[dict[str, Any]]:
+def _list_pages(connection: _Connection, plan: ReadPlan, resource: Resource, version: str,
+                page_size: int) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     token: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
-        page = _list_page(connection, resource, version, page_size, token)
+        page = _list_page(connection, plan, resource, version, page_size, token)
         items.extend(_page_items(page, resource))
         token = _continue_token(page)
         if token is None:
@@ -660,12 +664,12 @@ def _list_pages(connection: _Connection, resource: Resource, version: str, page_
     raise ClusterError(f"cannot list {resource.name}: more than {MAX_PAGES} pages")
 
 
-def _list_page(connection: _Connection, resource: Resource, version: str, page_size: int,
+def _list_page(connection: _Connection, plan: ReadPlan, resource: Resource, version: str, page_size: int,
                token: str | None) -> dict[str, Any]:
     lister = _lister(connection, resource, version)
     request = functools.partial(lister, limit=page_size, _continue=token, label_selector=resource.label_selector,
                                 **_RAW)
-    hint = " (is Kueue installed?)" if resource.group == KUEUE_GROUP else ""
+    hint = f" (is {plan.product} installed?)" if resource.group == plan.group else ""
     try:
         return _call(connection, request, "list", resource.name, hint)
     except ClusterError as exc:

@@ -23,9 +23,9 @@ from typing import Any
 
 import yaml
 
-from kqctl.api.origin import FieldPath, Origin
-from kqctl.api.scalars import LiteralFloat
 from kqctl.errors import InputError
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.origin import FieldPath, Origin
 
 # Expanding aliases can blow a few bytes up into billions of values ("billion laughs"): stop long
 # before that. Only values reached through an alias count: a document's own size is bounded by the

@@ -12,20 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from kqctl.api.kinds import (
-    KUEUE_CONFIG_GROUP,
-    KUEUE_GROUP,
-    KindInfo,
-    group_kinds,
-    kind_info,
-    served_kind_like,
-    split_api_version,
-)
-from kqctl.api.origin import FieldPath, Origin
 from kqctl.errors import InputError
+from kqctl.findings import Finding, error, warning
+from kqctl.k8s.kinds import KindInfo, KindRegistry, split_api_version
 from kqctl.load.documents import Document, decode_text, parse_documents
 from kqctl.load.sources import STDIN_NAME, expand_paths, read_source
-from kqctl.validate.findings import Finding, error, warning
+from kqctl.origin import FieldPath, Origin
 
 
 @dataclass
@@ -99,9 +91,9 @@ def _has_errors(obj: LoadedObject) -> bool:
     return any(f.severity.value == "error" for f in obj.findings)
 
 
-def load_paths(paths: Iterable[str], recursive: bool = False, strict: bool = False,
+def load_paths(kinds: KindRegistry, paths: Iterable[str], recursive: bool = False, strict: bool = False,
                stdin: BinaryIO | None = None) -> LoadResult:
-    """Read every path (``-`` is stdin) into objects. Unreadable inputs do not stop the others."""
+    """Read every path (``-`` is stdin) into objects of ``kinds``. Unreadable inputs do not stop the others."""
     objects: list[LoadedObject] = []
     unreadable: list[InputError] = []
     files: list[str] = []
@@ -114,26 +106,26 @@ def load_paths(paths: Iterable[str], recursive: bool = False, strict: bool = Fal
             unreadable.append(exc)
             continue
         for document in documents:
-            objects.extend(objects_of(document, strict))
+            objects.extend(objects_of(kinds, document, strict))
     mark_duplicates(objects)
     return LoadResult(objects, unreadable, files)
 
 
-def load_text(text: str, name: str = "<text>", strict: bool = False) -> LoadResult:
+def load_text(kinds: KindRegistry, text: str, name: str = "<text>", strict: bool = False) -> LoadResult:
     """Objects from YAML/JSON text (used by tests and by callers that already hold the text)."""
-    objects = [obj for document in parse_documents(text, name) for obj in objects_of(document, strict)]
+    objects = [obj for document in parse_documents(text, name) for obj in objects_of(kinds, document, strict)]
     mark_duplicates(objects)
     return LoadResult(objects, [])
 
 
-def objects_of(document: Document, strict: bool = False) -> list[LoadedObject]:
+def objects_of(kinds: KindRegistry, document: Document, strict: bool = False) -> list[LoadedObject]:
     """The objects a document holds: itself, or the items of a ``kind: List`` (``kubectl get -o yaml``)."""
     body = document.body
     if body is None:
         return []  # an empty document (a stray ``---``), ignored as kubectl does
     if isinstance(body, dict) and _is_list(body):
-        return _list_items(document, body, strict)
-    return [_object(document, (), body, document.origin, strict)]
+        return _list_items(kinds, document, body, strict)
+    return [_object(kinds, document, (), body, document.origin, strict)]
 
 
 def _is_list(body: dict[str, Any]) -> bool:
@@ -141,20 +133,21 @@ def _is_list(body: dict[str, Any]) -> bool:
     return isinstance(kind, str) and kind.endswith("List") and "items" in body and "spec" not in body
 
 
-def _list_items(document: Document, body: dict[str, Any], strict: bool) -> list[LoadedObject]:
+def _list_items(kinds: KindRegistry, document: Document, body: dict[str, Any], strict: bool) -> list[LoadedObject]:
     items = body.get("items")
     if not isinstance(items, list):
-        obj = _object(document, (), body, document.origin, strict)
+        obj = _object(kinds, document, (), body, document.origin, strict)
         obj.findings.append(error("LOAD-LIST", ("items",), "Invalid value: items of a List must be a sequence"))
         return [obj]
     result: list[LoadedObject] = []
     for i, item in enumerate(items):
         origin = Origin(document.origin.file, document.origin.index, document.line_of(("items", i)), i)
-        result.append(_object(document, ("items", i), item, origin, strict))
+        result.append(_object(kinds, document, ("items", i), item, origin, strict))
     return result
 
 
-def _object(document: Document, prefix: FieldPath, body: Any, origin: Origin, strict: bool) -> LoadedObject:
+def _object(kinds: KindRegistry, document: Document, prefix: FieldPath, body: Any, origin: Origin,
+            strict: bool) -> LoadedObject:
     if not isinstance(body, dict):
         obj = LoadedObject(origin, document, prefix, body, None)
         obj.findings.append(error("LOAD-NOT-OBJECT", (), f"document is a {_type_name(body)}, expected a mapping"
@@ -165,12 +158,12 @@ def _object(document: Document, prefix: FieldPath, body: Any, origin: Origin, st
         missing = [k for k in ("apiVersion", "kind") if not isinstance(body.get(k), str) or not body.get(k)]
         obj.findings.append(error("LOAD-NO-KIND", (missing[0],), f"Required value: {missing[0]} must be set"))
         return obj
-    obj.info = kind_info(obj.api_version, obj.kind)
+    obj.info = kinds.info(obj.api_version, obj.kind)
     group = obj.api_version.partition("/")[0] if "/" in obj.api_version else ""
-    if obj.info is None and (group in (KUEUE_GROUP, KUEUE_CONFIG_GROUP) or served_kind_like(group, obj.kind)):
-        # The API server serves no such kind in Kueue's groups; elsewhere only a miscased or plural spelling
-        # of a kind kqctl reads (kind: pod) is known to be unserved, any other kind may well exist.
-        obj.findings.append(_no_match(obj, group))
+    if obj.info is None and (group in kinds.owned_groups or kinds.served_kind_like(group, obj.kind)):
+        # The API server serves no such kind in a scheduler's groups; elsewhere only a miscased or plural
+        # spelling of a kind kqctl reads (kind: pod) is known to be unserved, any other kind may well exist.
+        obj.findings.append(_no_match(kinds, obj, group))
     elif obj.info is None:
         obj.findings.append(_skipped(obj, strict))
     elif obj.version not in obj.info.versions:
@@ -196,13 +189,14 @@ def _group_prefix(info: KindInfo) -> str:
     return f"{info.group}/" if info.group else ""
 
 
-def _no_match(obj: LoadedObject, group: str) -> Finding:
+def _no_match(kinds: KindRegistry, obj: LoadedObject, group: str) -> Finding:
     """kubectl's "no matches for kind": a kind the group does not serve (a typo, wrong case, a plural)."""
-    like = served_kind_like(group, obj.kind)
+    like = kinds.served_kind_like(group, obj.kind)
+    served = kinds.group_kinds(group)
     if like is None:
-        close = difflib.get_close_matches(obj.kind, group_kinds(group), n=1, cutoff=0.6)
+        close = difflib.get_close_matches(obj.kind, served, n=1, cutoff=0.6)
         like = close[0] if close else None
-    hint = f"did you mean {like}?" if like else f"the kinds of {group}: {', '.join(group_kinds(group))}"
+    hint = f"did you mean {like}?" if like else f"the kinds of {group}: {', '.join(served)}"
     return error("LOAD-NO-MATCH", ("kind",), f'no matches for kind "{obj.kind}" in version "{obj.api_version}"', hint)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from kqctl.api.scalars import LiteralFloat
+from kqctl.k8s.scalars import LiteralFloat
 from kqctl.load.documents import string_style
 
 

@@ -1,13 +1,13 @@
 """Quantities for people: ``12.5Gi`` rather than ``13421772800`` or ``3294m`` of memory.
 
-Kueue's own messages print quantities its way (kqctl.api.quantity.format_resource_value, kept
+Kueue's own messages print quantities its way (kqctl.k8s.quantity.format_resource_value, kept
 verbatim where a message is Kueue's); tables and summaries use these human forms instead. JSON and
 YAML output keep exact Kubernetes quantities.
 """
 
 from __future__ import annotations
 
-from kqctl.api.quantity import UNLIMITED, format_resource_value
+from kqctl.k8s.quantity import UNLIMITED, format_resource_value
 
 _BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _BYTE_RESOURCES = frozenset({"memory", "ephemeral-storage", "storage"})

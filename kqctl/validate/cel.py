@@ -27,8 +27,8 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-from kqctl.api.origin import FieldPath
-from kqctl.validate.findings import Finding, Severity, error
+from kqctl.findings import Finding, Severity, error
+from kqctl.origin import FieldPath
 from kqctl.validate.schema import load_schema
 
 # Stable rule ids: a failed known Kueue rule is ``CEL-<VAL id>``; any other rule ``CEL-RULE``.

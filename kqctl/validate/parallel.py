@@ -11,14 +11,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
-from kqctl.api.origin import FieldPath, Origin
 from kqctl.errors import InputError
+from kqctl.findings import Finding, error
+from kqctl.k8s.kinds import KindRegistry
 from kqctl.load.documents import Document, decode_text, parse_documents
 from kqctl.load.objects import DUPLICATE_HINT, LoadedObject, identity, objects_of
 from kqctl.load.sources import read_source
-from kqctl.validate.findings import Finding, error
+from kqctl.origin import FieldPath, Origin
+from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
 from kqctl.validate.runner import finding_order, with_line
 
@@ -54,15 +55,24 @@ def _size(path: str) -> int:
         return 0
 
 
-def validate_files_parallel(files: list[str], strict: bool, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
+@dataclass(frozen=True)
+class Job:
+    """What every worker needs besides its file: the kinds to read and the schedulers' validation profiles."""
+
+    kinds: KindRegistry
+    profiles: tuple[ValidationProfile, ...]
+    strict: bool
+
+
+def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
     """Returns the report and whether any input was unreadable."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with context.Pool(min(jobs, len(files))) as pool:
-        parts = pool.map(_validate_file, [(f, strict) for f in files], chunksize=1)
-    return _merge(parts, closed), any(p.unreadable is not None for p in parts)
+        parts = pool.map(_validate_file, [(f, job) for f in files], chunksize=1)
+    return _merge(parts, job, closed), any(p.unreadable is not None for p in parts)
 
 
-def _validate_file(arguments: tuple[str, bool]) -> FilePart:
+def _validate_file(arguments: tuple[str, Job]) -> FilePart:
     try:
         return _validate_one(*arguments)
     except InputError:
@@ -71,7 +81,7 @@ def _validate_file(arguments: tuple[str, bool]) -> FilePart:
         raise RuntimeError(f"{arguments[0]}: {type(exc).__name__}: {exc}") from None
 
 
-def _validate_one(name: str, strict: bool) -> FilePart:
+def _validate_one(name: str, job: Job) -> FilePart:
     from kqctl.validate.runner import has_error, located, report_for, unreadable_report, validate_object
 
     part = FilePart()
@@ -83,53 +93,27 @@ def _validate_one(name: str, strict: bool) -> FilePart:
         part.reports.append(unreadable_report(exc))
         return part
     for document in documents:
-        for obj in objects_of(document, strict):
+        for obj in objects_of(job.kinds, document, job.strict):
             findings = list(obj.findings)
             if obj.known and not has_error(findings):
-                findings.extend(validate_object(obj))
+                findings.extend(validate_object(obj, job.profiles))
             report = report_for(obj, [located(obj, f) for f in findings])
             part.identities.append((identity(obj), obj.line_of(("metadata", "name"))))
             if obj.known and not has_error(obj.findings):
-                part.cross.append((len(part.reports), _trimmed(obj)))
+                part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
             part.reports.append(report)
     return part
 
 
-def _trimmed(obj: LoadedObject) -> LoadedObject:
-    """A copy light enough to send between processes, with what the cross-object checks read."""
-    body = obj.body
-    if obj.kind == "Workload":
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
-        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-        body = {
-            "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
-            "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
-            "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
-                                             "priorityClassSource") if k in spec},
-                     "podSets": [_trimmed_pod_set(ps) for ps in spec.get("podSets") or [] if isinstance(ps, dict)]},
-        }
-    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> LoadedObject:
+    """The object as light as its owner's cross-object checks allow (core kinds are sent whole)."""
+    owner = next((p for p in profiles if obj.info is not None and p.owns(obj.info.group)), None)
+    if owner is not None:
+        return owner.trim(obj)
+    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info)
 
 
-def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
-    """Only what the pod's requests are computed from (REQ-6)."""
-    template = pod_set.get("template")
-    raw_spec = template.get("spec") if isinstance(template, dict) else None
-    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
-    containers = {key: [_resources_only(c) for c in spec.get(key) or [] if isinstance(c, dict)]
-                  for key in ("containers", "initContainers")}
-    rest = {key: spec[key] for key in ("overhead", "resources") if key in spec}
-    kept: dict[str, Any] = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
-    return {**kept, "template": {"spec": {**containers, **rest}}}
-
-
-def _resources_only(container: dict[str, Any]) -> dict[str, Any]:
-    return {key: container[key] for key in ("resources", "restartPolicy") if key in container}
-
-
-def _merge(parts: list[FilePart], closed: bool) -> ValidationReport:
-    from kqctl.validate.crossobject import cross_object_findings
-
+def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     reports: list[DocumentReport] = []
     first: dict[tuple[str, str, str, str], Origin] = {}
     cross: list[tuple[DocumentReport, LoadedObject]] = []
@@ -149,8 +133,10 @@ def _merge(parts: list[FilePart], closed: bool) -> ValidationReport:
                 if not any(f.rule_id == "LOAD-DUPLICATE" for f in report.findings)]
     by_object = {id(obj): report for report, obj in included}
     lines = _LineCache()
-    for obj, finding in cross_object_findings([obj for _, obj in included], closed):
-        _add(by_object[id(obj)], with_line(finding, lines.line(obj, finding.path)))
+    objects = [obj for _, obj in included]
+    for profile in job.profiles:
+        for obj, finding in profile.cross_object(objects, closed):
+            _add(by_object[id(obj)], with_line(finding, lines.line(obj, finding.path)))
     return ValidationReport(reports)
 
 

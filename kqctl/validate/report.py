@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kqctl.api.origin import Origin
-from kqctl.validate.findings import Finding, Severity
+from kqctl.findings import Finding, Severity
+from kqctl.origin import Origin
 
 
 @dataclass

@@ -1,45 +1,37 @@
-"""``kqctl validate``: every object through the steps a real API server with Kueue takes on create.
+"""``kqctl validate``: every object through the steps a real API server takes on create.
 
-DEF-3 order: schema defaulting, Kueue's mutating webhooks (ClusterQueue, ResourceFlavor,
-Workload), OpenAPI schema with strict field validation, CEL rules (skipped when the schema
-failed), Kueue's validating webhooks; then the cross-object checks no server makes (XO).
+DEF-3 order: schema defaulting, the scheduler's mutating webhooks (Kueue: ClusterQueue, ResourceFlavor,
+Workload), OpenAPI schema with strict field validation, CEL rules (skipped when the schema failed), the
+validating webhooks; then the cross-object checks no server makes. What is a scheduler's own comes from
+its :class:`~kqctl.validate.profile.ValidationProfile`.
 """
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kqctl.api.kinds import KUEUE_GROUP, split_api_version
-from kqctl.api.kueue.defaults import RULE_DECODE
-from kqctl.api.origin import Origin
 from kqctl.errors import InputError
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.kinds import KindInfo, split_api_version
 from kqctl.load.objects import LoadedObject, LoadResult
-from kqctl.validate.findings import Finding, Severity, error
+from kqctl.origin import Origin
+from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
 from kqctl.validate.schema import UNKNOWN_FIELD
 
-# Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
-_MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}
-_LEGACY_VERSIONS = {"v1alpha1", "v1alpha2"}
-# v1beta1 spells a few v1beta2 fields differently (API-1); webhook findings are computed on the
-# v1beta2 form and pointed back at the field the user wrote.
-_V1BETA1_FIELD_NAMES = {"cohortName": "cohort"}
 
-
-def validate_load(result: LoadResult, closed: bool = False) -> ValidationReport:
+def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False) -> ValidationReport:
     """Validate every loaded object, then the set of them as a whole."""
-    from kqctl.validate.crossobject import cross_object_findings
-
     findings: dict[int, list[Finding]] = {}
     for obj in result.objects:
         found = list(obj.findings)
         if obj.known and not has_error(found):
-            found.extend(validate_object(obj))
+            found.extend(validate_object(obj, profiles))
         findings[id(obj)] = found
-    for obj, finding in cross_object_findings(result.known_objects, closed):
-        findings[id(obj)].append(finding)
+    for profile in profiles:
+        for obj, finding in profile.cross_object(result.known_objects, closed):
+            findings[id(obj)].append(finding)
     documents = [report_for(obj, findings[id(obj)]) for obj in result.objects]
     documents.extend(unreadable_report(exc) for exc in result.unreadable)
     position = {name: i for i, name in enumerate(result.files)}
@@ -47,49 +39,43 @@ def validate_load(result: LoadResult, closed: bool = False) -> ValidationReport:
     return ValidationReport(documents)
 
 
-def validate_object(obj: LoadedObject) -> list[Finding]:
+def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> list[Finding]:
     """The per-object steps of DEF-3, in the API server's order."""
-    group, version = split_api_version(obj.api_version)
+    assert obj.info is not None
     body: dict[str, Any] = obj.body
     findings: list[Finding] = []
-    api_version, kind = obj.api_version, obj.kind
     unserved: list[Finding] = []
-    if group == KUEUE_GROUP and version in _LEGACY_VERSIONS:
-        unserved = [_unserved_legacy(obj)]
-        body, api_version, kind, legacy = _convert_legacy(body)
-        findings.extend(legacy)
-        if has_error(legacy):
+    owner = _owner(obj.info, profiles)
+    legacy = owner.legacy(obj) if owner is not None else None
+    if legacy is not None:
+        unserved = [legacy.unserved]
+        body = legacy.body
+        findings.extend(legacy.findings)
+        if has_error(legacy.findings):
             return findings + unserved
-    body, steps = _server_steps(body, api_version, kind)
+    kind = str(body.get("kind", ""))
+    body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles)
     findings.extend(steps)
     if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
-        findings.extend(_webhook_findings(body, kind))
+        findings.extend(_webhook_findings(body, kind, profiles))
     # The conversion's own findings come first: they are what `kqctl convert` would produce.
-    return _status_ignored_on_create(findings) + unserved
+    return _status_ignored_on_create(findings, profiles) + unserved
 
 
-def _unserved_legacy(obj: LoadedObject) -> Finding:
-    """LEG-VERSION: no supported Kueue serves alpha versions; the API server answers "no matches"."""
-    return error("LEG-VERSION", ("apiVersion",),
-                 f'no matches for kind "{obj.kind}" in version "{obj.api_version}": no supported Kueue serves '
-                 "it (kqctl checks its v1beta2 conversion too)",
-                 f"convert it: kqctl convert -f {_convert_input(obj.origin.file)} --to v1beta2")
+def _owner(info: KindInfo, profiles: Sequence[ValidationProfile]) -> ValidationProfile | None:
+    return next((p for p in profiles if p.owns(info.group)), None)
 
 
-def _convert_input(file: str) -> str:
-    """How the hint's command names the input: ``-`` for standard input, else the file, quoted for a shell."""
-    return "-" if file == "<stdin>" else shlex.quote(file)
-
-
-def _status_ignored_on_create(findings: list[Finding]) -> list[Finding]:
+def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[ValidationProfile]) -> list[Finding]:
     """The API server drops ``status`` when it creates an object of a kind with a status subresource:
-    problems there are information, not errors. Not so for Kueue's mutating webhooks, which run before the
-    status is dropped and deny an object whose status they cannot decode (DEF-3-DECODE), nor for kinds
-    without status (ResourceFlavor, PriorityClass, ...), where ``status`` is an unknown field."""
+    problems there are information, not errors. Not so for a scheduler's mutating webhooks, which run before
+    the status is dropped and deny an object whose status they cannot decode (Kueue: DEF-3-DECODE), nor for
+    kinds without status (ResourceFlavor, PriorityClass, ...), where ``status`` is an unknown field."""
+    kept = frozenset().union(*(p.kept_in_status for p in profiles))
     result = []
     for finding in findings:
-        if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding):
+        if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding, kept):
             finding = Finding(finding.rule_id, Severity.INFO, finding.path,
                               f"{finding.message} (status is ignored when the object is created)", finding.hint,
                               finding.line, finding.related)
@@ -97,24 +83,24 @@ def _status_ignored_on_create(findings: list[Finding]) -> list[Finding]:
     return result
 
 
-def _kept_on_create(finding: Finding) -> bool:
-    return finding.rule_id == RULE_DECODE or (finding.rule_id == UNKNOWN_FIELD and finding.path == ("status",))
+def _kept_on_create(finding: Finding, kept: frozenset[str]) -> bool:
+    return finding.rule_id in kept or (finding.rule_id == UNKNOWN_FIELD and finding.path == ("status",))
 
 
-def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[dict[str, Any], list[Finding]]:
+def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindInfo,
+                  profiles: Sequence[ValidationProfile]) -> tuple[dict[str, Any], list[Finding]]:
     """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
-    from kqctl.api.kueue.defaults import apply_mutating_webhooks
     from kqctl.validate.cel import validate_cel
     from kqctl.validate.rules import run_metadata_rules
     from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
 
     if not has_schema(api_version, kind):
-        return body, run_metadata_rules(kind, body)
-    group, _ = split_api_version(api_version)
+        return body, run_metadata_rules(info, body)
     defaulted = apply_schema_defaults(body, api_version, kind)
     findings: list[Finding] = []
-    if group == KUEUE_GROUP and kind in _MUTATED_KINDS:
-        defaulted, decoding = apply_mutating_webhooks(defaulted)
+    mutated = _mutated(defaulted, kind, info, profiles)
+    if mutated is not None:
+        defaulted, decoding = mutated
         findings.extend(decoding)
         if has_error(decoding):
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
@@ -122,8 +108,8 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
         # re-encoding drops empty strings, which the CRD defaults then fill in.
         defaulted = apply_schema_defaults(defaulted, api_version, kind)
     # The API server reports metadata and schema errors together, before CEL.
-    raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(kind, defaulted)
-    schema_findings = _status_ignored_on_create(raw_schema_findings)
+    raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
+    schema_findings = _status_ignored_on_create(raw_schema_findings, profiles)
     findings.extend(schema_findings)
     if any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
         # The server drops status before its schema, CEL and validating webhooks see the object: a malformed
@@ -134,36 +120,25 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str) -> tuple[di
     return defaulted, findings
 
 
+def _mutated(body: dict[str, Any], kind: str, info: KindInfo,
+             profiles: Sequence[ValidationProfile]) -> tuple[dict[str, Any], list[Finding]] | None:
+    owner = _owner(info, profiles)
+    return owner.mutate(body, kind) if owner is not None else None
+
+
 def _in_status(finding: Finding) -> bool:
     return finding.path[:1] == ("status",)
 
 
-def _webhook_findings(body: dict[str, Any], kind: str) -> list[Finding]:
-    """Kueue's validating webhooks judge the v1beta2 form (a v1beta1 object is converted first)."""
-    from kqctl.api.kueue.versions import to_v1beta2
-    from kqctl.validate.rules import run_webhook_rules
+def _webhook_findings(body: dict[str, Any], kind: str, profiles: Sequence[ValidationProfile]) -> list[Finding]:
+    """The API server's own rules for core kinds, then every scheduler's validating webhooks for the kind."""
+    from kqctl.validate.rules import run_core_rules
 
-    group, version = split_api_version(str(body.get("apiVersion", "")))
-    if group == KUEUE_GROUP and version != "v1beta2":
-        body = to_v1beta2(body).body
-        return [_renamed_for_v1beta1(f) for f in run_webhook_rules(kind, body, include_metadata=False)]
-    return run_webhook_rules(kind, body, include_metadata=False)
-
-
-def _renamed_for_v1beta1(finding: Finding) -> Finding:
-    path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
-    return Finding(finding.rule_id, finding.severity, path, finding.message, finding.hint,
-                   finding.line, finding.related)
-
-
-def _convert_legacy(body: dict[str, Any]) -> tuple[dict[str, Any], str, str, list[Finding]]:
-    """LEG-*: alpha objects are validated as the v1beta2 objects they convert to."""
-    from kqctl.api.kueue.versions import to_v1beta2
-
-    conversion = to_v1beta2(body)
-    findings = [Finding(i.rule_id, Severity(i.severity), i.path, i.message) for i in conversion.issues]
-    converted = conversion.body
-    return converted, str(converted.get("apiVersion", "")), str(converted.get("kind", "")), findings
+    group, _ = split_api_version(str(body.get("apiVersion", "")))
+    findings = run_core_rules(group, kind, body)
+    for profile in profiles:
+        findings.extend(profile.webhooks(body, kind))
+    return findings
 
 
 def report_for(obj: LoadedObject, findings: list[Finding]) -> DocumentReport:

@@ -28,9 +28,9 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from kqctl.api.origin import FieldPath, format_path
-from kqctl.api.scalars import LiteralFloat
-from kqctl.validate.findings import Finding, error
+from kqctl.findings import Finding, error
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.origin import FieldPath, format_path
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 LIST_MAP_KEYS = "x-kqctl-list-map-keys"

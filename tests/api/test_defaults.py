@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from kqctl.api.kueue.defaults import (
+from kqctl.findings import Severity
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.kueue.validate.webhook_defaults import (
     RESOURCE_IN_USE_FINALIZER,
     RULE_DECODE,
     apply_mutating_webhooks,
     go_float_text,
 )
-from kqctl.api.scalars import LiteralFloat
-from kqctl.validate.findings import Severity
 
 QPAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 

@@ -9,8 +9,11 @@ from typing import Any
 import yaml
 from support import REPO
 
-from kqctl.api.core import PriorityClass
-from kqctl.api.kueue.jobs import (
+from kqctl.k8s.core import PriorityClass
+from kqctl.k8s.pods import spec_requests
+from kqctl.kueue.api.models import LocalQueue, Workload, WorkloadPriorityClass
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.jobs import (
     ConversionContext,
     created_workloads,
     dedupe,
@@ -23,9 +26,6 @@ from kqctl.api.kueue.jobs import (
     workload_from_pod_group,
     workloads_from_jobs,
 )
-from kqctl.api.kueue.models import LocalQueue, Workload, WorkloadPriorityClass
-from kqctl.api.kueue.requests import spec_requests
-from kqctl.api.snapshot import Snapshot
 
 NS = "team-a"
 QUEUE = "kueue.x-k8s.io/queue-name"

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from kqctl.api.core import LimitRange, ModelError, Namespace, PriorityClass
-from kqctl.api.kueue.models import (
+from kqctl.k8s.core import LimitRange, ModelError, Namespace, PriorityClass
+from kqctl.k8s.quantity import UNLIMITED
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.kueue.api.models import (
     AdmissionCheck,
     BorrowWithinCohort,
     ClusterQueue,
@@ -25,9 +27,7 @@ from kqctl.api.kueue.models import (
     Workload,
     WorkloadPriorityClass,
 )
-from kqctl.api.origin import Origin
-from kqctl.api.quantity import UNLIMITED
-from kqctl.api.scalars import LiteralFloat
+from kqctl.origin import Origin
 
 ORIGIN = Origin("objects.yaml", 0, 1)
 

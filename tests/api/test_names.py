@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kqctl.api.names import (
+from kqctl.k8s.names import (
     go_json,
     go_quote,
     is_dns1123_label,

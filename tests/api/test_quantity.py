@@ -1,4 +1,4 @@
-"""Tests for kqctl.api.quantity: rules QTY-1..QTY-6 and Q-10 of kueue-semantics.md.
+"""Tests for kqctl.k8s.quantity: rules QTY-1..QTY-6 and Q-10 of kueue-semantics.md.
 
 Where the design text is silent the expected values follow Kubernetes' resource.Quantity.
 """
@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from kqctl.api.quantity import (
+from kqctl.k8s.quantity import (
     CPU_UNLIMITED_CORES,
     ERR_FORMAT,
     ERR_NUMERIC,
@@ -31,7 +31,7 @@ from kqctl.api.quantity import (
     sat_mul,
     sat_sub,
 )
-from kqctl.api.scalars import LiteralFloat
+from kqctl.k8s.scalars import LiteralFloat
 
 REGEX_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kqctl.api.quantity import Quantity
+from kqctl.k8s.quantity import Quantity
 from tests.support import REPO, run_kqctl
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kqctl.api.kueue.requests import (
+from kqctl.k8s.pods import (
     aggregate,
     limit_range_violations,
     read_pod_resources,
@@ -11,7 +11,7 @@ from kqctl.api.kueue.requests import (
     spec_requests,
     summarize_limit_ranges,
 )
-from kqctl.api.quantity import MAX_INT64
+from kqctl.k8s.quantity import MAX_INT64
 
 
 def container(

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from kqctl.api.kueue.versions import (
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.kueue.api.versions import (
     RULE_DROPPED,
     Conversion,
     ConversionIssue,
@@ -17,7 +18,6 @@ from kqctl.api.kueue.versions import (
     from_v1beta2,
     to_v1beta2,
 )
-from kqctl.api.scalars import LiteralFloat
 
 BETA1 = "kueue.x-k8s.io/v1beta1"
 BETA2 = "kueue.x-k8s.io/v1beta2"

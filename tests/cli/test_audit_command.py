@@ -11,7 +11,7 @@ import pytest
 import yaml
 from support import KUEUE_CONFORMANCE, REPO, Run
 
-from kqctl.render import audit as render_audit
+from kqctl.kueue.render import audit as render_audit
 
 Kq = Callable[..., Run]
 Write = Callable[[str, "str | bytes"], str]

@@ -14,8 +14,9 @@ import yaml
 from fake_apiserver import TOKEN, FakeApiServer, FakeCluster, sample_objects
 from support import REPO, Run, run_kqctl
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_paths
-from kqctl.load.snapshot import build_snapshot
 
 # The kubernetes client honours proxy variables; empty ones are ignored, so the fake server is reached directly.
 ENV = {"HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "", "http_proxy": "", "https_proxy": "", "all_proxy": "",
@@ -52,7 +53,7 @@ def test_save_writes_a_yaml_snapshot_that_loads(kubeconfig: str, server: FakeApi
     body = yaml.safe_load(path.read_text())
     assert (body["apiVersion"], body["kind"]) == ("v1", "List")
     assert body["metadata"]["annotations"]["kqctl.dev/kueue-version"] == "v1beta2"
-    built = build_snapshot(load_paths([str(path)]))
+    built = build_snapshot(load_paths(ALL_KINDS, [str(path)]))
     assert sorted(built.cluster_queues) == ["cq-a", "cq-b"] and len(built.workloads) == 5
 
 

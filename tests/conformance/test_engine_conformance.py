@@ -11,14 +11,15 @@ import dataclasses
 import pytest
 from conformance_cases import Case, cases, scheduler_differences
 
-from kqctl.api.core import parse_time
-from kqctl.api.kueue.config import AdmissionFairSharingConfig, duration_seconds
-from kqctl.api.quantity import parse_quantity
-from kqctl.engine.features import DEFAULTS, FeatureGates
-from kqctl.engine.simulation import SimulationOptions, simulate
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.k8s.core import parse_time
+from kqctl.k8s.quantity import parse_quantity
+from kqctl.kueue.api.config import AdmissionFairSharingConfig, duration_seconds
+from kqctl.kueue.engine.features import DEFAULTS, FeatureGates
+from kqctl.kueue.engine.simulation import SimulationOptions, simulate
+from kqctl.kueue.load import build_snapshot
+from kqctl.kueue.render.simulation import contract
 from kqctl.load.objects import load_paths
-from kqctl.load.snapshot import build_snapshot
-from kqctl.render.simulation import contract
 
 INJECTED_ERROR_CASES = [c for c in cases("schedule") if "injectedWorkloadStatusPatchError" in c.config]
 AFS_CASES = cases("admission-fair-sharing")
@@ -26,7 +27,7 @@ AFS_CASES = cases("admission-fair-sharing")
 
 def run_engine(case: Case) -> dict:
     config = case.config
-    snapshot = build_snapshot(load_paths([str(case.snapshot)]))
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)]))
     afs = config.get("admissionFairSharing")
     usage = None
     if afs:

@@ -13,14 +13,15 @@ from typing import Any
 import pytest
 from conformance_cases import Case, cases, scheduler_differences
 
-from kqctl.api.core import parse_time
-from kqctl.api.kueue.models import ResourceFlavor
-from kqctl.api.quantity import parse_quantity, quota_value
-from kqctl.engine.features import DEFAULTS, FeatureGates
-from kqctl.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.k8s.core import parse_time
+from kqctl.k8s.quantity import parse_quantity, quota_value
+from kqctl.kueue.api.models import ResourceFlavor
+from kqctl.kueue.engine.features import DEFAULTS, FeatureGates
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.kueue.load import build_snapshot
+from kqctl.kueue.render.simulation import contract
 from kqctl.load.objects import load_paths
-from kqctl.load.snapshot import build_snapshot
-from kqctl.render.simulation import contract
 
 SCAN_PROGRESS_CASES = cases("preserve-flavor-scan-progress")
 TAS_FLAVOR_CASES = [c for c in cases("flavor-assign") if "tas-flavor" in (c.expected.get("tags") or [])]
@@ -46,7 +47,7 @@ def between_cycles(config: dict[str, Any]) -> Any:
 
 def run_scan_progress(case: Case) -> dict[str, Any]:
     config = case.config
-    snapshot = build_snapshot(load_paths([str(case.snapshot)]))
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)]))
     options = SimulationOptions(
         cycles=case.expected.get("cycles", 1), fair_sharing=bool(config.get("fairSharing")), gates=gates_of(config),
         now=parse_time(config["now"], ()) if config.get("now") else None, between_cycles=between_cycles(config))
@@ -58,7 +59,7 @@ def test_there_are_tas_cases() -> None:
 
 
 def test_the_cases_need_nodes_and_a_topology() -> None:
-    snapshot = build_snapshot(load_paths([str(SCAN_PROGRESS_CASES[0].snapshot)]))
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(SCAN_PROGRESS_CASES[0].snapshot)]))
     assert sorted(snapshot.nodes) == ["node-f1", "node-f2"]
     assert snapshot.topologies["tas-single-level"].levels == ("kubernetes.io/hostname",)
     assert isinstance(snapshot.resource_flavors["tas-flavor-1"], ResourceFlavor)
@@ -74,7 +75,7 @@ def test_the_topology_failure_is_what_kueue_reported(case: Case) -> None:
     """The pending workload's QuotaReserved=False event of cycle 2 (the Warning Kueue recorded)."""
     expected = next(e["message"] for e in case.expected["events"] if e["eventType"] == "Warning")
     config = case.config
-    sim = Simulation(build_snapshot(load_paths([str(case.snapshot)])), SimulationOptions(
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)])), SimulationOptions(
         cycles=2, fair_sharing=True, gates=gates_of(config), between_cycles=between_cycles(config)))
     result = sim.run()
     entry = next(e for e in result.cycle_results[1].entries if e.workload.key == "default/pending")
@@ -85,7 +86,7 @@ def test_the_topology_failure_is_what_kueue_reported(case: Case) -> None:
 def test_tas_flavor_assignment_matches_kueue(case: Case) -> None:
     expected = case.expected
     config = expected.get("config") or {}
-    snapshot = build_snapshot(load_paths([str(case.snapshot)]))
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)]))
     sim = Simulation(snapshot, SimulationOptions(fair_sharing=bool(config.get("enableFairSharing")),
                                                  gates=gates_of(config)))
     workload = sim.outcomes[expected["workload"]].workload

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from support import KUEUE_CONFORMANCE, REPO
 
-from kqctl.engine.audit import (
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.engine.audit import (
     NAMESPACE_NOT_ADMITTED,
     NEVER_FITS,
     NO_BORROWING,
@@ -23,8 +24,8 @@ from kqctl.engine.audit import (
     ResourceRow,
     audit,
 )
+from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_paths, load_text
-from kqctl.load.snapshot import build_snapshot
 
 V1B2 = "kueue.x-k8s.io/v1beta2"
 CONFORMANCE = KUEUE_CONFORMANCE
@@ -99,7 +100,7 @@ def workload(name: str, queue: str, requests: dict[str, str], count: int = 1, ad
 
 def run(*objects: dict[str, Any]) -> AuditReport:
     text = "\n---\n".join(json.dumps(o) for o in objects)
-    return audit(build_snapshot(load_text(text)))
+    return audit(build_snapshot(load_text(ALL_KINDS, text)))
 
 
 def node(report: AuditReport, name: str) -> AuditNode:
@@ -439,14 +440,14 @@ SAMPLES = ("single-clusterqueue", "cohort-borrowing", "spot-gpu", "preemption", 
 
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_every_valid_sample_audits_without_warnings(sample: str) -> None:
-    report = audit(build_snapshot(load_paths([str(REPO / "samples" / sample)], recursive=True)))
+    report = audit(build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / sample)], recursive=True)))
     assert report.cluster_queues
     assert [f for f in report.findings if f.severity == "warning"] == []
 
 
 def test_the_broken_sample_triggers_every_rule() -> None:
     paths = [str(REPO / "samples" / "broken" / name) for name in ("00-base.yaml", "50-cross-object.yaml")]
-    report = audit(build_snapshot(load_paths(paths)))
+    report = audit(build_snapshot(load_paths(ALL_KINDS, paths)))
     assert {f.rule_id for f in report.findings} == {UNUSABLE_QUOTA, NEVER_FITS, NO_BORROWING, UNUSED_FLAVOR,
                                                      UNFED_CLUSTERQUEUE, NAMESPACE_NOT_ADMITTED}
 
@@ -459,5 +460,5 @@ def test_every_conformance_snapshot_audits() -> None:
     snapshots = _conformance_snapshots()
     assert snapshots
     for path in snapshots:
-        report = audit(build_snapshot(load_paths([str(path)])))
+        report = audit(build_snapshot(load_paths(ALL_KINDS, [str(path)])))
         assert report.nodes, path

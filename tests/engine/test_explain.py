@@ -6,11 +6,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kqctl.api.snapshot import Snapshot
-from kqctl.engine.explain import UnknownWorkload, _with_increases, admitted_after, explain, resolve_key
-from kqctl.engine.simulation import SimulationOptions
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.explain import UnknownWorkload, _with_increases, admitted_after, explain, resolve_key
+from kqctl.kueue.engine.simulation import SimulationOptions
+from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_text
-from kqctl.load.snapshot import build_snapshot
 
 NOW = SimulationOptions(now=datetime(2026, 1, 1, tzinfo=timezone.utc))
 
@@ -59,7 +60,7 @@ ADMITTED = """status:
 
 def snapshot(*workloads: str, strategy: str = "BestEffortFIFO", preemption: str = "") -> Snapshot:
     text = BASE.replace("STRATEGY", strategy).replace("PREEMPTION", preemption) + "".join(workloads)
-    return build_snapshot(load_text(text))
+    return build_snapshot(load_text(ALL_KINDS, text))
 
 
 def wl(name: str, cpu: str, priority: int = 0, second: int = 0, queue: str = "lq", admitted: bool = False) -> str:

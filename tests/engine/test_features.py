@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kqctl.engine.features import ADMISSION_GATES, DEFAULTS, FeatureGateError, FeatureGates, has_effect
-from kqctl.engine.kueue_feature_gates import KUEUE_FEATURE_GATES
+from kqctl.kueue.engine.feature_gates import KUEUE_FEATURE_GATES
+from kqctl.kueue.engine.features import ADMISSION_GATES, DEFAULTS, FeatureGateError, FeatureGates, has_effect
 
 
 @pytest.mark.parametrize("text, name, expected", [

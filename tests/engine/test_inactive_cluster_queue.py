@@ -8,11 +8,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from kqctl.engine.outcomes import HELD_INACTIVE, decision
-from kqctl.engine.simulation import SimulationOptions, simulate
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.engine.outcomes import HELD_INACTIVE, decision
+from kqctl.kueue.engine.simulation import SimulationOptions, simulate
+from kqctl.kueue.load import build_snapshot
+from kqctl.kueue.render.simulation import contract
 from kqctl.load.objects import load_text
-from kqctl.load.snapshot import build_snapshot
-from kqctl.render.simulation import contract
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 SINCE = 'lastTransitionTime: "2025-12-31T00:00:00Z"'
@@ -82,7 +83,7 @@ spec:
 
 
 def run(stop_policy: str) -> tuple[dict, dict]:
-    snapshot = build_snapshot(load_text(manifests(stop_policy), "inline.yaml"), NOW)
+    snapshot = build_snapshot(load_text(ALL_KINDS, manifests(stop_policy), "inline.yaml"), NOW)
     result = simulate(snapshot, SimulationOptions(cycles=1, now=NOW))
     return contract(result), {k: decision(o, result.queues, result.cache) for k, o in result.outcomes.items()}
 

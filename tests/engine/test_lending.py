@@ -1,13 +1,14 @@
-"""The "lent" figure of simulate's ClusterQueue summary (our attribution, see kqctl.engine.lending; Q-1, Q-2)."""
+"""The "lent" figure of simulate's ClusterQueue summary (our attribution, see kqctl.kueue.engine.lending; Q-1, Q-2)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from kqctl.engine.lending import lent_by_cluster_queue
-from kqctl.engine.simulation import SimulationOptions, simulate
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.engine.lending import lent_by_cluster_queue
+from kqctl.kueue.engine.simulation import SimulationOptions, simulate
+from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_text
-from kqctl.load.snapshot import build_snapshot
 
 NOW = SimulationOptions(now=datetime(2026, 1, 1, tzinfo=timezone.utc))
 FLAVOR = """apiVersion: kueue.x-k8s.io/v1beta2
@@ -62,7 +63,7 @@ def workload(name: str, queue_name: str, cpu: str) -> str:
 
 
 def lent(*documents: str) -> dict[str, dict[tuple[str, str], int]]:
-    result = simulate(build_snapshot(load_text(FLAVOR + "".join(documents))), NOW)
+    result = simulate(build_snapshot(load_text(ALL_KINDS, FLAVOR + "".join(documents))), NOW)
     return lent_by_cluster_queue(result.cache)
 
 

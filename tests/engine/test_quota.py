@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kqctl.engine.quota import (
+from kqctl.kueue.engine.quota import (
     Limits,
     QuotaNode,
     add_usage,

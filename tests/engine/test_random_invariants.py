@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 import yaml
 
-from kqctl.api.kueue.versions import convert
-from kqctl.api.quantity import parse_quantity, resource_value
-from kqctl.engine.simulation import SimulationOptions, SimulationResult, simulate
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.k8s.quantity import parse_quantity, resource_value
+from kqctl.kueue.api.versions import convert
+from kqctl.kueue.engine.simulation import SimulationOptions, SimulationResult, simulate
+from kqctl.kueue.load import build_snapshot
+from kqctl.kueue.render.simulation import contract
 from kqctl.load.objects import load_text
-from kqctl.load.snapshot import build_snapshot
-from kqctl.render.simulation import contract
 from tests.conformance_cases import cases
 from tests.engine.random_scenarios import scenario
 
@@ -36,7 +37,7 @@ FR = tuple[str, str]
 
 
 def _run(text: str, options: SimulationOptions) -> SimulationResult:
-    return simulate(build_snapshot(load_text(text, "random.yaml"), NOW), options)
+    return simulate(build_snapshot(load_text(ALL_KINDS, text, "random.yaml"), NOW), options)
 
 
 @cache
@@ -214,7 +215,7 @@ RECORDED = [c for c in cases("schedule", "fair-sharing", "random", "concurrent-a
 
 @pytest.mark.parametrize("case", RECORDED, ids=[str(c) for c in RECORDED])
 def test_recorded_decisions_satisfy_the_borrowing_limit_invariant(case: Any) -> None:
-    snapshot = build_snapshot(load_text(case.snapshot.read_text(), str(case.snapshot)), NOW)
+    snapshot = build_snapshot(load_text(ALL_KINDS, case.snapshot.read_text(), str(case.snapshot)), NOW)
     result = simulate(snapshot, SimulationOptions(now=NOW, cycles=1))  # only for the quota tree
     usage = _usage_from_admissions({"admitted": case.expected["admitted"]})
     for name, per_fr in usage.items():

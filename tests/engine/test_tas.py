@@ -1,4 +1,4 @@
-"""Topology-Aware Scheduling (rule set TAS, kqctl/engine/tas.py).
+"""Topology-Aware Scheduling (rule set TAS, kqctl/kueue/engine/tas.py).
 
 The placement cases are ported from Kueue's own TestFindTopologyAssignments
 (pkg/cache/scheduler/tas_cache_test.go at the reference commit): same nodes, levels, requests
@@ -11,14 +11,15 @@ from typing import Any
 
 import pytest
 
-from kqctl.api.core import Fields
-from kqctl.api.kueue.models import Node, ResourceFlavor, Taint, Topology, TopologyAssignment
-from kqctl.api.quantity import parse_quantity, resource_value
-from kqctl.engine import tas
-from kqctl.engine.features import FeatureGates
-from kqctl.engine.simulation import Simulation, SimulationOptions
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.k8s.core import Fields
+from kqctl.k8s.quantity import parse_quantity, resource_value
+from kqctl.kueue.api.models import Node, ResourceFlavor, Taint, Topology, TopologyAssignment
+from kqctl.kueue.engine import tas
+from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
+from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_paths
-from kqctl.load.snapshot import build_snapshot
 
 B, R, H = "cloud.com/topology-block", "cloud.com/topology-rack", tas.HOSTNAME
 THREE_LEVELS = (B, R, H)
@@ -373,7 +374,7 @@ def test_explicit_and_implied_requests() -> None:
 
 def test_flavor_eligibility_messages() -> None:
     """TAS-2 checkPodSetAndFlavorMatchForTAS."""
-    from kqctl.api.kueue.models import ClusterQueue
+    from kqctl.kueue.api.models import ClusterQueue
 
     nodes = [node("x1", {H: "x1", "pool": "tas"})]
     tas_flavor = ResourceFlavor("tas", {"pool": "tas"}, (), (), "default")
@@ -479,7 +480,7 @@ spec:
 def simulation(tmp_path: Any, text: str, **gates: bool) -> Simulation:
     path = tmp_path / "cluster.yaml"
     path.write_text(CLUSTER + text)
-    return Simulation(build_snapshot(load_paths([str(path)])), SimulationOptions(gates=FeatureGates(gates)))
+    return Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions(gates=FeatureGates(gates)))
 
 
 def test_admitted_pods_hold_their_node_in_later_cycles(tmp_path: Any) -> None:
@@ -540,7 +541,7 @@ def test_a_non_tas_pod_set_does_not_take_a_tas_flavor(tmp_path: Any) -> None:
     text += "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: plain}\n"
     path = tmp_path / "cluster.yaml"
     path.write_text(text + workload("plain", "1", 1, request="podSetGroupName: g"))
-    sim = Simulation(build_snapshot(load_paths([str(path)])), SimulationOptions())
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions())
     entry = sim.run().outcomes["default/plain"].last_entry
     assert entry is not None and entry.mode == "NoFit"
     assert entry.message == ("couldn't assign flavors to pod set main: Flavor \"tas\" supports only"
@@ -551,7 +552,7 @@ def test_a_non_tas_pod_set_does_not_take_a_tas_flavor(tmp_path: Any) -> None:
 def test_a_missing_topology_makes_the_cluster_queue_inactive(tmp_path: Any) -> None:
     path = tmp_path / "cluster.yaml"
     path.write_text(CLUSTER.replace("topologyName: hosts", "topologyName: nowhere") + workload("w", "1", 1))
-    sim = Simulation(build_snapshot(load_paths([str(path)])), SimulationOptions())
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions())
     state = sim.cache.cluster_queues["cq"]
     assert (state.active, state.inactive_reason) == (False, "TopologyNotFound")
     assert state.inactive_message == 'Can\'t admit new workloads: there is no Topology "nowhere" for TAS flavor "tas".'
@@ -562,7 +563,7 @@ def test_without_scan_progress_quota_churn_pins_the_workload_to_the_first_flavor
     from conformance_cases import cases
 
     case = cases("preserve-flavor-scan-progress")[0]  # gate-enabled, with churn
-    snapshot = build_snapshot(load_paths([str(case.snapshot)]))
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)]))
 
     def churn(sim: Simulation, cycle: int) -> None:
         quota = resource_value("cpu", parse_quantity("5" if cycle % 2 == 0 else "4"))

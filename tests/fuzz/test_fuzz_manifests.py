@@ -32,11 +32,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import REPO
 
-from kqctl.api.kinds import KUEUE_GROUP
-from kqctl.api.kueue.defaults import apply_mutating_webhooks
 from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from kqctl.findings import Severity
+from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
+from kqctl.kueue.validate.webhook_defaults import apply_mutating_webhooks
 from kqctl.load.documents import parse_documents
-from kqctl.validate.findings import Severity
 from kqctl.validate.schema import LIST_MAP_KEYS, apply_schema_defaults, load_schema
 
 EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "25"))

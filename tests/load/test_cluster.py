@@ -12,10 +12,12 @@ import yaml
 from fake_apiserver import KUEUE, TOKEN, FakeApiServer, FakeCluster, sample_objects
 from support import REPO
 
+from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.errors import EXIT_CLUSTER
+from kqctl.kueue.cluster import READ_PLAN
+from kqctl.kueue.load import build_snapshot
 from kqctl.load import cluster as cluster_module
 from kqctl.load.cluster import (
-    RESOURCES,
     ClusterError,
     ClusterSnapshot,
     cluster_documents,
@@ -24,7 +26,6 @@ from kqctl.load.cluster import (
     snapshot_text,
 )
 from kqctl.load.objects import load_paths
-from kqctl.load.snapshot import build_snapshot
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
@@ -54,7 +55,7 @@ def kubeconfig(server: FakeApiServer, tmp_path: Path) -> str:
 
 
 def read(kubeconfig: str, context: str | None = None, page_size: int = 2) -> ClusterSnapshot:
-    return read_cluster(context, kubeconfig, page_size=page_size)
+    return read_cluster(READ_PLAN, context, kubeconfig, page_size=page_size)
 
 
 def cluster_error(kubeconfig: str, context: str | None = None) -> ClusterError:
@@ -162,7 +163,7 @@ def test_a_v1beta1_only_cluster_is_read_as_v1beta1(kubeconfig: str, fake: FakeCl
     fake.kueue_resources = tuple(r for r in fake.kueue_resources if r != "topologies")  # newer than this Kueue
     fake.objects = sample_objects("v1beta1")
     snapshot = read(kubeconfig)
-    assert snapshot.kueue_version == "v1beta1"
+    assert snapshot.group_version == "v1beta1"
     assert {o["apiVersion"] for o in snapshot.objects if o["apiVersion"].startswith(KUEUE)} == {f"{KUEUE}/v1beta1"}
     assert all("/v1beta2" not in path for path in fake.paths())
     assert "Topology" not in snapshot.counts()
@@ -172,7 +173,7 @@ def test_a_v1beta1_only_cluster_is_read_as_v1beta1(kubeconfig: str, fake: FakeCl
 
 def test_v1beta2_is_read_whenever_it_is_served(kubeconfig: str, fake: FakeCluster) -> None:
     fake.preferred_kueue_version = "v1beta1"
-    assert read(kubeconfig).kueue_version == "v1beta2"
+    assert read(kubeconfig).group_version == "v1beta2"
 
 
 def test_a_kueue_too_old_for_kqctl_is_a_cluster_error(kubeconfig: str, fake: FakeCluster) -> None:
@@ -261,7 +262,7 @@ def test_secrets_and_configmaps_are_never_requested(kubeconfig: str, fake: FakeC
 def test_every_request_is_a_known_discovery_or_list_call(kubeconfig: str, fake: FakeCluster) -> None:
     read(kubeconfig)
     lists = {f"/api/v1/{r.plural}" if not r.group else f"/apis/{r.group}/{r.version or 'v1beta2'}/{r.plural}"
-             for r in RESOURCES}
+             for r in READ_PLAN.resources}
     assert {p.rstrip("/") for p in fake.paths()} == lists | {"/apis", f"/apis/{KUEUE}/v1beta2"}  # GET /apis/
 
 
@@ -291,7 +292,7 @@ def test_the_snapshot_loads_back(kubeconfig: str, fake: FakeCluster, tmp_path: P
     snapshot = read(kubeconfig)
     path = tmp_path / f"snapshot.{fmt}"
     path.write_text(snapshot_text(snapshot, fmt))
-    result = load_paths([str(path)])
+    result = load_paths(ALL_KINDS, [str(path)])
     assert result.unreadable == []
     assert [f.message for o in result.objects for f in o.findings] == []
     assert len(result.objects) == len(snapshot.objects)
@@ -311,7 +312,7 @@ def test_strings_that_look_like_booleans_or_numbers_stay_strings(kubeconfig: str
 def load_text_objects(text: str) -> list[Any]:
     from kqctl.load.objects import load_text
 
-    return load_text(text).objects
+    return load_text(ALL_KINDS, text).objects
 
 
 def test_the_snapshot_is_one_list_document(kubeconfig: str) -> None:
@@ -323,7 +324,7 @@ def test_the_snapshot_is_one_list_document(kubeconfig: str) -> None:
 
 
 def test_load_cluster_is_from_cluster_in_one_call(kubeconfig: str) -> None:
-    snapshot, result = load_cluster(None, kubeconfig)
+    snapshot, result = load_cluster(READ_PLAN, ALL_KINDS, None, kubeconfig)
     assert len(result.objects) == len(snapshot.objects)
     assert {o.origin.file for o in result.objects} == {"<cluster fake>"}
     assert len(build_snapshot(result).workloads) == 5
@@ -351,7 +352,7 @@ def test_the_clusterrole_grants_get_and_list_on_exactly_what_kqctl_reads() -> No
     for rule in role["rules"]:
         assert sorted(rule["verbs"]) == ["get", "list"]
         granted |= {(group, resource) for group in rule["apiGroups"] for resource in rule["resources"]}
-    assert granted == {(r.group, r.plural) for r in RESOURCES}
+    assert granted == {(r.group, r.plural) for r in READ_PLAN.resources}
     assert not {resource for _, resource in granted} & {"secrets", "configmaps", "*"}
 
 
@@ -359,11 +360,11 @@ def test_no_kubeconfig_anywhere_says_where_it_looked(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("KUBECONFIG", f"{tmp_path / 'a'}:{tmp_path / 'b'}")
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     with pytest.raises(ClusterError) as caught:
-        read_cluster()
+        read_cluster(READ_PLAN)
     assert str(caught.value) == (f"no kubeconfig found (looked at {tmp_path / 'a'}:{tmp_path / 'b'}): "
                                  "pass --kubeconfig, or set KUBECONFIG")
 
 
 def test_kubeconfig_from_the_environment_is_used(monkeypatch: pytest.MonkeyPatch, kubeconfig: str) -> None:
     monkeypatch.setenv("KUBECONFIG", kubeconfig)
-    assert read_cluster(page_size=2).context == "fake"
+    assert read_cluster(READ_PLAN, page_size=2).context == "fake"

@@ -19,6 +19,7 @@ import yaml
 from fake_apiserver import TOKEN, FakeApiServer, FakeCluster, sample_objects
 
 from kqctl.errors import EXIT_CLUSTER
+from kqctl.kueue.cluster import READ_PLAN
 from kqctl.load.cluster import ClusterError, ClusterSnapshot, merge_kubeconfigs, read_cluster
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -64,7 +65,7 @@ def kubeconfig(clusters: Sequence[tuple[str, dict[str, Any]]] = (), users: Seque
 
 def cluster_error(config: str | None, context: str | None = None) -> ClusterError:
     with pytest.raises(ClusterError) as caught:
-        read_cluster(context, config)
+        read_cluster(READ_PLAN, context, config)
     assert caught.value.exit_code == EXIT_CLUSTER == 4
     return caught.value
 
@@ -115,7 +116,7 @@ def test_kubeconfig_variable_with_several_files_reads_the_cluster(server: FakeAp
     first = write_yaml(tmp_path / "one", kubeconfig(current="fake"))
     second = server.write_kubeconfig(tmp_path / "two")
     monkeypatch.setenv("KUBECONFIG", os.pathsep.join([first, str(tmp_path / "missing"), second]))
-    snapshot = read_cluster()
+    snapshot = read_cluster(READ_PLAN)
     assert snapshot.context == "fake"
     assert snapshot.counts()["ClusterQueue"] == 2
 
@@ -144,7 +145,7 @@ def test_malformed_kubeconfigs_are_cluster_errors(tmp_path: Path, document: Any)
 def test_a_token_file_ending_in_a_newline_works(server: FakeApiServer, tmp_path: Path) -> None:
     (tmp_path / "token").write_text(TOKEN + "\n")
     path = server.write_kubeconfig(tmp_path / "config", user={"tokenFile": "token"})  # relative to the file
-    assert read_cluster(None, path).counts()["Workload"] == 5
+    assert read_cluster(READ_PLAN, None, path).counts()["Workload"] == 5
 
 
 def test_a_missing_token_file_is_named(server: FakeApiServer, tmp_path: Path) -> None:
@@ -207,7 +208,7 @@ def test_an_exec_plugin_gives_the_token(server: FakeApiServer, tmp_path: Path) -
     plugin.chmod(plugin.stat().st_mode | stat.S_IXUSR)
     path = server.write_kubeconfig(tmp_path / "config", user={"exec": {
         "apiVersion": "client.authentication.k8s.io/v1beta1", "command": "./bin/auth-plugin"}})
-    assert read_cluster(None, path).counts()["LocalQueue"] == 2
+    assert read_cluster(READ_PLAN, None, path).counts()["LocalQueue"] == 2
 
 
 # --- insecure-skip-tls-verify ----------------------------------------------------------------------------
@@ -230,7 +231,7 @@ def test_insecure_skip_tls_verify_warns_once_per_run(fake: FakeCluster, tmp_path
         path = server.write_kubeconfig(tmp_path / "config", cluster={"insecure-skip-tls-verify": True})
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            snapshot: ClusterSnapshot = read_cluster(None, path)
+            snapshot: ClusterSnapshot = read_cluster(READ_PLAN, None, path)
     assert snapshot.server.startswith("https://")
     assert len([r for r in fake.requests if r.path.endswith("workloads")]) >= 2  # many requests...
     assert [str(w.message) for w in caught if "Insecure" in type(w.message).__name__] == []
@@ -243,5 +244,5 @@ def test_a_verified_tls_server_needs_no_warning(fake: FakeCluster, tmp_path: Pat
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     with FakeApiServer(fake, tls=certificate) as server:
         path = server.write_kubeconfig(tmp_path / "config", cluster={"certificate-authority": certificate[0]})
-        assert read_cluster(None, path).counts()["Cohort"] == 1
+        assert read_cluster(READ_PLAN, None, path).counts()["Cohort"] == 1
     assert "warning" not in capsys.readouterr().err

@@ -16,6 +16,7 @@ import yaml
 from fake_apiserver import KUEUE, FakeApiServer, FakeCluster, sample_objects
 
 from kqctl.cli import app as app_module
+from kqctl.kueue.cluster import READ_PLAN
 from kqctl.load.cluster import LAST_APPLIED, REDACTED_VALUE, Redactions, read_cluster, snapshot_text
 
 SECRET = "hunter2-do-not-store"
@@ -79,7 +80,7 @@ def containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_env_values_are_replaced_in_every_container_of_every_kind(kubeconfig: str) -> None:
-    snapshot = read_cluster(None, kubeconfig)
+    snapshot = read_cluster(READ_PLAN, None, kubeconfig)
     holders = [o for o in snapshot.objects if o["kind"] in ("Pod", "Job", "Workload")]
     assert {o["kind"] for o in holders} == {"Pod", "Job", "Workload"}
     for obj in holders:
@@ -91,7 +92,7 @@ def test_env_values_are_replaced_in_every_container_of_every_kind(kubeconfig: st
 
 
 def test_last_applied_configuration_is_replaced_other_annotations_kept(kubeconfig: str) -> None:
-    snapshot = read_cluster(None, kubeconfig)
+    snapshot = read_cluster(READ_PLAN, None, kubeconfig)
     annotated = [o for o in snapshot.objects if "annotations" in o["metadata"]]
     assert len(annotated) == 2 + 2 + 1  # ClusterQueues, Jobs with the queue label, Pods with it
     for obj in annotated:
@@ -99,7 +100,7 @@ def test_last_applied_configuration_is_replaced_other_annotations_kept(kubeconfi
 
 
 def test_the_snapshot_says_what_was_redacted_and_holds_no_secret(kubeconfig: str) -> None:
-    snapshot = read_cluster(None, kubeconfig)
+    snapshot = read_cluster(READ_PLAN, None, kubeconfig)
     text = snapshot_text(snapshot, "yaml")
     assert SECRET not in text
     note = yaml.safe_load(text)["metadata"]["annotations"]["kqctl.dev/redacted"]

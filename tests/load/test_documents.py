@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kqctl.api.scalars import LiteralFloat
 from kqctl.errors import InputError
+from kqctl.k8s.scalars import LiteralFloat
 from kqctl.load.documents import MAX_ALIAS_VALUES, decode_text, parse_documents
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from kqctl.api.scalars import LiteralFloat
 from kqctl.errors import InputError
+from kqctl.k8s.scalars import LiteralFloat
 from kqctl.load.documents import JsonDocument, parse_documents
 
 LIST = """{

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.errors import UsageError
 from kqctl.load.objects import load_text
 from kqctl.load.overrides import apply_overrides, keep_last_definitions, parse_override
@@ -33,7 +34,7 @@ spec:
 
 
 def _apply(*texts: str) -> list[dict]:  # type: ignore[type-arg]
-    objects = load_text(CQ, "cq.yaml").objects
+    objects = load_text(ALL_KINDS, CQ, "cq.yaml").objects
     return [o.body for o in apply_overrides(objects, [parse_override(t) for t in texts], unknown_field)]
 
 
@@ -56,7 +57,7 @@ def test_set_changes_one_field_of_the_named_object(text: str, path: tuple, expec
 
 
 def test_set_leaves_the_loaded_objects_untouched() -> None:
-    objects = load_text(CQ, "cq.yaml").objects
+    objects = load_text(ALL_KINDS, CQ, "cq.yaml").objects
     apply_overrides(objects, [parse_override("workload/ns/w.spec.priority=7")])
     assert objects[1].body["spec"]["priority"] == 1
 
@@ -80,7 +81,8 @@ def test_set_mistakes_are_usage_errors_naming_the_override(text: str, message: s
 
 
 def test_override_keeps_the_definition_read_last() -> None:
-    objects = load_text(CQ + "---\n" + CQ.split("---\n")[1].replace("priority: 1", "priority: 2"), "x.yaml").objects
+    text = CQ + "---\n" + CQ.split("---\n")[1].replace("priority: 1", "priority: 2")
+    objects = load_text(ALL_KINDS, text, "x.yaml").objects
     assert any(f.rule_id == "LOAD-DUPLICATE" for o in objects for f in o.findings)
     kept = keep_last_definitions(objects)
     workloads = [o for o in kept if o.kind == "Workload"]

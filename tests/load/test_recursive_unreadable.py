@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.load.objects import load_paths
 from tests.support import REPO
 
@@ -18,7 +19,7 @@ def test_broken_symlink_is_reported(tmp_path: Path) -> None:
     (tmp_path / "cluster.yaml").write_text(CLUSTER)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "gone.yaml").symlink_to(tmp_path / "missing.yaml")
-    result = load_paths([str(tmp_path)], recursive=True)
+    result = load_paths(ALL_KINDS, [str(tmp_path)], recursive=True)
     assert result.objects
     assert [str(e) for e in result.unreadable] == [f"{tmp_path}/sub/gone.yaml: a broken symbolic link"]
 
@@ -30,7 +31,7 @@ def test_unreadable_directory_is_reported(tmp_path: Path) -> None:
     locked.mkdir()
     locked.chmod(0)
     try:
-        result = load_paths([str(tmp_path)], recursive=True)
+        result = load_paths(ALL_KINDS, [str(tmp_path)], recursive=True)
     finally:
         locked.chmod(0o755)
     assert any("permission denied: cannot list this directory" in str(e) for e in result.unreadable)

@@ -16,10 +16,10 @@ import pytest
 import yaml
 
 import kqctl
-from kqctl.api.origin import Origin
+from kqctl.findings import Finding, Severity
+from kqctl.origin import Origin
 from kqctl.render.console import make_console
-from kqctl.render.findings import VALIDATE_FORMATS, render_validation
-from kqctl.validate.findings import Finding, Severity
+from kqctl.render.validation import VALIDATE_FORMATS, render_validation
 from kqctl.validate.report import DocumentReport, ValidationReport
 
 ANSI = re.compile(r"\x1b\[")
@@ -196,7 +196,7 @@ def test_unknown_format_raises_value_error_listing_supported_formats() -> None:
 def test_machine_formats_do_not_import_rich() -> None:
     code = (
         "import io, sys\n"
-        "from kqctl.render.findings import render_validation\n"
+        "from kqctl.render.validation import render_validation\n"
         "from kqctl.validate.report import ValidationReport\n"
         "for fmt in ('json', 'yaml', 'junit', 'sarif', 'github'):\n"
         "    render_validation(ValidationReport([]), fmt, io.StringIO())\n"

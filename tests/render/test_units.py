@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kqctl.api.quantity import UNLIMITED
+from kqctl.k8s.quantity import UNLIMITED
 from kqctl.render.units import human
 
 GI = 1024**3

@@ -15,7 +15,8 @@ from typing import Any
 import cel
 import pytest
 
-from kqctl.api.scalars import LiteralFloat
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.scalars import LiteralFloat
 from kqctl.validate import cel as cel_module
 from kqctl.validate.cel import (
     CEL_EVAL,
@@ -29,7 +30,6 @@ from kqctl.validate.cel import (
     to_cel_value,
     validate_cel,
 )
-from kqctl.validate.findings import Finding, Severity
 from kqctl.validate.schema import SCHEMA_DIR, apply_schema_defaults, validate_schema
 
 KUEUE = "kueue.x-k8s.io/v1beta2"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.findings import Severity
+from kqctl.kueue.validate.crossobject import cross_object_findings
 from kqctl.load.objects import load_text
-from kqctl.validate.crossobject import cross_object_findings
-from kqctl.validate.findings import Severity
 
 RF = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {{name: {name}}}\n"
 CQ = """apiVersion: kueue.x-k8s.io/v1beta2
@@ -52,7 +53,7 @@ def wl(name: str = "w", ns: str = "ns", queue: str = "q", count: int = 1, reques
 
 
 def findings(*docs: str, closed: bool = False) -> list[tuple[str, str, Severity]]:
-    objects = load_text("---\n".join(docs)).known_objects
+    objects = load_text(ALL_KINDS, "---\n".join(docs)).known_objects
     return sorted((f.rule_id, obj.name or "", f.severity) for obj, f in cross_object_findings(objects, closed))
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.validate.crossobject import cross_object_findings
 from kqctl.load.objects import load_text
-from kqctl.validate.crossobject import cross_object_findings
 from tests.support import run_kqctl
 
 WORKLOAD = """apiVersion: kueue.x-k8s.io/v1beta2
@@ -112,7 +113,7 @@ def test_admission_check_parameter_checks_survive_a_wrong_type_in_every_field() 
     # test_crossobject_wrong_types, over these objects.
     from tests.validate.test_crossobject_wrong_types import WRONG_VALUES, _paths, _replaced
 
-    objects = load_text(MULTIKUEUE_AND_PROVISIONING, "mk.yaml").known_objects
+    objects = load_text(ALL_KINDS, MULTIKUEUE_AND_PROVISIONING, "mk.yaml").known_objects
     assert [f.rule_id for _, f in cross_object_findings(objects, closed=True)] == ["XO-MK-CLUSTER"]
     crashes: list[str] = []
     for position, obj in enumerate(objects):

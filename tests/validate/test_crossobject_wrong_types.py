@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.validate.crossobject import cross_object_findings
 from kqctl.load.objects import LoadedObject, load_paths
-from kqctl.validate.crossobject import cross_object_findings
 from tests.support import REPO
 
 SAMPLES = sorted(p for p in (REPO / "samples").iterdir() if p.is_dir() and p.name != "broken")
@@ -39,7 +40,7 @@ def _replaced(body: dict[str, Any], path: tuple[str | int, ...], value: Any) -> 
 
 
 def _objects(sample: Path) -> list[LoadedObject]:
-    return load_paths([str(sample)], recursive=True).known_objects
+    return load_paths(ALL_KINDS, [str(sample)], recursive=True).known_objects
 
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
@@ -68,5 +69,5 @@ def test_resource_group_without_flavors_is_no_crash_xo() -> None:
     text = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\n"
             "spec:\n  resourceGroups:\n  - coveredResources: [cpu]\n")
     from kqctl.load.objects import load_text
-    objects = load_text(text, "cq.yaml").known_objects
+    objects = load_text(ALL_KINDS, text, "cq.yaml").known_objects
     assert isinstance(cross_object_findings(objects, closed=True), list)

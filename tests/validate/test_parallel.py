@@ -5,9 +5,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from kqctl.cli.schedulers import ALL_KINDS, validation_profiles
 from kqctl.load.objects import load_paths
-from kqctl.render.findings import render_validation
-from kqctl.validate.parallel import validate_files_parallel, worth_parallel
+from kqctl.render.validation import render_validation
+from kqctl.validate.parallel import Job, validate_files_parallel, worth_parallel
 from kqctl.validate.runner import validate_load
 
 CQ = """apiVersion: kueue.x-k8s.io/v1beta2
@@ -62,8 +63,9 @@ def test_parallel_report_equals_the_single_process_report(tmp_path: Path) -> Non
     for name, text in files.items():
         (tmp_path / name).write_text(text)
         paths.append(str(tmp_path / name))
-    parallel, unreadable = validate_files_parallel(paths, strict=False, closed=True, jobs=2)
-    single = validate_load(load_paths(paths), closed=True)
+    profiles = validation_profiles(None)
+    parallel, unreadable = validate_files_parallel(paths, Job(ALL_KINDS, profiles, strict=False), closed=True, jobs=2)
+    single = validate_load(load_paths(ALL_KINDS, paths), profiles, closed=True)
     assert as_json(parallel) == as_json(single)
     assert unreadable
     rules = {f.rule_id for d in parallel.documents for f in d.findings}

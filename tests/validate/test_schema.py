@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from kqctl.api.scalars import LiteralFloat
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.scalars import LiteralFloat
 from kqctl.validate import schema as schema_module
-from kqctl.validate.findings import Finding, Severity
 from kqctl.validate.schema import (
     apply_schema_defaults,
     has_schema,

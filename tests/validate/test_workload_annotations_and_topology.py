@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.validate.profile import PROFILE
 from kqctl.load.objects import load_text
 from kqctl.validate.runner import validate_load
 
@@ -38,7 +40,7 @@ def _findings(annotations: dict[str, str] | None = None,
         body["metadata"]["annotations"] = annotations
     if topology is not None:
         body["spec"]["podSets"][0]["topologyRequest"] = topology
-    report = validate_load(load_text(yaml.safe_dump(body), "w.yaml"))
+    report = validate_load(load_text(ALL_KINDS, yaml.safe_dump(body), "w.yaml"), (PROFILE,))
     return [(f.rule_id, f.field, f.message) for doc in report.documents for f in doc.findings
             if f.severity.value == "error"]
 

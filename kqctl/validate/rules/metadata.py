@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from kqctl.api.kinds import KNOWN_KINDS
-from kqctl.api.names import (
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.kinds import KindInfo
+from kqctl.k8s.names import (
     FieldError,
     forbidden,
     go_json,
@@ -30,8 +31,7 @@ from kqctl.api.names import (
     validate_annotations,
     validate_labels,
 )
-from kqctl.validate.findings import Finding, Severity
-from kqctl.validate.rules._common import Body, Rule, child, finding, findings, sequence, text
+from kqctl.validate.fields import Body, Rule, child, finding, findings, sequence, text
 
 NameFn = Callable[[str, bool], list[str]]
 
@@ -46,14 +46,6 @@ _NOT_API_OBJECTS = {"Configuration"}
 _CLUSTER_SCOPED_NAMESPACE_MSG = "not allowed on this type (the API server drops it on create)"
 _ORPHAN_FINALIZER = "orphan"
 _FOREGROUND_FINALIZER = "foregroundDeletion"
-
-
-def is_namespaced(kind: str) -> bool | None:
-    """Whether kqctl knows ``kind`` as namespaced; ``None`` for kinds it does not know."""
-    for info in KNOWN_KINDS.values():
-        if info.kind == kind:
-            return info.namespaced
-    return None
 
 
 def object_name_errors(body: Body, name_fn: NameFn) -> list[FieldError]:
@@ -151,14 +143,14 @@ def vmeta5_finalizers_are_valid(body: Body) -> Iterator[Finding]:
         yield finding("VAL-META-5", invalid(path, go_json(finalizers), msg))
 
 
-def metadata_rules_for(kind: str) -> tuple[Rule, ...]:
-    """The metadata rules for ``kind``; nothing for kinds kqctl does not know."""
-    namespaced = is_namespaced(kind)
-    if namespaced is None or kind in _NOT_API_OBJECTS:
+def metadata_rules_for(info: KindInfo | None) -> tuple[Rule, ...]:
+    """The metadata rules for a kind; nothing for kinds kqctl does not know."""
+    if info is None or info.kind in _NOT_API_OBJECTS:
         return ()
-    scope_rule = vmeta2_namespace_is_dns_label if namespaced else vmeta2_namespace_on_cluster_scoped_kind
+    kind = info.kind
+    scope_rule = vmeta2_namespace_is_dns_label if info.namespaced else vmeta2_namespace_on_cluster_scoped_kind
     rules: list[Rule] = [name_rule(kind), scope_rule]
-    if kind == "Job":
+    if (info.group, kind) == ("batch", "Job"):
         rules.append(vmeta1_job_name_fits_pod_label)
     rules += [vmeta3_labels_are_valid, vmeta4_annotations_are_valid, vmeta5_finalizers_are_valid]
     return tuple(rules)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqctl.api.names import forbidden
-from kqctl.validate.findings import Finding
-from kqctl.validate.rules._common import Body, Rule, child, finding, integer, text
+from kqctl.findings import Finding
+from kqctl.k8s.names import forbidden
+from kqctl.validate.fields import Body, Rule, child, finding, integer, text
 
 SYSTEM_PREFIX = "system-"
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000

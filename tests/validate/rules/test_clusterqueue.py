@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kqctl.api.scalars import LiteralFloat
-from kqctl.validate.findings import Finding
-from kqctl.validate.rules import run_webhook_rules, webhook_rules_for
+from kqctl.findings import Finding
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.kueue.validate.rules import run_webhook_rules, webhook_rules_for
 
 
 def cluster_queue(**spec: Any) -> dict[str, Any]:
@@ -71,7 +71,7 @@ def test_valid_defaulted_cluster_queue_has_no_findings() -> None:
 
 
 def test_registry_lists_rules_for_cluster_queue() -> None:
-    assert len(webhook_rules_for("ClusterQueue")) > 10
+    assert len(webhook_rules_for("kueue.x-k8s.io", "ClusterQueue")) > 10
 
 
 # VAL-CQ-1 ----------------------------------------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kqctl.validate.findings import Finding
-from kqctl.validate.rules import run_webhook_rules
+from kqctl.findings import Finding
+from kqctl.kueue.validate.rules import run_webhook_rules
 
 
 def cohort(**spec: Any) -> dict[str, Any]:

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from kqctl.validate.findings import Finding
-from kqctl.validate.rules import run_webhook_rules
-from kqctl.validate.rules.job import GoParseError, go_atoi, go_parse_bool
+from kqctl.findings import Finding
+from kqctl.kueue.validate.rules import run_webhook_rules
+from kqctl.kueue.validate.rules.job import GoParseError, go_atoi, go_parse_bool
 
 MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 SYNC_COMPLETIONS = "kueue.x-k8s.io/job-completions-equal-parallelism"

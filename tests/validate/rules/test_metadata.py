@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kqctl.validate.findings import Finding, Severity
-from kqctl.validate.rules import run_metadata_rules, run_webhook_rules
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.kinds import KindInfo
+from kqctl.kueue.validate.rules import run_webhook_rules
+from kqctl.validate.rules import run_metadata_rules
 from kqctl.validate.rules.metadata import metadata_rules_for
 
 
@@ -18,8 +21,16 @@ def found(kind: str, body: dict[str, Any], rule_id: str) -> list[Finding]:
 
 
 def test_unknown_kinds_and_configuration_have_no_metadata_rules() -> None:
-    assert metadata_rules_for("Frobnicator") == ()
-    assert metadata_rules_for("Configuration") == ()
+    assert metadata_rules_for(None) == ()
+    assert metadata_rules_for(ALL_KINDS.get("config.kueue.x-k8s.io", "Configuration")) == ()
+
+
+def test_same_kind_name_in_two_groups_gets_its_own_scope() -> None:
+    namespaced = KindInfo("example.com", "Queue", True, ("v1",))
+    cluster_scoped = KindInfo("example.org", "Queue", False, ("v1",))
+    body = obj("Queue", namespace="bad_ns")
+    assert [f.rule_id for f in run_metadata_rules(namespaced, body)] == ["VAL-META-2"]
+    assert [f.severity for f in run_metadata_rules(cluster_scoped, body)] != [Severity.ERROR]
 
 
 # VAL-META-1 ---------------------------------------------------------------------------------
@@ -165,7 +176,7 @@ def test_metadata_error_keeps_the_kind_webhook_from_running() -> None:
 
 def test_run_metadata_rules_runs_only_metadata() -> None:
     body = {"kind": "Cohort", "metadata": {"name": "Bad"}, "spec": {"fairSharing": {"weight": "-1"}}}
-    assert [f.rule_id for f in run_metadata_rules("Cohort", body)] == ["VAL-CO-1"]
+    assert [f.rule_id for f in run_metadata_rules(ALL_KINDS.get("kueue.x-k8s.io", "Cohort"), body)] == ["VAL-CO-1"]
 
 
 def test_webhook_rules_without_metadata_skip_the_name_check() -> None:

@@ -1,0 +1,93 @@
+"""The schedulers kqctl serves, in one table: the only place that knows them all.
+
+Each scheduler package declares its kinds, what to read from a live cluster, and its part of
+validation; the commands look a scheduler up here (``--scheduler``, or the API groups in the input) and
+call into its package. Nothing below the CLI imports more than one scheduler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kqctl.errors import UsageError
+from kqctl.k8s.kinds import CORE_KINDS, KindInfo, KindRegistry
+from kqctl.kueue import kinds as kueue_kinds
+
+if TYPE_CHECKING:
+    from kqctl.load.cluster import ReadPlan
+    from kqctl.load.objects import LoadedObject
+    from kqctl.validate.profile import ValidationProfile
+
+
+def _kueue_read_plan() -> ReadPlan:
+    from kqctl.kueue.cluster import READ_PLAN
+
+    return READ_PLAN
+
+
+def _kueue_validation() -> ValidationProfile:
+    from kqctl.kueue.validate.profile import PROFILE
+
+    return PROFILE
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    name: str  # as --scheduler spells it
+    product: str  # as messages name it
+    kinds: tuple[KindInfo, ...]
+    # Imported only when used: ``kqctl --help`` must not pay for every scheduler's modules.
+    read_plan: Callable[[], ReadPlan]
+    validation_profile: Callable[[], ValidationProfile]
+
+    @property
+    def groups(self) -> frozenset[str]:
+        return frozenset(info.group for info in self.kinds)
+
+
+SCHEDULERS: dict[str, Scheduler] = {
+    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
+}
+DEFAULT = "kueue"  # what an input holding only core kinds (Jobs, Pods, Namespaces) is read for
+ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)))
+
+
+def named(name: str | None) -> Scheduler | None:
+    """The scheduler ``--scheduler`` names (None when not given); a usage error for an unknown name."""
+    if name is None:
+        return None
+    found = SCHEDULERS.get(name.lower())
+    if found is None:
+        raise UsageError(f"unknown --scheduler {name!r}; choose one of: {', '.join(SCHEDULERS)}")
+    return found
+
+
+def present(objects: Iterable[LoadedObject]) -> list[Scheduler]:
+    """The schedulers whose API groups the objects use, in table order."""
+    groups = {obj.info.group for obj in objects if obj.info is not None and obj.info.scheduler}
+    return [s for s in SCHEDULERS.values() if s.groups & groups]
+
+
+def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:
+    """One scheduler for commands that simulate: ``--scheduler``, else the one whose objects the input holds.
+
+    Two schedulers' objects in one simulation is a usage error: their queues never share a decision.
+    """
+    chosen = named(requested)
+    found = present(objects)
+    if chosen is not None:
+        return chosen
+    if len(found) > 1:
+        raise UsageError(f"the input holds objects of {' and '.join(s.product for s in found)}: one simulation "
+                         "serves one scheduler; pass --scheduler NAME or split the input")
+    return found[0] if found else SCHEDULERS[DEFAULT]
+
+
+def validation_profiles(requested: str | None) -> tuple[ValidationProfile, ...]:
+    """validate checks each object against its own scheduler's rules, so every scheduler's profile takes part
+    (a repository may hold several; each acts only on its own objects), or only the one ``--scheduler`` names."""
+    chosen = named(requested)
+    schedulers = [chosen] if chosen is not None else list(SCHEDULERS.values())
+    return tuple(s.validation_profile() for s in schedulers)

@@ -1,0 +1,78 @@
+"""The kinds an API server serves, as kqctl needs to know them before parsing an object.
+
+Each scheduler package declares its own kinds (``kqctl/<scheduler>/kinds.py``); the CLI joins them with
+the core kinds below into one :class:`KindRegistry` and hands it to the loader, so nothing below the CLI
+needs to know which schedulers exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    group: str
+    kind: str
+    namespaced: bool
+    versions: tuple[str, ...]
+    # The scheduler that owns the kind's API group ("" for core Kubernetes kinds every scheduler reads).
+    scheduler: str = ""
+
+
+# Core Kubernetes kinds kqctl reads for every scheduler (namespaces, priorities, defaults, jobs, pods, nodes).
+CORE_KINDS: tuple[KindInfo, ...] = (
+    KindInfo("", "Namespace", False, ("v1",)),
+    KindInfo("scheduling.k8s.io", "PriorityClass", False, ("v1",)),
+    KindInfo("", "LimitRange", True, ("v1",)),
+    KindInfo("batch", "Job", True, ("v1",)),
+    KindInfo("", "Pod", True, ("v1",)),
+    KindInfo("", "Node", False, ("v1",)),
+)
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    """``kueue.x-k8s.io/v1beta2`` -> (group, version); core ``v1`` -> ("", "v1")."""
+    if "/" in api_version:
+        group, _, version = api_version.partition("/")
+        return group, version
+    return "", api_version
+
+
+class KindRegistry:
+    """Every kind kqctl reads, by (group, kind)."""
+
+    def __init__(self, kinds: Iterable[KindInfo]) -> None:
+        self._kinds: dict[tuple[str, str], KindInfo] = {(info.group, info.kind): info for info in kinds}
+        # Groups a scheduler owns: any kind in them that is not listed is "no matches for kind".
+        self.owned_groups = frozenset(info.group for info in self._kinds.values() if info.scheduler)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._kinds.values())
+
+    def get(self, group: str, kind: str) -> KindInfo | None:
+        return self._kinds.get((group, kind))
+
+    def info(self, api_version: str, kind: str) -> KindInfo | None:
+        group, _ = split_api_version(api_version)
+        return self._kinds.get((group, kind))
+
+    def served_kind_like(self, group: str, kind: str) -> str | None:
+        """A kind of ``group`` that differs from ``kind`` only in case or a plural ``s`` (for "did you mean")."""
+        wanted = kind.lower().rstrip("s")
+        for known_group, known_kind in self._kinds:
+            if known_group == group and known_kind.lower() == wanted:
+                return known_kind
+        return None
+
+    def group_kinds(self, group: str) -> list[str]:
+        """Every kind kqctl knows in an API group."""
+        return sorted(k for g, k in self._kinds if g == group)
+
+    def namespaced(self, kind: str) -> bool | None:
+        """Whether ``kind`` (in any group) is namespaced; ``None`` for a kind kqctl does not know."""
+        for info in self._kinds.values():
+            if info.kind == kind:
+                return info.namespaced
+        return None

@@ -1,0 +1,561 @@
+"""One Kueue scheduling cycle (rule set CYC): heads, nomination, ordering, admission or preemption.
+
+The cycle mutates the quota cache (admissions hold quota; preemptors and reservations hold it
+only until the cycle ends) and the queues (requeueing), and reports what happened per head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kqctl.k8s.pods import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
+from kqctl.k8s.selectors import namespace_labels, selector_matches
+from kqctl.kueue.engine import tas
+from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.flavors import (
+    DEFERRED_FIT,
+    FIT,
+    NO_FIT,
+    PREEMPT,
+    Assignment,
+    FlavorAssigner,
+    format_attempts,
+)
+from kqctl.kueue.engine.preemption import Preemptor, Target
+from kqctl.kueue.engine.queues import (
+    FAILED_AFTER_NOMINATION,
+    GENERIC,
+    NAMESPACE_MISMATCH,
+    PENDING_MIGRATION,
+    PENDING_PREEMPTION,
+    PREEMPTION_GATED,
+    PREEMPTION_NO_CANDIDATES,
+    ClusterQueueQueue,
+)
+from kqctl.kueue.engine.queues import (
+    NO_FIT as REQUEUE_NO_FIT,
+)
+from kqctl.kueue.engine.workloads import (
+    Admission,
+    FlavorResource,
+    PodSetAdmission,
+    ScanMemory,
+    WorkloadInfo,
+    variant_flavor,
+)
+
+# Entry statuses (Kueue's entryStatus)
+NOT_NOMINATED = ""
+NOMINATED = "nominated"
+SKIPPED = "skipped"
+ASSUMED = "assumed"
+PREEMPTION_GATED_STATUS = "preemptionGated"
+
+# QuotaReserved=False reasons (Appendix C)
+WAITING_FOR_QUOTA = "WaitingForQuota"
+WAITING_FOR_PREEMPTED = "WaitingForPreemptedWorkloads"
+MISCONFIGURED = "Misconfigured"
+SUSPENDED = "Suspended"
+PENDING_EVALUATION = "PendingEvaluation"
+
+
+@dataclass(eq=False)
+class Entry:
+    """A head of this cycle and what the scheduler decided for it."""
+
+    workload: WorkloadInfo
+    cq_name: str
+    cq: ClusterQueueState | None
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    status: str = NOT_NOMINATED
+    message: str = ""
+    requeue_reason: str = GENERIC
+    reason: str = ""
+    nominated: bool = False  # went through flavor assignment (not rejected at nomination)
+    flavors_considered: str = ""  # CYC-18, for the QuotaReserved event of an admission
+
+    @property
+    def mode(self) -> str:
+        return self.assignment.representative_mode() if self.assignment is not None else NO_FIT
+
+
+@dataclass
+class Preemption:
+    victim: WorkloadInfo
+    preemptor: WorkloadInfo
+    reason: str
+    message: str
+
+
+@dataclass
+class CycleResult:
+    number: int
+    entries: list[Entry] = field(default_factory=list)
+    admitted: list[Entry] = field(default_factory=list)
+    preemptions: list[Preemption] = field(default_factory=list)
+
+
+@dataclass
+class Scheduler:
+    cache: QuotaCache
+    queues: dict[str, ClusterQueueQueue]
+    preemptor: Preemptor
+    gates: FeatureGates
+    fair_sharing: bool = False
+    ignore_undeclared: bool = False
+    cycle: int = 0
+    now: datetime | None = None
+    limit_ranges: dict[str, LimitRangeSummary] = field(default_factory=dict)
+    # Conformance state no manifest carries: every admission's status patch fails (Kueue then
+    # forgets the workload from its cache and requeues it).
+    fail_admissions: bool = False
+    ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
+    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], tas.TASUsage]] = field(default_factory=list)
+
+    # --- the cycle -----------------------------------------------------------------------------------
+
+    def run_cycle(self, now: datetime) -> CycleResult:
+        self.cycle += 1
+        self.now = now
+        self.preemptor.now = now
+        result = CycleResult(self.cycle)
+        heads = self._heads()
+        entries, rejected = self._nominate(heads)
+        victims: dict[str, Target] = {}
+        for entry in self._ordered(entries):
+            self._process(entry, victims, result)
+        self._release_temporary()
+        for entry in [*entries, *rejected]:
+            if entry.status != ASSUMED:
+                self._requeue(entry)
+        result.entries = [*entries, *rejected]
+        return result
+
+    def _heads(self) -> list[tuple[WorkloadInfo, str]]:
+        """CYC-3: one head per ClusterQueue whose queue is active (cohort cycles still give heads)."""
+        heads: list[tuple[WorkloadInfo, str]] = []
+        for name in sorted(self.queues):
+            state = self.cache.cluster_queues.get(name)
+            if state is None or not (state.active or state.inactive_reason == "CohortCycle"):
+                continue
+            head = self.queues[name].pop()
+            if head is not None:
+                heads.append((head, name))
+        return heads
+
+    # --- nomination (CYC-4, CYC-5) --------------------------------------------------------------------
+
+    def _nominate(self, heads: list[tuple[WorkloadInfo, str]]) -> tuple[list[Entry], list[Entry]]:
+        entries: list[Entry] = []
+        rejected: list[Entry] = []
+        for workload, cq_name in heads:
+            state = self.cache.cluster_queues.get(cq_name)
+            entry = Entry(workload, cq_name, state)
+            failure = self._nomination_failure(entry)
+            if failure is not None:
+                entry.reason, entry.message = failure[0], failure[1]
+                if len(failure) > 2:
+                    entry.requeue_reason = failure[2]
+                rejected.append(entry)
+                continue
+            assignment, targets = self.get_assignments(workload, entry.cq)  # type: ignore[arg-type]
+            self._record(entry, assignment, targets)
+            entry.nominated = True
+            entries.append(entry)
+        return entries, rejected
+
+    def _nomination_failure(self, entry: Entry) -> tuple[str, ...] | None:
+        states = {c.state for c in entry.workload.model.admission_check_states}
+        if states & {"Retry", "Rejected"}:
+            return PENDING_EVALUATION, "The workload has failed admission checks"
+        if entry.cq is not None and not entry.cq.active:
+            return SUSPENDED, f"ClusterQueue {entry.cq_name} is inactive"
+        if entry.cq is None:
+            return MISCONFIGURED, f"ClusterQueue {entry.cq_name} not found"
+        return self._admissibility(entry.workload, entry.cq)
+
+    def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> tuple[str, ...] | None:
+        """REQ-15: namespace, namespaceSelector, requests within limits, LimitRange bounds."""
+        snapshot = self.cache.snapshot
+        namespace = workload.namespace
+        labels: dict[str, str] = {}
+        if snapshot.namespaces is not None:
+            found = snapshot.namespaces.get(namespace)
+            if found is None:
+                message = f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
+                return MISCONFIGURED, message
+            labels = dict(found.labels)
+        if not selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels)):
+            return MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector", NAMESPACE_MISMATCH
+        errors: list[str] = []
+        for pod_set in workload.pod_sets:
+            errors.extend(requests_above_limits(pod_set.resources, f"spec.podSets[{pod_set.index}].template.spec"))
+        if errors:
+            return MISCONFIGURED, f"resources validation failed: {aggregate(errors)}"
+        summary = self.limit_ranges.get(namespace)
+        if summary is not None:
+            for pod_set in workload.pod_sets:
+                errors.extend(limit_range_violations(pod_set.resources, summary,
+                                                     f"spec.podSets[{pod_set.index}].template.spec"))
+        if errors:
+            return MISCONFIGURED, f"resources didn't satisfy LimitRange constraints: {aggregate(errors)}"
+        return None
+
+
+    def get_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
+                        nomination: dict[str, dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
+        """CYC-5: full assignment; its victims; else the partial-admission reducer (REQ-14); then TAS-6."""
+        if workload.scan_memory is not None and self._memory_outdated(workload.scan_memory, workload, cq):
+            workload.scan_memory = None
+        assignment, targets = self._initial_assignments(workload, cq, nomination)
+        if self._topology_aware:
+            self._update_assignment_for_tas(workload, cq, assignment, targets)
+        return assignment, targets
+
+    @property
+    def _topology_aware(self) -> bool:
+        return self.gates.enabled("TopologyAwareScheduling")
+
+    def _update_assignment_for_tas(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment,
+                                   targets: list[Target]) -> None:
+        """TAS-6 scheduler.updateAssignmentForTAS: a Preempt assignment reserves a placement.
+
+        With victims, the placement assumes they are gone; without any, it assumes an empty cluster.
+        """
+        if assignment.representative_mode() != PREEMPT:
+            return
+        if not (tas.workload_requests_tas(workload) or tas.is_tas_only(cq.model, self.cache.flavors)):
+            return
+        checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
+        requests = tas.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment, checks)
+        gone = [t.workload for t in targets]
+        for victim in gone:
+            self.cache.remove_workload(victim)
+        try:
+            results = tas.find_assignments(self.cache.tas, requests, simulate_empty=not gone)
+        finally:
+            for victim in gone:
+                self.cache.add_workload(victim)
+        tas.update_for_result(self.cache.tas, assignment, workload, results)
+
+    def _initial_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
+                             nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
+        """scheduler.getInitialAssignments."""
+        assigner = FlavorAssigner(workload, cq, self.cache, self.preemptor.oracle(workload, cq), self.fair_sharing,
+                                  self.ignore_undeclared, workload.scan_memory, nomination,
+                                  self.gates.enabled("ConcurrentAdmission"), self._topology_aware)
+        full = assigner.assign()
+        mode = full.representative_mode()
+        if mode == FIT:
+            return full, []
+        if mode == PREEMPT:
+            targets = self.preemptor.get_targets(workload, cq, full)
+            if targets:
+                return full, targets
+        if self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted():
+            found = self._reduce(workload, cq, assigner)
+            if found is not None:
+                return found
+        return full, []
+
+    def _reduce(self, workload: WorkloadInfo, cq: ClusterQueueState,
+                assigner: FlavorAssigner) -> tuple[Assignment, list[Target]] | None:
+        """REQ-14: Go's sort.Search over shrinking counts; replicated, not improved."""
+        full_counts = [ps.spec_count for ps in workload.pod_sets]
+        deltas = [ps.spec_count - (ps.min_count if ps.min_count is not None else ps.spec_count)
+                  for ps in workload.pod_sets]
+        total = sum(deltas)
+        if total == 0:
+            return None
+        last_good, last_result = 0, None
+        lo, hi = 0, total + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            counts = [full - (delta * mid) // total for full, delta in zip(full_counts, deltas, strict=False)]
+            result = self._probe(workload, cq, assigner, counts)
+            if result is not None:
+                last_good, last_result = mid, result
+                hi = mid
+            else:
+                lo = mid + 1
+        return last_result if lo == last_good else None
+
+    def _probe(self, workload: WorkloadInfo, cq: ClusterQueueState, assigner: FlavorAssigner,
+               counts: list[int]) -> tuple[Assignment, list[Target]] | None:
+        assignment = assigner.assign(counts)
+        mode = assignment.representative_mode()
+        if mode == FIT:
+            return assignment, []
+        if mode == PREEMPT:
+            targets = self.preemptor.get_targets(workload, cq, assignment)
+            if targets:
+                return assignment, targets
+        return None
+
+    def _memory_outdated(self, memory: ScanMemory, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+        """FA-4: a changed shape, or an old memory while the ClusterQueue's tree changed."""
+        if self.gates.enabled("FlavorFungibilityPreserveScanProgress"):
+            if memory.shape != workload.shape:
+                return True
+            if self.cycle - memory.cycle <= 1:
+                return False
+        return cq.generation > memory.generation
+
+    def _record(self, entry: Entry, assignment: Assignment, targets: list[Target]) -> None:
+        entry.assignment, entry.targets = assignment, targets
+        entry.message = assignment.message()
+        assert entry.cq is not None
+        entry.workload.scan_memory = ScanMemory(assignment.last_tried, self.cycle, entry.cq.generation,
+                                                entry.workload.shape)
+
+    # --- ordering (CYC-6, FS-4) -----------------------------------------------------------------------
+
+    def _ordered(self, entries: list[Entry]) -> Iterator[Entry]:
+        if self.fair_sharing:
+            from kqctl.kueue.engine.fairsharing import tournament
+
+            yield from tournament(self.cache, entries)
+            return
+        yield from sorted(entries, key=self._classical_key)
+
+    def _classical_key(self, entry: Entry) -> tuple[object, ...]:
+        assert entry.assignment is not None
+        workload = entry.workload
+        priority = -workload.priority if self.gates.enabled("PrioritySortingWithinCohort") else 0
+        return (entry.assignment.borrowing, priority, workload.queue_order_time, entry.cq_name,
+                *workload.order_key())
+
+    # --- processing (CYC-8) ---------------------------------------------------------------------------
+
+    def _process(self, entry: Entry, victims: dict[str, Target], result: CycleResult) -> None:
+        cq = entry.cq
+        assert cq is not None and entry.assignment is not None
+        if self._concurrent_admission and self._admitted_sibling(entry, more_favorable=True) is not None:
+            self._skip(entry, "A more favorable variant is already admitted", PENDING_EVALUATION)
+            return
+        usage, fits = self._update_assignment_if_needed(entry, victims)
+        mode = entry.mode
+        if mode == NO_FIT:
+            entry.requeue_reason = REQUEUE_NO_FIT
+            entry.reason = entry.assignment.no_fit_reason
+            return
+        if mode == PREEMPT and not entry.targets:
+            entry.requeue_reason = PREEMPTION_NO_CANDIDATES
+            entry.reason = WAITING_FOR_QUOTA
+            if cq.model.preemption.reclaim_within_cohort != "Any":
+                self._hold(cq, self._capacity_to_reserve(entry), entry.assignment.tas_usage)  # netUsage
+            return
+        if mode == PREEMPT and self._preemption_gated(entry):
+            entry.status, entry.message = PREEMPTION_GATED_STATUS, "Workload requires preemption, but it's gated"
+            entry.reason, entry.requeue_reason = "AdmissionGated", PREEMPTION_GATED
+            entry.workload.scan_memory = None
+            return
+        if mode == DEFERRED_FIT:
+            entry.message = ("Workload has overlapping preemption targets with another workload, but will fit after"
+                             " these preemptions complete")
+            entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_PREEMPTION
+            entry.workload.scan_memory = None
+            self._hold(cq, usage, entry.assignment.tas_usage)
+            return
+        if any(t.workload.key in victims for t in entry.targets):
+            self._skip(entry, "Workload has overlapping preemption targets with another workload")
+            return
+        if not fits:
+            self._skip(entry, "Workload no longer fits after processing another workload")
+            return
+        for target in entry.targets:
+            victims[target.workload.key] = target
+        if mode == PREEMPT:
+            self._hold(cq, usage, entry.assignment.tas_usage)
+            self._issue_preemptions(entry, result)
+            return
+        if self._concurrent_admission and self._migrate_instead(entry, usage, result):
+            return
+        self._admit(entry, usage, result)
+
+    # --- ConcurrentAdmission variants (alpha gate) -------------------------------------------------------
+
+    @property
+    def _concurrent_admission(self) -> bool:
+        return self.gates.enabled("ConcurrentAdmission")
+
+    def _admitted_sibling(self, entry: Entry, more_favorable: bool) -> WorkloadInfo | None:
+        """An admitted variant of the same parent on a more (or less) preferred flavor."""
+        workload, cq = entry.workload, entry.cq
+        parent = workload.model.parent_workload_uid
+        if not parent or cq is None or not cq.model.resource_groups:
+            return None
+        flavors = list(cq.model.resource_groups[0].flavors)
+        mine = _flavor_index(workload, flavors)
+        if mine is None:
+            return None
+        for other in sorted(cq.workloads.values(), key=lambda w: w.key):
+            if other.uid == workload.uid or other.model.parent_workload_uid != parent:
+                continue
+            if not other.model.is_condition_true("Admitted"):
+                continue
+            theirs = _flavor_index(other, flavors)
+            if theirs is not None and ((mine > theirs) if more_favorable else (theirs > mine)):
+                return other
+        return None
+
+    def _migrate_instead(self, entry: Entry, usage: dict[FlavorResource, int], result: CycleResult) -> bool:
+        """A variant better than an admitted sibling evicts it (migration) instead of being admitted."""
+        sibling = self._admitted_sibling(entry, more_favorable=False)
+        if sibling is None:
+            return False
+        assert entry.cq is not None and entry.assignment is not None
+        self._hold(entry.cq, usage, entry.assignment.tas_usage)
+        last = entry.cq.model.last_acceptable_flavor
+        flavors = list(entry.cq.model.resource_groups[0].flavors)
+        index = _flavor_index(entry.workload, flavors)
+        if last is not None and index is not None and last in flavors and index > flavors.index(last):
+            entry.message, entry.reason = "Target flavor is below LastAcceptableFlavorName", PENDING_EVALUATION
+            return True
+        message = (f"Evicted to accommodate a workload (UID: {entry.workload.uid}) due to migration to more"
+                   " favorable resource flavor")
+        result.preemptions.append(Preemption(sibling, entry.workload, "FlavorMigration", message))
+        entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_MIGRATION
+        entry.workload.scan_memory = None
+        entry.message += ". Pending the migration of 1 workload(s)"
+        return True
+
+    def _preemption_gated(self, entry: Entry) -> bool:
+        """CYC-19: only with the gates that make Kueue honour spec.preemptionGates."""
+        gated = self.gates.enabled("ConcurrentAdmission") or self.gates.enabled("MultiKueueOrchestratedPreemption")
+        return gated and entry.workload.model.has_closed_preemption_gate()
+
+    def _skip(self, entry: Entry, message: str, reason: str = WAITING_FOR_QUOTA) -> None:
+        entry.status, entry.message, entry.reason = SKIPPED, message, reason
+        if not self.gates.enabled("FlavorFungibilityPreserveScanProgress"):
+            entry.workload.scan_memory = None
+
+    def _update_assignment_if_needed(self, entry: Entry, victims: dict[str, Target],
+                                     ) -> tuple[dict[FlavorResource, int], bool]:
+        """CYC-8.0 and CYC-10: recompute when this entry's victims overlap earlier ones'."""
+        assert entry.assignment is not None and entry.cq is not None
+        usage = dict(entry.assignment.usage)
+        overlap = any(t.workload.key in victims for t in entry.targets)
+        recompute_overlap = overlap and self.gates.enabled("RecomputeAssignmentUponPreemptionTargetsOverlap")
+        if not recompute_overlap:
+            check = self._fits(entry.cq, usage, entry.assignment.tas_usage, victims, entry.targets)
+            # TAS-6: a placement that no longer fits is recomputed (TASRecomputeAssignmentWithinSchedulingCycle).
+            if not (check == tas.FITS_NO_TAS and self._topology_aware):
+                return usage, check == tas.FITS_OK
+        others = [t.workload for t in victims.values()] if recompute_overlap else []
+        for workload in others:
+            self.cache.remove_workload(workload)
+        entry.workload.scan_memory = None
+        nomination = entry.assignment.resource_flavors()
+        assignment, targets = self.get_assignments(entry.workload, entry.cq, nomination)
+        self._record(entry, assignment, targets)
+        for workload in others:
+            self.cache.add_workload(workload)
+        if recompute_overlap and assignment.representative_mode() == FIT:
+            assignment.mode_override = DEFERRED_FIT
+        usage = dict(assignment.usage)
+        return usage, self._fits(entry.cq, usage, assignment.tas_usage, victims, targets) == tas.FITS_OK
+
+    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage,
+              victims: dict[str, Target], targets: list[Target]) -> str:
+        """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
+        gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
+        for workload in gone.values():
+            self.cache.remove_workload(workload)
+        try:
+            if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
+                return tas.FITS_NO_QUOTA
+            return tas.FITS_OK if self.cache.tas.fits(tas_usage) else tas.FITS_NO_TAS
+        finally:
+            for workload in gone.values():
+                self.cache.add_workload(workload)
+
+    def _capacity_to_reserve(self, entry: Entry) -> dict[FlavorResource, int]:
+        """CYC-8.2: what a preemptor without candidates holds for the rest of the cycle."""
+        assert entry.assignment is not None and entry.cq is not None
+        cq = entry.cq
+        reserved: dict[FlavorResource, int] = {}
+        for fr, value in entry.assignment.usage.items():
+            limits = cq.limits(fr)
+            if entry.assignment.borrowing > 0:
+                if limits.borrowing_limit is None:
+                    reserved[fr] = value
+                else:
+                    reserved[fr] = min(value, limits.nominal + limits.borrowing_limit - cq.usage(fr))
+            else:
+                reserved[fr] = max(0, min(value, limits.nominal - cq.usage(fr)))
+        return reserved
+
+    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage = ()) -> None:
+        """Usage (and TAS-4 node usage) held in the cache until the end of this cycle only."""
+        self.cache.add_usage(cq, usage)
+        self.cache.tas.add_usage(tas_usage)
+        self._temporary.append((cq, usage, tas_usage))
+
+    def _release_temporary(self) -> None:
+        for cq, usage, tas_usage in reversed(self._temporary):
+            self.cache.remove_usage(cq, usage)
+            self.cache.tas.remove_usage(tas_usage)
+        self._temporary.clear()
+
+    def _issue_preemptions(self, entry: Entry, result: CycleResult) -> None:
+        """PRE-12: victims are asked to leave; the preemptor waits for them (CYC-13)."""
+        from kqctl.kueue.engine.messages import preemption_message
+
+        assert entry.cq is not None
+        entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_PREEMPTION
+        entry.message += f". Pending the preemption of {len(entry.targets)} workload(s)"
+        entry.workload.scan_memory = None
+        for target in entry.targets:
+            message = preemption_message(self.cache, entry.workload, entry.cq, target)
+            result.preemptions.append(Preemption(target.workload, entry.workload, target.reason, message))
+
+    def _admit(self, entry: Entry, usage: dict[FlavorResource, int], result: CycleResult) -> None:
+        """CYC-8.8: the workload reserves quota (its usage stays in the cache)."""
+        assert entry.assignment is not None and entry.cq is not None
+        workload = entry.workload
+        if self.fail_admissions:
+            entry.status = NOMINATED  # the status patch failed: requeued as FailedAfterNomination
+            self._hold(entry.cq, usage, entry.assignment.tas_usage)
+            return
+        self.cache.add_usage(entry.cq, usage)
+        self.cache.tas.admit(workload, entry.assignment)  # TAS-4: its pods now hold their nodes
+        workload.admission = _admission_from(entry)
+        workload.reservation_time = self.now
+        workload.evicted = False
+        workload.scan_memory = None
+        entry.cq.workloads[workload.key] = workload
+        if self.ledger is not None and entry.cq.model.admission_mode == "UsageBasedAdmissionFairSharing":
+            self.ledger.add_penalty(workload)
+        entry.status, entry.message = ASSUMED, f"Quota reserved in ClusterQueue {entry.cq_name}"
+        entry.reason = "QuotaReserved"
+        self.queues[entry.cq_name].forget_preemptor(workload.key)
+        result.admitted.append(entry)
+        entry.flavors_considered = format_attempts(entry.assignment)
+
+    # --- requeueing (CYC-11) --------------------------------------------------------------------------
+
+    def _requeue(self, entry: Entry) -> None:
+        if entry.status != NOT_NOMINATED and entry.requeue_reason == GENERIC:
+            entry.requeue_reason = FAILED_AFTER_NOMINATION
+        queue = self.queues.get(entry.cq_name)
+        if queue is not None:
+            queue.requeue(entry.workload, entry.requeue_reason, entry.reason)
+
+
+def _flavor_index(workload: WorkloadInfo, flavors: list[str]) -> int | None:
+    flavor = variant_flavor(workload)
+    return flavors.index(flavor) if flavor in flavors else None
+
+
+def _admission_from(entry: Entry) -> Admission:
+    assert entry.assignment is not None
+    pod_sets = [PodSetAdmission(ps.name, {res: c.flavor for res, c in ps.flavors.items()},
+                                {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count)
+                for ps in entry.assignment.pod_sets]
+    return Admission(entry.cq_name, pod_sets)

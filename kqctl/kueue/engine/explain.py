@@ -1,0 +1,615 @@
+"""Why a workload is (not) admitted: the engine's own reasoning, resource by resource, flavor by flavor.
+
+``explain(snapshot, key)`` nominates the workload exactly as the next cycle would (same flavor
+assigner, same preemption), lays out the quota arithmetic behind every flavor it tried, runs
+the next cycle and the steady state for the decision, and proposes changes that would let it
+in, each one verified by running the engine again on a changed snapshot (never guessed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from kqctl.kueue.api.models import BorrowWithinCohort, ClusterQueue, FlavorQuotas, Preemption, ResourceGroup
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.cache import ClusterQueueState
+from kqctl.kueue.engine.cycle import Entry
+from kqctl.kueue.engine.flavors import FIT, Assignment
+from kqctl.kueue.engine.outcomes import decision
+from kqctl.kueue.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
+from kqctl.kueue.engine.quota import QuotaNode
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, SimulationResult, WorkloadOutcome, simulate
+from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo, resource_order
+
+MAX_COMPLETION_SUGGESTIONS = 5
+
+
+class UnknownWorkload(LookupError):
+    """No workload with that key (or Job name) in the snapshot."""
+
+
+class NoWorkload(LookupError):
+    """The name is a Job or Pod of the inputs for which Kueue creates no Workload (REQ-1, XO-8)."""
+
+    def __init__(self, kind: str, key: str, reason: str) -> None:
+        super().__init__(f"{kind} {key}: Kueue creates no Workload for it: {reason}")
+        self.kind, self.key, self.reason = kind, key, reason
+
+
+@dataclass(frozen=True)
+class CohortLevel:
+    """One ancestor of the ClusterQueue as flavor assignment sees it (Q-2, Q-5)."""
+
+    name: str
+    subtree_quota: int
+    usage: int
+    available: int  # what this level could still give (Q-5 at this node, before limits of lower levels)
+    borrowing_limit: int | None  # of the child on the path, towards this level
+    lending_limit: int | None  # of the child on the path, towards this level
+
+
+@dataclass(frozen=True)
+class ResourceCheck:
+    """FA-6 arithmetic for one (flavor, resource) of one pod set."""
+
+    resource: str
+    requested: int
+    previously_assigned: int
+    nominal: int
+    usage: int
+    borrowing_limit: int | None
+    lending_limit: int | None
+    available: int
+    potential: int
+    levels: tuple[CohortLevel, ...]
+
+    @property
+    def needed(self) -> int:
+        return self.previously_assigned + self.requested
+
+
+@dataclass(frozen=True)
+class FlavorReport:
+    """A flavor of a pod set's resource group: tried (with its mode and Kueue's reasons) or not, and why."""
+
+    pod_set: str
+    flavor: str
+    tried: bool
+    mode: str | None
+    borrow: int
+    possibility: str | None
+    reasons: tuple[str, ...]
+    note: str
+    checks: tuple[ResourceCheck, ...]
+
+
+@dataclass(frozen=True)
+class AheadEntry:
+    key: str
+    priority: int
+    queued_at: datetime
+    why: str
+
+
+@dataclass(frozen=True)
+class CandidateReport:
+    key: str
+    cluster_queue: str
+    priority: int
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Decision:
+    state: str
+    reason: str | None
+    message: str | None
+    cycle: int | None
+    victims: tuple[str, ...]
+    preempted_by: str | None
+    admitted: bool = False  # holds quota at the end of that run
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    kind: str  # nominal-quota | completion | policy
+    summary: str
+    verified: bool
+    details: dict[str, object] = field(default_factory=dict, hash=False)
+    # By how much, per resource: the quota increase, or what the finishing/preempted workloads free.
+    amounts: dict[str, int] = field(default_factory=dict, hash=False)
+    action: str = ""  # the change itself, without the amounts (renderers add them in their units)
+
+
+@dataclass
+class Analysis:
+    """The arithmetic behind one state's answer: what stops the workload there, flavor by flavor."""
+
+    queue_problem: tuple[str, str] | None = None  # (reason, message) before any flavor is looked at
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+    flavors: list[FlavorReport] = field(default_factory=list)
+    candidates: list[CandidateReport] = field(default_factory=list)
+    ahead: list[AheadEntry] = field(default_factory=list)
+    blocked_by: str | None = None
+    preemption_allowed: bool = True  # False: every preemption policy of its ClusterQueue is Never
+
+
+@dataclass
+class Explanation:
+    """Why a workload is (not) admitted.
+
+    ``now`` is the nomination on the inputs as given (the next cycle: what Kueue's flavor assigner
+    answers, the recorded contract); ``steady`` is the same analysis in the steady state, where the
+    headline answer comes from, None when the workload gets in. Suggestions are only made for a
+    workload that does not get in in the steady state.
+    """
+
+    key: str
+    local_queue: str | None
+    cluster_queue: str | None
+    priority: int
+    admitted: bool = False
+    now: Analysis = field(default_factory=Analysis)
+    next_cycle: Decision | None = None
+    steady_state: Decision | None = None
+    steady: Analysis | None = None
+    suggestions: list[Suggestion] = field(default_factory=list)
+    suggestions_tried: tuple[str, ...] = ()  # what was tried when no suggestion works
+
+    @property
+    def gets_in(self) -> bool:
+        """Admitted (holding quota) in the steady state."""
+        return self.steady_state is not None and self.steady_state.admitted
+
+
+# --- entry point -------------------------------------------------------------------------------------
+
+
+def resolve_key(snapshot: Snapshot, name: str) -> str:
+    """namespace/name of a Workload, or of the Workload a Job or Pod of that name maps to."""
+    keys = {f"{w.namespace}/{w.name}": w for w in snapshot.workloads}
+    if name in keys:
+        return name
+    namespace, _, short = name.rpartition("/")
+    matches = [key for key, w in keys.items() if (not namespace or w.namespace == namespace)
+               and (w.name == short or _is_job_workload_name(w.name, short) or w.name == f"job-{short}"
+                    or any(o == short for o in _owner_names(w)))]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise UnknownWorkload(f"{name!r} matches several workloads: {', '.join(sorted(matches))}")
+    for key, (kind, reason) in sorted(snapshot.without_workload.items()):
+        key_namespace, _, key_name = key.partition("/")
+        if key_name == short and (not namespace or namespace == key_namespace):
+            raise NoWorkload(kind, key, reason)
+    close = similar_names(name, [*keys, *snapshot.without_workload])
+    hint = f"; did you mean {' or '.join(close)}?" if close else " (give namespace/name)"
+    raise UnknownWorkload(f"no workload {name!r} in the inputs{hint}")
+
+
+def similar_names(name: str, keys: Iterable[str], limit: int = 3) -> list[str]:
+    """Workload keys close to a mistyped name: same prefix first (a name typed without its hash suffix),
+    then by spelling, within the namespace when one is given."""
+    import difflib
+
+    namespace, _, short = name.rpartition("/")
+    pool = sorted(k for k in keys if not namespace or k.startswith(f"{namespace}/"))
+    prefixed = [k for k in pool if k.rpartition("/")[2].startswith(short) or short.startswith(k.rpartition("/")[2])]
+    by_name = {k.rpartition("/")[2]: k for k in pool}
+    spelled = [by_name[n] for n in difflib.get_close_matches(short, list(by_name), n=limit, cutoff=0.6)]
+    spelled += [k for k in difflib.get_close_matches(name, pool, n=limit, cutoff=0.6) if k not in spelled]
+    return list(dict.fromkeys([*prefixed, *spelled]))[:limit]
+
+
+def _is_job_workload_name(workload_name: str, job_name: str) -> bool:
+    """REQ-2: Kueue names a Job's Workload job-<job name>-<5 hex digits of a hash>."""
+    prefix = f"job-{job_name}-"
+    suffix = workload_name[len(prefix):]
+    return workload_name.startswith(prefix) and len(suffix) == 5 and all(c in "0123456789abcdef" for c in suffix)
+
+
+def _owner_names(workload: object) -> Iterable[str]:
+    labels = getattr(workload, "labels", {})
+    job = labels.get("kueue.x-k8s.io/job-name") if isinstance(labels, dict) else None
+    return [job] if job else []
+
+
+def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None) -> Explanation:
+    options = options or SimulationOptions()
+    now = Simulation(snapshot, options)
+    outcome = now.outcomes.get(key)
+    if outcome is None:
+        raise UnknownWorkload(f"no workload {key!r} in the inputs")
+    workload = outcome.workload
+    result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority)
+    result.next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
+    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+    result.steady_state = _decision_of(steady.run(), key)
+    result.admitted = workload.admission is not None
+    if not result.admitted:
+        result.now = _analyse(now, now.outcomes[key], reset_clock=True)
+    if result.gets_in:
+        return result  # it gets in: no arithmetic of a failure, no suggestions
+    result.steady = _analyse(steady, steady.outcomes[key], reset_clock=False)
+    if result.steady.queue_problem is None and result.steady.assignment is not None \
+            and result.steady.assignment.representative_mode() != FIT:
+        state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
+        result.suggestions = suggestions(snapshot, key, options, state, result.steady.assignment,
+                                         result.steady.targets)
+        result.suggestions_tried = SUGGESTIONS_TRIED
+    return result
+
+
+SUGGESTIONS_TRIED = ("more nominal quota in each flavor of its resource groups",
+                     f"the completion of each of the {MAX_COMPLETION_SUGGESTIONS} smallest workloads holding quota "
+                     "in its cohort", "a preemption policy that allows making room")
+
+
+def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> Analysis:
+    """Nominate the workload on the simulation's current state and lay out why it fits or not."""
+    workload = outcome.workload
+    analysis = Analysis()
+    if outcome.queue_reason is not None:
+        analysis.queue_problem = (outcome.queue_reason, outcome.queue_message or "")
+        return analysis
+    state = sim.cache.cluster_queues.get(workload.cluster_queue or "")
+    if state is None:
+        return analysis
+    analysis.preemption_allowed = preemption_allowed(state.model.preemption)
+    if workload.admission is not None:
+        return analysis  # holds quota in this state: nothing to nominate
+    analysis.ahead, analysis.blocked_by = _position(sim, workload, state)
+    analysis.queue_problem = _nomination_problem(sim, workload, state)
+    if analysis.queue_problem is not None:
+        return analysis
+    assignment, targets = _nominate(sim, workload, state, reset_clock)
+    analysis.assignment, analysis.targets = assignment, targets
+    analysis.flavors = _flavor_reports(sim, workload, state, assignment)
+    if assignment.representative_mode() != FIT:
+        analysis.candidates = _candidates(sim, workload, state, assignment)
+    return analysis
+
+
+def preemption_allowed(policy: Preemption) -> bool:
+    """PRE-2: can this ClusterQueue preempt at all (any policy other than Never)?"""
+    borrow = policy.borrow_within_cohort.policy if policy.borrow_within_cohort is not None else None
+    return any(value not in (None, "", "Never") for value in
+               (policy.within_cluster_queue, policy.reclaim_within_cohort, borrow))
+
+
+def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decision:
+    return _decision_of(simulate(snapshot, options), key)
+
+
+def _decision_of(run: SimulationResult, key: str) -> Decision:
+    outcome = run.outcomes[key]
+    entry = outcome.last_entry
+    reason = entry.reason if entry is not None else outcome.queue_reason
+    message = entry.message if entry is not None else outcome.queue_message
+    cycle = outcome.admitted_in if outcome.admitted_in is not None else outcome.preempted_in
+    victims = tuple(sorted(set(outcome.victims)))
+    return Decision(decision(outcome, run.queues, run.cache), reason, message, cycle, victims, outcome.preempted_by,
+                    outcome.workload.admission is not None)
+
+
+# --- before flavor assignment ------------------------------------------------------------------------
+
+
+def _nomination_problem(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> tuple[str, str] | None:
+    """CYC-4: what stops the workload before any flavor is looked at."""
+    entry = Entry(workload, state.name, state)
+    failure = sim.scheduler._nomination_failure(entry)
+    if failure is None:
+        return None
+    reason, message = failure[0], failure[1]
+    if not state.active:
+        message = f"{message}: {state.inactive_message or state.inactive_reason}"
+    return reason, message
+
+
+def _position(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+              ) -> tuple[list[AheadEntry], str | None]:
+    """CYC-2: who is before it in its ClusterQueue's heap, and whether StrictFIFO blocks it behind them."""
+    queue = sim.queues[state.name]
+    ordered = queue.ordered()
+    ahead: list[AheadEntry] = []
+    for other in ordered:
+        if other.key == workload.key:
+            break
+        ahead.append(AheadEntry(other.key, other.priority, other.queue_order_time, _why_ahead(other, workload, queue)))
+    blocked = ahead[0].key if ahead and state.model.queueing_strategy == "StrictFIFO" else None
+    return ahead, blocked
+
+
+def _why_ahead(other: WorkloadInfo, workload: WorkloadInfo, queue: object) -> str:
+    if getattr(queue, "sticky", False) and getattr(queue, "preemptor", None) == other.key:
+        return "it is waiting for its preemptions (sticky head of a BestEffortFIFO queue)"
+    if other.priority > workload.priority:
+        return f"higher priority ({other.priority} > {workload.priority})"
+    if other.queue_order_time < workload.queue_order_time:
+        return "same priority, queued earlier"
+    return "same priority and time, earlier UID/name"
+
+
+def _nominate(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+              reset_clock: bool = True) -> tuple[Assignment, list[Target]]:
+    """CYC-5 as the first cycle would run it (``reset_clock``), or as the next one after the last run."""
+    if reset_clock:
+        sim.scheduler.cycle = 1
+        sim.scheduler.now = sim.start
+        sim.preemptor.now = sim.start
+    return sim.scheduler.get_assignments(workload, state)
+
+
+# --- flavor by flavor ----------------------------------------------------------------------------------
+
+
+def _flavor_reports(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+                    assignment: Assignment) -> list[FlavorReport]:
+    reports: list[FlavorReport] = []
+    assigned: dict[FlavorResource, int] = {}
+    for ps in assignment.pod_sets:
+        attempts = {a.flavor: a for a in ps.attempts}
+        for group in _groups(state, ps.requests):
+            requested = {r: v for r, v in ps.requests.items() if r in group.covered}
+            chosen = {c.flavor for r, c in ps.flavors.items() if r in group.covered}
+            for flavor in group.flavors:
+                attempt = attempts.get(flavor)
+                checks = tuple(_check(sim, state, flavor, r, requested[r], assigned.get((flavor, r), 0))
+                               for r in resource_order(requested))
+                reports.append(FlavorReport(
+                    ps.name, flavor, attempt is not None, attempt.mode if attempt else None,
+                    attempt.borrow if attempt else 0, attempt.possibility if attempt else None,
+                    tuple(attempt.reasons) if attempt else (), _note(flavor, attempt is not None, chosen, state),
+                    checks))
+        for resource, choice in ps.flavors.items():
+            fr = (choice.flavor, resource)
+            assigned[fr] = assigned.get(fr, 0) + ps.requests.get(resource, 0)
+    return reports
+
+
+def _groups(state: ClusterQueueState, requests: dict[str, int]) -> list[ResourceGroup]:
+    seen: list[ResourceGroup] = []
+    for resource in resource_order(requests):
+        group = state.group_for(resource)
+        if group is not None and group not in seen:
+            seen.append(group)
+    return seen
+
+
+def _note(flavor: str, tried: bool, chosen: set[str], state: ClusterQueueState) -> str:
+    if flavor in chosen:
+        return "chosen"
+    if tried:
+        return "tried"
+    fungibility = state.model.flavor_fungibility
+    return (f"not tried: the search stopped at an earlier flavor (whenCanBorrow: {fungibility.when_can_borrow},"
+            f" whenCanPreempt: {fungibility.when_can_preempt}) or the flavor-scan memory skipped it (FA-4, FA-10)")
+
+
+def _check(sim: Simulation, state: ClusterQueueState, flavor: str, resource: str, requested: int,
+           previous: int) -> ResourceCheck:
+    fr = (flavor, resource)
+    limits = state.limits(fr)
+    return ResourceCheck(
+        resource, requested, previous, limits.nominal, state.usage(fr), limits.borrowing_limit,
+        limits.lending_limit, sim.cache.available(state, fr), sim.cache.potential(state, fr),
+        tuple(_levels(state.node, fr)))
+
+
+def _levels(node: QuotaNode, fr: FlavorResource) -> Iterable[CohortLevel]:
+    from kqctl.kueue.engine.quota import available
+
+    child = node
+    for ancestor in node.ancestors():
+        limits = child.limits(fr)
+        yield CohortLevel(ancestor.name, ancestor.subtree.get(fr, 0), ancestor.usage.get(fr, 0),
+                          available(ancestor, fr), limits.borrowing_limit, limits.lending_limit)
+        child = ancestor
+
+
+# --- preemption ----------------------------------------------------------------------------------------
+
+
+def _candidates(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState,
+                assignment: Assignment) -> list[CandidateReport]:
+    """Every admitted workload on a (flavor, resource) that needs preemption, and whether policy allows it."""
+    needed = assignment.flavors_needing_preemption()
+    if not needed:
+        return []
+    context = PreemptionContext(workload, state, needed, dict(assignment.usage))
+    root = sim.cache.root_of(state)
+    queues = [state] if not root.is_cohort else list(sim.cache.subtree_cluster_queues(root))
+    reports: list[CandidateReport] = []
+    for cq in sorted(queues, key=lambda q: q.name):
+        for other in sorted(cq.workloads.values(), key=lambda w: w.key):
+            if not uses_resources(other, needed):
+                continue
+            reports.append(CandidateReport(other.key, cq.name, other.priority, _verdict(context, cq, other)))
+    return reports
+
+
+def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadInfo) -> str:
+    policy = context.cq.model.preemption
+    if cq is context.cq:
+        if not satisfies_policy(policy.within_cluster_queue, context.preemptor, other):
+            return f"not allowed: withinClusterQueue is {policy.within_cluster_queue or 'unset'}"
+        return "allowed (InClusterQueue)"
+    if not satisfies_policy(policy.reclaim_within_cohort, context.preemptor, other):
+        return f"not allowed: reclaimWithinCohort is {policy.reclaim_within_cohort or 'unset'}"
+    if within_nominal(cq.node, context.needed):
+        return "not allowed: its ClusterQueue is not borrowing what is needed (within nominal quota)"
+    return "allowed (reclaim from a borrowing ClusterQueue)"
+
+
+# --- what would make it fit (each verified by running the engine again) --------------------------------
+
+
+def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
+                assignment: Assignment, targets: list[Target]) -> list[Suggestion]:
+    """Changes under which the same simulation (next cycle, or steady state) admits the workload."""
+    found: list[Suggestion] = []
+    found.extend(_quota_suggestions(snapshot, key, options, state, assignment))
+    found.extend(_completion_suggestions(snapshot, key, options, state))
+    if not targets:
+        found.extend(_policy_suggestions(snapshot, key, options, state))
+    return found
+
+
+def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> bool:
+    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion."""
+    outcome = simulate(snapshot, options).outcomes.get(key)
+    return outcome is not None and outcome.workload.admission is not None
+
+
+def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
+                       assignment: Assignment) -> list[Suggestion]:
+    """Per flavor of its resource groups: the smallest nominalQuota increases that get it admitted."""
+    found: list[Suggestion] = []
+    for flavor, resources in _flavor_resources(state, assignment).items():
+        needed = {r: _total_request(assignment, r) for r in resources}
+        increases = {r: v for r, v in needed.items() if v > 0}
+        if not increases or not admitted_after(_with_increases(snapshot, state.name, flavor, increases), key,
+                                               options):
+            continue
+        for resource in resource_order(increases):
+            increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource)
+        increases = {r: v for r, v in increases.items() if v > 0}
+        text = ", ".join(f"{r} by {_fmt(r, v)}" for r, v in sorted(increases.items()))
+        action = f"raise nominalQuota in flavor {flavor} of ClusterQueue {state.name}"
+        found.append(Suggestion("nominal-quota", f"{action}: {text}", True,
+                                {"clusterQueue": state.name, "flavor": flavor,
+                                 "increase": {r: _fmt(r, v) for r, v in sorted(increases.items())}},
+                                dict(sorted(increases.items())), action))
+    return found
+
+
+def _fmt(resource: str, value: int) -> str:
+    from kqctl.k8s.quantity import format_resource_value
+
+    return format_resource_value(resource, value)
+
+
+def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
+                       increases: dict[str, int], resource: str) -> int:
+    """Binary search on one resource with the others held; every probe is a full engine run."""
+    low, high = 0, increases[resource]
+    while low < high:
+        middle = (low + high) // 2
+        if admitted_after(_with_increases(snapshot, cq, flavor, {**increases, resource: middle}), key, options):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _flavor_resources(state: ClusterQueueState, assignment: Assignment) -> dict[str, list[str]]:
+    pairs: dict[str, list[str]] = {}
+    for ps in assignment.pod_sets:
+        for resource in resource_order(ps.requests):
+            group = state.group_for(resource)
+            for flavor in group.flavors if group is not None else ():
+                if (flavor, resource) in state.node.quotas and resource not in pairs.setdefault(flavor, []):
+                    pairs[flavor].append(resource)
+    return pairs
+
+
+def _total_request(assignment: Assignment, resource: str) -> int:
+    return sum(ps.requests.get(resource, 0) for ps in assignment.pod_sets)
+
+
+def _with_increases(snapshot: Snapshot, cq: str, flavor: str, increases: dict[str, int]) -> Snapshot:
+    model = snapshot.cluster_queues[cq]
+    quotas = tuple(
+        FlavorQuotas(fq.name, tuple(
+            (res, dataclasses.replace(q, nominal=q.nominal + increases.get(res, 0)) if fq.name == flavor else q)
+            for res, q in fq.resources))
+        for fq in model.flavor_quotas)
+    return _with_cluster_queue(snapshot, dataclasses.replace(model, flavor_quotas=quotas))
+
+
+def _with_cluster_queue(snapshot: Snapshot, model: ClusterQueue) -> Snapshot:
+    return dataclasses.replace(snapshot, cluster_queues={**snapshot.cluster_queues, model.name: model})
+
+
+def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
+                            state: ClusterQueueState) -> list[Suggestion]:
+    """Admitted workloads of the same quota tree whose completion alone lets it in."""
+    sim = Simulation(snapshot, options)
+    root = sim.cache.root_of(sim.cache.cluster_queues[state.name])
+    queues = [sim.cache.cluster_queues[state.name]] if not root.is_cohort else sim.cache.subtree_cluster_queues(root)
+    holders = sorted((w for cq in queues for w in cq.workloads.values()),
+                     key=lambda w: (sum(w.usage().values()), w.key))
+    found: list[Suggestion] = []
+    for holder in holders:
+        remaining = dataclasses.replace(snapshot, workloads=[w for w in snapshot.workloads
+                                                             if f"{w.namespace}/{w.name}" != holder.key])
+        if admitted_after(remaining, key, options):
+            where = holder.admission.cluster_queue if holder.admission else "?"
+            frees = _by_resource(holder.usage())
+            action = f"it gets in once {holder.key} (ClusterQueue {where}) finishes"
+            text = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
+            found.append(Suggestion("completion", f"{action}, freeing {text}" if text else action, True,
+                                    {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
+                                    frees, action))
+            if len(found) >= MAX_COMPLETION_SUGGESTIONS:
+                break
+    return found
+
+
+def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
+                        state: ClusterQueueState) -> list[Suggestion]:
+    """A preemption policy of its ClusterQueue under which Kueue would make room for it."""
+    model = snapshot.cluster_queues[state.name]
+    current = model.preemption
+    variants = [
+        ("withinClusterQueue: LowerPriority", dataclasses.replace(current, within_cluster_queue="LowerPriority")),
+        ("reclaimWithinCohort: Any", dataclasses.replace(current, reclaim_within_cohort="Any")),
+        ("reclaimWithinCohort: LowerPriority and borrowWithinCohort.policy: LowerPriority",
+         Preemption("LowerPriority", current.within_cluster_queue, BorrowWithinCohort("LowerPriority"))),
+    ]
+    found: list[Suggestion] = []
+    for text, preemption in variants:
+        if preemption == current:
+            continue
+        changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
+        run = simulate(changed, options)
+        outcome = run.outcomes.get(key)
+        if outcome is not None and outcome.workload.admission is not None:
+            victims = sorted(set(outcome.victims))
+            frees = _by_resource(_usage_of(run, victims))
+            action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
+                f" by preempting {', '.join(victims)}" if victims else "")
+            freed = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
+            found.append(Suggestion("policy", f"{action}, freeing {freed}" if freed else action, True,
+                                    {"preemption": text, "victims": victims,
+                                     "frees": {r: _fmt(r, v) for r, v in frees.items()}}, frees, action))
+    return found
+
+
+def _by_resource(usage: dict[FlavorResource, int]) -> dict[str, int]:
+    """Usage summed over flavors, per resource, in resource order."""
+    totals: dict[str, int] = {}
+    for (_, resource), value in usage.items():
+        totals[resource] = totals.get(resource, 0) + value
+    return {r: totals[r] for r in resource_order(totals)}
+
+
+def _usage_of(run: SimulationResult, keys: list[str]) -> dict[FlavorResource, int]:
+    """What these workloads held in the inputs (before they were preempted)."""
+    total: dict[FlavorResource, int] = {}
+    for key in keys:
+        outcome = run.outcomes.get(key)
+        admission = outcome.workload.model.admission if outcome is not None else None
+        if admission is None:
+            continue
+        for pod_set in admission.pod_set_assignments:
+            for resource, value in pod_set.resource_usage.items():
+                flavor = pod_set.flavors.get(resource)
+                if flavor is not None:
+                    total[(flavor, resource)] = total.get((flavor, resource), 0) + value
+    return total

@@ -1,0 +1,88 @@
+"""How much of each ClusterQueue's quota the rest of its cohort is using: the "lent" figure.
+
+Kueue keeps borrowed quota in the cohort's pool and never says whose unused quota it came from, so
+"lent" is our own, documented attribution, not a Kueue value:
+
+- a ClusterQueue offers its cohort ``subtree - local`` (its nominal quota, or its lendingLimit when
+  one is set, Q-1/Q-2) and what it does not use of that offer is *free*;
+- a Cohort offers its own nominal quota, all of it free (no workload runs in a cohort);
+- what the ClusterQueues of one cohort tree borrow in total (usage above nominal) is shared among the
+  free offers of that tree in proportion to their size, in whole units; the units left by rounding
+  down go to the largest remainders, ties by name, so the figures always add up.
+
+Within hierarchical cohorts with borrowing limits a borrower may in fact only reach part of the tree;
+the proportional share ignores that, so treat the figure as an attribution, not a ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+
+from kqctl.k8s.quantity import sat_sub
+from kqctl.kueue.engine.cache import QuotaCache
+from kqctl.kueue.engine.quota import FlavorResource, QuotaNode
+
+Lent = dict[str, dict[FlavorResource, int]]  # ClusterQueue name -> (flavor, resource) -> amount lent
+
+
+def lent_by_cluster_queue(cache: QuotaCache) -> Lent:
+    """The amount each ClusterQueue lends, per (flavor, resource); only non-zero amounts appear."""
+    lent: Lent = {}
+    for root in _roots(cache):
+        nodes = list(_walk(root))
+        for fr in sorted({fr for node in nodes for fr in node.quotas}):
+            borrowed = sum(_borrowed(node, fr) for node in nodes if not node.is_cohort)
+            free = [_free(node, fr) for node in nodes]
+            for node, amount in zip(nodes, _share(min(borrowed, sum(free)), free, nodes), strict=True):
+                if amount and not node.is_cohort:
+                    lent.setdefault(node.name, {})[fr] = amount
+    return lent
+
+
+def _roots(cache: QuotaCache) -> list[QuotaNode]:
+    """The top of every tree that has a cohort; a ClusterQueue with no cohort lends to nobody."""
+    tops: dict[int, QuotaNode] = {}
+    for state in cache.cluster_queues.values():
+        node = state.node
+        if node.parent is None:
+            continue
+        while node.parent is not None:
+            node = node.parent
+        tops[id(node)] = node
+    return sorted(tops.values(), key=lambda n: n.name)
+
+
+def _walk(node: QuotaNode) -> Iterator[QuotaNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _borrowed(node: QuotaNode, fr: FlavorResource) -> int:
+    return max(0, sat_sub(node.usage.get(fr, 0), node.limits(fr).nominal))
+
+
+def _free(node: QuotaNode, fr: FlavorResource) -> int:
+    """What the node offers its cohort and does not use itself."""
+    if node.is_cohort:
+        return node.limits(fr).nominal
+    if node.parent is None:
+        return 0
+    offered = sat_sub(node.subtree.get(fr, 0), node.local_quota(fr))
+    used_from_pool = max(0, sat_sub(node.usage.get(fr, 0), node.local_quota(fr)))
+    return max(0, sat_sub(offered, used_from_pool))
+
+
+def _share(total: int, weights: list[int], nodes: list[QuotaNode]) -> list[int]:
+    """``total`` split in proportion to ``weights`` in whole units (largest remainder, ties by name)."""
+    weight_sum = sum(weights)
+    if total <= 0 or weight_sum <= 0:
+        return [0] * len(weights)
+    shares = [total * weight // weight_sum for weight in weights]
+    left = total - sum(shares)
+    by_remainder = sorted(range(len(weights)),
+                          key=lambda i: (-(total * weights[i] % weight_sum), nodes[i].name, nodes[i].is_cohort))
+    for index in islice(by_remainder, left):
+        shares[index] += 1
+    return shares

@@ -1,0 +1,174 @@
+"""Pending workloads per ClusterQueue: the active heap and the inadmissible set (CYC-1, 2, 11..14).
+
+Mirrors Kueue's queue logic closely because it decides which workload is a head in the next
+cycle: priority and queue-order time, the sticky preemptor of BestEffortFIFO queues, requeueing
+straight into the heap or into the inadmissible set, and equivalence bulk moves.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from kqctl.kueue.engine.workloads import WorkloadInfo
+
+BEST_EFFORT_FIFO = "BestEffortFIFO"
+STRICT_FIFO = "StrictFIFO"
+
+# Requeue reasons (Kueue's RequeueReason values).
+GENERIC = ""
+NO_FIT = "NoFit"
+NAMESPACE_MISMATCH = "NamespaceMismatch"
+FAILED_AFTER_NOMINATION = "FailedAfterNomination"
+PENDING_PREEMPTION = "PendingPreemption"
+PENDING_MIGRATION = "PendingMigration"
+PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
+PREEMPTION_FAILED = "PreemptionFailed"
+PREEMPTION_GATED = "PreemptionGated"
+
+_IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, PENDING_MIGRATION, PREEMPTION_FAILED}
+
+BULK_MOVE_MESSAGE = "Bypassed scheduling evaluation because an equivalent workload recently failed"
+
+
+@dataclass
+class ClusterQueueQueue:
+    """One ClusterQueue's pending workloads."""
+
+    name: str
+    strategy: str  # "" (unset) behaves as BestEffortFIFO for requeueing only (DEF-4)
+    afs_score: Callable[[WorkloadInfo], float] | None = None  # admission fair sharing (FS-11)
+    equivalence_hashing: bool = True
+    active: dict[str, WorkloadInfo] = field(default_factory=dict)
+    inadmissible: dict[str, WorkloadInfo] = field(default_factory=dict)
+    preemptor: str | None = None
+    sticky: bool = False
+    pop_cycle: int = 0
+    queue_inadmissible_cycle: int = -1
+    bulk_moved_shapes: dict[str, str] = field(default_factory=dict)
+    bulk_moved: dict[str, str] = field(default_factory=dict)  # workload key -> reason, for reporting
+    _heap: list[tuple[tuple[object, ...], int, str]] = field(default_factory=list)
+    _counter: Iterator[int] = field(default_factory=itertools.count)
+
+    # --- ordering ------------------------------------------------------------------------------------
+
+    def order_key(self, workload: WorkloadInfo) -> tuple[object, ...]:
+        """CYC-2 without the sticky key: priority, queue-order time, UID (then name, §0.4)."""
+        return (-workload.priority, workload.queue_order_time, *workload.order_key())
+
+    def _full_key(self, workload: WorkloadInfo) -> tuple[object, ...]:
+        sticky_first = not (self.sticky and workload.key == self.preemptor)
+        score = self.afs_score(workload) if self.afs_score is not None else 0.0
+        return (score, sticky_first, *self.order_key(workload))
+
+    def ordered(self) -> list[WorkloadInfo]:
+        return sorted(self.active.values(), key=self._full_key)
+
+    # --- heap ----------------------------------------------------------------------------------------
+
+    def _push_active(self, workload: WorkloadInfo) -> None:
+        self.active[workload.key] = workload
+        heapq.heappush(self._heap, (self.order_key(workload), next(self._counter), workload.key))
+
+    def pop(self) -> WorkloadInfo | None:
+        """CYC-3: the head of the heap (every pop counts, even on an empty heap)."""
+        self.pop_cycle += 1
+        if not self.active:
+            return None
+        if self.afs_score is not None:
+            head = min(self.active.values(), key=self._full_key)
+        elif self.sticky and self.preemptor in self.active:
+            head = self.active[self.preemptor]
+        else:
+            head = self._pop_heap()
+        self.active.pop(head.key, None)
+        return head
+
+    def _pop_heap(self) -> WorkloadInfo:
+        while True:
+            _, _, key = heapq.heappop(self._heap)
+            workload = self.active.get(key)
+            if workload is not None:  # otherwise a stale entry of a workload that left or was re-pushed
+                return workload
+
+    def _compact(self) -> None:
+        # Lazy deletion leaves stale heap entries; rebuild when they dominate.
+        if len(self._heap) > 2 * len(self.active) + 64:
+            self._heap = [(self.order_key(w), next(self._counter), k) for k, w in self.active.items()]
+            heapq.heapify(self._heap)
+
+    # --- adding and requeueing -------------------------------------------------------------------------
+
+    def push(self, workload: WorkloadInfo, backoff_expired: bool = True) -> None:
+        """A new or released workload joins the queue (Kueue's PushOrUpdate)."""
+        key = workload.key
+        if key in self.inadmissible:
+            del self.inadmissible[key]
+        if key not in self.active and not backoff_expired:
+            self.inadmissible[key] = workload
+            return
+        # (the shape is only worked out once some shape was bulk-moved: it costs the pod-set requests)
+        if (self.strategy == BEST_EFFORT_FIFO and self.bulk_moved_shapes and key not in self.active
+                and workload.shape in self.bulk_moved_shapes):
+            self.inadmissible[key] = workload
+            self.bulk_moved[key] = self.bulk_moved_shapes[workload.shape]
+            return
+        self._push_active(workload)
+
+    def requeue(self, workload: WorkloadInfo, reason: str, quota_reserved_reason: str) -> None:
+        """CYC-11: back into the heap at once, or into the inadmissible set."""
+        if reason in (PENDING_PREEMPTION, PENDING_MIGRATION):
+            self.preemptor, self.sticky = workload.key, self.strategy == BEST_EFFORT_FIFO  # CYC-13
+        if self.strategy == STRICT_FIFO:
+            immediate = reason != NAMESPACE_MISMATCH
+        else:
+            immediate = reason in _IMMEDIATE_BEST_EFFORT
+        memory = workload.scan_memory
+        pending_flavors = memory is not None and memory.has_pending_flavors()
+        key = workload.key
+        if immediate or self.queue_inadmissible_cycle >= self.pop_cycle or pending_flavors:
+            self.inadmissible.pop(key, None)
+            if key not in self.active:
+                self._push_active(workload)
+            return
+        if key in self.inadmissible or key in self.active:
+            return
+        self.inadmissible[key] = workload
+        if self.equivalence_hashing and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
+            self._bulk_move(workload.shape, quota_reserved_reason or "PendingEvaluation")
+
+    def _bulk_move(self, shape: str, reason: str) -> None:
+        """CYC-12: equivalent workloads follow a BestEffortFIFO head into the inadmissible set."""
+        if self.strategy != BEST_EFFORT_FIFO:
+            return
+        self.bulk_moved_shapes[shape] = reason
+        for key, workload in list(self.active.items()):
+            if workload.shape == shape:
+                del self.active[key]
+                self.inadmissible[key] = workload
+                self.bulk_moved[key] = reason
+        self._compact()
+
+    def queue_inadmissible(self, namespace_matches: Callable[[WorkloadInfo], bool]) -> int:
+        """CYC-14: a requeue event moves inadmissible workloads (namespace still matching) back."""
+        self.queue_inadmissible_cycle = self.pop_cycle
+        self.bulk_moved_shapes.clear()
+        moved = 0
+        for key, workload in sorted(self.inadmissible.items()):
+            if not namespace_matches(workload):
+                continue
+            del self.inadmissible[key]
+            self.bulk_moved.pop(key, None)
+            self._push_active(workload)
+            moved += 1
+        return moved
+
+    def forget_preemptor(self, key: str) -> None:
+        """A preemptor that got in (or left) is no longer sticky."""
+        if self.preemptor == key:
+            self.preemptor, self.sticky = None, False
+
+    def __len__(self) -> int:
+        return len(self.active) + len(self.inadmissible)

@@ -1,0 +1,359 @@
+"""From one snapshot to Kueue's decisions: N cycles, or cycles until a steady state (rule set SIM).
+
+``simulate(snapshot, options)`` is the engine's entry point: pure (no I/O), deterministic, and
+it never mutates the snapshot's models (only its own per-workload state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from fractions import Fraction
+from functools import partial
+
+from kqctl.k8s.pods import LimitRangeSummary, summarize_limit_ranges
+from kqctl.k8s.selectors import namespace_labels, selector_matches
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.cycle import CycleResult, Entry, Preemption, Scheduler
+from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.preemption import Preemptor
+from kqctl.kueue.engine.queues import ClusterQueueQueue
+from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
+
+MAX_CYCLES = 200  # SIM-8
+AFS_MODE = "UsageBasedAdmissionFairSharing"
+DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    cycles: int | None = None  # None: run to a steady state
+    fair_sharing: bool | None = None  # None: as the Kueue Configuration in the inputs says
+    gates: FeatureGates = field(default_factory=FeatureGates)
+    now: datetime | None = None
+    max_cycles: int = MAX_CYCLES
+    fail_admissions: bool = False  # simulate a failing status patch for every admission
+    # FS-11: LocalQueue usage to start from, overriding what LocalQueue statuses say.
+    local_queue_usage: Mapping[str, Mapping[str, Fraction]] | None = None
+    # Called after every cycle i (0-based; the last cycle too), after victims are released: for engine-API
+    # callers that change state no manifest carries between cycles, e.g. a quota change in the cache only
+    # (QuotaCache.update_nominal_quota) and then Simulation.requeue_inadmissible.
+    between_cycles: Callable[[Simulation, int], None] | None = None
+
+
+@dataclass
+class WorkloadOutcome:
+    """What happened to one workload over the whole run."""
+
+    workload: WorkloadInfo
+    cluster_queue: str | None
+    local_queue: str | None
+    initially_admitted: bool
+    admitted_in: int | None = None
+    preempted_in: int | None = None
+    preempted_by: str | None = None
+    preemption_reason: str | None = None
+    preemption_message: str | None = None
+    victims: list[str] = field(default_factory=list)
+    last_entry: Entry | None = None
+    queue_message: str | None = None  # why it is in no ClusterQueue's queue (missing or stopped LocalQueue)
+    queue_reason: str | None = None
+
+
+@dataclass
+class Livelock:
+    cycles: tuple[int, int]
+    workloads: list[str]
+
+
+@dataclass
+class SimulationResult:
+    cycles: int
+    stop_reason: str  # "steady", "cycles", "limit", "livelock"
+    outcomes: dict[str, WorkloadOutcome]
+    cycle_results: list[CycleResult]
+    queues: dict[str, ClusterQueueQueue]
+    cache: QuotaCache
+    fair_sharing: bool
+    livelock: Livelock | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def limit_range_summaries(snapshot: Snapshot) -> dict[str, LimitRangeSummary]:
+    """REQ-5: the LimitRanges of each namespace merged (only those with Container or Pod items)."""
+    by_namespace: dict[str, list[object]] = {}
+    for limit_range in snapshot.limit_ranges:
+        items = [i for i in limit_range.items if i.get("type") in ("Container", "Pod")]
+        if items:
+            by_namespace.setdefault(limit_range.namespace, []).extend(items)
+    return {ns: summarize_limit_ranges(items) for ns, items in by_namespace.items()}  # type: ignore[arg-type]
+
+
+class Simulation:
+    """The engine's state between cycles: cache, queues, workloads, and the clock."""
+
+    def __init__(self, snapshot: Snapshot, options: SimulationOptions) -> None:
+        self.snapshot = snapshot
+        self.options = options
+        self.fair_sharing = snapshot.config.fair_sharing if options.fair_sharing is None else options.fair_sharing
+        self.start = options.now or snapshot.now or DEFAULT_NOW
+        self.cache = QuotaCache(snapshot, topology_aware=options.gates.enabled("TopologyAwareScheduling"))
+        self.limits = limit_range_summaries(snapshot)
+        self.queues = {name: ClusterQueueQueue(name, state.model.queueing_strategy,
+                                               equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
+                       for name, state in sorted(self.cache.cluster_queues.items())}
+        self.outcomes: dict[str, WorkloadOutcome] = {}
+        self.ledger = self._usage_ledger(snapshot, options)
+        self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
+                                   gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
+        if self.ledger is not None:
+            self.preemptor.lq_score = self._afs_score
+        self.scheduler = Scheduler(self.cache, self.queues, self.preemptor, options.gates, self.fair_sharing,
+                                   ignore_undeclared=snapshot.config.quota_check_strategy == "IgnoreUndeclared"
+                                   and options.gates.enabled("QuotaCheckStrategy"),
+                                   limit_ranges=self.limits, fail_admissions=options.fail_admissions,
+                                   ledger=self.ledger)
+        self._load_workloads()
+
+    def _afs_score(self, workload: WorkloadInfo) -> float | None:
+        """PRE-7.3: LocalQueue usage, for candidates of ClusterQueues using admission fair sharing."""
+        if self.ledger is None or workload.admission is None:
+            return None
+        state = self.cache.cluster_queues.get(workload.admission.cluster_queue)
+        if state is None or state.model.admission_mode != AFS_MODE:
+            return None
+        return self.ledger.workload_score(workload)
+
+    def _usage_ledger(self, snapshot: Snapshot, options: SimulationOptions) -> UsageLedger | None:
+        """FS-11 applies to ClusterQueues in UsageBasedAdmissionFairSharing mode when Kueue enables it."""
+        config = snapshot.config.admission_fair_sharing
+        if config is None or not options.gates.enabled("AdmissionFairSharing"):
+            return None
+        ledger = UsageLedger.from_snapshot(snapshot, config, options.local_queue_usage)
+        for name, queue in self.queues.items():
+            if self.cache.cluster_queues[name].model.admission_mode == AFS_MODE:
+                queue.afs_score = ledger.workload_score
+        return ledger
+
+    # --- set-up (SIM-1) ------------------------------------------------------------------------------
+
+    def _load_workloads(self) -> None:
+        for model in sorted(self.snapshot.workloads, key=lambda w: (w.namespace, w.name)):
+            if model.is_condition_true("Finished"):
+                continue  # finished workloads hold no quota and wait for nothing
+            info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config)
+            lq_key = f"{model.namespace}/{model.queue_name}"
+            local_queue = self.snapshot.local_queues.get(lq_key)
+            outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None, info.admission is not None)
+            self.outcomes[info.key] = outcome
+            if info.admission is not None:
+                outcome.cluster_queue = info.admission.cluster_queue
+                self.cache.add_workload(info)
+                continue
+            if not model.active:
+                outcome.queue_reason, outcome.queue_message = "Inactive", "The workload is deactivated"
+                continue
+            self._enqueue_new(info, outcome, local_queue)
+
+    def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:
+        from kqctl.kueue.api.models import LocalQueue
+
+        model = info.model
+        if not isinstance(local_queue, LocalQueue):
+            outcome.queue_reason = "Misconfigured"
+            outcome.queue_message = f"LocalQueue {model.queue_name} doesn't exist"
+            return
+        if local_queue.stop_policy != "None":
+            outcome.queue_reason, outcome.queue_message = "Suspended", f"LocalQueue {model.queue_name} is stopped"
+            return
+        outcome.cluster_queue = local_queue.cluster_queue
+        queue = self.queues.get(local_queue.cluster_queue)
+        if queue is None:
+            outcome.queue_reason = "Misconfigured"
+            outcome.queue_message = f"ClusterQueue {local_queue.cluster_queue} doesn't exist"
+            return
+        info.cluster_queue = local_queue.cluster_queue
+        if self.options.gates.enabled("ConcurrentAdmission") and is_concurrent_admission_parent(info):
+            outcome.queue_reason = "ConcurrentAdmissionParent"
+            outcome.queue_message = "a ConcurrentAdmission parent is never queued; its variants are"
+            return
+        queue.push(info, backoff_expired=self._backoff_expired(info, self.start))
+
+    def _backoff_expired(self, info: WorkloadInfo, now: datetime) -> bool:
+        """CYC-17: a workload evicted with backoff waits in the inadmissible set until requeueAt."""
+        state = info.model.requeue_state
+        return state is None or state.requeue_at is None or state.requeue_at <= now
+
+    # --- the loop (SIM-2..SIM-8) ---------------------------------------------------------------------
+
+    def run(self) -> SimulationResult:
+        results: list[CycleResult] = []
+        seen_quiet: list[tuple[object, ...]] = []
+        seen_full: dict[tuple[object, ...], int] = {}
+        stop = "steady"
+        livelock: Livelock | None = None
+        limit = self.options.cycles if self.options.cycles is not None else self.options.max_cycles
+        while True:
+            if len(results) >= limit:
+                stop = "cycles" if self.options.cycles is not None else "limit"
+                break
+            if self.options.cycles is None and not self._anything_to_pop():
+                break
+            now = self.start + timedelta(seconds=len(results))
+            result = self.scheduler.run_cycle(now)
+            results.append(result)
+            self._record(result)
+            last = self.options.cycles is not None and len(results) >= self.options.cycles
+            changed = bool(result.admitted) or bool(result.preemptions)
+            if not last:
+                changed = self._release(result, now) or changed
+            if self.options.between_cycles is not None:
+                self.options.between_cycles(self, len(results) - 1)
+            if self.options.cycles is not None:
+                continue
+            state = self._state()
+            if changed:
+                seen_quiet.clear()
+                full = (state, self._holdings())
+                if full in seen_full:
+                    livelock = self._livelock(seen_full[full], len(results), results)
+                    stop = "livelock"
+                    break
+                seen_full[full] = len(results)
+            elif state in seen_quiet:
+                break
+            else:
+                seen_quiet.append(state)
+        return SimulationResult(len(results), stop, self.outcomes, results, self.queues, self.cache,
+                                self.fair_sharing, livelock, list(self.snapshot.warnings))
+
+    def _anything_to_pop(self) -> bool:
+        """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""
+        for name, queue in self.queues.items():
+            state = self.cache.cluster_queues[name]
+            if queue.active and (state.active or state.inactive_reason == "CohortCycle"):
+                return True
+        return False
+
+    def _record(self, result: CycleResult) -> None:
+        for entry in result.entries:
+            self.outcomes[entry.workload.key].last_entry = entry
+        for entry in result.admitted:
+            self.outcomes[entry.workload.key].admitted_in = result.number
+            self.outcomes[entry.workload.key].cluster_queue = entry.cq_name
+        for preemption in result.preemptions:
+            outcome = self.outcomes[preemption.victim.key]
+            # The latest preemption: in a livelock a workload is preempted, readmitted and preempted again.
+            outcome.preempted_in = result.number
+            outcome.preempted_by = preemption.preemptor.key
+            outcome.preemption_reason = preemption.reason
+            outcome.preemption_message = preemption.message
+            self.outcomes[preemption.preemptor.key].victims.append(preemption.victim.key)
+
+    def _release(self, result: CycleResult, now: datetime) -> bool:
+        """SIM-5, SIM-6: victims release their quota at once and go back to their queue."""
+        roots: dict[str, ClusterQueueState] = {}
+        for preemption in result.preemptions:
+            victim = preemption.victim
+            if victim.admission is None:
+                continue
+            state = self.cache.cluster_queues.get(victim.admission.cluster_queue)
+            self.cache.remove_workload(victim)
+            victim.admission = None
+            victim.evicted = True
+            victim.preempted_reason = preemption.reason
+            victim.reservation_time = None
+            victim.scan_memory = None
+            if state is not None:
+                state.generation += 1
+                roots[self.cache.root_of(state).name] = state
+            self._requeue_victim(victim)
+        moved = 0
+        for state in roots.values():
+            moved += self._requeue_event(state)
+        return bool(result.preemptions) or moved > 0
+
+    def _requeue_victim(self, victim: WorkloadInfo) -> None:
+        local_queue = self.snapshot.local_queues.get(f"{victim.namespace}/{victim.model.queue_name}")
+        if local_queue is None or local_queue.stop_policy != "None":
+            return
+        queue = self.queues.get(local_queue.cluster_queue)
+        if queue is not None:
+            victim.cluster_queue = local_queue.cluster_queue
+            queue.push(victim)
+
+    def requeue_inadmissible(self) -> int:
+        """Every ClusterQueue's inadmissible workloads move back to its heap (as the requeuer would)."""
+        moved = 0
+        for name, queue in sorted(self.queues.items()):
+            moved += queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
+        return moved
+
+    def _requeue_event(self, state: ClusterQueueState) -> int:
+        """CYC-14: inadmissible workloads of the whole cohort tree move back to their heaps."""
+        root = self.cache.root_of(state)
+        names = [state.name] if not root.is_cohort else [q.name for q in self._tree_queues(root)]
+        moved = 0
+        for name in names:
+            queue = self.queues.get(name)
+            if queue is not None:
+                moved += queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
+        return moved
+
+    def _tree_queues(self, root: object) -> list[ClusterQueueState]:
+        from kqctl.kueue.engine.quota import QuotaNode
+
+        assert isinstance(root, QuotaNode)
+        result: list[ClusterQueueState] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            for child in node.children:
+                if child.is_cohort:
+                    stack.append(child)
+                else:
+                    result.append(self.cache.cluster_queues[child.name])
+        return sorted(result, key=lambda s: s.name)
+
+    def _namespace_matches(self, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+        namespaces = self.snapshot.namespaces
+        if namespaces is not None and workload.namespace not in namespaces:
+            return False
+        labels = dict(namespaces[workload.namespace].labels) if namespaces is not None else {}
+        return selector_matches(cq.model.namespace_selector, namespace_labels(workload.namespace, labels))
+
+    # --- steady-state detection (SIM-7, SIM-8) ------------------------------------------------------
+
+    def _state(self) -> tuple[object, ...]:
+        queues = tuple(
+            (name, tuple(sorted(q.active)), tuple(sorted(q.inadmissible)),
+             tuple(sorted((k, _memory_key(w)) for k, w in q.active.items())))
+            for name, q in sorted(self.queues.items()))
+        return queues
+
+    def _holdings(self) -> tuple[object, ...]:
+        return tuple(sorted(key for q in self.cache.cluster_queues.values() for key in q.workloads))
+
+    def _livelock(self, first: int, last: int, results: list[CycleResult]) -> Livelock:
+        involved: set[str] = set()
+        for result in results[first:last]:
+            involved.update(e.workload.key for e in result.admitted)
+            for preemption in result.preemptions:
+                involved.update((preemption.victim.key, preemption.preemptor.key))
+        return Livelock((first + 1, last), sorted(involved))
+
+
+def _memory_key(workload: WorkloadInfo) -> object:
+    memory = workload.scan_memory
+    return None if memory is None else tuple(tuple(sorted(t.items())) for t in memory.last_tried)
+
+
+def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> SimulationResult:
+    """Run Kueue's scheduler over the snapshot: exactly ``options.cycles`` cycles, or to a steady state."""
+    return Simulation(snapshot, options or SimulationOptions()).run()
+
+
+__all__ = ["Preemption", "SimulationOptions", "SimulationResult", "WorkloadOutcome", "simulate"]

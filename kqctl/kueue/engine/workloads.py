@@ -1,0 +1,298 @@
+"""Workloads as the scheduler sees them: priority, queue order, requests per pod set, usage (REQ, CYC-16).
+
+A :class:`WorkloadInfo` wraps the immutable model with the state the simulation changes:
+its admission (quota reservation), whether it was evicted, and its flavor-scan memory (FA-4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from kqctl.k8s.pods import (
+    LimitRangeSummary,
+    PodResources,
+    Resources,
+    adjust,
+    pod_requests,
+    read_pod_resources,
+)
+from kqctl.k8s.quantity import MAX_INT64
+from kqctl.kueue.api.config import KueueConfig
+from kqctl.kueue.api.models import Workload
+
+FlavorResource = tuple[str, str]
+
+# Kueue sees a workload without creationTimestamp at Go's zero time.
+ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+
+def fnv1a64(text: str) -> int:
+    """FA-2: resources are visited in the order of this hash of their name."""
+    value = 0xCBF29CE484222325
+    for byte in text.encode():
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+_HASH_CACHE: dict[str, int] = {}
+
+
+def resource_order(names: Any) -> list[str]:
+    """Resource names in Kueue's iteration order (FA-2): by FNV-1a hash, then name."""
+    def key(name: str) -> tuple[int, str]:
+        cached = _HASH_CACHE.get(name)
+        if cached is None:
+            cached = _HASH_CACHE[name] = fnv1a64(name)
+        return cached, name
+
+    return sorted(names, key=key)
+
+
+def sat_mul(value: int, factor: int) -> int:
+    return max(min(value * factor, MAX_INT64), -MAX_INT64 - 1)
+
+
+@dataclass
+class PodSetInfo:
+    """One pod set: per-pod requests after REQ-5/6/7/8 and the effective count (REQ-9)."""
+
+    index: int
+    name: str
+    spec_count: int
+    count: int  # after reclaimable pods
+    min_count: int | None
+    per_pod: Resources
+    pod_spec: Mapping[str, Any]
+    resources: PodResources  # adjusted, for the REQ-15 checks
+    group: str  # FA-15: podSetGroupName, else the pod set's index
+
+    @property
+    def total(self) -> Resources:
+        return {name: sat_mul(value, self.count) for name, value in self.per_pod.items()}
+
+    def total_for(self, count: int) -> Resources:
+        """Totals for another count, scaled as Kueue's ``ScaledTo`` does (divide, then multiply)."""
+        if self.count == 0 or count == self.count:
+            return self.total
+        return {name: sat_mul(value // self.count, count) for name, value in self.total.items()}
+
+
+@dataclass
+class PodSetAdmission:
+    name: str
+    flavors: dict[str, str]  # resource -> flavor
+    usage: Resources  # total for the pod set
+    count: int
+
+
+@dataclass
+class Admission:
+    cluster_queue: str
+    pod_sets: list[PodSetAdmission]
+
+    def usage(self) -> dict[FlavorResource, int]:
+        """REQ-10: usage per (flavor, resource); resources without a flavor hold no quota."""
+        result: dict[FlavorResource, int] = {}
+        for pod_set in self.pod_sets:
+            for resource, value in pod_set.usage.items():
+                flavor = pod_set.flavors.get(resource)
+                if flavor is not None:
+                    result[(flavor, resource)] = result.get((flavor, resource), 0) + value
+        return result
+
+
+@dataclass
+class ScanMemory:
+    """FA-4: where the flavor scan of each pod set and resource ended in the last attempt."""
+
+    last_tried: list[dict[str, int]]
+    cycle: int
+    generation: int
+    shape: str
+
+    def next_index(self, pod_set_index: int, resource: str) -> int:
+        if pod_set_index >= len(self.last_tried):
+            return 0
+        return self.last_tried[pod_set_index].get(resource, -1) + 1
+
+    def has_pending_flavors(self) -> bool:
+        return any(index != -1 for tried in self.last_tried for index in tried.values())
+
+
+@dataclass(eq=False)
+class WorkloadInfo:
+    """A workload and what the simulation changes about it.
+
+    Pod-set requests and the scheduling shape are computed on first use: most of 50,000 pending
+    workloads are never heads, and their queue order needs only priority, time and UID.
+    """
+
+    model: Workload
+    priority: int
+    queue_order_time: datetime
+    build_pod_sets: Callable[[], list[PodSetInfo]] = field(repr=False)
+    cluster_queue: str | None = None
+    admission: Admission | None = None
+    evicted: bool = False
+    preempted_reason: str | None = None
+    reservation_time: datetime | None = None
+    scan_memory: ScanMemory | None = None
+    conditions: dict[str, Any] = field(default_factory=dict)
+    key: str = field(init=False)
+    _pod_sets: list[PodSetInfo] | None = field(default=None, init=False, repr=False)
+    _shape: str | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.key = f"{self.model.namespace}/{self.model.name}"
+
+    @property
+    def pod_sets(self) -> list[PodSetInfo]:
+        if self._pod_sets is None:
+            self._pod_sets = self.build_pod_sets()
+        return self._pod_sets
+
+    @property
+    def shape(self) -> str:
+        if self._shape is None:
+            self._shape = scheduling_shape(self)
+        return self._shape
+
+    @property
+    def namespace(self) -> str:
+        return self.model.namespace
+
+    @property
+    def uid(self) -> str:
+        return self.model.uid
+
+    def order_key(self) -> tuple[str, str]:
+        """§0.4: UID, then namespace/name when UIDs are equal (a missing UID sorts first)."""
+        return self.model.uid, self.key
+
+    def usage(self) -> dict[FlavorResource, int]:
+        return self.admission.usage() if self.admission is not None else {}
+
+    def can_be_partially_admitted(self) -> bool:
+        """REQ-13: some pod set may shrink down to its minCount."""
+        return any(ps.spec_count > (ps.min_count if ps.min_count is not None else ps.spec_count)
+                   for ps in self.pod_sets)
+
+
+ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
+PARENT_LABEL = "kueue.x-k8s.io/concurrent-admission-parent"
+
+
+def allowed_flavors(workload: WorkloadInfo) -> list[str] | None:
+    """ConcurrentAdmission: the flavors a variant may use (None: no restriction)."""
+    raw = workload.model.annotations.get(ALLOWED_FLAVORS_ANNOTATION)
+    if raw is None:
+        return None
+    return [part.strip() for part in raw.split(",")] if raw.strip() else []
+
+
+def variant_flavor(workload: WorkloadInfo) -> str:
+    flavors = allowed_flavors(workload)
+    return flavors[0] if flavors else ""
+
+
+def is_concurrent_admission_parent(workload: WorkloadInfo) -> bool:
+    return workload.model.labels.get(PARENT_LABEL) == "true"
+
+
+def build_workload_info(workload: Workload, limits: LimitRangeSummary | None, config: KueueConfig) -> WorkloadInfo:
+    """REQ-5..10 and CYC-16 for one workload model."""
+    def pod_sets() -> list[PodSetInfo]:
+        return [_pod_set_info(i, ps, workload, limits, config) for i, ps in enumerate(workload.pod_sets)]
+
+    info = WorkloadInfo(
+        model=workload,
+        priority=workload.priority or 0,  # REQ-4
+        queue_order_time=queue_order_time(workload),
+        build_pod_sets=pod_sets,
+    )
+    if workload.admission is not None and workload.is_condition_true("QuotaReserved"):
+        info.admission = _admission(workload, info.pod_sets)
+        condition = workload.condition("QuotaReserved")
+        info.reservation_time = condition.last_transition_time if condition else None
+    info.evicted = workload.is_condition_true("Evicted")
+    return info
+
+
+def queue_order_time(workload: Workload) -> datetime:
+    """CYC-16: eviction by PodsReady timeout or by an admission check restarts the queue order."""
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.status == "True" and evicted.reason in ("PodsReadyTimeout", "AdmissionCheck"):
+        return evicted.last_transition_time or ZERO_TIME
+    return workload.creation_timestamp or ZERO_TIME
+
+
+def _pod_set_info(index: int, pod_set: Any, workload: Workload, limits: LimitRangeSummary | None,
+                  config: KueueConfig) -> PodSetInfo:
+    template = pod_set.template if isinstance(pod_set.template, Mapping) else {}
+    raw_spec = template.get("spec")
+    spec: Mapping[str, Any] = raw_spec if isinstance(raw_spec, Mapping) else {}
+    resources = adjust(read_pod_resources(spec), limits)
+    per_pod = apply_resource_filters(pod_requests(resources), config)
+    reclaimable = workload.reclaimable_pods.get(pod_set.name, 0)
+    count = pod_set.count - min(reclaimable, pod_set.count)  # REQ-9
+    topology = pod_set.topology_request if isinstance(pod_set.topology_request, Mapping) else {}
+    group = topology.get("podSetGroupName")
+    return PodSetInfo(
+        index=index,
+        name=pod_set.name,
+        spec_count=pod_set.count,
+        count=count,
+        min_count=pod_set.min_count,
+        per_pod=per_pod,
+        pod_spec=spec,
+        resources=resources,
+        group=str(group) if isinstance(group, str) and group else str(index),
+    )
+
+
+def apply_resource_filters(requests: Resources, config: KueueConfig) -> Resources:
+    """REQ-7: excluded resource prefixes, then resource transformations."""
+    result = {name: value for name, value in requests.items()
+              if not any(name.startswith(prefix) for prefix in config.exclude_resource_prefixes)}
+    if not config.transformations:
+        return result
+    from kqctl.kueue.engine.transformations import apply_transformations
+
+    return apply_transformations(result, config.transformations)
+
+
+def _admission(workload: Workload, pod_sets: list[PodSetInfo]) -> Admission | None:
+    """REQ-10: quota is held from the reservation, as status.admission records it."""
+    if workload.admission is None or not workload.is_condition_true("QuotaReserved"):
+        return None
+    by_name = {ps.name: ps for ps in pod_sets}
+    assignments: list[PodSetAdmission] = []
+    for assignment in workload.admission.pod_set_assignments:
+        pod_set = by_name.get(assignment.name)
+        spec_count = pod_set.spec_count if pod_set else 0
+        count = assignment.count if assignment.count is not None else spec_count
+        usage = dict(assignment.resource_usage)
+        after_reclaim = pod_set.count if pod_set else count
+        if pod_set is not None and after_reclaim < count and count > 0:
+            usage = {name: (value // count) * after_reclaim for name, value in usage.items()}
+            count = after_reclaim
+        assignments.append(PodSetAdmission(assignment.name, dict(assignment.flavors), usage, count))
+    return Admission(workload.admission.cluster_queue, assignments)
+
+
+def scheduling_shape(info: WorkloadInfo) -> str:
+    """CYC-12: what makes two workloads equivalent to the scheduler (not namespace, name or time)."""
+    parts: list[str] = [str(info.priority)]
+    for pod_set in info.pod_sets:
+        parts.append(repr((pod_set.name, pod_set.count, pod_set.min_count, sorted(pod_set.total.items()),
+                           _spec_shape(pod_set.pod_spec), pod_set.group)))
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()
+
+
+def _spec_shape(spec: Mapping[str, Any]) -> str:
+    keys = ("nodeSelector", "affinity", "tolerations", "priorityClassName")
+    return repr({key: spec.get(key) for key in keys if key in spec})

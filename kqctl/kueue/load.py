@@ -1,0 +1,241 @@
+"""The last loading step: loaded objects become one typed :class:`Snapshot` for the engine.
+
+Objects are converted to v1beta2 and built without CRD defaults (DEF-4). An object that Kueue
+could not even decode, a duplicate, or an unreadable input stops here with a located error;
+objects kqctl does not read are left out with a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from kqctl.errors import InputError
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.core import LimitRange, ModelError, Namespace, PriorityClass
+from kqctl.kueue.api.config import KueueConfig
+from kqctl.kueue.api.decoding import workload_decoding_problem
+from kqctl.kueue.api.models import (
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    LocalQueue,
+    Node,
+    ResourceFlavor,
+    Topology,
+    Workload,
+    WorkloadPriorityClass,
+)
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.api.versions import to_v1beta2
+from kqctl.kueue.kinds import CONFIG_GROUP as KUEUE_CONFIG_GROUP
+from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
+from kqctl.kueue.submitted import Submitted, add_submitted_workloads
+from kqctl.load.objects import LoadedObject, LoadResult
+
+
+def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
+    """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`.
+
+    ``now`` is the snapshot's clock; submitted Jobs without a creationTimestamp are created then.
+    """
+    if result.unreadable:
+        raise result.unreadable[0]
+    snapshot = Snapshot(now=now)
+    submitted = Submitted()
+    for obj in result.objects:
+        _check_loadable(obj, snapshot)
+        if obj.info is None:
+            continue
+        _check_decodable(obj)
+        if (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS:
+            submitted.objects.append((obj.origin, _with_namespace(obj.body, obj)))
+            continue
+        if obj.info.kind == "Workload":
+            submitted.workloads.append(obj.body)
+        _add(snapshot, obj)
+    add_submitted_workloads(snapshot, submitted)  # REQ-1..3: after the queues and classes they look up
+    return snapshot
+
+
+def _check_loadable(obj: LoadedObject, snapshot: Snapshot) -> None:
+    for finding in obj.findings:
+        if finding.severity is Severity.ERROR:
+            hint = f" ({finding.hint})" if finding.hint else ""
+            raise InputError(obj.origin.file, f"{finding.rule_id}: {finding.message}{hint}",
+                             line=obj.line_of(finding.path), index=obj.origin.index)
+        snapshot.warnings.append(f"{obj.origin}: {finding.message}")
+
+
+# Configuration objects are few (even at 1,000 ClusterQueues): each goes through the per-object
+# validation, and what the API server cannot even store — a value of the wrong type or shape, a
+# quantity that does not parse, something Kueue's webhook cannot decode — is refused, as validate
+# rejects it. Semantic rules (CEL, webhook checks) are not enforced here: Kueue's scheduler handles
+# such objects when they exist (its own recorded scenarios hold some), and validate reports them.
+# Workloads (tens of thousands) get the checks of the fields the engine reads (kqctl.kueue.api.decoding).
+_FULLY_VALIDATED = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "Queue", "WorkloadPriorityClass",
+                    "AdmissionCheck", "Topology"}
+_OUTSIDE_THE_SIMULATION = {"MultiKueueCluster", "MultiKueueConfig", "ProvisioningRequestConfig"}
+_UNSTORABLE = {"SCHEMA-TYPE", "DEF-3-DECODE"}
+# Names that break a CRD pattern ("A", "b_one") are left to validate: Kueue's own scenarios use them.
+# A quantity that breaks the quantity pattern cannot be read as a number at all.
+_QUANTITY_FIELDS = {"nominalQuota", "borrowingLimit", "lendingLimit", "weight"}
+
+
+def _unstorable(finding: Finding) -> bool:
+    if finding.severity is not Severity.ERROR:
+        return False
+    if finding.rule_id == "SCHEMA-PATTERN":
+        return bool(finding.path) and finding.path[-1] in _QUANTITY_FIELDS
+    return finding.rule_id in _UNSTORABLE
+
+
+def _check_decodable(obj: LoadedObject) -> None:
+    """What the API server or Kueue would reject is refused here (exit 3), located, not simulated."""
+    from kqctl.kueue.validate.profile import PROFILE
+    from kqctl.validate.runner import validate_object
+
+    assert obj.info is not None
+    if obj.info.group != KUEUE_GROUP:
+        return
+    if obj.info.kind in _FULLY_VALIDATED:
+        for finding in validate_object(obj, (PROFILE,)):
+            if _unstorable(finding):
+                _refuse(obj, finding.rule_id, finding.message, finding.path)
+
+
+def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int, ...]) -> None:
+    where = ".".join(str(p) for p in path)
+    raise InputError(obj.origin.file, f"{obj.kind} {obj.name}: {where}: {message} ({rule_id}; kqctl validate "
+                     "shows every problem)", line=obj.line_of(path), index=obj.origin.index)
+
+
+def _add(snapshot: Snapshot, obj: LoadedObject) -> None:
+    body = obj.body
+    if obj.info is not None and obj.info.group == KUEUE_GROUP:
+        conversion = to_v1beta2(body, copy_hub=False)
+        for issue in conversion.issues:
+            if issue.severity == "error":
+                raise InputError(obj.origin.file, f"{issue.rule_id}: {issue.message}",
+                                 line=obj.line_of(issue.path), index=obj.origin.index)
+        body = conversion.body
+        if obj.info.kind == "Workload":
+            problem = workload_decoding_problem(body)
+            if problem is not None:
+                path, message, rule_id = problem
+                _refuse(obj, rule_id, message, path)
+    adder = _ADDERS.get(_kind_key(obj))
+    if adder is None and obj.info is not None and obj.info.kind in _OUTSIDE_THE_SIMULATION:
+        return  # read and validated; MultiKueue dispatch and provisioning are not simulated
+    if adder is None:
+        snapshot.warnings.append(f"{obj.origin}: {obj.kind} {obj.name} is not simulated: kqctl does not yet turn"
+                                 f" {obj.kind} objects into workloads")
+        return
+    try:
+        adder(snapshot, body, obj)
+    except ModelError as exc:
+        raise InputError(obj.origin.file, f"{obj.kind} {obj.name}: {exc}", line=obj.line_of(exc.path),
+                         index=obj.origin.index) from None
+
+
+def _kind_key(obj: LoadedObject) -> tuple[str, str]:
+    assert obj.info is not None
+    kind = "LocalQueue" if obj.info.kind == "Queue" else obj.info.kind
+    return obj.info.group, kind
+
+
+def _add_flavor(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    flavor = ResourceFlavor.from_v1beta2(body, obj.origin)
+    s.resource_flavors[flavor.name] = flavor
+
+
+def _add_cluster_queue(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    queue = ClusterQueue.from_v1beta2(body, obj.origin)
+    s.cluster_queues[queue.name] = queue
+
+
+def _add_cohort(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    cohort = Cohort.from_v1beta2(body, obj.origin)
+    s.cohorts[cohort.name] = cohort
+
+
+def _add_local_queue(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    body = _with_namespace(body, obj)
+    queue = LocalQueue.from_v1beta2(body, obj.origin)
+    s.local_queues[queue.key] = queue
+
+
+def _add_workload(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    s.workloads.append(Workload.from_v1beta2(_with_namespace(body, obj), obj.origin))
+
+
+def _add_wpc(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    wpc = WorkloadPriorityClass.from_v1beta2(body, obj.origin)
+    s.workload_priority_classes[wpc.name] = wpc
+
+
+def _add_check(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    check = AdmissionCheck.from_v1beta2(body, obj.origin)
+    s.admission_checks[check.name] = check
+
+
+def _add_namespace(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    namespace = Namespace.from_v1(body, obj.origin)
+    if s.namespaces is None:
+        s.namespaces = {}
+    s.namespaces[namespace.name] = namespace
+
+
+def _add_priority_class(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    priority_class = PriorityClass.from_v1(body, obj.origin)
+    s.priority_classes[priority_class.name] = priority_class
+
+
+def _add_limit_range(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    s.limit_ranges.append(LimitRange.from_v1(_with_namespace(body, obj), obj.origin))
+
+
+def _add_topology(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    topology = Topology.from_v1beta2(body, obj.origin)
+    s.topologies[topology.name] = topology
+    # §0.3: TAS is simulated only in the part that decides flavors and admissions (kqctl.kueue.engine.tas).
+    s.warnings.append(f"{obj.origin}: Topology {topology.name}: Topology-Aware Scheduling is simulated in part only"
+                      " (pod placement on Nodes; not: leader/worker groups, balanced placement, Pods Kueue does not"
+                      " manage, node replacement, TAS-aware preemption)")
+
+
+def _add_node(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    node = Node.from_v1(body, obj.origin)
+    s.nodes[node.name] = node
+
+
+def _add_config(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    s.config = KueueConfig.from_body(body)
+
+
+def _with_namespace(body: dict[str, Any], obj: LoadedObject) -> dict[str, Any]:
+    """Namespaced objects without a namespace land in ``default``, as kubectl would put them."""
+    meta = body.get("metadata")
+    if isinstance(meta, dict) and meta.get("namespace"):
+        return body
+    return {**body, "metadata": {**(meta if isinstance(meta, dict) else {}), "namespace": obj.namespace}}
+
+
+_SUBMITTED_KINDS = {("batch", "Job"), ("", "Pod")}
+
+_ADDERS: dict[tuple[str, str], Callable[[Snapshot, dict[str, Any], LoadedObject], None]] = {
+    (KUEUE_GROUP, "ResourceFlavor"): _add_flavor,
+    (KUEUE_GROUP, "ClusterQueue"): _add_cluster_queue,
+    (KUEUE_GROUP, "Cohort"): _add_cohort,
+    (KUEUE_GROUP, "LocalQueue"): _add_local_queue,
+    (KUEUE_GROUP, "Workload"): _add_workload,
+    (KUEUE_GROUP, "WorkloadPriorityClass"): _add_wpc,
+    (KUEUE_GROUP, "AdmissionCheck"): _add_check,
+    (KUEUE_GROUP, "Topology"): _add_topology,
+    (KUEUE_CONFIG_GROUP, "Configuration"): _add_config,
+    ("", "Node"): _add_node,
+    ("", "Namespace"): _add_namespace,
+    ("scheduling.k8s.io", "PriorityClass"): _add_priority_class,
+    ("", "LimitRange"): _add_limit_range,
+}

@@ -1,0 +1,1 @@
+"""Kueue results for people and programs: simulate, explain and audit tables and data."""

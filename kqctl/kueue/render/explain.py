@@ -1,0 +1,321 @@
+"""``kqctl explain`` output: the recorded contract keys (the nomination now) plus the reasoning.
+
+The table leads with the steady-state answer and shows the arithmetic of that same state, so
+nothing below the headline contradicts it; json/yaml carry both states (``steadyStateAnalysis``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from kqctl.k8s.quantity import format_resource_value
+from kqctl.kueue.engine.explain import Analysis, CohortLevel, Decision, Explanation, FlavorReport, ResourceCheck
+from kqctl.kueue.engine.flavors import NO_FIT, PREEMPT, Assignment
+from kqctl.render.units import human
+
+NO_WRAP_WIDTH = 100_000
+
+
+def explanation_data(explanation: Explanation) -> dict[str, Any]:
+    assignment = explanation.now.assignment
+    data: dict[str, Any] = {
+        "workload": explanation.key,
+        "localQueue": explanation.local_queue,
+        "clusterQueue": explanation.cluster_queue,
+        "priority": explanation.priority,
+        "admitted": explanation.admitted,
+        "queueProblem": None if explanation.now.queue_problem is None else {
+            "reason": explanation.now.queue_problem[0], "message": explanation.now.queue_problem[1]},
+    }
+    data.update(_assignment_data(assignment, explanation))
+    data["nextCycle"] = _decision_data(explanation.next_cycle)
+    data["steadyState"] = _decision_data(explanation.steady_state)
+    data.update(_reasoning_data(explanation.now))
+    data["steadyStateAnalysis"] = _analysis_data(explanation.steady, explanation)
+    data["suggestions"] = [{"kind": s.kind, "summary": s.summary, "verified": s.verified, **s.details}
+                           for s in explanation.suggestions]
+    return data
+
+
+def _analysis_data(analysis: Analysis | None, explanation: Explanation) -> dict[str, Any] | None:
+    """The steady state's arithmetic, in the shape of the top-level (nomination now) keys."""
+    if analysis is None:
+        return None
+    data: dict[str, Any] = {
+        "queueProblem": None if analysis.queue_problem is None else {
+            "reason": analysis.queue_problem[0], "message": analysis.queue_problem[1]},
+        "preemptionAllowed": analysis.preemption_allowed,
+    }
+    if analysis.assignment is not None:
+        data.update(_assignment_data(analysis.assignment, explanation))
+    data.update(_reasoning_data(analysis))
+    return data
+
+
+def _reasoning_data(state: Analysis) -> dict[str, Any]:
+    """Position in the queue, preemption and flavor checks, for the nomination now or the steady state."""
+    return {
+        "position": {"ahead": [{"workload": a.key, "priority": a.priority, "queuedAt": a.queued_at.isoformat(),
+                                "why": a.why} for a in state.ahead], "blockedBy": state.blocked_by},
+        "preemption": {
+            "targets": [{"workload": t.workload.key, "clusterQueue": t.cluster_queue.name, "reason": t.reason}
+                        for t in sorted(state.targets, key=lambda t: t.workload.key)],
+            "candidates": [{"workload": c.key, "clusterQueue": c.cluster_queue, "priority": c.priority,
+                            "verdict": c.verdict} for c in state.candidates],
+        },
+        "flavorChecks": [_flavor_report_data(r) for r in state.flavors],
+    }
+
+
+def _assignment_data(assignment: Assignment | None, explanation: Explanation) -> dict[str, Any]:
+    if assignment is None:
+        message = explanation.now.queue_problem[1] if explanation.now.queue_problem else ""
+        return {"representativeMode": None if explanation.admitted else NO_FIT, "borrowing": 0,
+                "message": message, "noFitReason": None, "podSets": []}
+    return {
+        "representativeMode": assignment.representative_mode(),
+        "borrowing": assignment.borrowing,
+        "message": assignment.message(),
+        "noFitReason": assignment.no_fit_reason or None,
+        "podSets": [{
+            "name": ps.name,
+            "count": ps.count,
+            "requests": {r: format_resource_value(r, v) for r, v in sorted(ps.requests.items())},
+            "flavors": {r: {"name": c.flavor, "mode": c.mode, "borrow": c.borrow, "triedFlavorIdx": c.tried_index}
+                        for r, c in sorted(ps.flavors.items())},
+            "representativeMode": ps.mode(),
+            "message": ps.status.message(),
+            "status": {"reasons": sorted(ps.status.reasons), "message": ps.status.message()},
+            "flavorAssignmentAttempts": [_attempt_data(a) for a in ps.attempts],
+        } for ps in assignment.pod_sets],
+    }
+
+
+def _attempt_data(attempt: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"flavor": attempt.flavor, "mode": attempt.mode, "borrow": attempt.borrow}
+    if attempt.possibility is not None:
+        data["preemptionPossibility"] = attempt.possibility
+    if attempt.reasons:
+        data["reasons"] = list(attempt.reasons)
+    if attempt.no_fit_reason:
+        data["noFitReason"] = attempt.no_fit_reason
+    return data
+
+
+def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
+    if decision is None:
+        return None
+    return {"state": decision.state, "reason": decision.reason, "message": decision.message,
+            "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by}
+
+
+def _flavor_report_data(report: FlavorReport) -> dict[str, Any]:
+    return {"podSet": report.pod_set, "flavor": report.flavor, "tried": report.tried, "mode": report.mode,
+            "borrow": report.borrow, "preemptionPossibility": report.possibility, "reasons": list(report.reasons),
+            "note": report.note, "resources": [_check_data(c) for c in report.checks]}
+
+
+def _check_data(check: ResourceCheck) -> dict[str, Any]:
+    r = check.resource
+
+    def q(value: int | None) -> str | None:
+        return None if value is None else format_resource_value(r, value, quota_side=True)
+
+    return {"resource": r, "requested": format_resource_value(r, check.requested),
+            "previouslyAssigned": q(check.previously_assigned), "needed": q(check.needed),
+            "nominalQuota": q(check.nominal), "usage": q(check.usage), "borrowingLimit": q(check.borrowing_limit),
+            "lendingLimit": q(check.lending_limit), "available": q(check.available),
+            "maximumCapacity": q(check.potential),
+            "cohorts": [_level_data(r, level) for level in check.levels]}
+
+
+def _level_data(resource: str, level: CohortLevel) -> dict[str, Any]:
+    def q(value: int | None) -> str | None:
+        return None if value is None else format_resource_value(resource, value, quota_side=True)
+
+    return {"cohort": level.name, "subtreeQuota": q(level.subtree_quota), "usage": q(level.usage),
+            "available": q(max(0, level.available)), "borrowingLimitTowardsIt": q(level.borrowing_limit),
+            "lendingLimitTowardsIt": q(level.lending_limit)}
+
+
+def render_no_workload(kind: str, key: str, reason: str, fmt: str, out: TextIO) -> None:
+    """A Job or Pod Kueue turns into no Workload: there is no admission to explain, only why."""
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    data = {"workload": None, "submitted": {"kind": kind, "name": key}, "admitted": False,
+            "noWorkloadReason": reason}
+    if fmt == "json":
+        out.write(dump_json(data))
+    elif fmt == "yaml":
+        out.write(dump_yaml(data))
+    else:
+        out.write(f"{kind} {key}: Kueue creates no Workload for it, so it is never queued or admitted.\n"
+                  f"  why: {reason}\n")
+
+
+def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, color: str = "auto") -> None:
+    """Several explanations (-l): one after another in a table, a list in json/yaml."""
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt in ("json", "yaml"):
+        data = [explanation_data(e) for e in explanations]
+        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+        return
+    if not explanations:
+        out.write("No workload matches that is not admitted in the steady state.\n")
+    for index, explanation in enumerate(explanations):
+        if index:
+            out.write("\n")
+        render_explanation(explanation, fmt, out, color)
+
+
+def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto") -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt == "json":
+        out.write(dump_json(explanation_data(explanation)))
+    elif fmt == "yaml":
+        out.write(dump_yaml(explanation_data(explanation)))
+    elif fmt == "table":
+        _render_tree(explanation, out, color)
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: table, json, yaml")
+
+
+def _render_tree(explanation: Explanation, out: TextIO, color: str) -> None:
+    from rich.markup import escape
+    from rich.tree import Tree
+
+    from kqctl.render.console import make_console
+
+    console = make_console(out, color)
+    # Lines are never wrapped (like kubectl describe): a wrapped name or quantity cannot be pasted.
+    console.width = NO_WRAP_WIDTH
+    title = f"[bold]{escape(explanation.key)}[/] (priority {explanation.priority})"
+    route = f"LocalQueue {explanation.local_queue or '-'} → ClusterQueue {explanation.cluster_queue or '-'}"
+    tree = Tree(f"{title}  {escape(route)}")
+    steady, following = explanation.steady_state, explanation.next_cycle
+    _decision_branch(tree, "Steady state", steady, escape)
+    if following is not None and (steady is None or following.state != steady.state):
+        _decision_branch(tree, "Next cycle (before the steady state)", following, escape, details=False)
+    analysis = explanation.steady
+    if analysis is not None:
+        _analysis_branches(tree, analysis, explanation, escape)
+        _suggestion_branch(tree, explanation, escape)
+    console.print(tree)
+
+
+def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, escape: Any) -> None:
+    if analysis.queue_problem is not None:
+        reason, message = analysis.queue_problem
+        tree.add(f"[red]Not considered for admission[/]: {escape(reason)}: {escape(message)}")
+    if analysis.ahead:
+        branch = tree.add(f"Ahead of it in ClusterQueue {escape(explanation.cluster_queue or '')}"
+                          f" ({len(analysis.ahead)})")
+        for entry in analysis.ahead[:10]:
+            branch.add(f"{escape(entry.key)}: {escape(entry.why)}")
+        if analysis.blocked_by:
+            branch.add(f"[yellow]StrictFIFO: it waits behind {escape(analysis.blocked_by)} even if it would fit[/]")
+    if analysis.assignment is not None:
+        _assignment_branch(tree, analysis, escape)
+    if analysis.targets or analysis.candidates:
+        branch = tree.add("Preemption")
+        for target in sorted(analysis.targets, key=lambda t: t.workload.key):
+            branch.add(f"[red]victim[/] {escape(target.workload.key)} ({escape(target.reason)})")
+        for candidate in analysis.candidates:
+            branch.add(f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
+                       f" {candidate.priority}: {escape(candidate.verdict)}")
+
+
+def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
+    if explanation.suggestions:
+        branch = tree.add("[green]What would make it fit[/] (each checked by running the engine again)")
+        for suggestion in explanation.suggestions:
+            branch.add(escape(suggestion_text(suggestion)))
+    elif explanation.steady is not None and explanation.steady.queue_problem is not None:
+        reason = explanation.steady.queue_problem[0]
+        tree.add(f"[green]What would make it fit[/]: fix what keeps it out of the queue ({escape(reason)}, above)")
+    else:
+        branch = tree.add("[yellow]What would make it fit[/]: kqctl found no single change that gets it in; it tried")
+        for tried in explanation.suggestions_tried:
+            branch.add(escape(tried))
+
+
+def suggestion_text(suggestion: Any) -> str:
+    """The change and its amounts in human units (json keeps Kueue's exact quantities)."""
+    if not suggestion.amounts or not suggestion.action:
+        return str(suggestion.summary)
+    if suggestion.kind == "nominal-quota":
+        amounts = ", ".join(f"{r} by {human(r, v)}" for r, v in suggestion.amounts.items())
+        return f"{suggestion.action}: {amounts}"
+    amounts = ", ".join(f"{r} {human(r, v)}" for r, v in suggestion.amounts.items())
+    return f"{suggestion.action}, freeing {amounts}"
+
+
+def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: Any, details: bool = True) -> None:
+    if decision is None:
+        return
+    text = f"{label}: [bold]{escape(decision.state)}[/]"
+    if decision.cycle is not None:
+        text += f" (cycle {decision.cycle})"
+    if decision.victims:
+        text += f", preempting {escape(', '.join(decision.victims))}"
+    if decision.preempted_by:
+        text += f", preempted by {escape(decision.preempted_by)}"
+    if decision.reason and not decision.admitted:
+        text += f" — {escape(decision.reason)}"
+    node = tree.add(text)
+    if details and decision.message and not decision.admitted:
+        node.add(escape(decision.message))
+
+
+def _mode_text(mode: str | None, analysis: Analysis) -> str:
+    """Kueue's mode, except that "Preempt" is not offered as a way in when the ClusterQueue never preempts."""
+    if mode == PREEMPT and not analysis.preemption_allowed:
+        return "NoFit (it would need preemption, and every preemption policy of its ClusterQueue is Never)"
+    allowed = any(c.verdict.startswith("allowed") for c in analysis.candidates)
+    if mode == PREEMPT and analysis.candidates and not allowed:
+        return "Preempt (but its policies allow preempting none of the workloads below)"
+    return mode or NO_FIT
+
+
+def _assignment_branch(tree: Any, analysis: Analysis, escape: Any) -> None:
+    assignment = analysis.assignment
+    assert assignment is not None
+    mode = _mode_text(assignment.representative_mode(), analysis)
+    heading = f"Flavor assignment in the steady state: [bold]{escape(mode)}[/]"
+    if assignment.borrowing:
+        heading += f", borrowing level {assignment.borrowing}"
+    if assignment.no_fit_reason:
+        heading += f", {escape(assignment.no_fit_reason)}"
+    branch = tree.add(heading)
+    for report in analysis.flavors:
+        label = f"pod set {report.pod_set} · flavor {report.flavor}: "
+        if report.tried:
+            label += _mode_text(report.mode, analysis) + (f" (borrow {report.borrow})" if report.borrow else "")
+            node = branch.add(escape(label) + f" [dim]{escape(report.note)}[/]")
+        else:
+            node = branch.add(escape(label) + f"[dim]{escape(report.note)}[/]")  # the note says "not tried: why"
+        for reason in report.reasons:
+            node.add(f"[yellow]{escape(reason)}[/]")
+        for check in report.checks:
+            node.add(escape(check_line(check)))
+
+
+def check_line(check: ResourceCheck) -> str:
+    """One resource's quota arithmetic, in human units."""
+    r = check.resource
+
+    def q(value: int | None) -> str:
+        return human(r, value)
+
+    line = (f"{r}: needs {q(check.needed)} (this pod set {q(check.requested)}); nominal {q(check.nominal)}, used"
+            f" {q(check.usage)}, available {q(max(0, check.available))}, at most {q(check.potential)}")
+    if check.borrowing_limit is not None:
+        line += f", borrowingLimit {q(check.borrowing_limit)}"
+    if check.lending_limit is not None:
+        line += f", lendingLimit {q(check.lending_limit)}"
+    for level in check.levels:
+        line += f"; cohort {level.name}: quota {q(level.subtree_quota)}, used {q(level.usage)}," \
+                f" can still give {q(max(0, level.available))}"
+    return line

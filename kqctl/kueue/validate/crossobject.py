@@ -1,0 +1,515 @@
+"""Cross-object consistency (rule set XO): what Kueue accepts but will not admit anything with.
+
+References to objects absent from the inputs are warnings by default (the object may live in
+the cluster) and errors with ``--closed`` (the inputs are the whole world). Problems that are
+certain from the inputs alone (cohort cycles) are always errors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from kqctl.findings import Finding, Severity, error, info, warning
+from kqctl.k8s.selectors import namespace_labels, selector_matches
+from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
+from kqctl.load.documents import Document
+from kqctl.load.objects import LoadedObject
+
+if TYPE_CHECKING:
+    from kqctl.kueue.api.models import ClusterQueue
+    from kqctl.kueue.engine.cache import QuotaCache
+
+Located = tuple[LoadedObject, Finding]
+T = TypeVar("T")
+
+
+@dataclass
+class World:
+    """The inputs indexed by kind and name, every Kueue object in its v1beta2 form."""
+
+    closed: bool
+    objects: list[tuple[LoadedObject, dict[str, Any]]]
+    by_kind: dict[str, list[tuple[LoadedObject, dict[str, Any]]]] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Some thirty checks each ask for one kind: index once instead of scanning 50,000 objects each time.
+        for obj, body in self.objects:
+            self.by_kind.setdefault(_kind(obj), []).append((obj, body))
+
+    def of_kind(self, kind: str) -> list[tuple[LoadedObject, dict[str, Any]]]:
+        return self.by_kind.get(kind, [])
+
+    def names(self, kind: str) -> set[str]:
+        return {obj.name for obj, _ in self.of_kind(kind) if obj.name}
+
+    def namespaced_names(self, kind: str) -> set[tuple[str, str]]:
+        return {(obj.namespace or "", obj.name) for obj, _ in self.of_kind(kind) if obj.name}
+
+    def missing(self, rule_id: str, path: tuple[str | int, ...], message: str, hint: str | None = None) -> Finding:
+        """A reference to an object not in the inputs: a warning, or an error with --closed."""
+        severity = Severity.ERROR if self.closed else Severity.WARNING
+        return Finding(rule_id, severity, path, message, hint)
+
+
+def _kind(obj: LoadedObject) -> str:
+    return "LocalQueue" if obj.kind == "Queue" else obj.kind
+
+
+def cross_object_findings(objects: Sequence[LoadedObject], closed: bool = False) -> list[Located]:
+    """Every XO finding, each attached to the object it is about."""
+    world = World(closed, [(obj, _v1beta2(obj)) for obj in objects])
+    located: list[Located] = []
+    for check in CHECKS:
+        located.extend(check(world))
+    return located
+
+
+def _v1beta2(obj: LoadedObject) -> dict[str, Any]:
+    if obj.info is None or obj.info.group != KUEUE_GROUP:
+        return obj.body  # type: ignore[no-any-return]
+    from kqctl.kueue.api.versions import to_v1beta2
+
+    return to_v1beta2(obj.body, copy_hub=False).body
+
+
+def _spec(body: dict[str, Any]) -> dict[str, Any]:
+    spec = body.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _flavor_refs(spec: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    for i, group in enumerate(_items(spec.get("resourceGroups"))):
+        flavors = group.get("flavors") if isinstance(group, dict) else None
+        for j, flavor in enumerate(_items(flavors)):
+            if isinstance(flavor, dict) and isinstance(flavor.get("name"), str):
+                yield ("spec", "resourceGroups", i, "flavors", j, "name"), flavor["name"]
+
+
+def check_missing_flavors(world: World) -> Iterator[Located]:
+    """XO-1: a ClusterQueue naming a missing ResourceFlavor is inactive (FlavorNotFound)."""
+    flavors = world.names("ResourceFlavor")
+    for obj, body in world.of_kind("ClusterQueue"):
+        for path, name in _flavor_refs(_spec(body)):
+            if name not in flavors:
+                yield obj, world.missing(
+                    "XO-CQ-FLAVOR", path,
+                    f"ResourceFlavor {name!r} is not in the inputs: ClusterQueue {obj.name} would be inactive"
+                    " (FlavorNotFound) and admit nothing",
+                    f"create ResourceFlavor {name!r} or remove it from the ClusterQueue")
+
+
+def check_missing_admission_checks(world: World) -> Iterator[Located]:
+    """XO-1: a ClusterQueue naming a missing AdmissionCheck is inactive (AdmissionCheckNotFound)."""
+    checks = world.names("AdmissionCheck")
+    for obj, body in world.of_kind("ClusterQueue"):
+        strategy = _spec(body).get("admissionChecksStrategy")
+        entries = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+        for i, entry in enumerate(_items(entries)):
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if isinstance(name, str) and name not in checks:
+                yield obj, world.missing(
+                    "XO-CQ-CHECK", ("spec", "admissionChecksStrategy", "admissionChecks", i, "name"),
+                    f"AdmissionCheck {name!r} is not in the inputs: ClusterQueue {obj.name} would be inactive"
+                    " (AdmissionCheckNotFound) and admit nothing")
+
+
+def check_nil_namespace_selector(world: World) -> Iterator[Located]:
+    """DEF-2: a ClusterQueue without namespaceSelector matches no namespace at all."""
+    for obj, body in world.of_kind("ClusterQueue"):
+        if _spec(body).get("namespaceSelector") is None:
+            yield obj, warning(
+                "XO-NS-NIL", ("spec",),
+                f"ClusterQueue {obj.name} has no namespaceSelector: it matches no namespace and will admit no"
+                " workload", "add `namespaceSelector: {}` to admit workloads from every namespace")
+
+
+def check_local_queue_targets(world: World) -> Iterator[Located]:
+    """XO-4 and XO-6: a LocalQueue must name an existing ClusterQueue that selects its namespace."""
+    queues = {obj.name: body for obj, body in world.of_kind("ClusterQueue") if obj.name}
+    namespaces = {obj.name: body for obj, body in world.of_kind("Namespace") if obj.name}
+    for obj, body in world.of_kind("LocalQueue"):
+        target = _spec(body).get("clusterQueue")
+        if not isinstance(target, str) or not target:
+            continue  # schema/CEL territory
+        if target not in queues:
+            yield obj, world.missing(
+                "XO-LQ-CQ", ("spec", "clusterQueue"),
+                f"ClusterQueue {target!r} is not in the inputs: workloads in LocalQueue {obj.namespace}/{obj.name}"
+                f" would stay pending with \"ClusterQueue {target} doesn't exist\"")
+            continue
+        yield from _selector_reachability(world, obj, target, queues[target], namespaces)
+
+
+def _selector_reachability(world: World, obj: LoadedObject, target: str, queue: dict[str, Any],
+                           namespaces: dict[str, dict[str, Any]]) -> Iterator[Located]:
+    selector = _spec(queue).get("namespaceSelector")
+    if selector is None:
+        return  # reported once on the ClusterQueue (XO-NS-NIL)
+    namespace = obj.namespace or "default"
+    namespace_body = namespaces.get(namespace)
+    meta = namespace_body.get("metadata") if namespace_body else None
+    labels = meta.get("labels") if isinstance(meta, dict) and isinstance(meta.get("labels"), dict) else {}
+    if selector_matches(selector, namespace_labels(namespace, labels)):
+        return
+    message = (f"namespace {namespace!r} does not match the namespaceSelector of ClusterQueue {target}: every"
+               f" workload of LocalQueue {namespace}/{obj.name} fails with \"workload namespace doesn't match"
+               " ClusterQueue selector\"")
+    if namespace_body is None:
+        yield obj, world.missing("XO-LQ-NS", ("spec", "clusterQueue"),
+                                 message + f" (Namespace {namespace} is not in the inputs; only its"
+                                 " kubernetes.io/metadata.name label was assumed)")
+    else:
+        yield obj, world.missing("XO-LQ-NS", ("spec", "clusterQueue"), message,
+                                 "label the namespace or widen the ClusterQueue's namespaceSelector")
+
+
+def _cohort_parents(world: World) -> dict[str, tuple[LoadedObject, str | None]]:
+    parents: dict[str, tuple[LoadedObject, str | None]] = {}
+    for obj, body in world.of_kind("Cohort"):
+        parent = _spec(body).get("parentName")
+        if obj.name:
+            parents[obj.name] = (obj, parent if isinstance(parent, str) and parent else None)
+    return parents
+
+
+def check_cohort_cycles(world: World) -> Iterator[Located]:
+    """XO-3: a cycle of parentName links excludes every ClusterQueue under it from scheduling."""
+    parents = _cohort_parents(world)
+    reported: set[str] = set()
+    for start in sorted(parents):
+        cycle = _cycle_from(start, parents)
+        if not cycle or cycle[0] in reported:
+            continue
+        reported.update(cycle)
+        chain = " -> ".join([*cycle, cycle[0]])
+        for name in cycle:
+            yield parents[name][0], error(
+                "XO-CO-CYCLE", ("spec", "parentName"),
+                f"Cohort {name} is in a parentName cycle ({chain}): every ClusterQueue under it is excluded from"
+                " scheduling (its workloads stay pending with \"ClusterQueue ... is inactive\")",
+                "break the cycle by removing one parentName")
+
+
+def _cycle_from(start: str, parents: dict[str, tuple[LoadedObject, str | None]]) -> list[str]:
+    seen: list[str] = []
+    current: str | None = start
+    while current is not None and current in parents:
+        if current in seen:
+            cycle = seen[seen.index(current):]
+            return sorted(cycle) if cycle else []
+        seen.append(current)
+        current = parents[current][1]
+    return []
+
+
+def check_implicit_cohorts(world: World) -> Iterator[Located]:
+    """XO-2: naming a Cohort that has no object creates an implicit root cohort without quota."""
+    cohorts = world.names("Cohort")
+    for kind, field in (("ClusterQueue", "cohortName"), ("Cohort", "parentName")):
+        for obj, body in world.of_kind(kind):
+            name = _spec(body).get(field)
+            if isinstance(name, str) and name and name not in cohorts:
+                yield obj, info("XO-CO-IMPLICIT", ("spec", field),
+                                f"Cohort {name!r} has no object in the inputs: it is an implicit root cohort with"
+                                " no quota or limits of its own")
+
+
+def check_workload_queues(world: World) -> Iterator[Located]:
+    """XO-4: a Workload naming a missing LocalQueue stays pending (Misconfigured)."""
+    queues = world.namespaced_names("LocalQueue")
+    for obj, body in world.of_kind("Workload"):
+        queue = _spec(body).get("queueName")
+        if isinstance(queue, str) and queue and (obj.namespace or "", queue) not in queues:
+            yield obj, world.missing(
+                "XO-WL-LQ", ("spec", "queueName"),
+                f"LocalQueue {obj.namespace}/{queue} is not in the inputs: the workload would stay pending with"
+                f" \"LocalQueue {queue} doesn't exist\"")
+
+
+def check_workload_priority_classes(world: World) -> Iterator[Located]:
+    """XO-8: a Workload's priorityClassRef must name an existing class of its kind."""
+    known = {"WorkloadPriorityClass": world.names("WorkloadPriorityClass"),
+             "PriorityClass": world.names("PriorityClass")}
+    for obj, body in world.of_kind("Workload"):
+        ref = _spec(body).get("priorityClassRef")
+        if not isinstance(ref, dict):
+            continue
+        kind, name = ref.get("kind"), ref.get("name")
+        if isinstance(kind, str) and kind in known and isinstance(name, str) and name not in known[kind]:
+            yield obj, world.missing("XO-WL-PRIORITY", ("spec", "priorityClassRef", "name"),
+                                     f"{kind} {name!r} is not in the inputs")
+
+
+def check_job_priority_classes(world: World) -> Iterator[Located]:
+    """XO-8: a Job labelled with a missing WorkloadPriorityClass gets no Workload at all."""
+    classes = world.names("WorkloadPriorityClass")
+    for obj, body in world.of_kind("Job"):
+        labels = body.get("metadata", {}).get("labels") if isinstance(body.get("metadata"), dict) else None
+        name = labels.get("kueue.x-k8s.io/priority-class") if isinstance(labels, dict) else None
+        if isinstance(name, str) and name not in classes:
+            yield obj, world.missing(
+                "XO-JOB-PRIORITY", ("metadata", "labels", "kueue.x-k8s.io/priority-class"),
+                f"WorkloadPriorityClass {name!r} is not in the inputs: Kueue would not create a Workload for this"
+                " Job (WorkloadPriorityClassNotFound)")
+
+
+def check_local_queue_weights(world: World) -> Iterator[Located]:
+    """VAL-LQ-4: a non-positive LocalQueue weight makes its admission-fair-sharing usage infinite."""
+    from kqctl.k8s.quantity import QuantityError, parse_quantity
+
+    for obj, body in world.of_kind("LocalQueue"):
+        fair = _spec(body).get("fairSharing")
+        weight = fair.get("weight") if isinstance(fair, dict) else None
+        if weight is None:
+            continue
+        try:
+            value = parse_quantity(weight).value
+        except (QuantityError, TypeError, ValueError):
+            continue
+        if value <= 0:
+            yield obj, warning("XO-LQ-WEIGHT", ("spec", "fairSharing", "weight"),
+                               f"weight {weight} is not positive: under admission fair sharing this LocalQueue's"
+                               " usage counts as infinite and its workloads always go last")
+
+
+def check_priority_class_values(world: World) -> Iterator[Located]:
+    """§2.7: a WorkloadPriorityClass named ``default`` is auto-applied; equal values are usually a mistake."""
+    by_value: dict[Any, str] = {}
+    for obj, body in world.of_kind("WorkloadPriorityClass"):
+        if obj.name == "default":
+            yield obj, info("XO-WPC-DEFAULT", ("metadata", "name"),
+                            "a WorkloadPriorityClass named 'default' is applied to every Job without the"
+                            " kueue.x-k8s.io/priority-class label (WorkloadPriorityClassDefaulting)")
+        value = body.get("value")
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value in by_value:
+                yield obj, warning("XO-WPC-SAME-VALUE", ("value",),
+                                   f"value {value} is also used by WorkloadPriorityClass {by_value[value]}:"
+                                   " workloads of both classes never preempt each other by priority")
+            else:
+                by_value[value] = obj.name or ""
+
+
+# The controllers that own admission-check parameters, by the parameters' kind.
+_CHECK_PARAMETER_KINDS = {"ProvisioningRequestConfig": "BadParametersRef", "MultiKueueConfig": "BadConfig"}
+
+
+def check_admission_check_parameters(world: World) -> Iterator[Located]:
+    """XO-AC-PARAMS: an AdmissionCheck whose parameters name a missing config is set inactive by its
+    controller (reason BadParametersRef / BadConfig), and so is every ClusterQueue using it."""
+    for obj, body in world.of_kind("AdmissionCheck"):
+        parameters = _dict(_spec(body).get("parameters"))
+        kind, name = parameters.get("kind"), parameters.get("name")
+        if parameters.get("apiGroup") != KUEUE_GROUP or not isinstance(kind, str) or not isinstance(name, str):
+            continue
+        reason = _CHECK_PARAMETER_KINDS.get(kind)
+        if reason is not None and name not in world.names(kind):
+            yield obj, world.missing(
+                "XO-AC-PARAMS", ("spec", "parameters", "name"),
+                f"{kind} {name!r} is not in the inputs: AdmissionCheck {obj.name} would be inactive ({reason})"
+                " and the ClusterQueues using it would admit nothing")
+
+
+def check_multikueue_clusters(world: World) -> Iterator[Located]:
+    """XO-MK-CLUSTER: a MultiKueueConfig naming a MultiKueueCluster that does not exist (the check reports
+    "Missing clusters"; with none usable it is inactive)."""
+    known = world.names("MultiKueueCluster")
+    for obj, body in world.of_kind("MultiKueueConfig"):
+        for i, name in enumerate(_items(_spec(body).get("clusters"))):
+            if isinstance(name, str) and name not in known:
+                yield obj, world.missing("XO-MK-CLUSTER", ("spec", "clusters", i),
+                                         f"MultiKueueCluster {name!r} is not in the inputs: admission checks using"
+                                         f" MultiKueueConfig {obj.name} report it missing")
+
+
+CHECKS: tuple[Callable[[World], Iterator[Located]], ...] = (
+    check_missing_flavors,
+    check_missing_admission_checks,
+    check_nil_namespace_selector,
+    check_local_queue_targets,
+    check_cohort_cycles,
+    check_implicit_cohorts,
+    check_workload_queues,
+    check_workload_priority_classes,
+    check_job_priority_classes,
+    check_local_queue_weights,
+    check_priority_class_values,
+)
+
+
+# --- quota reachability (XO-5, XO-9): needs the quota tree of the engine --------------------------------
+
+
+def _quota_cache(world: World) -> tuple[QuotaCache, dict[str, LoadedObject]] | None:
+    """The engine's quota tree over the ClusterQueues and Cohorts Kueue could decode."""
+    from kqctl.kueue.api.models import ClusterQueue, Cohort, ResourceFlavor
+    from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.engine.cache import QuotaCache
+
+    snapshot = Snapshot()
+    located: dict[str, LoadedObject] = {}
+    for obj, body in world.of_kind("ClusterQueue"):
+        queue = _decoded(ClusterQueue.from_v1beta2, body)
+        if queue is not None:
+            snapshot.cluster_queues[queue.name] = queue
+            located[queue.name] = obj
+    for _, body in world.of_kind("Cohort"):
+        cohort = _decoded(Cohort.from_v1beta2, body)
+        if cohort is not None:
+            snapshot.cohorts[cohort.name] = cohort
+    for _, body in world.of_kind("ResourceFlavor"):
+        flavor = _decoded(ResourceFlavor.from_v1beta2, body)
+        if flavor is not None:
+            snapshot.resource_flavors[flavor.name] = flavor
+    if not snapshot.cluster_queues:
+        return None
+    return QuotaCache(snapshot), located
+
+
+def _decoded(build: Callable[[dict[str, Any]], T], body: dict[str, Any]) -> T | None:
+    from kqctl.k8s.core import ModelError
+
+    try:
+        return build(body)
+    except (ModelError, ValueError, TypeError, AttributeError):
+        return None  # the object's own findings say why
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _quota_path(model: ClusterQueue, flavor: str, resource: str, field: str) -> tuple[str | int, ...]:
+    groups = model.resource_groups
+    flavor_quotas = model.flavor_quotas
+    index = 0
+    for i, group in enumerate(groups):
+        for j, name in enumerate(group.flavors):
+            quotas = flavor_quotas[index]
+            index += 1
+            for k, (res, _) in enumerate(quotas.resources):
+                if name == flavor and res == resource:
+                    return ("spec", "resourceGroups", i, "flavors", j, "resources", k, field)
+    return ("spec", "resourceGroups")
+
+
+def check_quota_reachability(world: World) -> Iterator[Located]:
+    """XO-9: borrowing limits nobody can lend to, and quota that sums to zero in the whole tree."""
+    from kqctl.k8s.quantity import format_resource_value
+    from kqctl.kueue.engine.quota import lendable_from_tree, potential
+
+    built = _quota_cache(world)
+    if built is None:
+        return
+    cache, located = built
+    for name, state in sorted(cache.cluster_queues.items()):
+        obj = located[name]
+        for (flavor, resource), limits in sorted(state.node.quotas.items()):
+            fr = (flavor, resource)
+            if limits.borrowing_limit is not None and state.has_parent and lendable_from_tree(state.node, fr) == 0:
+                yield obj, world.missing(
+                    "XO-CQ-NO-LENDER", _quota_path(state.model, flavor, resource, "borrowingLimit"),
+                    f"borrowingLimit for {resource} in flavor {flavor} can never matter: no other member of cohort"
+                    f" {state.model.cohort} has {flavor}/{resource} quota to lend",
+                    "give another ClusterQueue or the Cohort nominal quota for it, or drop the borrowingLimit")
+            if potential(state.node, fr) == 0 and limits.nominal == 0:
+                yield obj, world.missing(
+                    "XO-CQ-ZERO-QUOTA", _quota_path(state.model, flavor, resource, "nominalQuota"),
+                    f"the whole quota tree of ClusterQueue {name} holds {format_resource_value(resource, 0)}"
+                    f" {resource} in flavor {flavor}: nothing can ever be admitted on it")
+
+
+def check_workloads_can_fit(world: World) -> Iterator[Located]:
+    """XO-5 and XO-9: a workload asking for a resource its ClusterQueue does not cover, or more of a
+    resource than any flavor of its group could ever provide, can never be admitted."""
+    from kqctl.k8s.pods import spec_requests
+    from kqctl.k8s.quantity import format_resource_value
+    from kqctl.kueue.engine.quota import potential
+
+    built = _quota_cache(world)
+    if built is None:
+        return
+    cache, _ = built
+    local_queues = {(obj.namespace, obj.name): body for obj, body in world.of_kind("LocalQueue")}
+    for obj, body in world.of_kind("Workload"):
+        spec = _spec(body)
+        queue_name = spec.get("queueName")
+        queue = local_queues.get((obj.namespace, queue_name)) if isinstance(queue_name, str) else None
+        target = _spec(queue).get("clusterQueue") if queue is not None else None
+        state = cache.cluster_queues.get(target) if isinstance(target, str) else None
+        if state is None:
+            continue
+        for i, pod_set in enumerate(_items(spec.get("podSets"))):
+            if not isinstance(pod_set, dict):
+                continue
+            pod_spec = _dict(_dict(pod_set.get("template")).get("spec"))
+            # REQ-13: a pod set that may shrink to minCount only has to fit at that size.
+            smallest = pod_set.get("minCount", pod_set.get("count", 1))
+            count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
+            for resource, per_pod in sorted(spec_requests(pod_spec).items()):
+                total = per_pod * count
+                if total <= 0:
+                    continue
+                group = state.group_for(resource)
+                path = ("spec", "podSets", i)
+                if group is None:
+                    yield obj, world.missing(
+                        "XO-WL-UNCOVERED", path,
+                        f"pod set {pod_set.get('name', i)} requests {resource}, which ClusterQueue {state.name} does"
+                        f" not cover: the workload can never be admitted (\"resource {resource} unavailable in"
+                        " ClusterQueue\")", f"add {resource} to a resource group of ClusterQueue {state.name}")
+                    continue
+                if not group.flavors:
+                    continue  # a resource group without flavors is the schema's finding (minItems), not ours
+                best = max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
+                if total > best:
+                    yield obj, world.missing(
+                        "XO-WL-NEVER-FITS", path,
+                        f"pod set {pod_set.get('name', i)} needs {format_resource_value(resource, total)} {resource},"
+                        f" more than any flavor of ClusterQueue {state.name} can ever provide"
+                        f" ({format_resource_value(resource, best, quota_side=True)} with everything borrowed)",
+                        "raise nominalQuota or borrowingLimit, or shrink the pod set")
+
+
+CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit, check_admission_check_parameters,
+          check_multikueue_clusters)
+
+
+def trimmed(obj: LoadedObject) -> LoadedObject:
+    """A copy light enough to send between processes, with what the cross-object checks read
+    (a Workload only needs its queue and priority references and its pod sets' requests here)."""
+    body = obj.body
+    if obj.kind == "Workload":
+        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+        body = {
+            "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
+            "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
+            "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
+                                             "priorityClassSource") if k in spec},
+                     "podSets": [_trimmed_pod_set(ps) for ps in spec.get("podSets") or [] if isinstance(ps, dict)]},
+        }
+    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+
+
+def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
+    """Only what the pod's requests are computed from (REQ-6)."""
+    template = pod_set.get("template")
+    raw_spec = template.get("spec") if isinstance(template, dict) else None
+    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+    containers = {key: [_resources_only(c) for c in spec.get(key) or [] if isinstance(c, dict)]
+                  for key in ("containers", "initContainers")}
+    rest = {key: spec[key] for key in ("overhead", "resources") if key in spec}
+    kept: dict[str, Any] = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
+    return {**kept, "template": {"spec": {**containers, **rest}}}
+
+
+def _resources_only(container: dict[str, Any]) -> dict[str, Any]:
+    return {key: container[key] for key in ("resources", "restartPolicy") if key in container}

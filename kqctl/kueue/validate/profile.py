@@ -1,0 +1,89 @@
+"""Kueue's part of ``kqctl validate``: legacy versions, its mutating and validating webhooks, XO checks."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from kqctl.findings import Finding, Severity, error
+from kqctl.k8s.kinds import split_api_version
+from kqctl.kueue.kinds import CONFIG_GROUP, GROUP
+from kqctl.kueue.validate import crossobject
+from kqctl.kueue.validate.rules import run_rules, webhook_rules_for
+from kqctl.kueue.validate.webhook_defaults import RULE_DECODE
+from kqctl.load.objects import LoadedObject
+from kqctl.validate.profile import LegacyConversion, ValidationProfile
+
+# Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
+_MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}
+_LEGACY_VERSIONS = {"v1alpha1", "v1alpha2"}
+# v1beta1 spells a few v1beta2 fields differently (API-1); webhook findings are computed on the
+# v1beta2 form and pointed back at the field the user wrote.
+_V1BETA1_FIELD_NAMES = {"cohortName": "cohort"}
+
+
+def legacy(obj: LoadedObject) -> LegacyConversion | None:
+    """LEG-*: alpha objects are validated as the v1beta2 objects they convert to."""
+    from kqctl.kueue.api.versions import to_v1beta2
+
+    group, version = split_api_version(obj.api_version)
+    if group != GROUP or version not in _LEGACY_VERSIONS:
+        return None
+    conversion = to_v1beta2(obj.body)
+    findings = [Finding(i.rule_id, Severity(i.severity), i.path, i.message) for i in conversion.issues]
+    return LegacyConversion(conversion.body, findings, _unserved_legacy(obj))
+
+
+def _unserved_legacy(obj: LoadedObject) -> Finding:
+    """LEG-VERSION: no supported Kueue serves alpha versions; the API server answers "no matches"."""
+    return error("LEG-VERSION", ("apiVersion",),
+                 f'no matches for kind "{obj.kind}" in version "{obj.api_version}": no supported Kueue serves '
+                 "it (kqctl checks its v1beta2 conversion too)",
+                 f"convert it: kqctl convert -f {_convert_input(obj.origin.file)} --to v1beta2")
+
+
+def _convert_input(file: str) -> str:
+    """How the hint's command names the input: ``-`` for standard input, else the file, quoted for a shell."""
+    return "-" if file == "<stdin>" else shlex.quote(file)
+
+
+def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Finding]] | None:
+    """DEF-3: Kueue's mutating webhooks decode, default and re-encode ClusterQueues, ResourceFlavors and
+    Workloads."""
+    from kqctl.kueue.validate.webhook_defaults import apply_mutating_webhooks
+
+    group, _ = split_api_version(str(body.get("apiVersion", "")))
+    if group != GROUP or kind not in _MUTATED_KINDS:
+        return None
+    return apply_mutating_webhooks(body)
+
+
+def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
+    """Kueue's validating webhooks judge the v1beta2 form (a v1beta1 object is converted first)."""
+    from kqctl.kueue.api.versions import to_v1beta2
+
+    group, version = split_api_version(str(body.get("apiVersion", "")))
+    rules = webhook_rules_for(group, kind)
+    if not rules:
+        return []
+    if group == GROUP and version != "v1beta2":
+        return [_renamed_for_v1beta1(f) for f in run_rules(rules, to_v1beta2(body).body)]
+    return run_rules(rules, body)
+
+
+def _renamed_for_v1beta1(finding: Finding) -> Finding:
+    path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
+    return Finding(finding.rule_id, finding.severity, path, finding.message, finding.hint,
+                   finding.line, finding.related)
+
+
+PROFILE = ValidationProfile(
+    scheduler="kueue",
+    groups=frozenset({GROUP, CONFIG_GROUP}),
+    legacy=legacy,
+    mutate=mutate,
+    kept_in_status=frozenset({RULE_DECODE}),
+    webhooks=webhooks,
+    cross_object=crossobject.cross_object_findings,
+    trim=crossobject.trimmed,
+)

@@ -1,0 +1,76 @@
+"""What one scheduler adds to the API server's own checks, handed to the validation runner.
+
+The runner (``validate/runner.py``) knows the steps every API server takes on create: schema defaults,
+structural schema, metadata, CEL, dropping ``status``. A scheduler adds its own: versions it no longer
+serves, its mutating webhooks, its validating webhooks, and checks across objects no server makes. Each
+scheduler package builds one :class:`ValidationProfile`; the CLI passes in the ones that apply, so this
+package never imports a scheduler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from kqctl.findings import Finding
+
+if TYPE_CHECKING:
+    from kqctl.load.objects import LoadedObject
+
+Body = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LegacyConversion:
+    """An object in a version the API server no longer serves, as the version it converts to."""
+
+    body: Body
+    findings: list[Finding]  # the conversion's own findings (what ``kqctl convert`` would say)
+    unserved: Finding  # the API server's "no matches for kind ... in version"
+
+
+def _no_legacy(obj: LoadedObject) -> LegacyConversion | None:
+    return None
+
+
+def _no_mutation(body: Body, kind: str) -> tuple[Body, list[Finding]] | None:
+    return None
+
+
+def _no_webhooks(body: Body, kind: str) -> list[Finding]:
+    return []
+
+
+def _no_cross_checks(objects: Sequence[LoadedObject], closed: bool) -> list[tuple[LoadedObject, Finding]]:
+    return []
+
+
+def _untrimmed(obj: LoadedObject) -> LoadedObject:
+    return obj
+
+
+@dataclass(frozen=True)
+class ValidationProfile:
+    """One scheduler's part of validation. Every hook is a module-level function, so a profile can be
+    sent to worker processes."""
+
+    scheduler: str
+    groups: frozenset[str]  # the API groups the scheduler owns
+    # An object of one of ``groups`` in a version nobody serves any more, converted; None when served.
+    legacy: Callable[[LoadedObject], LegacyConversion | None] = _no_legacy
+    # The scheduler's mutating webhooks for (body, kind) of any group: the new body and decode errors,
+    # or None when no webhook of the scheduler mutates that kind.
+    mutate: Callable[[Body, str], tuple[Body, list[Finding]] | None] = _no_mutation
+    # Rule IDs that stay errors inside ``status`` (a webhook that runs before the server drops status).
+    kept_in_status: frozenset[str] = frozenset()
+    # The scheduler's validating webhooks for (defaulted body, kind); [] for kinds it does not watch.
+    webhooks: Callable[[Body, str], list[Finding]] = _no_webhooks
+    # Checks across every object of the input that no API server makes.
+    cross_object: Callable[[Sequence[LoadedObject], bool], Iterable[tuple[LoadedObject, Finding]]] = (
+        _no_cross_checks)
+    # The part of an object the cross-object checks read (workers send only that back to the parent).
+    trim: Callable[[LoadedObject], LoadedObject] = _untrimmed
+
+    def owns(self, group: str) -> bool:
+        return group in self.groups
