@@ -150,6 +150,8 @@ def _document_dict(doc: DocumentReport) -> dict[str, Any]:
         valid=doc.valid,
         findings=[_finding_dict(doc, f) for f in doc.findings],
     )
+    if doc.effective is not None:
+        out["effective"] = doc.effective
     return out
 
 
