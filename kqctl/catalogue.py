@@ -25,6 +25,10 @@ SOURCES = {
     "scheduler": "Kueue's scheduler and cache (how admission decisions are made)",
     "kqctl": "kqctl's own check: valid to the API server, but it will not do what was meant",
     "loader": "kqctl reading its input (files, stdin, a cluster)",
+    "yunikorn-validator": "YuniKorn's config validator (/ws/v1/validate-conf; its admission webhook rejects the "
+                          "ConfigMap)",
+    "yunikorn-core": "YuniKorn's scheduler core (queue building, placement, sorting, quota and allocation)",
+    "yunikorn-shim": "YuniKorn's Kubernetes shim (ConfigMaps, pods to applications and asks)",
 }
 
 FAMILIES = {
@@ -40,6 +44,7 @@ FAMILIES = {
     "SCHEMA": "OpenAPI schema checks of the CRDs and core kinds",
     "VAL": "validation rules of the API server and Kueue's webhooks, per kind",
     "XO": "cross-object consistency: objects valid alone that will not work together",
+    "YK": "Apache YuniKorn: queues.yaml validation (V), priorities (P), quota gating (G), placement, preemption",
 }
 
 
@@ -286,6 +291,61 @@ _rule("REQ-2", "-", "job-webhook", "The Workload Kueue creates for a Job: one po
       "min(parallelism, completions) pods, minCount from job-min-parallelism")
 _rule("REQ-3", "-", "job-webhook", "A Job's priority: its WorkloadPriorityClass label, else the pods' "
       "PriorityClass, else the cluster's default PriorityClass, else 0")
+
+# --- Apache YuniKorn (shared/design/yunikorn-semantics.md; IDs shown with the YK- prefix) -------------------
+_rule("YK-PARSE", "error", "yunikorn-validator", "queues.yaml is not YAML (go-yaml cannot read it)")
+_rule("YK-DECODE", "error", "yunikorn-validator", "queues.yaml does not decode strictly: an unknown or repeated "
+      "key, or a value of the wrong type",
+      "YuniKorn decodes with KnownFields: keys are the Go field names lower-cased without separators "
+      "(maxapplications, placementrules, childtemplate). Every such problem is collected into one message.")
+_rule("YK-V1", "error", "yunikorn-validator", "Partition names must be unique (case-insensitive; \"\" is default)")
+_rule("YK-V2", "error", "yunikorn-validator", "A partition must have queues")
+_rule("YK-V3", "error", "yunikorn-validator", "The top queue is root (any case); several top queues get a root "
+      "inserted above them")
+_rule("YK-V4", "error", "yunikorn-validator", "The root queue must not set resources (its max is the cluster)")
+_rule("YK-V5", "error", "yunikorn-validator", "Partition limits and root limits must be equal when both are set")
+_rule("YK-V6", "error", "yunikorn-validator", "An ACL has at most two blank-separated fields: users, groups")
+_rule("YK-V7", "error", "yunikorn-validator", "Queue names: 1-64 of letters, digits and -_#@/: (no dots)")
+_rule("YK-V8", "error", "yunikorn-validator", "Child queue names must be unique per parent (case-insensitive)")
+_rule("YK-V9", "error", "yunikorn-validator", "Quantities: a plain integer with an optional SI suffix (vcore also "
+      "takes m)", "vcore is in cores (2 = 2000 millicores, 500m = 500); memory and others in their base unit. No "
+      "decimals, signs or exponents; K alone is not a suffix (k or Ki).")
+_rule("YK-V10", "error", "yunikorn-validator", "A queue's guaranteed must not exceed its max")
+_rule("YK-V11", "error", "yunikorn-validator", "A queue's max must not exceed its ancestors' effective max")
+_rule("YK-V12", "error", "yunikorn-validator", "The children's guaranteed must fit in the parent's guaranteed")
+_rule("YK-V13", "error", "yunikorn-validator", "The children's guaranteed must fit in the parent's effective max")
+_rule("YK-V14", "error", "yunikorn-validator", "A placement rule name must be an identifier")
+_rule("YK-V15", "error", "yunikorn-validator", "A placement filter: type allow, deny or \"\"; a single entry is a "
+      "name or a real regular expression")
+_rule("YK-V16", "error", "yunikorn-validator", "The fixed part of a placement rule chain must fit the queue tree",
+      "A fixed path followed by a dynamic rule must end in a parent; one without must end in a leaf; missing queues "
+      "need create: true and cannot hang below a leaf.")
+_rule("YK-V17", "error", "yunikorn-validator", "Node sort policy: fair, binpacking or \"\"; no negative weights")
+_rule("YK-V18", "error", "yunikorn-validator", "A parent's maxapplications binds every child to a non-zero value "
+      "no larger")
+_rule("YK-V19", "error", "yunikorn-validator", "User and group limits: names, duplicates, wildcard order, values, "
+      "and no more than the same name's (or the wildcard's) limit above")
+_rule("YK-V20", "error", "yunikorn-core", "The validator accepts it, but the queues cannot be built",
+      "A child template with a bad quantity; an ACL with doubled or leading spaces (the validator splits on runs "
+      "of blanks, the queue on single spaces); a top queue spelled Root or ROOT (the partition wants root).")
+_rule("YK-V21", "error", "yunikorn-core", "The validator accepts it, but the placement rules cannot be built",
+      "An unknown rule name, recovery, tag or fixed without a value, a qualified fixed rule with a parent: at "
+      "start-up the placement manager has no rules and rejects every application; on a reload the old rules stay.")
+_rule("YK-V22", "warning", "yunikorn-core", "A queue property value that does not parse is replaced by its "
+      "default, silently")
+_rule("YK-V23", "warning", "yunikorn-core", "A queue property YuniKorn does not know is ignored")
+_rule("YK-V24", "error", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) limits "
+      "nothing", "Pods reach YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by "
+      "name: a cpu: limit is never matched by anything a pod asks for.")
+_rule("YK-V25", "warning", "yunikorn-core", "A guaranteed or max with only zero values is ignored (the queue is "
+      "unlimited, not closed)")
+_rule("YK-V26", "warning", "yunikorn-core", "A child template's guaranteed above its max is not checked")
+_rule("YK-V27", "info", "yunikorn-shim", "An empty queues.yaml: YuniKorn uses its built-in default")
+_rule("YK-V27B", "error", "yunikorn-core", "No partition at all: nothing is scheduled")
+_rule("YK-V27C", "error", "yunikorn-shim", "No partition named default: the shim submits every application to "
+      "default")
+_rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
+      "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 
 CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above

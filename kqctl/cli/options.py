@@ -68,8 +68,8 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 
 
 SchedulerOption = typer.Option(None, "--scheduler", metavar="NAME",
-                               help="The scheduler whose rules apply: kueue (default: the one whose API groups the "
-                                    "input uses; kueue for core kinds only).")
+                               help="The scheduler whose rules apply: kueue or yunikorn (default: the one whose "
+                                    "objects the input holds; kueue for core kinds only).")
 FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
 ContextOption = typer.Option(None, "--context", metavar="NAME",
                              help="The kubeconfig context to use (default: the current one).")
@@ -126,13 +126,14 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
 
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
           from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None) -> LoadResult:
-    from kqctl.cli.schedulers import ALL_KINDS, DEFAULT, SCHEDULERS, named
+    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, kinds_for, named
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
+    kinds = kinds_for(scheduler)
     given = [*(filenames or []), *(paths or [])]
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig)
-        result = load_paths(ALL_KINDS, all_paths(paths, filenames), recursive=recursive, strict=strict)
+        result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
         if not result.objects and not result.unreadable:
             from kqctl.load.sources import no_objects_error
 
@@ -141,11 +142,11 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     from kqctl.load.cluster import load_cluster
 
     plan = (named(scheduler) or SCHEDULERS[DEFAULT]).read_plan()
-    cluster, result = load_cluster(plan, ALL_KINDS, context, kubeconfig, strict)
+    cluster, result = load_cluster(plan, kinds, context, kubeconfig, strict)
     for note in cluster.skipped:
         sys.stderr.write(f"kqctl: warning: {note}\n")
     if given:
-        files = load_paths(ALL_KINDS, given, recursive=recursive, strict=strict)
+        files = load_paths(kinds, given, recursive=recursive, strict=strict)
         result = LoadResult([*result.objects, *files.objects], files.unreadable, [*result.files, *files.files])
         for obj in result.objects:
             obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]

@@ -203,6 +203,11 @@ def parse_config(text: str) -> ParsedConfig:
         node = first_document(text)
     except SyntaxProblem as problem:
         return ParsedConfig(None, [], problem)
+    return parse_config_node(node)
+
+
+def parse_config_node(node: Node | None) -> ParsedConfig:
+    """The decode step on a document already composed (None: an empty document)."""
     decoder = Decoder()
     config = SchedulerConf() if node is None else _scheduler(decoder, node)
     return ParsedConfig(config, decoder.errors)
@@ -401,3 +406,23 @@ partitions:
       - name: root
         submitacl: '*'
 """
+
+
+_FRAGMENTS = {
+    "partition": lambda d, node: _partition(d, node, ()),
+    "queue": lambda d, node: _queue(d, node, ()),
+    "queues": lambda d, node: _queues(d, node, ()) or [],
+    "rule": lambda d, node: _rule(d, node, ()),
+    "rules": lambda d, node: [_rule(d, item, (i,))
+                              for i, item in enumerate(d.sequence(node, (), "[]configs.PlacementRule") or [])],
+    "filter": lambda d, node: _filter(d, node, ()),
+    "limits": lambda d, node: _limits(d, node, ()) or [],
+}
+
+
+def parse_fragment(text: str, kind: str) -> tuple[object, list[DecodeError]]:
+    """One struct (``partition``, ``queue``, ``rule``, ``filter``) or list (``queues``, ``rules``, ``limits``) of
+    the config on its own, as YuniKorn's unit tests feed single validator functions."""
+    node = first_document(text) or Node("scalar", 1, "", "!!null")
+    decoder = Decoder()
+    return _FRAGMENTS[kind](decoder, node), decoder.errors

@@ -90,6 +90,12 @@ def first_document(text: str) -> Node | None:
     return None
 
 
+def from_yaml_node(raw: yaml.Node) -> Node:
+    """A PyYAML node (e.g. one the manifest loader composed, lines relative to its file) as go-yaml would type
+    it: plain scalars are re-resolved with YAML 1.2 core rules, whatever tag the loader gave them."""
+    return _convert(raw, {})
+
+
 def _convert(raw: yaml.Node, seen: dict[int, Node]) -> Node:
     known = seen.get(id(raw))
     if known is not None:

@@ -74,11 +74,15 @@ class ConfigValidator:
     """Collects violations in YuniKorn's order; ``violations[0]`` is YuniKorn's one answer."""
 
     violations: list[Violation] = field(default_factory=list)
+    _seen: set[Violation] = field(default_factory=set)
 
     def fail(self, rule: str, message: str, loc: Located, key: str | int | None = None) -> None:
         path = loc.path if key is None else loc.at(key)
         line = loc.line if key is None else (loc.line_of(key) if isinstance(key, str) else loc.line)
-        self.violations.append(Violation(rule, message, path, line))
+        violation = Violation(rule, message, path, line)
+        if violation not in self._seen:  # a later check that meets the same problem again (a limit's quantity)
+            self._seen.add(violation)
+            self.violations.append(violation)
 
     @property
     def first(self) -> Violation | None:
@@ -94,7 +98,7 @@ class ConfigValidator:
             if partition.name == "" or partition.name.lower() == DEFAULT_PARTITION:
                 partition.name = DEFAULT_PARTITION
             if partition.name.lower() in seen:  # V1
-                self.fail("V1", f"duplicate partition name found with name {partition.name}", partition.loc, "name")
+                self.fail("YK-V1", f"duplicate partition name found with name {partition.name}", partition.loc, "name")
             seen.add(partition.name.lower())
             self.validate_partition(partition)
 
@@ -117,7 +121,7 @@ class ConfigValidator:
         """``checkQueuesStructure``: V2 queues present; V3 a single ``root`` on top (inserted otherwise, always
         a parent); V4 root without resources."""
         if partition.queues is None:
-            self.fail("V2", "queue config is not set", partition.loc)
+            self.fail("YK-V2", "queue config is not set", partition.loc)
             return False
         queues = partition.queues
         if len(queues) != 1 or queues[0].name.lower() != ROOT:
@@ -128,19 +132,19 @@ class ConfigValidator:
             queues[0].parent = True
         root = partition.queues[0]
         if root.resources.guaranteed is not None or root.resources.max is not None:  # V4
-            self.fail("V4", "root queue must not have resource limits set", root.loc, "resources")
+            self.fail("YK-V4", "root queue must not have resource limits set", root.loc, "resources")
         return True
 
     def check_limits_structure(self, partition: PartitionConf) -> None:
         """``checkLimitsStructure``: V5 partition limits equal root limits when both are set; else copied."""
         root = partition.root
         if root.name.lower() != ROOT:
-            self.fail("V3", f"top queue name is {root.name} not root", root.loc, "name")
+            self.fail("YK-V3", f"top queue name is {root.name} not root", root.loc, "name")
             return
         partition_limits, root_limits = partition.limits or [], root.limits or []
         if partition_limits and root_limits and \
                 [limit.deep_key() for limit in partition_limits] != [limit.deep_key() for limit in root_limits]:
-            self.fail("V5", "partition limits and root queue limits are not equivalent", partition.loc, "limits")
+            self.fail("YK-V5", "partition limits and root queue limits are not equivalent", partition.loc, "limits")
         if partition_limits and not root_limits:
             root.limits = partition.limits
 
@@ -152,7 +156,7 @@ class ConfigValidator:
         if not trimmed or trimmed == WILDCARD:
             return
         if len(trimmed.split()) > 2:
-            self.fail("V6", f"multiple spaces found in ACL: '{trimmed}'", loc, key)
+            self.fail("YK-V6", f"multiple spaces found in ACL: '{trimmed}'", loc, key)
 
     def check_queues(self, queue: QueueConf, level: int) -> None:
         """``checkQueues``: ACLs, limits, then the names of the children (V7, V8), then each child."""
@@ -162,9 +166,9 @@ class ConfigValidator:
         names: set[str] = set()
         for child in queue.children:
             if not is_queue_name_valid(child.name):  # V7
-                self.fail("V7", QUEUE_NAME_MESSAGE, child.loc, "name")
+                self.fail("YK-V7", QUEUE_NAME_MESSAGE, child.loc, "name")
             if child.name.lower() in names:  # V8
-                self.fail("V8", f"duplicate child name found with name '{child.name}', level {level}",
+                self.fail("YK-V8", f"duplicate child name found with name '{child.name}', level {level}",
                           child.loc, "name")
             names.add(child.name.lower())
         for child in queue.children:
@@ -182,27 +186,27 @@ class ConfigValidator:
         """``checkLimit`` (V19): names, duplicates, wildcard order, resources and counts of one limit."""
         loc = limit.loc
         if not limit.users and not limit.groups:
-            self.fail("V19", f"empty user and group lists defined in limit '{limit.go_value()}'", loc)
+            self.fail("YK-V19", f"empty user and group lists defined in limit '{limit.go_value()}'", loc)
         for i, name in enumerate(limit.users or []):
             where = Located(loc.at("users", i), loc.line_of("users"))
             if name != WILDCARD and not USER_NAME.match(name):
-                self.fail("V19", f"invalid limit user name '{name}' in limit definition", where)
+                self.fail("YK-V19", f"invalid limit user name '{name}' in limit definition", where)
             if users.get(name):
-                self.fail("V19", f"duplicated user name '{name}', already exists", where)
+                self.fail("YK-V19", f"duplicated user name '{name}', already exists", where)
             users[name] = True
             if users.get(WILDCARD) and name != WILDCARD:
-                self.fail("V19", f"should not set no wildcard user {name} after wildcard user limit", where)
+                self.fail("YK-V19", f"should not set no wildcard user {name} after wildcard user limit", where)
         for i, name in enumerate(limit.groups or []):
             where = Located(loc.at("groups", i), loc.line_of("groups"))
             if name != WILDCARD and not GROUP_NAME.match(name):
-                self.fail("V19", f"invalid limit group name '{name}' in limit definition", where)
+                self.fail("YK-V19", f"invalid limit group name '{name}' in limit definition", where)
             if groups.get(name):
-                self.fail("V19", f"duplicated group name '{name}'", where)
+                self.fail("YK-V19", f"duplicated group name '{name}'", where)
             groups[name] = True
             if groups.get(WILDCARD) and name != WILDCARD:
-                self.fail("V19", f"should not set no wildcard group {name} after wildcard group limit", where)
+                self.fail("YK-V19", f"should not set no wildcard group {name} after wildcard group limit", where)
         if groups.get(WILDCARD) and len(groups) == 1:
-            self.fail("V19", "should not specify only one group limit that is using the wildcard. There must be "
+            self.fail("YK-V19", "should not specify only one group limit that is using the wildcard. There must be "
                              "at least one limit with a group name defined ", loc, "groups")
         limit_resource: Resource = {}
         if limit.maxresources is not None and limit.maxresources.values:
@@ -210,23 +214,23 @@ class ConfigValidator:
             if parsed is not None:
                 limit_resource = parsed
                 if not res.strictly_greater_than_zero(parsed):
-                    self.fail("V19", f"MaxResources should be greater than zero in '{limit.limit}' limit",
+                    self.fail("YK-V19", f"MaxResources should be greater than zero in '{limit.limit}' limit",
                               loc, "maxresources")
         if limit.maxapplications == 0 and (limit.maxresources is None or not limit.maxresources.values):
-            self.fail("V19", f"invalid resource combination for limit {limit.limit} all resource limits are null",
+            self.fail("YK-V19", f"invalid resource combination for limit {limit.limit} all resource limits are null",
                       loc)
         if queue.maxapplications != 0 and queue.maxapplications < limit.maxapplications:
-            self.fail("V19", f"invalid MaxApplications settings for limit {limit.limit} exceed current the queue "
+            self.fail("YK-V19", f"invalid MaxApplications settings for limit {limit.limit} exceed current the queue "
                              "MaxApplications", loc, "maxapplications")
         if queue.name != ROOT:
             try:
                 queue_max = res.resource_from_conf(_values(queue.resources.max))
             except QuantityError as exc:
-                self.fail("V9", f"parse queue {queue.name} max resource failed: {exc}", *_entry(queue.resources.max,
+                self.fail("YK-V9", f"parse queue {queue.name} max resource failed: {exc}", *_entry(queue.resources.max,
                                                                                                  queue.loc))
                 return
             if not res.fit_in_max_undef(queue_max, limit_resource):
-                self.fail("V19", f"invalid MaxResources settings for limit {limit.limit} exeecd current the queue "
+                self.fail("YK-V19", f"invalid MaxResources settings for limit {limit.limit} exeecd current the queue "
                                  "MaxResources", loc, "maxresources")
 
     def parse_map(self, conf: MapConf | None) -> Resource | None:
@@ -238,7 +242,7 @@ class ConfigValidator:
             try:
                 result[name] = res.parse_config_value(name, conf.values[name])
             except QuantityError as exc:
-                self.fail("V9", str(exc), conf.loc, name)
+                self.fail("YK-V9", str(exc), conf.loc, name)
                 return None
         return result
 
@@ -249,7 +253,7 @@ class ConfigValidator:
         guaranteed = self.parse_map(queue.resources.guaranteed)
         maximum = self.parse_map(queue.resources.max)
         if guaranteed is not None and maximum is not None and not res.fit_in_max_undef(maximum, guaranteed):
-            self.fail("V10", f"guaranteed resource {res.go_string(guaranteed)} is larger than maximum resource "
+            self.fail("YK-V10", f"guaranteed resource {res.go_string(guaranteed)} is larger than maximum resource "
                              f"{res.go_string(maximum)} for queue {queue.name}", *_entry(queue.resources.guaranteed,
                                                                                           queue.loc))
         return guaranteed, maximum
@@ -260,7 +264,7 @@ class ConfigValidator:
         guaranteed, maximum = self.check_resource_config(queue)
         own_max = maximum or {}
         if maximum is not None and not res.fit_in_max_undef(parent_max, maximum):
-            self.fail("V11", f"max resource of parent {res.go_string(parent_max)} is smaller than maximum resource "
+            self.fail("YK-V11", f"max resource of parent {res.go_string(parent_max)} is smaller than maximum resource "
                              f"{res.go_string(maximum)} for queue {queue.name}", *_entry(queue.resources.max,
                                                                                           queue.loc))
         effective_max = res.component_wise_min(own_max, parent_max) or {}
@@ -269,11 +273,11 @@ class ConfigValidator:
             children_sum = res.add(children_sum, self.check_queue_resource(child, effective_max))
         own_guaranteed = guaranteed or {}
         if guaranteed is not None and not res.fit_in_max_undef(own_guaranteed, children_sum):
-            self.fail("V12", f"guaranteed resource of parent {res.go_string(own_guaranteed)} is smaller than sum of "
+            self.fail("YK-V12", f"guaranteed resource of parent {res.go_string(own_guaranteed)} is smaller than sum of "
                              f"guaranteed resources {res.go_string(children_sum)} of the children for queue "
                              f"{queue.name}", *_entry(queue.resources.guaranteed, queue.loc))
         if not res.fit_in_max_undef(effective_max, children_sum):
-            self.fail("V13", f"max resource {res.go_string(effective_max)} is smaller than sum of guaranteed "
+            self.fail("YK-V13", f"max resource {res.go_string(effective_max)} is smaller than sum of guaranteed "
                              f"resources {res.go_string(children_sum)} of the children for queue {queue.name}",
                       *_entry(queue.resources.max, queue.loc))
         return children_sum if res.is_zero(own_guaranteed) else own_guaranteed
@@ -292,17 +296,17 @@ class ConfigValidator:
                 parts, static.create, static.has_dynamic_part, partition.queues or [], None)
             prefix = f"placement rule no. #{static.rule_no} ({static.rule_chain}) references"
             if result == QUEUE_NOT_LEAF:
-                self.fail("V16", f"{prefix} a queue ({static.path}) which is not a leaf", static.loc)
+                self.fail("YK-V16", f"{prefix} a queue ({static.path}) which is not a leaf", static.loc)
             elif result == NON_EXISTING_QUEUE:
-                self.fail("V16", f"{prefix} non-existing queues ({static.path}) and create is 'false'", static.loc)
+                self.fail("YK-V16", f"{prefix} non-existing queues ({static.path}) and create is 'false'", static.loc)
             elif result == LAST_QUEUE_LEAF:
-                self.fail("V16", f"{prefix} non-existing queues ({static.path}) which cannot be created because the "
+                self.fail("YK-V16", f"{prefix} non-existing queues ({static.path}) which cannot be created because the "
                                  f"last queue ({last_queue}) in the hierarchy is a leaf", static.loc)
 
     def check_placement_rule(self, rule: RuleConf) -> None:
         """``checkPlacementRule``: V14 name syntax (the parent first), V15 the filter."""
         if not RULE_NAME.match(rule.name):
-            self.fail("V14", f"invalid rule name {rule.name}, a name must be a valid identifier", rule.loc, "name")
+            self.fail("YK-V14", f"invalid rule name {rule.name}, a name must be a valid identifier", rule.loc, "name")
         if rule.parent is not None:
             self.check_placement_rule(rule.parent)
         self.check_placement_filter(rule.filter)
@@ -312,15 +316,15 @@ class ConfigValidator:
         loc = filter_conf.loc
         kind = filter_conf.type
         if kind != "" and kind.lower() not in ("allow", "deny"):
-            self.fail("V15", f"invalid rule filter type {kind}, filter type  must be either '', allow or deny",
+            self.fail("YK-V15", f"invalid rule filter type {kind}, filter type  must be either '', allow or deny",
                       loc, "type")
         for key, values, pattern in (("users", filter_conf.users, USER_NAME),
                                      ("groups", filter_conf.groups, GROUP_NAME)):
             if values is not None and len(values) == 1 and not pattern.match(values[0]) and not (
                     go_regexp_compiles(values[0]) and SPECIAL.search(values[0])):
                 what = "user" if key == "users" else "group"
-                self.fail("V15", f"invalid rule filter {what} list is not a proper list or regexp: {go_list(values)}",
-                          loc, key)
+                self.fail("YK-V15", f"invalid rule filter {what} list is not a proper list or regexp: "
+                                    f"{go_list(values)}", loc, key)
 
     def get_longest_placement_paths(self, rules: list[RuleConf]) -> list[StaticPath]:
         """``getLongestPlacementPaths``: the static path of each rule chain that starts with ``root``."""
@@ -328,7 +332,7 @@ class ConfigValidator:
         for number, rule in enumerate(rules):
             static, chain, dynamic, bad = longest_static_path(rule)
             if bad is not None:
-                self.fail("V16", f"illegal fully qualified 'fixed' rule with value {bad.value}", bad.loc, "value")
+                self.fail("YK-V16", f"illegal fully qualified 'fixed' rule with value {bad.value}", bad.loc, "value")
                 continue
             if not static.startswith(ROOT):
                 continue
@@ -341,10 +345,10 @@ class ConfigValidator:
         """``checkNodeSortingPolicy`` (V17): fair, binpacking or "" (case-sensitive); no negative weight."""
         policy = partition.nodesortpolicy
         if policy.type not in ("", "fair", "binpacking"):
-            self.fail("V17", f"undefined policy: {policy.type}", policy.loc, "type")
+            self.fail("YK-V17", f"undefined policy: {policy.type}", policy.loc, "type")
         for name, weight in (policy.resourceweights or {}).items():
             if weight < 0:
-                self.fail("V17", f"negative resource weight for {name} is not allowed",
+                self.fail("YK-V17", f"negative resource weight for {name} is not allowed",
                           Located(policy.loc.at("resourceweights", name), policy.weight_lines.get(name,
                                                                                                  policy.loc.line)))
 
@@ -352,10 +356,10 @@ class ConfigValidator:
         """``checkQueueMaxApplications`` (V18): a parent's non-zero limit binds every child to one no larger."""
         for child in queue.children:
             if queue.maxapplications != 0 and queue.maxapplications < child.maxapplications:
-                self.fail("V18", "parent maxApplications must be larger than child maxApplications",
+                self.fail("YK-V18", "parent maxApplications must be larger than child maxApplications",
                           child.loc, "maxapplications")
             if queue.maxapplications != 0 and child.maxapplications == 0:
-                self.fail("V18", "maxApplications is either undefined or zero, which is not allowed when parent "
+                self.fail("YK-V18", "maxApplications is either undefined or zero, which is not allowed when parent "
                                  "queue's maxApplications is defined", child.loc)
             self.check_queue_max_applications(child)
 
@@ -367,10 +371,9 @@ class ConfigValidator:
         above it."""
         users, groups = dict(parent_users), dict(parent_groups)
         for limit in queue.limits or []:
-            try:
-                limit_max = res.resource_from_conf(_values(limit.maxresources))
-            except QuantityError:
-                continue  # reported by check_limit already
+            limit_max = self.parse_map(limit.maxresources)
+            if limit_max is None:
+                continue
             for kind, names, parent, current in (("user", limit.users, parent_users, users),
                                                  ("group", limit.groups, parent_groups, groups)):
                 for name in names or []:
@@ -383,14 +386,14 @@ class ConfigValidator:
         if name in parent:
             existing = parent[name]
             if not res.fit_in_max_undef(existing, limit_max):
-                self.fail("V19", f"{kind} {name} max resource {res.go_string(limit_max)} of queue {queue.name} is "
+                self.fail("YK-V19", f"{kind} {name} max resource {res.go_string(limit_max)} of queue {queue.name} is "
                                  "greater than immediate or ancestor parent maximum resource "
                                  f"{res.go_string(existing)}", limit.loc, "maxresources")
             current[name] = res.component_wise_min(limit_max, existing) or {}
         elif name != WILDCARD and WILDCARD in parent:
             existing = parent[WILDCARD]
             if not res.fit_in_max_undef(existing, limit_max):
-                self.fail("V19", f"{kind} {name} max resource {res.go_string(limit_max)} of queue {queue.name} is "
+                self.fail("YK-V19", f"{kind} {name} max resource {res.go_string(limit_max)} of queue {queue.name} is "
                                  f"greater than wildcard maximum resource {res.go_string(existing)} of immediate or "
                                  "ancestor parent queue", limit.loc, "maxresources")
             current[name] = limit_max
@@ -415,13 +418,13 @@ class ConfigValidator:
         if name in parent:
             existing = parent[name]
             if existing != 0 and (existing < apps or apps == 0):
-                self.fail("V19", f"{kind} {name} max applications {apps} of queue {queue.name} is greater than "
+                self.fail("YK-V19", f"{kind} {name} max applications {apps} of queue {queue.name} is greater than "
                                  f"immediate or ancestor parent max applications {existing}", limit.loc,
                           "maxapplications")
         elif name != WILDCARD and WILDCARD in parent:
             existing = parent[WILDCARD]
             if existing != 0 and (existing < apps or apps == 0):
-                self.fail("V19", f"{kind} {name} max applications {apps} of queue {queue.name} is greater than "
+                self.fail("YK-V19", f"{kind} {name} max applications {apps} of queue {queue.name} is greater than "
                                  f"wildcard max applications {existing} of immediate or ancestor parent queue",
                           limit.loc, "maxapplications")
         current[name] = apps
