@@ -91,6 +91,17 @@ def simulate_command(
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler)
+    from kqctl.cli.schedulers import choose
+
+    if choose(scheduler, inputs.objects).name == "yunikorn":
+        from kqctl.cli.yunikorn import simulate_yunikorn
+
+        kueue_only = [flag for flag, given in (("--fair-sharing", fair_sharing is not None),
+                                               ("--feature-gates", feature_gates is not None)) if given]
+        view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
+                            color=color)
+        simulate_yunikorn(inputs, sim_options.now, cycles, output, namespace, selector, kueue_only, failing_states,
+                          view, progress)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))

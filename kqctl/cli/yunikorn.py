@@ -7,10 +7,17 @@ its ConfigMaps or queues.yaml, or pods with ``schedulerName: yunikorn``).
 from __future__ import annotations
 
 import os
+import sys
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kqctl.cli.progress import Progress
+    from kqctl.load.objects import LoadResult
+    from kqctl.render.columns import TableOptions
     from kqctl.validate.report import ValidationReport
+    from kqctl.yunikorn.api.snapshot import Snapshot
+    from kqctl.yunikorn.engine.simulation import SimulationResult
 
 
 def add_empty_configurations(report: ValidationReport, paths: list[str], recursive: bool) -> None:
@@ -40,3 +47,53 @@ def add_empty_configurations(report: ValidationReport, paths: list[str], recursi
 
 def _only_comments(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def yunikorn_snapshot(inputs: LoadResult, now: datetime | None) -> Snapshot:
+    """The inputs as a YuniKorn snapshot; a configuration YuniKorn refuses is a located input error."""
+    from kqctl.yunikorn.load import build_snapshot
+
+    return build_snapshot(inputs, now)
+
+
+def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | None, output: str, namespace: str | None,
+                      selector: str | None, kueue_only: list[str], failing_states: set[str], view: TableOptions,
+                      progress: Progress) -> None:
+    """``kqctl simulate`` for YuniKorn: cycles until nothing more can be allocated (or --cycles N)."""
+    import typer
+
+    from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+    from kqctl.yunikorn.render.simulation import render_simulation
+
+    if kueue_only:
+        raise UsageError(f"{' and '.join(kueue_only)} apply to Kueue only (the input is YuniKorn's)")
+    snapshot = yunikorn_snapshot(inputs, now)
+    progress.step(f"kqctl: simulating {len(snapshot.pods):,} YuniKorn pods...", len(inputs.objects))
+    result = run_simulation(snapshot, cycles)
+    progress.done()
+    try:
+        render_simulation(result, output, sys.stdout, namespace=namespace, view=view, selector=selector)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    states = {"inadmissible": "Rejected", "pending": "Pending", "preempted": "Preempted"}
+    failing = sorted(p.key for p in result.pods if p.state in {states[s] for s in failing_states})
+    if failing:
+        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+        sys.stderr.write(f"kqctl: {len(failing)} pod(s) end {' or '.join(sorted(failing_states))} (--fail-on): "
+                         f"{shown}\n")
+        raise typer.Exit(EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK)
+
+
+def run_simulation(snapshot: Snapshot, cycles: int | None = None) -> SimulationResult:
+    """The engine on a snapshot; a partition YuniKorn could not build is an input error naming why."""
+    from kqctl.errors import InputError
+    from kqctl.yunikorn.engine.partition import PartitionError
+    from kqctl.yunikorn.engine.simulation import MAX_CYCLES, simulate
+
+    try:
+        return simulate(snapshot, cycles or MAX_CYCLES)
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None

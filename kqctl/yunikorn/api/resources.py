@@ -235,6 +235,26 @@ def greater_or_equal_only_existing(larger: ResourceView | None, smaller: Resourc
     return bool(big) and bool(small)
 
 
+def strictly_greater_only_existing(larger: ResourceView | None, smaller: ResourceView | None) -> bool:
+    """``StrictlyGreaterThanOnlyExisting``: on the types both define, ``larger`` >= ``smaller`` and not all equal
+    (an empty ``smaller`` passes when every value of ``larger`` is positive)."""
+    big, small = larger or {}, smaller or {}
+    common = False
+    not_equal = False
+    for name, value in big.items():
+        if name in small:
+            common = True
+            if small[name] > value:
+                return False
+            if small[name] != value:
+                not_equal = True
+    if not small and big:
+        return all(value > 0 for value in big.values())
+    if common:
+        return not_equal
+    return bool(big) and bool(small)
+
+
 def has_negative(resource: ResourceView | None) -> bool:
     return any(value < 0 for value in (resource or {}).values())
 
