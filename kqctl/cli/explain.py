@@ -31,6 +31,8 @@ EXAMPLES = options.examples(
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
     "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain --queue root.tenant1.a samples/yunikorn-priority  # YuniKorn: priorities and order",
+    "kqctl explain team1/a-job-0 samples/yunikorn-priority  # YuniKorn: why a pod waits",
 )
 
 
@@ -61,6 +63,9 @@ def explain_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    queue: str | None = typer.Option(None, "--queue", metavar="PATH",
+                                     help="YuniKorn: explain a queue (root.a.b): the priority along its path and "
+                                          "the order of the children at every level."),
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
@@ -72,11 +77,22 @@ def explain_command(
     if selector is not None:
         parsed = options.parse_selector(selector)
         paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with -l
+    elif queue is not None:
+        paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with --queue
+        workload = None
     elif workload is None:
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler)
+    from kqctl.cli.schedulers import choose
+
+    if choose(scheduler, inputs.objects).name == "yunikorn":
+        from kqctl.cli.yunikorn import explain_yunikorn
+
+        explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output)
+    if queue is not None:
+        raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     if selector is not None:
         keys = _selected(snapshot, sim_options, parsed, namespace)

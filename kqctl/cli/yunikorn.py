@@ -97,3 +97,60 @@ def run_simulation(snapshot: Snapshot, cycles: int | None = None) -> SimulationR
         where = snapshot.config.origin
         raise InputError(where.file if where else snapshot.config.description, str(exc),
                          where.line if where else None) from None
+
+
+def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, queue: str | None,
+                     namespace: str | None, output: str) -> None:
+    """``kqctl explain`` for YuniKorn: a queue (--queue) or a pod (NAMESPACE/NAME, or NAME with -n)."""
+    import typer
+
+    from kqctl.errors import EXIT_OK, InputError, UsageError
+    from kqctl.yunikorn.engine.partition import PartitionError, build_partition
+    from kqctl.yunikorn.engine.priority import queue_report
+    from kqctl.yunikorn.render.explain import render_pod, render_queue
+
+    snapshot = yunikorn_snapshot(inputs, now)
+    try:
+        if queue is not None:
+            partition = build_partition(snapshot)
+            try:
+                report = queue_report(partition, queue)
+            except KeyError:
+                raise UsageError(_unknown_queue(queue, [q.path for q in partition.tree.queues()])) from None
+            render_queue(report, output, sys.stdout)
+            raise typer.Exit(EXIT_OK)
+        if pod is None:
+            raise UsageError("name a pod (namespace/name) or a queue (--queue root.a.b)")
+        key = pod if "/" in pod else f"{namespace or 'default'}/{pod}"
+        explanation = _explain_pod(snapshot, key)
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None
+    render_pod(explanation, output, sys.stdout)
+    raise typer.Exit(EXIT_OK)
+
+
+def _explain_pod(snapshot: Snapshot, key: str):  # type: ignore[no-untyped-def]
+    from kqctl.errors import UsageError
+    from kqctl.yunikorn.engine.explain import UnknownPod, explain_pod
+
+    try:
+        return explain_pod(snapshot, key)
+    except UnknownPod:
+        import difflib
+
+        known = sorted(p.key for p in snapshot.pods)
+        close = difflib.get_close_matches(key, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else (
+            f"; the YuniKorn pods are: {', '.join(known[:10])}{' ...' if len(known) > 10 else ''}" if known else
+            "; the inputs hold no pod with schedulerName: yunikorn")
+        raise UsageError(f"no YuniKorn pod {key} in the inputs{hint}") from None
+
+
+def _unknown_queue(queue: str, known: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(queue.lower(), known, n=3)
+    return f"no queue {queue}" + (f"; did you mean {', '.join(close)}?" if close else
+                                 f"; the queues are: {', '.join(known[:15])}")

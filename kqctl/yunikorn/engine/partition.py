@@ -73,8 +73,8 @@ class Partition:
             if short:
                 name = short[0]
                 where = "root (the cluster)" if level.parent is None else level.path
-                parts.append(f"{where}: {name} {_amount(name, max(0, room[name]))} left of "
-                             f"{_amount(name, level.max[name])}, {_amount(name, ask[name])} asked")
+                parts.append(f"{where}: {name} {amount_text(name, max(0, room[name]))} left of "
+                             f"{amount_text(name, level.max[name])}, {amount_text(name, ask[name])} asked")
         return "; ".join(parts)
 
     def max_of(self, queue: Queue) -> Resource | None:
@@ -192,7 +192,7 @@ class Partition:
         return self.now - ask.created
 
 
-def _amount(name: str, value: int) -> str:
+def amount_text(name: str, value: int) -> str:
     if name == "vcore":
         return f"{value / 1000:g}" if value % 1000 == 0 or value >= 1000 else f"{value}m"
     if name == "memory":
@@ -346,3 +346,15 @@ def _reject(app: Application, reason: str) -> None:
 
 def leaf_path(path: str) -> str:
     return path if path.startswith(ROOT) else f"{ROOT}{DOT}{path}"
+
+
+def admit(partition: Partition, app: Application, queue: Queue) -> None:
+    """Add an application to a leaf directly, without placement (as YuniKorn's own unit tests do), then its
+    asks; priorities are refreshed up the path."""
+    app.queue = queue
+    partition.apps[app.app_id] = app
+    partition.leaf_apps.setdefault(queue.path, []).append(app)
+    for ask in app.asks:
+        partition.asks[ask.key] = ask
+    _add_asks(partition, app)
+    partition.refresh_priority(queue)

@@ -14,6 +14,8 @@ MAIN_TYPES = ("vcore", "memory")
 
 def amount(name: str, value: int) -> str:
     """One quantity in YuniKorn's units as a person reads it: vcore as cores, memory with binary suffixes."""
+    if value == 0:
+        return "0"
     if name == "vcore":
         return cores(value)
     if is_bytes(name):
