@@ -344,6 +344,32 @@ _rule("YK-V27", "info", "yunikorn-shim", "An empty queues.yaml: YuniKorn uses it
 _rule("YK-V27B", "error", "yunikorn-core", "No partition at all: nothing is scheduled")
 _rule("YK-V27C", "error", "yunikorn-shim", "No partition named default: the shim submits every application to "
       "default")
+_rule("YK-P3", "-", "yunikorn-core", "A queue's raw priority: its applications' highest pending ask (leaf) or its "
+      "children's highest reported priority (parent)", "An application's priority is the highest priority of its "
+      "pods not yet allocated (spec.priority, from the PriorityClass); none pending is the minimum int32.")
+_rule("YK-P4", "-", "yunikorn-core", "The priority a queue reports to its siblings: raw + priority.offset (clamped "
+      "to int32); a fenced queue (priority.policy: fence) reports its offset alone; nothing pending stays minimum",
+      "Offsets add up along unfenced paths; a fence hides everything below it, however high.")
+_rule("YK-S1", "-", "yunikorn-core", "Child queues are tried highest reported priority first, then lowest fair "
+      "share (allocated/guaranteed, else allocated/max), then larger pending",
+      "With application.sort.priority: disabled on the parent, fair share comes before priority. Remaining ties "
+      "are in random order in YuniKorn (a Go map); kqctl orders them by name and says so.")
+_rule("YK-S2", "-", "yunikorn-core", "Applications of a leaf: fifo (earliest submitted) or fair (smallest usage "
+      "of the leaf's guaranteed), priority first unless application.sort.priority is disabled")
+_rule("YK-PL", "-", "yunikorn-core", "Placement: the rules in order, then root.default; a queue must be a leaf the "
+      "user may submit to (submitacl or adminacl up the tree), or creatable below one",
+      "No rules configured means one provided rule without create: a pod must name an existing queue.")
+_rule("YK-G1", "-", "yunikorn-core", "maxapplications: an application starts only while every queue on its path "
+      "runs fewer than its maxapplications")
+_rule("YK-G2", "-", "yunikorn-core", "User and group limits: a pod must fit its user's (and group's) remaining "
+      "maxresources at every queue on the path (Not enough user quota)")
+_rule("YK-G3", "-", "yunikorn-core", "Queue headroom: a pod must fit max - allocated of its leaf and every ancestor "
+      "(the root's max is the cluster) (Not enough queue quota)", "Guaranteed resources never gate an allocation; "
+      "they only order queues and decide preemption.")
+_rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its guaranteed resources: the pod's queue "
+      "must be below guaranteed, victims come from queues above theirs below the fence",
+      "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
+      "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 

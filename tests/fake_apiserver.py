@@ -45,6 +45,7 @@ BUILTIN: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {
         "limitranges": ("LimitRange", True),
         "secrets": ("Secret", True),
         "configmaps": ("ConfigMap", True),
+        "nodes": ("Node", False),
     },
     ("batch", "v1"): {"jobs": ("Job", True)},
     ("scheduling.k8s.io", "v1"): {"priorityclasses": ("PriorityClass", False)},
@@ -175,6 +176,8 @@ class Router:
             return status(404, "NotFound", "the server could not find the requested resource")
         if not rest:
             return 200, self.resource_list(group, version, resources)
+        if len(rest) == 4 and rest[0] == "namespaces" and rest[2] in resources:
+            return self.get(group, rest[2], rest[1], rest[3])
         if len(rest) != 1 or rest[0] not in resources:
             return status(404, "NotFound", "the server could not find the requested resource")
         return self.list(group, version, rest[0], resources[rest[0]][0], query)
@@ -203,6 +206,16 @@ class Router:
             meta["remainingItemCount"] = max(len(items) - start - size, 0)
         return 200, {"kind": f"{kind}List", "apiVersion": api_version, "metadata": meta,
                      "items": [as_listed(item, group, api_version, kind) for item in page]}
+
+    def get(self, group: str, plural: str, namespace: str, name: str) -> tuple[int, dict[str, Any]]:
+        """One namespaced object by name (``GET .../namespaces/<ns>/<plural>/<name>``)."""
+        if plural in self.cluster.forbidden:
+            return status(403, "Forbidden", f'{plural} "{name}" is forbidden')
+        for item in self.cluster.objects.get((group, plural), []):
+            meta = item.get("metadata") or {}
+            if meta.get("name") == name and meta.get("namespace") == namespace:
+                return 200, copy.deepcopy(item)
+        return status(404, "NotFound", f'{plural} "{name}" not found')
 
     def page_size(self, query: dict[str, str]) -> int:
         size = int(query["limit"]) if query.get("limit", "").isdigit() else 1_000_000

@@ -53,6 +53,7 @@ def audit_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit
@@ -62,7 +63,7 @@ def audit_command(
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     snapshot = load_snapshot(options.load_inputs(paths, filenames, recursive, strict, from_cluster, context,
-                                                 kubeconfig, sets, override, scheduler), scheduler)
+                                                 kubeconfig, sets, override, scheduler, yunikorn_namespace), scheduler)
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)

@@ -63,6 +63,7 @@ def explain_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     queue: str | None = typer.Option(None, "--queue", metavar="PATH",
                                      help="YuniKorn: explain a queue (root.a.b): the priority along its path and "
                                           "the order of the children at every level."),
@@ -84,7 +85,7 @@ def explain_command(
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler)
+                                 sets, override, scheduler, yunikorn_namespace)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":

@@ -10,6 +10,7 @@ import typer
 from kqctl.render.columns import DEFAULT_ROW_LIMIT
 
 if TYPE_CHECKING:
+    from kqctl.load.cluster import ReadPlan
     from kqctl.load.objects import LoadResult
     from kqctl.load.overrides import Override
 
@@ -70,6 +71,9 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 SchedulerOption = typer.Option(None, "--scheduler", metavar="NAME",
                                help="The scheduler whose rules apply: kueue or yunikorn (default: the one whose "
                                     "objects the input holds; kueue for core kinds only).")
+YunikornNamespaceOption = typer.Option(None, "--yunikorn-namespace", metavar="NAMESPACE",
+                                       help="With --from-cluster: the namespace of YuniKorn's ConfigMaps "
+                                            "yunikorn-configs and yunikorn-defaults (default: yunikorn).")
 FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
 ContextOption = typer.Option(None, "--context", metavar="NAME",
                              help="The kubeconfig context to use (default: the current one).")
@@ -102,13 +106,15 @@ OverrideOption = typer.Option(False, "--override",
 
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
-                sets: list[str] | None = None, override: bool = False, scheduler: str | None = None) -> LoadResult:
+                sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
+                yunikorn_namespace: str | None = None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
     then --override and --set applied."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler)
+    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler,
+                   yunikorn_namespace)
     return edited(result, parsed, override)
 
 
@@ -124,9 +130,24 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
     return LoadResult(objects, result.unreadable, result.files)
 
 
+def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> ReadPlan:
+    """What --from-cluster and snapshot save read: the named scheduler's plan (Kueue's by default)."""
+    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, named
+    from kqctl.errors import UsageError
+
+    chosen = named(scheduler) or SCHEDULERS[DEFAULT]
+    plan = chosen.read_plan()
+    if yunikorn_namespace is not None:
+        if chosen.name != "yunikorn":
+            raise UsageError("--yunikorn-namespace applies with --scheduler yunikorn")
+        plan = plan.in_namespace(yunikorn_namespace)
+    return plan
+
+
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
-          from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None) -> LoadResult:
-    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, kinds_for, named
+          from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
+          yunikorn_namespace: str | None = None) -> LoadResult:
+    from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
     kinds = kinds_for(scheduler)
@@ -141,7 +162,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
         return result
     from kqctl.load.cluster import load_cluster
 
-    plan = (named(scheduler) or SCHEDULERS[DEFAULT]).read_plan()
+    plan = read_plan(scheduler, yunikorn_namespace)
     cluster, result = load_cluster(plan, kinds, context, kubeconfig, strict)
     for note in cluster.skipped:
         sys.stderr.write(f"kqctl: warning: {note}\n")

@@ -73,6 +73,7 @@ def simulate_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
 
@@ -90,7 +91,7 @@ def simulate_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler)
+                                 sets, override, scheduler, yunikorn_namespace)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":

@@ -51,6 +51,7 @@ def validate_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl import __version__
     from kqctl.cli.schedulers import validation_profiles
@@ -66,7 +67,7 @@ def validate_command(
         from kqctl.validate.runner import validate_load
 
         result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                     sets, override, scheduler)
+                                     sets, override, scheduler, yunikorn_namespace)
         report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
     else:
         from kqctl.cli.progress import Progress

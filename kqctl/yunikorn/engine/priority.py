@@ -74,13 +74,13 @@ def queue_priority(partition: Partition, queue: Queue) -> QueuePriority:
               "nothing pending")
     reported = queue.reported_priority()
     if raw == MIN_PRIORITY:
-        rule = "nothing pending: reports MIN, fenced or not (P4)"
+        rule = "nothing pending: reports MIN, fenced or not (YK-P4)"
     elif settings.priority_policy == props.FENCE:
-        rule = f"fenced: reports its offset {settings.priority_offset}, whatever is pending below (P4)"
+        rule = f"fenced: reports its offset {settings.priority_offset}, whatever is pending below (YK-P4)"
     elif raw + settings.priority_offset > MAX_PRIORITY or raw + settings.priority_offset < MIN_PRIORITY:
-        rule = f"{raw} + offset {settings.priority_offset} clamped to int32 (P4)"
+        rule = f"{raw} + offset {settings.priority_offset} clamped to int32 (YK-P4)"
     else:
-        rule = f"{raw} + offset {settings.priority_offset} (P4)"
+        rule = f"{raw} + offset {settings.priority_offset} (YK-P4)"
     return QueuePriority(queue.path, queue.leaf, raw, source, settings.priority_offset, settings.priority_policy,
                          reported, rule, settings.sort_policy, settings.priority_sort_enabled)
 

@@ -68,7 +68,7 @@ def render_queue(report: QueueReport, fmt: str, out: TextIO) -> None:
 
 
 def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...]) -> None:
-    out.write("Priority along the path (P3 raw, P4 reported to its siblings):\n")
+    out.write("Priority along the path (YK-P3 raw, YK-P4 reported to its siblings):\n")
     table = Table((Column("Queue"), Column("Raw", right=True), Column("From"), Column("Offset", right=True),
                    Column("Policy"), Column("Reported", right=True), Column("Why")))
     for c in chain:
@@ -78,7 +78,7 @@ def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...]) -> None:
 
 
 def _write_levels(out: TextIO, levels: tuple[Level, ...], on_path: set[str]) -> None:
-    out.write("\nOrder at each level (children with something pending, the order YuniKorn tries them, §7.1):\n")
+    out.write("\nOrder at each level (children with something pending, the order YuniKorn tries them, YK-S1):\n")
     any_tie = False
     for level in levels:
         first = "priority, then fair share" if level.considers_priority else "fair share, then priority"
@@ -154,7 +154,7 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
         return
     waiting = any(not row.ok for row in e.apps)
     state_note = {"Accepted": " (placed; none of its pods runs yet" + (", and maxapplications stops it from starting, "
-                                                                       "G1)" if waiting else ")"),
+                                                                       "YK-G1)" if waiting else ")"),
                   "Running": " (at least one of its pods runs: maxapplications no longer applies)"}.get(e.app_state, "")
     out.write(f"\nApplication {pod.app_id}: {e.app_state}{state_note}\n")
     for row in e.apps:
@@ -176,7 +176,7 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
 def _write_placement(out: TextIO, e: Explanation) -> None:
     placement = e.placement
     asked = e.requested_queue or "no queue"
-    out.write(f"\nPlacement (§9): the pod asks for {asked}\n")
+    out.write(f"\nPlacement (YK-PL): the pod asks for {asked}\n")
     if placement is None:
         return
     for i, step in enumerate(placement.steps, start=1):
@@ -191,7 +191,7 @@ def _write_placement(out: TextIO, e: Explanation) -> None:
 def _write_position(out: TextIO, e: Explanation) -> None:
     if not e.position:
         return
-    out.write(f"\nApplications of {e.pod.queue} in order (§7.2, {e.sort_policy}):\n")
+    out.write(f"\nApplications of {e.pod.queue} in order (YK-S2, {e.sort_policy}):\n")
     for i, p in enumerate(e.position, start=1):
         mark = "  <- this pod's application" if p.this else ""
         tie = "  (tie with the next)" if p.tie_with_next else ""
@@ -201,7 +201,7 @@ def _write_position(out: TextIO, e: Explanation) -> None:
 def _write_limits(out: TextIO, e: Explanation) -> None:
     if not e.user_limits:
         return
-    out.write("\nUser and group limits (G2):\n")
+    out.write("\nUser and group limits (YK-G2):\n")
     for line in e.user_limits:
         out.write(f"  {line}\n")
     out.write(f"  headroom: {full(e.user_headroom)}\n")
@@ -210,7 +210,7 @@ def _write_limits(out: TextIO, e: Explanation) -> None:
 def _write_headroom(out: TextIO, e: Explanation) -> None:
     if not e.headroom:
         return
-    out.write("\nQueue headroom up the path (G3: max - allocated, the smaller of the queue's and its parent's):\n")
+    out.write("\nQueue headroom up the path (YK-G3: max - allocated, the smaller of the queue's and its parent's):\n")
     table = Table((Column("Queue"), Column("Resource"), Column("Max", right=True), Column("Allocated", right=True),
                    Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:
@@ -224,7 +224,7 @@ def _write_preemption(out: TextIO, e: Explanation) -> None:
     view = e.preemption
     if view is None:
         return
-    out.write("\nPreemption (§10):\n")
+    out.write("\nPreemption (YK-PREEMPT):\n")
     out.write(f"  {view.verdict}\n")
     if view.enabled and view.fence:
         out.write(f"  victims are searched below {view.fence}; eligible: "
