@@ -10,8 +10,9 @@ may be tried, §10), then a node: the first one in the node sort order where it 
 is older than 2 s: the best-fitting node is reserved for it (no other ask may use it).
 
 Nothing in a snapshot ever finishes, so capacity only shrinks between releases: an ask that failed fails
-again until something is released (a preemption, a reservation given back). kqctl remembers those failures
-per release epoch instead of retrying them on every cycle; YuniKorn's retries change nothing after the first.
+again until something it depends on grows. kqctl remembers each failure with what would undo it (quota given
+back by a preemption; a node opening to asks of its size, when a reservation ends or a victim leaves it) instead
+of retrying it on every cycle: YuniKorn's retries change nothing after the first attempt.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ NOT_ENOUGH_QUEUE_QUOTA = "Not enough queue quota"
 NOT_ENOUGH_USER_QUOTA = "Not enough user quota"
 PREEMPTION_DOES_NOT_HELP = "Preemption does not help"
 MAX_PREEMPTIONS_PER_QUEUE = 10
+MAX_PREEMPTION_ATTEMPTS = "Preemption max attempts exhausted"
 
 ALLOCATED = "allocated"
 ALLOCATED_RESERVED = "allocated-reserved"
@@ -49,17 +51,28 @@ class CycleResult:
 class Scheduler:
     """Runs cycles on a partition; ``preempt`` is the preemption attempt (§10), injected to keep modules small."""
 
-    def __init__(self, partition: Partition) -> None:
+    def __init__(self, partition: Partition, remember_failures: bool = True) -> None:
         from kqctl.yunikorn.engine.preemption import try_preemption
 
         self.p = partition
+        # False: retry every ask on every cycle, as YuniKorn does (slow; the reference the memo is tested against)
+        self.remember = remember_failures
         self.try_preemption = try_preemption
         self.active: dict[str, int] = {}
-        self.active_epoch = -1
         self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
         self._app_cache: dict[str, tuple[int, list[Application]]] = {}
         self.version: dict[str, int] = {}
         self.reserved: list[Ask] = []
+        # reserved asks for which something grew since they last failed: the nodes that opened for them
+        # (None: anything may have changed, retry every node)
+        self.reserved_dirty: dict[Ask, set[str] | None] = {}
+        # failed asks by what would undo the failure
+        self.blocked_quota: set[Ask] = set()  # queue or user headroom: quota given back
+        self.blocked_nodes: dict[tuple[object, ...], set[Ask]] = {}  # no node fits: a node opening to that shape
+        self.changes = 0  # counts releases and openings
+        self.victim_cache: dict[tuple[object, ...], object] = {}
+        self.failed_attempts: dict[tuple[object, ...], str] = {}
+        self._refresh_active()
 
     # --- the loop ------------------------------------------------------------------------------------
 
@@ -76,21 +89,15 @@ class Scheduler:
         """``ClusterContext.schedule`` for the partition: reservations first, then a regular walk."""
         if self.p.tree.root.max is None:
             return None  # no nodes: the partition is skipped
-        self._refresh_active()
         return self.try_reserved_allocate() or self.try_allocate()
 
     # --- which asks can still change anything ------------------------------------------------------------
 
     def _refresh_active(self) -> None:
-        if self.active_epoch == self.p.epoch:
-            return
-        self.active_epoch = self.p.epoch
         self.active = {queue.path: 0 for queue in self.p.tree.queues()}
         for path, apps in self.p.leaf_apps.items():
             count = sum(1 for app in apps if app.state != REJECTED for ask in app.asks if not ask.allocated)
             self._add_active(path, count)
-        self._queue_cache.clear()
-        self._app_cache.clear()
 
     def _add_active(self, path: str, delta: int) -> None:
         queue = self.p.tree.get(path)
@@ -98,13 +105,63 @@ class Scheduler:
             self.active[queue.path] += delta
             queue = queue.parent
 
-    def block(self, ask: Ask, reason: str) -> None:
-        """The ask failed for ``reason``; it will fail the same way until something is released."""
+    def block(self, ask: Ask, reason: str, kind: str = "") -> None:
+        """The ask failed for ``reason``; it fails the same way until what ``kind`` names grows: "quota" (queue or
+        user headroom), "nodes" (no node fits), "" (nothing in a snapshot undoes it, e.g. maxapplications)."""
         ask.failure = reason
-        if ask.blocked != self.p.epoch:
-            ask.blocked = self.p.epoch
-            assert ask.app.queue is not None
-            self._add_active(ask.app.queue.path, -1)
+        if ask.blocked or not self.remember:
+            return
+        ask.blocked = True
+        assert ask.app.queue is not None
+        self._add_active(ask.app.queue.path, -1)
+        if kind == "quota":
+            self.blocked_quota.add(ask)
+        elif kind == "nodes":
+            self.blocked_nodes.setdefault(_shape(ask), set()).add(ask)
+
+    def unblock(self, ask: Ask) -> None:
+        if not ask.blocked or ask.allocated:
+            return
+        ask.blocked = False
+        assert ask.app.queue is not None
+        self._add_active(ask.app.queue.path, 1)
+
+    def quota_released(self) -> None:
+        """Quota was given back (a victim left): asks stopped by a headroom may fit now."""
+        self.changes += 1
+        for waiting in self.reserved:
+            if waiting.waiting_quota:
+                waiting.waiting_quota = False
+                self.reserved_dirty[waiting] = None
+        for ask in self.blocked_quota:
+            self.unblock(ask)
+        self.blocked_quota.clear()
+
+    def node_opened(self, node: Node) -> None:
+        """A node has more room for unreserved asks: those of a shape that fits it now may be placed."""
+        self.changes += 1
+        if node.reserved_by is not None:
+            self.unblock(node.reserved_by)  # only the ask it is reserved for can use the room
+            self.reserved_dirty.setdefault(node.reserved_by, set())
+            return
+        shapes: dict[tuple[object, ...], list[Ask]] = {}
+        for waiting in self.reserved:
+            shapes.setdefault(_shape(waiting), []).append(waiting)
+        for group in shapes.values():
+            sample = group[0]
+            if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource):
+                for waiting in group:
+                    opened = self.reserved_dirty.setdefault(waiting, set())
+                    if opened is not None:
+                        opened.add(node.name)
+        for shape in list(self.blocked_nodes):
+            asks = self.blocked_nodes[shape]
+            sample = next(iter(asks))
+            if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource) \
+                    and not predicates_pass(sample.pod, node):
+                for ask in asks:
+                    self.unblock(ask)
+                del self.blocked_nodes[shape]
 
     def _changed(self, queue: Queue) -> None:
         """Sorted orders that include ``queue`` or its ancestors are stale."""
@@ -187,7 +244,7 @@ class Scheduler:
         headroom = self.p.headroom(queue)
         attempts = [MAX_PREEMPTIONS_PER_QUEUE]
         for app in self.sorted_apps(queue):
-            open_asks = [ask for ask in app.asks if not ask.allocated and ask.blocked != self.p.epoch]
+            open_asks = [ask for ask in app.asks if not ask.allocated and not ask.blocked]
             if not open_asks:
                 continue
             if app.state == ACCEPTED:
@@ -195,7 +252,7 @@ class Scheduler:
                                                                                     app.app_id)
                 if why:
                     for ask in open_asks:
-                        self.block(ask, f"waiting to run: {why}")
+                        self.block(ask, f"waiting to run: {why}", "quota")
                     continue
             result = self._app(app, queue, headroom, attempts)
             if result is not None:
@@ -207,10 +264,10 @@ class Scheduler:
         """``Application.tryAllocate``."""
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
         for ask in list(app.asks):
-            if ask.allocated or ask.blocked == self.p.epoch:
+            if ask.allocated or ask.blocked:
                 continue
             if not res.fit_in_max_undef(user_room, ask.resource):
-                self.block(ask, NOT_ENOUGH_USER_QUOTA)
+                self.block(ask, NOT_ENOUGH_USER_QUOTA, "quota")
                 continue
             if not res.fit_in_max_undef(headroom, ask.resource):
                 detail = self.p.quota_detail(queue, ask.resource)
@@ -220,7 +277,10 @@ class Scheduler:
                     if result is not None:
                         return result
                     reason = f"{reason}; {why}" if why else reason
-                self.block(ask, reason)
+                    if why == MAX_PREEMPTION_ATTEMPTS:
+                        ask.failure = reason
+                        continue  # not tried yet: the next walk gives it an attempt
+                self.block(ask, reason, "quota")
                 continue
             if self.p.nodes.reserved < len(self.p.nodes.by_name):
                 result = self.try_nodes(ask)
@@ -232,9 +292,12 @@ class Scheduler:
                     if result is not None:
                         return result
                     why = f"{why}; {reason}"
-                self.block(ask, why)
+                    if reason == MAX_PREEMPTION_ATTEMPTS:
+                        ask.failure = why
+                        continue  # not tried yet: the next walk gives it an attempt
+                self.block(ask, why, "nodes")
             else:
-                self.block(ask, "every node is reserved for another ask")
+                self.block(ask, "every node is reserved for another ask", "nodes")
         return None
 
     # --- nodes ----------------------------------------------------------------------------------------------
@@ -276,39 +339,60 @@ class Scheduler:
 
     def _allocate(self, ask: Ask, node: Node) -> CycleResult:
         kind = ALLOCATED
+        reserved = self.p.nodes.by_name.get(ask.reserved_node)
         if ask.reserved_node:
             self.p.unreserve(ask)
             self.reserved.remove(ask)
             kind = ALLOCATED_RESERVED
         self.p.place_on_node(ask, node)
         assert ask.app.queue is not None
-        if ask.blocked != self.p.epoch:
+        if not ask.blocked:
             self._add_active(ask.app.queue.path, -1)
+        ask.blocked = False
+        for shape_asks in self.blocked_nodes.values():
+            shape_asks.discard(ask)
+        self.blocked_quota.discard(ask)
         self._changed(ask.app.queue)
+        if reserved is not None:
+            self.node_opened(reserved)  # the reservation is over: the node is open to every ask again
         return CycleResult(kind, ask, node.name)
 
     # --- reservations -----------------------------------------------------------------------------------
 
     def try_reserved_allocate(self) -> CycleResult | None:
         """``tryReservedAllocate``: each reserved ask on its node, then on any other unreserved node."""
-        for ask in sorted(self.reserved, key=lambda a: (a.app.app_id, a.key)):
-            if ask.blocked == self.p.epoch or ask.retried == self.p.epoch or ask.allocated:
+        candidates: dict[Ask, set[str] | None] = self.reserved_dirty if self.remember else dict.fromkeys(self.reserved)
+        for ask in sorted(candidates, key=lambda a: (a.app.app_id, a.key)):
+            opened = candidates.get(ask)
+            self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
+            if ask.blocked or ask.allocated or ask not in self.reserved:
                 continue
-            ask.retried = self.p.epoch  # nothing it needs can grow before the next release
             queue = ask.app.queue
             assert queue is not None
             room = self.p.headroom(queue)
             user_room, _ = self.p.limits.headroom(queue.path, ask.app.user, ask.app.group)
             if not (res.fit_in_max_undef(user_room, ask.resource) and res.fit_in_max_undef(room, ask.resource)):
+                ask.waiting_quota = True
                 continue  # the reservation waits (it is only given up after an hour)
             node = self.p.nodes.by_name[ask.reserved_node]
             if node.fits_available(ask.resource) and not predicates_pass(ask.pod, node):
                 return self._allocate(ask, node)
-            for other in self.p.nodes.iterate(unreserved=True):
+            by_name = self.p.nodes.by_name
+            others = self.p.nodes.iterate(unreserved=True) if opened is None else sorted(
+                (by_name[name] for name in opened if by_name[name].reserved_by is None),
+                key=lambda n: (n.score, n.name))
+            for other in others:
                 if other.schedulable and other.fits_total(ask.resource) and other.fits_available(ask.resource) \
                         and not predicates_pass(ask.pod, other):
                     return self._allocate(ask, other)
         return None
+
+
+def _shape(ask: Ask) -> tuple[object, ...]:
+    """What decides where an ask fits: its resources and the pod's placement constraints."""
+    pod = ask.pod
+    return (tuple(sorted(ask.resource.items())), tuple(sorted(pod.node_selector.items())), repr(pod.affinity_terms),
+            repr(pod.tolerations))
 
 
 def describe_no_node(counts: dict[str, int], predicate: str, total: int) -> str:

@@ -37,9 +37,10 @@ class Ask:
     preempt_checked: bool = False  # E4: a preemption attempt was made (kqctl's clock does not advance)
     preempt_triggered: bool = False  # E2
     preempted_by: str = ""  # this allocation was chosen as a victim of that ask
+    preempted_from: str = ""  # the node it ran on
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt
-    blocked: int = -1  # the epoch in which it failed last (nothing it depends on changed since)
-    retried: int = -1  # the epoch in which its reservation was last retried
+    blocked: bool = False  # it failed, and nothing it depends on has grown since
+    waiting_quota: bool = False  # reserved, and its last retry failed on a headroom
 
     @property
     def key(self) -> str:
@@ -92,6 +93,10 @@ class Node:
     allocations: list[Ask] = field(default_factory=list)
     reserved_by: Ask | None = None
     score: float = 0.0
+    free: Resource = field(default_factory=dict)  # total - allocated - occupied, per type of the total
+
+    def __post_init__(self) -> None:
+        self.free = dict(self.total)
 
     @property
     def name(self) -> str:
@@ -103,36 +108,57 @@ class Node:
 
     @property
     def available(self) -> Resource:
-        """total - allocated - occupied, per type of the total (``refreshAvailableResource``)."""
-        return {name: value - self.allocated.get(name, 0) - self.occupied.get(name, 0)
-                for name, value in self.total.items()}
+        """``availableResource`` (a copy)."""
+        return dict(self.free)
+
+    def take(self, amount: Resource, foreign: bool = False) -> None:
+        """An allocation (or another scheduler's pod) lands here."""
+        if foreign:
+            self.occupied = res.add(self.occupied, amount)
+        else:
+            self.allocated = res.add(self.allocated, amount)
+        for name, value in amount.items():
+            if name in self.free:
+                self.free[name] -= value
+
+    def give(self, amount: Resource) -> None:
+        """An allocation goes away."""
+        self.allocated = res.add(self.allocated, {name: -value for name, value in amount.items()})
+        for name, value in amount.items():
+            if name in self.free:
+                self.free[name] += value
 
     def fits_total(self, ask: Resource) -> bool:
         """``FitInNode``: the node has every type the ask wants, in that amount at least."""
-        return res.fit_in(self.total, ask)
-
-    def fits_available(self, ask: Resource) -> bool:
-        """``preAllocateCheck``: a non-zero ask fits what is left."""
-        if not res.strictly_greater_than_zero(ask):
-            return False
+        total = self.total
         for name, value in ask.items():
-            left = self.total.get(name, 0) - self.allocated.get(name, 0) - self.occupied.get(name, 0)
-            if value > max(0, left):
+            if value > max(0, total.get(name, 0)):
                 return False
         return True
 
+    def fits_available(self, ask: Resource) -> bool:
+        """``preAllocateCheck``: a non-zero ask fits what is left (a type the node lacks counts as 0)."""
+        free = self.free
+        positive = False
+        for name, value in ask.items():
+            if value < 0:
+                return False
+            if value > 0:
+                positive = True
+                left = free.get(name, 0)
+                if value > (left if left > 0 else 0):
+                    return False
+        return positive
+
     def usage_shares(self) -> dict[str, float]:
         """``GetResourceUsageShares``: per type of the total, the share not available (NaN for a total of 0)."""
-        shares: dict[str, float] = {}
-        for name, value in self.total.items():
-            left = value - self.allocated.get(name, 0) - self.occupied.get(name, 0)
-            shares[name] = 1.0 - (left / value) if value != 0 else float("nan")
-        return shares
+        return {name: (1.0 - self.free[name] / value) if value != 0 else float("nan")
+                for name, value in self.total.items()}
 
     def fit_in_score(self, ask: Resource) -> float:
         """``FitInScore`` of the ask against what is available: lower is a better fit to reserve."""
         score = 0.0
-        for name, fit in self.available.items():
+        for name, fit in self.free.items():
             if fit <= 0:
                 continue
             wanted = ask.get(name, 0)

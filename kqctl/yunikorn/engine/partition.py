@@ -39,8 +39,9 @@ class Partition:
     asks: dict[str, Ask] = field(default_factory=dict)
     leaf_apps: dict[str, list[Application]] = field(default_factory=dict)
     fair_max: dict[str, Resource | None] = field(default_factory=dict)
-    epoch: int = 0  # bumped whenever something is released: what failed before may fit now
     allocations: int = 0
+    releases: int = 0
+    reservation_changes: int = 0
 
     def queue(self, path: str) -> Queue | None:
         return self.tree.get(path)
@@ -144,7 +145,7 @@ class Partition:
         """An ask becomes an allocation on ``node`` (``tryNode`` + ``TryIncAllocatedResource``)."""
         app = ask.app
         assert app.queue is not None
-        node.allocated = res.add(node.allocated, ask.resource)
+        node.take(ask.resource)
         node.allocations.append(ask)
         self.nodes.changed(node)
         ask.node = node.name
@@ -159,11 +160,12 @@ class Partition:
         self.refresh_priority(app.queue)
 
     def release(self, ask: Ask) -> None:
-        """A victim's allocation goes away (the shim deleted the pod)."""
+        """A victim's allocation goes away (the shim deleted the pod); ``releases`` counts them."""
+        self.releases += 1
         app = ask.app
         node = self.nodes.by_name[ask.node]
         minus = {name: -value for name, value in ask.resource.items()}
-        node.allocated = res.add(node.allocated, minus)
+        node.give(ask.resource)
         node.allocations.remove(ask)
         self.nodes.changed(node)
         app.allocated = res.add(app.allocated, minus)
@@ -173,20 +175,20 @@ class Partition:
         ask.node = ""
         app.asks.remove(ask)
         self.asks.pop(ask.key, None)
-        self.epoch += 1
 
     def reserve(self, ask: Ask, node: Node) -> None:
+        self.reservation_changes += 1
         node.reserved_by = ask
         ask.reserved_node = node.name
         self.nodes.reserved += 1
 
     def unreserve(self, ask: Ask) -> None:
+        self.reservation_changes += 1
         node = self.nodes.by_name.get(ask.reserved_node)
         if node is not None and node.reserved_by is ask:
             node.reserved_by = None
             self.nodes.reserved -= 1
         ask.reserved_node = ""
-        self.epoch += 1  # the node is open to every ask again
 
     def ask_age(self, ask: Ask) -> int:
         return self.now - ask.created
@@ -244,7 +246,7 @@ def build_partition(snapshot: Snapshot) -> Partition:
     for pod in snapshot.foreign:
         node = node_set.by_name.get(pod.node)
         if node is not None:
-            node.occupied = res.add(node.occupied, pod.resource)
+            node.take(pod.resource, foreign=True)
     for node in nodes:
         node_set.changed(node)
     _add_applications(partition, snapshot)
@@ -324,7 +326,7 @@ def _add_asks(partition: Partition, app: Application) -> None:
             node = partition.nodes.by_name.get(ask.pod.node)
             if node is None:
                 continue  # bound to a node kqctl was not given: its usage is unknown
-            node.allocated = res.add(node.allocated, ask.resource)
+            node.take(ask.resource)
             node.allocations.append(ask)
             partition.nodes.changed(node)
             ask.node = node.name

@@ -13,6 +13,7 @@ victims on it are evicted in order (those allowing preemption first, non-origina
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ SHORTFALL = "Preemption helped but short of resources"
 DOES_NOT_HELP = "Preemption does not help"
 MAX_ATTEMPTS = "Preemption max attempts exhausted"
 RESERVATION_WAIT_TIMEOUT = 3600 * 1_000_000_000  # objects.reservationWaitTimeout
+_CLOCK = itertools.count(1)
 
 
 @dataclass(eq=False)
@@ -46,6 +48,17 @@ class QueueSnapshot:
     guaranteed: Resource | None
     victims: list[Ask] = field(default_factory=list)
     ask_queue: QueueSnapshot | None = None
+    stamp: int = 0  # changes with its usage: what the memos below depend on
+    _remaining: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
+    _preemptable: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
+
+    def _signature(self) -> tuple[int, ...]:
+        stamps = []
+        node: QueueSnapshot | None = self
+        while node is not None:
+            stamps.append(node.stamp)
+            node = node.parent
+        return tuple(stamps)
 
     def duplicate(self, copies: dict[str, QueueSnapshot]) -> QueueSnapshot:
         if self.path in copies:
@@ -58,6 +71,14 @@ class QueueSnapshot:
 
     def preemptable(self) -> Resource | None:
         """``GetPreemptableResource``: usage above guaranteed, bounded by the parent's."""
+        signature = self._signature()
+        if self._preemptable is not None and self._preemptable[0] == signature:
+            return self._preemptable[1]
+        value = self._preemptable_now()
+        self._preemptable = (signature, value)
+        return value
+
+    def _preemptable_now(self) -> Resource | None:
         if not self.allocated:
             return None
         parent = self.parent.preemptable() if self.parent is not None else None
@@ -73,6 +94,14 @@ class QueueSnapshot:
 
     def remaining_guaranteed(self) -> Resource | None:
         """``GetRemainingGuaranteedResource``: guaranteed minus usage, combined with the ancestors'."""
+        signature = self._signature()
+        if self._remaining is not None and self._remaining[0] == signature:
+            return self._remaining[1]
+        value = self._remaining_now()
+        self._remaining = (signature, value)
+        return value
+
+    def _remaining_now(self) -> Resource | None:
         parent = self.parent.remaining_guaranteed() if self.parent is not None else None
         if res.is_empty(parent) and res.is_empty(self.guaranteed):
             return None
@@ -93,13 +122,34 @@ class QueueSnapshot:
         return res.component_wise_min(remaining, parent)
 
     def add(self, amount: Resource) -> None:
+        stamp = next(_CLOCK)
         node: QueueSnapshot | None = self
         while node is not None:
             node.allocated = res.add(node.allocated, amount)
+            node.stamp = stamp
             node = node.parent
 
     def remove(self, amount: Resource) -> None:
         self.add({name: -value for name, value in amount.items()})
+
+
+class Copies:
+    """``duplicateQueueSnapshots`` done lazily: a queue's snapshot (and its ancestors') is copied the first time
+    it is asked for; the ones never touched stay equal to the originals, as the full copy would."""
+
+    def __init__(self, originals: dict[str, QueueSnapshot]) -> None:
+        self.originals = originals
+        self.copies: dict[str, QueueSnapshot] = {}
+
+    def get(self, path: str) -> QueueSnapshot | None:
+        found = self.copies.get(path)
+        if found is not None:
+            return found
+        original = self.originals.get(path)
+        return original.duplicate(self.copies) if original is not None else None
+
+    def all(self) -> list[QueueSnapshot]:
+        return [snap for path in self.originals if (snap := self.get(path)) is not None]
 
 
 def _snapshot(queue: Queue, cache: dict[str, QueueSnapshot], ask_path: str) -> QueueSnapshot:
@@ -214,9 +264,7 @@ def _victim_over_guaranteed(ask: Resource, remaining: Resource) -> bool:
 def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str) -> bool:
     """``checkPreemptionQueueGuarantees``: the ask fits the queue's remaining guaranteed, now or after some
     victims are gone."""
-    copies: dict[str, QueueSnapshot] = {}
-    for original in results.values():
-        original.duplicate(copies)
+    copies = Copies(results)
     current = copies.get(ask_path)
     if current is None:
         return False
@@ -225,7 +273,11 @@ def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str)
                                      if name in remaining):
         return True
     current.add(ask.resource)
-    for snap in copies.values():
+    for path, original in results.items():
+        if not original.victims:
+            continue
+        snap = copies.get(path)
+        assert snap is not None
         for victim in snap.victims:
             snap.remove(victim.resource)
             left = current.remaining_guaranteed()
@@ -244,9 +296,12 @@ def victims_on_node(ask: Ask, available: Resource, candidates: list[Ask], result
     """``calculateVictimsByNode``: (index of the victim after which the ask fits, the victims) or None."""
     if res.fit_in(available, ask.resource):
         return -1, []
-    copies: dict[str, QueueSnapshot] = {}
-    for original in results.values():
-        original.duplicate(copies)
+    reachable = dict(available)
+    for victim in candidates:
+        reachable = res.add(reachable, victim.resource)
+    if not res.fit_in(reachable, ask.resource):
+        return -1, None  # even every victim here would not make room: no subset will
+    copies = Copies(results)
     found = copies.get(ask_path)
     if found is None:
         return -1, None
@@ -285,9 +340,7 @@ def victims_on_node(ask: Ask, available: Resource, candidates: list[Ask], result
     ordered = head + tail
     if not ordered:
         return -1, None
-    copies = {}
-    for original in results.values():
-        original.duplicate(copies)
+    copies = Copies(results)
     current = dict(available)
     chosen: list[Ask] = []
     index = -1
@@ -312,6 +365,25 @@ def victims_on_node(ask: Ask, available: Resource, candidates: list[Ask], result
     return index, chosen
 
 
+def _fewest_victims(ask: Resource, available: Resource, victims: list[Ask]) -> int:
+    """A lower bound on how many victims a node needs before the ask fits: per resource type, taking the
+    largest victims first."""
+    needed = 0
+    for name, value in ask.items():
+        short = value - max(0, available.get(name, 0))
+        if short <= 0:
+            continue
+        sizes = sorted((v.resource.get(name, 0) for v in victims), reverse=True)
+        count = 0
+        for size in sizes:
+            if short <= 0 or size <= 0:
+                break
+            short -= size
+            count += 1
+        needed = max(needed, count if short <= 0 else len(victims) + 1)
+    return needed
+
+
 def _shortfall(ask: Resource, available: Resource) -> Resource:
     return {name: value - available.get(name, 0) for name, value in ask.items() if value - available.get(name, 0) > 0}
 
@@ -319,8 +391,6 @@ def _shortfall(ask: Resource, available: Resource) -> Resource:
 def try_preemption(scheduler: Scheduler, ask: Ask, headroom: Resource | None, attempts: list[int],
                    nodes_tried: bool) -> tuple[CycleResult | None, str]:
     """``Application.tryPreemption``: (the preemption's result, or the reason it did not happen)."""
-    from kqctl.yunikorn.engine.allocation import PREEMPTED, CycleResult
-
     p = scheduler.p
     if attempts[0] == 0:
         return None, MAX_ATTEMPTS
@@ -331,22 +401,54 @@ def try_preemption(scheduler: Scheduler, ask: Ask, headroom: Resource | None, at
         return None, f"{PRECONDITIONS_FAILED} ({why})"
     ask.preempt_checked = True
     attempts[0] -= 1
-    results, _ = eligible_victims(scheduler, ask)
+    # An attempt is a function of the state and the ask's shape: one that failed fails again for an ask alike
+    # until something is allocated, released or reserved.
+    outcome_key = (p.allocations, p.releases, p.reservation_changes, leaf.path, ask.priority, ask.reserved_node,
+                   nodes_tried, tuple(sorted(ask.resource.items())))
+    failed = scheduler.failed_attempts.get(outcome_key)
+    if failed is not None:
+        return None, failed
+    result, reason = _attempt(scheduler, ask, leaf, nodes_tried)
+    if result is None:
+        if len(scheduler.failed_attempts) > 4096:
+            scheduler.failed_attempts.clear()
+        scheduler.failed_attempts[outcome_key] = reason
+    return result, reason
+
+
+def _attempt(scheduler: Scheduler, ask: Ask, leaf: Queue, nodes_tried: bool) -> tuple[CycleResult | None, str]:
+    """``TryPreemption`` after the preconditions."""
+    from kqctl.yunikorn.engine.allocation import PREEMPTED, CycleResult
+
+    p = scheduler.p
+    results = _cached_victims(scheduler, ask)
     if not check_guarantees(results, ask, leaf.path):
         return None, GUARANTEES_FAILED
     by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
-    candidates: list[tuple[int, str, list[Ask]]] = []
-    for node in scheduler.p.nodes.iterate(unreserved=False):
+    by_node: dict[str, list[Ask]] = {}
+    for victim in by_victim_list(results):
+        by_node.setdefault(victim.node, []).append(victim)
+    # YuniKorn takes the node whose victims let the ask fit soonest (lowest index), then by name. Nodes are
+    # tried by name, and one that cannot reach a lower index than the best so far is not worked out.
+    best: tuple[int, str, list[Ask]] | None = None
+    for name in sorted(p.nodes.by_name):
+        node = p.nodes.by_name[name]
         if not node.schedulable or not node.fits_total(ask.resource) or _reserved_for_other(p.now, node, ask):
             continue
-        on_node = sorted((v for v in by_victim_list(results) if v.node == node.name), key=_victim_order)
-        index, victims = victims_on_node(ask, node.available, on_node, results, by_victim, leaf.path)
-        if victims is not None and (victims or not nodes_tried):
-            candidates.append((index, node.name, victims))
-    if not candidates:
+        on_node = by_node.get(node.name)
+        if not on_node and (nodes_tried or not node.fits_available(ask.resource)):
+            continue  # no victim here: it can only be a candidate when the ask already fits (quota preemption)
+        if best is not None and _fewest_victims(ask.resource, node.free, on_node or []) - 1 >= best[0]:
+            continue
+        index, victims = victims_on_node(ask, node.available, sorted(on_node or [], key=_victim_order), results,
+                                         by_victim, leaf.path)
+        if victims is not None and (victims or not nodes_tried) and (best is None or index < best[0]):
+            best = (index, node.name, victims)
+            if index <= 0:
+                break  # nothing later in name order can do better
+    if best is None:
         return None, DOES_NOT_HELP
-    candidates.sort(key=lambda c: (c[0], c[1]))
-    index, node_name, victims = candidates[0]
+    index, node_name, victims = best
     node = p.nodes.by_name[node_name]
     extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path)
     if not ok:
@@ -367,19 +469,27 @@ def try_preemption(scheduler: Scheduler, ask: Ask, headroom: Resource | None, at
         return None, SHORTFALL
     for victim in chosen:
         victim.preempted_by = ask.key
+        victim.preempted_from = victim.node
         p.release(victim)
         assert victim.app.queue is not None
         scheduler._changed(victim.app.queue)
+        if victim.preempted_from != node_name:
+            scheduler.node_opened(p.nodes.by_name[victim.preempted_from])
     ask.preempt_triggered = True
     if node.reserved_by is not None and node.reserved_by is not ask:
         other = node.reserved_by
         p.unreserve(other)
         scheduler.reserved.remove(other)
+        scheduler.unblock(other)  # it may reserve another node now
     if ask.reserved_node:
+        old = p.nodes.by_name[ask.reserved_node]
         p.unreserve(ask)
         scheduler.reserved.remove(ask)
+        scheduler.node_opened(old)
     p.reserve(ask, node)
     scheduler.reserved.append(ask)
+    scheduler.reserved_dirty[ask] = None  # its node is being emptied for it
+    scheduler.quota_released()
     return CycleResult(PREEMPTED, ask, node_name, tuple(chosen)), ""
 
 
@@ -435,6 +545,23 @@ def _less_key(victim: Ask) -> tuple[int, int]:
     """``compareAllocationLess``: originators and tasks that opt out of preemption last, then newest first."""
     score = (1 << 33 if victim.originator else 0) | (0 if victim.pod.allow_preempt_self else 1 << 34)
     return (score, -victim.created)
+
+
+def _cached_victims(scheduler: Scheduler, ask: Ask) -> dict[str, QueueSnapshot]:
+    """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority and resource types) while
+    nothing is allocated or released: many asks of one queue fail the same way in one walk."""
+    p = scheduler.p
+    assert ask.app.queue is not None
+    key = (p.allocations, p.releases, ask.app.queue.path, ask.priority,
+           tuple(sorted(n for n, v in ask.resource.items() if v)), tuple(sorted(ask.resource.items())))
+    cached = scheduler.victim_cache.get(key)
+    if cached is None:
+        if len(scheduler.victim_cache) > 256:
+            scheduler.victim_cache.clear()
+        cached, _ = eligible_victims(scheduler, ask)
+        scheduler.victim_cache[key] = cached
+    # the snapshots carry the ask's own queue as AskQueue: the same for every ask of the leaf
+    return cached  # type: ignore[return-value]
 
 
 def by_victim_list(results: dict[str, QueueSnapshot]) -> list[Ask]:
