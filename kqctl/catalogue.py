@@ -370,6 +370,19 @@ _rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its gua
       "must be below guaranteed, victims come from queues above theirs below the fence",
       "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
       "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
+_rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaranteed resources add up to more "
+      "than their parent's max", "Dynamic queues (child templates, namespace annotations) are never validated: "
+      "their guarantees cannot all be met at once.")
+_rule("YK-AUDIT-GUARANTEED-OVER-CLUSTER", "warning", "kqctl", "The top queues' guaranteed resources add up to more "
+      "than the cluster has")
+_rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
+      "path: it never runs")
+_rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "
+      "offset while that sibling has anything pending")
+_rule("YK-AUDIT-NO-GUARANTEE", "info", "kqctl", "Preemption is enabled but no queue is guaranteed anything: "
+      "YuniKorn never preempts")
+_rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods no placement rule takes: their applications are "
+      "rejected")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 

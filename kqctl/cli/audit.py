@@ -60,10 +60,17 @@ def audit_command(
 
     if output not in AUDIT_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
+                                 override, scheduler, yunikorn_namespace)
+    from kqctl.cli.schedulers import choose
+
+    if choose(scheduler, inputs.objects).name == "yunikorn":
+        from kqctl.cli.yunikorn import audit_yunikorn
+
+        audit_yunikorn(inputs, output, plot, not no_headers)
     if plot is not None:
-        _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
-    snapshot = load_snapshot(options.load_inputs(paths, filenames, recursive, strict, from_cluster, context,
-                                                 kubeconfig, sets, override, scheduler, yunikorn_namespace), scheduler)
+        _check_plot(plot)
+    snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)

@@ -154,3 +154,40 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
     close = difflib.get_close_matches(queue.lower(), known, n=3)
     return f"no queue {queue}" + (f"; did you mean {', '.join(close)}?" if close else
                                  f"; the queues are: {', '.join(known[:15])}")
+
+
+def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool) -> None:
+    """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
+    import typer
+
+    from kqctl.errors import EXIT_OK, UsageError
+    from kqctl.yunikorn.engine.audit import audit
+    from kqctl.yunikorn.render.audit import render_audit, write_plot
+
+    snapshot = yunikorn_snapshot(inputs, None)
+    report = _partition_errors(lambda: audit(snapshot), snapshot)
+    if plot is not None:
+        try:
+            write_plot(report, plot)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
+    try:
+        render_audit(report, output, sys.stdout, headers=headers)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    raise typer.Exit(EXIT_OK)
+
+
+def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def]
+    """Run ``build``; a partition YuniKorn could not build is an input error naming the configuration."""
+    from kqctl.errors import InputError
+    from kqctl.yunikorn.engine.partition import PartitionError
+
+    try:
+        return build()
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from yunikorn_conformance import load
 
+from kqctl.yunikorn.api import configvalidator as cv
 from kqctl.yunikorn.api.config import parse_fragment
 from kqctl.yunikorn.api.names import QUEUE_NAME_MESSAGE, is_queue_name_valid
-from kqctl.yunikorn.validate import config_validator as cv
 
 CASES = [(name, case) for name, case in load("config-validation") if case["scope"] == "function"]
 

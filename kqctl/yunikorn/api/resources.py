@@ -343,6 +343,22 @@ def comp_usage_ratio(left: ResourceView | None, right: ResourceView | None, tota
     return compare_shares(usage_shares(left, total), usage_shares(right, total))
 
 
+# --- names pods never ask for (R4) -----------------------------------------------------------------------
+
+_KUBECTL_NAMES = {"cpu": VCORE, "requests.cpu": VCORE, "limits.cpu": VCORE, "requests.memory": MEMORY,
+                  "limits.memory": MEMORY, "mem": MEMORY, "vcores": VCORE, "cores": VCORE}
+
+
+def kubectl_name(name: str) -> str | None:
+    """R4: the name YuniKorn's pods use when ``name`` is written as kubectl writes it (``cpu`` is ``vcore``);
+    None for a name pods do ask for (or may: extended resources keep their names)."""
+    lowered = name.lower()
+    meant = _KUBECTL_NAMES.get(lowered)
+    if meant is None and lowered.startswith(("requests.", "limits.")):
+        meant = name.split(".", 1)[1]
+    return meant
+
+
 # --- text ---------------------------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.config import PartitionConf, RuleConf
+from kqctl.yunikorn.api.configvalidator import ConfigValidator
 from kqctl.yunikorn.api.names import DEFAULT_PARTITION, DOT, ROOT
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot
@@ -19,6 +20,7 @@ from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import ugm
 from kqctl.yunikorn.engine.nodes import NodeSet
 from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
+from kqctl.yunikorn.engine.placement import rule_error
 from kqctl.yunikorn.engine.queue import MIN_PRIORITY, Queue, QueueCreationError, QueueTree, build_tree
 from kqctl.yunikorn.engine.queue import set_resources as set_queue_resources
 
@@ -216,8 +218,6 @@ def build_partition(snapshot: Snapshot) -> Partition:
     config = parsed.config
     if config is None or parsed.errors or parsed.syntax is not None:
         raise PartitionError("the queue configuration does not decode (kqctl validate shows where)")
-    from kqctl.yunikorn.validate.config_validator import ConfigValidator
-
     validator = ConfigValidator()
     validator.validate(config)
     if validator.first is not None:
@@ -231,8 +231,6 @@ def build_partition(snapshot: Snapshot) -> Partition:
         tree = build_tree(partition_conf)
     except QueueCreationError as exc:
         raise PartitionError(f"YuniKorn cannot build the queues: {exc} (YK-V20)") from None
-    from kqctl.yunikorn.validate.runtime import rule_error
-
     rules: list[RuleConf] | None = partition_conf.placementrules or None
     rules_error = next((e for e in (rule_error(r) for r in partition_conf.placementrules or []) if e), "")
     preemption = partition_conf.preemption

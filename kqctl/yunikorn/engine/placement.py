@@ -235,3 +235,27 @@ def _under_parent(child: str, rule: RuleConf, app: Submitter, lookup: QueueLooku
     if not rule.create and lookup(name) is None:
         return ""
     return name
+
+
+RULE_NAMES = ("provided", "user", "tag", "fixed")
+
+
+def rule_error(rule: RuleConf) -> str | None:
+    """``newRule`` and the rule's ``initialise`` (its parent rule built first-to-last as YuniKorn does)."""
+    name = rule.name.lower()
+    if name == "recovery":
+        return "recovery rule cannot be part of the config, failing placement rule config"
+    if name not in (*RULE_NAMES, "test"):
+        return f"unknown rule name specified {rule.name}, failing placement rule config"
+    if name == "tag" and rule.value == "":
+        return "a tag queue rule must have a tag name set"
+    if name == "fixed":
+        value = rule.value.lower()
+        if value == "":
+            return "a fixed queue rule must have a queue name set"
+        if any(not is_queue_name_valid(part) for part in value.split(DOT)):
+            return QUEUE_NAME_MESSAGE
+        if value.startswith(ROOT) and rule.parent is not None:
+            return ("cannot have a fixed queue rule with qualified queue getName and a parent rule: "
+                    f"{{{rule.name} {str(rule.create).lower()} ...}}")
+    return rule_error(rule.parent) if rule.parent is not None else None

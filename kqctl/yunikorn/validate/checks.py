@@ -15,9 +15,9 @@ from typing import Any
 
 from kqctl.findings import Finding, Severity
 from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config
+from kqctl.yunikorn.api.configvalidator import ConfigValidator, Violation
 from kqctl.yunikorn.api.decoding import DecodeError, unmarshal_errors_text
 from kqctl.yunikorn.validate import lints, runtime
-from kqctl.yunikorn.validate.config_validator import ConfigValidator, Violation
 from kqctl.yunikorn.validate.effective import effective_config
 
 FIRST_HINT = "YuniKorn's first error: the message its admission webhook rejects the change with"

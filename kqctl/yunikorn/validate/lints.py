@@ -31,10 +31,6 @@ class Lint:
     line: int
 
 
-_KUBECTL_NAMES = {"cpu": "vcore", "requests.cpu": "vcore", "limits.cpu": "vcore", "requests.memory": "memory",
-                  "limits.memory": "memory", "mem": "memory", "vcores": "vcore", "cores": "vcore"}
-
-
 def lint_partition(partition: PartitionConf) -> Iterator[Lint]:
     for queue in _queues(partition.queues or []):
         yield from _lint_queue(queue)
@@ -60,9 +56,7 @@ def _resource_names(conf: MapConf | None, what: str) -> Iterator[Lint]:
     """V24: names no pod asks for."""
     for name in (conf.values if conf else {}):
         lowered = name.lower()
-        meant = _KUBECTL_NAMES.get(lowered)
-        if meant is None and (lowered.startswith(("requests.", "limits."))):
-            meant = name.split(".", 1)[1]
+        meant = res.kubectl_name(name)
         if meant is not None:
             assert conf is not None
             yield Lint("YK-V24", "error", f"resource {name!r} in {what} matches nothing a pod asks for: pods reach "

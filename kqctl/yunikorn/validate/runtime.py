@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kqctl.yunikorn.api.config import PartitionConf, QueueConf, RuleConf, SchedulerConf
-from kqctl.yunikorn.api.names import DEFAULT_PARTITION, DOT, QUEUE_NAME_MESSAGE, ROOT, is_queue_name_valid
+from kqctl.yunikorn.api.config import PartitionConf, QueueConf, SchedulerConf
+from kqctl.yunikorn.api.configvalidator import Violation
+from kqctl.yunikorn.api.names import DEFAULT_PARTITION, ROOT
+from kqctl.yunikorn.engine.placement import rule_error
 from kqctl.yunikorn.engine.queue import ROOT_NAME_ERROR, Queue, QueueCreationError, new_configured_queue
-from kqctl.yunikorn.validate.config_validator import Violation
-
-RULE_NAMES = ("provided", "user", "tag", "fixed")
 
 
 def queue_creation(partition: PartitionConf) -> Iterator[Violation]:
@@ -52,27 +51,6 @@ def placement_rules(partition: PartitionConf) -> Iterator[Violation]:
         if message is not None:
             yield Violation("YK-V21", message, rule.loc.path, rule.loc.line)
             return
-
-
-def rule_error(rule: RuleConf) -> str | None:
-    """``newRule`` and the rule's ``initialise`` (its parent rule built first-to-last as YuniKorn does)."""
-    name = rule.name.lower()
-    if name == "recovery":
-        return "recovery rule cannot be part of the config, failing placement rule config"
-    if name not in (*RULE_NAMES, "test"):
-        return f"unknown rule name specified {rule.name}, failing placement rule config"
-    if name == "tag" and rule.value == "":
-        return "a tag queue rule must have a tag name set"
-    if name == "fixed":
-        value = rule.value.lower()
-        if value == "":
-            return "a fixed queue rule must have a queue name set"
-        if any(not is_queue_name_valid(part) for part in value.split(DOT)):
-            return QUEUE_NAME_MESSAGE
-        if value.startswith(ROOT) and rule.parent is not None:
-            return ("cannot have a fixed queue rule with qualified queue getName and a parent rule: "
-                    f"{{{rule.name} {str(rule.create).lower()} ...}}")
-    return rule_error(rule.parent) if rule.parent is not None else None
 
 
 def partitions(config: SchedulerConf, text: str) -> Iterator[Violation]:
