@@ -15,20 +15,23 @@ HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1be
 Converted objects go to stdout; fields that cannot be carried over are reported on stderr.
 Other objects are printed unchanged."""
 
-TARGETS = ("v1beta2", "v1beta1")
+TARGETS = ("v1beta2", "v1beta1", "kueue")
 
 
 EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
     "kqctl convert old/ --to v1beta1 -o json",
     "kubectl get clusterqueues -o yaml | kqctl convert -",
+    "kqctl convert -f queues.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
 )
 
 def convert_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target version: v1beta2 or v1beta1."),
+    to: str = typer.Option("v1beta2", "--to", metavar="VERSION",
+                           help="Target version: v1beta2 or v1beta1; kueue converts a YuniKorn queues.yaml "
+                                "(or its ConfigMap) to Kueue objects."),
     output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
@@ -38,6 +41,10 @@ def convert_command(
         raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
     if output not in ("yaml", "json"):
         raise UsageError(f"unknown output format {output!r}; choose yaml or json")
+    if to == "kueue":
+        from kqctl.cli.yunikorn import convert_to_kueue
+
+        convert_to_kueue(options.all_paths(paths, filenames), recursive, output)
     result = load_paths(ALL_KINDS, options.all_paths(paths, filenames), recursive=recursive)
     for problem in result.unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")

@@ -191,3 +191,38 @@ def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def
         where = snapshot.config.origin
         raise InputError(where.file if where else snapshot.config.description, str(exc),
                          where.line if where else None) from None
+
+
+def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
+    """``kqctl convert --to kueue``: the YuniKorn configuration of the inputs as Kueue objects on stdout, what
+    cannot carry over on stderr. Exit 3 when the inputs hold no YuniKorn configuration or it does not decode."""
+    import typer
+
+    from kqctl.cli.schedulers import kinds_for
+    from kqctl.errors import EXIT_OK, InputError
+    from kqctl.load.objects import load_paths
+    from kqctl.render.structured import dump_json, dump_yaml_documents
+    from kqctl.yunikorn.convert import to_kueue
+    from kqctl.yunikorn.load import config_source
+
+    result = load_paths(kinds_for("yunikorn"), paths, recursive=recursive)
+    if result.unreadable:
+        raise result.unreadable[0]
+    source = config_source([obj for obj in result.objects if obj.info is not None])
+    parsed = source.parsed
+    if source.builtin:
+        raise InputError(", ".join(paths), "no YuniKorn queues.yaml or ConfigMap yunikorn-configs in the inputs")
+    if parsed.config is None or parsed.errors or parsed.syntax is not None:
+        raise InputError(source.description, "the queue configuration does not decode (kqctl validate shows where)")
+    from kqctl.yunikorn.api.configvalidator import ConfigValidator
+
+    ConfigValidator().validate(parsed.config)  # YuniKorn's normal form: root inserted, partition names
+    documents, losses = to_kueue(parsed.config)
+    for loss in losses:
+        where = f"{loss.queue}: " if loss.queue else ""
+        sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
+    if output == "json":
+        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
+    else:
+        sys.stdout.write(dump_yaml_documents(documents))
+    raise typer.Exit(EXIT_OK)
