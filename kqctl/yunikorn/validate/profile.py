@@ -8,6 +8,7 @@ the key's line otherwise). Across the two ConfigMaps: which one's configuration 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -46,7 +47,7 @@ def _check(obj: LoadedObject) -> tuple[ConfigCheck | None, str]:
 def _check_bare(obj: LoadedObject) -> ConfigCheck:
     node = _node_at(obj.document.node, obj.prefix) if obj.document.node is not None else None
     if node is None:
-        return check_config_text(yaml.safe_dump(obj.body, sort_keys=False))
+        return check_config_text(json.dumps(obj.body))  # a JSON document: JSON is YAML, typed alike
     return check_config(parse_config_node(from_yaml_node(node)))
 
 
