@@ -297,7 +297,8 @@ class Scheduler:
                         continue  # not tried yet: the next walk gives it an attempt
                 self.block(ask, why, "nodes")
             else:
-                self.block(ask, "every node is reserved for another ask", "nodes")
+                why = ask.failure if ask.reserved_node and ask.failure else "every node is reserved for another ask"
+                self.block(ask, why, "nodes")
         return None
 
     # --- nodes ----------------------------------------------------------------------------------------------
