@@ -90,4 +90,5 @@ def test_p2_application_priority_follows_unallocated_asks(name: str, case: dict[
             asks[numbers[0]].node = "node"
         elif "back to unallocated" in step["event"]:
             asks[numbers[0]].node = ""
+        app.asks_changed()
         assert app.ask_max_priority() == step["expect_app_priority"], step["event"]

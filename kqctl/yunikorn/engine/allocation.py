@@ -17,7 +17,7 @@ of retrying it on every cycle: YuniKorn's retries change nothing after the first
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kqctl.yunikorn.api import resources as res
@@ -61,6 +61,8 @@ class Scheduler:
         self.active: dict[str, int] = {}
         self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
         self._app_cache: dict[str, tuple[int, list[Application]]] = {}
+        self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue]]] = {}
+        self._share_cache: dict[Application, tuple[Resource, Resource | None, list[float]]] = {}
         self.version: dict[str, int] = {}
         self.reserved: list[Ask] = []
         # reserved asks for which something grew since they last failed: the nodes that opened for them
@@ -72,6 +74,8 @@ class Scheduler:
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
         self.failed_attempts: dict[tuple[object, ...], str] = {}
+        self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
+        self.guarantee_cache: dict[tuple[object, ...], tuple[object, bool]] = {}
         self._refresh_active()
 
     # --- the loop ------------------------------------------------------------------------------------
@@ -178,9 +182,8 @@ class Scheduler:
         cached = self._queue_cache.get(parent.path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        entries = [sorting.QueueEntry(child.name, child.reported_priority(), child.allocated, child.guaranteed,
-                                      self.p.fair_max.get(child.path), child.pending, child)
-                   for child in parent.children.values() if res.strictly_greater_than_zero(child.pending)]
+        entries = [self._entry(child) for child in parent.children.values()
+                   if res.strictly_greater_than_zero(child.pending)]
         consider = parent.settings.priority_sort_enabled
         keys = [(-e.priority, e.share) if consider else (e.share, -e.priority) for e in entries]
         if len(set(keys)) == len(keys):  # no exact tie: the comparator is a plain key order
@@ -190,6 +193,17 @@ class Scheduler:
         queues = [e.item for e in ordered if e.item is not None]
         self._queue_cache[parent.path] = (stamp, queues)
         return queues
+
+    def _entry(self, queue: Queue) -> sorting.QueueEntry[Queue]:
+        """The queue as its parent's sort sees it, until its usage, pending or priority change."""
+        stamp = self.version.get(queue.path, 0)
+        cached = self._entry_cache.get(queue.path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        entry = sorting.QueueEntry(queue.name, queue.reported_priority(), queue.allocated, queue.guaranteed,
+                                   self.p.fair_max.get(queue.path), queue.pending, queue)
+        self._entry_cache[queue.path] = (stamp, entry)
+        return entry
 
     def sorted_apps(self, leaf: Queue) -> list[Application]:
         """``sortApplications``: applications with pending resources, §7.2 order."""
@@ -208,8 +222,15 @@ class Scheduler:
         total = leaf.guaranteed
         width = 1 + max((len(app.allocated) for app in self.p.leaf_apps.get(leaf.path, [])), default=0)
 
+        cache = self._share_cache
+
         def fair_shares(app: Application) -> tuple[float, ...]:
-            shares = sorted(res.usage_shares(app.allocated, total), reverse=True)
+            known = cache.get(app)
+            if known is not None and known[0] is app.allocated and known[1] is total:
+                shares = known[2]  # app.allocated is replaced, never changed in place
+            else:
+                shares = sorted(res.usage_shares(app.allocated, total), reverse=True)
+                cache[app] = (app.allocated, total, shares)
             return tuple(-s for s in shares) + (0.0,) * (width - len(shares))
 
         if policy == sorting.FAIR:
@@ -305,31 +326,18 @@ class Scheduler:
 
     def try_nodes(self, ask: Ask) -> CycleResult | None:
         """``tryNodes``: the first node (policy order, unreserved) where the ask fits; else reserve the best."""
-        best: Node | None = None
-        best_score = math.inf
+        wanted = ask.resource
+        pod = ask.pod
+        found = self.p.nodes.first_fit(_shape(ask), wanted, _fits(ask))
+        if found is not None:
+            return self._allocate(ask, found)
+        # no node takes it: why, per node, and the node to reserve (the best fit, first in order on a tie)
         may_reserve = not ask.reserved_node and self.p.ask_age(ask) > RESERVATION_DELAY
-        counts = {"unschedulable": 0, "too small": 0, "full": 0, "predicates": 0}
-        predicate_reason = ""
-        for node in self.p.nodes.iterate(unreserved=True):
-            if not node.schedulable:
-                counts["unschedulable"] += 1
-                continue
-            if not node.fits_total(ask.resource):
-                counts["too small"] += 1
-                continue
-            if node.fits_available(ask.resource):
-                why = predicates_pass(ask.pod, node)
-                if not why:
-                    return self._allocate(ask, node)
-                counts["predicates"] += 1
-                predicate_reason = predicate_reason or why
-            else:
-                counts["full"] += 1
-            if may_reserve:
-                score = node.fit_in_score(ask.resource)
-                if score < best_score:
-                    best, best_score = node, score
-        ask.failure = describe_no_node(counts, predicate_reason, len(self.p.nodes.by_name))
+        scan = self.p.nodes.scan(_shape(ask), wanted, pod)
+        counts = {"unschedulable": scan.unschedulable, "too small": scan.too_small, "full": scan.full,
+                  "predicates": scan.predicates}
+        ask.failure = describe_no_node(counts, scan.predicate_reason, len(self.p.nodes.by_name))
+        best = scan.best if may_reserve else None
         if best is not None and best.reserved_by is None and not predicates_pass(ask.pod, best):
             self.p.reserve(ask, best)
             self.reserved.append(ask)
@@ -378,22 +386,38 @@ class Scheduler:
             node = self.p.nodes.by_name[ask.reserved_node]
             if node.fits_available(ask.resource) and not predicates_pass(ask.pod, node):
                 return self._allocate(ask, node)
+            fits = _fits(ask)
+            if opened is None:
+                other = self.p.nodes.first_fit(_shape(ask), ask.resource, fits)
+                if other is not None:
+                    return self._allocate(ask, other)
+                continue
             by_name = self.p.nodes.by_name
-            others = self.p.nodes.iterate(unreserved=True) if opened is None else sorted(
-                (by_name[name] for name in opened if by_name[name].reserved_by is None),
-                key=lambda n: (n.score, n.name))
-            for other in others:
-                if other.schedulable and other.fits_total(ask.resource) and other.fits_available(ask.resource) \
-                        and not predicates_pass(ask.pod, other):
+            for other in sorted((by_name[name] for name in opened if by_name[name].reserved_by is None),
+                                key=lambda n: (n.score, n.name)):
+                if fits(other):
                     return self._allocate(ask, other)
         return None
 
 
+def _fits(ask: Ask) -> Callable[[Node], bool]:
+    """The ask fits the node now: schedulable, big enough, enough available, the predicates pass."""
+    wanted, pod = ask.resource, ask.pod
+
+    def fits(node: Node) -> bool:
+        return node.schedulable and node.fits_total(wanted) and node.fits_available(wanted) \
+            and not predicates_pass(pod, node)
+
+    return fits
+
+
 def _shape(ask: Ask) -> tuple[object, ...]:
     """What decides where an ask fits: its resources and the pod's placement constraints."""
-    pod = ask.pod
-    return (tuple(sorted(ask.resource.items())), tuple(sorted(pod.node_selector.items())), repr(pod.affinity_terms),
-            repr(pod.tolerations))
+    if not ask.shape:
+        pod = ask.pod
+        ask.shape = (tuple(sorted(ask.resource.items())), tuple(sorted(pod.node_selector.items())),
+                     repr(pod.affinity_terms), repr(pod.tolerations))
+    return ask.shape
 
 
 def describe_no_node(counts: dict[str, int], predicate: str, total: int) -> str:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from kqctl.k8s.selectors import first_untolerated_taint
+from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import PodInfo
 from kqctl.yunikorn.engine.objects import Node
 
@@ -24,8 +26,58 @@ BINPACKING = "binpacking"
 DEFAULT_WEIGHTS = {"vcore": 1.0, "memory": 1.0}
 
 
+BLOCK = 64  # nodes per block of the sorted order
+
+
+class _Block:
+    """A run of the sorted order: its entries, at least the most any open node (unreserved, schedulable) has free
+    per resource type (None: to be worked out; it may stay above the exact figure when nodes fill up, and is
+    made exact again by a search that goes through the whole block), and the failed scans of its nodes by ask
+    shape, valid while ``version`` is unchanged."""
+
+    __slots__ = ("entries", "room", "version", "scans", "no_fit")
+
+    def __init__(self, entries: list[tuple[float, str]]) -> None:
+        self.entries = entries
+        self.room: dict[str, int] | None = None
+        self.version = 0
+        self.scans: dict[object, tuple[int, Scan]] = {}
+        self.no_fit: dict[object, int] = {}  # ask shapes no open node here takes, at that version
+
+    def touched(self) -> None:
+        self.version += 1
+
+
+@dataclass
+class Scan:
+    """What trying every open node of a block (or of all of them) found for an ask that fits none: how many
+    nodes failed each way, the first predicate's reason, and the node a reservation would take."""
+
+    unschedulable: int = 0
+    too_small: int = 0
+    full: int = 0
+    predicates: int = 0
+    predicate_reason: str = ""
+    best: Node | None = None
+    best_score: float = math.inf
+
+    def merge(self, other: Scan) -> None:
+        self.unschedulable += other.unschedulable
+        self.too_small += other.too_small
+        self.full += other.full
+        self.predicates += other.predicates
+        self.predicate_reason = self.predicate_reason or other.predicate_reason
+        if other.best is not None and other.best_score < self.best_score:
+            self.best, self.best_score = other.best, other.best_score
+
+
 class NodeSet:
-    """The partition's nodes, kept sorted by the policy's score."""
+    """The partition's nodes, kept sorted by the policy's score.
+
+    The order is kept in blocks (a sorted list of sorted lists), each with the most any of its open nodes has
+    free per resource type: ``first_fit`` skips a block none of whose nodes can take the ask, and finds the node
+    the full iterator would find first; ``scan`` reuses a block's result for an ask of the same shape while none
+    of its nodes changed."""
 
     def __init__(self, nodes: list[Node], policy: str, weights: Mapping[str, float] | None) -> None:
         self.policy = BINPACKING if policy == BINPACKING else FAIR
@@ -33,8 +85,14 @@ class NodeSet:
         self.by_name = {node.name: node for node in nodes}
         for node in nodes:
             node.score = self.score(node)
-        self.order: list[tuple[float, str]] = sorted((node.score, node.name) for node in nodes)
+        order = sorted((node.score, node.name) for node in nodes)
+        self._blocks = [_Block(order[i:i + BLOCK]) for i in range(0, len(order), BLOCK)]
+        self._lasts = [block.entries[-1] for block in self._blocks]
         self.reserved = 0  # nodes with a reservation
+
+    @property
+    def order(self) -> list[tuple[float, str]]:
+        return [entry for block in self._blocks for entry in block.entries]
 
     def score(self, node: Node) -> float:
         """``absResourceUsage`` (fair) or 1 minus it (binpacking)."""
@@ -51,20 +109,164 @@ class NodeSet:
 
     def changed(self, node: Node) -> None:
         """Re-place a node after its usage changed."""
-        index = bisect.bisect_left(self.order, (node.score, node.name))
-        if index < len(self.order) and self.order[index][1] == node.name:
-            del self.order[index]
+        key = (node.score, node.name)
+        i = bisect.bisect_left(self._lasts, key)
+        if i < len(self._blocks):
+            block = self._blocks[i]
+            entries = block.entries
+            j = bisect.bisect_left(entries, key)
+            if j < len(entries) and entries[j] == key:
+                del entries[j]
+                block.touched()
+                if entries:
+                    self._lasts[i] = entries[-1]
+                else:
+                    del self._blocks[i], self._lasts[i]
         node.score = self.score(node)
-        bisect.insort(self.order, (node.score, node.name))
+        self._insert((node.score, node.name))
+
+    def _insert(self, key: tuple[float, str]) -> None:
+        if not self._blocks:
+            self._blocks.append(_Block([key]))
+            self._lasts.append(key)
+            return
+        i = min(bisect.bisect_left(self._lasts, key), len(self._blocks) - 1)
+        block = self._blocks[i]
+        bisect.insort(block.entries, key)
+        block.touched()
+        self._grow(block, self.by_name[key[1]])
+        entries = block.entries
+        self._lasts[i] = entries[-1]
+        if len(entries) > 2 * BLOCK:
+            self._blocks[i:i + 1] = [_Block(entries[:BLOCK]), _Block(entries[BLOCK:])]
+            self._lasts[i:i + 1] = [entries[BLOCK - 1], entries[-1]]
+
+    def _block_of(self, node: Node) -> _Block | None:
+        if not self._blocks:
+            return None
+        return self._blocks[min(bisect.bisect_left(self._lasts, (node.score, node.name)), len(self._blocks) - 1)]
+
+    def reservation_changed(self, node: Node) -> None:
+        """The node was reserved, or its reservation ended."""
+        block = self._block_of(node)
+        if block is not None:
+            block.touched()
+            self._grow(block, node)
+
+    @staticmethod
+    def _grow(block: _Block, node: Node) -> None:
+        room = block.room
+        if room is None or node.reserved_by is not None or not node.schedulable:
+            return
+        for name, value in node.free.items():
+            if value > room.get(name, value - 1):
+                room[name] = value
+
+    def _room(self, block: _Block) -> dict[str, int]:
+        room = block.room
+        if room is not None:
+            return room
+        room = {}
+        by_name = self.by_name
+        for _, name in block.entries:
+            node = by_name[name]
+            if node.reserved_by is not None or not node.schedulable:
+                continue
+            for key, value in node.free.items():
+                if value > room.get(key, value - 1):
+                    room[key] = value
+        block.room = room
+        return room
 
     def iterate(self, unreserved: bool) -> Iterator[Node]:
         """The full iterator, or the normal one that skips reserved nodes."""
-        for _, name in self.order:  # callers stop at the first node they change
-            node = self.by_name[name]
-            if unreserved and node.reserved_by is not None:
-                continue
-            yield node
+        by_name = self.by_name
+        for block in list(self._blocks):
+            for _, name in list(block.entries):  # callers stop at the first node they change
+                node = by_name[name]
+                if unreserved and node.reserved_by is not None:
+                    continue
+                yield node
 
+    def first_fit(self, shape: object, resource: Mapping[str, int], fits: Callable[[Node], bool]) -> Node | None:
+        """The first open node of the normal iterator for which ``fits`` holds (``fits`` must imply the free
+        room for ``resource`` and depend only on the ask's ``shape`` and the node), skipping the nodes and blocks
+        without that room, and the blocks where an ask of that shape found no node since they last changed."""
+        wanted = [(name, value) for name, value in resource.items() if value > 0]
+        by_name = self.by_name
+        for block in self._blocks:
+            version = block.version
+            no_fit = block.no_fit
+            if no_fit.get(shape) == version:
+                continue
+            room = block.room
+            if room is None:
+                room = self._room(block)
+            for name, value in wanted:
+                if room.get(name, 0) < value:
+                    break
+            else:
+                exact: dict[str, int] = {}  # the block's room, worked out again on the way
+                for _, name in block.entries:
+                    node = by_name[name]
+                    if node.reserved_by is not None:
+                        continue
+                    free = node.free
+                    for key, value in wanted:
+                        if free.get(key, 0) < value:
+                            break
+                    else:
+                        if node.schedulable and fits(node):
+                            return node
+                    if node.schedulable:
+                        for key, value in free.items():
+                            if value > exact.get(key, value - 1):
+                                exact[key] = value
+                block.room = exact
+            if len(no_fit) > 256:
+                no_fit.clear()
+            no_fit[shape] = version
+        return None
+
+    def scan(self, shape: object, resource: Resource, pod: PodInfo) -> Scan:
+        """Every open node, for an ask that fits none of them (``first_fit`` found nothing): a block's result is
+        kept for asks of the same shape (resources and placement constraints) until one of its nodes changes."""
+        total = Scan()
+        for block in self._blocks:
+            cached = block.scans.get(shape)
+            if cached is None or cached[0] != block.version:
+                if len(block.scans) > 64:
+                    block.scans.clear()
+                cached = (block.version, self._scan_block(block, resource, pod))
+                block.scans[shape] = cached
+                block.no_fit[shape] = block.version
+            total.merge(cached[1])
+        return total
+
+    def _scan_block(self, block: _Block, resource: Resource, pod: PodInfo) -> Scan:
+        found = Scan()
+        by_name = self.by_name
+        for _, name in block.entries:
+            node = by_name[name]
+            if node.reserved_by is not None:
+                continue
+            if not node.schedulable:
+                found.unschedulable += 1
+                continue
+            if not node.fits_total(resource):
+                found.too_small += 1
+                continue
+            if node.fits_available(resource):
+                why = predicates_pass(pod, node)
+                assert why, "scan() is for asks no open node takes"
+                found.predicates += 1
+                found.predicate_reason = found.predicate_reason or why
+            else:
+                found.full += 1
+            score = node.fit_in_score(resource)
+            if score < found.best_score:
+                found.best, found.best_score = node, score
+        return found
 
 
 def predicates_pass(pod: PodInfo, node: Node) -> str:

@@ -41,6 +41,7 @@ class Ask:
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt
     blocked: bool = False  # it failed, and nothing it depends on has grown since
     waiting_quota: bool = False  # reserved, and its last retry failed on a headroom
+    shape: tuple[object, ...] = ()  # what decides where it fits (allocation._shape), worked out once
 
     @property
     def key(self) -> str:
@@ -71,14 +72,21 @@ class Application:
     pending: Resource = field(default_factory=dict)
     allocated: Resource = field(default_factory=dict)
     group: str = ""  # the group its usage is tracked under (G2)
+    max_priority: int | None = None  # ask_max_priority, until an ask is allocated or released (asks_changed)
 
     def ask_max_priority(self) -> int:
         """P2 ``updateAskMaxPriority``: the highest priority of the asks not yet allocated; MIN when none."""
+        if self.max_priority is not None:
+            return self.max_priority
         best = MIN_PRIORITY
         for ask in self.asks:
             if not ask.allocated and ask.priority > best:
                 best = ask.priority
+        self.max_priority = best
         return best
+
+    def asks_changed(self) -> None:
+        self.max_priority = None
 
     def pending_asks(self) -> list[Ask]:
         return [ask for ask in self.asks if not ask.allocated]

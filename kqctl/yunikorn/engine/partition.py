@@ -151,6 +151,7 @@ class Partition:
         node.allocations.append(ask)
         self.nodes.changed(node)
         ask.node = node.name
+        app.asks_changed()
         self.allocations += 1
         ask.order = self.allocations
         minus = {name: -value for name, value in ask.resource.items()}
@@ -176,6 +177,7 @@ class Partition:
         self.limits.track(app.queue.path, app.user, app.group, app.app_id, minus)
         ask.node = ""
         app.asks.remove(ask)
+        app.asks_changed()
         self.asks.pop(ask.key, None)
 
     def reserve(self, ask: Ask, node: Node) -> None:
@@ -183,6 +185,7 @@ class Partition:
         node.reserved_by = ask
         ask.reserved_node = node.name
         self.nodes.reserved += 1
+        self.nodes.reservation_changed(node)
 
     def unreserve(self, ask: Ask) -> None:
         self.reservation_changes += 1
@@ -190,6 +193,7 @@ class Partition:
         if node is not None and node.reserved_by is ask:
             node.reserved_by = None
             self.nodes.reserved -= 1
+            self.nodes.reservation_changed(node)
         ask.reserved_node = ""
 
     def ask_age(self, ask: Ask) -> int:
@@ -269,6 +273,7 @@ def _add_applications(partition: Partition, snapshot: Snapshot) -> None:
             app.asks.append(ask)
             partition.asks[pod.key] = ask
         app.asks.sort(key=Ask.order_key)
+        app.asks_changed()
         _place(partition, app, snapshot)
 
 
@@ -328,6 +333,7 @@ def _add_asks(partition: Partition, app: Application) -> None:
             node.allocations.append(ask)
             partition.nodes.changed(node)
             ask.node = node.name
+            app.asks_changed()
             app.allocated = res.add(app.allocated, ask.resource)
             partition.path_add(app.queue, ask.resource, {})
             partition.limits.track(app.queue.path, app.user, app.group, app.app_id, ask.resource)

@@ -47,6 +47,7 @@ class QueueSnapshot:
     max: Resource | None
     guaranteed: Resource | None
     victims: list[Ask] = field(default_factory=list)
+    victim_total: Resource = field(default_factory=dict)  # the victims' resources added up
     ask_queue: QueueSnapshot | None = None
     stamp: int = 0  # changes with its usage: what the memos below depend on
     _remaining: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
@@ -65,7 +66,8 @@ class QueueSnapshot:
             return copies[self.path]
         parent = self.parent.duplicate(copies) if self.parent is not None else None
         copy = QueueSnapshot(self.path, parent, self.leaf, dict(self.allocated), dict(self.preempting),
-                             self.max, self.guaranteed, self.victims, self.ask_queue)
+                             self.max, self.guaranteed, victims=self.victims, victim_total=self.victim_total,
+                             ask_queue=self.ask_queue)
         copies[self.path] = copy
         return copy
 
@@ -158,7 +160,7 @@ def _snapshot(queue: Queue, cache: dict[str, QueueSnapshot], ask_path: str) -> Q
         return cache[queue.path]
     parent = _snapshot(queue.parent, cache, ask_path) if queue.parent is not None else None
     snap = QueueSnapshot(queue.path, parent, queue.leaf, dict(queue.allocated), dict(queue.preempting),
-                         queue.max, queue.guaranteed, [], cache.get(ask_path))
+                         queue.max, queue.guaranteed, ask_queue=cache.get(ask_path))
     cache[queue.path] = snap
     return snap
 
@@ -211,12 +213,7 @@ def _collect(scheduler: Scheduler, queue: Queue, results: dict[str, QueueSnapsho
         if remaining is not None and all(value >= 0 for value in remaining.values()):
             del results[queue.path]  # F3: not above its guaranteed
             return
-        for app in scheduler.p.leaf_apps.get(queue.path, []):
-            for alloc in app.asks:
-                if not alloc.allocated or alloc.preempted_by or not res.matches_any(ask.resource, alloc.resource):
-                    continue
-                if fenced or alloc.priority <= ask_priority:
-                    snap.victims.append(alloc)
+        snap.victims, snap.victim_total = _leaf_victims(scheduler, queue, ask, ask_priority, fenced)
         if not snap.victims:
             del results[queue.path]
         return
@@ -234,6 +231,33 @@ def _collect(scheduler: Scheduler, queue: Queue, results: dict[str, QueueSnapsho
             else:
                 child_priority = ask_priority - settings.priority_offset
         _collect(scheduler, child, results, ask_path, ask, priorities, child_priority, fenced or child_fenced)
+
+
+def _leaf_victims(scheduler: Scheduler, queue: Queue, ask: Ask, ask_priority: int,
+                  fenced: bool) -> tuple[list[Ask], Resource]:
+    """F4 on a leaf: its allocations sharing a type with the ask, of the ask's priority or lower (any, below a
+    fence), and their sum; kept until the leaf's allocations change."""
+    types = tuple(sorted(name for name, value in ask.resource.items() if value != 0))
+    key = (queue.path, scheduler.version.get(queue.path, 0), types, fenced, None if fenced else ask_priority)
+    cache = scheduler.leaf_victims
+    found = cache.get(key)
+    if found is not None:
+        return found
+    victims: list[Ask] = []
+    total: Resource = {}
+    for app in scheduler.p.leaf_apps.get(queue.path, []):
+        for alloc in app.asks:
+            if not alloc.allocated or alloc.preempted_by or not (fenced or alloc.priority <= ask_priority):
+                continue
+            if not any(alloc.resource.get(name, 0) != 0 for name in types):
+                continue
+            victims.append(alloc)
+            for name, value in alloc.resource.items():
+                total[name] = res.add_val(total.get(name, 0), value)
+    if len(cache) > 50_000:
+        cache.clear()
+    cache[key] = (victims, total)
+    return victims, total
 
 
 def _prune(results: dict[str, QueueSnapshot], ask_path: str) -> None:
@@ -263,7 +287,13 @@ def _victim_over_guaranteed(ask: Resource, remaining: Resource) -> bool:
 
 def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str) -> bool:
     """``checkPreemptionQueueGuarantees``: the ask fits the queue's remaining guaranteed, now or after some
-    victims are gone."""
+    victims are gone.
+
+    YuniKorn removes the victims one by one and stops at the first after which the ask's queue is under its
+    guaranteed for the ask's types. Removing a victim only lowers usage, and the remaining guaranteed of the ask's
+    queue only grows when usage falls (its types are those of the guarantees, whatever the usage), so that point
+    exists exactly when it holds once every victim is gone: kqctl removes each queue's victims at once and looks
+    once (tests/yunikorn_reference.py keeps the one-by-one loop, and the tests compare them)."""
     copies = Copies(results)
     current = copies.get(ask_path)
     if current is None:
@@ -273,17 +303,18 @@ def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str)
                                      if name in remaining):
         return True
     current.add(ask.resource)
+    removed = False
     for path, original in results.items():
         if not original.victims:
             continue
         snap = copies.get(path)
         assert snap is not None
-        for victim in snap.victims:
-            snap.remove(victim.resource)
-            left = current.remaining_guaranteed()
-            if left is not None and _under_guaranteed(ask.resource, left):
-                return True
-    return False
+        snap.remove(original.victim_total)
+        removed = True
+    if not removed:
+        return False
+    left = current.remaining_guaranteed()
+    return left is not None and _under_guaranteed(ask.resource, left)
 
 
 def _victim_order(victim: Ask) -> tuple[int, int, int]:
@@ -422,7 +453,15 @@ def _attempt(scheduler: Scheduler, ask: Ask, leaf: Queue, nodes_tried: bool) -> 
 
     p = scheduler.p
     results = _cached_victims(scheduler, ask)
-    if not check_guarantees(results, ask, leaf.path):
+    memo = scheduler.guarantee_cache
+    memo_key = (id(results), tuple(sorted(ask.resource.items())))
+    known = memo.get(memo_key)
+    if known is None or known[0] is not results:  # the snapshots are kept, so their id is not reused meanwhile
+        if len(memo) > 256:
+            memo.clear()
+        known = (results, check_guarantees(results, ask, leaf.path))
+        memo[memo_key] = known
+    if not known[1]:
         return None, GUARANTEES_FAILED
     by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
     by_node: dict[str, list[Ask]] = {}

@@ -119,8 +119,8 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutc
     write_table(out, queue_table(result), view, paint, "queues")
     out.write("\n")
     shown = write_table(out, pods, view, paint, "pods")
-    waiting = [p for p in (_by_key(result)[row[0]] for row in pods.rows[:shown]) if p.state in (PENDING,
-                                                                                                REJECTED_STATE)]
+    by_key = _by_key(result)
+    waiting = [p for p in (by_key[row[0]] for row in pods.rows[:shown]) if p.state in (PENDING, REJECTED_STATE)]
     if waiting:
         out.write("\nWhy not allocated:\n")
         for pod in waiting:
