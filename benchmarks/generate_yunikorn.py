@@ -3,8 +3,8 @@
 Default shape: 2,000 nodes (32 cores, 128Gi, 110 pods), 300 queues in 3 levels under root (10 departments,
 each with 3 teams, each with 9 leaves, plus their parents: 10 + 30 + 270 = 310 queues, 270 leaves with
 guaranteed and max), 50,000 pods in 5,000 applications spread over the leaves, a fifth of them already bound to
-nodes. Deterministic for a seed. ``--queues-only N`` writes a single queues.yaml with N queues (the validate
-benchmark).
+nodes. Deterministic for a seed. ``--queues-only N`` writes a single queues.yaml with about N queues (the
+validate benchmark: 1,001 for N = 1000).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def main() -> None:
                         help="write queues.yaml with about N queues instead of a cluster")
     args = parser.parse_args()
     if args.queues_only:
-        leaves = max(1, args.queues_only // 40)
+        leaves = max(1, -(-(args.queues_only - 41) // 30))  # root + 10 departments + 30 teams + their leaves
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "queues.yaml").write_text(queues_yaml(10, 3, leaves))
         return
