@@ -19,7 +19,7 @@ from kqctl.k8s.pods import LimitRangeSummary, spec_requests, summarize_limit_ran
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.yunikorn import kinds
-from kqctl.yunikorn.api import configmap
+from kqctl.yunikorn.api import configmap, names
 from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config, parse_config_node
 from kqctl.yunikorn.api.decoding import from_yaml_node
 from kqctl.yunikorn.api.resources import PODS, VCORE, Resource
@@ -31,9 +31,9 @@ APP_ID_LABEL = DOMAIN + "app-id"
 USER_INFO = DOMAIN + "user.info"
 ALLOW_PREEMPTION = DOMAIN + "allow-preemption"
 PARENT_QUEUE = DOMAIN + "parentqueue"
-NAMESPACE_QUOTA = DOMAIN + "namespace.quota"
+NAMESPACE_QUOTA = names.NAMESPACE_QUOTA
 NAMESPACE_GUARANTEED = DOMAIN + "namespace.guaranteed"
-NAMESPACE_MAX_APPS = DOMAIN + "namespace.maxApps"
+NAMESPACE_MAX_APPS = names.NAMESPACE_MAX_APPS
 NAMESPACE_MAX_CPU = DOMAIN + "namespace.max.cpu"
 NAMESPACE_MAX_MEMORY = DOMAIN + "namespace.max.memory"
 TASK_GROUP_NAME = DOMAIN + "task-group-name"

@@ -151,3 +151,18 @@ def test_tables_never_cut_names(columns: str) -> None:
 def test_samples_readme_lists_the_yunikorn_samples() -> None:
     text = (REPO / "samples" / "README.md").read_text()
     assert all(name in text for name in ("yunikorn-priority", "yunikorn-multi-tenant", "yunikorn-broken"))
+
+
+def test_explain_a_pod_of_a_dynamic_queue_suggests_its_namespace_quota() -> None:
+    """A dynamic queue is not in the config: its limits come from the namespace annotation, and so does the fix."""
+    run = run_kqctl("explain", "dashboards/render-2", TENANTS, *NOW, "-o", "json")
+    assert run.code == 0
+    suggestions = json.loads(run.out)["suggestions"]
+    assert any("namespace.quota annotation of namespace dashboards" in s["change"] and s["verified"]
+               for s in suggestions), suggestions
+
+
+def test_explain_order_lists_are_aligned() -> None:
+    lines = run_kqctl("explain", "--queue", "root.tenant1.a", PRIORITY).out.splitlines()
+    rows = [line for line in lines if line.startswith("    ") and "priority" in line and ". " in line]
+    assert len({line.index("priority") for line in rows[:3]}) == 1, rows

@@ -24,6 +24,10 @@ RULE_NAME = re.compile(r"[_a-zA-Z][a-zA-Z0-9_]*\Z")
 ACL_USER = re.compile(r"[_a-zA-Z][a-zA-Z0-9_.@-]*[$]?\Z")
 ACL_GROUP = re.compile(r"[_a-zA-Z][a-zA-Z0-9_-]*\Z")
 
+# namespace annotations that set limits on a namespace's dynamic queue (G6)
+NAMESPACE_QUOTA = "yunikorn.apache.org/namespace.quota"
+NAMESPACE_MAX_APPS = "yunikorn.apache.org/namespace.maxApps"
+
 WILDCARD = "*"
 ROOT = "root"
 DOT = "."

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.config import MapConf, QueueConf, SchedulerConf
+from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import NodeInfo, Snapshot
 from kqctl.yunikorn.engine import placement as placing
@@ -227,25 +228,48 @@ def _candidates(snapshot: Snapshot, explanation: Explanation, partition: Partiti
                 ask: Ask | None) -> list[tuple[str, Change]]:
     out: list[tuple[str, Change]] = []
     queue_path = explanation.pod.queue
+
+    def configured(path: str) -> bool:  # dynamic queues get their settings from a template or the namespace
+        queue = partition.tree.get(path)
+        return queue is not None and queue.managed
+
+    namespace = snapshot.namespaces.get(explanation.pod.namespace)
     if ask is not None and queue_path:
+        short: dict[str, dict[str, tuple[int, int, int]]] = {}  # queue -> resource -> (needed, max, in use)
         for row in explanation.headroom:
             if row.fits or row.max is None or row.queue == "root":
                 continue
-            needed = row.allocated + row.ask
-            out.append((f"raise the max {row.resource} of {row.queue} to {_shown(row.resource, needed)} (it allows "
-                        f"{_shown(row.resource, row.max)}, {_shown(row.resource, row.allocated)} are in use)",
-                        _set_max(row.queue, row.resource, needed)))
+            short.setdefault(row.queue, {})[row.resource] = (row.allocated + row.ask, row.max, row.allocated)
+        for path, rows in short.items():
+            to = ", ".join(f"{name} {_shown(name, needed)}" for name, (needed, _, _) in rows.items())
+            allows = "; ".join(f"{name}: it allows {_shown(name, limit)}, {_shown(name, used)} in use"
+                               for name, (_, limit, used) in rows.items())
+            wanted = {name: needed for name, (needed, _, _) in rows.items()}
+            if configured(path):
+                out.append((f"raise the max of {path} to {to} ({allows})", _set_max(path, wanted)))
+            elif path == queue_path and namespace is not None and namespace.quota \
+                    and all(name in namespace.quota for name in rows):
+                quota = ", ".join(f'"{"cpu" if name == res.VCORE else name}": "{_quantity(name, needed)}"'
+                                  for name, (needed, _, _) in rows.items())
+                out.append((f"raise the {NAMESPACE_QUOTA} annotation of namespace {namespace.name} to {quota} "
+                            f"({allows})", _set_namespace_quota(namespace.name, wanted)))
         for apps in explanation.apps:
-            if not apps.ok:
+            if apps.ok:
+                continue
+            if configured(apps.queue):
                 out.append((f"raise maxapplications of {apps.queue} to {apps.running + 1}",
                             _set_max_apps(apps.queue, apps.running + 1)))
+            elif apps.queue == queue_path and namespace is not None and namespace.max_apps:
+                out.append((f"raise the {NAMESPACE_MAX_APPS} annotation of namespace {namespace.name} to "
+                            f"{apps.running + 1}", _set_namespace_max_apps(namespace.name, apps.running + 1)))
         for level in explanation.chain:
-            if level.policy == "fence" and level.path != queue_path:
+            if level.policy == "fence" and level.path != queue_path and configured(level.path):
                 out.append((f"remove priority.policy: fence from {level.path} (it reports {level.offset} whatever "
                             "is pending below it)", _set_property(level.path, "priority.policy", "default")))
         for level in explanation.chain[1:]:
-            out.append((f"raise priority.offset of {level.path} from {level.offset} to {level.offset + 1000}",
-                        _set_property(level.path, "priority.offset", str(level.offset + 1000))))
+            if configured(level.path):
+                out.append((f"raise priority.offset of {level.path} from {level.offset} to {level.offset + 1000}",
+                            _set_property(level.path, "priority.offset", str(level.offset + 1000))))
         if snapshot.nodes and not ask.allocated:
             biggest = max(snapshot.nodes, key=lambda n: (n.capacity.get("vcore", 0), n.capacity.get("memory", 0)))
             out.append((f"add one more node like {biggest.name} ({_resources(biggest.capacity)})",
@@ -273,7 +297,10 @@ def _queue_conf(config: SchedulerConf, path: str) -> QueueConf:
     parts = path.split(".")
     queue = partition.root
     for part in parts[1:]:
-        queue = next(q for q in queue.children if q.name.lower() == part)
+        found = next((q for q in queue.children if q.name.lower() == part), None)
+        if found is None:
+            raise KeyError(path)  # not in the configuration: a dynamic queue
+        queue = found
     return queue
 
 
@@ -283,12 +310,26 @@ def _config(snapshot: Snapshot) -> SchedulerConf:
     return config
 
 
-def _set_max(path: str, name: str, value: int) -> Change:
+def _set_max(path: str, values: dict[str, int]) -> Change:
     def change(snapshot: Snapshot) -> None:
         queue = _queue_conf(_config(snapshot), path)
         if queue.resources.max is None:
             queue.resources.max = MapConf({}, queue.loc)
-        queue.resources.max.values[name] = f"{value}m" if name == res.VCORE else str(value)
+        for name, value in values.items():
+            queue.resources.max.values[name] = f"{value}m" if name == res.VCORE else str(value)
+    return change
+
+
+def _set_namespace_quota(name: str, values: dict[str, int]) -> Change:
+    def change(snapshot: Snapshot) -> None:
+        namespace = snapshot.namespaces[name]
+        snapshot.namespaces[name] = replace(namespace, quota={**(namespace.quota or {}), **values})
+    return change
+
+
+def _set_namespace_max_apps(name: str, value: int) -> Change:
+    def change(snapshot: Snapshot) -> None:
+        snapshot.namespaces[name] = replace(snapshot.namespaces[name], max_apps=value)
     return change
 
 
@@ -318,6 +359,16 @@ def _add_node(template: NodeInfo) -> Change:
         snapshot.nodes.append(NodeInfo(f"{template.name}-copy", dict(template.capacity), dict(template.labels),
                                        template.taints, False))
     return change
+
+
+def _quantity(name: str, value: int) -> str:
+    """A Kubernetes quantity for an annotation (vcore in millicores as cpu)."""
+    if name == res.VCORE:
+        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
+    for suffix, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+        if value and value % size == 0:
+            return f"{value // size}{suffix}"
+    return str(value)
 
 
 def _shown(name: str, value: int) -> str:

@@ -85,12 +85,16 @@ def _write_levels(out: TextIO, levels: tuple[Level, ...], on_path: set[str]) -> 
         out.write(f"  {level.parent} ({first}):\n")
         if not level.order:
             out.write("    (no child has anything pending)\n")
-        for i, entry in enumerate(level.order, start=1):
+        names = max((len(entry.name) for entry in level.order), default=0)
+        priorities = [("MIN" if entry.priority == MIN_PRIORITY else str(entry.priority)) for entry in level.order]
+        digits = max((len(p) for p in priorities), default=0)
+        numbers = len(str(len(level.order)))
+        for i, (entry, priority) in enumerate(zip(level.order, priorities, strict=True), start=1):
             mark = "  <- on the path" if entry.path in on_path else ""
             tie = "  (tie with the next: YuniKorn picks either; kqctl goes by name)" if entry.tie_with_next else ""
             any_tie = any_tie or entry.tie_with_next
-            out.write(f"    {i}. {entry.name}   priority {'MIN' if entry.priority == MIN_PRIORITY else entry.priority}"
-                      f", share {entry.share:.3f}{mark}{tie}\n")
+            out.write(f"    {f'{i}.':<{numbers + 1}} {entry.name:<{names}}   priority {priority:>{digits}}, "
+                      f"share {entry.share:.3f}{mark}{tie}\n")
     if any_tie:
         out.write("  Ties: YuniKorn takes the children from a Go map, so their order is random; kqctl orders "
                   "them by name.\n")
@@ -192,10 +196,15 @@ def _write_position(out: TextIO, e: Explanation) -> None:
     if not e.position:
         return
     out.write(f"\nApplications of {e.pod.queue} in order (YK-S2, {e.sort_policy}):\n")
-    for i, p in enumerate(e.position, start=1):
+    names = max(len(p.app_id) for p in e.position)
+    priorities = [priority_text(p.priority) for p in e.position]
+    digits = max(len(text) for text in priorities)
+    numbers = len(str(len(e.position)))
+    for i, (p, priority) in enumerate(zip(e.position, priorities, strict=True), start=1):
         mark = "  <- this pod's application" if p.this else ""
         tie = "  (tie with the next)" if p.tie_with_next else ""
-        out.write(f"  {i}. {p.app_id}   priority {priority_text(p.priority)}, using {full(p.usage)}{mark}{tie}\n")
+        out.write(f"  {f'{i}.':<{numbers + 1}} {p.app_id:<{names}}   priority {priority:>{digits}}, "
+                  f"using {full(p.usage)}{mark}{tie}\n")
 
 
 def _write_limits(out: TextIO, e: Explanation) -> None:
