@@ -82,11 +82,14 @@ KubeconfigOption = typer.Option(None, "--kubeconfig", metavar="FILE",
                                 "~/.kube/config, else the pod's service account).")
 
 
-def check_cluster_options(from_cluster: bool, context: str | None, kubeconfig: str | None) -> None:
-    """--context and --kubeconfig only choose a cluster to read: alone they would be silently ignored."""
+def check_cluster_options(from_cluster: bool, context: str | None, kubeconfig: str | None,
+                          yunikorn_namespace: str | None = None) -> None:
+    """--context, --kubeconfig and --yunikorn-namespace only choose what to read from a cluster: alone they would be
+    silently ignored."""
     if from_cluster:
         return
-    named = [flag for flag, value in (("--context", context), ("--kubeconfig", kubeconfig)) if value]
+    named = [flag for flag, value in (("--context", context), ("--kubeconfig", kubeconfig),
+                                      ("--yunikorn-namespace", yunikorn_namespace)) if value]
     if named:
         from kqctl.errors import UsageError
 
@@ -153,7 +156,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     kinds = kinds_for(scheduler)
     given = [*(filenames or []), *(paths or [])]
     if not from_cluster:
-        check_cluster_options(from_cluster, context, kubeconfig)
+        check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
         result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
         if not result.objects and not result.unreadable:
             from kqctl.load.sources import no_objects_error

@@ -72,7 +72,7 @@ def validate_command(
     else:
         from kqctl.cli.progress import Progress
 
-        options.check_cluster_options(from_cluster, context, kubeconfig)
+        options.check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
         given = options.all_paths(paths, filenames)
         progress = Progress()
         progress.step("kqctl: reading and validating the inputs...")

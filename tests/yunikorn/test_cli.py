@@ -166,3 +166,9 @@ def test_explain_order_lists_are_aligned() -> None:
     lines = run_kqctl("explain", "--queue", "root.tenant1.a", PRIORITY).out.splitlines()
     rows = [line for line in lines if line.startswith("    ") and "priority" in line and ". " in line]
     assert len({line.index("priority") for line in rows[:3]}) == 1, rows
+
+
+@pytest.mark.parametrize("command", ["validate", "simulate", "audit"])
+def test_yunikorn_namespace_without_a_cluster_is_a_usage_error(command: str) -> None:
+    run = run_kqctl(command, PRIORITY, "--yunikorn-namespace", "yk")
+    assert run.code == 2 and "--yunikorn-namespace only applies with --from-cluster" in run.err

@@ -138,7 +138,7 @@ def _by_key(result: SimulationResult) -> dict[str, PodOutcome]:
 _QUEUE_COLUMNS = (
     Column("Queue"), Column("Priority", right=True), Column("Guaranteed", right=True), Column("Max", right=True),
     Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True),
-    Column("Running", right=True), Column("Other allocated", wide=True),
+    Column("Apps", right=True), Column("Other types allocated", wide=True),
 )
 
 
