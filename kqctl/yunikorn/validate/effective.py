@@ -92,6 +92,7 @@ def effective_queue(queue: Queue) -> dict[str, Any]:
         "max": dict(sorted(queue.max.items())) if queue.max else None,
         "submitACL": queue.submit_acl.describe(),
         "adminACL": queue.admin_acl.describe(),
+        "submitAccess": submit_access(queue),
         "properties": values,
         "sources": sources,
     }
@@ -108,6 +109,20 @@ def effective_queue(queue: Queue) -> dict[str, Any]:
     if ignored:
         out["ignoredProperties"] = ignored
     return out
+
+
+def submit_access(queue: Queue) -> str:
+    """Who may submit here: YuniKorn checks the submit and admin ACLs of the queue and of every ancestor."""
+    parts = []
+    current: Queue | None = queue
+    while current is not None:
+        for kind, acl in (("submitacl", current.submit_acl), ("adminacl", current.admin_acl)):
+            if acl.all_allowed:
+                return f"everyone ({kind} '*' on {current.path})"
+            if acl.users or acl.groups:
+                parts.append(f"{acl.describe()} ({kind} on {current.path})")
+        current = current.parent
+    return "; ".join(parts) or "nobody"
 
 
 def template_source(queue: Queue) -> str:
