@@ -9,7 +9,7 @@ that holds it (a ConfigMap key, or the file itself).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -21,7 +21,8 @@ from kqctl.yunikorn.validate import lints, runtime
 from kqctl.yunikorn.validate.effective import effective_config
 
 FIRST_HINT = "YuniKorn's first error: the message its admission webhook rejects the change with"
-LATER_HINT = "YuniKorn reports one error at a time: it names this one once the errors above are fixed"
+LATER_HINT = "YuniKorn reports one error at a time: this one once its first ({first}) and the errors it checks " \
+    "before this one are fixed"
 RUNTIME_HINTS = {
     "YK-V20": "the validator accepts this, but YuniKorn cannot build the queues: the config is not applied",
     "YK-V21": "the validator accepts this, but the placement rules cannot be built: at start-up YuniKorn then has no "
@@ -84,6 +85,7 @@ def check_config(parsed: ParsedConfig) -> ConfigCheck:
             for lint in lints.lint_partition(partition):
                 findings.append(Finding(lint.rule, Severity(lint.severity), lint.path, lint.message, lint.hint,
                                         lint.line))
+    findings = _name_the_first(findings)
     if parsed.errors:
         effective = _answer(unmarshal_errors_text(parsed.errors))
     elif validator.violations:
@@ -91,6 +93,16 @@ def check_config(parsed: ParsedConfig) -> ConfigCheck:
     else:
         effective = {"validateConf": {"allowed": True, "reason": None}, **effective_config(config)}
     return ConfigCheck(tuple(findings), effective, parsed)
+
+
+def _name_the_first(findings: list[Finding]) -> list[Finding]:
+    """The later errors' hints name YuniKorn's first one (rule and field: lines move inside a ConfigMap)."""
+    first = next((f for f in findings if f.hint and FIRST_HINT in f.hint), None)
+    if first is None:
+        return findings
+    named = f"{first.rule_id} at {first.field}" if first.path else first.rule_id
+    return [replace(f, hint=f.hint.replace(LATER_HINT, LATER_HINT.format(first=named))) if f.hint else f
+            for f in findings]
 
 
 def _answer(reason: str) -> dict[str, Any]:
@@ -117,5 +129,6 @@ def _decode_finding(error: DecodeError, first: bool) -> Finding:
         key = error.message.split()[1]
         close = difflib.get_close_matches(key.lower(), _DECODE_KEYS, n=1, cutoff=0.75)
         if close:
-            hint = f"did you mean {close[0]}? YuniKorn's keys are the Go field names in lower case, no separators"
+            better = f"did you mean {close[0]}? YuniKorn's keys are the Go field names in lower case, no separators"
+            hint = f"{better}; {hint}" if first else better
     return Finding("YK-DECODE", Severity.ERROR, error.path, error.message, hint, error.line)
