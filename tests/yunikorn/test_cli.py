@@ -172,3 +172,17 @@ def test_explain_order_lists_are_aligned() -> None:
 def test_yunikorn_namespace_without_a_cluster_is_a_usage_error(command: str) -> None:
     run = run_kqctl(command, PRIORITY, "--yunikorn-namespace", "yk")
     assert run.code == 2 and "--yunikorn-namespace only applies with --from-cluster" in run.err
+
+
+def test_readme_yunikorn_outputs_are_real() -> None:
+    """Every `$ kqctl ...` example of the README's YuniKorn section prints exactly what the README shows."""
+    import re
+    import shlex
+
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## YuniKorn"):readme.index("## Layout")]
+    blocks = re.findall(r"```text\n\$ kqctl (.*?)\n(.*?)```", section, re.S)
+    assert len(blocks) >= 4
+    for command, shown in blocks:
+        run = run_kqctl(*shlex.split(command))
+        assert run.out == shown, command
