@@ -61,7 +61,7 @@ class Scheduler:
         self.active: dict[str, int] = {}
         self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
         self._app_cache: dict[str, tuple[int, list[Application]]] = {}
-        self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue]]] = {}
+        self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue] | None]] = {}
         self._share_cache: dict[Application, tuple[Resource, Resource | None, list[float]]] = {}
         self.version: dict[str, int] = {}
         self.reserved: list[Ask] = []
@@ -182,8 +182,7 @@ class Scheduler:
         cached = self._queue_cache.get(parent.path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        entries = [self._entry(child) for child in parent.children.values()
-                   if res.strictly_greater_than_zero(child.pending)]
+        entries = [entry for entry in map(self._entry, parent.children.values()) if entry is not None]
         consider = parent.settings.priority_sort_enabled
         keys = [(-e.priority, e.share) if consider else (e.share, -e.priority) for e in entries]
         if len(set(keys)) == len(keys):  # no exact tie: the comparator is a plain key order
@@ -194,14 +193,16 @@ class Scheduler:
         self._queue_cache[parent.path] = (stamp, queues)
         return queues
 
-    def _entry(self, queue: Queue) -> sorting.QueueEntry[Queue]:
-        """The queue as its parent's sort sees it, until its usage, pending or priority change."""
+    def _entry(self, queue: Queue) -> sorting.QueueEntry[Queue] | None:
+        """The queue as its parent's sort sees it (None: nothing pending, not sorted), until its usage, pending or
+        priority change."""
         stamp = self.version.get(queue.path, 0)
         cached = self._entry_cache.get(queue.path)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         entry = sorting.QueueEntry(queue.name, queue.reported_priority(), queue.allocated, queue.guaranteed,
-                                   self.p.fair_max.get(queue.path), queue.pending, queue)
+                                   self.p.fair_max.get(queue.path), queue.pending, queue) \
+            if res.strictly_greater_than_zero(queue.pending) else None
         self._entry_cache[queue.path] = (stamp, entry)
         return entry
 
