@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 HELP = """Explain the decision for one workload (namespace/name, or a Job name that maps to one): resource by
 resource and flavor by flavor, with the quota arithmetic, who is ahead of it, preemption candidates,
-and verified changes that would let it in."""
+and verified changes that would let it in. For YuniKorn inputs: a pod (namespace/name), from placement to
+headroom and preemption, or a queue with --queue."""
 
 EXPLAIN_FORMATS = ("table", "json", "yaml")
 WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
@@ -78,6 +79,7 @@ def explain_command(
     if selector is not None:
         parsed = options.parse_selector(selector)
         paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with -l
+        workload = None
     elif queue is not None:
         paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with --queue
         workload = None
@@ -91,7 +93,7 @@ def explain_command(
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import explain_yunikorn
 
-        explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output)
+        explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
     if queue is not None:
         raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)

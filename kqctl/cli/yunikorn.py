@@ -100,8 +100,9 @@ def run_simulation(snapshot: Snapshot, cycles: int | None = None) -> SimulationR
 
 
 def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, queue: str | None,
-                     namespace: str | None, output: str) -> None:
-    """``kqctl explain`` for YuniKorn: a queue (--queue) or a pod (NAMESPACE/NAME, or NAME with -n)."""
+                     namespace: str | None, output: str, selector: str | None = None) -> None:
+    """``kqctl explain`` for YuniKorn: a queue (--queue), a pod (NAMESPACE/NAME, or NAME with -n), or with -l every
+    pod whose labels match (and in -n) that is pending or rejected at the end of the simulation."""
     import typer
 
     from kqctl.errors import EXIT_OK, InputError, UsageError
@@ -119,6 +120,9 @@ def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, 
                 raise UsageError(_unknown_queue(queue, [q.path for q in partition.tree.queues()])) from None
             render_queue(report, output, sys.stdout)
             raise typer.Exit(EXIT_OK)
+        if selector is not None:
+            _explain_selected(snapshot, selector, namespace, output)
+            raise typer.Exit(EXIT_OK)
         if pod is None:
             raise UsageError("name a pod (namespace/name) or a queue (--queue root.a.b)")
         key = pod if "/" in pod else f"{namespace or 'default'}/{pod}"
@@ -129,6 +133,20 @@ def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, 
                          where.line if where else None) from None
     render_pod(explanation, output, sys.stdout)
     raise typer.Exit(EXIT_OK)
+
+
+def _explain_selected(snapshot: Snapshot, selector: str, namespace: str | None, output: str) -> None:
+    import copy
+
+    from kqctl.yunikorn.engine.explain import explain_pod
+    from kqctl.yunikorn.engine.simulation import PENDING, REJECTED_STATE
+    from kqctl.yunikorn.render.explain import render_pods
+    from kqctl.yunikorn.render.simulation import pod_filter
+
+    keep = pod_filter(namespace, None, selector)
+    result = run_simulation(copy.deepcopy(snapshot))
+    keys = [p.key for p in result.pods if p.state in (PENDING, REJECTED_STATE) and keep(p)]
+    render_pods([explain_pod(copy.deepcopy(snapshot), key) for key in keys], output, sys.stdout)
 
 
 def _explain_pod(snapshot: Snapshot, key: str):  # type: ignore[no-untyped-def]

@@ -186,3 +186,10 @@ def test_readme_yunikorn_outputs_are_real() -> None:
     for command, shown in blocks:
         run = run_kqctl(*shlex.split(command))
         assert run.out == shown, command
+
+
+def test_explain_with_a_selector_explains_every_waiting_pod_that_matches() -> None:
+    run = run_kqctl("explain", "-l", "applicationId=a-job", PRIORITY, *NOW, "-o", "json")
+    assert run.code == 0 and [e["pod"] for e in json.loads(run.out)] == [f"team1/a-job-{i}" for i in range(3)]
+    none = run_kqctl("explain", "-l", "applicationId=sys-job", PRIORITY, *NOW)  # allocated: nothing to explain
+    assert none.code == 0 and "No pod matches" in none.out
