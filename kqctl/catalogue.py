@@ -344,6 +344,13 @@ _rule("YK-V27", "info", "yunikorn-shim", "An empty queues.yaml: YuniKorn uses it
 _rule("YK-V27B", "error", "yunikorn-core", "No partition at all: nothing is scheduled")
 _rule("YK-V27C", "error", "yunikorn-shim", "No partition named default: the shim submits every application to "
       "default")
+_rule("YK-V28", "-", "yunikorn-core", "A gang application (task groups) is rejected by a queue that does not sort "
+      "its applications fifo, or whose max below root cannot hold its placeholders",
+      "The Kubernetes shim reads the yunikorn.apache.org/task-groups annotation (per group minMember pods, each with "
+      "minResource); yunikorn-core's AddApplication refuses the application in a leaf whose application.sort.policy "
+      "is not fifo, and when the placeholders do not fit the smallest max on the queue's path below root. simulate "
+      "shows such pods Rejected with YuniKorn's message; explain names the rule. Placeholders themselves are not "
+      "simulated.")
 _rule("YK-P3", "-", "yunikorn-core", "A queue's raw priority: its applications' highest pending ask (leaf) or its "
       "children's highest reported priority (parent)", "An application's priority is the highest priority of its "
       "pods not yet allocated (spec.priority, from the PriorityClass); none pending is the minimum int32.")
@@ -381,8 +388,8 @@ _rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behin
       "offset while that sibling has anything pending")
 _rule("YK-AUDIT-NO-GUARANTEE", "info", "kqctl", "Preemption is enabled but no queue is guaranteed anything: "
       "YuniKorn never preempts")
-_rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods no placement rule takes: their applications are "
-      "rejected")
+_rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods YuniKorn rejects: no placement rule takes their "
+      "application, or its queue refuses it (YK-V28)")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 

@@ -37,6 +37,7 @@ NAMESPACE_MAX_APPS = names.NAMESPACE_MAX_APPS
 NAMESPACE_MAX_CPU = DOMAIN + "namespace.max.cpu"
 NAMESPACE_MAX_MEMORY = DOMAIN + "namespace.max.memory"
 TASK_GROUP_NAME = DOMAIN + "task-group-name"
+TASK_GROUPS = DOMAIN + "task-groups"
 DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
 GENERATE_UNIQUE_APP_IDS = "admissionController.filtering.generateUniqueAppId"
@@ -247,8 +248,50 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         affinity_terms=tuple(terms),
         tolerations=tuple(tolerations),
         task_group=notes.get(TASK_GROUP_NAME, ""),
+        placeholder=placeholder_ask(notes.get(TASK_GROUPS, "")),
         origin=obj.origin,
     )
+
+
+def placeholder_ask(raw: str) -> Resource | None:
+    """k8shim ``GetTaskGroupsFromAnnotation`` + ``setTaskGroups``: per task group minMember pods and minMember times
+    each minResource (cpu as vcore in millicores), added up; None when the annotation is absent or the shim
+    rejects it (bad JSON, a group without name, minResource or a positive minMember, a negative or colliding
+    resource: the shim logs the error and the application is no gang)."""
+    if not raw:
+        return None
+    try:
+        groups = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(groups, list):
+        return None
+    totals: Resource = {PODS: 0}
+    for group in groups:
+        if not isinstance(group, Mapping):
+            return None
+        fields = {str(key).lower(): value for key, value in group.items()}  # encoding/json ignores case
+        name, members, minimum = fields.get("name", ""), fields.get("minmember", 0), fields.get("minresource")
+        if not isinstance(name, str) or not isinstance(members, int) or isinstance(members, bool) or \
+                not (minimum is None or isinstance(minimum, Mapping)):
+            return None  # json.Unmarshal fails
+        if not name or minimum is None or members <= 0:
+            return None
+        totals[PODS] += members
+        seen = {PODS}
+        for resource_name, value in minimum.items():
+            canonical = VCORE if resource_name == "cpu" else str(resource_name)
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                return None  # a Quantity unmarshals from a JSON string or number only
+            try:
+                amount = resource_value(str(resource_name), parse_quantity(str(value)))
+            except (QuantityError, TypeError, ValueError):
+                return None
+            if amount < 0 or canonical in seen:
+                return None
+            seen.add(canonical)
+            totals[canonical] = totals.get(canonical, 0) + members * amount
+    return totals
 
 
 def queue_name(labels: Mapping[str, str], notes: Mapping[str, str]) -> str:

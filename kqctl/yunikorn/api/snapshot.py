@@ -72,6 +72,9 @@ class PodInfo:
     affinity_terms: tuple[Any, ...] = ()  # required node affinity nodeSelectorTerms, raw
     tolerations: tuple[Any, ...] = ()
     task_group: str = ""  # gang scheduling member (not simulated)
+    # the placeholder ask of the yunikorn.apache.org/task-groups annotation (the shim's ``getPlaceholderAsk``);
+    # None without the annotation or when the shim cannot read it
+    placeholder: Resource | None = field(default=None, hash=False)
     origin: Origin | None = None
 
     @property

@@ -55,11 +55,12 @@ def audit(snapshot: Snapshot) -> AuditReport:
     rows = tuple(_row(partition, queue) for queue in partition.tree.queues())
     findings = [*_guarantees(partition), *_unfit_pods(partition), *_fences(partition), *_config_lints(partition),
                 *_preemption(partition)]
-    rejected = tuple(sorted(ask.key for app in partition.apps.values() if app.state == REJECTED
-                            for ask in app.asks))
+    refused = sorted((app for app in partition.apps.values() if app.state == REJECTED), key=lambda a: a.app_id)
+    rejected = tuple(sorted(ask.key for app in refused for ask in app.asks))
     if rejected:
         findings.append(AuditFinding("YK-AUDIT-REJECTED", "warning", "root",
-                                     f"{len(rejected)} pod(s) no placement rule takes (e.g. {rejected[0]})"))
+                                     f"{len(rejected)} pod(s) YuniKorn rejects: no placement rule takes them or their "
+                                     f"queue refuses them (e.g. {refused[0].asks[0].key}: {refused[0].rejected})"))
     return AuditReport(snapshot.config.description, partition.tree.root.max or {}, rows, tuple(findings), rejected)
 
 

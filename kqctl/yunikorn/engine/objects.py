@@ -73,6 +73,7 @@ class Application:
     allocated: Resource = field(default_factory=dict)
     group: str = ""  # the group its usage is tracked under (G2)
     max_priority: int | None = None  # ask_max_priority, until an ask is allocated or released (asks_changed)
+    placeholder: Resource | None = None  # a gang application's placeholder ask (task groups)
 
     def ask_max_priority(self) -> int:
         """P2 ``updateAskMaxPriority``: the highest priority of the asks not yet allocated; MIN when none."""

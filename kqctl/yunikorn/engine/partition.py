@@ -17,6 +17,7 @@ from kqctl.yunikorn.api.names import DEFAULT_PARTITION, DOT, ROOT
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot
 from kqctl.yunikorn.engine import placement as placing
+from kqctl.yunikorn.engine import properties as props
 from kqctl.yunikorn.engine import ugm
 from kqctl.yunikorn.engine.nodes import NodeSet
 from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
@@ -266,7 +267,8 @@ def _add_applications(partition: Partition, snapshot: Snapshot) -> None:
         pods = sorted(by_app[app_id], key=lambda p: (p.created, p.name))
         first = pods[0]
         app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
-                          requested_queue=first.queue)
+                          requested_queue=first.queue,
+                          placeholder=next((p.placeholder for p in pods if p.placeholder is not None), None))
         partition.apps[app_id] = app
         for i, pod in enumerate(pods):
             ask = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created), originator=i == 0)
@@ -304,11 +306,33 @@ def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
         return
     if not queue.managed and namespace is not None:
         _apply_namespace_limits(queue, namespace.quota, namespace.guaranteed, namespace.max_apps)
+    why = _gang_refused(queue, app)
+    if why:
+        _reject(app, why)
+        return
     app.queue = queue
     app.placement = decided.rule
     app.group = partition.limits.group_for(queue.path, app.groups)
     partition.leaf_apps.setdefault(queue.path, []).append(app)
     _add_asks(partition, app)
+
+
+def _gang_refused(queue: Queue, app: Application) -> str:
+    """V28 ``AddApplication`` for a gang application: only a fifo leaf takes it, and its placeholders must fit the
+    smallest max below root on the queue's path (``GetMaxQueueSet``)."""
+    ask = app.placeholder
+    if ask is None or res.is_zero(ask):
+        return ""
+    if queue.settings.sort_policy != props.FIFO:
+        return f"queue {queue.path} cannot run application {app.app_id} with task group request: unsupported sort type"
+    limit: Resource | None = None
+    for level in queue.path_from_root()[1:]:
+        if level.max is not None:
+            limit = dict(level.max) if limit is None else res.component_wise_min(limit, level.max)
+    if limit is not None and not res.fit_in_max_undef(limit, ask):
+        return (f"queue {queue.path} cannot fit application {app.app_id}: task group request {res.go_string(ask)} "
+                f"larger than max queue allocation {res.go_string(limit)}")
+    return ""
 
 
 def _apply_namespace_limits(queue: Queue, quota: Resource | None, guaranteed: Resource | None, max_apps: int) -> None:

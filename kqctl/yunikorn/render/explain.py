@@ -170,6 +170,10 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
     if pod.state not in ("Running", "Allocated"):
         out.write(f"  {pod.reason}\n")
     _write_placement(out, e)
+    if pod.state == "Rejected" and "task group request" in pod.reason:
+        where = e.placement.queue if e.placement is not None and e.placement.queue else "the queue"
+        out.write(f"\nGang application (YK-V28): {where} takes an application with task groups only when it sorts "
+                  "its applications fifo and the smallest max on its path below root holds all its placeholders\n")
     if not pod.queue:
         return
     waiting = any(not row.ok for row in e.apps)
