@@ -41,6 +41,7 @@ TASK_GROUPS = DOMAIN + "task-groups"
 DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
 GENERATE_UNIQUE_APP_IDS = "admissionController.filtering.generateUniqueAppId"
+DISABLE_GANG_SCHEDULING = "service.disableGangScheduling"
 _TERMINATED = ("Succeeded", "Failed")
 
 
@@ -54,6 +55,7 @@ def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
         by_kind.setdefault(obj.kind, []).append(obj)
     snapshot = Snapshot(config=config_source(objects), now=now or datetime.now(timezone.utc).replace(microsecond=0))
     snapshot.generate_unique_app_ids = _unique_app_ids(objects)
+    snapshot.gang_disabled = _setting(objects, DISABLE_GANG_SCHEDULING)
     classes = {obj.name or "": obj.body for obj in by_kind.get("PriorityClass", [])}
     snapshot.priority_classes = {name: (_int(body.get("value")), _allow_preemption(body)) for name, body in
                                  classes.items()}
@@ -123,10 +125,15 @@ def _child(node: Any, part: str | int) -> Any:
 
 
 def _unique_app_ids(objects: list[LoadedObject]) -> bool:
+    return _setting(objects, GENERATE_UNIQUE_APP_IDS)
+
+
+def _setting(objects: list[LoadedObject], key: str) -> bool:
+    """A boolean setting of the two ConfigMaps (``strconv.ParseBool``; anything else keeps the default, false)."""
     maps = [obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
             if obj.info is kinds.CONFIG_MAP and obj.name == name]
-    entry = configmap.flatten(maps).entries.get(GENERATE_UNIQUE_APP_IDS)
-    return entry is not None and entry.text.strip().lower() == "true"
+    entry = configmap.flatten(maps).entries.get(key)
+    return entry is not None and entry.text.strip() in ("1", "t", "T", "TRUE", "true", "True")
 
 
 # --- core objects -----------------------------------------------------------------------------------
@@ -248,7 +255,7 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         affinity_terms=tuple(terms),
         tolerations=tuple(tolerations),
         task_group=notes.get(TASK_GROUP_NAME, ""),
-        placeholder=placeholder_ask(notes.get(TASK_GROUPS, "")),
+        placeholder=None if snapshot.gang_disabled else placeholder_ask(notes.get(TASK_GROUPS, "")),
         origin=obj.origin,
     )
 

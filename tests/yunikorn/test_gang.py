@@ -73,3 +73,20 @@ def test_explain_and_audit_name_the_gang_refusal(tmp_path) -> None:  # type: ign
     path.write_text(yaml.safe_dump_all([configmap(CONFIG), node("n1", cpu="8", memory="16Gi"), _gang("fair")]))
     assert "Gang application (YK-V28)" in run_kqctl("explain", "default/gang-fair", str(path)).out
     assert "unsupported sort type" in run_kqctl("audit", str(path)).out
+
+
+def test_disable_gang_scheduling_ignores_task_groups() -> None:
+    from yunikorn_build import configmap
+    from yunikorn_random import NOW
+
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.load.objects import load_text
+    from kqctl.yunikorn.load import build_snapshot
+
+    config = configmap(CONFIG)
+    config["data"]["service.disableGangScheduling"] = "true"
+    import yaml
+
+    text = yaml.safe_dump_all([config, node("n1", cpu="8", memory="16Gi"), _gang("fair")])
+    result = simulate(build_snapshot(load_text(ALL_KINDS, text), NOW))
+    assert result.pods[0].state == "Allocated"

@@ -102,3 +102,4 @@ class Snapshot:
     priority_classes: dict[str, tuple[int, bool]] = field(default_factory=dict)  # name -> (value, allow-preempt)
     now: datetime | None = None
     generate_unique_app_ids: bool = False
+    gang_disabled: bool = False  # service.disableGangScheduling: task groups are ignored
