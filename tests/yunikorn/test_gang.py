@@ -76,8 +76,7 @@ def test_explain_and_audit_name_the_gang_refusal(tmp_path) -> None:  # type: ign
 
 
 def test_disable_gang_scheduling_ignores_task_groups() -> None:
-    from yunikorn_build import configmap
-    from yunikorn_random import NOW
+    from yunikorn_build import NOW, configmap
 
     from kqctl.cli.schedulers import ALL_KINDS
     from kqctl.load.objects import load_text
