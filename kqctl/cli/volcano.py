@@ -1,0 +1,137 @@
+"""The CLI's Volcano glue: options only Volcano has, and the commands' Volcano branches.
+
+The shared commands (validate, simulate, explain, audit, convert, snapshot) call in here when the input is
+Volcano's (or ``--scheduler volcano``); nothing else in the CLI imports the Volcano package.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import typer
+
+from kqctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from kqctl.load.objects import LoadedObject, LoadResult
+    from kqctl.validate.profile import ValidationProfile
+    from kqctl.validate.report import ValidationReport
+    from kqctl.volcano.validate.crossobject import Context
+    from kqctl.volcano.validate.queue_webhook import WebhookFlags
+
+
+# --- validate --------------------------------------------------------------------------------------------
+
+AgainstOption = typer.Option(None, "--against", metavar="PATH", show_default=False,
+                             help="Volcano: the state the inputs are applied to (a snapshot or manifests, "
+                                  "repeatable): its queues are checked as updated, not created.")
+PruneOption = typer.Option(False, "--prune", help="Volcano, with --against: its queues that the inputs do not hold "
+                           "are deleted, as kubectl apply --prune would.")
+WebhookFlagOption = typer.Option(None, "--webhook-flag", metavar="NAME=VALUE", show_default=False,
+                                 help="Volcano webhook-manager flags: max-queue-depth=N, "
+                                      "enable-queue-allocated-pods-check=BOOL, enable-root-queue-protection=BOOL "
+                                      "(repeatable).")
+VapOption = typer.Option(False, "--vap", help="Volcano: also apply the Helm chart's ValidatingAdmissionPolicy for "
+                         "Queues (installed with custom.vap_enable=true).")
+
+
+@dataclass
+class ValidateOptions:
+    """--against/--prune (a diff), --webhook-flag and --vap, as one Volcano validation context."""
+
+    context: Context
+    old_objects: list[LoadedObject] = field(default_factory=list)
+
+    def profiles(self, profiles: tuple[ValidationProfile, ...]) -> tuple[ValidationProfile, ...]:
+        """The profiles with Volcano's replaced by one that knows the old state and the flags."""
+        from kqctl.volcano.validate.profile import profile
+
+        return tuple(profile(self.context) if p.scheduler == "volcano" else p for p in profiles)
+
+    def with_deletions(self, report: ValidationReport, new_objects: list[LoadedObject]) -> ValidationReport:
+        """--prune: the refused deletions, reported on the old state's documents."""
+        from kqctl.validate.report import ValidationReport
+        from kqctl.validate.runner import report_for
+        from kqctl.volcano.validate.crossobject import deletion_findings
+
+        if not self.context.prune:
+            return report
+        found = deletion_findings([o for o in new_objects if o.known], self.old_objects, self.context)
+        by_object: dict[int, list[object]] = {}
+        objects: dict[int, LoadedObject] = {}
+        for obj, finding in found:
+            by_object.setdefault(id(obj), []).append(finding)
+            objects[id(obj)] = obj
+        extra = [report_for(objects[key], findings) for key, findings in by_object.items()]  # type: ignore[arg-type]
+        return ValidationReport([*report.documents, *extra])
+
+
+def validate_options(against: list[str] | None, prune: bool, webhook_flags: list[str] | None,
+                     vap: bool, recursive: bool) -> ValidateOptions | None:
+    """Volcano's validate options, checked; None when none is given."""
+    from kqctl.volcano.validate.crossobject import Context
+
+    if not (against or prune or webhook_flags or vap):
+        return None
+    if prune and not against:
+        raise UsageError("--prune deletes the queues of --against that the inputs do not hold: pass --against PATH")
+    flags = parse_webhook_flags(webhook_flags or [])
+    old_objects = _load_against(against or [], recursive) if against else []
+    old = tuple(o.body for o in old_objects if o.info is not None and o.info.kind == "Queue"
+                and o.info.scheduler == "volcano") if against else None
+    return ValidateOptions(Context(flags, vap, old, prune), old_objects)
+
+
+def parse_webhook_flags(values: list[str]) -> WebhookFlags:
+    """--webhook-flag NAME=VALUE for Volcano's webhook-manager flags (repeatable or comma-separated)."""
+    from kqctl.volcano.validate.queue_webhook import WebhookFlags
+
+    settings: dict[str, str] = {}
+    for value in values:
+        for part in value.split(","):
+            if not part.strip():
+                continue
+            name, sep, setting = part.strip().partition("=")
+            name = name.lstrip("-")
+            if not sep or name not in WebhookFlags.FLAG_NAMES:
+                raise UsageError(f"--webhook-flag {part.strip()!r}: expected NAME=VALUE with NAME one of "
+                                 f"{', '.join(WebhookFlags.FLAG_NAMES)}")
+            settings[name] = setting.strip()
+    depth = settings.get("max-queue-depth", "5")
+    if not depth.isdigit() or int(depth) < 1:
+        raise UsageError(f"--webhook-flag max-queue-depth={depth}: expected a positive whole number")
+    return WebhookFlags(int(depth), _flag_bool(settings, "enable-queue-allocated-pods-check", False),
+                        _flag_bool(settings, "enable-root-queue-protection", True))
+
+
+def _flag_bool(settings: dict[str, str], name: str, default: bool) -> bool:
+    value = settings.get(name)
+    if value is None:
+        return default
+    if value.lower() in ("true", "1", "t"):
+        return True
+    if value.lower() in ("false", "0", "f"):
+        return False
+    raise UsageError(f"--webhook-flag {name}={value}: expected true or false")
+
+
+def _load_against(paths: list[str], recursive: bool) -> list[LoadedObject]:
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.errors import InputError
+    from kqctl.load.objects import load_paths
+
+    result = load_paths(ALL_KINDS, paths, recursive=recursive)
+    if result.unreadable:
+        problem = result.unreadable[0]
+        raise InputError(problem.file, f"--against: {problem.detail}", problem.line, problem.index)
+    return result.objects
+
+
+def loaded_objects(result: LoadResult) -> list[LoadedObject]:
+    return result.objects
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"kqctl: warning: {message}\n")
