@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -16,6 +16,7 @@ from kqctl.errors import UsageError
 
 if TYPE_CHECKING:
     from kqctl.load.objects import LoadedObject, LoadResult
+    from kqctl.render.columns import TableOptions
     from kqctl.validate.profile import ValidationProfile
     from kqctl.validate.report import ValidationReport
     from kqctl.volcano.validate.crossobject import Context
@@ -135,3 +136,90 @@ def loaded_objects(result: LoadResult) -> list[LoadedObject]:
 
 def warn(message: str) -> None:
     sys.stderr.write(f"kqctl: warning: {message}\n")
+
+
+# --- simulate, explain, audit ----------------------------------------------------------------------------------
+
+SchedulerConfOption = typer.Option(None, "--scheduler-conf", metavar="FILE", show_default=False,
+                                   help="Volcano: a volcano-scheduler.conf file (actions and plugin tiers) to use "
+                                        "instead of the ConfigMap volcano-scheduler-configmap in the inputs; without "
+                                        "either, the Helm chart's configuration.")
+
+
+def is_volcano(inputs: LoadResult, scheduler: str | None) -> bool:
+    """Whether the command serves Volcano: --scheduler volcano, or Volcano's objects in the input."""
+    from kqctl.cli.schedulers import choose
+
+    return choose(scheduler, inputs.objects).name == "volcano"
+
+
+def refuse_kueue_options(**given: object) -> None:
+    """Kueue's options make no sense for Volcano: a usage error rather than a silent no-op."""
+    named = [f"--{name.replace('_', '-')}" for name, value in given.items() if value not in (None, False)]
+    if named:
+        raise UsageError(f"{', '.join(named)} {'applies' if len(named) == 1 else 'apply'} to Kueue only; the input "
+                         "is Volcano's")
+
+
+def refuse_volcano_options(scheduler_conf: str | None) -> None:
+    if scheduler_conf is not None:
+        raise UsageError("--scheduler-conf applies to Volcano only; the input is Kueue's")
+
+
+def load_snapshot(inputs: LoadResult, scheduler_conf: str | None) -> Any:
+    """The Volcano snapshot of the inputs; --scheduler-conf read first (a located error when unreadable)."""
+    from kqctl.volcano.load import ConfSource, build_snapshot
+
+    source = None
+    if scheduler_conf is not None:
+        source = ConfSource(_read_text(scheduler_conf), scheduler_conf)
+    return build_snapshot(inputs, source)
+
+
+def _read_text(path: str) -> str:
+    from kqctl.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise InputError(path, f"cannot read --scheduler-conf: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "--scheduler-conf is not UTF-8 text") from None
+
+
+def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None, output: str,
+             namespace: str | None, selector: str | None, view: TableOptions, failing_states: set[str]) -> int:
+    """``kqctl simulate`` for Volcano: sessions to a steady state (or --cycles); the exit code."""
+    from kqctl.cli.progress import Progress
+    from kqctl.errors import EXIT_FINDINGS, EXIT_OK
+    from kqctl.volcano.engine.simulation import SimulationOptions, group_outcomes
+    from kqctl.volcano.engine.simulation import simulate as run
+    from kqctl.volcano.render.simulation import render_simulation
+
+    progress = Progress()
+    progress.step(f"kqctl: building the Volcano snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
+    snapshot = load_snapshot(inputs, scheduler_conf)
+    progress.step(f"kqctl: simulating {len(snapshot.pod_groups):,} PodGroups...", len(inputs.objects))
+    result = run(snapshot, SimulationOptions(sessions=cycles))
+    progress.done()
+    try:
+        render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    failing = sorted(key for key, o in group_outcomes(result).items() if _in_states(o, failing_states)
+                     and (namespace is None or key.startswith(f"{namespace}/")))
+    if failing:
+        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+        sys.stderr.write(f"kqctl: {len(failing)} PodGroup(s) end {' or '.join(sorted(failing_states))} "
+                         f"(--fail-on): {shown}\n")
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _in_states(outcome: Any, states: set[str]) -> bool:
+    """--fail-on for PodGroups: inadmissible (never enqueued: Pending, or its queue missing), pending (enqueued,
+    not running: Inqueue, Unknown), preempted (a pod of it was evicted)."""
+    return (("inadmissible" in states and (outcome.phase == "Pending" or outcome.ignored))
+            or ("pending" in states and outcome.phase in ("Inqueue", "Unknown"))
+            or ("preempted" in states and bool(outcome.evicted)))

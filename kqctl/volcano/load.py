@@ -65,6 +65,10 @@ def build_snapshot(result: LoadResult, conf_file: ConfSource | None = None) -> S
             by_kind.setdefault((obj.info.group, obj.info.kind), []).append(obj)
     snapshot = Snapshot(conf=_conf(by_kind.get(("", "ConfigMap"), []), conf_file))
     snapshot.warnings.extend(warnings)
+    for problem in snapshot.conf.problems:
+        where = ".".join(str(p) for p in problem.path)
+        hint = f" ({problem.hint})" if problem.hint else ""
+        snapshot.warnings.append(f"{snapshot.conf.source}: volcano-scheduler.conf {where}: {problem.message}{hint}")
     _add_priority_classes(snapshot, by_kind.get(("scheduling.k8s.io", "PriorityClass"), []))
     _add_queues(snapshot, by_kind.get((GROUP, "Queue"), []))
     namespaces = _namespace_queues(by_kind.get(("", "Namespace"), []))
@@ -80,6 +84,7 @@ def build_snapshot(result: LoadResult, conf_file: ConfSource | None = None) -> S
         node = _decoded(obj, Node.from_body, obj.body)
         snapshot.nodes[node.name] = node
     _note_assumptions(snapshot)
+    note_limitations(snapshot)
     return snapshot
 
 
@@ -121,7 +126,7 @@ def _with_namespace(obj: LoadedObject) -> dict[str, Any]:
 def _conf(configmaps: list[LoadedObject], conf_file: ConfSource | None) -> SchedulerConf:
     """--scheduler-conf, else the ConfigMap volcano-scheduler-configmap, else the chart's configuration."""
     if conf_file is not None:
-        return conf_from_text(conf_file.text, f"file {conf_file.name}", conf_file.name, 1)
+        return conf_from_text(conf_file.text, f"file {conf_file.name}", conf_file.name, 1, refuse_errors=True)
     named = [obj for obj in configmaps if obj.name == SCHEDULER_CONFIGMAP]
     if len(named) > 1:
         places = ", ".join(str(obj.origin) for obj in named)
@@ -137,11 +142,12 @@ def _conf(configmaps: list[LoadedObject], conf_file: ConfSource | None) -> Sched
         raise _located(obj, path, f"the ConfigMap has no string key {SCHEDULER_CONF_KEY}, so the scheduler has "
                        "no configuration to load")
     where = f"ConfigMap {obj.namespace}/{obj.name}"
-    return conf_from_text(text, where, obj.origin.file, obj.line_of(path))
+    return conf_from_text(text, where, obj.origin.file, obj.line_of(path), refuse_errors=True)
 
 
-def conf_from_text(text: str, source: str, file: str, line: int) -> SchedulerConf:
-    """A ``volcano-scheduler.conf`` text; YAML or type errors are located errors (exit 3)."""
+def conf_from_text(text: str, source: str, file: str, line: int, refuse_errors: bool = False) -> SchedulerConf:
+    """A ``volcano-scheduler.conf`` text; YAML or type errors are located errors (exit 3), and with
+    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -150,9 +156,15 @@ def conf_from_text(text: str, source: str, file: str, line: int) -> SchedulerCon
         raise InputError(file, f"{source}: volcano-scheduler.conf is not valid YAML: "
                          f"{getattr(exc, 'problem', None) or exc}", line=at) from None
     try:
-        return parse_conf(data, source)
+        conf = parse_conf(data, source)
     except ModelError as exc:
         raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line) from None
+    if refuse_errors and conf.errors:
+        problem = conf.errors[0]
+        hint = f" ({problem.hint})" if problem.hint else ""
+        raise InputError(file, f"{source}: volcano-scheduler.conf: {problem.message}{hint}: Volcano refuses this "
+                         "configuration (kqctl validate shows every problem)", line=line)
+    return conf
 
 
 # --- queues, classes, namespaces ------------------------------------------------------------------------
@@ -337,6 +349,7 @@ class _VcJob:
         self.namespace = meta.string("namespace") or "default"
         self.name = meta.string("name")
         self.uid = meta.string("uid")
+        self.labels = meta.string_map("labels")
         self.creation = meta.opt_time("creationTimestamp")
         self.queue = self.spec.string("queue") or DEFAULT_QUEUE
         self.scheduler = self.spec.string("schedulerName") or VOLCANO_SCHEDULER
@@ -352,7 +365,7 @@ class _VcJob:
             min_member=self.min_available, min_task_member={t.name: t.min_available for t in self.tasks},
             min_resources=self._min_resources(snapshot), priority_class_name=self.priority_class,
             phase="Pending", creation=self.creation, network_topology=self.spec.has("networkTopology"),
-            created_by=f"Job/{self.name}")
+            created_by=f"Job/{self.name}", labels=self.labels)
 
     def _min_resources(self, snapshot: Snapshot) -> dict[str, int]:
         """``calcPGMinResources``: tasks by their template's PriorityClass value, highest first (Go's sort is
@@ -474,3 +487,48 @@ def _note_assumptions(snapshot: Snapshot) -> None:
         snapshot.notes.append(f"queue(s) without status.state taken as Open, the state the queue controller gives "
                               f"a new queue: {', '.join(assumed)}")
     snapshot.notes.append(f"scheduler configuration: {snapshot.conf.source}")
+
+
+def note_limitations(snapshot: Snapshot) -> None:
+    """What the input uses that kqctl does not simulate, one line each (simulate prints them)."""
+    from kqctl.volcano.api.config import SIMULATED_ACTIONS, SIMULATED_PLUGINS
+
+    conf = snapshot.conf
+    found = snapshot.limitations
+    actions = [a for a in conf.actions if a not in SIMULATED_ACTIONS]
+    if actions:
+        found.append(f"action(s) {', '.join(actions)} are configured but not simulated")
+    plugins = sorted({p.name for p in conf.plugins() if p.name not in SIMULATED_PLUGINS})
+    if plugins:
+        found.append(f"plugin(s) {', '.join(plugins)} are configured but not simulated (they vote nothing here)")
+    drf = conf.plugin("drf")
+    if drf is not None and drf.hierarchy:
+        found.append("drf with enableHierarchy (hierarchical DRF) is not simulated: only drf's job order is")
+    capacity = conf.plugin("capacity")
+    if capacity is not None and capacity.argument("ancestorReclaimLevel"):
+        found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")
+    fields: dict[str, int] = {}
+    for pod in snapshot.pods:
+        if not pod.node_name and pod.scheduler_name == VOLCANO_SCHEDULER:
+            for name in pod.unmodelled:
+                fields[name] = fields.get(name, 0) + 1
+    if fields:
+        used = ", ".join(f"{name} ({count} pod{'s' if count > 1 else ''})" for name, count in sorted(fields.items()))
+        found.append(f"pending pods use {used}: kqctl places pods by resources and pod count only; the predicates "
+                     "and node scores these fields drive are not evaluated")
+    tainted = sorted(n.name for n in snapshot.nodes.values() if n.tainted)
+    if tainted:
+        shown = ", ".join(tainted[:3]) + (", ..." if len(tainted) > 3 else "")
+        found.append(f"{len(tainted)} node(s) have taints ({shown}): taints and tolerations are not evaluated")
+    if any(g.network_topology or g.sub_groups for g in snapshot.pod_groups.values()):
+        found.append("PodGroups with networkTopology or subGroupPolicy: topology-aware placement is not simulated")
+    if any(q.has_affinity for q in snapshot.queues.values()):
+        found.append("queues with spec.affinity (node groups): the nodegroup plugin's filtering is not simulated")
+    dra = sorted({q.name for q in snapshot.queues.values()
+                  for values in (q.capability, q.deserved, q.guarantee) if values
+                  for key in values if "deviceclass/" in key})
+    if dra:
+        found.append(f"queue(s) {', '.join(dra)} set deviceclass quotas (DRA): not simulated")
+    not_ready = sorted(n.name for n in snapshot.nodes.values() if not n.ready)
+    if not_ready:
+        snapshot.notes.append(f"node(s) not Ready take no part, as in Volcano: {', '.join(not_ready)}")

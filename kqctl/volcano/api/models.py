@@ -127,6 +127,7 @@ class PodGroup:
     network_topology: bool = False
     sub_groups: bool = False
     created_by: str = ""  # "" written in the input; "Job/<name>" or "Pod/<name>" when kqctl builds it
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     origin: Origin | None = None
 
     @property
@@ -151,6 +152,7 @@ class PodGroup:
             creation=meta.opt_time("creationTimestamp"),
             network_topology=spec.has("networkTopology"),
             sub_groups=spec.has("subGroupPolicy"),
+            labels=meta.string_map("labels"),
             origin=origin,
         )
 
