@@ -164,7 +164,7 @@ def group_outcomes(result: SimulationResult) -> dict[str, GroupOutcome]:
         reason = None
         if ignored:
             reason = ("queue-missing", f"The Queue <{group.queue}> of Job <{key}> does not exist, ignore it.")
-        elif phase not in ("Running", "Completed"):
+        elif phase not in ("Running", "Completed") or any(not node for node in pods_of.get(key, {}).values()):
             reason = result.last.reasons.get(key)
             gang = result.last.gang.get(key)
             if gang is not None and (reason is None or reason[0] in ("no-node", "gang")):

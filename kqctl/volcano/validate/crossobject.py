@@ -71,8 +71,9 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool, context
     """Every Volcano cross-object finding for the input (the ValidationProfile hook)."""
     queues = [o for o in objects if _is(o, GROUP, "Queue")]
     found: Found = []
-    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job") for o in objects):
-        return found
+    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job")
+                              or (o.kind == "ConfigMap" and o.name == SCHEDULER_CONFIGMAP) for o in objects):
+        return found  # nothing of Volcano's in the input
     requests = plan(queues, context)
     result = apply(requests, context, found)
     found.extend(workload_findings(objects, result))
