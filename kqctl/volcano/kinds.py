@@ -18,5 +18,5 @@ KINDS: tuple[KindInfo, ...] = (
     KindInfo(GROUP, "Queue", False, (VERSION,), "volcano"),
     KindInfo(GROUP, "PodGroup", True, (VERSION,), "volcano"),
     KindInfo(BATCH_GROUP, "Job", True, (BATCH_VERSION,), "volcano"),
-    KindInfo("", "ConfigMap", True, ("v1",)),
+    KindInfo("", "ConfigMap", True, ("v1",), names=(SCHEDULER_CONFIGMAP,)),
 )

@@ -53,7 +53,7 @@ def test_same_name_in_different_namespaces_is_not_a_duplicate() -> None:
 
 
 def test_unknown_kind_is_skipped_with_a_warning_or_an_error_when_strict() -> None:
-    text = "apiVersion: v1\nkind: Service\nmetadata: {name: c}\n"
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
     assert load_text(ALL_KINDS, text).objects[0].findings[0].severity.value == "warning"
     assert load_text(ALL_KINDS, text, strict=True).objects[0].findings[0].severity.value == "error"
 
