@@ -223,3 +223,50 @@ def _in_states(outcome: Any, states: set[str]) -> bool:
     return (("inadmissible" in states and (outcome.phase == "Pending" or outcome.ignored))
             or ("pending" in states and outcome.phase in ("Inqueue", "Unknown"))
             or ("preempted" in states and bool(outcome.evicted)))
+
+
+def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, namespace: str | None,
+            selector: dict[str, object] | None, output: str) -> int:
+    """``kqctl explain`` for Volcano: one PodGroup (or vcjob or pod) by name, or every one -l selects that is
+    not running in the steady state."""
+    from kqctl.errors import EXIT_OK
+    from kqctl.volcano.engine.explain import UnknownPodGroup
+    from kqctl.volcano.engine.explain import explain as run_explain
+    from kqctl.volcano.render.explain import render_explanation
+
+    snapshot = load_snapshot(inputs, scheduler_conf)
+    if name is not None:
+        wanted = f"{namespace}/{name}" if namespace and "/" not in name else name
+        try:
+            explanations = [run_explain(snapshot, wanted)]
+        except UnknownPodGroup as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        explanations = _selected(snapshot, namespace, selector or {})
+    if output in ("json", "yaml") and name is None:
+        from kqctl.render.structured import dump_json, dump_yaml
+        from kqctl.volcano.render.explain import explanation_data
+
+        data = [explanation_data(e) for e in explanations]
+        sys.stdout.write(dump_json(data) if output == "json" else dump_yaml(data))
+        return EXIT_OK
+    for i, explanation in enumerate(explanations):
+        if i:
+            sys.stdout.write("\n")
+        render_explanation(explanation, output, sys.stdout)
+    if not explanations:
+        sys.stderr.write("kqctl: every PodGroup that matches is running\n")
+    return EXIT_OK
+
+
+def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object]) -> list[Any]:
+    from kqctl.k8s.selectors import selector_matches
+    from kqctl.volcano.engine.explain import explain as run_explain
+    from kqctl.volcano.engine.simulation import group_outcomes, simulate
+
+    outcomes = group_outcomes(simulate(snapshot))
+    keys = [key for key, outcome in outcomes.items()
+            if outcome.phase not in ("Running", "Completed")
+            and (namespace is None or key.startswith(f"{namespace}/"))
+            and selector_matches(selector, dict(snapshot.pod_groups[key].labels))]
+    return [run_explain(snapshot, key) for key in keys]

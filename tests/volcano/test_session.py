@@ -55,7 +55,7 @@ def test_node_fit_counts_pods_against_the_node_pods_capacity() -> None:
                  group("g", "q"), pod("a", "g", cpu="100m", memory="0"), pod("b", "g", cpu="100m", memory="0"))
     assert len(binds(result)) == 1
     gate, message = result.last.reasons["ns/g"]
-    assert gate == "no-node" and message.endswith("0/1 nodes are unavailable: 1 Insufficient pods.")
+    assert (gate, message) == ("no-node", "b: 0/1 nodes are unavailable: 1 Insufficient pods.")
 
 
 def test_predicates_a_cordoned_node_takes_no_pod() -> None:

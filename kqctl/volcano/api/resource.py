@@ -367,3 +367,19 @@ def format_vector(resource: Resource) -> str:
     parts = [f"cpu {format_amount(resource.cpu)}", f"memory {format_amount(resource.memory)}"]
     parts.extend(f"{name} {format_amount(resource.scalars[name])}" for name in sorted(resource.scalars))
     return ", ".join(parts)
+
+
+def to_quantity(name: str, value: Amount) -> str:
+    """An amount in Volcano's unit as a Kubernetes quantity string, rounded down to the unit (milli-core,
+    byte, milli-unit): memory in whichever of 2Gi or 4G is shorter; ``unlimited`` for an unlimited dimension."""
+    if isinstance(value, float) and math.isinf(value):
+        return "unlimited"
+    whole = math.floor(value)
+    if name == CPU:
+        return Quantity.from_milli(whole).canonical()
+    if name == MEMORY:
+        binary, decimal = Quantity.from_int(whole, "BinarySI").canonical(), Quantity.from_int(whole).canonical()
+        return binary if len(binary) <= len(decimal) else decimal
+    if name == PODS:
+        return Quantity.from_int(whole).canonical()
+    return Quantity.from_milli(whole, "BinarySI" if name == EPHEMERAL_STORAGE else "DecimalSI").canonical()

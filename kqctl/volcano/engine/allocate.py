@@ -88,8 +88,7 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo],
         node = chooser.best(task)
         if node is None:
             job.fit_errors[task.key] = chooser.fit_error(task)
-            ssn.note(job, trace.NO_NODE, f"0/{len(ssn.node_list)} nodes are available for {task.pod.name}: "
-                     f"{job.fit_errors[task.key]}", {"task": task.key})
+            ssn.note(job, trace.NO_NODE, f"{task.pod.name}: {job.fit_errors[task.key]}", {"task": task.key})
             if job.need_continue_allocating():
                 continue
             break

@@ -30,10 +30,10 @@ class Overcommit:
     def __init__(self, ssn: Session, plugin: Plugin) -> None:
         self.ssn = ssn
         self.factor = factor_of(plugin)
-        used = Resource()
+        self.used = Resource()
         for node in ssn.node_list:
-            used.add(node.used)
-        self.idle = ssn.total.clone().multi(self.factor).sub(used)
+            self.used.add(node.used)
+        self.idle = ssn.total.clone().multi(self.factor).sub(self.used)
         self.inqueue = Resource()
         for key in sorted(ssn.jobs):
             job = ssn.jobs[key]
@@ -56,7 +56,8 @@ class Overcommit:
         message = "resource in cluster is overused: " + ", ".join(f"overused {d}" for d in over)
         self.ssn.note(job, trace.OVERCOMMIT, message,
                       {"plugin": "overcommit", "dimensions": over, "minResources": minimum,
-                       "inqueue": self.inqueue.clone(), "idle": self.idle.clone(), "factor": self.factor})
+                       "inqueue": self.inqueue.clone(), "idle": self.idle.clone(), "factor": self.factor,
+                       "total": self.ssn.total.clone(), "used": self.used.clone()})
         return REJECT
 
     def job_enqueued(self, job: JobInfo) -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from kqctl.k8s.quantity import Quantity
 from kqctl.render.units import human
-from kqctl.volcano.api.resource import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Amount
+from kqctl.volcano.api.resource import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Amount, to_quantity
 
 UNLIMITED = "unlimited"
 
@@ -38,17 +37,7 @@ def display(name: str, value: Amount) -> str:
 
 def quantity(name: str, value: Amount) -> str:
     """A Kubernetes quantity string for json/yaml (``unlimited`` for an unlimited dimension)."""
-    if _is_infinite(value):
-        return UNLIMITED
-    if name == CPU:
-        return Quantity.from_milli(_floor(value)).canonical()
-    if name == MEMORY:
-        binary = Quantity.from_int(_floor(value), "BinarySI").canonical()
-        decimal = Quantity.from_int(_floor(value)).canonical()
-        return binary if len(binary) <= len(decimal) else decimal  # 2Gi and 4G, both exact
-    if name == PODS:
-        return Quantity.from_int(_floor(value)).canonical()
-    return Quantity.from_milli(_floor(value), "BinarySI" if name == EPHEMERAL_STORAGE else "DecimalSI").canonical()
+    return to_quantity(name, value)
 
 
 def ratio(value: Amount) -> str:

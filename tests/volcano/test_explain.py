@@ -1,0 +1,64 @@
+"""Volcano explain: the gate that stopped a PodGroup, the arithmetic, the water-filling, verified suggestions."""
+
+from __future__ import annotations
+
+from kqctl.volcano.engine.explain import UnknownPodGroup, explain, resolve
+from tests.volcano.builders import conf, group, node, pod, queue, snapshot
+
+TIERS = (["priority", "gang", "conformance"], ["overcommit", "drf", "predicates", "proportion", "nodeorder"])
+
+
+def _quota_case() -> list[dict[str, object]]:
+    return [conf("enqueue, allocate", *TIERS), node("n1", cpu="8", memory="16Gi"),
+            queue("small", capability={"cpu": "2"}),
+            group("big", "small", phase="Pending", min_resources={"cpu": "3"}), pod("big-0", "big", cpu="3")]
+
+
+def test_the_queue_quota_gate_with_its_numbers_and_a_verified_capability_raise() -> None:
+    found = explain(snapshot(*_quota_case()), "ns/big")  # type: ignore[arg-type]
+    assert [n.gate for n in found.notes] == ["queue-quota"]
+    assert found.notes[0].message == "queue resource quota insufficient: insufficient cpu"
+    assert found.real_capability is not None and found.real_capability.result.cpu == 2000
+    helping = [s.change for s in found.suggestions if s.helps]
+    assert "raise queue small's capability to cpu 3" in helping
+
+
+def test_resolving_by_vcjob_pod_or_bare_name() -> None:
+    snap = snapshot(*_quota_case())  # type: ignore[arg-type]
+    assert resolve(snap, "ns/big-0") == ("ns/big", "Pod ns/big-0")
+    assert resolve(snap, "big") == ("ns/big", "")
+
+
+def test_an_unknown_name_suggests_close_ones() -> None:
+    snap = snapshot(*_quota_case())  # type: ignore[arg-type]
+    try:
+        resolve(snap, "bgi")
+    except UnknownPodGroup as exc:
+        assert "did you mean ns/big?" in str(exc)
+    else:
+        raise AssertionError("expected UnknownPodGroup")
+
+
+def test_gang_not_satisfiable_suggests_a_smaller_minmember() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1", cpu="2"), queue("q"),
+                    group("g", "q", min_member=3), *[pod(f"g-{i}", "g", cpu="1", memory="0") for i in range(3)])
+    found = explain(snap, "ns/g")
+    assert not found.running and found.gang_message is not None
+    assert any(s.change == "lower ns/g's minMember from 3 to 2" and s.helps for s in found.suggestions)
+
+
+def test_a_closed_queue_suggests_opening_it() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1"), queue("q", state="Closed"),
+                    group("g", "q", phase="Pending", min_resources={"cpu": "1"}), pod("p", "g"))
+    found = explain(snap, "ns/g")
+    assert found.notes[0].gate == "queue-closed"
+    assert found.suggestions[0].change.startswith("open queue q") and found.suggestions[0].helps
+
+
+def test_proportion_rounds_are_part_of_the_explanation() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1", cpu="4"), queue("a"), queue("b", weight=3),
+                    group("ga", "a"), *[pod(f"a-{i}", "ga", cpu="1", memory="0") for i in range(4)],
+                    group("gb", "b"), *[pod(f"b-{i}", "gb", cpu="1", memory="0") for i in range(4)])
+    found = explain(snap, "ns/ga")
+    assert found.rounds and found.rounds[0].total_weight == 4
+    assert found.rounds[0].deserved["a"].cpu == 1000 and found.rounds[0].deserved["b"].cpu == 3000
