@@ -377,6 +377,32 @@ _rule("VC-LINT-CAPABILITY-RESOURCE", "warning", "kqctl", "capability names a res
 _rule("VC-LINT-UNLIMITED-SCALAR", "warning", "kqctl", "A PodGroup requests a scalar resource its queue's "
       "capability does not list: no limit applies to it")
 
+# --- convert --to kueue ---------------------------------------------------------------------------------------------
+_rule("VC-CONV-WEIGHT", "warning", "kqctl", "A queue's weight: Kueue has no weight-based water-filling; kept as "
+      "fairSharing.weight, which acts only with fair sharing on")
+_rule("VC-CONV-RECLAIMABLE", "warning", "kqctl", "reclaimable: false has no Kueue equivalent")
+_rule("VC-CONV-PRIORITY", "warning", "kqctl", "A queue's priority: Kueue does not order ClusterQueues by priority")
+_rule("VC-CONV-DEQUEUE", "warning", "kqctl", "dequeueStrategy has no Kueue equivalent: dropped")
+_rule("VC-CONV-AFFINITY", "warning", "kqctl", "A queue's node-group affinity has no Kueue equivalent: dropped")
+_rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equivalent: dropped")
+_rule("VC-CONV-TYPE", "warning", "kqctl", "A queue's type has no Kueue equivalent: dropped")
+_rule("VC-CONV-NO-DESERVED", "warning", "kqctl", "A queue with a capability but neither deserved nor guarantee gets "
+      "nominalQuota 0 in Kueue")
+_rule("VC-CONV-PARENT-QUOTA", "warning", "kqctl", "A parent queue's quota becomes its Cohort's quota, which Kueue "
+      "adds to what the children can borrow instead of capping them")
+
+# --- audit (kqctl audit on Volcano input) ----------------------------------------------------------------------
+_rule("VC-AUDIT-IDLE-GUARANTEE", "warning", "kqctl", "A queue guarantees more than it uses: the rest is held back "
+      "from every other queue's real capability")
+_rule("VC-AUDIT-CAPABILITY-RESOURCE", "warning", "kqctl", "A queue's capability names a resource no node has")
+_rule("VC-AUDIT-ZERO-CAPABILITY", "warning", "kqctl", "A queue's cpu or memory capability of 0 is read as unlimited")
+_rule("VC-AUDIT-DESERVED-IGNORED", "info", "kqctl", "deserved is set while proportion computes the deserved share "
+      "from weight")
+_rule("VC-AUDIT-STARVED", "warning", "kqctl", "A queue with pending work whose real capability is 0: the other "
+      "queues' guarantees take the whole cluster")
+_rule("VC-AUDIT-NEVER-FITS", "warning", "kqctl", "A PodGroup whose minResources exceed the whole cluster can never "
+      "be enqueued")
+
 CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above
     raise RuntimeError("duplicate rule ID in the catalogue")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_cli
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def audit_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit
@@ -61,8 +63,12 @@ def audit_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
-    snapshot = load_snapshot(options.load_inputs(paths, filenames, recursive, strict, from_cluster, context,
-                                                 kubeconfig, sets, override, scheduler), scheduler)
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
+                                 override, scheduler)
+    if volcano_cli.is_volcano(inputs, scheduler):
+        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers))
+    volcano_cli.refuse_volcano_options(scheduler_conf)
+    snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)

@@ -270,3 +270,92 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
             and (namespace is None or key.startswith(f"{namespace}/"))
             and selector_matches(selector, dict(snapshot.pod_groups[key].labels))]
     return [run_explain(snapshot, key) for key in keys]
+
+
+def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool) -> int:
+    """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
+    from kqctl.errors import EXIT_OK
+    from kqctl.volcano.engine.audit import audit as run_audit
+    from kqctl.volcano.render.audit import PlotError, render_audit, write_plot
+
+    if plot is not None:
+        check_plot(plot)
+    report = run_audit(load_snapshot(inputs, scheduler_conf))
+    if plot is not None:
+        try:
+            write_plot(report, plot)
+        except PlotError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
+    try:
+        render_audit(report, output, sys.stdout, headers)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return EXIT_OK
+
+
+def check_plot(path: str) -> None:
+    from kqctl.volcano.render.audit import PlotError, check_plot_path
+
+    try:
+        check_plot_path(path)
+    except PlotError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# --- convert --to kueue --------------------------------------------------------------------------------------------
+
+
+def convert_to_kueue(result: LoadResult, output: str) -> int:
+    """Volcano queues as Kueue ResourceFlavor, Cohorts, ClusterQueues (and LocalQueues for the namespaces whose
+    PodGroups use them) on stdout; what does not carry over, per field, on stderr."""
+    from kqctl.errors import EXIT_INPUT, EXIT_OK
+    from kqctl.volcano.api.models import Queue
+    from kqctl.volcano.to_kueue import KUEUE_API, convert
+    from kqctl.volcano.validate.crossobject import configured
+
+    volcano = [o for o in result.objects if o.info is not None and o.info.scheduler == "volcano"]
+    queues = [o for o in volcano if o.info is not None and o.info.kind == "Queue"]
+    if not queues:
+        raise UsageError("--to kueue converts Volcano Queues: the input holds none")
+    models = []
+    for obj in queues:
+        try:
+            models.append(Queue.from_body(obj.body, obj.origin))
+        except ValueError as exc:
+            sys.stderr.write(f"kqctl: error: {obj.origin}: Queue {obj.name}: {exc}\n")
+            return EXIT_INPUT
+    conf = configured(result.objects)
+    reclaim = conf is not None and "reclaim" in conf.actions
+    objects, issues = convert(models, reclaim, {o.name or "": o.body.get("spec") or {} for o in queues})
+    objects.extend(_local_queues(volcano, {m.name for m in models}, KUEUE_API))
+    by_name = {o.name: o for o in queues}
+    for issue in issues:
+        obj = by_name[issue.queue]
+        sys.stderr.write(f"{obj.origin.file}:{obj.line_of(issue.path)}: warning: Queue {issue.queue}: "
+                         f"{issue.rule_id}: {issue.message}\n")
+    others = len(result.objects) - len(queues)
+    if others:
+        sys.stderr.write(f"kqctl: note: {others} other object(s) of the input are not converted (Kueue runs Jobs "
+                         "labelled kueue.x-k8s.io/queue-name=<LocalQueue>, not PodGroups)\n")
+    from kqctl.render.structured import dump_json, dump_yaml_documents
+
+    if output == "json":
+        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": objects}))
+    else:
+        sys.stdout.write(dump_yaml_documents(objects))
+    return EXIT_OK
+
+
+def _local_queues(objects: list[LoadedObject], queues: set[str], api: str) -> list[dict[str, Any]]:
+    """A LocalQueue per namespace and queue that the input's PodGroups and vcjobs use."""
+    wanted: set[tuple[str, str]] = set()
+    for obj in objects:
+        if obj.info is not None and obj.info.kind in ("PodGroup", "Job"):
+            spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
+            queue = str((spec or {}).get("queue") or "default")
+            if queue in queues:
+                wanted.add((obj.namespace or "default", queue))
+    return [{"apiVersion": api, "kind": "LocalQueue", "metadata": {"namespace": ns, "name": queue},
+             "spec": {"clusterQueue": queue}} for ns, queue in sorted(wanted)]
