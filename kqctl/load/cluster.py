@@ -702,7 +702,9 @@ def _lister(connection: _Connection, resource: Resource, version: str) -> Callab
     if resource.group == "scheduling.k8s.io":
         return client.SchedulingV1Api(api).list_priority_class
     custom = client.CustomObjectsApi(api)
-    return functools.partial(custom.list_cluster_custom_object, resource.group, version, resource.plural)
+    # A resource of another group than the plan's (Volcano's batch Jobs) names its own version.
+    return functools.partial(custom.list_cluster_custom_object, resource.group, resource.version or version,
+                             resource.plural)
 
 
 # Raw JSON responses: plain dicts as the server sent them (unknown fields kept, quantities as strings),
