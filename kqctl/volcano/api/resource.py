@@ -121,14 +121,14 @@ class Resource:
 
     def names(self) -> list[str]:
         """``ResourceNames``: dimensions of at least 0.1 (``pods`` included), cpu and memory first."""
-        found = [n for n, v in ((CPU, self.cpu), (MEMORY, self.memory)) if v >= MIN_RESOURCE]
-        return found + sorted(n for n, v in self.scalars.items() if v >= MIN_RESOURCE)
+        found = [n for n, v in ((CPU, self.cpu), (MEMORY, self.memory)) if _some(v)]
+        return found + sorted(n for n, v in self.scalars.items() if _some(v))
 
     def is_empty(self) -> bool:
         """``IsEmpty``: every dimension below 0.1, ``pods`` not counted."""
-        if self.cpu >= MIN_RESOURCE or self.memory >= MIN_RESOURCE:
+        if _some(self.cpu) or _some(self.memory):
             return False
-        return all(v < MIN_RESOURCE for n, v in self.scalars.items() if n != PODS)
+        return not any(_some(v) for n, v in self.scalars.items() if n != PODS)
 
     # --- arithmetic (in place) -----------------------------------------------------------------------
 
@@ -187,8 +187,15 @@ def _scalars_equal(a: Mapping[str, Amount], b: Mapping[str, Amount]) -> bool:
     return all(a.get(n, 0) == b.get(n, 0) for n in names)
 
 
+def _some(value: Amount) -> bool:
+    """At least 0.1 (for a whole number: at least 1)."""
+    return value >= 1 if type(value) is int else value >= MIN_RESOURCE
+
+
 def _le(left: Amount, right: Amount) -> bool:
-    """Volcano's ``l < r || |l - r| < 0.1``."""
+    """Volcano's ``l < r || |l - r| < 0.1`` (for whole numbers: ``l <= r``)."""
+    if type(left) is int and type(right) is int:
+        return left <= right
     if left < right:
         return True
     if left == right:
@@ -340,9 +347,11 @@ def share(allocated: Amount, deserved: Amount) -> Fraction | float:
     """``helpers.Share``: 0 when both are 0, 1 when only ``deserved`` is, else their ratio."""
     if deserved == 0:
         return Fraction(0) if allocated == 0 else Fraction(1)
-    if math.isinf(deserved):
+    if isinstance(deserved, float):  # unlimited
         return Fraction(0)
-    return Fraction(allocated) / Fraction(deserved) if not isinstance(allocated, float) else allocated / deserved
+    if isinstance(allocated, int) and isinstance(deserved, int):
+        return Fraction(allocated, deserved)
+    return Fraction(allocated) / Fraction(deserved)
 
 
 def intersection(left: Resource, right: Resource) -> list[str]:

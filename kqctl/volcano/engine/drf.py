@@ -6,23 +6,26 @@ the job order only; drf's hierarchy (``enableHierarchy``) and namespace order ar
 
 from __future__ import annotations
 
-from fractions import Fraction
-
-from kqctl.volcano.api.resource import Amount, Resource, share
+from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine.framework import JobInfo, Plugin, Session, TaskInfo
+from kqctl.volcano.engine.queue_attr import float_share
 
 
 class Drf:
     def __init__(self, ssn: Session, plugin: Plugin) -> None:
         self.total = ssn.total
-        self.shares: dict[str, Amount] = {key: self._share(job.allocated) for key, job in ssn.jobs.items()}
+        self.names = [(name, self.total.get(name)) for name in ssn.total.names()]
+        self.shares: dict[str, float] = {key: self._share(job.allocated) for key, job in ssn.jobs.items()}
         plugin.hooks["job_order"] = self.job_order
         ssn.event_handlers.append((self.on_change, self.on_change))
 
-    def _share(self, allocated: Resource) -> Amount:
-        best: Amount = Fraction(0)
-        for name in self.total.names():
-            best = max(best, share(allocated.get(name), self.total.get(name)))
+    def _share(self, allocated: Resource) -> float:
+        """A float64 like Volcano's: it only orders jobs."""
+        best = 0.0
+        for name, total in self.names:
+            value = float_share(allocated.get(name), total)
+            if value > best:
+                best = value
         return best
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:

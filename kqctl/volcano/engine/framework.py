@@ -9,7 +9,7 @@ order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -26,6 +26,7 @@ PENDING, ALLOCATED, PIPELINED, BINDING = "Pending", "Allocated", "Pipelined", "B
 BOUND, RUNNING = "Bound", "Running"
 RELEASING, SUCCEEDED, FAILED, UNKNOWN = "Releasing", "Succeeded", "Failed", "Unknown"
 ALLOCATED_STATUSES = frozenset({BOUND, BINDING, RUNNING, ALLOCATED})
+READY_STATUSES = frozenset({BOUND, BINDING, RUNNING, ALLOCATED, "Succeeded"})
 SCHEDULED_STATUSES = frozenset({RUNNING, BOUND, FAILED, SUCCEEDED})
 PERMIT, ABSTAIN, REJECT = 1, 0, -1
 _EPOCH = datetime(1, 1, 1)  # Go's zero time: objects without creationTimestamp sort together, then by UID
@@ -45,7 +46,7 @@ class TaskInfo:
         self.pod = pod
         self.key = pod.key
         self.job = job
-        self.request = Resource.of(pod.request)
+        self.request = request_of(pod)
         self.status = pod.status
         self.node = pod.node_name
         self.priority = pod.priority
@@ -58,6 +59,23 @@ class TaskInfo:
 
     def __repr__(self) -> str:
         return f"Task({self.key} {self.status} {self.node})"
+
+
+_REQUESTS: dict[tuple[tuple[str, int], ...], Resource] = {}
+_BY_MAPPING: dict[int, tuple[object, Resource]] = {}
+
+
+def request_of(pod: Pod) -> Resource:
+    """The pod's request as a vector, shared by every pod that asks the same: nothing changes it in place."""
+    known = _BY_MAPPING.get(id(pod.request))
+    if known is not None and known[0] is pod.request:
+        return known[1]
+    key = tuple(sorted(pod.request.items()))
+    found = _REQUESTS.get(key)
+    if found is None:
+        found = _REQUESTS[key] = Resource.of(pod.request)
+    _BY_MAPPING[id(pod.request)] = (pod.request, found)
+    return found
 
 
 def _pod_index(name: str) -> int | None:
@@ -85,6 +103,9 @@ class JobInfo:
         self.creation = creation_key(group.creation)
         self.tasks: dict[str, TaskInfo] = {}
         self.by_status: dict[str, dict[str, TaskInfo]] = {}
+        self.pending_best_effort = 0
+        self.ready = 0  # tasks in READY_STATUSES
+        self.waiting = 0  # pipelined tasks
         self.allocated = Resource()
         self.fit_errors: dict[str, str] = {}  # task key -> why no node fits
         self.unschedulable = False  # gang marked it unschedulable this session
@@ -95,22 +116,38 @@ class JobInfo:
         self.by_status.setdefault(task.status, {})[task.key] = task
         if task.status in ALLOCATED_STATUSES:
             self.allocated.add(task.request)
+        if task.status == PENDING and task.best_effort:
+            self.pending_best_effort += 1
+        self.ready += task.status in READY_STATUSES
+        self.waiting += task.status == PIPELINED
 
     def update_task_status(self, task: TaskInfo, status: str) -> None:
         old = task.status
         self.by_status[old].pop(task.key, None)
         if old in ALLOCATED_STATUSES:
             self.allocated.sub(task.request)
+        if old == PENDING and task.best_effort:
+            self.pending_best_effort -= 1
+        self.ready += (status in READY_STATUSES) - (old in READY_STATUSES)
+        self.waiting += (status == PIPELINED) - (old == PIPELINED)
         task.status = status
         self.by_status.setdefault(status, {})[task.key] = task
         if status in ALLOCATED_STATUSES:
             self.allocated.add(task.request)
+        if status == PENDING and task.best_effort:
+            self.pending_best_effort += 1
 
     def with_status(self, status: str) -> Iterable[TaskInfo]:
         return self.by_status.get(status, {}).values()
 
     def count(self, *statuses: str) -> int:
-        return sum(len(self.by_status.get(s, ())) for s in statuses)
+        by_status = self.by_status
+        total = 0
+        for status in statuses:
+            tasks = by_status.get(status)
+            if tasks:
+                total += len(tasks)
+        return total
 
     # --- job state (job_info.go) -----------------------------------------------------------------------
 
@@ -118,13 +155,13 @@ class JobInfo:
         return self.phase in (PENDING, "")
 
     def ready_task_num(self) -> int:
-        return self.count(BOUND, BINDING, RUNNING, ALLOCATED, SUCCEEDED)
+        return self.ready
 
     def waiting_task_num(self) -> int:
-        return self.count(PIPELINED)
+        return self.waiting
 
     def pending_best_effort_num(self) -> int:
-        return sum(1 for t in self.with_status(PENDING) if t.best_effort)
+        return self.pending_best_effort
 
     def allocated_task_num(self) -> int:
         return self.count(*ALLOCATED_STATUSES)
@@ -136,13 +173,13 @@ class JobInfo:
         return self.count(*SCHEDULED_STATUSES)
 
     def is_ready(self) -> bool:
-        return self.ready_task_num() + self.pending_best_effort_num() >= self.min_available
+        return self.ready + self.pending_best_effort >= self.min_available
 
     def is_pipelined(self) -> bool:
-        return self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_num() >= self.min_available
+        return self.waiting + self.ready + self.pending_best_effort >= self.min_available
 
     def is_starving(self) -> bool:
-        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+        return self.waiting + self.ready < self.min_available
 
     def _roles(self, statuses: Iterable[str], best_effort_pending: bool) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -156,20 +193,22 @@ class JobInfo:
         return counts
 
     def _roles_meet(self, counts: dict[str, int]) -> bool:
+        if not self.task_min_available:
+            return True
         return all(counts.get(role, 0) >= minimum for role, minimum in self.task_min_available.items() if minimum)
 
     def check_task_valid(self) -> bool:
-        if self.min_available < self.task_min_total:
+        if self.min_available < self.task_min_total or not self.task_min_available:
             return True
         return self._roles_meet(self._roles((*ALLOCATED_STATUSES, SUCCEEDED, PIPELINED, PENDING), False))
 
     def check_task_ready(self) -> bool:
-        if self.min_available < self.task_min_total:
+        if self.min_available < self.task_min_total or not self.task_min_available:
             return True
         return self._roles_meet(self._roles((*ALLOCATED_STATUSES, SUCCEEDED), True))
 
     def check_task_pipelined(self) -> bool:
-        if self.min_available < self.task_min_total:
+        if self.min_available < self.task_min_total or not self.task_min_available:
             return True
         return self._roles_meet(self._roles((*ALLOCATED_STATUSES, SUCCEEDED, PIPELINED), True))
 
@@ -203,7 +242,7 @@ class NodeInfo:
     """A node's resources in the session (``api.NodeInfo``): idle, used, releasing and pipelined."""
 
     __slots__ = ("model", "name", "allocatable", "idle", "used", "releasing", "pipelined", "tasks", "nonzero",
-                 "version")
+                 "version", "_key")
 
     def __init__(self, model: Node) -> None:
         self.model = model
@@ -216,6 +255,7 @@ class NodeInfo:
         self.tasks: dict[str, TaskInfo] = {}
         self.nonzero = [0, 0]  # kube-scheduler's non-zero cpu and memory requests of the node's pods
         self.version = 0  # bumped on every change: node-choice caches key on it
+        self._key: tuple[int, tuple[Any, ...]] | None = None
 
     def add(self, key: str, status: str, request: Resource, score: tuple[int, int], task: TaskInfo | None) -> None:
         """``AddTask``: releasing and running tasks use the node; a pipelined one only reserves future idle."""
@@ -251,9 +291,13 @@ class NodeInfo:
 
     def state_key(self) -> tuple[Any, ...]:
         """Nodes with the same key are interchangeable for fit and resource scores."""
-        return (tuple(sorted(self.allocatable.as_dict().items())), tuple(sorted(self.idle.as_dict().items())),
-                tuple(sorted(self.releasing.as_dict().items())), tuple(sorted(self.pipelined.as_dict().items())),
-                tuple(self.nonzero), self.model.unschedulable)
+        if self._key is not None and self._key[0] == self.version:
+            return self._key[1]
+        key = (tuple(sorted(self.allocatable.as_dict().items())), tuple(sorted(self.idle.as_dict().items())),
+               tuple(sorted(self.releasing.as_dict().items())), tuple(sorted(self.pipelined.as_dict().items())),
+               tuple(self.nonzero), self.model.unschedulable)
+        self._key = (self.version, key)
+        return key
 
 
 @dataclass
@@ -446,6 +490,7 @@ class Session:
             self.total.add(node.allocatable)
         self.tiers: list[list[Plugin]] = []
         self._hooks: dict[str, list[list[Callable[..., Any]]]] = {}
+        self._flat: dict[str, list[Callable[..., Any]]] = {}
         self.binds: list[TaskInfo] = []
         self.evictions: list[tuple[TaskInfo, str]] = []
         self.pipelined: list[TaskInfo] = []
@@ -464,9 +509,12 @@ class Session:
             self._hooks[name] = found
         return found
 
-    def all_hooks(self, name: str) -> Iterator[Callable[..., Any]]:
-        for tier in self.hooks(name):
-            yield from tier
+    def all_hooks(self, name: str) -> list[Callable[..., Any]]:
+        """The enabled hooks of one kind, every tier after the other."""
+        found = self._flat.get(name)
+        if found is None:
+            found = self._flat[name] = [fn for tier in self.hooks(name) for fn in tier]
+        return found
 
     def note(self, job: JobInfo, gate: str, message: str, detail: dict[str, Any] | None = None) -> None:
         """A gate stopped the job: kept as its reason, and in the trace when explain asks for one."""

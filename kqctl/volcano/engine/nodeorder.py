@@ -7,8 +7,6 @@ spread) are not modelled: they are equal for every node here.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
-from typing import Any
 
 from kqctl.volcano.api.resource import CPU, MEMORY
 from kqctl.volcano.engine.framework import NodeInfo, Plugin, Session, TaskInfo
@@ -56,11 +54,11 @@ def _allocated_score(requested: tuple[int, int], capacity: tuple[int, int], leas
 
 
 def _balanced(requested: tuple[int, int], capacity: tuple[int, int]) -> int:
-    """kube-scheduler's BalancedAllocation: (1 - std of the cpu and memory fractions) x 100."""
-    fractions: list[Fraction] = [min(Fraction(req, cap), Fraction(1)) if cap else Fraction(0)
-                                 for req, cap in zip(requested, capacity, strict=True)]
-    mean = sum(fractions, Fraction(0)) / len(fractions)
-    variance = sum(((f - mean) ** 2 for f in fractions), Fraction(0)) / len(fractions)
+    """kube-scheduler's BalancedAllocation: (1 - std of the cpu and memory fractions) x 100, in float64 as
+    kube-scheduler computes it (a score, not a quantity)."""
+    fractions = [min(req / cap, 1.0) if cap else 0.0 for req, cap in zip(requested, capacity, strict=True)]
+    mean = sum(fractions) / len(fractions)
+    variance = sum((f - mean) ** 2 for f in fractions) / len(fractions)
     return int((1 - math.sqrt(variance)) * MAX_NODE_SCORE)
 
 
@@ -74,8 +72,9 @@ def open_binpack(ssn: Session, plugin: Plugin) -> None:
             if name:
                 weights[name] = _weight(plugin, f"binpack.resources.{name}", 1)
 
-    def score(task: TaskInfo, node: NodeInfo) -> Any:
-        total: Any = Fraction(0)
+    def score(task: TaskInfo, node: NodeInfo) -> float:
+        # float64, as Volcano computes it: a score, not a quantity.
+        total = 0.0
         weight_sum = 0
         for name in task.request.names():
             request = task.request.get(name)
@@ -88,8 +87,8 @@ def open_binpack(ssn: Session, plugin: Plugin) -> None:
                 continue
             used = request + node.used.get(name)
             if used > capacity:
-                return Fraction(0)
-            total += Fraction(used) * resource_weight / Fraction(capacity)
+                return 0.0
+            total += float(used) * resource_weight / float(capacity)
             weight_sum += resource_weight
         if weight_sum > 0:
             total /= weight_sum

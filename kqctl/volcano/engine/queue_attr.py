@@ -7,7 +7,6 @@ a job's contribution to ``inqueue`` (``util.GetInqueueResource``) and the share 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from kqctl.volcano.api.models import Queue
 from kqctl.volcano.api.resource import (
@@ -19,7 +18,6 @@ from kqctl.volcano.api.resource import (
     Amount,
     Resource,
     exceeded_part,
-    share,
 )
 from kqctl.volcano.engine.framework import ALLOCATED_STATUSES, PENDING, JobInfo
 
@@ -127,12 +125,23 @@ def deduct_gated(job: JobInfo, amount: Resource) -> Resource:
     return result
 
 
-def dominant_share(allocated: Resource, deserved: Resource) -> Amount:
-    """``updateQueueAttrShare``: the largest allocated/deserved over the dimensions deserved holds (>= 0.1)."""
-    best: Amount = Fraction(0)
+def dominant_share(allocated: Resource, deserved: Resource) -> float:
+    """``updateQueueAttrShare``: the largest allocated/deserved over the dimensions deserved holds (>= 0.1).
+
+    A float64, as Volcano keeps it: shares only order queues, and equal shares must compare as in Volcano."""
+    best = 0.0
     for name in deserved.names():
-        best = max(best, share(allocated.get(name), deserved.get(name)))
+        value = float_share(allocated.get(name), deserved.get(name))
+        if value > best:
+            best = value
     return best
+
+
+def float_share(allocated: Amount, deserved: Amount) -> float:
+    """``helpers.Share`` in float64."""
+    if deserved == 0:
+        return 0.0 if allocated == 0 else 1.0
+    return float(allocated) / float(deserved)
 
 
 __all__ = ["CPU", "MEMORY", "QueueAttr", "add_job_usage", "capability_of", "deduct_gated", "dominant_share",

@@ -13,11 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from kqctl.volcano.api.config import SchedulerConf
 from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod
-from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine import allocate, backfill, conformance, enqueue, gang, predicates, priority, reclaim
 from kqctl.volcano.engine.capacity import Capacity
 from kqctl.volcano.engine.drf import Drf
 from kqctl.volcano.engine.framework import (
+    ALLOCATED,
+    BINDING,
+    PENDING,
+    PIPELINED,
     RELEASING,
     RUNNING,
     SCHEDULED_STATUSES,
@@ -27,6 +30,7 @@ from kqctl.volcano.engine.framework import (
     QueueInfo,
     Session,
     TaskInfo,
+    request_of,
 )
 from kqctl.volcano.engine.nodeorder import open_binpack, open_nodeorder
 from kqctl.volcano.engine.overcommit import Overcommit
@@ -62,8 +66,30 @@ class SessionResult:
     trace: Trace | None
 
 
+@dataclass
+class Cache:
+    """The scheduler's cache between sessions: queues, jobs with their tasks, and nodes with their usage.
+
+    A session changes it in place; :func:`settle` then moves it to where the cluster is when the next session
+    opens (bound tasks run, evicted ones are re-created pending, what was only tried is undone), so later
+    sessions need not rebuild 50,000 tasks.
+    """
+
+    queues: dict[str, QueueInfo]
+    jobs: dict[str, JobInfo]
+    nodes: dict[str, NodeInfo]
+
+
 def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) -> SessionResult:
-    ssn = open_session(snapshot, world, trace)
+    """One session from the world as it is (builds the cache; see :func:`run_cached` to keep it)."""
+    return run_cached(snapshot, build_cache(snapshot, world), trace)
+
+
+def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> SessionResult:
+    for job in cache.jobs.values():
+        job.reason, job.unschedulable = None, False
+        job.fit_errors.clear()
+    ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace)
     plugins = _open_plugins(ssn, snapshot.conf)
     for action in snapshot.conf.actions:
         if action == "enqueue":
@@ -77,7 +103,7 @@ def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) ->
     return _close(ssn, plugins)
 
 
-def open_session(snapshot: Snapshot, world: World, trace: Trace | None) -> Session:
+def build_cache(snapshot: Snapshot, world: World) -> Cache:
     queues = {name: QueueInfo(queue) for name, queue in snapshot.queues.items()}
     jobs: dict[str, JobInfo] = {}
     for key, group in snapshot.pod_groups.items():
@@ -95,8 +121,37 @@ def open_session(snapshot: Snapshot, world: World, trace: Trace | None) -> Sessi
                 nodes[task.node].add(task.key, task.status, task.request, pod.score_request, task)
         elif pod.node_name in nodes and pod.status not in ("Succeeded", "Failed"):
             # Pods of other schedulers (or without a PodGroup) still use the node.
-            nodes[pod.node_name].add(pod.key, pod.status, Resource.of(pod.request), pod.score_request, None)
-    return Session(snapshot.conf, queues, jobs, nodes, trace)
+            nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), pod.score_request, None)
+    return Cache(queues, jobs, nodes)
+
+
+def settle(cache: Cache, result: SessionResult) -> None:
+    """The cache as the next session finds it: bound tasks run, evicted tasks are re-created pending (their
+    controller makes them again), pipelined tasks wait pending (nominated to the node reclaim freed), and
+    allocations no statement committed are undone; each PodGroup has the phase the session gave it."""
+    nominated = dict(result.pipelined)
+    for job in cache.jobs.values():
+        for status in (BINDING, ALLOCATED, PIPELINED, RELEASING):
+            for task in list(job.with_status(status)):
+                _settle_task(cache, job, task, nominated)
+        job.phase = result.phases.get(job.key, job.phase)
+
+
+def _settle_task(cache: Cache, job: JobInfo, task: TaskInfo, nominated: dict[str, str]) -> None:
+    node = cache.nodes.get(task.node)
+    if task.status == BINDING:
+        if node is not None:
+            node.remove(task.key, task.status, task.request, task.pod.score_request)
+            node.add(task.key, RUNNING, task.request, task.pod.score_request, task)
+        job.update_task_status(task, RUNNING)
+        return
+    if task.status == RELEASING and task.evicted_by is None:
+        return  # released before the simulation started: it still holds the node
+    if node is not None:
+        node.remove(task.key, task.status, task.request, task.pod.score_request)
+    job.update_task_status(task, PENDING)
+    task.node, task.evicted_by = "", None
+    task.nominated = nominated.get(task.key, "")
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import Any
 
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.queue_attr import QueueAttr
-from kqctl.volcano.engine.session import SessionResult, World, run_session
+from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
 
 MAX_SESSIONS = 50
 STEADY = "steady state"
@@ -75,9 +75,11 @@ def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> Si
     stop = LIMIT
     livelock: Livelock | None = None
     session = 0
+    cache = build_cache(snapshot, world)
     while session < limit:
         session += 1
-        result = run_session(snapshot, world)
+        result = run_cached(snapshot, cache)
+        settle(cache, result)
         changed = _advance(world, result, session, binds, evictions)
         if options.sessions is None and not changed:
             stop = STEADY
