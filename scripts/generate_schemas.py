@@ -8,7 +8,7 @@ Inputs:
 * the other schedulers' CRDs, always from their own folders (``upstream/volcano-crds``: Queue,
   PodGroup, batch Job), translated the same way;
 * the kubernetes python client's model classes for the core kinds kqctl reads (Namespace,
-  PriorityClass, LimitRange, Job, Pod) and for ``ObjectMeta``.
+  PriorityClass, LimitRange, Job, Pod, Node) and for ``ObjectMeta``.
 
 Usage: ``python scripts/generate_schemas.py [CRD_DIR] [--out DIR]``. The output is deterministic
 (sorted keys, fixed indentation) so that CI can regenerate into a temporary directory and compare.
@@ -169,6 +169,7 @@ CORE_KINDS = (
     ("", "v1", "LimitRange", "V1LimitRange"),
     ("batch", "v1", "Job", "V1Job"),
     ("", "v1", "Pod", "V1Pod"),
+    ("", "v1", "Node", "V1Node"),  # Volcano's node fit and Kueue's topology read nodes
 )
 
 # Quantity-typed fields: the client types them ``str``/``dict(str, str)``, but the API server parses a
