@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kqctl.volcano.api.models import ROOT_QUEUE
+from kqctl.volcano.api.models import ROOT_QUEUE, Queue
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.queue_attr import QueueAttr, capability_of, guarantee_of, real_capability
@@ -33,6 +33,7 @@ class QueueReport:
     phases: dict[str, int] = field(default_factory=dict)  # PodGroup phase -> count
     children: tuple[str, ...] = ()
     implicit: bool = False
+    spec_names: frozenset[str] = frozenset()  # resources the queue's spec names
 
     def dimensions(self) -> list[str]:
         """cpu, memory, then every other resource any of the queue's lists names (pods only when the queue's
@@ -46,8 +47,7 @@ class QueueReport:
         return [CPU, MEMORY, *sorted(names - {CPU, MEMORY})]
 
     def _pods_set(self) -> bool:
-        return any(values is not None and PODS in values.scalars
-                   for values in (self.capability, self.guarantee))
+        return PODS in self.spec_names
 
 
 def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr], hierarchy: bool) -> list[QueueReport]:
@@ -76,7 +76,7 @@ def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr],
                 name, queue.parent_name, queue.state, queue.state_assumed, queue.weight, queue.priority,
                 queue.reclaimable, capability, attr.guarantee, attr.deserved, attr.real_capability, attr.allocated,
                 attr.request, attr.inqueue, attr.share, phases.get(name, {}), tuple(sorted(children.get(name, ()))),
-                queue.implicit))
+                queue.implicit, _spec_names(queue)))
             continue
         capability = capability_of(queue)
         guarantee = guarantee_of(queue)
@@ -84,7 +84,7 @@ def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr],
             name, queue.parent_name, queue.state, queue.state_assumed, queue.weight, queue.priority,
             queue.reclaimable, capability, guarantee, None,
             real_capability(total, total_guarantee, guarantee, capability), allocated, request, Resource(), None,
-            phases.get(name, {}), tuple(sorted(children.get(name, ()))), queue.implicit))
+            phases.get(name, {}), tuple(sorted(children.get(name, ()))), queue.implicit, _spec_names(queue)))
     return reports
 
 
@@ -108,3 +108,8 @@ def _phases(snapshot: Snapshot, world: World) -> dict[str, dict[str, int]]:
         counts = found.setdefault(group.queue, {})
         counts[phase] = counts.get(phase, 0) + 1
     return found
+
+
+def _spec_names(queue: Queue) -> frozenset[str]:
+    return frozenset(name for values in (queue.capability, queue.deserved, queue.guarantee) if values
+                     for name in values)
