@@ -62,3 +62,13 @@ def test_proportion_rounds_are_part_of_the_explanation() -> None:
     found = explain(snap, "ns/ga")
     assert found.rounds and found.rounds[0].total_weight == 4
     assert found.rounds[0].deserved["a"].cpu == 1000 and found.rounds[0].deserved["b"].cpu == 3000
+
+
+def test_lowering_min_resources_goes_down_to_what_the_gate_leaves() -> None:
+    # The queue holds 2 cores; the PodGroup claims 3 at enqueue but its one pod asks 1: minResources up to 2 pass.
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1", cpu="8", memory="16Gi"),
+                    queue("small", capability={"cpu": "2"}),
+                    group("over", "small", phase="Pending", min_resources={"cpu": "3"}), pod("over-0", "over", cpu="1"))
+    found = explain(snap, "ns/over")
+    lowered = [s for s in found.suggestions if "minResources" in s.change]
+    assert [(s.change, s.helps) for s in lowered] == [("lower ns/over's minResources to cpu 2", True)]

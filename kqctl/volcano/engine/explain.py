@@ -18,7 +18,7 @@ from typing import Any
 
 from kqctl.volcano.api.config import SchedulerConf
 from kqctl.volcano.api.models import PodGroup, Queue
-from kqctl.volcano.api.resource import Resource, to_quantity
+from kqctl.volcano.api.resource import INFINITE, Resource, to_quantity
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import trace
 from kqctl.volcano.engine.proportion import Round
@@ -242,11 +242,22 @@ def _capability_changes(snapshot: Snapshot, queue: Queue, detail: Mapping[str, A
 def _lowered_min_resources(group: PodGroup, detail: Mapping[str, Any]) -> dict[str, int] | None:
     if not group.min_resources:
         return None
+    """Each failed dimension down to what is left under the gate's limit (the queue's, or the cluster's idle
+    resources times the overcommit factor): the most the PodGroup can claim there and still pass."""
     dims = detail.get("dimensions") or []
+    limit: Resource | None = detail.get("limit") if detail.get("limit") is not None else detail.get("idle")
+    taken = Resource()
+    for key in ("allocated", "inqueue"):
+        if detail.get(key) is not None:
+            taken.add(detail[key])
+    if detail.get("elastic") is not None:
+        taken.sub(detail["elastic"])
     lowered = dict(group.min_resources)
     for dim in dims:
         if dim in lowered:
-            lowered[dim] = 0
+            room = limit.get(dim) - taken.get(dim) if limit is not None else 0
+            left = lowered[dim] if room == INFINITE else int(room)
+            lowered[dim] = max(0, min(lowered[dim], left))
     return lowered if lowered != dict(group.min_resources) else None
 
 
