@@ -77,14 +77,16 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
     on_nodes = set(cluster.as_dict()) | {CPU, MEMORY, PODS}
     for report in reports:
         queue = snapshot.queues[report.name]
-        for name in sorted(report.guarantee.as_dict()):
+        # root's guarantee (hierarchical capacity sums its children's) holds nothing back from a sibling
+        for name in sorted(report.guarantee.as_dict() if report.name != ROOT_QUEUE else ()):
             unused = report.guarantee.get(name) - report.allocated.get(name)
             if name != PODS and unused > 0:
                 found.append(AuditFinding(
                     "VC-AUDIT-IDLE-GUARANTEE", "warning", report.name,
                     f"guarantees {_text(name, report.guarantee.get(name))} {name} and uses "
-                    f"{_text(name, report.allocated.get(name))}: {_text(name, unused)} is held back from every other "
-                    "queue's real capability while it sits idle",
+                    f"{_text(name, report.allocated.get(name))}: {_text(name, unused)} is held back from the "
+                    f"{'sibling' if report.parent != ROOT_QUEUE else 'other'} queues' real capability while "
+                    "it sits idle",
                     "lower the guarantee to what the queue needs as a floor"))
         for name in sorted(queue.capability or {}):
             if name not in on_nodes:

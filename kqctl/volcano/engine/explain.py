@@ -91,7 +91,7 @@ def resolve(snapshot: Snapshot, name: str) -> tuple[str, str]:
             return found[0], ""
         if len(found) > 1:
             raise UnknownPodGroup(f"{name!r} is ambiguous: {', '.join(found)}; name it as namespace/name")
-    known = [*snapshot.pod_groups, *snapshot.vcjobs, *(p.key for p in snapshot.pods if p.group)]
+    known = list(dict.fromkeys([*snapshot.pod_groups, *snapshot.vcjobs, *(p.key for p in snapshot.pods if p.group)]))
     by_name: dict[str, list[str]] = {}
     for key in known:
         by_name.setdefault(key.split("/", 1)[1], []).append(key)
