@@ -25,6 +25,9 @@ HELP = "\n\n".join((
     "Nothing is scheduled: usage is what admitted workloads hold now. --plot FILE.svg draws nominal vs used vs "
     "borrowed per ClusterQueue and flavor (FILE.png needs the plot extra: pip install 'kqctl[plot]'). "
     "Exit code 0 whenever the audit ran.",
+    "For Volcano (--scheduler volcano): per queue (as a tree) and resource, weight, capability, guarantee, "
+    "deserved, real capability, allocated, pending and share; idle guarantees, capabilities that limit nothing, "
+    "starved queues and PodGroups that can never fit.",
 ))
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
@@ -34,6 +37,7 @@ EXAMPLES = options.examples(
     "kqctl audit samples/cohort-borrowing",
     "kqctl audit snapshot.yaml -o markdown > quota-report.md",
     "kqctl audit --from-cluster --plot quota.svg",
+    "kqctl audit --scheduler volcano samples/volcano-hierarchy",
 )
 
 def audit_command(

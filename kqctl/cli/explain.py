@@ -33,6 +33,7 @@ EXAMPLES = options.examples(
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
     "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
 )
 
 

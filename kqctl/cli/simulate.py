@@ -38,6 +38,7 @@ EXAMPLES = options.examples(
     "kqctl simulate snapshot.yaml --cycles 1 -o json",
     "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
     "kqctl simulate --from-cluster --context prod -n team-a",
+    "kqctl simulate --scheduler volcano samples/volcano-two-teams",
 )
 
 def simulate_command(

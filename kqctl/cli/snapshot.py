@@ -53,6 +53,7 @@ SAVE_EXAMPLES = examples(
     "kqctl snapshot save prod.yaml --context prod",
     "kqctl snapshot save - | kqctl simulate -",
     "kqctl simulate prod.yaml new-workloads.yaml",
+    "kqctl snapshot save volcano.yaml --scheduler volcano",
 )
 
 

@@ -29,6 +29,7 @@ EXAMPLES = options.examples(
     "kqctl validate -R deploy/ --closed",
     "kqctl validate -o github cluster.yaml  # annotations in a GitHub Actions log",
     "kubectl get clusterqueues,localqueues -A -o yaml | kqctl validate -",
+    "kqctl validate --scheduler volcano samples/volcano-broken --vap",
 )
 
 def validate_command(

@@ -97,3 +97,8 @@ def test_explain_selector_lists_every_podgroup_not_running(cluster: Path) -> Non
 def test_explain_unknown_name(cluster: Path) -> None:
     run = run_kqctl("explain", "ns/hug", str(cluster))
     assert run.code == 2 and "did you mean ns/huge, ns/huge-0?" in run.err
+
+
+def test_version_names_the_volcano_commit_kqctl_mirrors() -> None:
+    run = run_kqctl("version")
+    assert "volcano: v1.16.0-devel (after v1.16.0-alpha.1), commit ed72c7c8" in run.out
