@@ -102,3 +102,15 @@ def test_explain_unknown_name(cluster: Path) -> None:
 def test_version_names_the_volcano_commit_kqctl_mirrors() -> None:
     run = run_kqctl("version")
     assert "volcano: v1.16.0-devel (after v1.16.0-alpha.1), commit ed72c7c8" in run.out
+
+
+def test_set_reaches_volcano_queues_podgroups_vcjobs_and_nodes() -> None:
+    sample = str(Path(__file__).resolve().parents[2] / "samples" / "volcano-two-teams")
+    run = run_kqctl("simulate", sample, "-o", "json", "--set", "pg/team-b/team-b-job-3.spec.minResources.cpu=2",
+                    "--set", "queue/team-a.spec.weight=3", "--set", "node/node-1.status.allocatable.cpu=17")
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert data["queues"]["team-a"]["weight"] == 3
+    assert data["podGroups"]["team-b/team-b-job-3"]["phase"] == "Running"
+    missing = run_kqctl("simulate", sample, "--set", "queue/team-z.spec.weight=3")
+    assert missing.code == 2 and "no LocalQueue or Queue 'team-z'" in missing.err

@@ -72,3 +72,18 @@ def test_lowering_min_resources_goes_down_to_what_the_gate_leaves() -> None:
     found = explain(snap, "ns/over")
     lowered = [s for s in found.suggestions if "minResources" in s.change]
     assert [(s.change, s.helps) for s in lowered] == [("lower ns/over's minResources to cpu 2", True)]
+
+
+def test_hierarchical_capacity_explains_from_the_parent_and_names_the_ancestor_that_said_no() -> None:
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.load.objects import load_paths
+    from kqctl.volcano.load import build_snapshot
+    from tests.support import REPO
+
+    snap = build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / "volcano-hierarchy")], recursive=True))
+    found = explain(snap, "web/render")
+    assert found.notes[0].gate == "queue-quota" and found.notes[0].detail["queue"] == "eng"
+    real = found.real_capability
+    assert real is not None and real.parent == "eng"
+    assert (real.total.cpu, real.others_guarantee.cpu, real.result.cpu) == (24000, 4000, 20000)
+    assert any(s.change == "raise queue eng's capability to cpu 28" and s.helps for s in found.suggestions)

@@ -34,14 +34,16 @@ class UnknownPodGroup(Exception):
 
 @dataclass(frozen=True)
 class RealCapability:
-    """How a queue's real capability comes about, per dimension: the cluster, minus the other queues'
-    guarantees, plus its own, bounded by its capability."""
+    """How a queue's real capability comes about, per dimension: the cluster (hierarchical capacity: the
+    parent's real capability), minus the other queues' (the siblings') guarantees, plus its own, bounded by its
+    capability (hierarchical: inherited from the ancestors where unset)."""
 
     total: Resource
     others_guarantee: Resource
     guarantee: Resource
     capability: Resource | None
     result: Resource
+    parent: str | None = None  # hierarchical capacity: the parent whose real capability ``total`` is
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = N
     attr = traced.quota.get(group.queue)
     explanation = Explanation(
         key=key, resolved_from=resolved, outcome=outcome, group=group, quota_plugin=traced.quota_plugin,
-        notes=tuple(traced.trace.of(key)), queue=attr, real_capability=_real_capability(snapshot, group.queue, attr),
+        notes=tuple(traced.trace.of(key)), queue=attr,
+        real_capability=_real_capability(snapshot, group.queue, attr, traced.quota),
         rounds=tuple(traced.rounds) if group.queue in traced.quota else (), suggestions=(),
         gang_message=traced.gang.get(key), conf_source=snapshot.conf.source,
         limitations=tuple(snapshot.limitations))
@@ -121,9 +124,19 @@ def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = N
     return explanation
 
 
-def _real_capability(snapshot: Snapshot, queue: str, attr: QueueAttr | None) -> RealCapability | None:
+def _real_capability(snapshot: Snapshot, queue: str, attr: QueueAttr | None,
+                     attrs: Mapping[str, QueueAttr]) -> RealCapability | None:
     if attr is None or queue not in snapshot.queues:
         return None
+    parent = attrs.get(attr.ancestors[-1]) if attr.ancestors else None
+    if parent is not None:  # hierarchical capacity: checkHierarchicalQueue
+        siblings = Resource()
+        for name in parent.children:
+            if name != queue and name in attrs:
+                siblings.add(attrs[name].guarantee)
+        return RealCapability(parent.real_capability.clone(), siblings, attr.guarantee.clone(),
+                              attr.capability.clone() if attr.capability is not None else None,
+                              attr.real_capability, parent.name)
     total = Resource()
     for node in snapshot.nodes.values():
         if node.ready:
@@ -181,8 +194,9 @@ def _candidates(snapshot: Snapshot, explanation: Explanation) -> list[tuple[str,
                       _with_queue(snapshot, replace(queue, state="Open"))))
     for gate in (trace.QUEUE_QUOTA, trace.ALLOCATABLE):
         note = gates.get(gate)
-        if note is not None:
-            found.extend(_capability_changes(snapshot, queue, note.detail))
+        if note is not None:  # hierarchical capacity: the queue that said no may be an ancestor
+            limited = snapshot.queues.get(str(note.detail.get("queue") or queue_name), queue)
+            found.extend(_capability_changes(snapshot, limited, note.detail))
     if trace.ALLOCATABLE in gates and explanation.quota_plugin == "proportion":
         found.append((f"double queue {queue_name}'s weight to {queue.weight * 2}",
                       _with_queue(snapshot, replace(queue, weight=queue.weight * 2))))
@@ -191,8 +205,10 @@ def _candidates(snapshot: Snapshot, explanation: Explanation) -> list[tuple[str,
         if factor is not None:
             found.append((f"raise overcommit-factor to {factor}", _with_conf(snapshot, _overcommit(snapshot.conf,
                                                                                                  factor))))
+    ancestors = set(explanation.queue.ancestors) if explanation.queue is not None else set()
+    quota_gated = trace.QUEUE_QUOTA in gates or trace.ALLOCATABLE in gates
     for name, other in sorted(snapshot.queues.items()):
-        if name != queue_name and other.guarantee and (trace.QUEUE_QUOTA in gates or trace.ALLOCATABLE in gates):
+        if name != queue_name and name not in ancestors and other.guarantee and quota_gated:
             found.append((f"remove queue {name}'s guarantee", _with_queue(snapshot, replace(other, guarantee=None))))
             break
     quota_note = gates.get(trace.QUEUE_QUOTA) or gates.get(trace.OVERCOMMIT)

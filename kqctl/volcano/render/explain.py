@@ -68,7 +68,7 @@ def explanation_data(explanation: Explanation) -> dict[str, Any]:
             "guarantee": resources(queue.guarantee), "capability": resources(queue.capability),
             "share": ratio(queue.share)},
         "realCapability": None if real is None else {
-            "cluster": resources(real.total), "othersGuarantee": resources(real.others_guarantee),
+            "parent": real.parent, "from": resources(real.total), "othersGuarantee": resources(real.others_guarantee),
             "guarantee": resources(real.guarantee), "capability": resources(real.capability),
             "result": resources(real.result)},
         "waterFilling": [{"remaining": resources(r.remaining), "totalWeight": r.total_weight,
@@ -129,6 +129,10 @@ def _gates(explanation: Explanation) -> list[str]:
         seen.add((note.gate, note.message))
         lines.append(f"  {note.gate} ({GATE_WHERE.get(note.gate, note.gate)}): {note.message}")
         table = _arithmetic(note)
+        where = note.detail.get("queue")
+        if table is not None and where and where != explanation.group.queue:
+            lines.append(f"      at queue {where}, an ancestor of {explanation.group.queue} "
+                         "(hierarchical capacity checks every queue up to root):")
         if table is not None:
             lines.extend("      " + line for line in format_lines(table))
     if explanation.gang_message:
@@ -143,10 +147,14 @@ def _arithmetic(note: Note) -> Table | None:
     limit = detail.get("limit")
     if not dims or not isinstance(limit, Resource):
         if note.gate == "overcommit" and dims:
+            factor = detail.get("factor")
+            factor_text = f"{float(factor):g}" if factor is not None else "factor"
             table = Table((Column("Resource"), Column("Min resources", right=True), Column("Inqueue", right=True),
-                           Column("Idle x factor", right=True)))
+                           Column("Cluster", right=True), Column("Used", right=True),
+                           Column(f"Idle = cluster x {factor_text} - used", right=True)))
             for dim in dims:
                 table.add([dim, _show(detail["minResources"], dim), _show(detail["inqueue"], dim),
+                           _show(detail.get("total") or Resource(), dim), _show(detail.get("used") or Resource(), dim),
                            _show(detail["idle"], dim)])
             return table
         return None
@@ -176,7 +184,9 @@ def _show(values: Resource, dim: str) -> str:
 def _real_capability(explanation: Explanation) -> list[str]:
     real = explanation.real_capability
     assert real is not None
-    table = Table((Column("Resource"), Column("Cluster", right=True), Column("Others' guarantee", right=True),
+    table = Table((Column("Resource"), Column("Cluster" if real.parent is None else f"{real.parent}'s real capability",
+                                             right=True),
+                   Column("Others' guarantee" if real.parent is None else "Siblings' guarantee", right=True),
                    Column("Own guarantee", right=True), Column("Capability", right=True),
                    Column("Real capability", right=True)))
     dims = [d for d in _dims(real.total, real.result) if d != "pods"]
@@ -186,7 +196,9 @@ def _real_capability(explanation: Explanation) -> list[str]:
         table.add([dim, _show(real.total, dim), _show(real.others_guarantee, dim), _show(real.guarantee, dim),
                    capability, _show(real.result, dim)])
     title = (f"Queue {explanation.group.queue}: real capability = cluster - other queues' guarantees + its own "
-             "guarantee, capped by its capability")
+             "guarantee, capped by its capability") if real.parent is None else (
+        f"Queue {explanation.group.queue}: real capability = its parent {real.parent}'s real capability - its "
+        "siblings' guarantees + its own guarantee, capped by its capability (inherited where unset)")
     return ["", title + ":", *("  " + line for line in format_lines(table))]
 
 
