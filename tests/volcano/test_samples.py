@@ -88,3 +88,19 @@ def test_explain_on_a_sample_names_the_gate_and_a_verified_fix() -> None:
     run = run_kqctl("explain", "team-b/team-b-job-3", str(SAMPLES / "volcano-two-teams"), *VOLCANO)
     assert run.code == 0, run.err
     assert "overcommit" in run.out and "[yes]" in run.out
+
+
+def _readme_runs() -> list[tuple[str, str]]:
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("\n## Volcano\n"):]
+    section = section[:section.index("\n## ", 1)]
+    return re.findall(r"```text\n\$ (.*?)\n(.*?)```", section, re.S)
+
+
+@pytest.mark.parametrize("command, shown", _readme_runs())
+def test_the_readme_shows_real_volcano_runs(command: str, shown: str) -> None:
+    args = command.split()
+    assert args[0] == "kqctl"
+    run = run_kqctl(*[str(REPO / a) if a.startswith("samples/") else a for a in args[1:]])
+    assert run.code == 0, run.err
+    assert run.out == shown.replace("samples/", f"{REPO}/samples/") or run.out == shown
