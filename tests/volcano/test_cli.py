@@ -114,3 +114,10 @@ def test_set_reaches_volcano_queues_podgroups_vcjobs_and_nodes() -> None:
     assert data["podGroups"]["team-b/team-b-job-3"]["phase"] == "Running"
     missing = run_kqctl("simulate", sample, "--set", "queue/team-z.spec.weight=3")
     assert missing.code == 2 and "no LocalQueue or Queue 'team-z'" in missing.err
+
+
+def test_the_reasons_below_the_table_are_limited_too() -> None:
+    sample = str(Path(__file__).resolve().parents[2] / "samples" / "volcano-two-teams")
+    out = run_kqctl("simulate", sample, "--limit", "2").out
+    reasons = out.split("Why not running:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(reasons) == 3 and reasons[-1].startswith("  ... 5 more (--limit N or --show-all")
