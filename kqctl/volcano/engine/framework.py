@@ -391,6 +391,7 @@ class Statement:
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
         previous = task.status
+        self.session.epoch += 1
         task.job.update_task_status(task, ALLOCATED)
         task.node = node.name
         node.add(task.key, ALLOCATED, task.request, task.pod.score_request, task)
@@ -399,6 +400,7 @@ class Statement:
 
     def pipeline(self, task: TaskInfo, node: NodeInfo) -> None:
         previous = task.status
+        self.session.epoch += 1
         task.job.update_task_status(task, PIPELINED)
         task.node = node.name
         node.add(task.key, PIPELINED, task.request, task.pod.score_request, task)
@@ -407,6 +409,7 @@ class Statement:
 
     def evict(self, task: TaskInfo, reason: str) -> None:
         previous = task.status
+        self.session.epoch += 1
         node = self.session.nodes[task.node]
         node.remove(task.key, previous, task.request, task.pod.score_request)
         task.job.update_task_status(task, RELEASING)
@@ -422,6 +425,7 @@ class Statement:
         other.operations = []
 
     def discard(self) -> None:
+        self.session.epoch += 1
         for op in reversed(self.operations):
             node = self.session.nodes[op.node]
             task = op.task
@@ -439,6 +443,7 @@ class Statement:
 
     def commit(self) -> None:
         """Allocations become binds, evictions become deletions; pipelines stay until the next session."""
+        self.session.epoch += 1
         for op in self.operations:
             if op.kind == "allocate":
                 op.task.job.update_task_status(op.task, BINDING)
@@ -495,6 +500,7 @@ class Session:
         self.evictions: list[tuple[TaskInfo, str]] = []
         self.pipelined: list[TaskInfo] = []
         self.trace = trace
+        self.epoch = 0  # bumped by every statement operation: what a failed search saw is still true while unchanged
         self.event_handlers: list[tuple[Callable[[TaskInfo], None] | None, Callable[[TaskInfo], None] | None]] = []
 
     # --- registration ----------------------------------------------------------------------------------------

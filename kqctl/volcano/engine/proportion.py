@@ -47,6 +47,8 @@ class Proportion:
         self.ssn = ssn
         self.attrs: dict[str, QueueAttr] = {}
         self.rounds: list[Round] = []
+        self._within: dict[str, bool] = {}  # reclaimable: queue -> allocated within deserved, at _within_epoch
+        self._within_epoch = -1
         self.total_guarantee = Resource()
         for queue in ssn.queues.values():
             self.total_guarantee.add(guarantee_of(queue.model))
@@ -173,13 +175,22 @@ class Proportion:
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """P6: victims while their queue's allocated (less the victims taken) is not within deserved."""
+        if self._within_epoch != self.ssn.epoch:  # the queues' allocations changed since last asked
+            self._within, self._within_epoch = {}, self.ssn.epoch
         victims = []
         allocations: dict[str, Resource] = {}
         for reclaimee in reclaimees:
             attr = self.attrs.get(reclaimee.job.queue)
             if attr is None:
                 continue
-            allocated = allocations.setdefault(attr.name, attr.allocated.clone())
+            allocated = allocations.get(attr.name)
+            if allocated is None:
+                inside = self._within.get(attr.name)
+                if inside is None:
+                    inside = self._within[attr.name] = less_equal(attr.allocated, attr.deserved, "zero")
+                if inside:  # within deserved already: taking victims away keeps it within, none is chosen
+                    continue
+                allocated = allocations[attr.name] = attr.allocated.clone()
             if not less_equal(allocated, attr.deserved, "zero"):
                 allocated.sub(reclaimee.request)
                 victims.append(reclaimee)

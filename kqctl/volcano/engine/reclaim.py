@@ -10,19 +10,57 @@ pipelined there; the job's statement is committed when the job is pipelined.
 
 from __future__ import annotations
 
-from kqctl.volcano.api.resource import less_equal
+from collections.abc import Iterator
+
+from kqctl.volcano.api.resource import Resource, less_equal
 from kqctl.volcano.engine import trace
 from kqctl.volcano.engine.capacity import sorted_victims
 from kqctl.volcano.engine.framework import (
     PENDING,
     RUNNING,
     JobInfo,
+    NodeInfo,
     PriorityQueue,
     QueueInfo,
     Session,
     Statement,
     TaskInfo,
 )
+
+
+class _Rooms:
+    """Per node (at its version): its future idle plus every running, preemptable task of a reclaimable queue,
+    the most any vote could free there. A node where even that cannot hold the task is refused by
+    ``ValidateVictims`` whatever the votes (which have no side effects), so it is skipped unvoted."""
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.rooms: dict[str, tuple[int, Resource]] = {}
+        self.fits: dict[tuple[object, ...], dict[str, tuple[int, bool]]] = {}
+
+    def nodes(self, shape: tuple[object, ...], task: TaskInfo) -> Iterator[NodeInfo]:
+        """The session's nodes by name, without those where the task cannot fit even with every victim."""
+        known = self.fits.setdefault(shape, {})
+        for node in self.ssn.node_list:
+            hit = known.get(node.name)
+            if hit is None or hit[0] != node.version:
+                hit = (node.version, less_equal(task.request, self._room(node), "zero"))
+                known[node.name] = hit
+            if hit[1]:
+                yield node
+
+    def _room(self, node: NodeInfo) -> Resource:
+        hit = self.rooms.get(node.name)
+        if hit is not None and hit[0] == node.version:
+            return hit[1]
+        room = node.future_idle()
+        queues = self.ssn.queues
+        for task in node.tasks.values():
+            if task.status == RUNNING and task.preemptable and task.job.queue in queues \
+                    and queues[task.job.queue].model.reclaimable:
+                room.add(task.request)
+        self.rooms[node.name] = (node.version, room)
+        return room
 
 
 def execute(ssn: Session) -> None:
@@ -44,6 +82,11 @@ def execute(ssn: Session) -> None:
                 if not task.pod.gated:
                     pending.push(task)
             tasks[job.key] = pending
+    # A task that found no node leaves the session as it was; another task of its queue with the same request
+    # would search the same nodes with the same votes (the voters read the reclaimer's queue and request only:
+    # gang, conformance, proportion, capacity), so it is skipped until something changes.
+    failed: dict[tuple[object, ...], int] = {}
+    rooms = _Rooms(ssn)
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):
@@ -56,16 +99,23 @@ def execute(ssn: Session) -> None:
                 task = tasks[job.key].pop()
                 if task.pod.preempt_never or not ssn.preemptive(queue, [task]):
                     continue
-                reclaim_for_task(ssn, statement, task, job)
+                shape = (job.queue, tuple(sorted(task.request.as_dict().items())))
+                if failed.get(shape) == ssn.epoch:
+                    continue
+                if not reclaim_for_task(ssn, statement, task, job, rooms, shape[1:]):
+                    failed[shape] = ssn.epoch
             if ssn.job_pipelined(job):
                 statement.commit()
             else:
                 statement.discard()
 
 
-def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: JobInfo) -> None:
-    """The first node, by name, where evicting the chosen victims makes room for the task."""
-    for node in ssn.node_list:
+def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: JobInfo,
+                     rooms: _Rooms | None = None, shape: tuple[object, ...] = ()) -> bool:
+    """The first node, by name, where evicting the chosen victims makes room for the task (False: none)."""
+    rooms = rooms if rooms is not None else _Rooms(ssn)
+    shape = shape or (tuple(sorted(task.request.as_dict().items())),)
+    for node in rooms.nodes(shape, task):
         if ssn.predicate(task, node) is not None:
             continue
         reclaimees = [t for t in node.tasks.values() if t.status == RUNNING and t.preemptable
@@ -94,7 +144,8 @@ def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: Jo
         statement.merge(node_statement)
         ssn.note(job, trace.RECLAIM, f"{task.pod.name} reclaims on {node.name} from "
                  f"{', '.join(sorted({v.job.queue for v in victims}))}")
-        return
+        return True
+    return False
 
 
 def _victims_make_room(task: TaskInfo, node: object, victims: list[TaskInfo]) -> bool:

@@ -213,12 +213,12 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
     waiting = [o for o in outcomes if o.reason is not None]
     if waiting:
         out.write("\nWhy not running:\n")
-        shown = waiting[: view.limit or len(waiting)]
-        for o in shown:
+        listed = waiting[: view.limit or len(waiting)]
+        for o in listed:
             assert o.reason is not None
             out.write(f"  {o.key}: {o.reason[1]}\n")
-        if len(shown) < len(waiting):
-            out.write(f"  ... {len(waiting) - len(shown):,} more (--limit N or --show-all for more, -o json for "
+        if len(listed) < len(waiting):
+            out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
                       "everything)\n")
     out.write("\n" + summary(result, outcomes) + "\n")
     _footnotes(result, out)
