@@ -87,3 +87,17 @@ def test_hierarchical_capacity_explains_from_the_parent_and_names_the_ancestor_t
     assert real is not None and real.parent == "eng"
     assert (real.total.cpu, real.others_guarantee.cpu, real.result.cpu) == (24000, 4000, 20000)
     assert any(s.change == "raise queue eng's capability to cpu 28" and s.helps for s in found.suggestions)
+
+
+def test_many_queues_show_only_the_podgroups_own_column_of_the_water_filling() -> None:
+    from kqctl.volcano.render.explain import ROUND_COLUMNS, text
+
+    names = [f"q{i}" for i in range(ROUND_COLUMNS + 1)]
+    objects = [conf("enqueue, allocate", *TIERS), node("n1", cpu="2")]
+    for name in names:
+        objects += [queue(name), group(f"g-{name}", name), pod(f"p-{name}", f"g-{name}", cpu="1", memory="0")]
+    found = explain(snapshot(*objects), "ns/g-q6", with_suggestions=False)  # type: ignore[arg-type]
+    rendered = text(found)
+    assert f"{len(names)} queues, only q6 shown" in rendered
+    header = next(line for line in rendered.splitlines() if line.strip().startswith("ROUND"))
+    assert "Q6" in header and "Q5" not in header and "QUEUES IN THE GAME" in header

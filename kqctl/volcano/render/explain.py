@@ -202,10 +202,16 @@ def _real_capability(explanation: Explanation) -> list[str]:
     return ["", title + ":", *("  " + line for line in format_lines(table))]
 
 
+ROUND_COLUMNS = 6  # more queues than this: only the PodGroup's own queue gets a column (-o json has all)
+
+
 def _rounds(explanation: Explanation) -> list[str]:
-    queues = sorted({q for r in explanation.rounds for q in r.deserved})
+    every = sorted({q for r in explanation.rounds for q in r.deserved})
+    queues = every if len(every) <= ROUND_COLUMNS else [q for q in every if q == explanation.group.queue]
     columns = [Column("Round", right=True), Column("Remaining"), Column("Weights", right=True),
                *(Column(q) for q in queues)]
+    if len(queues) < len(every):
+        columns.append(Column("Queues in the game", right=True))
     table = Table(columns)
     dims = [d for d in _dims(*[d for r in explanation.rounds for d in r.deserved.values()]) if d in (CPU, MEMORY)]
     for i, r in enumerate(explanation.rounds, 1):
@@ -213,9 +219,13 @@ def _rounds(explanation: Explanation) -> list[str]:
         for q in queues:
             value = r.deserved.get(q)
             cells.append("-" if value is None else _vector(value, dims) + (" (met)" if q in r.met else ""))
+        if len(queues) < len(every):
+            cells.append(f"{len(r.deserved):,} ({len(r.met):,} met)")
         table.add(cells)
-    return ["", "Deserved shares by the proportion plugin's water-filling (queues with jobs take part):",
-            *("  " + line for line in format_lines(table))]
+    title = "Deserved shares by the proportion plugin's water-filling (queues with jobs take part)"
+    if len(queues) < len(every):
+        title += f"; {len(every):,} queues, only {explanation.group.queue} shown (-o json has every queue)"
+    return ["", title + ":", *("  " + line for line in format_lines(table))]
 
 
 def _dims(*vectors: Resource) -> list[str]:
