@@ -286,7 +286,7 @@ def _add_workloads(snapshot: Snapshot, queues_set: QueuesSet, namespace: str, st
                 created += workloads_set.interval_ms
                 snapshot.workloads.append(Workload(
                     namespace=namespace, name=f"{template.class_name}-{set_index}-{round_}-{index}",
-                    uid=_uid(rng), queue_name=namespace, priority=template.priority, priority_class_ref=None,
+                    uid=make_uid(rng), queue_name=namespace, priority=template.priority, priority_class_ref=None,
                     active=True, creation_timestamp=start + timedelta(milliseconds=created),
                     pod_sets=pod_sets[template.class_name], admission=None, conditions=(), reclaimable_pods={},
                     admission_check_states=(),
@@ -300,7 +300,8 @@ def _pod_sets(template: WorkloadTemplate) -> tuple[PodSet, ...]:
     return (PodSet("main", 1, None, {"spec": spec}, None),)
 
 
-def _uid(rng: random.Random) -> str:
+def make_uid(rng: random.Random) -> str:
+    """A random UUID drawn from ``rng`` (so UIDs, which break ties in queues, follow the seed)."""
     h = f"{rng.getrandbits(128):032x}"
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
 

@@ -64,7 +64,7 @@ class TimelineOptions:
     seed: int = 0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Eviction:
     """One preemption as the replay saw it (for reports): when, by whom, why."""
 
