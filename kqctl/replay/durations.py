@@ -56,11 +56,9 @@ def format_duration(ms: int) -> str:
         return "-" + format_duration(-ms)
     if ms < 1000:
         return f"{ms}ms"
-    if ms < 60_000:
-        seconds, millis = divmod(ms, 1000)
-        tenths = (millis + 50) // 100
-        if tenths == 10:
-            seconds, tenths = seconds + 1, 0
+    tenths_total = (ms + 50) // 100  # rounded to a tenth of a second
+    if tenths_total < 600:
+        seconds, tenths = divmod(tenths_total, 10)
         return f"{seconds}.{tenths}s" if tenths else f"{seconds}s"
     minutes, seconds = divmod((ms + 500) // 1000, 60)
     if minutes < 60:

@@ -29,11 +29,15 @@ class Arrival:
 
 @dataclass(frozen=True)
 class Running:
-    """A workload already running when the replay starts (admitted at ``since``, usually <= 0)."""
+    """A workload already running when the replay starts (admitted at ``since``, usually <= 0).
+
+    ``arrival``: when it was submitted, if known (its time to admission then counts from there).
+    """
 
     key: str
     since: int
     runtime: int | None
+    arrival: int | None = None
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ class WorkloadTimes:
     """One workload over the replay, times in ms since the start (as Kueue's performance recorder keeps them).
 
     ``admitted`` is the last time it started running (after an eviction it starts again),
-    ``first_admitted`` the first. Workloads running when the replay started have no ``arrival``.
+    ``first_admitted`` the first. Workloads running when the replay started have no ``arrival`` unless their
+    scheduler knows when they were submitted.
     """
 
     key: str
@@ -120,7 +121,7 @@ class Replay:
             self.records[arrival.key] = _Record(arrival.at, arrival.runtime)
             self.loop.schedule(max(arrival.at, 0), (ARRIVE, arrival.key, 0))
         for item in running:
-            self.records[item.key] = _Record(None, item.runtime, item.since, item.since, running=True)
+            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True)
             if item.runtime is not None:
                 end = item.since + item.runtime + self.options.finish_latency
                 self.loop.schedule(max(0, end), (COMPLETE, item.key, 0))

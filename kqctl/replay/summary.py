@@ -33,7 +33,7 @@ class GroupStats:
 
 
 def group_stats(workloads: Iterable[WorkloadTimes], key: Callable[[WorkloadTimes], str]) -> tuple[GroupStats, ...]:
-    """One :class:`GroupStats` per value of ``key``, in name order (workloads running at the start excluded)."""
+    """One :class:`GroupStats` per value of ``key``, in name order (workloads not known to have arrived excluded)."""
     groups: dict[str, list[WorkloadTimes]] = {}
     for workload in workloads:
         if workload.arrival is not None:

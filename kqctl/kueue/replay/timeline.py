@@ -154,7 +154,8 @@ class KueueTimeline:
             key = model.key
             info = self.infos.get(key)
             if info is not None and info.admission is not None:
-                running.append(Running(key, self._admitted_since(model), self.runtimes.runtime(model)))
+                created = self._ms(model.creation_timestamp) if model.creation_timestamp is not None else None
+                running.append(Running(key, self._admitted_since(model), self.runtimes.runtime(model), created))
                 self.landed.add(key)
                 self._change_usage(info, 0, +1, "reserved")
                 self._change_usage(info, 0, +1, "admitted")
@@ -268,8 +269,7 @@ class KueueTimeline:
         self._release(info, now, reporter)
         if was_running:
             reporter.evicted(key, now)
-        if info.cluster_queue is not None:
-            self.queues[info.cluster_queue].push(info)  # CYC-16: creation time kept; CYC-17: no back-off
+        self._enqueue(info)  # its LocalQueue's ClusterQueue; CYC-16: creation time kept; CYC-17: no back-off
         return True
 
     def _requeue(self, root: str) -> bool:
