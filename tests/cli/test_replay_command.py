@@ -97,7 +97,7 @@ def test_a_runtime_distribution_fills_in_missing_runtimes(kqctl: Kqctl) -> None:
     data = json.loads(kqctl("replay", "samples/cohort-borrowing", "--runtime", "uniform(10m,1h)", "--seed", "7",
                             "--now", "2026-09-14T09:00:00Z", "-o", "json").out)
     assert all(w["state"] == "Finished" for w in data["workloads"].values())
-    assert any("draw from uniform(10m,1h) (seed 7)" in note for note in data["assumptions"])
+    assert any("draw from uniform(10m,1h) (seed 7;" in note for note in data["assumptions"])
 
 
 def test_usage_errors_exit_2_before_reading_anything(kqctl: Kqctl, write: Write) -> None:

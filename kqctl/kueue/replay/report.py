@@ -99,9 +99,15 @@ def _runtime_text(options: TimelineOptions) -> str:
 def _assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[str, ...]:
     notes = [f"controller throughput: {options.timeline.throughput.describe()}"]
     source = timeline.runtimes
-    if source.drawn:
+    runtime = options.timeline.runtime
+    if source.drawn and runtime is not None and runtime.kind == "fixed":
+        notes.append(f"{source.drawn:,} workload(s) without a declared runtime (annotation kqctl.dev/runtime) "
+                     f"were assumed to run {runtime.describe()} (from their admission; those running at the start: "
+                     "from the start)")
+    elif source.drawn:
         notes.append(f"{source.drawn:,} workload(s) without a declared runtime ran for a draw from "
-                     f"{_runtime_text(options.timeline)} (seed {options.timeline.seed})")
+                     f"{_runtime_text(options.timeline)} (seed {options.timeline.seed}; those running at the start: "
+                     "from the start)")
     if source.unknown:
         notes.append(f"{source.unknown:,} workload(s) declare no runtime (annotation kqctl.dev/runtime) and no "
                      "--runtime was given: once admitted they hold their quota until the replay ends")

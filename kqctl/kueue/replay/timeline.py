@@ -38,7 +38,7 @@ from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import DEFAULT_NOW, Simulation, SimulationOptions
 from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo, build_workload_info
-from kqctl.kueue.replay.runtimes import RuntimeSource
+from kqctl.kueue.replay.runtimes import RuntimeSource, declared_runtime
 from kqctl.kueue.replay.throughput import MICROS_PER_MS, Throughput, TokenBucket
 from kqctl.replay.durations import Distribution
 from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, UsageTrack, WorkloadLabels
@@ -155,7 +155,11 @@ class KueueTimeline:
             info = self.infos.get(key)
             if info is not None and info.admission is not None:
                 created = self._ms(model.creation_timestamp) if model.creation_timestamp is not None else None
-                running.append(Running(key, self._admitted_since(model), self.runtimes.runtime(model), created))
+                since = self._admitted_since(model)
+                runtime = self.runtimes.runtime(model)
+                if runtime is not None and declared_runtime(model) is None and since < 0:
+                    runtime -= since  # an assumed runtime of a running workload counts from the start
+                running.append(Running(key, since, runtime, created))
                 self.landed.add(key)
                 self._change_usage(info, 0, +1, "reserved")
                 self._change_usage(info, 0, +1, "admitted")
