@@ -125,6 +125,9 @@ class KueueTimeline:
     # --- set-up --------------------------------------------------------------------------------------
 
     def _future(self, workload: Workload) -> bool:
+        """Created after the start: it arrives then (a workload holding quota exists already, whatever its date)."""
+        if workload.is_condition_true("QuotaReserved") or workload.is_condition_true("Finished"):
+            return False
         return workload.creation_timestamp is not None and workload.creation_timestamp > self.start
 
     def _ms(self, moment: datetime | None) -> int:
