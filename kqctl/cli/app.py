@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperArgument
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, diff, explain, replay, rules, simulate, snapshot, validate, version
+from kqctl.cli import audit, convert, diff, explain, plan, replay, rules, simulate, snapshot, validate, version
 from kqctl.errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
@@ -64,6 +64,7 @@ app.command("explain", help=explain.HELP, epilog=explain.EXAMPLES)(explain.expla
 app.command("audit", help=audit.HELP, epilog=audit.EXAMPLES)(audit.audit_command)
 app.command("replay", help=replay.HELP, epilog=replay.EXAMPLES)(replay.replay_command)
 app.command("diff", help=diff.HELP, epilog=diff.EXAMPLES)(diff.diff_command)
+app.command("plan", help=plan.HELP, epilog=plan.EXAMPLES)(plan.plan_command)
 app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP)
 app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)
