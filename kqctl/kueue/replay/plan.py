@@ -118,12 +118,6 @@ class PlanProblem:
     steps: Values
     target: tuple[Condition, ...]
 
-    def describe(self, values: Values) -> str:
-        from kqctl.render.units import human
-
-        return ", ".join(f"{flavor}/{resource} {human(resource, v)}"
-                         for (flavor, resource), v in zip(self.resources, values, strict=True))
-
 
 DEFAULT_STEPS = {"cpu": 1000, "memory": 1024**3}
 
