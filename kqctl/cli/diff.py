@@ -33,6 +33,7 @@ HELP = "\n\n".join((
 ))
 
 EXAMPLES = options.examples(
+    "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10",
     "kqctl diff base/queues head/queues --with cluster-snapshot.yaml",
     "kqctl diff cluster.yaml --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40",
     "kqctl diff base/ head/ --replay --runtime 45m -o markdown > comment.md",

@@ -35,6 +35,7 @@ HELP = "\n\n".join((
 ))
 
 EXAMPLES = options.examples(
+    "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
     "kqctl replay cluster/ jobs-tomorrow.yaml --runtime 45m",
     "kqctl replay cluster/ --trace arrivals.csv -o json",
     "kqctl replay --generator kueue/test/performance/scheduler/configs/baseline/generator.yaml -o summary",

@@ -21,6 +21,8 @@ from kqctl.replay.statistics import Sample
 from kqctl.replay.summary import GroupStats, UsageSummary
 
 FORMATS = ("table", "wide", "json", "yaml", "summary")
+# What happens between Kueue's cycles in a replay (kqctl rules SIM-R1 ... explains each).
+RULES = ("SIM-R1", "SIM-R2", "SIM-R3", "SIM-R4", "SIM-R5", "SIM-R6", "SIM-R7")
 CHART_LINES = 12  # lines per chart: the busiest queues (a chart of 1,000 lines shows nothing)
 CHART_BUCKETS = 400  # points per line: usage is averaged per bucket of virtual time
 
@@ -90,7 +92,7 @@ def report_data(report: ReplayReport, keep: Callable[[WorkloadTimes], bool] | No
         "cycles": report.cycles,
         "apiWrites": report.api_writes,
         "model": {"cycleLatency": report.throughput.data(), "runtime": report.runtime,
-                  "finishLatencyMs": report.finish_latency, "seed": report.seed},
+                  "finishLatencyMs": report.finish_latency, "seed": report.seed, "rules": list(RULES)},
         "overall": group_data(report.overall),
         "percentiles": {
             "clusterQueues": {g.name: group_data(g) for g in report.by_cluster_queue},
@@ -125,7 +127,7 @@ def summary_data(report: ReplayReport) -> dict[str, Any]:
     from datetime import timedelta
 
     def stamp(ms: int) -> str:
-        return (start + timedelta(milliseconds=ms)).isoformat().replace("+00:00", "Z")
+        return (start + timedelta(milliseconds=ms)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     return {
         "clusterQueueClasses": {

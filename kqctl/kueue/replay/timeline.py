@@ -24,7 +24,7 @@ adds what happens between cycles in a real cluster, as Kueue's controllers do it
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import partial
@@ -37,7 +37,7 @@ from kqctl.kueue.engine.cycle import NOT_NOMINATED, PREEMPTION_GATED_STATUS, SKI
 from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import DEFAULT_NOW, Simulation, SimulationOptions
-from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo, build_workload_info
+from kqctl.kueue.engine.workloads import FlavorResource, PodSetInfo, WorkloadInfo, build_workload_info
 from kqctl.kueue.replay.runtimes import RuntimeSource, declared_runtime
 from kqctl.kueue.replay.throughput import MICROS_PER_MS, Throughput, TokenBucket
 from kqctl.replay.durations import Distribution
@@ -87,7 +87,7 @@ class _Usage:
             track = series.get(fr)
             if track is None:
                 track = series[fr] = StepSeries(0)
-            track.add(at, sign * value)
+            track.set(at, track.values[-1] + sign * value)
 
 
 class KueueTimeline:
@@ -119,8 +119,13 @@ class KueueTimeline:
         self.writes = 0
         self._trees = self._tree_members()
         self._namespace_memo: dict[tuple[str, str], bool] = {}
-        self._schedulable = [q for name, q in sorted(self.queues.items())
-                             if self._gives_heads(self.cache.cluster_queues[name])]
+        self._holder_lists: dict[str, list[_Usage]] = {}
+        # (id of a pod-set tuple, namespace) -> (the tuple, kept alive so its id stays its own; its builder)
+        self._pod_set_memo: dict[tuple[int, str], tuple[object, Callable[[], list[PodSetInfo]]]] = {}
+        self._schedulable = {name for name in self.queues if self._gives_heads(self.cache.cluster_queues[name])}
+        # ClusterQueues that may have workloads in their active heap: has_work() looks only at these (1,000
+        # ClusterQueues scanned on every event would cost more than the cycles).
+        self._maybe_active: set[str] = {name for name in self._schedulable if self.queues[name].active}
 
     # --- set-up --------------------------------------------------------------------------------------
 
@@ -193,12 +198,23 @@ class KueueTimeline:
     def arrive(self, key: str, now: int, reporter: Reporter) -> bool:
         """SIM-R1: a workload created now joins its queue (present ones are queued already)."""
         if key not in self.infos:
-            model = self.models[key]
-            info = build_workload_info(model, self.sim.limits.get(model.namespace), self.snapshot.config)
+            info = self._workload_info(self.models[key])
             self.infos[key] = info
             self._enqueue(info)
         info = self.infos[key]
         return info.cluster_queue is not None and key in self.queues[info.cluster_queue].active
+
+    def _workload_info(self, model: Workload) -> WorkloadInfo:
+        """As the engine builds it (REQ-5..10, CYC-16), with the pod-set arithmetic shared by workloads whose pod
+        sets are the same objects (Kueue's generator gives each class of a ClusterQueue one shape)."""
+        info = build_workload_info(model, self.sim.limits.get(model.namespace), self.snapshot.config)
+        if model.admission is not None or model.reclaimable_pods:
+            return info
+        memo_key = (id(model.pod_sets), model.namespace)
+        shared = self._pod_set_memo.get(memo_key)
+        if shared is None:
+            shared = self._pod_set_memo[memo_key] = (model.pod_sets, _memoized(info.build_pod_sets))
+        return WorkloadInfo(model, info.priority, info.queue_order_time, shared[1])
 
     def _enqueue(self, info: WorkloadInfo) -> None:
         """Kueue's queue manager: the LocalQueue's ClusterQueue, unless the LocalQueue is missing or stopped."""
@@ -215,6 +231,7 @@ class KueueTimeline:
         else:
             info.cluster_queue = local_queue.cluster_queue
             self.queues[local_queue.cluster_queue].push(info)
+            self._pushed(info.cluster_queue)
 
     def complete(self, key: str, now: int, reporter: Reporter) -> bool:
         """SIM-R3: a finished workload leaves the cache; its cohort tree is requeued after the batch period."""
@@ -284,8 +301,16 @@ class KueueTimeline:
         self.requeue_due.discard(root)
         moved = 0
         for name in self._trees.get(root, []):
-            state = self.cache.cluster_queues[name]
-            moved += self.queues[name].queue_inadmissible(partial(self._namespace_matches, cq=state))
+            queue = self.queues[name]
+            if not queue.inadmissible:
+                # What queue_inadmissible does for an empty set: remember the requeue, forget bulk-moved shapes.
+                queue.queue_inadmissible_cycle = queue.pop_cycle
+                queue.bulk_moved_shapes.clear()
+                continue
+            count = queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
+            if count:
+                moved += count
+                self._pushed(name)
         return moved > 0
 
     def _backoff_over(self, key: str) -> bool:
@@ -295,6 +320,7 @@ class KueueTimeline:
             return False
         queue = self.queues[info.cluster_queue]
         queue.push(info)
+        self._pushed(info.cluster_queue)
         return key in queue.active
 
     def _namespace_matches(self, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
@@ -315,7 +341,15 @@ class KueueTimeline:
     # --- the cycle -----------------------------------------------------------------------------------
 
     def has_work(self) -> bool:
-        return any(queue.active for queue in self._schedulable)
+        for name in list(self._maybe_active):
+            if self.queues[name].active:
+                return True
+            self._maybe_active.discard(name)
+        return False
+
+    def _pushed(self, name: str | None) -> None:
+        if name is not None and name in self._schedulable:
+            self._maybe_active.add(name)
 
     def backoff(self, attempt: int) -> int:
         return BACKOFF_MS[min(attempt, len(BACKOFF_MS)) - 1]
@@ -398,13 +432,19 @@ class KueueTimeline:
         if info.admission is None:
             return
         usage = info.usage()
-        name = info.admission.cluster_queue
-        self.held.setdefault(name, _Usage()).change(kind, at, usage, sign)
-        state = self.cache.cluster_queues.get(name)
-        if state is None:
-            return
-        for ancestor in state.node.ancestors():
-            self.held.setdefault("cohort/" + ancestor.name, _Usage()).change(kind, at, usage, sign)
+        for held in self._holders(info.admission.cluster_queue):
+            held.change(kind, at, usage, sign)
+
+    def _holders(self, name: str) -> list[_Usage]:
+        """The usage records a ClusterQueue's change goes into: its own and every cohort above it."""
+        found = self._holder_lists.get(name)
+        if found is None:
+            found = [self.held.setdefault(name, _Usage())]
+            state = self.cache.cluster_queues.get(name)
+            if state is not None:
+                found += [self.held.setdefault("cohort/" + a.name, _Usage()) for a in state.node.ancestors()]
+            self._holder_lists[name] = found
+        return found
 
     def usage(self) -> Sequence[UsageTrack]:
         tracks: list[UsageTrack] = []
@@ -454,6 +494,18 @@ class KueueTimeline:
         if queue is not None and key in queue.inadmissible:
             return INADMISSIBLE
         return PENDING
+
+
+def _memoized(build: Callable[[], list[PodSetInfo]]) -> Callable[[], list[PodSetInfo]]:
+    """The builder's first answer for every later call (pod-set infos are never changed once built)."""
+    memo: list[list[PodSetInfo]] = []
+
+    def built() -> list[PodSetInfo]:
+        if not memo:
+            memo.append(build())
+        return memo[0]
+
+    return built
 
 
 def workload_class(model: Workload) -> str:
