@@ -290,7 +290,8 @@ def search(problem: PlanProblem, evaluate_many: Evaluator, cap: Values, parallel
     def joint(level: int) -> Values:
         return tuple(_round_up(c * level // levels, s) for c, s in zip(cap, problem.steps, strict=True))
 
-    best = _bisect(lambda lv: joint(lv), 0, levels, run, done, parallel, budget)
+    today = max(problem.current[i] * levels // cap[i] if cap[i] else 0 for i in range(len(cap)))
+    best = _bisect(joint, 0, levels, run, done, parallel, budget, start=today)
     if best is None:
         return PlanResult(problem, None, tuple(done.values()), cap)
     answer = joint(best)
@@ -306,24 +307,47 @@ def search(problem: PlanProblem, evaluate_many: Evaluator, cap: Values, parallel
 
 
 def _bisect(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
-            done: dict[Values, Evaluation], parallel: int, budget: int) -> int | None:
+            done: dict[Values, Evaluation], parallel: int, budget: int, start: int | None = None) -> int | None:
     """The smallest level in [low, high] whose candidate meets the target (None if ``high`` does not).
 
-    Each round evaluates ``parallel`` levels at once, splitting the open interval evenly.
+    From ``start`` (today's quota) the level doubles until the target is met (the answer is usually near
+    today's quota, far below the cap), then each round evaluates ``parallel`` levels at once, splitting the
+    open interval evenly.
     """
-    run([point(high)])
-    if not done[point(high)].met:
+    bracket = _gallop(point, low, high, run, done, parallel, start if start is not None else high)
+    if bracket is None:
         return None
-    failed, met = low - 1, high  # invariant: level ``met`` meets the target; every level <= ``failed`` misses
+    failed, met = bracket  # invariant: level ``met`` meets the target; every level <= ``failed`` misses
     while met - failed > 1 and len(done) < budget:
         gap = met - failed
-        picks = sorted({failed + max(1, gap * k // (parallel + 1)) for k in range(1, parallel + 1)} - {met})
+        width = max(1, min(parallel, budget - len(done)))
+        picks = sorted({failed + max(1, gap * k // (width + 1)) for k in range(1, width + 1)} - {met})
         run([point(level) for level in picks])
         for level in picks:
             if done[point(level)].met:
                 met = min(met, level)
         failed = max([failed, *(lv for lv in picks if lv < met and not done[point(lv)].met)])
     return met
+
+
+def _gallop(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
+            done: dict[Values, Evaluation], parallel: int, start: int) -> tuple[int, int] | None:
+    """(a level that misses or low - 1, the first level found that meets) climbing from ``start`` by doubling."""
+    levels = []
+    level = min(max(start, low, 1), high)
+    while level < high:
+        levels.append(level)
+        level *= 2
+    levels.append(high)
+    failed = low - 1
+    for first in range(0, len(levels), parallel):
+        batch = levels[first:first + parallel]
+        run([point(lv) for lv in batch])
+        for lv in batch:
+            if done[point(lv)].met:
+                return failed, lv
+            failed = lv
+    return None
 
 
 def _round_up(value: int, step: int) -> int:
