@@ -14,6 +14,8 @@ from kqctl.cli.replay import (
     ReplaySettings,
     RuntimeOption,
     SeedOption,
+    TraceOption,
+    add_traces,
 )
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
@@ -53,6 +55,7 @@ def diff_command(
     with_paths: list[str] | None = WithOption,
     recursive: bool = options.RecursiveOption,
     replay: bool = typer.Option(False, "--replay", help="Also replay both sides and compare time to admission."),
+    traces: list[str] | None = TraceOption,
     runtime: str | None = RuntimeOption,
     cycle_latency: str = CycleLatencyOption,
     finish_latency: str = FinishLatencyOption,
@@ -92,6 +95,8 @@ def diff_command(
     shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler)
     old = _side(before, shared, recursive, strict, None, scheduler, clock)
     new = _side(after or before, shared, recursive, strict, sets, scheduler, clock)
+    for side in (old, new):
+        add_traces(side, traces or [], seed)  # the same arrivals on both sides
     report = diff_snapshots(old, new, sim_options, replay_options)
     view = TableOptions(limit=options.row_limit(limit, show_all))
     try:

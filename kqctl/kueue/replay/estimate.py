@@ -1,8 +1,8 @@
 """explain's wait-time estimate: "at the current rate this workload is admitted in about N minutes".
 
 The estimate is a replay of the snapshot as it is: what runs now finishes after its runtime, Kueue's
-cycles admit what then fits, and nothing new arrives (except workloads the inputs date in the
-future). Workloads that declare no runtime are assumed to run for ``assumed_runtime`` in all
+cycles admit what then fits, and nothing new arrives (every pending workload of the snapshot is queued
+at the start, as simulate reads it). Workloads that declare no runtime are assumed to run for ``assumed_runtime`` in all
 (counted from their admission), and the estimate says so.
 """
 
@@ -60,7 +60,8 @@ def replay_for_estimates(snapshot: Snapshot, options: KueueReplayOptions | None 
     """One replay serves the estimates of every workload of the snapshot."""
     options = options or KueueReplayOptions()
     runtime = options.timeline.runtime or assumed_runtime or DEFAULT_ASSUMED_RUNTIME
-    return replay_snapshot(snapshot, replace(options, timeline=replace(options.timeline, runtime=runtime)))
+    timeline = replace(options.timeline, runtime=runtime, all_present=True)
+    return replay_snapshot(snapshot, replace(options, timeline=timeline))
 
 
 def estimate_from(report: ReplayReport, key: str) -> WaitEstimate | None:

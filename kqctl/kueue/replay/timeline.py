@@ -62,6 +62,9 @@ class TimelineOptions:
     throughput: Throughput = field(default_factory=Throughput)
     runtime: Distribution | None = None
     seed: int = 0
+    # Every workload of the snapshot is queued at the start, whatever its creation time (explain's estimate:
+    # the snapshot is "now", as simulate reads it).
+    all_present: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,8 @@ class KueueTimeline:
 
     def _future(self, workload: Workload) -> bool:
         """Created after the start: it arrives then (a workload holding quota exists already, whatever its date)."""
-        if workload.is_condition_true("QuotaReserved") or workload.is_condition_true("Finished"):
+        if self.options.all_present or workload.is_condition_true("QuotaReserved") \
+                or workload.is_condition_true("Finished"):
             return False
         return workload.creation_timestamp is not None and workload.creation_timestamp > self.start
 
@@ -184,8 +188,10 @@ class KueueTimeline:
         return arrivals, running
 
     def _admitted_since(self, model: Workload) -> int:
+        """When it was admitted (ms, <= 0: a snapshot whose clock is before its admission still holds it now)."""
         condition = model.condition("Admitted") or model.condition("QuotaReserved")
-        return self._ms(condition.last_transition_time) if condition and condition.last_transition_time else 0
+        since = self._ms(condition.last_transition_time) if condition and condition.last_transition_time else 0
+        return min(since, 0)
 
     def _schedule_backoff(self, info: WorkloadInfo, reporter: Reporter) -> None:
         """SIM-R6 (CYC-17): a requeueAt in the future keeps the workload inadmissible until then."""

@@ -56,3 +56,10 @@ def test_explain_prints_the_estimate_and_its_assumptions(kqctl: Callable[..., Ru
     data = json.loads(kqctl(*args, "-o", "json").out)
     assert data["waitEstimate"]["admittedAfterMs"] > 30 * 60_000 and "30 minutes" in data["waitEstimate"]["text"]
     assert json.loads(kqctl(*args, "-o", "json", "--no-estimate").out)["waitEstimate"] is None
+
+
+def test_a_snapshot_whose_clock_is_before_its_dates_is_read_as_now(kqctl: Callable[..., Run]) -> None:
+    # The README's example pins --now long before the sample's timestamps: what runs runs from now on.
+    result = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", "--now",
+                   "2026-01-01T00:00:00Z")
+    assert "Wait estimate: at the current rate this workload is admitted in about 60 minutes" in result.out
