@@ -56,8 +56,8 @@ TraceOption = typer.Option(None, "--trace", metavar="FILE",
                            help="Arrivals: CSV or YAML rows of time, namespace, queue, priority, pods, requests, "
                                 "runtime (repeatable).")
 GeneratorOption = typer.Option(None, "--generator", metavar="FILE",
-                               help="Kueue's scheduler performance config (test/performance/scheduler/configs/*/"
-                                    "generator.yaml) instead of PATHs.")
+                               help="Kueue's scheduler performance config (a generator.yaml of its "
+                                    "test/performance/scheduler/configs) instead of PATHs.")
 UntilOption = typer.Option(None, "--until", metavar="DURATION", help="Stop the replay after this much virtual time.")
 
 
@@ -238,7 +238,10 @@ def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot
     from kqctl.kueue.engine.simulation import DEFAULT_NOW
     from kqctl.kueue.replay.generator import GeneratorError, build_snapshot, parse_generator
 
-    document = _single_document(path)
+    document = _single_document(path, "a generator config")
+    if isinstance(document.body, dict) and ("kind" in document.body or "apiVersion" in document.body):
+        raise InputError(document.origin.file, "a Kubernetes manifest, not Kueue's generator.yaml (cohorts: ...); "
+                         "pass manifests as PATHs", line=document.line_of(()))
     try:
         config = parse_generator(document.body)
     except GeneratorError as exc:
@@ -246,14 +249,14 @@ def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot
     return build_snapshot(config, start or DEFAULT_NOW, seed)
 
 
-def _single_document(path: str) -> Document:
+def _single_document(path: str, what: str) -> Document:
     from kqctl.load.documents import decode_text, parse_documents
     from kqctl.load.sources import read_source
 
     source = read_source(path)
     documents = [d for d in parse_documents(decode_text(source.data, source.name), source.name) if d.body is not None]
     if len(documents) != 1:
-        raise InputError(source.name, f"expected one YAML document, found {len(documents)}")
+        raise InputError(source.name, f"expected {what}: one YAML document, found {len(documents)}")
     return documents[0]
 
 
@@ -272,7 +275,7 @@ def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:
             if source.name.lower().endswith(".csv"):
                 rows = parse_csv_trace(text)
             else:
-                document = _single_document(path)
+                document = _single_document(path, "a trace")
                 body = document.body
                 lines = [document.line_of((i,)) for i in range(len(body))] if isinstance(body, list) else None
                 rows = parse_yaml_trace(body, lines)

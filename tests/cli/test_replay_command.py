@@ -132,3 +132,22 @@ def test_rows_only_with_no_headers(kqctl: Kqctl) -> None:
     result = kqctl("replay", *SAMPLE, "--no-headers", "--sort-by", "wait")
     lines = result.out.splitlines()
     assert result.code == 0 and len(lines) == 20 and not lines[0].startswith("WORKLOAD")
+
+
+def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
+    import io
+
+    from kqctl.cli.progress import Progress
+    from kqctl.cli.replay import progress_reporter
+    from kqctl.kueue.api.snapshot import Snapshot
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    snapshot = Snapshot(workloads=[None] * 5000)  # type: ignore[list-item]
+    terminal, piped = Terminal(), io.StringIO()
+    progress_reporter(Progress(terminal), snapshot)(90_000, 1234, 5000)
+    progress_reporter(Progress(piped), snapshot)(90_000, 1234, 5000)
+    assert "replaying: 1,234 of 5,000 workloads finished, virtual time 1m30s" in terminal.getvalue()
+    assert piped.getvalue() == ""

@@ -255,10 +255,10 @@ def headline(report: ReplayReport) -> str:
                        for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
-    waits = (f"; time to admission P50 {duration(overall.p50)}, P95 {duration(overall.p95)}, "
-             f"P99 {duration(overall.p99)}") if overall else ""
+    waits = (f"\nTime to admission: P50 {duration(overall.p50)}, P95 {duration(overall.p95)}, "
+             f"P99 {duration(overall.p99)}, mean {duration(round(overall.mean))}.") if overall else ""
     return (f"Replayed {len(report.workloads):,} workloads over {duration(report.end)} of virtual time{horizon} "
-            f"({report.cycles:,} cycles, {report.api_writes:,} API writes): {states or 'nothing to replay'}{waits}.")
+            f"({report.cycles:,} cycles, {report.api_writes:,} API writes): {states or 'nothing to replay'}.{waits}")
 
 
 def write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,

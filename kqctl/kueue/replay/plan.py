@@ -16,7 +16,7 @@ step below that misses it. Evaluations are independent and can run in parallel (
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -143,7 +143,7 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, resources: Sequenc
 def _members(snapshot: Snapshot, kind: str, name: str) -> list[str]:
     if kind == "ClusterQueue":
         if name not in snapshot.cluster_queues:
-            raise PlanError(f"ClusterQueue {name!r} is not in the inputs")
+            raise PlanError(f"ClusterQueue {name!r} is not in the inputs{_did_you_mean(name, snapshot.cluster_queues)}")
         return [name]
     cohorts = {name}
     changed = True
@@ -155,8 +155,16 @@ def _members(snapshot: Snapshot, kind: str, name: str) -> list[str]:
                 changed = True
     members = sorted(cq.name for cq in snapshot.cluster_queues.values() if cq.cohort in cohorts)
     if not members:
-        raise PlanError(f"cohort {name!r} has no ClusterQueue in the inputs")
+        known = {cq.cohort for cq in snapshot.cluster_queues.values() if cq.cohort} | set(snapshot.cohorts)
+        raise PlanError(f"cohort {name!r} has no ClusterQueue in the inputs{_did_you_mean(name, known)}")
     return members
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
 def _flavor_resource(text: str, available: list[FlavorResource]) -> FlavorResource:

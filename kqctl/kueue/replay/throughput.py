@@ -49,14 +49,19 @@ class Throughput:
     def describe(self) -> str:
         if self.fixed_ms is not None:
             return f"every cycle takes {self.fixed_ms} ms; API writes are not modelled"
-        return (f"API writes at {self.qps}/s (burst {self.burst}); a cycle costs {self.per_cycle_us} us plus "
-                f"{self.per_head_us} us per head")
+        return (f"API writes at {self.qps}/s (burst {self.burst}); a cycle costs {_ms_text(self.per_cycle_us)} plus "
+                f"{_ms_text(self.per_head_us)} per head")
 
     def data(self) -> dict[str, object]:
         if self.fixed_ms is not None:
             return {"model": "fixed", "cycleMs": self.fixed_ms}
         return {"model": CALIBRATED, "qps": self.qps, "burst": self.burst, "perCycleMicroseconds": self.per_cycle_us,
                 "perHeadMicroseconds": self.per_head_us}
+
+
+def _ms_text(micros: int) -> str:
+    whole, rest = divmod(micros, MICROS_PER_MS)
+    return f"{whole}.{rest:03d}".rstrip("0").rstrip(".") + " ms"
 
 
 _SETTING = re.compile(r"^(qps|burst|per-cycle|per-head)=(.+)$")
