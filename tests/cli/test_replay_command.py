@@ -151,3 +151,11 @@ def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
     progress_reporter(Progress(piped), snapshot)(90_000, 1234, 5000)
     assert "replaying: 1,234 of 5,000 workloads finished, virtual time 1m30s" in terminal.getvalue()
     assert piped.getvalue() == ""
+
+
+def test_a_replay_is_the_same_in_processes_with_different_hash_seeds() -> None:
+    from support import run_kqctl_subprocess
+
+    outputs = {run_kqctl_subprocess("replay", *SAMPLE, "-o", "json", env={"PYTHONHASHSEED": seed}).out
+               for seed in ("1", "2")}
+    assert len(outputs) == 1 and json.loads(outputs.pop())["workloads"]
