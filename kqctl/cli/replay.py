@@ -117,6 +117,7 @@ def parse_runtime(text: str | None) -> Distribution | None:
 
 
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
+BAR = 20  # characters of the progress bar
 
 
 def replay_command(
@@ -191,8 +192,9 @@ def progress_reporter(progress: Progress, snapshot: Snapshot) -> Callable[[int, 
     total = len(snapshot.workloads)
 
     def report(now: int, finished: int, _: int) -> None:
-        progress.step(f"kqctl: replaying: {finished:,} of {total:,} workloads finished, virtual time "
-                      f"{format_duration(now)}...", total)
+        done = min(BAR, finished * BAR // total) if total else 0
+        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,} of {total:,} workloads "
+                      f"finished, virtual time {format_duration(now)}", total)
 
     return report
 

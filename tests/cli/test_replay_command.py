@@ -149,7 +149,8 @@ def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
     terminal, piped = Terminal(), io.StringIO()
     progress_reporter(Progress(terminal), snapshot)(90_000, 1234, 5000)
     progress_reporter(Progress(piped), snapshot)(90_000, 1234, 5000)
-    assert "replaying: 1,234 of 5,000 workloads finished, virtual time 1m30s" in terminal.getvalue()
+    assert "replaying [####................] 1,234 of 5,000 workloads finished, virtual time 1m30s" \
+        in terminal.getvalue()
     assert piped.getvalue() == ""
 
 
