@@ -39,7 +39,9 @@ def test_workloads_are_created_one_interval_after_another_with_the_runners_names
 
 
 def test_uids_follow_the_seed() -> None:
-    config = parse_generator(yaml.safe_load(BASELINE.read_text()))
+    config = parse_generator({"cohorts": [{"className": "c", "count": 1, "queuesSets": [{
+        "className": "q", "count": 1, "nominalQuota": "4", "workloadsSets": [{
+            "count": 5, "creationIntervalMs": 10, "workloads": [{"className": "w", "request": "1"}]}]}]}]})
     uids = [w.uid for w in build_snapshot(config, START, seed=1).workloads[:5]]
     assert uids == [w.uid for w in build_snapshot(config, START, seed=1).workloads[:5]]
     assert uids != [w.uid for w in build_snapshot(config, START, seed=2).workloads[:5]]
