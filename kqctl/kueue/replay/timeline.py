@@ -123,6 +123,7 @@ class KueueTimeline:
         self._trees = self._tree_members()
         self._namespace_memo: dict[tuple[str, str], bool] = {}
         self._holder_lists: dict[str, list[_Usage]] = {}
+        self._usage_memo: dict[str, tuple[object, dict[FlavorResource, int]]] = {}
         # (id of a pod-set tuple, namespace) -> (the tuple, kept alive so its id stays its own; its builder)
         self._pod_set_memo: dict[tuple[int, str], tuple[object, Callable[[], list[PodSetInfo]]]] = {}
         self._schedulable = {name for name in self.queues if self._gives_heads(self.cache.cluster_queues[name])}
@@ -437,9 +438,12 @@ class KueueTimeline:
     def _change_usage(self, info: WorkloadInfo, at: int, sign: int, kind: str) -> None:
         if info.admission is None:
             return
-        usage = info.usage()
+        # An admission's usage does not change while it holds quota: worked out once per admission.
+        cached = self._usage_memo.get(info.key)
+        if cached is None or cached[0] is not info.admission:
+            cached = self._usage_memo[info.key] = (info.admission, info.usage())
         for held in self._holders(info.admission.cluster_queue):
-            held.change(kind, at, usage, sign)
+            held.change(kind, at, cached[1], sign)
 
     def _holders(self, name: str) -> list[_Usage]:
         """The usage records a ClusterQueue's change goes into: its own and every cohort above it."""
