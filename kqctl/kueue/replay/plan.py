@@ -4,8 +4,9 @@ A target is a condition on the replay of the workloads of the planned ClusterQue
 ClusterQueue of the planned cohort): ``p95(time-to-admission) < 30m``, ``mean(time-to-finish) <= 2h``,
 ``no workload inadmissible`` (every one of them gets in before the replay ends), or several joined
 with ``and``. The quota searched is the nominal quota of each chosen flavor/resource: the
-ClusterQueue's own, or for a cohort the total of its ClusterQueues' (shared out in proportion to
-what each has now, exactly, largest remainder first).
+ClusterQueue's own, or for a cohort the total of its ClusterQueues' (shared out among those that list
+the flavor/resource in proportion to what each has now, exactly, largest remainder first; a Cohort
+object's own quota stays as it is).
 
 The search assumes that more quota never makes the target worse, which holds for the waits of a
 single queue but is not guaranteed by Kueue (more quota can change who preempts whom): the answer
@@ -21,7 +22,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
-from kqctl.kueue.api.models import ClusterQueue, FlavorQuotas, ResourceQuota
+from kqctl.kueue.api.models import ClusterQueue, FlavorQuotas
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_snapshot
 from kqctl.replay.durations import DurationError, format_duration, parse_duration
@@ -196,9 +197,9 @@ def apply(snapshot: Snapshot, problem: PlanProblem, values: Values) -> Snapshot:
     """The snapshot with the planned quotas: one ClusterQueue's, or a cohort's total shared out."""
     queues = dict(snapshot.cluster_queues)
     for index, fr in enumerate(problem.resources):
-        shares = share_out(values[index], [queues[cq].quotas.get(fr, ResourceQuota(0)).nominal
-                                           for cq in problem.members])
-        for cq, nominal in zip(problem.members, shares, strict=True):
+        holders = [cq for cq in problem.members if fr in queues[cq].quotas]  # only those that list it get a share
+        shares = share_out(values[index], [queues[cq].quotas[fr].nominal for cq in holders])
+        for cq, nominal in zip(holders, shares, strict=True):
             queues[cq] = with_nominal(queues[cq], fr, nominal)
     return replace(snapshot, cluster_queues=queues, workloads=list(snapshot.workloads))
 
