@@ -21,7 +21,8 @@ EXIT_CODES = """Exit codes:
 
 \b
   0   success (validate: no finding at or above --fail-on)
-  1   validate found problems; simulate --fail-on matched a workload
+  1   validate found problems; simulate --fail-on matched a workload; diff --fail-on
+      regression found one; plan met the target at no quota it tried
   2   usage error (unknown option, bad value, unknown name)
   3   unreadable or invalid input (file, document and field named)
   4   the cluster could not be read (--from-cluster, snapshot save)
@@ -50,7 +51,8 @@ TyperArgument.display_type_rich = _help_type  # type: ignore[method-assign,assig
 
 app = typer.Typer(
     name="kqctl",
-    help="Offline validation, dry-run admission and quota audits for Kubernetes batch queues (Kueue).",
+    help="Offline validation, dry-run admission, replays in virtual time, configuration diffs, capacity plans and "
+         "quota audits for Kubernetes batch queues (Kueue).",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
