@@ -51,8 +51,12 @@ class Throughput:
     def describe(self) -> str:
         if self.fixed_ms is not None:
             return f"every cycle takes {self.fixed_ms} ms; API writes are not modelled"
-        return (f"API writes at {self.qps}/s (burst {self.burst}); a cycle costs {_ms_text(self.per_cycle_us)} plus "
+        text = (f"API writes at {self.qps}/s (burst {self.burst}); a cycle costs {_ms_text(self.per_cycle_us)} plus "
                 f"{_ms_text(self.per_head_us)} per head")
+        if self == Throughput():
+            text += (" (the default, calibrated against Kueue's own performance runs: minimalkueue's client limits; "
+                     "--cycle-latency to change)")
+        return text
 
     def data(self) -> dict[str, object]:
         if self.fixed_ms is not None:
