@@ -160,3 +160,13 @@ def test_a_replay_is_the_same_in_processes_with_different_hash_seeds() -> None:
     outputs = {run_kqctl_subprocess("replay", *SAMPLE, "-o", "json", env={"PYTHONHASHSEED": seed}).out
                for seed in ("1", "2")}
     assert len(outputs) == 1 and json.loads(outputs.pop())["workloads"]
+
+
+def test_a_yaml_trace_with_a_priority_class(kqctl: Kqctl, write: Write) -> None:
+    trace = write("arrivals.yaml", "- {time: 10m, namespace: team-a, queue: team-a-queue, name: late, "
+                  "priorityClass: interactive, requests: {cpu: '1', memory: 1Gi}, runtime: 5m}\n")
+    data = json.loads(kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z",
+                            "-o", "json").out)
+    late = data["workloads"]["team-a/late"]
+    assert (late["priority"], late["arrivalMs"], late["runtimeMs"], late["state"]) == (1000, 600_000, 300_000,
+                                                                                        "Finished")
