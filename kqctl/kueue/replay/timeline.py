@@ -253,6 +253,7 @@ class KueueTimeline:
         self._change_usage(info, now, -1, "reserved")
         if info.key in self.landed:
             self._change_usage(info, now, -1, "admitted")
+        self._usage_memo.pop(info.key, None)
         self.landed.discard(info.key)
         self.cache.remove_workload(info)
         info.admission = None
