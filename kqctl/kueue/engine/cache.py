@@ -11,10 +11,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kqctl.k8s.names import go_quote
-from kqctl.kueue.api.models import ClusterQueue, Cohort, ResourceFlavor, ResourceGroup, ResourceQuota
+from kqctl.kueue.api.models import ClusterQueue, Cohort, FlavorResource, ResourceFlavor, ResourceGroup, ResourceQuota
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.quota import (
-    FlavorResource,
     Limits,
     QuotaNode,
     add_usage,

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from kqctl.k8s.pods import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
 from kqctl.k8s.selectors import namespace_labels, selector_matches
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine import tas
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
@@ -39,14 +40,7 @@ from kqctl.kueue.engine.queues import (
 from kqctl.kueue.engine.queues import (
     NO_FIT as REQUEUE_NO_FIT,
 )
-from kqctl.kueue.engine.workloads import (
-    Admission,
-    FlavorResource,
-    PodSetAdmission,
-    ScanMemory,
-    WorkloadInfo,
-    variant_flavor,
-)
+from kqctl.kueue.engine.workloads import Admission, PodSetAdmission, ScanMemory, WorkloadInfo, variant_flavor
 
 # Entry statuses (Kueue's entryStatus)
 NOT_NOMINATED = ""

@@ -13,7 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from kqctl.kueue.api.models import BorrowWithinCohort, ClusterQueue, FlavorQuotas, Preemption, ResourceGroup
+from kqctl.kueue.api.models import (
+    BorrowWithinCohort,
+    ClusterQueue,
+    FlavorQuotas,
+    FlavorResource,
+    Preemption,
+    ResourceGroup,
+)
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
 from kqctl.kueue.engine.cycle import Entry
@@ -22,7 +29,7 @@ from kqctl.kueue.engine.outcomes import decision
 from kqctl.kueue.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, SimulationResult, WorkloadOutcome, simulate
-from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo, resource_order
+from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kqctl.k8s.quantity import sat_add, sat_sub
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.quota import QuotaNode, add_usage, potential, remove_usage
-from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo
+from kqctl.kueue.engine.workloads import WorkloadInfo
 
 if TYPE_CHECKING:
     from kqctl.kueue.engine.cycle import Entry

@@ -12,17 +12,10 @@ from dataclasses import dataclass, field
 
 from kqctl.k8s.quantity import format_resource_value, sat_add, sat_sub
 from kqctl.k8s.selectors import SelectorError, first_untolerated_taint, flavor_matches_pod, taint_text
-from kqctl.kueue.api.models import ResourceGroup, TopologyAssignment
+from kqctl.kueue.api.models import FlavorResource, ResourceGroup, TopologyAssignment
 from kqctl.kueue.engine import tas
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.workloads import (
-    FlavorResource,
-    PodSetInfo,
-    ScanMemory,
-    WorkloadInfo,
-    allowed_flavors,
-    resource_order,
-)
+from kqctl.kueue.engine.workloads import PodSetInfo, ScanMemory, WorkloadInfo, allowed_flavors, resource_order
 
 # Public modes (FA-7), worst to best.
 NO_FIT = "NoFit"

@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from itertools import islice
 
 from kqctl.k8s.quantity import sat_sub
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import QuotaCache
-from kqctl.kueue.engine.quota import FlavorResource, QuotaNode
+from kqctl.kueue.engine.quota import QuotaNode
 
 Lent = dict[str, dict[FlavorResource, int]]  # ClusterQueue name -> (flavor, resource) -> amount lent
 

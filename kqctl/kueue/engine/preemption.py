@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kqctl.k8s.quantity import sat_add, sat_sub
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.flavors import Assignment, Oracle, borrowing_level, total_requests_for
 from kqctl.kueue.engine.quota import QuotaNode
-from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo
+from kqctl.kueue.engine.workloads import WorkloadInfo
 
 IN_CLUSTER_QUEUE = "InClusterQueue"
 IN_COHORT_RECLAMATION = "InCohortReclamation"

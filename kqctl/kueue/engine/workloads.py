@@ -22,9 +22,7 @@ from kqctl.k8s.pods import (
 )
 from kqctl.k8s.quantity import MAX_INT64
 from kqctl.kueue.api.config import KueueConfig
-from kqctl.kueue.api.models import Workload
-
-FlavorResource = tuple[str, str]
+from kqctl.kueue.api.models import FlavorResource, Workload
 
 # Kueue sees a workload without creationTimestamp at Go's zero time.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)

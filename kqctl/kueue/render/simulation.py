@@ -8,10 +8,10 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine import outcomes
 from kqctl.kueue.engine.lending import lent_by_cluster_queue
 from kqctl.kueue.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, RESERVED, WAITING
-from kqctl.kueue.engine.quota import FlavorResource
 from kqctl.kueue.engine.simulation import SimulationResult, WorkloadOutcome
 from kqctl.kueue.engine.workloads import Admission, WorkloadInfo
 from kqctl.render.columns import Column, Table, TableOptions
