@@ -452,6 +452,11 @@ def _find(conditions: tuple[Condition, ...], kind: str) -> Condition | None:
     return next((c for c in conditions if c.type == kind), None)
 
 
+# The controllerName of Kueue's own admission-check controllers (XO-1, TAS-6).
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+
+
 @dataclass(frozen=True)
 class AdmissionCheck:
     name: str

@@ -13,19 +13,12 @@ from datetime import datetime
 from kqctl.k8s.pods import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
 from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.api.models import FlavorResource
-from kqctl.kueue.engine import tas
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.features import FeatureGates
-from kqctl.kueue.engine.flavors import (
-    DEFERRED_FIT,
-    FIT,
-    NO_FIT,
-    PREEMPT,
-    Assignment,
-    FlavorAssigner,
-    format_attempts,
-)
+from kqctl.kueue.engine.flavors import tas_assigner
+from kqctl.kueue.engine.flavors.assigner import FlavorAssigner
+from kqctl.kueue.engine.flavors.assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment, format_attempts
 from kqctl.kueue.engine.preemption import Preemptor, Target
 from kqctl.kueue.engine.queues import (
     FAILED_AFTER_NOMINATION,
@@ -39,6 +32,15 @@ from kqctl.kueue.engine.queues import (
 )
 from kqctl.kueue.engine.queues import (
     NO_FIT as REQUEUE_NO_FIT,
+)
+from kqctl.kueue.engine.tas_cache import (
+    FITS_NO_QUOTA,
+    FITS_NO_TAS,
+    FITS_OK,
+    TASUsage,
+    find_assignments,
+    is_tas_only,
+    workload_requests_tas,
 )
 from kqctl.kueue.engine.workloads import Admission, PodSetAdmission, ScanMemory, WorkloadInfo, variant_flavor
 
@@ -109,7 +111,7 @@ class Scheduler:
     # forgets the workload from its cache and requeues it).
     fail_admissions: bool = False
     ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
-    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], tas.TASUsage]] = field(default_factory=list)
+    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], TASUsage]] = field(default_factory=list)
 
     # --- the cycle -----------------------------------------------------------------------------------
 
@@ -223,19 +225,20 @@ class Scheduler:
         """
         if assignment.representative_mode() != PREEMPT:
             return
-        if not (tas.workload_requests_tas(workload) or tas.is_tas_only(cq.model, self.cache.flavors)):
+        if not (workload_requests_tas(workload) or is_tas_only(cq.model, self.cache.flavors)):
             return
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
-        requests = tas.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment, checks)
+        requests = tas_assigner.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment,
+                                                  checks)
         gone = [t.workload for t in targets]
         for victim in gone:
             self.cache.remove_workload(victim)
         try:
-            results = tas.find_assignments(self.cache.tas, requests, simulate_empty=not gone)
+            results = find_assignments(self.cache.tas, requests, simulate_empty=not gone)
         finally:
             for victim in gone:
                 self.cache.add_workload(victim)
-        tas.update_for_result(self.cache.tas, assignment, workload, results)
+        tas_assigner.update_for_result(self.cache.tas, assignment, workload, results)
 
     def _initial_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                              nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
@@ -439,8 +442,8 @@ class Scheduler:
         if not recompute_overlap:
             check = self._fits(entry.cq, usage, entry.assignment.tas_usage, victims, entry.targets)
             # TAS-6: a placement that no longer fits is recomputed (TASRecomputeAssignmentWithinSchedulingCycle).
-            if not (check == tas.FITS_NO_TAS and self._topology_aware):
-                return usage, check == tas.FITS_OK
+            if not (check == FITS_NO_TAS and self._topology_aware):
+                return usage, check == FITS_OK
         others = [t.workload for t in victims.values()] if recompute_overlap else []
         for workload in others:
             self.cache.remove_workload(workload)
@@ -453,9 +456,9 @@ class Scheduler:
         if recompute_overlap and assignment.representative_mode() == FIT:
             assignment.mode_override = DEFERRED_FIT
         usage = dict(assignment.usage)
-        return usage, self._fits(entry.cq, usage, assignment.tas_usage, victims, targets) == tas.FITS_OK
+        return usage, self._fits(entry.cq, usage, assignment.tas_usage, victims, targets) == FITS_OK
 
-    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage,
+    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage,
               victims: dict[str, Target], targets: list[Target]) -> str:
         """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
@@ -463,8 +466,8 @@ class Scheduler:
             self.cache.remove_workload(workload)
         try:
             if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
-                return tas.FITS_NO_QUOTA
-            return tas.FITS_OK if self.cache.tas.fits(tas_usage) else tas.FITS_NO_TAS
+                return FITS_NO_QUOTA
+            return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
         finally:
             for workload in gone.values():
                 self.cache.add_workload(workload)
@@ -485,7 +488,7 @@ class Scheduler:
                 reserved[fr] = max(0, min(value, limits.nominal - cq.usage(fr)))
         return reserved
 
-    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage = ()) -> None:
+    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage = ()) -> None:
         """Usage (and TAS-4 node usage) held in the cache until the end of this cycle only."""
         self.cache.add_usage(cq, usage)
         self.cache.tas.add_usage(tas_usage)
@@ -518,7 +521,8 @@ class Scheduler:
             self._hold(entry.cq, usage, entry.assignment.tas_usage)
             return
         self.cache.add_usage(entry.cq, usage)
-        self.cache.tas.admit(workload, entry.assignment)  # TAS-4: its pods now hold their nodes
+        # TAS-4: its pods now hold their nodes
+        self.cache.tas.admit(workload, entry.assignment.tas_usage, entry.assignment.topology_assignments())
         workload.admission = _admission_from(entry)
         workload.reservation_time = self.now
         workload.evicted = False

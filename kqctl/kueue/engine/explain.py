@@ -24,7 +24,7 @@ from kqctl.kueue.api.models import (
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
 from kqctl.kueue.engine.cycle import Entry
-from kqctl.kueue.engine.flavors import FIT, Assignment
+from kqctl.kueue.engine.flavors.assignment import FIT, Assignment
 from kqctl.kueue.engine.outcomes import decision
 from kqctl.kueue.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
 from kqctl.kueue.engine.quota import QuotaNode

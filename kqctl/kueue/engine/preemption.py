@@ -13,7 +13,7 @@ from datetime import datetime
 from kqctl.k8s.quantity import sat_add, sat_sub
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.flavors import Assignment, Oracle, borrowing_level, total_requests_for
+from kqctl.kueue.engine.flavors.assignment import Assignment, Oracle, total_requests_for
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
@@ -120,9 +120,9 @@ class Preemptor:
         def simulate(fr: FlavorResource, quantity: int) -> tuple[str, int]:
             targets = self._targets(PreemptionContext(workload, cq, {fr}, {fr: quantity}))
             if not targets:
-                return "NoCandidates", borrowing_level(self.cache, cq, fr, quantity)[0]
+                return "NoCandidates", self.cache.borrowing_level(cq, fr, quantity)[0]
             self._remove([t.workload for t in targets])
-            level = borrowing_level(self.cache, cq, fr, quantity)[0]
+            level = self.cache.borrowing_level(cq, fr, quantity)[0]
             self._restore([t.workload for t in targets])
             same_cq = any(t.cluster_queue is cq for t in targets)
             return ("Preempt" if same_cq else "Reclaim"), level

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.explain import Analysis, CohortLevel, Decision, Explanation, FlavorReport, ResourceCheck
-from kqctl.kueue.engine.flavors import NO_FIT, PREEMPT, Assignment
+from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT, Assignment
 from kqctl.render.units import human
 
 NO_WRAP_WIDTH = 100_000
