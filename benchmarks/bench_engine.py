@@ -155,7 +155,7 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
         profiler.disable()
         profiler.dump_stats(str(profile))
     admissions = sum(len(r.admitted) for r in result.cycle_results)
-    preemptions = sum(len(r.preemptions) for r in result.cycle_results)
+    preemptions = sum(len(r.evictions) for r in result.cycle_results)
     holding = sum(len(state.workloads) for state in result.cache.cluster_queues.values())
     cycle_times = timings.get("cycle", [])
     figures.update(

@@ -15,11 +15,28 @@ from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.entry import (
+    ASSUMED,
+    MISCONFIGURED,
+    NOMINATED,
+    NOT_NOMINATED,
+    PENDING_EVALUATION,
+    PREEMPTION_GATED_STATUS,
+    SKIPPED,
+    SUSPENDED,
+    WAITING_FOR_PREEMPTED,
+    WAITING_FOR_QUOTA,
+    CycleResult,
+    Entry,
+    Eviction,
+)
+from kqctl.kueue.engine.fair_sharing_tournament import tournament
 from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.flavors import tas_assigner
 from kqctl.kueue.engine.flavors.assigner import FlavorAssigner
 from kqctl.kueue.engine.flavors.assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment, format_attempts
-from kqctl.kueue.engine.preemption import Preemptor, Target
+from kqctl.kueue.engine.preemption.preemptor import Preemptor
+from kqctl.kueue.engine.preemption.targets import Target, preemption_message
 from kqctl.kueue.engine.queues import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
@@ -44,56 +61,15 @@ from kqctl.kueue.engine.tas_cache import (
 )
 from kqctl.kueue.engine.workloads import Admission, PodSetAdmission, ScanMemory, WorkloadInfo, variant_flavor
 
-# Entry statuses (Kueue's entryStatus)
-NOT_NOMINATED = ""
-NOMINATED = "nominated"
-SKIPPED = "skipped"
-ASSUMED = "assumed"
-PREEMPTION_GATED_STATUS = "preemptionGated"
 
-# QuotaReserved=False reasons (Appendix C)
-WAITING_FOR_QUOTA = "WaitingForQuota"
-WAITING_FOR_PREEMPTED = "WaitingForPreemptedWorkloads"
-MISCONFIGURED = "Misconfigured"
-SUSPENDED = "Suspended"
-PENDING_EVALUATION = "PendingEvaluation"
+@dataclass(frozen=True)
+class NominationFailure:
+    """CYC-4, REQ-15: why a head is not nominated: its QuotaReserved=False reason and message, and how it
+    is requeued."""
 
-
-@dataclass(eq=False)
-class Entry:
-    """A head of this cycle and what the scheduler decided for it."""
-
-    workload: WorkloadInfo
-    cq_name: str
-    cq: ClusterQueueState | None
-    assignment: Assignment | None = None
-    targets: list[Target] = field(default_factory=list)
-    status: str = NOT_NOMINATED
-    message: str = ""
-    requeue_reason: str = GENERIC
-    reason: str = ""
-    nominated: bool = False  # went through flavor assignment (not rejected at nomination)
-    flavors_considered: str = ""  # CYC-18, for the QuotaReserved event of an admission
-
-    @property
-    def mode(self) -> str:
-        return self.assignment.representative_mode() if self.assignment is not None else NO_FIT
-
-
-@dataclass
-class Preemption:
-    victim: WorkloadInfo
-    preemptor: WorkloadInfo
     reason: str
     message: str
-
-
-@dataclass
-class CycleResult:
-    number: int
-    entries: list[Entry] = field(default_factory=list)
-    admitted: list[Entry] = field(default_factory=list)
-    preemptions: list[Preemption] = field(default_factory=list)
+    requeue_reason: str = GENERIC
 
 
 @dataclass
@@ -152,11 +128,10 @@ class Scheduler:
         for workload, cq_name in heads:
             state = self.cache.cluster_queues.get(cq_name)
             entry = Entry(workload, cq_name, state)
-            failure = self._nomination_failure(entry)
+            failure = self.nomination_failure(workload, cq_name)
             if failure is not None:
-                entry.reason, entry.message = failure[0], failure[1]
-                if len(failure) > 2:
-                    entry.requeue_reason = failure[2]
+                entry.reason, entry.message = failure.reason, failure.message
+                entry.requeue_reason = failure.requeue_reason
                 rejected.append(entry)
                 continue
             assignment, targets = self.get_assignments(workload, entry.cq)  # type: ignore[arg-type]
@@ -165,17 +140,19 @@ class Scheduler:
             entries.append(entry)
         return entries, rejected
 
-    def _nomination_failure(self, entry: Entry) -> tuple[str, ...] | None:
-        states = {c.state for c in entry.workload.model.admission_check_states}
+    def nomination_failure(self, workload: WorkloadInfo, cq_name: str) -> NominationFailure | None:
+        """CYC-4: what keeps a head of ``cq_name`` from flavor assignment (None: it is nominated)."""
+        states = {c.state for c in workload.model.admission_check_states}
         if states & {"Retry", "Rejected"}:
-            return PENDING_EVALUATION, "The workload has failed admission checks"
-        if entry.cq is not None and not entry.cq.active:
-            return SUSPENDED, f"ClusterQueue {entry.cq_name} is inactive"
-        if entry.cq is None:
-            return MISCONFIGURED, f"ClusterQueue {entry.cq_name} not found"
-        return self._admissibility(entry.workload, entry.cq)
+            return NominationFailure(PENDING_EVALUATION, "The workload has failed admission checks")
+        cq = self.cache.cluster_queues.get(cq_name)
+        if cq is not None and not cq.active:
+            return NominationFailure(SUSPENDED, f"ClusterQueue {cq_name} is inactive")
+        if cq is None:
+            return NominationFailure(MISCONFIGURED, f"ClusterQueue {cq_name} not found")
+        return self._admissibility(workload, cq)
 
-    def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> tuple[str, ...] | None:
+    def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> NominationFailure | None:
         """REQ-15: namespace, namespaceSelector, requests within limits, LimitRange bounds."""
         snapshot = self.cache.snapshot
         namespace = workload.namespace
@@ -184,24 +161,25 @@ class Scheduler:
             found = snapshot.namespaces.get(namespace)
             if found is None:
                 message = f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
-                return MISCONFIGURED, message
+                return NominationFailure(MISCONFIGURED, message)
             labels = dict(found.labels)
         if not selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels)):
-            return MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector", NAMESPACE_MISMATCH
+            return NominationFailure(MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector",
+                                     NAMESPACE_MISMATCH)
         errors: list[str] = []
         for pod_set in workload.pod_sets:
             errors.extend(requests_above_limits(pod_set.resources, f"spec.podSets[{pod_set.index}].template.spec"))
         if errors:
-            return MISCONFIGURED, f"resources validation failed: {aggregate(errors)}"
+            return NominationFailure(MISCONFIGURED, f"resources validation failed: {aggregate(errors)}")
         summary = self.limit_ranges.get(namespace)
         if summary is not None:
             for pod_set in workload.pod_sets:
                 errors.extend(limit_range_violations(pod_set.resources, summary,
                                                      f"spec.podSets[{pod_set.index}].template.spec"))
         if errors:
-            return MISCONFIGURED, f"resources didn't satisfy LimitRange constraints: {aggregate(errors)}"
+            return NominationFailure(MISCONFIGURED,
+                                     f"resources didn't satisfy LimitRange constraints: {aggregate(errors)}")
         return None
-
 
     def get_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                         nomination: dict[str, dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
@@ -314,8 +292,6 @@ class Scheduler:
 
     def _ordered(self, entries: list[Entry]) -> Iterator[Entry]:
         if self.fair_sharing:
-            from kqctl.kueue.engine.fairsharing import tournament
-
             yield from tournament(self.cache, entries)
             return
         yield from sorted(entries, key=self._classical_key)
@@ -416,7 +392,7 @@ class Scheduler:
             return True
         message = (f"Evicted to accommodate a workload (UID: {entry.workload.uid}) due to migration to more"
                    " favorable resource flavor")
-        result.preemptions.append(Preemption(sibling, entry.workload, "FlavorMigration", message))
+        result.evictions.append(Eviction(sibling, entry.workload, "FlavorMigration", message))
         entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_MIGRATION
         entry.workload.scan_memory = None
         entry.message += ". Pending the migration of 1 workload(s)"
@@ -502,15 +478,13 @@ class Scheduler:
 
     def _issue_preemptions(self, entry: Entry, result: CycleResult) -> None:
         """PRE-12: victims are asked to leave; the preemptor waits for them (CYC-13)."""
-        from kqctl.kueue.engine.messages import preemption_message
-
         assert entry.cq is not None
         entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_PREEMPTION
         entry.message += f". Pending the preemption of {len(entry.targets)} workload(s)"
         entry.workload.scan_memory = None
         for target in entry.targets:
             message = preemption_message(self.cache, entry.workload, entry.cq, target)
-            result.preemptions.append(Preemption(target.workload, entry.workload, target.reason, message))
+            result.evictions.append(Eviction(target.workload, entry.workload, target.reason, message))
 
     def _admit(self, entry: Entry, usage: dict[FlavorResource, int], result: CycleResult) -> None:
         """CYC-8.8: the workload reserves quota (its usage stays in the cache)."""

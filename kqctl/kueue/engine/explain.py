@@ -23,10 +23,15 @@ from kqctl.kueue.api.models import (
 )
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
-from kqctl.kueue.engine.cycle import Entry
 from kqctl.kueue.engine.flavors.assignment import FIT, Assignment
 from kqctl.kueue.engine.outcomes import decision
-from kqctl.kueue.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
+from kqctl.kueue.engine.preemption.targets import (
+    PreemptionContext,
+    Target,
+    satisfies_policy,
+    uses_resources,
+    within_nominal,
+)
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, SimulationResult, WorkloadOutcome, simulate
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
@@ -308,11 +313,10 @@ def _decision_of(run: SimulationResult, key: str) -> Decision:
 
 def _nomination_problem(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> tuple[str, str] | None:
     """CYC-4: what stops the workload before any flavor is looked at."""
-    entry = Entry(workload, state.name, state)
-    failure = sim.scheduler._nomination_failure(entry)
+    failure = sim.scheduler.nomination_failure(workload, state.name)
     if failure is None:
         return None
-    reason, message = failure[0], failure[1]
+    reason, message = failure.reason, failure.message
     if not state.active:
         message = f"{message}: {state.inactive_message or state.inactive_reason}"
     return reason, message

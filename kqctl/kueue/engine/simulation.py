@@ -17,9 +17,10 @@ from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.cycle import CycleResult, Entry, Preemption, Scheduler
+from kqctl.kueue.engine.cycle import Scheduler
+from kqctl.kueue.engine.entry import CycleResult, Entry
 from kqctl.kueue.engine.features import FeatureGates
-from kqctl.kueue.engine.preemption import Preemptor
+from kqctl.kueue.engine.preemption.preemptor import Preemptor
 from kqctl.kueue.engine.queues import ClusterQueueQueue
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
@@ -207,7 +208,7 @@ class Simulation:
             results.append(result)
             self._record(result)
             last = self.options.cycles is not None and len(results) >= self.options.cycles
-            changed = bool(result.admitted) or bool(result.preemptions)
+            changed = bool(result.admitted) or bool(result.evictions)
             if not last:
                 changed = self._release(result, now) or changed
             if self.options.between_cycles is not None:
@@ -244,27 +245,27 @@ class Simulation:
         for entry in result.admitted:
             self.outcomes[entry.workload.key].admitted_in = result.number
             self.outcomes[entry.workload.key].cluster_queue = entry.cq_name
-        for preemption in result.preemptions:
-            outcome = self.outcomes[preemption.victim.key]
+        for eviction in result.evictions:
+            outcome = self.outcomes[eviction.victim.key]
             # The latest preemption: in a livelock a workload is preempted, readmitted and preempted again.
             outcome.preempted_in = result.number
-            outcome.preempted_by = preemption.preemptor.key
-            outcome.preemption_reason = preemption.reason
-            outcome.preemption_message = preemption.message
-            self.outcomes[preemption.preemptor.key].victims.append(preemption.victim.key)
+            outcome.preempted_by = eviction.preemptor.key
+            outcome.preemption_reason = eviction.reason
+            outcome.preemption_message = eviction.message
+            self.outcomes[eviction.preemptor.key].victims.append(eviction.victim.key)
 
     def _release(self, result: CycleResult, now: datetime) -> bool:
         """SIM-5, SIM-6: victims release their quota at once and go back to their queue."""
         roots: dict[str, ClusterQueueState] = {}
-        for preemption in result.preemptions:
-            victim = preemption.victim
+        for eviction in result.evictions:
+            victim = eviction.victim
             if victim.admission is None:
                 continue
             state = self.cache.cluster_queues.get(victim.admission.cluster_queue)
             self.cache.remove_workload(victim)
             victim.admission = None
             victim.evicted = True
-            victim.preempted_reason = preemption.reason
+            victim.preempted_reason = eviction.reason
             victim.reservation_time = None
             victim.scan_memory = None
             if state is not None:
@@ -274,7 +275,7 @@ class Simulation:
         moved = 0
         for state in roots.values():
             moved += self._requeue_event(state)
-        return bool(result.preemptions) or moved > 0
+        return bool(result.evictions) or moved > 0
 
     def _requeue_victim(self, victim: WorkloadInfo) -> None:
         local_queue = self.snapshot.local_queues.get(f"{victim.namespace}/{victim.model.queue_name}")
@@ -341,8 +342,8 @@ class Simulation:
         involved: set[str] = set()
         for result in results[first:last]:
             involved.update(e.workload.key for e in result.admitted)
-            for preemption in result.preemptions:
-                involved.update((preemption.victim.key, preemption.preemptor.key))
+            for eviction in result.evictions:
+                involved.update((eviction.victim.key, eviction.preemptor.key))
         return Livelock((first + 1, last), sorted(involved))
 
 
@@ -356,4 +357,3 @@ def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> Si
     return Simulation(snapshot, options or SimulationOptions()).run()
 
 
-__all__ = ["Preemption", "SimulationOptions", "SimulationResult", "WorkloadOutcome", "simulate"]
