@@ -45,7 +45,7 @@ from kqctl.kueue.engine.queues import (
     PENDING_PREEMPTION,
     PREEMPTION_GATED,
     PREEMPTION_NO_CANDIDATES,
-    ClusterQueueQueue,
+    PendingQueue,
 )
 from kqctl.kueue.engine.queues import (
     NO_FIT as REQUEUE_NO_FIT,
@@ -75,7 +75,7 @@ class NominationFailure:
 @dataclass
 class Scheduler:
     cache: QuotaCache
-    queues: dict[str, ClusterQueueQueue]
+    queues: dict[str, PendingQueue]
     preemptor: Preemptor
     gates: FeatureGates
     fair_sharing: bool = False
@@ -136,7 +136,6 @@ class Scheduler:
                 continue
             assignment, targets = self.get_assignments(workload, entry.cq)  # type: ignore[arg-type]
             self._record(entry, assignment, targets)
-            entry.nominated = True
             entries.append(entry)
         return entries, rejected
 
@@ -517,7 +516,7 @@ class Scheduler:
             entry.requeue_reason = FAILED_AFTER_NOMINATION
         queue = self.queues.get(entry.cq_name)
         if queue is not None:
-            queue.requeue(entry.workload, entry.requeue_reason, entry.reason)
+            queue.requeue(entry.workload, entry.requeue_reason)
 
 
 def _flavor_index(workload: WorkloadInfo, flavors: list[str]) -> int | None:

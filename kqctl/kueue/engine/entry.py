@@ -43,7 +43,6 @@ class Entry:
     message: str = ""
     requeue_reason: str = GENERIC
     reason: str = ""
-    nominated: bool = False  # went through flavor assignment (not rejected at nomination)
     flavors_considered: str = ""  # CYC-18, for the QuotaReserved event of an admission
 
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kqctl.kueue.engine.cache import QuotaCache
-from kqctl.kueue.engine.queues import ClusterQueueQueue
+from kqctl.kueue.engine.queues import PendingQueue
 from kqctl.kueue.engine.simulation import WorkloadOutcome
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
@@ -19,7 +19,7 @@ RESERVED = "Quota reserved"
 HELD_INACTIVE = "Admitted (ClusterQueue inactive)"
 
 
-def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
+def decision(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue],
              cache: QuotaCache | None = None) -> str:
     """Admitted, Quota reserved (waiting for checks), Pending, Inadmissible, Preempted (with where it
     waits now) or Waiting for preemption."""
@@ -76,7 +76,7 @@ def checks_not_ready(workload: WorkloadInfo, cache: QuotaCache) -> list[str]:
     return waiting
 
 
-def queue_state(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue]) -> str | None:
+def queue_state(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue]) -> str | None:
     key = outcome.workload.key
     own = queues.get(outcome.cluster_queue or "")
     # Its own ClusterQueue's queue first: scanning all of them for each of 50,000 workloads is slow.

@@ -21,7 +21,7 @@ from kqctl.kueue.engine.cycle import Scheduler
 from kqctl.kueue.engine.entry import CycleResult, Entry
 from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.preemption.preemptor import Preemptor
-from kqctl.kueue.engine.queues import ClusterQueueQueue
+from kqctl.kueue.engine.queues import PendingQueue
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8
@@ -76,7 +76,7 @@ class SimulationResult:
     stop_reason: str  # "steady", "cycles", "limit", "livelock"
     outcomes: dict[str, WorkloadOutcome]
     cycle_results: list[CycleResult]
-    queues: dict[str, ClusterQueueQueue]
+    queues: dict[str, PendingQueue]
     cache: QuotaCache
     fair_sharing: bool
     livelock: Livelock | None = None
@@ -103,7 +103,7 @@ class Simulation:
         self.start = options.now or snapshot.now or DEFAULT_NOW
         self.cache = QuotaCache(snapshot, topology_aware=options.gates.enabled("TopologyAwareScheduling"))
         self.limits = limit_range_summaries(snapshot)
-        self.queues = {name: ClusterQueueQueue(name, state.model.queueing_strategy,
+        self.queues = {name: PendingQueue(name, state.model.queueing_strategy,
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
@@ -265,7 +265,6 @@ class Simulation:
             self.cache.remove_workload(victim)
             victim.admission = None
             victim.evicted = True
-            victim.preempted_reason = eviction.reason
             victim.reservation_time = None
             victim.scan_memory = None
             if state is not None:

@@ -136,10 +136,8 @@ class WorkloadInfo:
     cluster_queue: str | None = None
     admission: Admission | None = None
     evicted: bool = False
-    preempted_reason: str | None = None
     reservation_time: datetime | None = None
     scan_memory: ScanMemory | None = None
-    conditions: dict[str, Any] = field(default_factory=dict)
     key: str = field(init=False)
     _pod_sets: list[PodSetInfo] | None = field(default=None, init=False, repr=False)
     _shape: str | None = field(default=None, init=False, repr=False)
