@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.kueue.engine.lending import lent_by_cluster_queue
-from kqctl.kueue.engine.simulation import SimulationOptions, simulate
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_text
 
@@ -63,8 +63,9 @@ def workload(name: str, queue_name: str, cpu: str) -> str:
 
 
 def lent(*documents: str) -> dict[str, dict[tuple[str, str], int]]:
-    result = simulate(build_snapshot(load_text(ALL_KINDS, FLAVOR + "".join(documents))), NOW)
-    return lent_by_cluster_queue(result.cache)
+    sim = Simulation(build_snapshot(load_text(ALL_KINDS, FLAVOR + "".join(documents))), NOW)
+    sim.run_cycles()
+    return lent_by_cluster_queue(sim.cache)
 
 
 def test_a_single_lender_lends_exactly_what_the_borrower_borrows() -> None:

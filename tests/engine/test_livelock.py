@@ -17,7 +17,7 @@ NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 def test_fair_sharing_livelock_is_detected_and_names_both_workloads() -> None:
     result = simulate(build_snapshot(load_paths(ALL_KINDS, [str(DATA)])), SimulationOptions(fair_sharing=True, now=NOW))
     assert result.stop_reason == "livelock"
-    assert result.livelock is not None and result.livelock.workloads == ["ns/w0", "ns/w1"]
+    assert result.livelock is not None and result.livelock.workloads == ("ns/w0", "ns/w1")
     assert result.cycles < 10
 
 

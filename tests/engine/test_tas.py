@@ -489,10 +489,10 @@ def simulation(tmp_path: Any, text: str, **gates: bool) -> Simulation:
 def test_admitted_pods_hold_their_node_in_later_cycles(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("first", "2", 1) + workload("second", "2", 2) + workload("third", "2", 3))
     result = sim.run()
-    admitted = {k: sim.cache.tas.assignments[k]["main"] for k, o in result.outcomes.items() if o.admitted_in}
+    admitted = {k: sim.cache.tas.assignments[k]["main"] for k, w in result.workloads.items() if w.admitted_in}
     assert {k: [d.values for d in a.domains] for k, a in admitted.items()} == {
         "default/first": [("a",)], "default/second": [("b",)]}
-    third = result.outcomes["default/third"].last_entry
+    third = sim.outcomes["default/third"].last_entry
     assert third is not None and (third.mode, third.requeue_reason) == ("Preempt", "PreemptionNoCandidates")
     assert third.message == ('couldn\'t assign flavors to pod set main: topology "hosts" doesn\'t allow to fit any of'
                              ' 1 pod(s). Total nodes: 2; excluded: resource "cpu": 2')
@@ -502,7 +502,7 @@ def test_an_admission_from_the_snapshot_holds_its_node(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("running", "2", 0, admitted_on="a") + workload("new", "1", 1))
     result = sim.run()
     assert sim.cache.tas.assignments["default/new"]["main"].domains[0].values == ("b",)
-    assert result.outcomes["default/new"].admitted_in == 1
+    assert result.workloads["default/new"].admitted_in == 1
 
 
 def test_preempting_a_workload_frees_its_node(tmp_path: Any) -> None:
@@ -518,14 +518,14 @@ def test_preempting_a_workload_frees_its_node(tmp_path: Any) -> None:
 def test_without_the_gate_topology_is_ignored(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("big", "3", 1), TopologyAwareScheduling=False)
     result = sim.run()
-    assert result.outcomes["default/big"].admitted_in == 1
+    assert result.workloads["default/big"].admitted_in == 1
     assert not sim.cache.tas.flavors
 
 
 def test_a_pod_larger_than_any_node_is_no_fit_even_on_an_empty_cluster(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("big", "3", 1))
-    result = sim.run()
-    entry = result.outcomes["default/big"].last_entry
+    sim.run()
+    entry = sim.outcomes["default/big"].last_entry
     assert entry is not None and (entry.mode, entry.reason) == ("NoFit", "TopologyPlacementFailed")
 
 
@@ -534,7 +534,7 @@ def test_a_tas_only_cluster_queue_places_every_pod_set(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("running", "1", 0, admitted_on="b")
                      + workload("plain", "1", 1, request="podSetGroupName: g"))
     result = sim.run()
-    assert result.outcomes["default/plain"].admitted_in == 1
+    assert result.workloads["default/plain"].admitted_in == 1
     assert sim.cache.tas.assignments["default/plain"]["main"].domains[0].values == ("b",)
 
 
@@ -545,7 +545,8 @@ def test_a_non_tas_pod_set_does_not_take_a_tas_flavor(tmp_path: Any) -> None:
     path = tmp_path / "cluster.yaml"
     path.write_text(text + workload("plain", "1", 1, request="podSetGroupName: g"))
     sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions())
-    entry = sim.run().outcomes["default/plain"].last_entry
+    sim.run()
+    entry = sim.outcomes["default/plain"].last_entry
     assert entry is not None and entry.mode == "NoFit"
     assert entry.message == ("couldn't assign flavors to pod set main: Flavor \"tas\" supports only"
                              " TopologyAwareScheduling, insufficient quota for cpu in flavor plain, previously"
@@ -576,5 +577,5 @@ def test_without_scan_progress_quota_churn_pins_the_workload_to_the_first_flavor
     gates = FeatureGates({"FlavorFungibilityPreserveScanProgress": False})
     result = Simulation(snapshot, SimulationOptions(cycles=4, fair_sharing=True, gates=gates,
                                                     between_cycles=churn)).run()
-    assert result.outcomes["default/pending"].workload.admission is None
-    assert result.outcomes["default/blocker"].workload.admission is not None
+    assert result.workloads["default/pending"].admission is None
+    assert result.workloads["default/blocker"].admission is not None

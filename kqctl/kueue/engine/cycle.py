@@ -529,4 +529,4 @@ def _admission_from(entry: Entry) -> Admission:
     pod_sets = [PodSetAdmission(ps.name, {res: c.flavor for res, c in ps.flavors.items()},
                                 {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count)
                 for ps in entry.assignment.pod_sets]
-    return Admission(entry.cq_name, pod_sets)
+    return Admission(entry.cq_name, tuple(pod_sets))

@@ -24,7 +24,7 @@ from kqctl.kueue.api.models import (
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
 from kqctl.kueue.engine.flavors.assignment import FIT, Assignment
-from kqctl.kueue.engine.outcomes import decision
+from kqctl.kueue.engine.outcomes import WorkloadOutcome
 from kqctl.kueue.engine.preemption.targets import (
     PreemptionContext,
     Target,
@@ -33,7 +33,8 @@ from kqctl.kueue.engine.preemption.targets import (
     within_nominal,
 )
 from kqctl.kueue.engine.quota import QuotaNode
-from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, SimulationResult, WorkloadOutcome, simulate
+from kqctl.kueue.engine.results import SimulationResult
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
@@ -298,14 +299,10 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
 
 
 def _decision_of(run: SimulationResult, key: str) -> Decision:
-    outcome = run.outcomes[key]
-    entry = outcome.last_entry
-    reason = entry.reason if entry is not None else outcome.queue_reason
-    message = entry.message if entry is not None else outcome.queue_message
-    cycle = outcome.admitted_in if outcome.admitted_in is not None else outcome.preempted_in
-    victims = tuple(sorted(set(outcome.victims)))
-    return Decision(decision(outcome, run.queues, run.cache), reason, message, cycle, victims, outcome.preempted_by,
-                    outcome.workload.admission is not None)
+    workload = run.workloads[key]
+    cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
+    return Decision(workload.state, workload.last_reason, workload.last_message, cycle, workload.victims,
+                    workload.preempted_by, workload.admission is not None)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------
@@ -472,8 +469,13 @@ def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state:
 
 
 def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> bool:
-    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion."""
-    outcome = simulate(snapshot, options).outcomes.get(key)
+    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion.
+
+    Read from the live simulation: a probe needs one workload's admission, not the whole frozen result.
+    """
+    sim = Simulation(snapshot, options)
+    sim.run_cycles()
+    outcome = sim.outcomes.get(key)
     return outcome is not None and outcome.workload.admission is not None
 
 
@@ -588,11 +590,10 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
         if preemption == current:
             continue
         changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
-        run = simulate(changed, options)
-        outcome = run.outcomes.get(key)
-        if outcome is not None and outcome.workload.admission is not None:
-            victims = sorted(set(outcome.victims))
-            frees = _by_resource(_usage_of(run, victims))
+        workload = simulate(changed, options).workloads.get(key)
+        if workload is not None and workload.admission is not None:
+            victims = list(workload.victims)
+            frees = _by_resource(_usage_of(changed, victims))
             action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
                 f" by preempting {', '.join(victims)}" if victims else "")
             freed = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
@@ -610,12 +611,13 @@ def _by_resource(usage: dict[FlavorResource, int]) -> dict[str, int]:
     return {r: totals[r] for r in resource_order(totals)}
 
 
-def _usage_of(run: SimulationResult, keys: list[str]) -> dict[FlavorResource, int]:
+def _usage_of(snapshot: Snapshot, keys: list[str]) -> dict[FlavorResource, int]:
     """What these workloads held in the inputs (before they were preempted)."""
+    models = {f"{w.namespace}/{w.name}": w for w in snapshot.workloads}
     total: dict[FlavorResource, int] = {}
     for key in keys:
-        outcome = run.outcomes.get(key)
-        admission = outcome.workload.model.admission if outcome is not None else None
+        model = models.get(key)
+        admission = model.admission if model is not None else None
         if admission is None:
             continue
         for pod_set in admission.pod_set_assignments:

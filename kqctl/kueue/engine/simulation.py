@@ -18,10 +18,20 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.cycle import Scheduler
-from kqctl.kueue.engine.entry import CycleResult, Entry
+from kqctl.kueue.engine.entry import CycleResult
 from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.outcomes import WorkloadOutcome
 from kqctl.kueue.engine.preemption.preemptor import Preemptor
 from kqctl.kueue.engine.queues import PendingQueue
+from kqctl.kueue.engine.results import (
+    CYCLE_LIMIT,
+    CYCLES_GIVEN,
+    LIVELOCK,
+    STEADY,
+    Livelock,
+    SimulationResult,
+    freeze,
+)
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8
@@ -43,44 +53,6 @@ class SimulationOptions:
     # callers that change state no manifest carries between cycles, e.g. a quota change in the cache only
     # (QuotaCache.update_nominal_quota) and then Simulation.requeue_inadmissible.
     between_cycles: Callable[[Simulation, int], None] | None = None
-
-
-@dataclass
-class WorkloadOutcome:
-    """What happened to one workload over the whole run."""
-
-    workload: WorkloadInfo
-    cluster_queue: str | None
-    local_queue: str | None
-    initially_admitted: bool
-    admitted_in: int | None = None
-    preempted_in: int | None = None
-    preempted_by: str | None = None
-    preemption_reason: str | None = None
-    preemption_message: str | None = None
-    victims: list[str] = field(default_factory=list)
-    last_entry: Entry | None = None
-    queue_message: str | None = None  # why it is in no ClusterQueue's queue (missing or stopped LocalQueue)
-    queue_reason: str | None = None
-
-
-@dataclass
-class Livelock:
-    cycles: tuple[int, int]
-    workloads: list[str]
-
-
-@dataclass
-class SimulationResult:
-    cycles: int
-    stop_reason: str  # "steady", "cycles", "limit", "livelock"
-    outcomes: dict[str, WorkloadOutcome]
-    cycle_results: list[CycleResult]
-    queues: dict[str, PendingQueue]
-    cache: QuotaCache
-    fair_sharing: bool
-    livelock: Livelock | None = None
-    warnings: list[str] = field(default_factory=list)
 
 
 def limit_range_summaries(snapshot: Snapshot) -> dict[str, LimitRangeSummary]:
@@ -107,6 +79,9 @@ class Simulation:
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
+        self.cycle_results: list[CycleResult] = []
+        self.stop_reason = STEADY
+        self.livelock: Livelock | None = None
         self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
                                    gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
@@ -148,7 +123,7 @@ class Simulation:
             info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config)
             lq_key = f"{model.namespace}/{model.queue_name}"
             local_queue = self.snapshot.local_queues.get(lq_key)
-            outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None, info.admission is not None)
+            outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None)
             self.outcomes[info.key] = outcome
             if info.admission is not None:
                 outcome.cluster_queue = info.admission.cluster_queue
@@ -191,18 +166,27 @@ class Simulation:
     # --- the loop (SIM-2..SIM-8) ---------------------------------------------------------------------
 
     def run(self) -> SimulationResult:
-        results: list[CycleResult] = []
+        """Run the cycles (:meth:`run_cycles`) and return the end state as frozen values."""
+        self.run_cycles()
+        return self.result()
+
+    def result(self) -> SimulationResult:
+        """The state after the cycles run so far, frozen (results.py)."""
+        return freeze(self.cache, self.queues, self.outcomes, self.cycle_results, self.stop_reason, self.fair_sharing,
+                      self.livelock, self.snapshot.warnings)
+
+    def run_cycles(self) -> None:
+        """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit."""
+        results = self.cycle_results
         seen_quiet: list[tuple[object, ...]] = []
         seen_full: dict[tuple[object, ...], int] = {}
-        stop = "steady"
-        livelock: Livelock | None = None
         limit = self.options.cycles if self.options.cycles is not None else self.options.max_cycles
         while True:
             if len(results) >= limit:
-                stop = "cycles" if self.options.cycles is not None else "limit"
-                break
+                self.stop_reason = CYCLES_GIVEN if self.options.cycles is not None else CYCLE_LIMIT
+                return
             if self.options.cycles is None and not self._anything_to_pop():
-                break
+                return
             now = self.start + timedelta(seconds=len(results))
             result = self.scheduler.run_cycle(now)
             results.append(result)
@@ -220,16 +204,14 @@ class Simulation:
                 seen_quiet.clear()
                 full = (state, self._holdings())
                 if full in seen_full:
-                    livelock = self._livelock(seen_full[full], len(results), results)
-                    stop = "livelock"
-                    break
+                    self.livelock = self._livelock(seen_full[full], len(results), results)
+                    self.stop_reason = LIVELOCK
+                    return
                 seen_full[full] = len(results)
             elif state in seen_quiet:
-                break
+                return
             else:
                 seen_quiet.append(state)
-        return SimulationResult(len(results), stop, self.outcomes, results, self.queues, self.cache,
-                                self.fair_sharing, livelock, list(self.snapshot.warnings))
 
     def _anything_to_pop(self) -> bool:
         """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""
@@ -343,7 +325,7 @@ class Simulation:
             involved.update(e.workload.key for e in result.admitted)
             for eviction in result.evictions:
                 involved.update((eviction.victim.key, eviction.preemptor.key))
-        return Livelock((first + 1, last), sorted(involved))
+        return Livelock((first + 1, last), tuple(sorted(involved)))
 
 
 def _memory_key(workload: WorkloadInfo) -> object:

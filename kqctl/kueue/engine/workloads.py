@@ -79,18 +79,22 @@ class PodSetInfo:
         return {name: sat_mul(value // self.count, count) for name, value in self.total.items()}
 
 
-@dataclass
+@dataclass(frozen=True)
 class PodSetAdmission:
+    """One pod set of an admission: the flavor of each resource, the pod set's total usage, its pod count."""
+
     name: str
-    flavors: dict[str, str]  # resource -> flavor
-    usage: Resources  # total for the pod set
+    flavors: Mapping[str, str]  # resource -> flavor
+    usage: Mapping[str, int]  # resource -> total for the pod set
     count: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class Admission:
+    """A quota reservation (REQ-10): the ClusterQueue and its pod sets' assignments."""
+
     cluster_queue: str
-    pod_sets: list[PodSetAdmission]
+    pod_sets: tuple[PodSetAdmission, ...]
 
     def usage(self) -> dict[FlavorResource, int]:
         """REQ-10: usage per (flavor, resource); resources without a flavor hold no quota."""
@@ -277,7 +281,7 @@ def _admission(workload: Workload, pod_sets: list[PodSetInfo]) -> Admission | No
             usage = {name: (value // count) * after_reclaim for name, value in usage.items()}
             count = after_reclaim
         assignments.append(PodSetAdmission(assignment.name, dict(assignment.flavors), usage, count))
-    return Admission(workload.admission.cluster_queue, assignments)
+    return Admission(workload.admission.cluster_queue, tuple(assignments))
 
 
 def scheduling_shape(info: WorkloadInfo) -> str:
