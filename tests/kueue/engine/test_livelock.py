@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from pathlib import Path
+
+from support import REPO
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.kueue.engine.simulation import SimulationOptions, simulate
 from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_paths
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "fair-sharing-livelock.yaml"
+DATA = REPO / "tests" / "data" / "fair-sharing-livelock.yaml"
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 

@@ -1,4 +1,4 @@
-"""Random differential tests: generated scenarios (tests/engine/random_scenarios.py) must satisfy the
+"""Random differential tests: generated scenarios (tests/kueue/engine/random_scenarios.py) must satisfy the
 invariants of Kueue's admission, and so must the decisions the real Kueue recorded.
 
 Each invariant is a test named after it, citing the rules it checks (see `kqctl rules`). Quotas are
@@ -27,7 +27,7 @@ from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.render.simulation import contract
 from kqctl.load.objects import load_text
 from tests.conformance_cases import cases
-from tests.engine.random_scenarios import scenario
+from tests.kueue.engine.random_scenarios import scenario
 
 SEEDS = range(120)
 NOW = datetime(2026, 1, 1, 1, 0, tzinfo=timezone.utc)
