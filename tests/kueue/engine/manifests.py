@@ -50,7 +50,7 @@ def cluster_queue(name: str, flavors: Mapping[str, Quotas], cohort: str | None =
                   preemption: Mapping[str, Any] | None = None, strategy: str | None = None,
                   fungibility: Mapping[str, str] | None = None, stop_policy: str | None = None,
                   namespace_selector: Mapping[str, Any] | None = None, fair_weight: str | None = None,
-                  ) -> dict[str, Any]:
+                  admission_checks: list[str] | None = None) -> dict[str, Any]:
     """One resource group covering every resource of the flavors, flavors in the order given."""
     covered = list(dict.fromkeys(r for quotas in flavors.values() for r in quotas))
     spec: dict[str, Any] = {
@@ -70,7 +70,22 @@ def cluster_queue(name: str, flavors: Mapping[str, Quotas], cohort: str | None =
         spec["stopPolicy"] = stop_policy
     if fair_weight:
         spec["fairSharing"] = {"weight": fair_weight}
+    if admission_checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": c} for c in admission_checks]}
     return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
+
+
+def admission_check(name: str, controller: str = "example.com/check") -> dict[str, Any]:
+    """An active AdmissionCheck (XO-1: an inactive one makes its ClusterQueues inactive)."""
+    active = {"type": "Active", "status": "True", "reason": "Active", "message": "m", "lastTransitionTime": CREATED}
+    return {"apiVersion": KUEUE, "kind": "AdmissionCheck", "metadata": {"name": name},
+            "spec": {"controllerName": controller}, "status": {"conditions": [active]}}
+
+
+def check_states(**states: str) -> dict[str, Any]:
+    """A Workload status with these admission check states (``status`` of :func:`workload`)."""
+    return {"admissionChecks": [{"name": name, "state": state, "message": "", "lastTransitionTime": CREATED}
+                                for name, state in states.items()]}
 
 
 def cohort(name: str, parent: str | None = None, flavors: Mapping[str, Quotas] | None = None) -> dict[str, Any]:
