@@ -2,7 +2,8 @@
 
 Modules, each importing only those above it (tests/test_code_quality.py checks there is no cycle):
 
-- quota (the quota tree, Q), workloads (REQ), features, transformations, admission_fair_sharing (FS-11);
+- quota (the quota tree, Q), workloads (REQ), transformations, features and feature_gates,
+  admission_fair_sharing (FS-11);
 - tas_cache (Topology-Aware Scheduling's topology cache), cache (QuotaCache: ClusterQueues, Cohorts,
   who holds quota, XO-1..XO-3), queues (a ClusterQueue's PendingQueue, CYC-1..CYC-17);
 - flavors/ (flavor assignment, FA: assignment, tas_assigner, assigner);
