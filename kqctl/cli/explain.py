@@ -133,7 +133,7 @@ def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict
     from kqctl.kueue.engine.simulation import simulate
 
     result = simulate(snapshot, sim_options)
-    return sorted(key for key, outcome in result.outcomes.items()
-                  if outcome.workload.admission is None
-                  and (namespace is None or outcome.workload.model.namespace == namespace)
-                  and selector_matches(selector, dict(outcome.workload.model.labels)))
+    return sorted(key for key, workload in result.workloads.items()
+                  if workload.admission is None
+                  and (namespace is None or workload.namespace == namespace)
+                  and selector_matches(selector, dict(workload.labels)))

@@ -306,7 +306,7 @@ class ResourceFlavor:
     node_labels: Mapping[str, str] = field(hash=False)
     node_taints: tuple[Taint, ...]
     tolerations: tuple[Toleration, ...]
-    topology_name: str | None  # TAS (kqctl.kueue.engine.tas): a TAS flavor when its Topology exists
+    topology_name: str | None  # TAS (kqctl.kueue.engine.tas_cache): a TAS flavor when its Topology exists
     origin: Origin | None = None
 
     @classmethod
@@ -322,7 +322,7 @@ class ResourceFlavor:
         )
 
 
-# --- Topology and Node (Topology-Aware Scheduling, kqctl.kueue.engine.tas) ----------------------------------
+# --- Topology and Node (Topology-Aware Scheduling, kqctl.kueue.engine.tas_cache) ----------------------------
 
 
 @dataclass(frozen=True)
@@ -454,6 +454,11 @@ def _find(conditions: tuple[Condition, ...], kind: str) -> Condition | None:
     return next((c for c in conditions if c.type == kind), None)
 
 
+# The controllerName of Kueue's own admission-check controllers (XO-1, TAS-6).
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+
+
 @dataclass(frozen=True)
 class AdmissionCheck:
     name: str
@@ -575,7 +580,7 @@ class PodSetAssignment:
     flavors: Mapping[str, str] = field(hash=False)  # resource -> flavor
     resource_usage: Mapping[str, int] = field(hash=False)  # total for the pod set, QTY-5 integers
     count: int | None  # None: Kueue falls back to spec.podSets[*].count
-    topology_assignment: TopologyAssignment | None = None  # TAS: the nodes its pods hold (kqctl.kueue.engine.tas)
+    topology_assignment: TopologyAssignment | None = None  # TAS: the nodes its pods hold (kqctl.kueue.engine.tas_cache)
 
     @classmethod
     def from_v1beta2(cls, fields: Fields) -> PodSetAssignment:

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.render.replay import duration, sample_data, write_limited
 from kqctl.kueue.replay.diff import DiffReport, PercentileShift, WorkloadChange, WorkloadView
 from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.units import human
 from kqctl.replay.statistics import Sample
 
 FORMATS = ("table", "json", "yaml", "markdown")
+
+
+def quantity(resource: str, amount: int) -> str:
+    """An exact quantity as Kubernetes prints it (data, not display)."""
+    return format_resource_value(resource, amount)
 
 
 def view_data(view: WorkloadView | None) -> dict[str, Any] | None:
@@ -17,7 +24,8 @@ def view_data(view: WorkloadView | None) -> dict[str, Any] | None:
         return None
     return {"decision": view.decision, "clusterQueue": view.cluster_queue,
             "flavors": [{"podSet": p, "resource": r, "flavor": f} for p, r, f in view.flavors],
-            "borrowingLevel": view.borrowing, "victims": list(view.victims), "preemptedBy": view.preempted_by,
+            "borrowed": [{"flavor": f, "resource": r, "amount": quantity(r, amount)} for f, r, amount in view.borrowed],
+            "victims": list(view.victims), "preemptedBy": view.preempted_by,
             "message": view.message or None}
 
 
@@ -67,8 +75,8 @@ def decision_text(view: WorkloadView | None) -> str:
     text = view.decision
     if view.holds_quota and view.flavors:
         text += f" on {view.flavor_text}"
-    if view.holds_quota and view.borrowing:
-        text += ", borrowing"
+    if view.holds_quota and view.borrowed:
+        text += ", borrowing " + ", ".join(f"{r} {human(r, amount)}" for _, r, amount in view.borrowed)
     if view.victims:
         text += f", preempts {len(view.victims)}"
     return text

@@ -10,8 +10,17 @@ from collections.abc import Mapping
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
-from kqctl.kueue.engine.explain import Analysis, CohortLevel, Decision, Explanation, FlavorReport, ResourceCheck
-from kqctl.kueue.engine.flavors import NO_FIT, PREEMPT, Assignment
+from kqctl.kueue.engine.explain import (
+    Analysis,
+    AssignmentReport,
+    CohortLevel,
+    Decision,
+    Explanation,
+    FlavorAttempt,
+    FlavorReport,
+    ResourceCheck,
+)
+from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
 from kqctl.kueue.replay.estimate import WaitEstimate
 from kqctl.render.units import human
 
@@ -60,8 +69,8 @@ def _reasoning_data(state: Analysis) -> dict[str, Any]:
         "position": {"ahead": [{"workload": a.key, "priority": a.priority, "queuedAt": a.queued_at.isoformat(),
                                 "why": a.why} for a in state.ahead], "blockedBy": state.blocked_by},
         "preemption": {
-            "targets": [{"workload": t.workload.key, "clusterQueue": t.cluster_queue.name, "reason": t.reason}
-                        for t in sorted(state.targets, key=lambda t: t.workload.key)],
+            "targets": [{"workload": t.workload, "clusterQueue": t.cluster_queue, "reason": t.reason}
+                        for t in state.targets],
             "candidates": [{"workload": c.key, "clusterQueue": c.cluster_queue, "priority": c.priority,
                             "verdict": c.verdict} for c in state.candidates],
         },
@@ -69,15 +78,15 @@ def _reasoning_data(state: Analysis) -> dict[str, Any]:
     }
 
 
-def _assignment_data(assignment: Assignment | None, explanation: Explanation) -> dict[str, Any]:
+def _assignment_data(assignment: AssignmentReport | None, explanation: Explanation) -> dict[str, Any]:
     if assignment is None:
         message = explanation.now.queue_problem[1] if explanation.now.queue_problem else ""
         return {"representativeMode": None if explanation.admitted else NO_FIT, "borrowing": 0,
                 "message": message, "noFitReason": None, "podSets": []}
     return {
-        "representativeMode": assignment.representative_mode(),
+        "representativeMode": assignment.mode,
         "borrowing": assignment.borrowing,
-        "message": assignment.message(),
+        "message": assignment.message,
         "noFitReason": assignment.no_fit_reason or None,
         "podSets": [{
             "name": ps.name,
@@ -85,15 +94,15 @@ def _assignment_data(assignment: Assignment | None, explanation: Explanation) ->
             "requests": {r: format_resource_value(r, v) for r, v in sorted(ps.requests.items())},
             "flavors": {r: {"name": c.flavor, "mode": c.mode, "borrow": c.borrow, "triedFlavorIdx": c.tried_index}
                         for r, c in sorted(ps.flavors.items())},
-            "representativeMode": ps.mode(),
-            "message": ps.status.message(),
-            "status": {"reasons": sorted(ps.status.reasons), "message": ps.status.message()},
+            "representativeMode": ps.mode,
+            "message": ps.message,
+            "status": {"reasons": list(ps.reasons), "message": ps.message},
             "flavorAssignmentAttempts": [_attempt_data(a) for a in ps.attempts],
         } for ps in assignment.pod_sets],
     }
 
 
-def _attempt_data(attempt: Any) -> dict[str, Any]:
+def _attempt_data(attempt: FlavorAttempt) -> dict[str, Any]:
     data: dict[str, Any] = {"flavor": attempt.flavor, "mode": attempt.mode, "borrow": attempt.borrow}
     if attempt.possibility is not None:
         data["preemptionPossibility"] = attempt.possibility
@@ -244,8 +253,8 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
         _assignment_branch(tree, analysis, escape)
     if analysis.targets or analysis.candidates:
         branch = tree.add("Preemption")
-        for target in sorted(analysis.targets, key=lambda t: t.workload.key):
-            branch.add(f"[red]victim[/] {escape(target.workload.key)} ({escape(target.reason)})")
+        for target in analysis.targets:
+            branch.add(f"[red]victim[/] {escape(target.workload)} ({escape(target.reason)})")
         for candidate in analysis.candidates:
             branch.add(f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
                        f" {candidate.priority}: {escape(candidate.verdict)}")
@@ -306,7 +315,7 @@ def _mode_text(mode: str | None, analysis: Analysis) -> str:
 def _assignment_branch(tree: Any, analysis: Analysis, escape: Any) -> None:
     assignment = analysis.assignment
     assert assignment is not None
-    mode = _mode_text(assignment.representative_mode(), analysis)
+    mode = _mode_text(assignment.mode, analysis)
     heading = f"Flavor assignment in the steady state: [bold]{escape(mode)}[/]"
     if assignment.borrowing:
         heading += f", borrowing level {assignment.borrowing}"

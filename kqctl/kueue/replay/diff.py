@@ -1,7 +1,8 @@
 """What a configuration change does: two snapshots simulated (and optionally replayed) and compared.
 
 Per workload: its decision in the steady state (Kueue's SIM loop), the flavors it gets, whether it is
-admitted by borrowing (its assignment's borrowing level, FA-12), whom it preempts and who preempts it.
+admitted by borrowing and how much (Q-7, kqctl's share of its ClusterQueue's borrowing), whom it preempts and
+who preempts it.
 A *regression* is a workload admitted before that is not admitted after. With replays, the time to
 admission percentiles per ClusterQueue and priority, before and after. Pure: snapshots in, a frozen
 :class:`DiffReport` out.
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 from kqctl.kueue.api.models import ClusterQueue, Cohort
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine import outcomes
-from kqctl.kueue.engine.simulation import SimulationOptions, SimulationResult, WorkloadOutcome, simulate
+from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
+from kqctl.kueue.engine.simulation import SimulationOptions, simulate
 from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_snapshot
 from kqctl.replay.statistics import Sample
 from kqctl.replay.summary import GroupStats
@@ -33,7 +35,7 @@ class WorkloadView:
     decision: str  # outcomes' words: Admitted, Pending, Inadmissible, Preempted (...), ...
     cluster_queue: str | None
     flavors: tuple[tuple[str, str, str], ...]  # (pod set, resource, flavor)
-    borrowing: int  # FA-12 borrowing level of its assignment (0: within nominal quota)
+    borrowed: tuple[tuple[str, str, int], ...]  # (flavor, resource, amount above nominal it holds), sorted
     victims: tuple[str, ...]
     preempted_by: str | None
     message: str
@@ -127,21 +129,18 @@ def diff_snapshots(before: Snapshot, after: Snapshot, options: SimulationOptions
 
 
 def views(result: SimulationResult) -> dict[str, WorkloadView]:
-    return {key: view(outcome, result) for key, outcome in result.outcomes.items()}
+    return {key: view(workload) for key, workload in result.workloads.items()}
 
 
-def view(outcome: WorkloadOutcome, result: SimulationResult) -> WorkloadView:
-    workload = outcome.workload
+def view(workload: WorkloadResult) -> WorkloadView:
     flavors: tuple[tuple[str, str, str], ...] = ()
     if workload.admission is not None:
         flavors = tuple(sorted((ps.name, resource, flavor) for ps in workload.admission.pod_sets
                                for resource, flavor in ps.flavors.items()))
-    entry = outcome.last_entry
-    borrowing = entry.assignment.borrowing if entry is not None and entry.assignment is not None \
-        and workload.admission is not None and outcome.admitted_in is not None else 0
-    message = entry.message if entry is not None else (outcome.queue_message or "")
-    return WorkloadView(outcomes.decision(outcome, result.queues, result.cache), outcome.cluster_queue, flavors,
-                        borrowing, tuple(sorted(set(outcome.victims))), outcome.preempted_by, message)
+    borrowed = tuple(sorted((fr[0], fr[1], amount) for fr, amount in workload.borrowed.items() if amount > 0))
+    message = workload.message or workload.last_message or ""
+    return WorkloadView(workload.state, workload.cluster_queue, flavors, borrowed, workload.victims,
+                        workload.preempted_by, message)
 
 
 def compare(key: str, before: WorkloadView | None, after: WorkloadView | None) -> WorkloadChange | None:
@@ -152,7 +151,7 @@ def compare(key: str, before: WorkloadView | None, after: WorkloadView | None) -
         kinds.append(DECISION)
     if before.flavors != after.flavors and before.holds_quota and after.holds_quota:
         kinds.append(FLAVOR)
-    if (before.borrowing > 0) != (after.borrowing > 0) and before.holds_quota and after.holds_quota:
+    if before.borrowed != after.borrowed and before.holds_quota and after.holds_quota:
         kinds.append(BORROWING)
     if before.victims != after.victims:
         kinds.append(VICTIMS)

@@ -396,16 +396,15 @@ class KueueTimeline:
     def _preemptions(self, result: CycleResult, now: int, cpu_end: int, reporter: Reporter) -> int:
         """SIM-R4: each new victim's eviction is written during the cycle; returns when the last one went."""
         last = 0
-        for preemption in result.preemptions:
-            victim = preemption.victim
+        for eviction in result.evictions:
+            victim = eviction.victim
             if victim.key in self.evicting or victim.admission is None:
                 continue  # already being evicted: Kueue sends nothing new (CYC-18.3)
             self.evicting.add(victim.key)
             victim.evicted = True
-            victim.preempted_reason = preemption.reason
             written = self._write(cpu_end)
             last = max(last, written)
-            self.evictions.append(Eviction(now, victim.key, preemption.preemptor.key, preemption.reason))
+            self.evictions.append(Eviction(now, victim.key, eviction.preemptor.key, eviction.reason))
             reporter.timer(-(-written // MICROS_PER_MS), (RELEASED, victim.key, 0))
         return last
 

@@ -19,8 +19,8 @@ from kqctl.kueue.replay.timeline import TimelineOptions
 
 
 def view(decision: str = "Admitted", flavors: tuple[tuple[str, str, str], ...] = (("main", "cpu", "a"),),
-         borrowing: int = 0, victims: tuple[str, ...] = ()) -> WorkloadView:
-    return WorkloadView(decision, "q", flavors, borrowing, victims, None, "")
+         borrowed: tuple[tuple[str, str, int], ...] = (), victims: tuple[str, ...] = ()) -> WorkloadView:
+    return WorkloadView(decision, "q", flavors, borrowed, victims, None, "")
 
 
 def test_a_changed_decision_from_admitted_is_a_regression() -> None:
@@ -34,8 +34,14 @@ def test_getting_in_is_a_change_but_not_a_regression() -> None:
 
 
 def test_flavor_borrowing_and_victims_changes_of_admitted_workloads() -> None:
-    change = compare("ns/w", view(), view(flavors=(("main", "cpu", "b"),), borrowing=1, victims=("ns/v",)))
+    change = compare("ns/w", view(), view(flavors=(("main", "cpu", "b"),), borrowed=(("b", "cpu", 2000),),
+                                            victims=("ns/v",)))
     assert change is not None and change.kinds == (FLAVOR, BORROWING, VICTIMS) and not change.regression
+
+
+def test_borrowing_more_of_the_same_flavor_is_a_borrowing_change_q7() -> None:
+    change = compare("ns/w", view(borrowed=(("a", "cpu", 1000),)), view(borrowed=(("a", "cpu", 3000),)))
+    assert change is not None and change.kinds == (BORROWING,)
 
 
 def test_the_same_outcome_is_no_change() -> None:

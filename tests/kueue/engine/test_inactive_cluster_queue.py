@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from kqctl.cli.schedulers import ALL_KINDS
-from kqctl.kueue.engine.outcomes import HELD_INACTIVE, decision
+from kqctl.kueue.engine.outcomes import HELD_INACTIVE
 from kqctl.kueue.engine.simulation import SimulationOptions, simulate
 from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.render.simulation import contract
@@ -85,7 +85,7 @@ spec:
 def run(stop_policy: str) -> tuple[dict, dict]:
     snapshot = build_snapshot(load_text(ALL_KINDS, manifests(stop_policy), "inline.yaml"), NOW)
     result = simulate(snapshot, SimulationOptions(cycles=1, now=NOW))
-    return contract(result), {k: decision(o, result.queues, result.cache) for k, o in result.outcomes.items()}
+    return contract(result), {key: workload.state for key, workload in result.workloads.items()}
 
 
 @pytest.mark.parametrize("stop_policy", ["Hold", "HoldAndDrain"])

@@ -20,17 +20,17 @@ SAMPLES = sorted(p for p in (REPO / "samples").iterdir() if p.is_dir() and p.nam
 WRONG_VALUES: tuple[Any, ...] = (["x"], {"a": "b"}, 7, None)
 
 
-def _paths(value: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+def field_paths(value: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
     yield prefix
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from _paths(item, (*prefix, key))
+            yield from field_paths(item, (*prefix, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _paths(item, (*prefix, index))
+            yield from field_paths(item, (*prefix, index))
 
 
-def _replaced(body: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+def replaced(body: dict[str, Any], path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
     copied = copy.deepcopy(body)
     parent: Any = copied
     for part in path[:-1]:
@@ -52,11 +52,11 @@ def test_cross_object_checks_survive_a_wrong_type_in_every_field(sample: Path) -
         if obj.kind in seen_kinds:
             continue  # one object of each kind per sample: the others take the same code paths
         seen_kinds.add(obj.kind)
-        for path in _paths(obj.body):
+        for path in field_paths(obj.body):
             if len(path) < 2 or path[0] in ("apiVersion", "kind"):
                 continue
             for value in WRONG_VALUES:
-                mutated = dataclasses.replace(obj, body=_replaced(obj.body, path, value), findings=[])
+                mutated = dataclasses.replace(obj, body=replaced(obj.body, path, value), findings=[])
                 world = [*objects[:position], mutated, *objects[position + 1:]]
                 try:
                     cross_object_findings(world, closed=True)

@@ -8,7 +8,7 @@ import pytest
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.kueue.api.snapshot import Snapshot
-from kqctl.kueue.engine.explain import UnknownWorkload, _with_increases, admitted_after, explain, resolve_key
+from kqctl.kueue.engine.explain import UnknownWorkload, admitted_after, explain, resolve_key, with_nominal_increases
 from kqctl.kueue.engine.simulation import SimulationOptions
 from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_text
@@ -76,9 +76,9 @@ def test_missing_local_queue_is_the_reason_before_any_flavor() -> None:
 
 def test_fitting_workload_has_a_fit_assignment_and_no_suggestions() -> None:
     explanation = explain(snapshot(wl("w", "1")), "ns/w", NOW)
-    assert explanation.now.assignment is not None and explanation.now.assignment.representative_mode() == "Fit"
+    assert explanation.now.assignment is not None and explanation.now.assignment.mode == "Fit"
     assert explanation.next_cycle is not None and explanation.next_cycle.state == "Admitted"
-    assert explanation.suggestions == []
+    assert explanation.suggestions == ()
 
 
 def test_quota_arithmetic_is_shown_per_flavor_and_resource() -> None:
@@ -116,8 +116,8 @@ def test_suggestions_are_each_verified_by_running_the_engine_again() -> None:
 
 def test_the_smallest_quota_increase_is_really_the_smallest() -> None:
     snap = snapshot(wl("low", "3", admitted=True), wl("w", "2"))
-    assert admitted_after(_with_increases(snap, "cq", "f", {"cpu": 1000}), "ns/w", NOW)
-    assert not admitted_after(_with_increases(snap, "cq", "f", {"cpu": 999}), "ns/w", NOW)
+    assert admitted_after(with_nominal_increases(snap, "cq", "f", {"cpu": 1000}), "ns/w", NOW)
+    assert not admitted_after(with_nominal_increases(snap, "cq", "f", {"cpu": 999}), "ns/w", NOW)
 
 
 def test_a_workload_larger_than_the_whole_quota_only_gets_a_quota_suggestion() -> None:

@@ -1,12 +1,12 @@
-"""The "lent" figure of simulate's ClusterQueue summary (our attribution, see kqctl.kueue.engine.lending; Q-1, Q-2)."""
+"""Borrowed and lent: kqctl's attributions of a cohort's borrowing (kqctl.kueue.engine.lending; Q-1, Q-2, Q-7)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
 from kqctl.cli.schedulers import ALL_KINDS
-from kqctl.kueue.engine.lending import lent_by_cluster_queue
-from kqctl.kueue.engine.simulation import SimulationOptions, simulate
+from kqctl.kueue.engine.lending import borrowed_by_workload, lent_by_cluster_queue
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_text
 
@@ -63,8 +63,9 @@ def workload(name: str, queue_name: str, cpu: str) -> str:
 
 
 def lent(*documents: str) -> dict[str, dict[tuple[str, str], int]]:
-    result = simulate(build_snapshot(load_text(ALL_KINDS, FLAVOR + "".join(documents))), NOW)
-    return lent_by_cluster_queue(result.cache)
+    sim = Simulation(build_snapshot(load_text(ALL_KINDS, FLAVOR + "".join(documents))), NOW)
+    sim.run_cycles()
+    return lent_by_cluster_queue(sim.cache)
 
 
 def test_a_single_lender_lends_exactly_what_the_borrower_borrows() -> None:
@@ -101,3 +102,21 @@ def test_a_cohorts_own_quota_takes_its_share_of_the_lending() -> None:
 
 def test_a_queue_without_a_cohort_lends_nothing() -> None:
     assert lent(queue("solo", "4", cohort=None), workload("w", "solo", "1")) == {}
+
+
+def borrowed(*documents: str) -> dict[str, dict[tuple[str, str], int]]:
+    """borrowed_by_workload on the end state, admission order: by workload name (the test's own order)."""
+    sim = Simulation(build_snapshot(load_text(ALL_KINDS, FLAVOR + "".join(documents))), NOW)
+    sim.run_cycles()
+    return borrowed_by_workload(sim.cache, lambda w: (w.model.name,))
+
+
+def test_q_7_a_queues_borrowing_is_charged_to_its_latest_admissions_first() -> None:
+    # a (nominal 1) holds 4 cpu in three workloads: it borrows 3, charged to w3 (2) then w2 (1).
+    documents = [queue("a", "1"), queue("b", "6"), workload("w1", "a", "1"), workload("w2", "a", "1"),
+                 workload("w3", "a", "2")]
+    assert borrowed(*documents) == {"ns/w3": {("f", "cpu"): 2000}, "ns/w2": {("f", "cpu"): 1000}}
+
+
+def test_q_7_a_queue_within_its_nominal_quota_charges_nobody() -> None:
+    assert borrowed(queue("a", "4"), queue("b", "4"), workload("w", "a", "3")) == {}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from support import REPO
 
 from kqctl.k8s.scalars import LiteralFloat
 from kqctl.kueue.api.versions import (
@@ -592,7 +592,7 @@ def test_non_kueue_objects_and_unknown_kinds_are_rejected() -> None:
         to_v1beta2(obj(ALPHA2, "AdmissionCheck", {}))
 
 
-CONFORMANCE = Path(__file__).resolve().parents[1] / "conformance" / "data" / "kueue"
+CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
 
 
 def _conformance_pairs() -> list[tuple[dict[str, Any], dict[str, Any]]]:

@@ -1,16 +1,18 @@
-"""Topology-Aware Scheduling, the part of it that decides flavors and admissions (rule set TAS).
+"""The topology cache of Topology-Aware Scheduling (rule set TAS): Kueue's TAS cache and flavor snapshots.
 
 §0.3 keeps TAS out of kqctl v1's scope, but a pod set that asks for a topology changes which
 flavor it gets: Kueue's flavor assigner places its pods on the Nodes of the chosen TAS flavor
 and turns a quota ``Fit`` into ``Preempt`` (or ``NoFit``) when they do not fit there. This
-module reimplements that part of Kueue, with kqctl's names:
+module holds the topology side of that (which flavors are TAS flavors, their domain trees, node
+usage and the placement search); the step of flavor assignment that uses it (TAS-2, TAS-6) is
+flavors/tas_assigner.py, as in Kueue the cache never depends on the flavor assigner:
 
 * TAS-1 which flavors are TAS flavors: a ResourceFlavor with ``topologyName`` whose Topology
   exists (Kueue's TAS cache); a ClusterQueue is *TAS-only* when every flavor of its resource
   groups has a ``topologyName`` (``clusterQueue.isTASOnly``), and a pod set then requests TAS
   implicitly (``isTASImplied``);
-* TAS-2 ``checkPodSetAndFlavorMatchForTAS``: a TAS pod set only takes TAS flavors having the
-  requested level, a non-TAS pod set never takes a TAS flavor;
+* TAS-2 ``checkPodSetAndFlavorMatchForTAS`` (in flavors/tas_assigner.py): a TAS pod set only takes
+  TAS flavors having the requested level, a non-TAS pod set never takes a TAS flavor;
 * TAS-3 the domain tree of a flavor (``newTopologyTree``): its Nodes that are Ready, schedulable
   and carry the flavor's node labels and every level label; a leaf's capacity is its Nodes'
   allocatable;
@@ -22,8 +24,9 @@ module reimplements that part of Kueue, with kqctl's names:
   that fits (required / preferred / unconstrained, BestFit or LeastFreeCapacity under
   ``TASProfileMixed``, slices of ``podSetSliceSize`` pods) and the descent to the leaves, with
   Kueue's failure messages;
-* TAS-6 the TAS block at the end of ``assignFlavors``, ``updateAssignmentForTAS``,
-  ``ComputeTASNetUsage`` and the TAS part of ``ClusterQueueSnapshot.Fits``.
+* TAS-6 ``FindTopologyAssignmentsForWorkload`` and the TAS part of ``ClusterQueueSnapshot.Fits``
+  here; the TAS block at the end of ``assignFlavors`` and ``ComputeTASNetUsage`` in
+  flavors/tas_assigner.py; ``updateAssignmentForTAS`` in the cycle.
 
 The TAS gates other than TopologyAwareScheduling keep Kueue's defaults (TASProfileMixed,
 TASMultiLayerTopology, TASHandleOverlappingFlavors, TASRecomputeAssignmentWithinSchedulingCycle
@@ -41,7 +44,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kqctl.k8s.names import go_quote
 from kqctl.k8s.pods import Resources, pod_requests, read_pod_resources
@@ -50,15 +53,9 @@ from kqctl.k8s.selectors import first_untolerated_taint
 from kqctl.kueue.api.models import ClusterQueue, Node, ResourceFlavor, Topology, TopologyAssignment, TopologyDomain
 from kqctl.kueue.engine.workloads import PodSetInfo, WorkloadInfo
 
-if TYPE_CHECKING:
-    from kqctl.kueue.engine.flavors import Assignment, PodSetAssignment
-
 HOSTNAME = "kubernetes.io/hostname"
 PODS = "pods"
 MAX_INT32 = (1 << 31) - 1
-TOPOLOGY_PLACEMENT_FAILED = "TopologyPlacementFailed"
-MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 
 # Kueue's defaults at the reference commit for the TAS gates kqctl does not take (§0.2).
 PROFILE_MIXED = True  # TASProfileMixed (beta): unconstrained requests use LeastFreeCapacity
@@ -68,9 +65,6 @@ FITS_OK = "Ok"
 FITS_NO_QUOTA = "NoQuota"
 FITS_NO_TAS = "NoTAS"
 
-# TAS errors of a pod set (flavorassigner/errors.go).
-ERR_NO_TAS_CACHE = "workload requires Topology, but there is no TAS cache information"
-ERR_NO_TAS_FLAVOR = "no TAS flavor assigned"
 
 
 # --- TAS-1: requests -----------------------------------------------------------------------------------
@@ -325,13 +319,12 @@ class TASCache:
         usage = self._held.pop(workload.key, ())
         self.remove_usage(usage)
 
-    def admit(self, workload: WorkloadInfo, assignment: Assignment) -> None:
-        """A workload admitted by the simulation holds the usage of its topology assignments."""
+    def admit(self, workload: WorkloadInfo, usage: TASUsage, placements: Mapping[str, TopologyAssignment]) -> None:
+        """A workload admitted by the simulation holds the node usage of its topology assignments (TAS-4)."""
         if not self.enabled:
             return
-        self.placements[workload.key] = assignment.tas_usage
-        self.assignments[workload.key] = {ps.name: ps.topology for ps in assignment.pod_sets
-                                          if ps.topology is not None}
+        self.placements[workload.key] = usage
+        self.assignments[workload.key] = dict(placements)
         self.add_workload(workload)
 
     def _from_model(self, workload: WorkloadInfo) -> tuple[TASUsage, dict[str, TopologyAssignment]]:
@@ -410,32 +403,6 @@ def _go_div(a: int, b: int) -> int:
     """Go's integer division truncates toward zero."""
     quotient = abs(a) // abs(b)
     return quotient if (a >= 0) == (b >= 0) else -quotient
-
-
-# --- TAS-2: flavor eligibility ---------------------------------------------------------------------------
-
-
-def flavor_mismatch(cache: TASCache, cq: ClusterQueue, flavors: Mapping[str, ResourceFlavor],
-                    request: Mapping[str, Any] | None, pod_spec: Mapping[str, Any], flavor: ResourceFlavor,
-                    covered: Iterable[str]) -> str | None:
-    """TAS-2 ``checkPodSetAndFlavorMatchForTAS``: why ``flavor`` cannot serve this pod set, if it cannot."""
-    tas_only = is_tas_only(cq, flavors)
-    if is_tas_requested(request, tas_only):
-        if is_tas_implied(request, tas_only):
-            return None
-        if flavor.topology_name is None:
-            if not set(single_pod_requests(pod_spec)) & set(covered):
-                return None
-            return f"Flavor {go_quote(flavor.name)} does not support TopologyAwareScheduling"
-        snapshot = cache.flavors.get(flavor.name)
-        if snapshot is None:
-            return f"Flavor {go_quote(flavor.name)} information missing in TAS cache"
-        if not snapshot.has_level(request):
-            return f"Flavor {go_quote(flavor.name)} does not contain the requested level"
-        return None
-    if flavor.topology_name is not None:
-        return f"Flavor {go_quote(flavor.name)} supports only TopologyAwareScheduling"
-    return None
 
 
 # --- TAS-5: placing one pod set -------------------------------------------------------------------------
@@ -826,7 +793,7 @@ def _expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str]
     return False
 
 
-# --- TAS-6: flavor assignment and the scheduler ----------------------------------------------------------
+# --- TAS-5: the placements of a workload -------------------------------------------------------------
 
 
 @dataclass
@@ -836,64 +803,6 @@ class PodSetResult:
     assignment: TopologyAssignment | None
     failure: str
     flavor: str
-
-
-def workload_requests(cache: TASCache, cq: ClusterQueue, flavors: Mapping[str, ResourceFlavor],
-                      workload: WorkloadInfo, assignment: Assignment,
-                      admission_checks: Mapping[str, str]) -> dict[str, list[PodSetRequest]]:
-    """``WorkloadsTopologyRequests``: the TAS pod sets of the assignment by flavor (errors end a pod set)."""
-    tas_only = is_tas_only(cq, flavors)
-    cq_flavors = cache.cq_flavors(cq)
-    by_flavor: dict[str, list[PodSetRequest]] = {}
-    for pod_set in workload.pod_sets:
-        request = topology_request(workload, pod_set)
-        if not is_tas_requested(request, tas_only):
-            continue
-        ps = _by_name(assignment, pod_set.name)
-        if ps is None or ps.status.error is not None or ps.count == 0:
-            continue
-        if ps.topology is not None:
-            continue  # computed already
-        try:
-            found = _pod_set_request(ps, pod_set, request, tas_only, cq, cq_flavors, admission_checks)
-        except PlacementError as exc:
-            ps.status.error = str(exc)  # Assignment.psError
-            assignment.mode_override = None
-            continue
-        if found is not None:
-            by_flavor.setdefault(found.flavor, []).append(found)
-    return by_flavor
-
-
-def _pod_set_request(ps: PodSetAssignment, pod_set: PodSetInfo, request: Mapping[str, Any] | None,
-                     tas_only: bool, cq: ClusterQueue, cq_flavors: Mapping[str, TASFlavor],
-                     admission_checks: Mapping[str, str]) -> PodSetRequest | None:
-    """``podSetTopologyRequest``; None when the topology is assigned later (MultiKueue, ProvisioningRequest)."""
-    if not cq_flavors:
-        raise PlacementError(ERR_NO_TAS_CACHE)
-    flavor = only_tas_flavor({c.flavor for c in ps.flavors.values()}, cq_flavors)
-    delayed = [name for name, applies in cq.admission_checks.items()
-               if admission_checks.get(name) == MULTIKUEUE_CONTROLLER
-               or (admission_checks.get(name) == PROVISIONING_CONTROLLER and flavor in applies)]
-    if delayed:
-        return None  # DelayedTopologyRequest: the second scheduling pass is not modelled
-    group = request.get("podSetGroupName") if request is not None else None
-    return PodSetRequest(pod_set.name, request, pod_set.pod_spec, single_pod_requests(pod_set.pod_spec), ps.count,
-                         flavor, is_tas_implied(request, tas_only), group if isinstance(group, str) else None)
-
-
-def only_tas_flavor(assigned: Iterable[str], cq_flavors: Mapping[str, TASFlavor]) -> str:
-    """``onlyTASFlavor``: the one TAS flavor among a pod set's flavors."""
-    found = sorted({name for name in assigned if name in cq_flavors})
-    if not found:
-        raise PlacementError(ERR_NO_TAS_FLAVOR)
-    if len(found) > 1:
-        raise PlacementError(f"more than one TAS flavor assigned: {', '.join(found)}")
-    return found[0]
-
-
-def _by_name(assignment: Assignment, name: str) -> PodSetAssignment | None:
-    return next((ps for ps in assignment.pod_sets if ps.name == name), None)
 
 
 def find_assignments(cache: TASCache, requests: Mapping[str, list[PodSetRequest]],
@@ -929,72 +838,3 @@ def _find_for_flavor(cache: TASCache, flavor: TASFlavor, requests: list[PodSetRe
 def first_failure(results: Mapping[str, PodSetResult]) -> tuple[str, PodSetResult] | None:
     """``TASAssignmentsResult.Failure`` (Go picks any; kqctl the first placed, §0.4)."""
     return next(((name, r) for name, r in results.items() if r.failure), None)
-
-
-def net_usage(cache: TASCache, assignment: Assignment, workload: WorkloadInfo) -> TASUsage:
-    """``ComputeTASNetUsage`` for a workload without an admission: every pod of every placed pod set."""
-    usage: list[DomainUsage] = []
-    specs = {ps.name: ps.pod_spec for ps in workload.pod_sets}
-    for ps in assignment.pod_sets:
-        if ps.topology is None or ps.name not in specs:
-            continue
-        try:
-            flavor = only_tas_flavor({c.flavor for c in ps.flavors.values()}, cache.flavors)
-        except PlacementError:
-            continue
-        per_pod = single_pod_requests(specs[ps.name])
-        usage.extend(DomainUsage(flavor, domain_id(d.values), per_pod, d.count)
-                     for d in ps.topology.domains if d.count > 0)
-    return tuple(usage)
-
-
-def update_for_result(cache: TASCache, assignment: Assignment, workload: WorkloadInfo,
-                      results: Mapping[str, PodSetResult]) -> None:
-    """``Assignment.UpdateForTASResult``."""
-    for name, result in results.items():
-        ps = _by_name(assignment, name)
-        if ps is not None:
-            ps.topology = result.assignment
-    assignment.tas_usage = net_usage(cache, assignment, workload)
-
-
-def set_mode(assignment: Assignment, ps: PodSetAssignment, mode: str) -> None:
-    """``Assignment.updateMode``: every flavor of the pod set, and the representative mode."""
-    for choice in ps.flavors.values():
-        choice.mode = mode
-    assignment.mode_override = mode
-
-
-def assign_topology(cache: TASCache, cq: ClusterQueue, flavors: Mapping[str, ResourceFlavor],
-                    workload: WorkloadInfo, assignment: Assignment, admission_checks: Mapping[str, str]) -> None:
-    """TAS-6: the TAS block at the end of ``assignFlavors`` (the assignment is not NoFit)."""
-    from kqctl.kueue.engine.flavors import FIT, NO_FIT, PREEMPT
-
-    requests = workload_requests(cache, cq, flavors, workload, assignment, admission_checks)
-    if assignment.representative_mode() == FIT:
-        results = find_assignments(cache, requests)
-        failure = first_failure(results)
-        if failure is None:
-            update_for_result(cache, assignment, workload, results)
-        else:
-            ps = _by_name(assignment, failure[0])
-            assert ps is not None
-            ps.status.reasons.append(failure[1].failure)
-            set_mode(assignment, ps, PREEMPT)
-    if assignment.representative_mode() == PREEMPT:
-        results = find_assignments(cache, requests, simulate_empty=True)
-        failure = first_failure(results)
-        if failure is None:
-            for pod_sets in requests.values():
-                for request in pod_sets:
-                    ps = _by_name(assignment, request.name)
-                    if ps is not None:
-                        set_mode(assignment, ps, PREEMPT)
-            return
-        ps = _by_name(assignment, failure[0])
-        assert ps is not None
-        for attempt in ps.attempts:  # markFlavorAttempt
-            if attempt.flavor == failure[1].flavor:
-                attempt.mode, attempt.no_fit_reason = NO_FIT, TOPOLOGY_PLACEMENT_FAILED
-                break
-        set_mode(assignment, ps, NO_FIT)

@@ -1,4 +1,4 @@
-"""Topology-Aware Scheduling (rule set TAS, kqctl/kueue/engine/tas.py).
+"""Topology-Aware Scheduling (rule set TAS, kqctl/kueue/engine/tas_cache.py).
 
 The placement cases are ported from Kueue's own TestFindTopologyAssignments
 (pkg/cache/scheduler/tas_cache_test.go at the reference commit): same nodes, levels, requests
@@ -15,13 +15,14 @@ from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.k8s.core import Fields
 from kqctl.k8s.quantity import parse_quantity, resource_value
 from kqctl.kueue.api.models import Node, ResourceFlavor, Taint, Topology, TopologyAssignment
-from kqctl.kueue.engine import tas
+from kqctl.kueue.engine import tas_cache
 from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.flavors import tas_assigner
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_paths
 
-B, R, H = "cloud.com/topology-block", "cloud.com/topology-rack", tas.HOSTNAME
+B, R, H = "cloud.com/topology-block", "cloud.com/topology-rack", tas_cache.HOSTNAME
 THREE_LEVELS = (B, R, H)
 TWO_LEVELS = (B, R)
 ONE_LEVEL = (H,)
@@ -67,20 +68,21 @@ MULTIPOD_NODES = [
 ]
 
 
-def tas_cache(nodes: list[Node], levels: tuple[str, ...], node_labels: dict[str, str] | None = None,
-              tolerations: tuple[Any, ...] = ()) -> tas.TASCache:
+def topology_cache(nodes: list[Node], levels: tuple[str, ...], node_labels: dict[str, str] | None = None,
+              tolerations: tuple[Any, ...] = ()) -> tas_cache.TASCache:
     flavor = ResourceFlavor("tas", node_labels or {}, (), tolerations, "default")
-    return tas.TASCache({"tas": flavor}, {"default": Topology("default", levels)}, {n.name: n for n in nodes})
+    return tas_cache.TASCache({"tas": flavor}, {"default": Topology("default", levels)}, {n.name: n for n in nodes})
 
 
 def pod_set(name: str = "main", request: dict[str, Any] | None = None, count: int = 1,
-            per_pod: dict[str, int] | None = None, spec: dict[str, Any] | None = None) -> tas.PodSetRequest:
-    return tas.PodSetRequest(name, request, spec or {}, per_pod if per_pod is not None else {"cpu": 1000}, count,
+            per_pod: dict[str, int] | None = None, spec: dict[str, Any] | None = None) -> tas_cache.PodSetRequest:
+    return tas_cache.PodSetRequest(name, request, spec or {}, per_pod if per_pod is not None else {"cpu": 1000}, count,
                              "tas", request is None, None)
 
 
-def place(cache: tas.TASCache, *pod_sets: tas.PodSetRequest, simulate_empty: bool = False) -> dict[str, Any]:
-    results = tas.find_assignments(cache, {"tas": list(pod_sets)}, simulate_empty)
+def place(cache: tas_cache.TASCache, *pod_sets: tas_cache.PodSetRequest,
+          simulate_empty: bool = False) -> dict[str, Any]:
+    results = tas_cache.find_assignments(cache, {"tas": list(pod_sets)}, simulate_empty)
     return {name: r.failure or _domains(r.assignment) for name, r in results.items()}
 
 
@@ -269,15 +271,15 @@ PLACEMENTS: list[tuple[str, list[Node], tuple[str, ...], dict[str, Any] | None, 
 @pytest.mark.parametrize("case", PLACEMENTS, ids=lambda c: c[0])
 def test_placement_matches_kueue(case: tuple[Any, ...]) -> None:
     _, nodes, levels, request, per_pod, count, expected = case
-    assert place(tas_cache(nodes, levels), pod_set(request=request, per_pod=per_pod, count=count)) == \
+    assert place(topology_cache(nodes, levels), pod_set(request=request, per_pod=per_pod, count=count)) == \
         {"main": expected}
 
 
 def test_only_nodes_with_the_flavor_labels_are_considered() -> None:
     nodes = [node("x3", {"zone": "zone-a", H: "x3"}, memory="1Gi")]
-    assert place(tas_cache(nodes, ONE_LEVEL, {"zone": "zone-b"}), pod_set(request={"required": H})) == {
+    assert place(topology_cache(nodes, ONE_LEVEL, {"zone": "zone-b"}), pod_set(request={"required": H})) == {
         "main": "no topology domains at level: kubernetes.io/hostname"}
-    assert place(tas_cache(nodes, ONE_LEVEL, {"zone": "zone-a"}), pod_set(request={"required": H})) == {
+    assert place(topology_cache(nodes, ONE_LEVEL, {"zone": "zone-a"}), pod_set(request={"required": H})) == {
         "main": [one("x3", 1)]}
 
 
@@ -287,7 +289,7 @@ def test_exclusion_stats_name_every_reason() -> None:
              node("x3", {H: "x3", "zone": "zone-b"}, cpu="2"),
              node("x4", {H: "x4", "zone": "zone-a"}, cpu="100m")]
     request = pod_set(request={"required": H}, spec={"nodeSelector": {"zone": "zone-a"}})
-    assert place(tas_cache(nodes, ONE_LEVEL), request) == {"main": (
+    assert place(topology_cache(nodes, ONE_LEVEL), request) == {"main": (
         'topology "default" doesn\'t allow to fit any of 1 pod(s). Total nodes: 4; excluded: nodeSelector: 2,'
         ' resource "cpu": 1, taint "key=value:NoSchedule": 1')}
 
@@ -298,19 +300,20 @@ def test_a_tolerated_taint_and_a_required_affinity_let_the_node_in() -> None:
     spec = {"tolerations": [{"key": "example.com/gpu", "value": "present", "operator": "Equal"}],
             "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
                 {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["zone-a"]}]}]}}}}
-    assert place(tas_cache(nodes, ONE_LEVEL), pod_set(request={"required": H}, spec=spec)) == {"main": [one("x3", 1)]}
+    assert place(topology_cache(nodes, ONE_LEVEL), pod_set(request={"required": H}, spec=spec)) == {
+        "main": [one("x3", 1)]}
 
 
 def test_pod_sets_of_one_workload_account_for_each_other() -> None:
-    cache = tas_cache([node("x1", {H: "x1"}, cpu="2", pods="1")], ONE_LEVEL)
+    cache = topology_cache([node("x1", {H: "x1"}, cpu="2", pods="1")], ONE_LEVEL)
     assert place(cache, pod_set("one", {"required": H}), pod_set("two", {"required": H})) == {
         "one": [one("x1", 1)],
         "two": 'topology "default" doesn\'t allow to fit any of 1 pod(s). Total nodes: 1; excluded: resource "pods": 1'}
-    cache = tas_cache(MULTIPOD_NODES, TWO_LEVELS)
+    cache = topology_cache(MULTIPOD_NODES, TWO_LEVELS)
     assert place(cache, pod_set("podset1", {"required": R}, count=2),
                  pod_set("podset2", {"required": R}, per_pod={"memory": 1024})) == {
         "podset1": [one("b1/r1", 2)], "podset2": [one("b1/r1", 1)]}
-    cache = tas_cache(MULTIPOD_NODES, THREE_LEVELS)
+    cache = topology_cache(MULTIPOD_NODES, THREE_LEVELS)
     assert place(cache, pod_set("podset1", {"required": B}, count=8),
                  pod_set("podset2", {"unconstrained": True}, count=2)) == {
         "podset1": [one("x2", 8)], "podset2": [one("x2", 2)]}
@@ -320,8 +323,8 @@ def test_usage_of_other_flavors_on_the_same_hostname_counts() -> None:
     """TASHandleOverlappingFlavors: 'sibling-flavor usage on the shared hostname reduces remaining capacity'."""
     nodes = [node("b1-x1", {B: "b1", H: "x1"}), node("b1-x2", {B: "b1", H: "x2"})]
     flavors = {name: ResourceFlavor(name, {}, (), (), "default") for name in ("tas", "sibling")}
-    cache = tas.TASCache(flavors, {"default": Topology("default", (B, H))}, {n.name: n for n in nodes})
-    cache.add_usage([tas.DomainUsage("sibling", "x1", {"cpu": 1000}, 1)])
+    cache = tas_cache.TASCache(flavors, {"default": Topology("default", (B, H))}, {n.name: n for n in nodes})
+    cache.add_usage([tas_cache.DomainUsage("sibling", "x1", {"cpu": 1000}, 1)])
     assert place(cache, pod_set(request={"required": H})) == {"main": [one("x2", 1)]}
     assert place(cache, pod_set(request={"required": B}, count=2), simulate_empty=True) == {
         "main": [one("x1", 1), one("x2", 1)]}
@@ -330,21 +333,21 @@ def test_usage_of_other_flavors_on_the_same_hostname_counts() -> None:
 def test_usage_of_a_non_hostname_topology_stays_with_its_flavor() -> None:
     nodes = [node(name, {B: b, R: r}) for name, b, r in (
         ("b1-r1", "b1", "r1"), ("b1-r2", "b1", "r2"), ("b2-r1", "b2", "r1"), ("b2-r2", "b2", "r2"))]
-    cache = tas_cache(nodes, TWO_LEVELS)
-    cache.add_usage([tas.DomainUsage("tas", "b1,r1", {"cpu": 1000}, 1),
-                     tas.DomainUsage("tas", "b1,r2", {"cpu": 1000}, 1)])
+    cache = topology_cache(nodes, TWO_LEVELS)
+    cache.add_usage([tas_cache.DomainUsage("tas", "b1,r1", {"cpu": 1000}, 1),
+                     tas_cache.DomainUsage("tas", "b1,r2", {"cpu": 1000}, 1)])
     assert place(cache, pod_set(request={"required": R})) == {"main": [one("b2/r1", 1)]}
-    assert cache.fits([tas.DomainUsage("tas", "b2,r2", {"cpu": 1000}, 1)])
-    assert not cache.fits([tas.DomainUsage("tas", "b1,r1", {"cpu": 1000}, 1)])
-    assert not cache.fits([tas.DomainUsage("tas", "b9,r9", {"cpu": 1000}, 1)])
+    assert cache.fits([tas_cache.DomainUsage("tas", "b2,r2", {"cpu": 1000}, 1)])
+    assert not cache.fits([tas_cache.DomainUsage("tas", "b1,r1", {"cpu": 1000}, 1)])
+    assert not cache.fits([tas_cache.DomainUsage("tas", "b9,r9", {"cpu": 1000}, 1)])
 
 
 def test_count_in_mirrors_kueue() -> None:
-    assert tas.count_in({"cpu": 1000, "pods": 1}, {"cpu": 2500, "pods": 10}) == (2, "cpu")
-    assert tas.count_in({"cpu": 0, "pods": 1}, {"pods": 3}) == (3, "pods")
-    assert tas.count_in({"cpu": 1000, "example.com/gpu": 1}, {"cpu": 500}) == (0, "cpu")
-    assert tas.count_in({"cpu": 1000}, {"cpu": -2000}) == (0, "cpu")
-    assert tas.count_in({}, {"cpu": 1000}) == (0, "")
+    assert tas_cache.count_in({"cpu": 1000, "pods": 1}, {"cpu": 2500, "pods": 10}) == (2, "cpu")
+    assert tas_cache.count_in({"cpu": 0, "pods": 1}, {"pods": 3}) == (3, "pods")
+    assert tas_cache.count_in({"cpu": 1000, "example.com/gpu": 1}, {"cpu": 500}) == (0, "cpu")
+    assert tas_cache.count_in({"cpu": 1000}, {"cpu": -2000}) == (0, "cpu")
+    assert tas_cache.count_in({}, {"cpu": 1000}) == (0, "")
 
 
 # --- the API model ----------------------------------------------------------------------------------------
@@ -364,12 +367,12 @@ def test_topology_assignment_compact_encoding_is_decoded() -> None:
 
 
 def test_explicit_and_implied_requests() -> None:
-    assert tas.explicitly_requests_tas({"required": H})
-    assert tas.explicitly_requests_tas({"unconstrained": False})
-    assert tas.explicitly_requests_tas({"podSetSliceSize": 2})
-    assert not tas.explicitly_requests_tas({"podSetGroupName": "g"})
-    assert not tas.explicitly_requests_tas(None)
-    assert tas.is_tas_implied(None, tas_only=True) and not tas.is_tas_implied(None, tas_only=False)
+    assert tas_cache.explicitly_requests_tas({"required": H})
+    assert tas_cache.explicitly_requests_tas({"unconstrained": False})
+    assert tas_cache.explicitly_requests_tas({"podSetSliceSize": 2})
+    assert not tas_cache.explicitly_requests_tas({"podSetGroupName": "g"})
+    assert not tas_cache.explicitly_requests_tas(None)
+    assert tas_cache.is_tas_implied(None, tas_only=True) and not tas_cache.is_tas_implied(None, tas_only=False)
 
 
 def test_flavor_eligibility_messages() -> None:
@@ -381,7 +384,7 @@ def test_flavor_eligibility_messages() -> None:
     plain = ResourceFlavor("plain", {}, (), (), None)
     other = ResourceFlavor("other", {}, (), (), "missing")
     flavors = {f.name: f for f in (tas_flavor, plain, other)}
-    cache = tas.TASCache(flavors, {"default": Topology("default", (B, H))}, {n.name: n for n in nodes})
+    cache = tas_cache.TASCache(flavors, {"default": Topology("default", (B, H))}, {n.name: n for n in nodes})
     quota = [{"name": "cpu", "nominalQuota": 1}]
     cq = ClusterQueue.from_v1beta2({"metadata": {"name": "cq"}, "spec": {"resourceGroups": [
         {"coveredResources": ["cpu"], "flavors": [{"name": "plain", "resources": quota},
@@ -389,7 +392,7 @@ def test_flavor_eligibility_messages() -> None:
     spec = {"containers": [{"resources": {"requests": {"cpu": "1"}}}]}
 
     def mismatch(request: dict[str, Any] | None, flavor: ResourceFlavor) -> str | None:
-        return tas.flavor_mismatch(cache, cq, flavors, request, spec, flavor, ("cpu",))
+        return tas_assigner.flavor_mismatch(cache, cq, flavors, request, spec, flavor, ("cpu",))
 
     assert mismatch({"required": H}, tas_flavor) is None
     assert mismatch({"required": "missing-level"}, tas_flavor) == 'Flavor "tas" does not contain the requested level'
@@ -398,7 +401,7 @@ def test_flavor_eligibility_messages() -> None:
     assert mismatch({"required": H}, other) == 'Flavor "other" information missing in TAS cache'
     assert mismatch(None, tas_flavor) == 'Flavor "tas" supports only TopologyAwareScheduling'
     assert mismatch(None, plain) is None
-    assert tas.flavor_mismatch(cache, cq, flavors, {"required": H}, spec, plain, ("memory",)) is None
+    assert tas_assigner.flavor_mismatch(cache, cq, flavors, {"required": H}, spec, plain, ("memory",)) is None
 
 
 # --- through the engine ------------------------------------------------------------------------------------
@@ -486,10 +489,10 @@ def simulation(tmp_path: Any, text: str, **gates: bool) -> Simulation:
 def test_admitted_pods_hold_their_node_in_later_cycles(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("first", "2", 1) + workload("second", "2", 2) + workload("third", "2", 3))
     result = sim.run()
-    admitted = {k: sim.cache.tas.assignments[k]["main"] for k, o in result.outcomes.items() if o.admitted_in}
+    admitted = {k: sim.cache.tas.assignments[k]["main"] for k, w in result.workloads.items() if w.admitted_in}
     assert {k: [d.values for d in a.domains] for k, a in admitted.items()} == {
         "default/first": [("a",)], "default/second": [("b",)]}
-    third = result.outcomes["default/third"].last_entry
+    third = sim.outcomes["default/third"].last_entry
     assert third is not None and (third.mode, third.requeue_reason) == ("Preempt", "PreemptionNoCandidates")
     assert third.message == ('couldn\'t assign flavors to pod set main: topology "hosts" doesn\'t allow to fit any of'
                              ' 1 pod(s). Total nodes: 2; excluded: resource "cpu": 2')
@@ -499,7 +502,7 @@ def test_an_admission_from_the_snapshot_holds_its_node(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("running", "2", 0, admitted_on="a") + workload("new", "1", 1))
     result = sim.run()
     assert sim.cache.tas.assignments["default/new"]["main"].domains[0].values == ("b",)
-    assert result.outcomes["default/new"].admitted_in == 1
+    assert result.workloads["default/new"].admitted_in == 1
 
 
 def test_preempting_a_workload_frees_its_node(tmp_path: Any) -> None:
@@ -515,14 +518,14 @@ def test_preempting_a_workload_frees_its_node(tmp_path: Any) -> None:
 def test_without_the_gate_topology_is_ignored(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("big", "3", 1), TopologyAwareScheduling=False)
     result = sim.run()
-    assert result.outcomes["default/big"].admitted_in == 1
+    assert result.workloads["default/big"].admitted_in == 1
     assert not sim.cache.tas.flavors
 
 
 def test_a_pod_larger_than_any_node_is_no_fit_even_on_an_empty_cluster(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("big", "3", 1))
-    result = sim.run()
-    entry = result.outcomes["default/big"].last_entry
+    sim.run()
+    entry = sim.outcomes["default/big"].last_entry
     assert entry is not None and (entry.mode, entry.reason) == ("NoFit", "TopologyPlacementFailed")
 
 
@@ -531,7 +534,7 @@ def test_a_tas_only_cluster_queue_places_every_pod_set(tmp_path: Any) -> None:
     sim = simulation(tmp_path, workload("running", "1", 0, admitted_on="b")
                      + workload("plain", "1", 1, request="podSetGroupName: g"))
     result = sim.run()
-    assert result.outcomes["default/plain"].admitted_in == 1
+    assert result.workloads["default/plain"].admitted_in == 1
     assert sim.cache.tas.assignments["default/plain"]["main"].domains[0].values == ("b",)
 
 
@@ -542,7 +545,8 @@ def test_a_non_tas_pod_set_does_not_take_a_tas_flavor(tmp_path: Any) -> None:
     path = tmp_path / "cluster.yaml"
     path.write_text(text + workload("plain", "1", 1, request="podSetGroupName: g"))
     sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions())
-    entry = sim.run().outcomes["default/plain"].last_entry
+    sim.run()
+    entry = sim.outcomes["default/plain"].last_entry
     assert entry is not None and entry.mode == "NoFit"
     assert entry.message == ("couldn't assign flavors to pod set main: Flavor \"tas\" supports only"
                              " TopologyAwareScheduling, insufficient quota for cpu in flavor plain, previously"
@@ -573,5 +577,5 @@ def test_without_scan_progress_quota_churn_pins_the_workload_to_the_first_flavor
     gates = FeatureGates({"FlavorFungibilityPreserveScanProgress": False})
     result = Simulation(snapshot, SimulationOptions(cycles=4, fair_sharing=True, gates=gates,
                                                     between_cycles=churn)).run()
-    assert result.outcomes["default/pending"].workload.admission is None
-    assert result.outcomes["default/blocker"].workload.admission is not None
+    assert result.workloads["default/pending"].admission is None
+    assert result.workloads["default/blocker"].admission is not None

@@ -111,17 +111,17 @@ spec:
 def test_admission_check_parameter_checks_survive_a_wrong_type_in_every_field() -> None:
     # XO-AC-PARAMS and XO-MK-CLUSTER read the kinds no shipped sample has: the same wrong-type sweep as
     # test_crossobject_wrong_types, over these objects.
-    from tests.validate.test_crossobject_wrong_types import WRONG_VALUES, _paths, _replaced
+    from tests.kueue.validate.test_crossobject_wrong_types import WRONG_VALUES, field_paths, replaced
 
     objects = load_text(ALL_KINDS, MULTIKUEUE_AND_PROVISIONING, "mk.yaml").known_objects
     assert [f.rule_id for _, f in cross_object_findings(objects, closed=True)] == ["XO-MK-CLUSTER"]
     crashes: list[str] = []
     for position, obj in enumerate(objects):
-        for path in _paths(obj.body):
+        for path in field_paths(obj.body):
             if len(path) < 2 or path[0] in ("apiVersion", "kind"):
                 continue
             for value in WRONG_VALUES:
-                mutated = dataclasses.replace(obj, body=_replaced(obj.body, path, value), findings=[])
+                mutated = dataclasses.replace(obj, body=replaced(obj.body, path, value), findings=[])
                 try:
                     cross_object_findings([*objects[:position], mutated, *objects[position + 1:]], closed=True)
                 except Exception as exc:  # noqa: BLE001 - the point is that nothing escapes

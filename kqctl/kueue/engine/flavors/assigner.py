@@ -2,58 +2,50 @@
 
 A pure function of the quota cache, one workload and its ClusterQueue. When a flavor only fits
 after preemption, a *preemption oracle* (PRE-11) says whether victims exist; it is passed in so
-this module does not depend on the preemption algorithms.
+this module does not depend on the preemption algorithms. Kueue's flavorassigner.go; its TAS
+step (TAS-2, TAS-6) is in tas_assigner.py and the result types in assignment.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from kqctl.k8s.quantity import format_resource_value, sat_add, sat_sub
 from kqctl.k8s.selectors import SelectorError, first_untolerated_taint, flavor_matches_pod, taint_text
-from kqctl.kueue.api.models import ResourceGroup, TopologyAssignment
-from kqctl.kueue.engine import tas
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.workloads import (
-    FlavorResource,
-    PodSetInfo,
-    ScanMemory,
-    WorkloadInfo,
-    allowed_flavors,
-    resource_order,
+from kqctl.kueue.engine.flavors import tas_assigner
+from kqctl.kueue.engine.flavors.assignment import (
+    EXCEEDS_MAX_QUOTA,
+    FIT,
+    MODE_RANK,
+    NO_FIT,
+    NO_MATCHING_FLAVOR,
+    PREEMPT,
+    WAITING_FOR_QUOTA,
+    Assignment,
+    Attempt,
+    FlavorChoice,
+    Oracle,
+    PodSetAssignment,
+    Status,
+    most_severe,
+    resolve_no_fit_reason,
 )
-
-# Public modes (FA-7), worst to best.
-NO_FIT = "NoFit"
-PREEMPT = "Preempt"
-DEFERRED_FIT = "DeferredFit"
-FIT = "Fit"
-MODE_RANK = {NO_FIT: 0, PREEMPT: 1, DEFERRED_FIT: 2, FIT: 3}
+from kqctl.kueue.engine.tas_cache import topology_request
+from kqctl.kueue.engine.workloads import PodSetInfo, ScanMemory, WorkloadInfo, allowed_flavors, resource_order
 
 # Internal preemption modes (FA-7), worst to best.
 P_NO_FIT, P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM, P_FIT = range(5)
 _POSSIBILITY = {P_NO_CANDIDATES: "NoCandidates", P_PREEMPT: "Preempt", P_RECLAIM: "Reclaim"}
 _FROM_POSSIBILITY = {v: k for k, v in _POSSIBILITY.items()}
 
-# FA-14: condition reasons of a workload that does not fit, by severity.
-NO_MATCHING_FLAVOR = "NoMatchingFlavor"
-EXCEEDS_MAX_QUOTA = "ExceedsMaxQuota"
-WAITING_FOR_QUOTA = "WaitingForQuota"
-_SEVERITY = {"TopologyPlacementFailed": 1, WAITING_FOR_QUOTA: 2, EXCEEDS_MAX_QUOTA: 3, NO_MATCHING_FLAVOR: 4}
-
 UNLIMITED_LEVEL = 1 << 62
-
-# (flavor, resource), amount -> (possibility, borrowing level after the preemptions)
-Oracle = Callable[[FlavorResource, int], tuple[str, int]]
 
 
 def public_mode(mode: int) -> str:
     return {P_NO_FIT: NO_FIT, P_FIT: FIT}.get(mode, PREEMPT)
-
-
-def most_severe(a: str, b: str) -> str:
-    return a if _SEVERITY.get(a, 0) >= _SEVERITY.get(b, 0) else b
 
 
 @dataclass(frozen=True)
@@ -95,116 +87,6 @@ def should_try_next_flavor(mode: Granular, when_can_borrow: str, when_can_preemp
     return mode.level > 0 and when_can_borrow == "TryNextFlavor"
 
 
-@dataclass
-class FlavorChoice:
-    flavor: str
-    mode: str
-    borrow: int
-    tried_index: int = 0
-
-
-@dataclass
-class Attempt:
-    """One flavor tried for a pod set (merged over its resources), for messages and events."""
-
-    flavor: str
-    mode: str
-    borrow: int = 0
-    possibility: str | None = None
-    reasons: list[str] = field(default_factory=list)
-    no_fit_reason: str = ""
-
-
-@dataclass
-class Status:
-    reasons: list[str] = field(default_factory=list)
-    error: str | None = None
-    no_fit_reason: str = ""
-
-    @property
-    def is_fit(self) -> bool:
-        return self.error is None and not self.reasons
-
-    def message(self) -> str:
-        return self.error if self.error is not None else ", ".join(sorted(self.reasons))
-
-
-@dataclass
-class PodSetAssignment:
-    name: str
-    index: int
-    flavors: dict[str, FlavorChoice]
-    status: Status
-    requests: dict[str, int]  # totals for this attempt, ``pods`` included when covered
-    count: int
-    attempts: list[Attempt] = field(default_factory=list)
-    topology: TopologyAssignment | None = None  # TAS-6: where its pods go (PodSetAssignment.TopologyAssignment)
-
-    def mode(self) -> str:
-        if self.status.is_fit:
-            return FIT
-        if self.status.error is not None or not self.flavors:
-            return NO_FIT
-        return min((c.mode for c in self.flavors.values()), key=MODE_RANK.__getitem__)
-
-
-@dataclass
-class Assignment:
-    pod_sets: list[PodSetAssignment] = field(default_factory=list)
-    borrowing: int = 0
-    usage: dict[FlavorResource, int] = field(default_factory=dict)
-    last_tried: list[dict[str, int]] = field(default_factory=list)
-    no_fit_reason: str = ""
-    mode_override: str | None = None
-    tas_usage: tas.TASUsage = ()  # TAS-6: Usage.TAS, the node usage of its topology assignments
-
-    def representative_mode(self) -> str:
-        if not self.pod_sets:
-            return NO_FIT
-        if self.mode_override is not None:
-            return self.mode_override
-        return min((ps.mode() for ps in self.pod_sets), key=MODE_RANK.__getitem__)
-
-    def message(self) -> str:
-        """FA-13: the reasons of every pod set that does not fit."""
-        parts: list[str] = []
-        for ps in self.pod_sets:
-            if ps.status.is_fit:
-                continue
-            if ps.status.error is not None:
-                return f"failed to assign flavors to pod set {ps.name}: {ps.status.error}"
-            parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.status.message()}")
-        return "; ".join(parts)
-
-    def flavors_needing_preemption(self) -> set[FlavorResource]:
-        return {(c.flavor, res) for ps in self.pod_sets for res, c in ps.flavors.items() if c.mode == PREEMPT}
-
-    def resource_flavors(self) -> dict[str, dict[str, str]]:
-        return {ps.name: {res: c.flavor for res, c in ps.flavors.items()} for ps in self.pod_sets}
-
-    def append(self, requests: Mapping[str, int], assignment: PodSetAssignment) -> None:
-        self.pod_sets.append(assignment)
-        tried: dict[str, int] = {}
-        for resource, choice in assignment.flavors.items():
-            self.borrowing = max(self.borrowing, choice.borrow)
-            fr = (choice.flavor, resource)
-            self.usage[fr] = sat_add(self.usage.get(fr, 0), requests.get(resource, 0))
-            tried[resource] = choice.tried_index
-        self.last_tried.append(tried)
-
-
-def total_requests_for(workload: WorkloadInfo, assignment: Assignment) -> dict[FlavorResource, int]:
-    """PRE-2: the preemptor's usage on every assigned flavor (``pods`` not included, zeros skipped)."""
-    usage: dict[FlavorResource, int] = {}
-    for pod_set, ps_assignment in zip(workload.pod_sets, assignment.pod_sets, strict=False):
-        for resource, value in pod_set.total_for(ps_assignment.count).items():
-            choice = ps_assignment.flavors.get(resource)
-            if value == 0 or choice is None:
-                continue
-            fr = (choice.flavor, resource)
-            usage[fr] = sat_add(usage.get(fr, 0), value)
-    return usage
-
 
 @dataclass
 class FlavorAssigner:
@@ -229,14 +111,15 @@ class FlavorAssigner:
             groups.setdefault(pod_set.group, []).append((pod_set, requests, count))
         for members in groups.values():
             if not self._assign_group(members, assignment):
-                assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq)
+                assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq.model.resource_groups)
                 return assignment
         if self.topology_aware and assignment.representative_mode() != NO_FIT:
             # TAS-6: the TopologyAwareScheduling block at the end of assignFlavors.
             checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
-            tas.assign_topology(self.cache.tas, self.cq.model, self.cache.flavors, self.workload, assignment, checks)
+            tas_assigner.assign_topology(self.cache.tas, self.cq.model, self.cache.flavors, self.workload, assignment,
+                                         checks)
         if assignment.representative_mode() == NO_FIT:
-            assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq)
+            assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq.model.resource_groups)
         return assignment
 
     def _requests(self, pod_set: PodSetInfo, count: int | None) -> tuple[int, dict[str, int]]:
@@ -372,7 +255,7 @@ class FlavorAssigner:
                        f" ({format_resource_value(resource, request)}) > maximum capacity"
                        f" ({format_resource_value(resource, capacity, quota_side=True)})")
             return P_NO_FIT, 0, Status([message], no_fit_reason=EXCEEDS_MAX_QUOTA)
-        level, may_reclaim = borrowing_level(self.cache, self.cq, fr, value)
+        level, may_reclaim = self.cache.borrowing_level(self.cq, fr, value)
         if value <= available:
             return P_FIT, level, None
         missing = format_resource_value(resource, sat_sub(value, available), quota_side=True)
@@ -412,8 +295,9 @@ class FlavorAssigner:
         for pod_set, _, _ in members:
             spec = pod_set.pod_spec
             if self.topology_aware:
-                mismatch = tas.flavor_mismatch(self.cache.tas, self.cq.model, self.cache.flavors,
-                                               tas.topology_request(self.workload, pod_set), spec, flavor, covered)
+                mismatch = tas_assigner.flavor_mismatch(self.cache.tas, self.cq.model, self.cache.flavors,
+                                                        topology_request(self.workload, pod_set), spec, flavor,
+                                                        covered)
                 if mismatch is not None:
                     return Status([mismatch])
             listed = spec.get("tolerations")  # any JSON value in a snapshot no API server checked
@@ -429,17 +313,6 @@ class FlavorAssigner:
                 return Status([f"flavor {name} doesn't match node affinity"])
         return Status()
 
-
-def borrowing_level(cache: QuotaCache, cq: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]:
-    """Q-8: how far up the tree the quota for ``value`` comes from, and whether reclaim may help."""
-    if not cq.borrowing_with(fr, value) or not cq.has_parent:
-        return 0, cq.has_parent
-    remaining = sat_sub(value, cq.node.local_available(fr))
-    for node in cq.node.ancestors():
-        if not node.subtree.get(fr, 0) < sat_add(node.usage.get(fr, 0), remaining):
-            return cache.height(node), node.parent is not None
-        remaining = sat_sub(remaining, node.local_available(fr))
-    return cache.height(cache.root_of(cq)), False
 
 
 def _merge_attempts_for_resource(considered: dict[str, Attempt], attempts: list[Attempt], resource: str,
@@ -474,51 +347,3 @@ def _rank_possibility(possibility: str) -> int:
     return _FROM_POSSIBILITY[possibility]
 
 
-def resolve_no_fit_reason(assignment: Assignment, cq: ClusterQueueState) -> str:
-    """FA-14: least severe reason per resource group, most severe across groups and pod sets."""
-    if assignment.representative_mode() != NO_FIT:
-        return ""
-    overall = ""
-    for ps in assignment.pod_sets:
-        if ps.mode() != NO_FIT:
-            continue
-        if not ps.attempts:
-            overall = most_severe(overall, NO_MATCHING_FLAVOR)
-            continue
-        per_group: dict[int, str] = {}
-        for i, attempt in enumerate(ps.attempts):
-            if attempt.mode != NO_FIT:
-                continue
-            groups = _groups_with_flavor(cq.model.resource_groups, attempt.flavor) or [-1 - i]
-            for group in groups:
-                existing = per_group.get(group)
-                if existing is None or _SEVERITY.get(attempt.no_fit_reason, 0) < _SEVERITY.get(existing, 0):
-                    per_group[group] = attempt.no_fit_reason
-        pod_set_reason = ""
-        for reason in per_group.values():
-            pod_set_reason = most_severe(pod_set_reason, reason)
-        overall = most_severe(overall, pod_set_reason)
-    return overall
-
-
-def _groups_with_flavor(groups: tuple[ResourceGroup, ...], flavor: str) -> list[int]:
-    return [i for i, group in enumerate(groups) if flavor in group.flavors]
-
-
-def format_attempts(assignment: Assignment) -> str:
-    """CYC-18 "Flavors considered": non-trivial attempts per pod set."""
-    parts: list[str] = []
-    for ps in assignment.pod_sets:
-        texts = [_attempt_text(a) for a in ps.attempts if not (a.mode == FIT and a.borrow == 0)]
-        if texts:
-            parts.append(f"{ps.name}: {', '.join(texts)}")
-    return " | ".join(parts)
-
-
-def _attempt_text(attempt: Attempt) -> str:
-    text = f"preemptionMode={attempt.possibility}" if attempt.possibility is not None else attempt.mode
-    if attempt.borrow > 0:
-        text += f";borrow={attempt.borrow}"
-    if attempt.reasons:
-        text += ";" + ";".join(attempt.reasons)
-    return f"{attempt.flavor}({text})"

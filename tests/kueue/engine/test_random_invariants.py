@@ -1,4 +1,4 @@
-"""Random differential tests: generated scenarios (tests/engine/random_scenarios.py) must satisfy the
+"""Random differential tests: generated scenarios (tests/kueue/engine/random_scenarios.py) must satisfy the
 invariants of Kueue's admission, and so must the decisions the real Kueue recorded.
 
 Each invariant is a test named after it, citing the rules it checks (see `kqctl rules`). Quotas are
@@ -21,12 +21,13 @@ import yaml
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.k8s.quantity import parse_quantity, resource_value
 from kqctl.kueue.api.versions import convert
-from kqctl.kueue.engine.simulation import SimulationOptions, SimulationResult, simulate
+from kqctl.kueue.engine.results import SimulationResult
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.render.simulation import contract
 from kqctl.load.objects import load_text
 from tests.conformance_cases import cases
-from tests.engine.random_scenarios import scenario
+from tests.kueue.engine.random_scenarios import scenario
 
 SEEDS = range(120)
 NOW = datetime(2026, 1, 1, 1, 0, tzinfo=timezone.utc)
@@ -36,12 +37,14 @@ ONE_CYCLE = SimulationOptions(now=NOW, cycles=1)
 FR = tuple[str, str]
 
 
-def _run(text: str, options: SimulationOptions) -> SimulationResult:
-    return simulate(build_snapshot(load_text(ALL_KINDS, text, "random.yaml"), NOW), options)
+def _run(text: str, options: SimulationOptions) -> tuple[Simulation, SimulationResult]:
+    """The frozen result, and the simulation whose quota tree the invariants are checked against."""
+    sim = Simulation(build_snapshot(load_text(ALL_KINDS, text, "random.yaml"), NOW), options)
+    return sim, sim.run()
 
 
 @cache
-def _steady(seed: int) -> SimulationResult:
+def _steady(seed: int) -> tuple[Simulation, SimulationResult]:
     return _run(scenario(seed).text(), STEADY)
 
 
@@ -63,16 +66,16 @@ def _usage_from_admissions(data: dict[str, Any]) -> dict[str, dict[FR, int]]:
     return usage
 
 
-def _results() -> Iterator[tuple[int, SimulationResult, dict[str, Any]]]:
+def _results() -> Iterator[tuple[int, Simulation, dict[str, Any]]]:
     for seed in SEEDS:
-        result = _steady(seed)
-        yield seed, result, contract(result)
+        sim, result = _steady(seed)
+        yield seed, sim, contract(result)
 
 
 def test_no_cluster_queue_uses_more_than_nominal_plus_borrowing_limit_q2_q5() -> None:
-    for seed, result, data in _results():
+    for seed, sim, data in _results():
         for name, usage in _usage_from_admissions(data).items():
-            node = result.cache.cluster_queues[name].node
+            node = sim.cache.cluster_queues[name].node
             for fr, used in usage.items():
                 limits = node.limits(fr)
                 if limits.borrowing_limit is not None:
@@ -80,21 +83,21 @@ def test_no_cluster_queue_uses_more_than_nominal_plus_borrowing_limit_q2_q5() ->
 
 
 def test_a_cohort_tree_never_uses_more_than_its_quota_q1_q5() -> None:
-    for seed, result, data in _results():
+    for seed, sim, data in _results():
         usage = _usage_from_admissions(data)
         roots: dict[str, dict[FR, int]] = {}
         for name, per_fr in usage.items():
-            root = result.cache.root_of(result.cache.cluster_queues[name])
+            root = sim.cache.root_of(sim.cache.cluster_queues[name])
             for fr, used in per_fr.items():
                 roots.setdefault(root.name, {})[fr] = roots.get(root.name, {}).get(fr, 0) + used
         for root_name, per_fr in roots.items():
-            root = next(r for r in _roots(result) if r.name == root_name)
+            root = next(r for r in _roots(sim) if r.name == root_name)
             for fr, used in per_fr.items():
                 assert used <= _total_nominal(root, fr), (seed, root_name, fr, used)
 
 
-def _roots(result: SimulationResult) -> list[Any]:
-    return [result.cache.root_of(state) for state in result.cache.cluster_queues.values()]
+def _roots(sim: Simulation) -> list[Any]:
+    return [sim.cache.root_of(state) for state in sim.cache.cluster_queues.values()]
 
 
 def _total_nominal(node: Any, fr: FR) -> int:
@@ -106,21 +109,21 @@ def _total_nominal(node: Any, fr: FR) -> int:
 def test_lending_limits_hold_what_others_may_borrow_q1() -> None:
     # In a flat cohort, a ClusterQueue's usage beyond its non-lendable part comes from the others'
     # lendable quota: sum of (usage - (nominal - lendable)) over members <= sum of lendable.
-    for seed, result, data in _results():
+    for seed, sim, data in _results():
         usage = _usage_from_admissions(data)
         by_cohort: dict[str, list[str]] = {}
-        for name, state in result.cache.cluster_queues.items():
+        for name, state in sim.cache.cluster_queues.items():
             parent = state.model.cohort
             if parent:
                 by_cohort.setdefault(parent, []).append(name)
         for cohort, members in by_cohort.items():
-            root = result.cache.root_of(result.cache.cluster_queues[members[0]])
+            root = sim.cache.root_of(sim.cache.cluster_queues[members[0]])
             if root.name != cohort or any(child.is_cohort for child in root.children) or root.quotas:
                 continue  # hierarchical or quota-holding cohorts: the tree check above covers them
             for fr in {fr for m in members for fr in usage.get(m, {})}:
                 over, pool = 0, 0
                 for member in members:
-                    limits = result.cache.cluster_queues[member].node.limits(fr)
+                    limits = sim.cache.cluster_queues[member].node.limits(fr)
                     lendable = limits.nominal if limits.lending_limit is None else min(limits.lending_limit,
                                                                                         limits.nominal)
                     over += max(0, usage.get(member, {}).get(fr, 0) - (limits.nominal - lendable))
@@ -129,9 +132,9 @@ def test_lending_limits_hold_what_others_may_borrow_q1() -> None:
 
 
 def test_usage_accounting_matches_the_admitted_workloads_q7() -> None:
-    for seed, result, data in _results():
+    for seed, sim, data in _results():
         expected = _usage_from_admissions(data)
-        for name, state in result.cache.cluster_queues.items():
+        for name, state in sim.cache.cluster_queues.items():
             if not state.active:
                 continue
             for fr in state.node.quotas:
@@ -149,10 +152,10 @@ def test_each_workload_ends_in_exactly_one_state_cyc() -> None:
 
 
 def test_victims_only_where_a_preemption_policy_allows_them_pre2() -> None:
-    for seed, result, data in _results():
+    for seed, sim, data in _results():
         for key, entry in data["workloads"].items():
             preemptor_cq = entry["clusterQueue"]
-            policy = result.cache.cluster_queues[preemptor_cq].model.preemption
+            policy = sim.cache.cluster_queues[preemptor_cq].model.preemption
             for victim in entry["victims"]:
                 victim_entry = data["workloads"][victim]
                 if victim_entry["clusterQueue"] == preemptor_cq:
@@ -164,9 +167,9 @@ def test_victims_only_where_a_preemption_policy_allows_them_pre2() -> None:
 
 
 def test_inactive_cluster_queues_admit_nothing_new_xo1() -> None:
-    for seed, result, data in _results():
+    for seed, sim, data in _results():
         for key, entry in data["workloads"].items():
-            state = result.cache.cluster_queues.get(entry["clusterQueue"] or "")
+            state = sim.cache.cluster_queues.get(entry["clusterQueue"] or "")
             if state is not None and not state.active:
                 assert entry["admittedInCycle"] is None, (seed, key)
 
@@ -174,13 +177,13 @@ def test_inactive_cluster_queues_admit_nothing_new_xo1() -> None:
 def test_same_input_same_result_and_document_order_does_not_matter_cyc2() -> None:
     for seed in range(0, 120, 4):
         built = scenario(seed)
-        first = json.dumps(contract(_steady(seed)), sort_keys=True, default=str)
-        again = json.dumps(contract(_run(built.text(), STEADY)), sort_keys=True, default=str)
+        first = json.dumps(contract(_steady(seed)[1]), sort_keys=True, default=str)
+        again = json.dumps(contract(_run(built.text(), STEADY)[1]), sort_keys=True, default=str)
         assert first == again, seed
         order = list(range(len(built.documents)))
         random.Random(seed).shuffle(order)
-        shuffled = contract(_run(built.text(order), STEADY))
-        assert _decisions(shuffled) == _decisions(contract(_steady(seed))), seed
+        shuffled = contract(_run(built.text(order), STEADY)[1])
+        assert _decisions(shuffled) == _decisions(contract(_steady(seed)[1])), seed
 
 
 def _decisions(data: dict[str, Any]) -> dict[str, Any]:
@@ -191,16 +194,16 @@ def test_v1beta1_and_v1beta2_inputs_give_the_same_decisions_api1_api2() -> None:
     for seed in range(0, 120, 4):
         documents = scenario(seed).documents
         v1beta1 = [convert(doc, "v1beta1").body for doc in documents]
-        old = contract(_run(yaml.safe_dump_all(v1beta1, sort_keys=False), STEADY))
-        assert _decisions(old) == _decisions(contract(_steady(seed))), seed
+        old = contract(_run(yaml.safe_dump_all(v1beta1, sort_keys=False), STEADY)[1])
+        assert _decisions(old) == _decisions(contract(_steady(seed)[1])), seed
 
 
 def test_one_cycle_respects_the_same_quota_invariants_q5() -> None:
     for seed in range(0, 120, 3):
-        result = _run(scenario(seed).text(), ONE_CYCLE)
+        sim, result = _run(scenario(seed).text(), ONE_CYCLE)
         data = contract(result)
         for name, usage in _usage_from_admissions(data).items():
-            node = result.cache.cluster_queues[name].node
+            node = sim.cache.cluster_queues[name].node
             for fr, used in usage.items():
                 limits = node.limits(fr)
                 if limits.borrowing_limit is not None:
@@ -216,10 +219,10 @@ RECORDED = [c for c in cases("schedule", "fair-sharing", "random", "concurrent-a
 @pytest.mark.parametrize("case", RECORDED, ids=[str(c) for c in RECORDED])
 def test_recorded_decisions_satisfy_the_borrowing_limit_invariant(case: Any) -> None:
     snapshot = build_snapshot(load_text(ALL_KINDS, case.snapshot.read_text(), str(case.snapshot)), NOW)
-    result = simulate(snapshot, SimulationOptions(now=NOW, cycles=1))  # only for the quota tree
+    sim = Simulation(snapshot, SimulationOptions(now=NOW, cycles=1))  # only for the quota tree
     usage = _usage_from_admissions({"admitted": case.expected["admitted"]})
     for name, per_fr in usage.items():
-        state = result.cache.cluster_queues.get(name)
+        state = sim.cache.cluster_queues.get(name)
         if state is None:
             continue
         for fr, used in per_fr.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import REPO
 
 from kqctl.kueue.engine.feature_gates import KUEUE_FEATURE_GATES
 from kqctl.kueue.engine.features import ADMISSION_GATES, DEFAULTS, FeatureGateError, FeatureGates, has_effect
@@ -46,9 +47,7 @@ def test_every_gate_the_engine_reads_is_one_kueue_defines() -> None:
 
 def test_the_generated_table_is_what_the_generator_makes_of_kueues_source() -> None:
     import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "generate_feature_gates.py"
+    path = REPO / "scripts" / "generate_feature_gates.py"
     spec = importlib.util.spec_from_file_location("generate_feature_gates", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
