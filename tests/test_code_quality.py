@@ -19,11 +19,13 @@ import pytest
 from support import REPO
 
 PACKAGE = "kqctl"
-SHARED_PACKAGES = ("cli", "load", "k8s", "validate", "render")
+SHARED_PACKAGES = ("cli", "load", "k8s", "validate", "render", "replay")
 # Ground modules any layer may import (issue 9: Finding, Origin and the errors sit below everything).
 GROUND_MODULES = ("kqctl.findings", "kqctl.origin", "kqctl.errors")
 # Layers that serve every scheduler and so may import none.
-SCHEDULER_FREE_PACKAGES = ("validate", "load", "render", "k8s")
+SCHEDULER_FREE_PACKAGES = ("validate", "load", "render", "k8s", "replay")
+# Pure layers (no I/O, no user interface): the generic replay loop and each scheduler's engine and replay.
+UI_AND_IO = ("typer", "rich", "yaml", "kubernetes", "jsonschema", "matplotlib")
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 
@@ -113,6 +115,29 @@ def engine_violations(imports: list[Import], schedulers: list[str], package: str
                 continue
             found.append(f"{imp}: the {scheduler} engine imports only {api}, {engine}, {package}.k8s, the ground "
                          f"modules and the standard library")
+    return found
+
+
+def replay_violations(imports: list[Import], schedulers: list[str], package: str = PACKAGE) -> list[str]:
+    """kqctl/replay (the generic event loop) imports only itself, kqctl.k8s, the ground modules and the standard
+    library; a scheduler's replay never reaches for the CLI, the loader, the renderers or an I/O library."""
+    found: list[str] = []
+    generic = f"{package}.replay"
+    ground = tuple(g.replace(PACKAGE, package, 1) for g in GROUND_MODULES)
+    for imp in imports:
+        top = imp.target.partition(".")[0]
+        if within(imp.module, generic):
+            if within(imp.target, generic) or within(imp.target, f"{package}.k8s") \
+                    or any(within(imp.target, g) for g in ground) or (top in STDLIB and top != package):
+                continue
+            found.append(f"{imp}: {generic} imports only itself, {package}.k8s, the ground modules and the "
+                         "standard library")
+        for scheduler in schedulers:
+            if not within(imp.module, f"{package}.{scheduler}.replay"):
+                continue
+            banned = (*(f"{package}.{layer}" for layer in ("cli", "load", "render", "validate")), *UI_AND_IO)
+            if any(within(imp.target, b) for b in banned):
+                found.append(f"{imp}: {package}/{scheduler}/replay is pure: no I/O, no user interface")
     return found
 
 
@@ -237,12 +262,17 @@ def test_a_scheduler_engine_imports_only_its_api_k8s_the_ground_modules_and_the_
     assert not problems, "\n".join(problems)
 
 
+def test_the_replay_loop_is_generic_and_each_schedulers_replay_is_pure() -> None:
+    problems = replay_violations(IMPORTS, SCHEDULERS)
+    assert not problems, "\n".join(problems)
+
+
 def test_no_scheduler_package_imports_another() -> None:
     problems = cross_scheduler_violations(IMPORTS, SCHEDULERS)
     assert not problems, "\n".join(problems)
 
 
-def test_validate_load_render_and_k8s_never_import_a_scheduler() -> None:
+def test_validate_load_render_k8s_and_replay_never_import_a_scheduler() -> None:
     problems = shared_layer_violations(IMPORTS, SCHEDULERS)
     assert not problems, "\n".join(problems)
 
@@ -283,6 +313,11 @@ FIXTURE = {
     "pkg/volcano/__init__.py": "",
     "pkg/volcano/api/__init__.py": "",
     "pkg/volcano/api/models.py": "from ...kueue.api import models\n",
+    "pkg/replay/__init__.py": "",
+    "pkg/replay/events.py": "import heapq\nfrom pkg.k8s import quantity\nfrom pkg.load import sources\n",
+    "pkg/kueue/replay/__init__.py": "",
+    "pkg/kueue/replay/timeline.py": "from pkg.replay import events\nfrom pkg.kueue.engine import cycle\nimport rich\n",
+    "pkg/load/sources.py": "",
 }
 
 
@@ -311,6 +346,10 @@ def test_the_checker_reports_each_broken_rule_with_module_and_import(
     shared = shared_layer_violations(imports, schedulers, "pkg")
     assert [p.split(": ")[0] for p in shared] == [
         "pkg/validate/runner.py:2 (pkg.validate.runner) imports pkg.volcano.api.models"]  # a function-level import
+    replay = replay_violations(imports, schedulers, "pkg")
+    assert [p.split(": ")[0] for p in replay] == [
+        "pkg/kueue/replay/timeline.py:3 (pkg.kueue.replay.timeline) imports rich",
+        "pkg/replay/events.py:3 (pkg.replay.events) imports pkg.load.sources"]
     cli = cli_violations(imports, "pkg")
     assert [p.split(": ")[0] for p in cli] == ["pkg/kueue/render.py:1 (pkg.kueue.render) imports pkg.cli.app"]
     cycles = import_cycles(imports, modules)

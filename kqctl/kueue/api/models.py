@@ -185,6 +185,7 @@ class ClusterQueue:
     deleting: bool
     origin: Origin | None = None
     last_acceptable_flavor: str | None = None  # concurrentAdmissionPolicy.migration.constraints (alpha)
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)  # replay groups by them
     quotas: Mapping[FlavorResource, ResourceQuota] = field(init=False, hash=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -219,6 +220,7 @@ class ClusterQueue:
             origin=origin,
             last_acceptable_flavor=spec.child("concurrentAdmissionPolicy").child("migration")
             .child("constraints").opt_string("lastAcceptableFlavorName"),
+            labels=meta.string_map("labels"),
         )
 
 

@@ -6,6 +6,7 @@ nothing below the headline contradicts it; json/yaml carry both states (``steady
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
@@ -20,6 +21,7 @@ from kqctl.kueue.engine.explain import (
     ResourceCheck,
 )
 from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
+from kqctl.kueue.replay.estimate import WaitEstimate
 from kqctl.render.units import human
 
 NO_WRAP_WIDTH = 100_000
@@ -162,12 +164,14 @@ def render_no_workload(kind: str, key: str, reason: str, fmt: str, out: TextIO) 
                   f"  why: {reason}\n")
 
 
-def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, color: str = "auto") -> None:
+def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, color: str = "auto",
+                        estimates: Mapping[str, WaitEstimate] | None = None) -> None:
     """Several explanations (-l): one after another in a table, a list in json/yaml."""
     from kqctl.render.structured import dump_json, dump_yaml
 
+    estimates = estimates or {}
     if fmt in ("json", "yaml"):
-        data = [explanation_data(e) for e in explanations]
+        data = [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations]
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
         return
     if not explanations:
@@ -175,23 +179,41 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
     for index, explanation in enumerate(explanations):
         if index:
             out.write("\n")
-        render_explanation(explanation, fmt, out, color)
+        render_explanation(explanation, fmt, out, color, estimates.get(explanation.key))
 
 
-def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto") -> None:
+def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto",
+                       estimate: WaitEstimate | None = None) -> None:
     from kqctl.render.structured import dump_json, dump_yaml
 
     if fmt == "json":
-        out.write(dump_json(explanation_data(explanation)))
+        out.write(dump_json(with_estimate(explanation_data(explanation), estimate)))
     elif fmt == "yaml":
-        out.write(dump_yaml(explanation_data(explanation)))
+        out.write(dump_yaml(with_estimate(explanation_data(explanation), estimate)))
     elif fmt == "table":
-        _render_tree(explanation, out, color)
+        _render_tree(explanation, out, color, estimate)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: table, json, yaml")
 
 
-def _render_tree(explanation: Explanation, out: TextIO, color: str) -> None:
+def with_estimate(data: dict[str, Any], estimate: WaitEstimate | None) -> dict[str, Any]:
+    """``waitEstimate``: null for a workload that holds quota (or with --no-estimate)."""
+    data["waitEstimate"] = None if estimate is None else {
+        "admittedAfterMs": estimate.admitted_after, "finishedAfterMs": estimate.finished_after,
+        "stateAtEnd": estimate.state, "replayedMs": estimate.replayed, "text": estimate.sentence(),
+        "assumptions": list(estimate.assumptions)}
+    return data
+
+
+def _estimate_branch(tree: Any, estimate: WaitEstimate, escape: Any) -> None:
+    branch = tree.add(f"[bold]Wait estimate[/]: {escape(estimate.sentence())}")
+    branch.add("from a replay of the snapshot: running workloads finish after their runtimes, nothing new "
+               "arrives, Kueue's cycles admit what then fits")
+    for note in estimate.assumptions:
+        branch.add(f"assumed: {escape(note)}")
+
+
+def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: WaitEstimate | None = None) -> None:
     from rich.markup import escape
     from rich.tree import Tree
 
@@ -207,6 +229,8 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str) -> None:
     _decision_branch(tree, "Steady state", steady, escape)
     if following is not None and (steady is None or following.state != steady.state):
         _decision_branch(tree, "Next cycle (before the steady state)", following, escape, details=False)
+    if estimate is not None:
+        _estimate_branch(tree, estimate, escape)
     analysis = explanation.steady
     if analysis is not None:
         _analysis_branches(tree, analysis, explanation, escape)
