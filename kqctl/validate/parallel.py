@@ -32,7 +32,9 @@ class FilePart:
     """What a worker sends back for one file."""
 
     reports: list[DocumentReport] = field(default_factory=list)
-    identities: list[tuple[tuple[str, str, str, str] | None, int]] = field(default_factory=list)  # (id, name line)
+    # (identity, field path prefix of the object in its document): the line of a duplicate's name is
+    # looked up in the parent, only for duplicates.
+    identities: list[tuple[tuple[str, str, str, str] | None, FieldPath]] = field(default_factory=list)
     cross: list[tuple[int, LoadedObject]] = field(default_factory=list)  # (report index, trimmed object)
     unreadable: InputError | None = None
 
@@ -98,7 +100,7 @@ def _validate_one(name: str, job: Job) -> FilePart:
             if obj.known and not has_error(findings):
                 findings.extend(validate_object(obj, job.profiles))
             report = report_for(obj, [located(obj, f) for f in findings])
-            part.identities.append((identity(obj), obj.line_of(("metadata", "name"))))
+            part.identities.append((identity(obj), obj.prefix))
             if obj.known and not has_error(obj.findings):
                 part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
             part.reports.append(report)
@@ -117,26 +119,28 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     reports: list[DocumentReport] = []
     first: dict[tuple[str, str, str, str], Origin] = {}
     cross: list[tuple[DocumentReport, LoadedObject]] = []
+    lines = _LineCache()
     for part in parts:
         offset = len(reports)
         reports.extend(part.reports)
-        for i, (key, name_line) in enumerate(part.identities):
+        for i, (key, prefix) in enumerate(part.identities):
             if key is None:
                 continue
+            report = reports[offset + i]
             if key in first:
-                _add(reports[offset + i], _duplicate(reports[offset + i], first[key], name_line))
+                name_line = lines.line(report.origin, (*prefix, "metadata", "name"))
+                _add(report, _duplicate(report, first[key], name_line))
             else:
-                first[key] = reports[offset + i].origin
+                first[key] = report.origin
         cross.extend((reports[offset + i], obj) for i, obj in part.cross)
     # As in one process: a duplicate takes no part in the cross-object checks.
     included = [(report, obj) for report, obj in cross
                 if not any(f.rule_id == "LOAD-DUPLICATE" for f in report.findings)]
     by_object = {id(obj): report for report, obj in included}
-    lines = _LineCache()
     objects = [obj for _, obj in included]
     for profile in job.profiles:
         for obj, finding in profile.cross_object(objects, closed):
-            _add(by_object[id(obj)], with_line(finding, lines.line(obj, finding.path)))
+            _add(by_object[id(obj)], with_line(finding, lines.line(obj.origin, (*obj.prefix, *finding.path))))
     return ValidationReport(reports)
 
 
@@ -153,17 +157,19 @@ def _duplicate(report: DocumentReport, other: Origin, line: int) -> Finding:
 
 
 class _LineCache:
-    """Lines of cross-object findings, by re-reading only the files that have some."""
+    """Lines of findings made in the parent (duplicates, cross-object checks), by re-reading only the
+    files that have some."""
 
     def __init__(self) -> None:
         self.documents: dict[str, list[Document]] = {}
 
-    def line(self, obj: LoadedObject, path: FieldPath) -> int:
-        documents = self.documents.get(obj.origin.file)
+    def line(self, origin: Origin, path: FieldPath) -> int:
+        """The line of ``path`` (from the top of the document) in the document at ``origin``."""
+        documents = self.documents.get(origin.file)
         if documents is None:
-            source = read_source(obj.origin.file)
+            source = read_source(origin.file)
             documents = parse_documents(decode_text(source.data, source.name), source.name)
-            self.documents[obj.origin.file] = documents
-        return documents[obj.origin.index].line_of((*obj.prefix, *path))
+            self.documents[origin.file] = documents
+        return documents[origin.index].line_of(path)
 
 
