@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
@@ -67,11 +69,52 @@ class Job:
 
 
 def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
-    """Returns the report and whether any input was unreadable."""
+    """Returns the report and whether any input was unreadable.
+
+    ``jobs - 1`` worker processes and this one take files from a shared counter, largest first, so the
+    last file anybody starts is a small one; this process's own files need no pickling. Reports are
+    merged in input order whoever validated them.
+    """
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with context.Pool(min(jobs, len(files))) as pool:
-        parts = pool.map(_validate_file, [(f, job) for f in files], chunksize=1)
-    return _merge(parts, job, closed), any(p.unreadable is not None for p in parts)
+    largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
+    taken = context.Value("i", 0)
+    workers = min(jobs, len(files)) - 1
+    parts: list[FilePart | None] = [None] * len(files)
+    with context.Pool(workers, initializer=_share_counter, initargs=(taken,)) as pool:
+        theirs = pool.map_async(_take_files, [(files, largest_first, job)] * workers, chunksize=1)
+        for i, part in _files_taken(files, largest_first, job, taken):
+            parts[i] = part
+        for results in theirs.get():
+            for i, part in results:
+                parts[i] = part
+    done = [part for part in parts if part is not None]
+    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+
+
+# The counter of files taken so far, shared by this process and the workers (set in each worker).
+_taken: Any = None
+
+
+def _share_counter(taken: Any) -> None:
+    global _taken
+    _taken = taken
+
+
+def _take_files(arguments: tuple[list[str], list[int], Job]) -> list[tuple[int, FilePart]]:
+    """A worker's share: files taken from the shared counter until none is left."""
+    files, order, job = arguments
+    return list(_files_taken(files, order, job, _taken))
+
+
+def _files_taken(files: list[str], order: list[int], job: Job, taken: Any) -> Iterator[tuple[int, FilePart]]:
+    while True:
+        with taken.get_lock():
+            position = taken.value
+            taken.value = position + 1
+        if position >= len(order):
+            return
+        index = order[position]
+        yield index, _validate_file((files[index], job))
 
 
 def _validate_file(arguments: tuple[str, Job]) -> FilePart:
