@@ -92,11 +92,12 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
     """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
     from kqctl.validate.cel import validate_cel
     from kqctl.validate.rules import run_metadata_rules
-    from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
+    from kqctl.validate.schema import has_schema, schema_defaulted, validate_schema
 
     if not has_schema(api_version, kind):
         return body, run_metadata_rules(info, body)
-    defaulted = apply_schema_defaults(body, api_version, kind)
+    # Defaulted without copying: from here on the object is only read (the webhook codec builds its own).
+    defaulted = schema_defaulted(body, api_version, kind)
     findings: list[Finding] = []
     mutated = _mutated(defaulted, kind, info, profiles)
     if mutated is not None:
@@ -106,7 +107,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
         # The API server defaults again after a mutating webhook changed the object; the webhook's
         # re-encoding drops empty strings, which the CRD defaults then fill in.
-        defaulted = apply_schema_defaults(defaulted, api_version, kind)
+        defaulted = schema_defaulted(defaulted, api_version, kind)
     # The API server reports metadata and schema errors together, before CEL.
     raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
     schema_findings = _status_ignored_on_create(raw_schema_findings, profiles)

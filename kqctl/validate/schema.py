@@ -121,6 +121,15 @@ def apply_schema_defaults(body: dict[str, Any], api_version: str, kind: str) -> 
     return copied if isinstance(copied, dict) else {}
 
 
+def schema_defaulted(body: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """:func:`apply_schema_defaults` without the copy: equal to it, but every part of ``body`` that no
+    default changes is ``body``'s own (and ``body`` itself when nothing changes). For readers only:
+    validation walks the result and changes nothing, and most of a Workload has no default at all."""
+    defaulter = _sharing_defaulter(api_version, kind)
+    defaulted = defaulter(body) if defaulter is not None else body
+    return defaulted if isinstance(defaulted, dict) else {}
+
+
 # --------------------------------------------------------------------------------------------
 # Loading (lazy, cached)
 # --------------------------------------------------------------------------------------------
@@ -157,6 +166,14 @@ def _defaulter(api_version: str, kind: str) -> Callable[[Any], Any] | None:
     if schema is None:
         return None
     return _DefaulterBuilder(schema).build(schema)
+
+
+@cache
+def _sharing_defaulter(api_version: str, kind: str) -> Callable[[Any], Any] | None:
+    schema = _load_schema(api_version, kind)
+    if schema is None:
+        return None
+    return _DefaulterBuilder(schema, share=True).build(schema)
 
 
 def _accept(value: Any, path: FieldPath, out: list[Finding]) -> None:
@@ -639,9 +656,10 @@ Defaulter = Callable[[Any], Any]
 class _DefaulterBuilder:
     """Builds copy-and-default functions for the parts of a schema that declare defaults."""
 
-    def __init__(self, root: Schema) -> None:
+    def __init__(self, root: Schema, share: bool = False) -> None:
         self.definitions: dict[str, Schema] = root.get("definitions", {})
         self.refs: dict[str, Defaulter | None] = {}
+        self.share = share  # build schema_defaulted's functions (no copies) instead of copying ones
 
     def build(self, node: Schema) -> Defaulter | None:
         """None when nothing under ``node`` has a default (a plain copy is enough)."""
@@ -671,12 +689,16 @@ class _DefaulterBuilder:
         values = self.build(additional) if isinstance(additional, dict) else None
         if not children and not defaults and values is None:
             return None
+        if self.share:
+            return _sharing_object_defaulter(frozenset(props), children, defaults, values)
         return _object_defaulter(frozenset(props), children, defaults, values)
 
     def _array(self, items: Schema) -> Defaulter | None:
         inner = self.build(items)
         if inner is None:
             return None
+        if self.share:
+            return _sharing_array_defaulter(inner)
 
         def run(value: Any) -> Any:
             if not isinstance(value, list):
@@ -711,3 +733,60 @@ def _object_defaulter(
         return out
 
     return run
+
+
+def _sharing_array_defaulter(inner: Defaulter) -> Defaulter:
+    def run(value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        items = [inner(v) if v is not None else None for v in value]
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
+
+    return run
+
+
+def _sharing_object_defaulter(
+    known: frozenset[str],
+    children: dict[str, Defaulter],
+    defaults: list[tuple[str, Any]],
+    values: Defaulter | None,
+) -> Defaulter:
+    """As _object_defaulter, keys in the same order, but a dict is only rebuilt when something in it changes."""
+    defaulted = frozenset(name for name, _ in defaults)
+
+    def run(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value  # wrong type: left for the schema check to report
+        changed: dict[str, Any] | None = None
+        for key, item in value.items():
+            if item is None and key in defaulted:
+                new: Any = _PRUNED  # the server prunes a non-nullable null, then defaults the field below
+            else:
+                child = children.get(key) if key in known else values
+                if child is None:
+                    continue
+                new = child(item)
+                if new is item:
+                    continue
+            if changed is None:
+                changed = {}
+            changed[key] = new
+        missing = [(name, default) for name, default in defaults if value.get(name) is None]  # absent or pruned
+        if changed is None and not missing:
+            return value
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            new = changed.get(key, item) if changed else item
+            if new is not _PRUNED:
+                out[key] = new
+        for name, default in missing:
+            if name not in out:
+                child = children.get(name)
+                fresh = _copy(default)
+                out[name] = child(fresh) if child is not None else fresh
+        return out
+
+    return run
+
+
+_PRUNED = object()
