@@ -438,7 +438,10 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
         return
     cache, _ = built
     local_queues = {(obj.namespace, obj.name): body for obj, body in world.of_kind("LocalQueue")}
+    # The most any flavor can provide, per (ClusterQueue, resource): the same for every workload.
+    most: dict[tuple[str, str], int] = {}
     for obj, body in world.of_kind("Workload"):
+        computed = obj.pod_requests if isinstance(obj, TrimmedWorkload) else None
         spec = _spec(body)
         queue_name = spec.get("queueName")
         queue = local_queues.get((obj.namespace, queue_name)) if isinstance(queue_name, str) else None
@@ -449,11 +452,11 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
         for i, pod_set in enumerate(_items(spec.get("podSets"))):
             if not isinstance(pod_set, dict):
                 continue
-            pod_spec = _dict(_dict(pod_set.get("template")).get("spec"))
             # REQ-13: a pod set that may shrink to minCount only has to fit at that size.
             smallest = pod_set.get("minCount", pod_set.get("count", 1))
             count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
-            for resource, per_pod in sorted(spec_requests(pod_spec).items()):
+            requests = computed[i] if computed is not None else spec_requests(_pod_spec(pod_set))
+            for resource, per_pod in sorted(requests.items()):
                 total = per_pod * count
                 if total <= 0:
                     continue
@@ -468,7 +471,9 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                     continue
                 if not group.flavors:
                     continue  # a resource group without flavors is the schema's finding (minItems), not ours
-                best = max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
+                known = most.get((state.name, resource))
+                best = known if known is not None else most.setdefault(
+                    (state.name, resource), max(potential(state.node, (flavor, resource)) for flavor in group.flavors))
                 if total > best:
                     yield obj, world.missing(
                         "XO-WL-NEVER-FITS", path,
@@ -482,34 +487,51 @@ CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit, check_admi
           check_multikueue_clusters)
 
 
+@dataclass
+class TrimmedWorkload(LoadedObject):
+    """A Workload as light as the checks need it, with the per-pod requests of each entry of
+    ``spec.podSets`` (REQ-6) already computed where it was read, in a worker; None: compute them."""
+
+    pod_requests: list[dict[str, int]] | None = None
+
+
 def trimmed(obj: LoadedObject) -> LoadedObject:
     """A copy light enough to send between processes, with what the cross-object checks read
-    (a Workload only needs its queue and priority references and its pod sets' requests here)."""
+    (a Workload only needs its queue and priority references and its pod sets' names, counts and
+    requests here)."""
     body = obj.body
-    if obj.kind == "Workload":
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
-        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-        body = {
-            "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
-            "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
-            "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
-                                             "priorityClassSource") if k in spec},
-                     "podSets": [_trimmed_pod_set(ps) for ps in spec.get("podSets") or [] if isinstance(ps, dict)]},
-        }
-    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+    if obj.kind != "Workload":
+        return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+    spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    pod_sets = spec.get("podSets")
+    entries = pod_sets if isinstance(pod_sets, list) else []
+    light = {
+        "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
+        "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
+        "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
+                                         "priorityClassSource") if k in spec},
+                 # Every entry keeps its place, so that findings name the same spec.podSets index.
+                 "podSets": [_trimmed_pod_set(ps) if isinstance(ps, dict) else ps for ps in entries]},
+    }
+    return TrimmedWorkload(obj.origin, Document(obj.origin, None), obj.prefix, light, obj.info,
+                           pod_requests=_pod_requests(entries))
 
 
 def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
-    """Only what the pod's requests are computed from (REQ-6)."""
-    template = pod_set.get("template")
-    raw_spec = template.get("spec") if isinstance(template, dict) else None
-    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
-    containers = {key: [_resources_only(c) for c in spec.get(key) or [] if isinstance(c, dict)]
-                  for key in ("containers", "initContainers")}
-    rest = {key: spec[key] for key in ("overhead", "resources") if key in spec}
-    kept: dict[str, Any] = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
-    return {**kept, "template": {"spec": {**containers, **rest}}}
+    """What the checks read besides the requests: the name and the counts (REQ-13: minCount)."""
+    return {key: pod_set[key] for key in ("name", "count", "minCount") if key in pod_set}
 
 
-def _resources_only(container: dict[str, Any]) -> dict[str, Any]:
-    return {key: container[key] for key in ("resources", "restartPolicy") if key in container}
+def _pod_requests(pod_sets: list[Any]) -> list[dict[str, int]] | None:
+    """Per-pod requests of each pod set, as check_workloads_can_fit computes them."""
+    from kqctl.k8s.pods import spec_requests
+
+    try:
+        return [spec_requests(_pod_spec(ps)) if isinstance(ps, dict) else {} for ps in pod_sets]
+    except Exception:  # noqa: BLE001  # then the check computes them itself, and fails as it would have
+        return None
+
+
+def _pod_spec(pod_set: dict[str, Any]) -> dict[str, Any]:
+    return _dict(_dict(pod_set.get("template")).get("spec"))
