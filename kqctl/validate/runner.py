@@ -16,9 +16,11 @@ from kqctl.findings import Finding, Severity
 from kqctl.k8s.kinds import KindInfo, split_api_version
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import Origin
+from kqctl.validate.cel import validate_cel
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
-from kqctl.validate.schema import UNKNOWN_FIELD
+from kqctl.validate.rules import run_core_rules, run_metadata_rules
+from kqctl.validate.schema import UNKNOWN_FIELD, has_schema, schema_defaulted, validate_schema
 
 
 def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False) -> ValidationReport:
@@ -72,6 +74,8 @@ def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[Valida
     problems there are information, not errors. Not so for a scheduler's mutating webhooks, which run before
     the status is dropped and deny an object whose status they cannot decode (Kueue: DEF-3-DECODE), nor for
     kinds without status (ResourceFlavor, PriorityClass, ...), where ``status`` is an unknown field."""
+    if not findings:
+        return findings
     kept = frozenset().union(*(p.kept_in_status for p in profiles))
     result = []
     for finding in findings:
@@ -90,10 +94,6 @@ def _kept_on_create(finding: Finding, kept: frozenset[str]) -> bool:
 def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindInfo,
                   profiles: Sequence[ValidationProfile]) -> tuple[dict[str, Any], list[Finding]]:
     """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
-    from kqctl.validate.cel import validate_cel
-    from kqctl.validate.rules import run_metadata_rules
-    from kqctl.validate.schema import has_schema, schema_defaulted, validate_schema
-
     if not has_schema(api_version, kind):
         return body, run_metadata_rules(info, body)
     # Defaulted without copying: from here on the object is only read (the webhook codec builds its own).
@@ -133,8 +133,6 @@ def _in_status(finding: Finding) -> bool:
 
 def _webhook_findings(body: dict[str, Any], kind: str, profiles: Sequence[ValidationProfile]) -> list[Finding]:
     """The API server's own rules for core kinds, then every scheduler's validating webhooks for the kind."""
-    from kqctl.validate.rules import run_core_rules
-
     group, _ = split_api_version(str(body.get("apiVersion", "")))
     findings = run_core_rules(group, kind, body)
     for profile in profiles:

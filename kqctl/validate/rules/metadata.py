@@ -13,6 +13,7 @@ have no ID there and use ``VAL-META-n``:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping
 
 from kqctl.findings import Finding, Severity
@@ -143,8 +144,9 @@ def vmeta5_finalizers_are_valid(body: Body) -> Iterator[Finding]:
         yield finding("VAL-META-5", invalid(path, go_json(finalizers), msg))
 
 
+@functools.cache
 def metadata_rules_for(info: KindInfo | None) -> tuple[Rule, ...]:
-    """The metadata rules for a kind; nothing for kinds kqctl does not know."""
+    """The metadata rules for a kind; nothing for kinds kqctl does not know (built once per kind)."""
     if info is None or info.kind in _NOT_API_OBJECTS:
         return ()
     kind = info.kind
