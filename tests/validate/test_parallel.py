@@ -119,3 +119,15 @@ def test_parallel_cross_object_checks_see_min_count_and_pod_set_positions_req13(
     assert as_json(parallel) == as_json(single)
     never_fits = [f for d in parallel.documents for f in d.findings if f.rule_id == "XO-WL-NEVER-FITS"]
     assert [f.path for f in never_fits] == [("spec", "podSets", 2)]
+
+
+def test_a_trimmed_workload_survives_the_trip_between_processes() -> None:
+    import pickle
+
+    from kqctl.kueue.validate.crossobject import TrimmedWorkload, trimmed
+    from kqctl.load.objects import load_text
+
+    (obj,) = load_text(ALL_KINDS, MIN_COUNT_WL, "w.yaml").objects
+    light = trimmed(obj)
+    assert isinstance(light, TrimmedWorkload) and light.pod_requests == [{}, {"cpu": 2000}, {"cpu": 2000}]
+    assert pickle.loads(pickle.dumps(light)) == light
