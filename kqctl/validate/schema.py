@@ -445,7 +445,12 @@ def _array_check(
             out.append(error(ITEMS, path, f"Too many: {count}: must have at most {high} items"))
         if low is not None and count < low:
             out.append(_invalid(ITEMS, path, count, f"should have at least {low} items"))
-        if items is not None:
+        if items is _plain_string:
+            # Inlined, as in objects: lists of plain strings (commands, args) are common.
+            for i, item in enumerate(value):
+                if type(item) is not str:
+                    _plain_string(item, path + (i,), out)
+        elif items is not None:
             for i, item in enumerate(value):
                 items(item, path + (i,), out)
         if count > 1 and keys:
@@ -461,10 +466,13 @@ def _check_list_map_keys(
 ) -> None:
     # x-kubernetes-list-type: map — no two items may share the values of the key fields.
     seen: set[tuple[str, ...]] = set()
+    # Items are told apart by format_value of their keys; when every key is a plain string (a
+    # container's name), the strings themselves tell them apart just the same, without json.dumps.
+    plain = all(type(item.get(k)) is str for item in value if isinstance(item, dict) for k in keys)
     for i, item in enumerate(value):
         if not isinstance(item, dict):
             continue
-        key = tuple(format_value(item.get(k)) for k in keys)
+        key = tuple(item[k] for k in keys) if plain else tuple(format_value(item.get(k)) for k in keys)
         if key in seen:
             shown = {k: item[k] for k in keys if item.get(k) is not None}
             text = json.dumps(shown, separators=(",", ":"), default=str)

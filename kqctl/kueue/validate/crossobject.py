@@ -72,7 +72,10 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool = False)
 def _v1beta2(obj: LoadedObject) -> dict[str, Any]:
     if obj.info is None or obj.info.group != KUEUE_GROUP:
         return obj.body  # type: ignore[no-any-return]
-    from kqctl.kueue.api.versions import to_v1beta2
+    from kqctl.kueue.api.versions import KUEUE_KINDS, V1BETA2, to_v1beta2
+
+    if obj.version == V1BETA2 and obj.kind in KUEUE_KINDS:
+        return obj.body  # type: ignore[no-any-return]  # what to_v1beta2(copy_hub=False) returns, sooner
 
     return to_v1beta2(obj.body, copy_hub=False).body
 
