@@ -66,7 +66,10 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
 
 
 def _owner(info: KindInfo, profiles: Sequence[ValidationProfile]) -> ValidationProfile | None:
-    return next((p for p in profiles if p.owns(info.group)), None)
+    for profile in profiles:
+        if profile.owns(info.group):
+            return profile
+    return None
 
 
 def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[ValidationProfile]) -> list[Finding]:

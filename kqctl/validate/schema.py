@@ -747,8 +747,12 @@ def _sharing_array_defaulter(inner: Defaulter) -> Defaulter:
     def run(value: Any) -> Any:
         if not isinstance(value, list):
             return value
-        items = [inner(v) if v is not None else None for v in value]
-        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
+        for i, item in enumerate(value):
+            if item is not None:
+                new = inner(item)
+                if new is not item:  # the first change: the rest is copied (and defaulted) from here on
+                    return [*value[:i], new, *(inner(v) if v is not None else None for v in value[i + 1:])]
+        return value
 
     return run
 
@@ -761,16 +765,21 @@ def _sharing_object_defaulter(
 ) -> Defaulter:
     """As _object_defaulter, keys in the same order, but a dict is only rebuilt when something in it changes."""
     defaulted = frozenset(name for name, _ in defaults)
+    # The defaulter of each key: a declared property's own (None: nothing to default below it); any
+    # other key gets the additionalProperties one.
+    below: dict[str, Defaulter | None] = {name: children.get(name) for name in known}
 
     def run(value: Any) -> Any:
         if not isinstance(value, dict):
             return value  # wrong type: left for the schema check to report
         changed: dict[str, Any] | None = None
         for key, item in value.items():
-            if item is None and key in defaulted:
+            if item is None:
+                if key not in defaulted:
+                    continue  # a null stays a null (no defaulter changes one)
                 new: Any = _PRUNED  # the server prunes a non-nullable null, then defaults the field below
             else:
-                child = children.get(key) if key in known else values
+                child = below.get(key, values)
                 if child is None:
                     continue
                 new = child(item)
@@ -779,7 +788,7 @@ def _sharing_object_defaulter(
             if changed is None:
                 changed = {}
             changed[key] = new
-        missing = [(name, default) for name, default in defaults if value.get(name) is None]  # absent or pruned
+        missing = [(name, default) for name, default in defaults if value.get(name) is None] if defaults else None
         if changed is None and not missing:
             return value
         out: dict[str, Any] = {}
@@ -787,7 +796,7 @@ def _sharing_object_defaulter(
             new = changed.get(key, item) if changed else item
             if new is not _PRUNED:
                 out[key] = new
-        for name, default in missing:
+        for name, default in missing or ():
             if name not in out:
                 child = children.get(name)
                 fresh = _copy(default)

@@ -101,10 +101,10 @@ def vwl7_pod_template_metadata_is_valid(body: Body) -> Iterator[Finding]:
     for path, pod_set in _pod_sets(body):
         meta_path = (*path, "template", "metadata")
         labels = child(pod_set, "template", "metadata", "labels")
-        if isinstance(labels, Mapping):
+        if isinstance(labels, dict):
             yield from findings("VAL-WL-7", validate_labels(labels, (*meta_path, "labels")))
         annotations = child(pod_set, "template", "metadata", "annotations")
-        if isinstance(annotations, Mapping):
+        if isinstance(annotations, dict):
             yield from findings("VAL-WL-7", validate_annotations(annotations, (*meta_path, "annotations")))
 
 
