@@ -21,8 +21,8 @@ from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath, Origin
 
 if TYPE_CHECKING:
-    from kqctl.kueue.api.models import ClusterQueue
-    from kqctl.kueue.engine.cache import QuotaCache
+    from kqctl.kueue.api.models import ClusterQueue, ResourceGroup
+    from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 
 Located = tuple[LoadedObject, Finding]
 T = TypeVar("T")
@@ -35,11 +35,18 @@ class World:
     closed: bool
     objects: list[tuple[LoadedObject, dict[str, Any]]]
     by_kind: dict[str, list[tuple[LoadedObject, dict[str, Any]]]] = dataclasses.field(default_factory=dict)
+    _quota: tuple[tuple[QuotaCache, dict[str, LoadedObject]] | None] | None = None
 
     def __post_init__(self) -> None:
         # Some thirty checks each ask for one kind: index once instead of scanning 50,000 objects each time.
         for obj, body in self.objects:
             self.by_kind.setdefault(_kind(obj), []).append((obj, body))
+
+    def quota_cache(self) -> tuple[QuotaCache, dict[str, LoadedObject]] | None:
+        """The engine's quota tree over the inputs (built once: two checks read it, neither changes it)."""
+        if self._quota is None:
+            self._quota = (_quota_cache(self),)
+        return self._quota[0]
 
     def of_kind(self, kind: str) -> list[tuple[LoadedObject, dict[str, Any]]]:
         return self.by_kind.get(kind, [])
@@ -410,7 +417,7 @@ def check_quota_reachability(world: World) -> Iterator[Located]:
     from kqctl.k8s.quantity import format_resource_value
     from kqctl.kueue.engine.quota import lendable_from_tree, potential
 
-    built = _quota_cache(world)
+    built = world.quota_cache()
     if built is None:
         return
     cache, located = built
@@ -438,13 +445,21 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
     from kqctl.k8s.quantity import format_resource_value
     from kqctl.kueue.engine.quota import potential
 
-    built = _quota_cache(world)
+    built = world.quota_cache()
     if built is None:
         return
     cache, _ = built
     local_queues = {(obj.namespace, obj.name): body for obj, body in world.of_kind("LocalQueue")}
-    # The most any flavor can provide, per (ClusterQueue, resource): the same for every workload.
-    most: dict[tuple[str, str], int] = {}
+    # Per (ClusterQueue, resource), the same for every workload: the group covering the resource (None:
+    # uncovered) and the most any of its flavors can ever provide (None: a group without flavors).
+    verdicts: dict[tuple[str, str], tuple[ResourceGroup | None, int | None]] = {}
+
+    def verdict(state: ClusterQueueState, resource: str) -> tuple[ResourceGroup | None, int | None]:
+        group = state.group_for(resource)
+        if group is None or not group.flavors:
+            return group, None
+        return group, max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
+
     for obj, body in world.of_kind("Workload"):
         computed = obj.pod_requests if isinstance(obj, TrimmedWorkload) else None
         spec = _spec(body)
@@ -465,7 +480,9 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                 total = per_pod * count
                 if total <= 0:
                     continue
-                group = state.group_for(resource)
+                known = verdicts.get((state.name, resource))
+                group, best = known if known is not None else verdicts.setdefault(
+                    (state.name, resource), verdict(state, resource))
                 path = ("spec", "podSets", i)
                 if group is None:
                     yield obj, world.missing(
@@ -474,11 +491,8 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         f" not cover: the workload can never be admitted (\"resource {resource} unavailable in"
                         " ClusterQueue\")", f"add {resource} to a resource group of ClusterQueue {state.name}")
                     continue
-                if not group.flavors:
+                if best is None:
                     continue  # a resource group without flavors is the schema's finding (minItems), not ours
-                known = most.get((state.name, resource))
-                best = known if known is not None else most.setdefault(
-                    (state.name, resource), max(potential(state.node, (flavor, resource)) for flavor in group.flavors))
                 if total > best:
                     yield obj, world.missing(
                         "XO-WL-NEVER-FITS", path,
