@@ -49,11 +49,13 @@ RESERVED_RESOURCE = "pods"
 NEGATIVE_MSG = "must be greater than or equal to 0"
 
 
-def _pod_sets(body: Body) -> Iterator[tuple[FieldPath, Mapping[str, Any]]]:
+def _pod_sets(body: Body) -> list[tuple[FieldPath, Mapping[str, Any]]]:
     # dict, not Mapping: the loader only builds dicts, and the ABC check is several times slower.
-    for i, pod_set in enumerate(sequence(child(body, "spec", "podSets"))):
-        if isinstance(pod_set, dict):
-            yield ("spec", "podSets", i), pod_set
+    spec = body.get("spec")
+    pod_sets = spec.get("podSets") if isinstance(spec, dict) else None
+    if not isinstance(pod_sets, list):
+        return []
+    return [(("spec", "podSets", i), pod_set) for i, pod_set in enumerate(pod_sets) if isinstance(pod_set, dict)]
 
 
 def _pod_set_counts(body: Body) -> dict[str, int]:
@@ -199,8 +201,9 @@ def _usage_not_multiple_of_count(assignment: Mapping[str, Any], path: FieldPath)
 
 
 def vwl13_reclaimable_pods_fit_pod_sets(body: Body) -> Iterator[Finding]:
-    counts = _pod_set_counts(body)
-    for entry in sequence(child(body, "status", "reclaimablePods")):
+    entries = sequence(child(body, "status", "reclaimablePods"))
+    counts = _pod_set_counts(body) if entries else {}
+    for entry in entries:
         name = text(mapping(entry).get("name"))
         if name is None:
             continue
