@@ -72,8 +72,10 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
     """Returns the report and whether any input was unreadable.
 
     ``jobs - 1`` worker processes and this one take files from a shared counter, largest first, so the
-    last file anybody starts is a small one; this process's own files need no pickling. Reports are
-    merged in input order whoever validated them.
+    last file anybody starts is a small one; this process's own files need no pickling. A worker sends
+    each file's part as soon as it is done (the pool's result thread here unpickles it meanwhile), so
+    nothing is left to pickle and unpickle when the last file is done. Reports are merged in input
+    order whoever validated them.
     """
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
@@ -81,11 +83,13 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
     workers = min(jobs, len(files)) - 1
     parts: list[FilePart | None] = [None] * len(files)
     with context.Pool(workers, initializer=_share_counter, initargs=(taken,)) as pool:
-        theirs = pool.map_async(_take_files, [(files, largest_first, job)] * workers, chunksize=1)
+        # One task per file at most: each takes the next file from the counter (None once all are taken).
+        theirs = pool.imap_unordered(_take_file, [(files, largest_first, job)] * len(files), chunksize=1)
         for i, part in _files_taken(files, largest_first, job, taken):
             parts[i] = part
-        for results in theirs.get():
-            for i, part in results:
+        for taken_by_worker in theirs:
+            if taken_by_worker is not None:
+                i, part = taken_by_worker
                 parts[i] = part
     done = [part for part in parts if part is not None]
     return _merge(done, job, closed), any(p.unreadable is not None for p in done)
@@ -100,10 +104,10 @@ def _share_counter(taken: Any) -> None:
     _taken = taken
 
 
-def _take_files(arguments: tuple[list[str], list[int], Job]) -> list[tuple[int, FilePart]]:
-    """A worker's share: files taken from the shared counter until none is left."""
+def _take_file(arguments: tuple[list[str], list[int], Job]) -> tuple[int, FilePart] | None:
+    """In a worker: the next file from the shared counter, validated; None when none is left."""
     files, order, job = arguments
-    return list(_files_taken(files, order, job, _taken))
+    return next(_files_taken(files, order, job, _taken), None)
 
 
 def _files_taken(files: list[str], order: list[int], job: Job, taken: Any) -> Iterator[tuple[int, FilePart]]:
