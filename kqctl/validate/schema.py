@@ -532,6 +532,9 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 _FORMATS = {"date-time": _DATE_TIME, "date": _DATE}
 
 
+_VALID_STRINGS_KEPT = 4096
+
+
 def _string_check(node: Schema) -> Check:
     enum = node.get("enum")
     allowed = frozenset(enum) if enum is not None else None
@@ -540,12 +543,25 @@ def _string_check(node: Schema) -> Check:
     low, high = node.get("minLength"), node.get("maxLength")
     fmt = node.get("format")
     fmt_re = _FORMATS.get(fmt) if isinstance(fmt, str) else None
+    # Strings already found valid here: the verdict depends on the text alone, and a cluster repeats
+    # the same quantities, names and reasons thousands of times (regexes cost more than a look-up).
+    valid: set[str] = set()
 
     def check(value: Any, path: FieldPath, out: list[Finding]) -> None:
+        if type(value) is str and value in valid:
+            return
         if not isinstance(value, str):
             if not isinstance(value, datetime.date):
                 out.append(_type_error(path, value, "string"))
             return
+        found = len(out)
+        _string_findings(value, path, out)
+        if len(out) == found and type(value) is str:
+            if len(valid) >= _VALID_STRINGS_KEPT:
+                valid.clear()
+            valid.add(value)
+
+    def _string_findings(value: str, path: FieldPath, out: list[Finding]) -> None:
         if allowed is not None and value not in allowed:
             out.append(_unsupported(path, value, enum or []))
         if high is not None and len(value) > high:
