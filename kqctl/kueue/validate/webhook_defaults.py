@@ -954,26 +954,39 @@ def _field_encoder(field: _Field) -> Encoder:
     if isinstance(type_, _Scalar) and type_.kind == "string" and not field.pointer:
         return _string_field(field.omit)
     encode = _encoder(type_)
-    nil_is_omitted = field.pointer or isinstance(type_, (_Slice, _Map, _Opaque))
-    zero = None if nil_is_omitted else _Codec()._zero(type_, (), _Context(""))
-    pointer, omit = field.pointer, field.omit
+    if field.pointer or isinstance(type_, (_Slice, _Map, _Opaque)):
+        # nil is omitted; a non-nil pointer is encoded even when it points at a zero value.
+        dropped = None if field.pointer or field.omit == "never" else _omitted_when(type_, field.omit)
 
-    def encode_field(raw: Any) -> Any:
-        if raw is None:
-            if nil_is_omitted:
+        def encode_nillable(raw: Any) -> Any:
+            if raw is None:
                 return _OMIT
-            encoded = _fresh(zero)
-        else:
             encoded = encode(raw)
-        if pointer:
-            return encoded  # a non-nil pointer is encoded even when it points at a zero value
-        if omit == "empty" and _is_empty(encoded, type_):
-            return _OMIT
-        if omit == "zero" and _is_zero(encoded, type_):
-            return _OMIT
-        return encoded
+            return _OMIT if dropped is not None and dropped(encoded) else encoded
 
-    return encode_field
+        return encode_nillable
+    zero = _Codec()._zero(type_, (), _Context(""))
+    dropped = None if field.omit == "never" else _omitted_when(type_, field.omit)
+
+    def encode_value(raw: Any) -> Any:
+        encoded = encode(raw) if raw is not None else _fresh(zero)
+        return _OMIT if dropped is not None and dropped(encoded) else encoded
+
+    return encode_value
+
+
+def _omitted_when(type_: GoType, omit: str) -> Callable[[Any], bool] | None:
+    """Go's omitempty/omitzero test for an encoded value of ``type_`` (None: never omitted), as
+    _is_empty and _is_zero decide it."""
+    if omit == "zero" and isinstance(type_, _Struct):
+        return lambda value: value == {}
+    if isinstance(type_, (_Slice, _Map)):
+        return lambda value: isinstance(value, (list, dict)) and not value
+    if isinstance(type_, _Scalar):
+        return lambda value: _is_zero(value, type_) if omit == "zero" else _is_empty(value, type_)
+    if omit == "zero":
+        return lambda value: value is None  # a struct-less, never-empty type: only nil is its zero
+    return None  # structs, quantities and opaque values are never "empty"
 
 
 def _string_field(omit: str) -> Encoder:
