@@ -553,13 +553,76 @@ def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
 
 
 def _pod_requests(pod_sets: list[Any]) -> list[dict[str, int]] | None:
-    """Per-pod requests of each pod set, as check_workloads_can_fit computes them."""
-    from kqctl.k8s.pods import spec_requests
-
+    """Per-pod requests of each pod set, as check_workloads_can_fit computes them (read-only: pod sets
+    with the same resources share one dict)."""
     try:
-        return [spec_requests(_pod_spec(ps)) if isinstance(ps, dict) else {} for ps in pod_sets]
+        return [_requests_of(_pod_spec(ps)) if isinstance(ps, dict) else {} for ps in pod_sets]
     except Exception:  # noqa: BLE001  # then the check computes them itself, and fails as it would have
         return None
+
+
+# REQ-6 requests of pod specs seen before, by everything spec_requests reads from them, when all of it
+# is plain text: a cluster's workloads repeat a few resource shapes. Anything else is computed anew.
+_REQUESTS_SEEN: dict[tuple[Any, ...], dict[str, int]] = {}
+_REQUESTS_KEPT = 10_000
+_NOT_PLAIN = object()
+
+
+def _requests_of(pod_spec: dict[str, Any]) -> dict[str, int]:
+    from kqctl.k8s.pods import spec_requests
+
+    key = _requests_key(pod_spec)
+    if key is None:
+        return spec_requests(pod_spec)
+    known = _REQUESTS_SEEN.get(key)
+    if known is None:
+        if len(_REQUESTS_SEEN) >= _REQUESTS_KEPT:
+            _REQUESTS_SEEN.clear()
+        known = _REQUESTS_SEEN[key] = spec_requests(pod_spec)
+    return known
+
+
+def _requests_key(pod_spec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What REQ-6 reads from a pod spec (containers' and init containers' requests, limits and restart
+    policy, pod-level resources, overhead), or None when any of it is not plain strings in dicts and lists."""
+    key = (_containers_key(pod_spec.get("initContainers")), _containers_key(pod_spec.get("containers")),
+           _resources_key(pod_spec.get("resources")), _text_items(pod_spec.get("overhead")))
+    return None if _NOT_PLAIN in key else key
+
+
+def _containers_key(containers: Any) -> Any:
+    if containers is None:
+        return None
+    if type(containers) is not list:
+        return _NOT_PLAIN
+    entries = []
+    for container in containers:
+        if type(container) is not dict:
+            return _NOT_PLAIN
+        policy = container.get("restartPolicy")
+        resources = _resources_key(container.get("resources"))
+        if resources is _NOT_PLAIN or (policy is not None and type(policy) is not str):
+            return _NOT_PLAIN
+        entries.append((policy, resources))
+    return tuple(entries)
+
+
+def _resources_key(resources: Any) -> Any:
+    if resources is None:
+        return None
+    if type(resources) is not dict:
+        return _NOT_PLAIN
+    requests, limits = _text_items(resources.get("requests")), _text_items(resources.get("limits"))
+    return _NOT_PLAIN if requests is _NOT_PLAIN or limits is _NOT_PLAIN else (requests, limits)
+
+
+def _text_items(quantities: Any) -> Any:
+    if quantities is None:
+        return None
+    if type(quantities) is not dict:
+        return _NOT_PLAIN
+    items = tuple(quantities.items())
+    return items if all(type(k) is str and type(v) is str for k, v in items) else _NOT_PLAIN
 
 
 def _pod_spec(pod_set: dict[str, Any]) -> dict[str, Any]:
