@@ -460,15 +460,26 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
             return group, None
         return group, max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
 
+    # The ClusterQueue behind each (namespace, queueName): thousands of workloads share a few queues.
+    targets: dict[tuple[str | None, str], ClusterQueueState | None] = {}
+
+    def target_of(namespace: str | None, queue_name: str) -> ClusterQueueState | None:
+        queue = local_queues.get((namespace, queue_name))
+        target = _spec(queue).get("clusterQueue") if queue is not None else None
+        return cache.cluster_queues.get(target) if isinstance(target, str) else None
+
     for obj, body in world.of_kind("Workload"):
-        computed = obj.pod_requests if isinstance(obj, TrimmedWorkload) else None
         spec = _spec(body)
         queue_name = spec.get("queueName")
-        queue = local_queues.get((obj.namespace, queue_name)) if isinstance(queue_name, str) else None
-        target = _spec(queue).get("clusterQueue") if queue is not None else None
-        state = cache.cluster_queues.get(target) if isinstance(target, str) else None
+        if not isinstance(queue_name, str):
+            continue
+        namespace = obj.namespace
+        state = targets.get((namespace, queue_name), _UNSEEN)
+        if state is _UNSEEN:
+            state = targets[(namespace, queue_name)] = target_of(namespace, queue_name)
         if state is None:
             continue
+        computed = obj.pod_requests if isinstance(obj, TrimmedWorkload) else None
         for i, pod_set in enumerate(_items(spec.get("podSets"))):
             if not isinstance(pod_set, dict):
                 continue
@@ -501,6 +512,8 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         f" ({format_resource_value(resource, best, quota_side=True)} with everything borrowed)",
                         "raise nominalQuota or borrowingLimit, or shrink the pod set")
 
+
+_UNSEEN: Any = object()
 
 CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit, check_admission_check_parameters,
           check_multikueue_clusters)
