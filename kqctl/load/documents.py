@@ -9,6 +9,11 @@ JSON text (``kubectl get -A -o json`` of a big cluster) is read with the JSON de
 faster than YAML; lines are still found for every object and field (see :class:`JsonDocument`).
 Whatever plain JSON decoding would treat differently from the YAML path (duplicate keys, NaN, deep
 nesting, invalid JSON) is left to the YAML path, so verdicts and messages stay the same.
+
+YAML is parsed by libyaml (PyYAML's C parser, the parser go-yaml v2 was ported from). Plain
+manifests are built straight from its events, their lines composed only when a finding needs one
+(:class:`StreamDocument`); anchors, aliases, tags, merge keys, non-string or duplicate keys and
+errors go the general way (compose a node tree, then build), which decides and words them.
 """
 
 from __future__ import annotations
