@@ -28,6 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate  # noqa: E402  (benchmarks/ is not a package)
@@ -80,6 +81,21 @@ def run_measured(cmd: list[str], stdout_path: Path, timeout: float | None) -> Ru
         stderr_tail = err.read()[-2000:].decode("utf-8", "replace")
     cpu = rusage.ru_utime + rusage.ru_stime
     return Run(proc.returncode, wall, cpu, _maxrss_mib(rusage.ru_maxrss), stdout_path.stat().st_size, stderr_tail)
+
+
+RESULT_MARK = "BENCH-STEPS "
+
+
+def measure_steps(directory: Path) -> dict[str, float] | None:
+    """step_times in a fresh process running this script (this checkout first on the path)."""
+    proc = subprocess.run([sys.executable, __file__, "--steps-child", str(directory)], capture_output=True,
+                          text=True, env=_env(), cwd=REPO_ROOT)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_MARK)]
+    if proc.returncode != 0 or not lines:
+        print(f"bench: --steps failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+        return None
+    result: dict[str, float] = json.loads(lines[-1][len(RESULT_MARK):])
+    return result
 
 
 def startup_time(runs: int) -> tuple[float, int]:
@@ -138,6 +154,84 @@ def kinds_in(directory: Path) -> dict[str, int]:
     return found
 
 
+# --- --steps: where the CPU time goes ----------------------------------------------------------------
+
+# (label, [(module, function), ...]): each function is timed where the validation code calls it.
+STEPS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("YAML parse", (("kqctl.validate.parallel", "parse_documents"),)),
+    ("objects_of (kinds, List items)", (("kqctl.validate.parallel", "objects_of"),)),
+    ("schema defaulting (DEF-1, twice)", (("kqctl.validate.runner", "schema_defaulted"),
+                                          ("kqctl.validate.runner", "apply_schema_defaults"))),
+    ("mutating webhook codec (DEF-3)", (("kqctl.validate.runner", "_mutated"),)),
+    ("schema check", (("kqctl.validate.runner", "validate_schema"),)),
+    ("metadata rules", (("kqctl.validate.runner", "run_metadata_rules"),)),
+    ("CEL", (("kqctl.validate.runner", "validate_cel"),)),
+    ("validating webhooks", (("kqctl.validate.runner", "_webhook_findings"),)),
+    ("trim for the parent (+ pod requests)", (("kqctl.validate.parallel", "_trimmed"),)),
+)
+PARENT_STEPS = ("pickle results (all files)", "parent: unpickle results (all files)",
+                "parent: merge + cross-object checks", "parent: render -o json")
+
+
+def step_times(directory: Path) -> dict[str, float]:
+    """CPU seconds per step of `kqctl validate -R DIRECTORY -o json`, in this one process: every file as a
+    worker validates it, every file's result pickled and unpickled (a real run sends only the workers'
+    files), then the parent's merge, cross-object checks and rendering. Steps whose function a code
+    change renamed are left out (their time shows under "other")."""
+    import gc
+    import importlib
+    import io
+    import pickle
+
+    gc.disable()  # as the kqctl CLI runs
+    spent: dict[str, float] = {label: 0.0 for label, _ in STEPS}
+
+    def timed(function: Any, label: str) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[label] += time.process_time() - start
+        return run
+
+    for label, places in STEPS:
+        for module_name, function_name in places:
+            module = importlib.import_module(module_name)
+            if hasattr(module, function_name):
+                setattr(module, function_name, timed(getattr(module, function_name), label))
+    from kqctl.cli.schedulers import ALL_KINDS, validation_profiles
+    from kqctl.load.sources import expand_paths
+    from kqctl.render.validation import render_validation
+    from kqctl.validate import parallel
+
+    job = parallel.Job(ALL_KINDS, validation_profiles(None), False)
+    start = time.process_time()
+    parts = [parallel._validate_file((name, job)) for name in expand_paths([str(directory)], True)]
+    spent["other per-object work (runner, reports, loops)"] = time.process_time() - start - sum(spent.values())
+    start = time.process_time()
+    sent = [pickle.dumps(part) for part in parts]
+    spent["pickle results (all files)"] = time.process_time() - start
+    start = time.process_time()
+    parts = [pickle.loads(blob) for blob in sent]
+    spent["parent: unpickle results (all files)"] = time.process_time() - start
+    start = time.process_time()
+    report = parallel._merge(parts, job, False)
+    spent["parent: merge + cross-object checks"] = time.process_time() - start
+    start = time.process_time()
+    render_validation(report, "json", io.StringIO(), color="never")
+    spent["parent: render -o json"] = time.process_time() - start
+    return spent
+
+
+def print_steps(spent: dict[str, float]) -> None:
+    print("  CPU per step (one process; a real run shares the files between the cores):")
+    for label, seconds in spent.items():
+        print(f"    {label:46s} {seconds:6.2f} s")
+    print(f"    {'total':46s} {sum(spent.values()):6.2f} s")
+
+
+
 def describe_exit(code: int) -> str:
     meaning = {0: "ok", 1: "findings", 2: "usage error", 3: "input error", 4: "cluster error"}
     if code < 0:
@@ -164,7 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--help-runs", type=int, default=5, help="runs of `kqctl --help` (best is reported)")
     parser.add_argument("--timeout", type=float, default=None, help="kill validate after this many seconds")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--steps", action="store_true",
+                        help="also measure the CPU time of each step of validation (in a fresh process)")
+    parser.add_argument("--steps-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.steps_child:
+        print(RESULT_MARK + json.dumps(step_times(args.steps_child)))
+        return 0
 
     work = args.dir or args.out or Path(tempfile.mkdtemp(prefix="kqctl-bench-"))
     try:
@@ -191,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         # "No module named kqctl.__main__" also exits 1, with no JSON on stdout.
         completed = run.exit_code == 0 or (run.exit_code == 1 and is_json)
         help_s, help_code = startup_time(args.help_runs)
+        steps = measure_steps(work) if args.steps else None
     finally:
         if args.out is None and args.dir is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -212,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         "help_exit_code": help_code,
         "python": sys.version.split()[0],
     }
+    if steps is not None:
+        figures["cpu_per_step_s"] = {label: round(seconds, 3) for label, seconds in steps.items()}
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -231,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  cpu time         {run.cpu_s:.2f} s (user + system, validate and its workers)")
         print(f"  peak RSS         {run.peak_rss_mib:,.1f} MiB")
         print(f"  --help startup   {help_s * 1000:.0f} ms (best of {args.help_runs}; exit {help_code})")
+        if steps is not None:
+            print_steps(steps)
     if not completed:
         why = describe_exit(run.exit_code) if run.exit_code != 1 else "exit 1 without a JSON report"
         print(
