@@ -149,7 +149,7 @@ def report_for(obj: LoadedObject, findings: list[Finding]) -> DocumentReport:
     if obj.info is None:
         raw = obj.metadata.get("namespace")
         namespace = raw if isinstance(raw, str) else None
-    located_findings = sorted((located(obj, f) for f in findings), key=finding_order)
+    located_findings = sorted((located(obj, f) for f in findings), key=finding_order) if findings else []
     return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, located_findings)
 
 
