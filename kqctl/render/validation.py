@@ -228,6 +228,7 @@ def validation_json(report: ValidationReport) -> str:
     for doc in report.documents:
         origin = doc.origin
         item = "" if origin.item is None else f',\n      "item": {int.__repr__(origin.item)}'
+        valid = "false" if doc.findings and not doc.valid else "true"
         if doc.findings:
             chunks: list[str] = []
             _indented([_finding_dict(doc, f) for f in doc.findings], "\n      ", chunks)
@@ -238,7 +239,7 @@ def validation_json(report: ValidationReport) -> str:
             f'{separator}{{\n      "file": {text(origin.file)},\n      "index": {int.__repr__(origin.index)},'
             f'\n      "line": {int.__repr__(origin.line)}{item},\n      "apiVersion": {text(doc.api_version)},'
             f'\n      "kind": {text(doc.kind)},\n      "namespace": {text(doc.namespace)},'
-            f'\n      "name": {text(doc.name)},\n      "valid": {"true" if doc.valid else "false"},'
+            f'\n      "name": {text(doc.name)},\n      "valid": {valid},'
             f'\n      "findings": {findings}\n    }}')
         separator = ",\n    "
     parts.append("\n  ]," if report.documents else "]," )
