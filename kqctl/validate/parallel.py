@@ -1,9 +1,11 @@
-"""Validating many files on every core: each worker reads and checks whole files on its own.
+"""Validating many files on every core: each process (the workers and this one) reads and checks
+whole files on its own.
 
-Per-object steps (schema, CEL, webhooks) need nothing but the object, so workers run them and
-send back finished reports. Checks across objects run afterwards in the parent, on trimmed
-copies of the objects (a Workload only needs its queue and priority references there); lines
-for those findings are found by re-reading the few files that have any.
+Per-object steps (schema, CEL, webhooks) need nothing but the object, so they run where the file
+is read, and workers send back finished reports. Checks across objects run afterwards in this
+process, on trimmed copies of the objects (a Workload only needs its queue and priority
+references and its pod sets' counts and requests there); lines for those findings, and for
+duplicates, are found by re-reading the few files that have any.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ def _take_file(arguments: tuple[list[str], list[int], Job]) -> tuple[int, FilePa
 
 
 def _files_taken(files: list[str], order: list[int], job: Job, taken: Any) -> Iterator[tuple[int, FilePart]]:
+    """(input index, part) of each file taken from the shared counter, until every file is taken."""
     while True:
         with taken.get_lock():
             position = taken.value
