@@ -35,7 +35,8 @@ class World:
     closed: bool
     objects: list[tuple[LoadedObject, dict[str, Any]]]
     by_kind: dict[str, list[tuple[LoadedObject, dict[str, Any]]]] = dataclasses.field(default_factory=dict)
-    _quota: tuple[tuple[QuotaCache, dict[str, LoadedObject]] | None] | None = None
+    _quota: tuple[tuple[QuotaCache, dict[str, LoadedObject]] | None] | None = dataclasses.field(
+        default=None, init=False, repr=False)  # quota_cache(), once built
 
     def __post_init__(self) -> None:
         # Some thirty checks each ask for one kind: index once instead of scanning 50,000 objects each time.
