@@ -159,9 +159,10 @@ def _validate_one(name: str, job: Job) -> FilePart:
 
 def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> LoadedObject:
     """The object as light as its owner's cross-object checks allow (core kinds are sent whole)."""
-    owner = next((p for p in profiles if obj.info is not None and p.owns(obj.info.group)), None)
-    if owner is not None:
-        return owner.trim(obj)
+    if obj.info is not None:
+        for profile in profiles:
+            if profile.owns(obj.info.group):
+                return profile.trim(obj)
     return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info)
 
 
