@@ -42,6 +42,8 @@ FAMILIES = {
     "LOAD": "reading the input",
     "REQ": "what a Job or pod set requests",
     "SCHEMA": "OpenAPI schema checks of the CRDs and core kinds",
+    "SIM": "replay in virtual time: what happens between Kueue's scheduling cycles (kqctl replay, diff --replay, "
+           "plan, explain's wait estimate)",
     "VAL": "validation rules of the API server and Kueue's webhooks, per kind",
     "XO": "cross-object consistency: objects valid alone that will not work together",
     "VC": "Volcano: queue and workload webhooks, the chart's admission policy, the scheduler configuration, "
@@ -293,6 +295,26 @@ _rule("REQ-2", "-", "job-webhook", "The Workload Kueue creates for a Job: one po
 _rule("REQ-3", "-", "job-webhook", "A Job's priority: its WorkloadPriorityClass label, else the pods' "
       "PriorityClass, else the cluster's default PriorityClass, else 0")
 
+# --- replay in virtual time (kqctl replay, diff --replay, plan, explain's estimate) ------------------------------
+_rule("SIM-R1", "-", "scheduler", "A workload joins its ClusterQueue's queue at its creation time",
+      "Workloads (and Jobs) dated after the replay's start, trace rows and Kueue's generator configs arrive then; "
+      "a workload whose shape an equivalence bulk move remembers goes straight to the inadmissible set.")
+_rule("SIM-R2", "-", "scheduler", "An admission holds quota from its cycle; the workload runs once the admission is "
+      "written",
+      "Kueue's scheduler patches status.admission asynchronously through a client limited to a number of writes per "
+      "second (--cycle-latency); its runtime counts from then.")
+_rule("SIM-R3", "-", "scheduler", "A finished workload releases its quota at once and asks for a requeue of its "
+      "cohort tree")
+_rule("SIM-R4", "-", "scheduler", "A preemption victim keeps its quota until its eviction is written, then goes back "
+      "to its queue with its creation time and no back-off",
+      "It runs its whole runtime again when it is admitted again; each eviction is counted.")
+_rule("SIM-R5", "-", "scheduler", "Requeues of inadmissible workloads are batched for one second per root cohort "
+      "(or cohort-less ClusterQueue)")
+_rule("SIM-R6", "-", "scheduler", "A workload whose status.requeueState.requeueAt is in the future waits in the "
+      "inadmissible set until then")
+_rule("SIM-R7", "-", "scheduler", "A cycle runs when something changed and the scheduler is free; a cycle without an "
+      "admission is followed by Kueue's back-off (1 ms doubling to 10 ms)")
+
 # =============================================================================================================
 # Volcano (scheduling.volcano.sh, batch.volcano.sh): every ID is shown as VC-<rule>.
 # =============================================================================================================
@@ -402,6 +424,7 @@ _rule("VC-AUDIT-STARVED", "warning", "kqctl", "A queue with pending work whose r
       "queues' guarantees take the whole cluster")
 _rule("VC-AUDIT-NEVER-FITS", "warning", "kqctl", "A PodGroup whose minResources exceed the whole cluster can never "
       "be enqueued")
+
 
 CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above

@@ -14,7 +14,8 @@ from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.kueue.api.snapshot import Snapshot
-    from kqctl.kueue.engine.simulation import SimulationOptions, SimulationResult
+    from kqctl.kueue.engine.results import SimulationResult
+    from kqctl.kueue.engine.simulation import SimulationOptions
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
 
@@ -120,6 +121,12 @@ def simulate_command(
 
 
 FAIL_ON_STATES = ("inadmissible", "pending", "preempted")
+# The decision tokens of the json/yaml contract each --fail-on state stands for.
+FAIL_ON_DECISIONS = {
+    "inadmissible": ("Inadmissible", "NotQueued"),
+    "pending": ("Pending", "WaitingForPreemption"),
+    "preempted": ("Preempted",),
+}
 
 
 def parse_fail_on(values: list[str] | None) -> set[str]:
@@ -132,18 +139,8 @@ def parse_fail_on(values: list[str] | None) -> set[str]:
 
 def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]:
     """The workloads whose final decision falls in one of the --fail-on states, by name."""
-    from kqctl.kueue.engine import outcomes
-
-    if not states:
-        return []
-    prefixes = {
-        "inadmissible": (outcomes.INADMISSIBLE, outcomes.NOT_QUEUED),
-        "pending": (outcomes.PENDING, outcomes.WAITING),
-        "preempted": (outcomes.PREEMPTED,),
-    }
-    wanted = tuple(prefix for state in states for prefix in prefixes[state])
-    return sorted(key for key, outcome in result.outcomes.items()
-                  if outcomes.decision(outcome, result.queues, result.cache).startswith(wanted))
+    wanted = {token for state in states for token in FAIL_ON_DECISIONS[state]}
+    return sorted(key for key, workload in result.workloads.items() if workload.decision in wanted)
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None) -> Snapshot:
