@@ -10,25 +10,28 @@ import typer
 from kqctl.cli import options
 from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
 
-HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1.
+HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1, or Volcano
+Queues to Kueue (--to kueue: ResourceFlavor, Cohorts, ClusterQueues, LocalQueues).
 
 Converted objects go to stdout; fields that cannot be carried over are reported on stderr.
-Other objects are printed unchanged."""
+Other objects are printed unchanged (--to kueue: left out, with a note)."""
 
-TARGETS = ("v1beta2", "v1beta1")
+TARGETS = ("v1beta2", "v1beta1", "kueue")
 
 
 EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
     "kqctl convert old/ --to v1beta1 -o json",
     "kubectl get clusterqueues -o yaml | kqctl convert -",
+    "kqctl convert -f volcano-queues.yaml --to kueue > kueue-queues.yaml",
 )
 
 def convert_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target version: v1beta2 or v1beta1."),
+    to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target: v1beta2 or v1beta1 (Kueue "
+                           "versions), or kueue (Volcano Queues to Kueue)."),
     output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
@@ -43,6 +46,10 @@ def convert_command(
         sys.stderr.write(f"kqctl: error: {problem}\n")
     if result.unreadable:
         raise typer.Exit(EXIT_INPUT)
+    if to == "kueue":
+        from kqctl.cli.volcano import convert_to_kueue
+
+        raise typer.Exit(convert_to_kueue(result, output))
     converted, failed = _convert_all(result.objects, to)
     _print(converted, output)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_cli
 from kqctl.cli.replay import parse_runtime
 from kqctl.cli.simulate import load_snapshot, simulation_options
 from kqctl.errors import EXIT_OK, UsageError
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 
 HELP = """Explain the decision for one workload (namespace/name, or a Job name that maps to one): resource by
 resource and flavor by flavor, with the quota arithmetic, who is ahead of it, preemption candidates,
-and verified changes that would let it in."""
+and verified changes that would let it in. For Volcano: a PodGroup (or a vcjob or pod name), the gate that
+stopped it, the queue's real capability and deserved share, and verified changes."""
 
 EXPLAIN_FORMATS = ("table", "json", "yaml")
 WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
@@ -35,6 +37,7 @@ EXAMPLES = options.examples(
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
     "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
 )
 
 
@@ -65,6 +68,7 @@ def explain_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     estimate: bool = typer.Option(True, "--estimate/--no-estimate",
                                   help="Estimate when a waiting workload gets in, from a replay of the snapshot in "
                                        "which running workloads finish (see --runtime)."),
@@ -88,6 +92,12 @@ def explain_command(
     assumed_runtime = parse_runtime(runtime)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler)
+    if volcano_cli.is_volcano(inputs, scheduler):
+        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
+                                         runtime=runtime)
+        raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
+                                             namespace, parsed if selector is not None else None, output))
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     if selector is not None:
         keys = _selected(snapshot, sim_options, parsed, namespace)

@@ -68,8 +68,8 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 
 
 SchedulerOption = typer.Option(None, "--scheduler", metavar="NAME",
-                               help="The scheduler whose rules apply: kueue (default: the one whose API groups the "
-                                    "input uses; kueue for core kinds only).")
+                               help="The scheduler whose rules apply: kueue or volcano (default: the one whose API "
+                                    "groups the input uses; kueue for core kinds only).")
 FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
 ContextOption = typer.Option(None, "--context", metavar="NAME",
                              help="The kubeconfig context to use (default: the current one).")
@@ -102,13 +102,14 @@ OverrideOption = typer.Option(False, "--override",
 
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
-                sets: list[str] | None = None, override: bool = False, scheduler: str | None = None) -> LoadResult:
+                sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
+                allow_empty: bool = False) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
-    then --override and --set applied."""
+    then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler)
+    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty)
     return edited(result, parsed, override)
 
 
@@ -125,7 +126,8 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
 
 
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
-          from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None) -> LoadResult:
+          from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
+          allow_empty: bool = False) -> LoadResult:
     from kqctl.cli.schedulers import ALL_KINDS, DEFAULT, SCHEDULERS, named
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
@@ -133,7 +135,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig)
         result = load_paths(ALL_KINDS, all_paths(paths, filenames), recursive=recursive, strict=strict)
-        if not result.objects and not result.unreadable:
+        if not result.objects and not result.unreadable and not allow_empty:
             from kqctl.load.sources import no_objects_error
 
             raise no_objects_error(given, recursive)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from kqctl.errors import UsageError
 from kqctl.k8s.kinds import CORE_KINDS, KindInfo, KindRegistry
 from kqctl.kueue import kinds as kueue_kinds
+from kqctl.volcano import kinds as volcano_kinds
 
 if TYPE_CHECKING:
     from kqctl.load.cluster import ReadPlan
@@ -33,6 +34,18 @@ def _kueue_validation() -> ValidationProfile:
     return PROFILE
 
 
+def _volcano_read_plan() -> ReadPlan:
+    from kqctl.volcano.cluster import READ_PLAN
+
+    return READ_PLAN
+
+
+def _volcano_validation() -> ValidationProfile:
+    from kqctl.volcano.validate.profile import PROFILE
+
+    return PROFILE
+
+
 @dataclass(frozen=True)
 class Scheduler:
     name: str  # as --scheduler spells it
@@ -44,11 +57,12 @@ class Scheduler:
 
     @property
     def groups(self) -> frozenset[str]:
-        return frozenset(info.group for info in self.kinds)
+        return frozenset(info.group for info in self.kinds if info.scheduler)
 
 
 SCHEDULERS: dict[str, Scheduler] = {
     "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
+    "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation),
 }
 DEFAULT = "kueue"  # what an input holding only core kinds (Jobs, Pods, Namespaces) is read for
 ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_cli
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
 
-HELP = """Dry-run Kueue's scheduler over a snapshot: which workloads are admitted, on which flavors,
-how much they borrow, and whom they preempt.
+HELP = """Dry-run Kueue's or Volcano's scheduler over a snapshot: which workloads are admitted (Kueue: on
+which flavors, how much they borrow, whom they preempt; Volcano: which PodGroups are enqueued, which pods are
+bound to which node, whom reclaim evicts).
 
 By default cycles run until a steady state (releases of preempted workloads are instant);
 --cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran, unless --fail-on names
@@ -37,6 +39,7 @@ EXAMPLES = options.examples(
     "kqctl simulate snapshot.yaml --cycles 1 -o json",
     "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
     "kqctl simulate --from-cluster --context prod -n team-a",
+    "kqctl simulate --scheduler volcano samples/volcano-two-teams",
 )
 
 def simulate_command(
@@ -74,6 +77,7 @@ def simulate_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
 
@@ -92,14 +96,20 @@ def simulate_command(
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler)
+    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
+                        color=color)
+    if volcano_cli.is_volcano(inputs, scheduler):
+        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now)
+        progress.done()
+        raise typer.Exit(volcano_cli.simulate(inputs, scheduler_conf, cycles, output, namespace, selector, view,
+                                              failing_states))
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))
     result = simulate(snapshot, sim_options)
     progress.done()
 
-    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
-                        color=color)
     render(result, output, namespace, selector, view)
     failing = workloads_in_states(result, failing_states)
     if failing:

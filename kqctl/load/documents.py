@@ -155,7 +155,10 @@ class JsonDocument(Document):
             return first_line
         node = self._nodes.get(key)
         if node is None:
-            node = yaml.compose(self.text[start:end], Loader=_Loader)
+            try:
+                node = yaml.compose(self.text[start:end], Loader=_Loader)
+            except yaml.YAMLError:  # JSON that YAML reads otherwise (a raw U+0085 is a YAML line break)
+                return first_line
             if node is None:
                 return first_line
             self._nodes[key] = node
