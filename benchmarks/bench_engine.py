@@ -72,7 +72,8 @@ def _instrument(timings: dict[str, list[float]]) -> None:
 
     ``setup``: ``Simulation.__init__`` (quota cache, queues, workload infos);
     ``cycle``: each ``Scheduler.run_cycle``; ``detect``: ``Simulation._state``/``_holdings``
-    (steady-state and livelock detection). The rest of ``simulate`` is bookkeeping.
+    (steady-state and livelock detection); ``results``: ``Simulation.result`` (the frozen result:
+    decisions, borrowed and lent amounts). The rest of ``simulate`` is bookkeeping.
     """
     from kqctl.kueue.engine import cycle, simulation
 
@@ -94,6 +95,7 @@ def _instrument(timings: dict[str, list[float]]) -> None:
     wrap(cycle.Scheduler, "run_cycle", "cycle")
     wrap(simulation.Simulation, "_state", "detect")
     wrap(simulation.Simulation, "_holdings", "detect")
+    wrap(simulation.Simulation, "result", "results")
 
 
 def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature_gates: str | None) -> int:
@@ -154,9 +156,10 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(str(profile))
-    admissions = sum(len(r.admitted) for r in result.cycle_results)
-    preemptions = sum(len(r.preemptions) for r in result.cycle_results)
-    holding = sum(len(state.workloads) for state in result.cache.cluster_queues.values())
+    admissions = sum(len(cycle.admitted) for cycle in result.history)
+    preemptions = sum(len(cycle.evictions) for cycle in result.history)
+    holding = sum(1 for w in result.workloads.values()
+                  if w.admission is not None and w.admission.cluster_queue in result.cluster_queues)
     cycle_times = timings.get("cycle", [])
     figures.update(
         sim_s=sim_s,
@@ -165,11 +168,12 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
         admissions=admissions,
         preemptions=preemptions,
         admitted_at_end=holding,
-        pending_at_end=sum(1 for o in result.outcomes.values() if o.workload.admission is None),
+        pending_at_end=sum(1 for w in result.workloads.values() if w.admission is None),
         setup_s=sum(timings.get("setup", [])),
         cycles_s=sum(cycle_times),
         cycle_times_s=cycle_times,
         detect_s=sum(timings.get("detect", [])),
+        results_s=sum(timings.get("results", [])),
         gc="on" if gc_on else "off",
         gc_s=sum(gc_pauses),
         gc_runs=len(gc_pauses),
@@ -307,12 +311,12 @@ def report(figures: dict[str, Any]) -> None:
             continue
         times = m["cycle_times_s"]
         mean = m["cycles_s"] / len(times) if times else 0.0
-        other = m["sim_s"] - m["setup_s"] - m["cycles_s"] - m["detect_s"]
+        other = m["sim_s"] - m["setup_s"] - m["cycles_s"] - m["detect_s"] - m["results_s"]
         cycles = f"{m['cycles']} cycle{'' if m['cycles'] == 1 else 's'}"
         print(f"  steady state     {m['sim_s']:.3f} s simulate(): {cycles}, stop '{m['stop_reason']}'  "
               f"[{_versus(m['sim_s'], TARGET_STEADY_S, 's')}]")
         print(f"    split          setup {m['setup_s']:.3f} s, cycles {m['cycles_s']:.3f} s, steady-state "
-              f"detection {m['detect_s']:.3f} s, other {other:.3f} s")
+              f"detection {m['detect_s']:.3f} s, results {m['results_s']:.3f} s, other {other:.3f} s")
         if m["gc"] == "on":
             print(f"    GC pauses      {m['gc_s']:.3f} s in {m['gc_runs']:,} collections (included above)")
         if times:

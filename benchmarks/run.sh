@@ -1,7 +1,8 @@
 #!/usr/bin/env sh
 # Run every kqctl benchmark and print its figures.
 #
-#   benchmarks/run.sh              # validate at 5,000 and 50,000 resources; engine at 5,000 and 50,000 workloads
+#   benchmarks/run.sh              # validate at 5,000 and 50,000 resources; engine at 5,000 and 50,000 workloads;
+#                                  # Volcano simulate on 5,000 nodes and 10,000 PodGroups
 #   benchmarks/run.sh 200000       # validate at other sizes
 #   ENGINE_SIZES="1000 10000 50000" benchmarks/run.sh   # engine at other sizes ("" skips it)
 #   PYTHON=/tmp/venv/bin/python benchmarks/run.sh
@@ -23,6 +24,8 @@ for workloads in $ENGINE_SIZES; do
     "$PYTHON" benchmarks/bench_engine.py --workloads "$workloads" || status=$?
     echo
 done
+"$PYTHON" benchmarks/bench_volcano.py || status=$?
+echo
 if [ "${YUNIKORN:-1}" != 0 ]; then
     "$PYTHON" benchmarks/bench_yunikorn.py || status=$?
     echo

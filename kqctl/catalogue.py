@@ -25,6 +25,10 @@ SOURCES = {
     "scheduler": "Kueue's scheduler and cache (how admission decisions are made)",
     "kqctl": "kqctl's own check: valid to the API server, but it will not do what was meant",
     "loader": "kqctl reading its input (files, stdin, a cluster)",
+    "volcano-webhook": "Volcano's validating admission webhooks (the API server rejects the object or deletion)",
+    "volcano-vap": "the ValidatingAdmissionPolicy Volcano's Helm chart installs with custom.vap_enable=true",
+    "volcano-conf": "Volcano's scheduler loading volcano-scheduler.conf",
+    "volcano-scheduler": "Volcano's scheduler (how its session decides)",
     "yunikorn-validator": "YuniKorn's config validator (/ws/v1/validate-conf; its admission webhook rejects the "
                           "ConfigMap)",
     "yunikorn-core": "YuniKorn's scheduler core (queue building, placement, sorting, quota and allocation)",
@@ -42,8 +46,12 @@ FAMILIES = {
     "LOAD": "reading the input",
     "REQ": "what a Job or pod set requests",
     "SCHEMA": "OpenAPI schema checks of the CRDs and core kinds",
+    "SIM": "replay in virtual time: what happens between Kueue's scheduling cycles (kqctl replay, diff --replay, "
+           "plan, explain's wait estimate)",
     "VAL": "validation rules of the API server and Kueue's webhooks, per kind",
     "XO": "cross-object consistency: objects valid alone that will not work together",
+    "VC": "Volcano: queue and workload webhooks, the chart's admission policy, the scheduler configuration, "
+          "queue-tree errors, lints, and the scheduling rules explain cites",
     "YK": "Apache YuniKorn: queues.yaml validation (V), priorities (P), quota gating (G), placement, preemption",
 }
 
@@ -291,6 +299,136 @@ _rule("REQ-2", "-", "job-webhook", "The Workload Kueue creates for a Job: one po
       "min(parallelism, completions) pods, minCount from job-min-parallelism")
 _rule("REQ-3", "-", "job-webhook", "A Job's priority: its WorkloadPriorityClass label, else the pods' "
       "PriorityClass, else the cluster's default PriorityClass, else 0")
+
+# --- replay in virtual time (kqctl replay, diff --replay, plan, explain's estimate) ------------------------------
+_rule("SIM-R1", "-", "scheduler", "A workload joins its ClusterQueue's queue at its creation time",
+      "Workloads (and Jobs) dated after the replay's start, trace rows and Kueue's generator configs arrive then; "
+      "a workload whose shape an equivalence bulk move remembers goes straight to the inadmissible set.")
+_rule("SIM-R2", "-", "scheduler", "An admission holds quota from its cycle; the workload runs once the admission is "
+      "written",
+      "Kueue's scheduler patches status.admission asynchronously through a client limited to a number of writes per "
+      "second (--cycle-latency); its runtime counts from then.")
+_rule("SIM-R3", "-", "scheduler", "A finished workload releases its quota at once and asks for a requeue of its "
+      "cohort tree")
+_rule("SIM-R4", "-", "scheduler", "A preemption victim keeps its quota until its eviction is written, then goes back "
+      "to its queue with its creation time and no back-off",
+      "It runs its whole runtime again when it is admitted again; each eviction is counted.")
+_rule("SIM-R5", "-", "scheduler", "Requeues of inadmissible workloads are batched for one second per root cohort "
+      "(or cohort-less ClusterQueue)")
+_rule("SIM-R6", "-", "scheduler", "A workload whose status.requeueState.requeueAt is in the future waits in the "
+      "inadmissible set until then")
+_rule("SIM-R7", "-", "scheduler", "A cycle runs when something changed and the scheduler is free; a cycle without an "
+      "admission is followed by Kueue's back-off (1 ms doubling to 10 ms)")
+
+# =============================================================================================================
+# Volcano (scheduling.volcano.sh, batch.volcano.sh): every ID is shown as VC-<rule>.
+# =============================================================================================================
+
+# --- the Queue webhook (validatequeue.volcano.sh) -------------------------------------------------------------
+_rule("VC-Q2", "error", "volcano-webhook", "A queue's capability, deserved or guarantee quantity is negative (or "
+      "not a whole number for an integer resource)")
+_rule("VC-Q3", "error", "volcano-webhook", "Every resource a queue guarantees needs a deserved value at least as "
+      "large", "Setting a guarantee requires setting deserved for the same resources, even when the cluster runs "
+      "the proportion plugin (which ignores deserved).")
+_rule("VC-Q4", "error", "volcano-webhook", "A queue's deserved must not exceed its capability for the same resource",
+      "A resource absent from capability is unlimited.")
+_rule("VC-Q5", "error", "volcano-webhook", "A queue's status.state must be Open or Closed when the webhook sees it",
+      "The API server drops status when it creates a queue and keeps the stored status on an update, so in a "
+      "real cluster this refuses updates of queues the controller marked Closing or Unknown.")
+_rule("VC-Q6", "error", "volcano-webhook", "The legacy volcano.sh/hierarchy annotations: same length as the "
+      "weights, weights above 0, no queue's path inside another's")
+_rule("VC-H1", "error", "volcano-webhook", "A queue cannot be its own parent")
+_rule("VC-H2", "error", "volcano-webhook", "A queue deeper than the webhook's max-queue-depth (default 5), or an "
+      "ancestor that does not exist")
+_rule("VC-H3", "error", "volcano-webhook", "The parent must exist, and a queue that runs pods cannot get its first "
+      "child")
+_rule("VC-H4", "error", "volcano-webhook", "A queue's capability must not exceed its nearest ancestor's capability "
+      "for the same resource")
+_rule("VC-H5", "error", "volcano-webhook", "The siblings' guarantee (and deserved) must fit the parent's, a missing "
+      "parent resource counting 0", "Under a parent other than root, a child may only guarantee (or deserve) "
+      "resources its parent also sets, within what the parent has left.")
+_rule("VC-H6", "error", "volcano-webhook", "A queue's capability must be at least its descendants' largest "
+      "capability")
+_rule("VC-H7", "error", "volcano-webhook", "The children's guarantee (and deserved) must fit the queue's own")
+_rule("VC-ROOT", "error", "volcano-webhook", "The root queue's capability, deserved and guarantee cannot be changed "
+      "(enable-root-queue-protection, on by default)")
+_rule("VC-D1", "error", "volcano-webhook", "The default and root queues cannot be deleted")
+_rule("VC-D2", "error", "volcano-webhook", "A queue with allocated pods cannot be deleted "
+      "(enable-queue-allocated-pods-check)")
+_rule("VC-D3", "error", "volcano-webhook", "A queue with child queues cannot be deleted")
+# --- the chart's ValidatingAdmissionPolicy (kqctl validate --vap) -----------------------------------------------
+_rule("VC-VAP-STATE", "error", "volcano-vap", "Queue state must be Open or Closed (the chart's policy)")
+_rule("VC-VAP-EMPTY", "error", "volcano-vap", "Capability, deserved and guarantee values must not be empty strings")
+_rule("VC-VAP-CAPABILITY", "error", "volcano-vap", "Deserved must be <= capability (the chart's policy)")
+_rule("VC-VAP-GUARANTEE", "error", "volcano-vap", "Guarantee needs deserved >= guarantee for every resource (the "
+      "chart's policy)")
+_rule("VC-VAP-HIERARCHY", "error", "volcano-vap", "The hierarchy annotations must have matching lengths and weights "
+      "above 0 (the chart's policy)")
+_rule("VC-VAP-DELETE", "error", "volcano-vap", "The default and root queues cannot be deleted (the chart's policy)")
+# --- workloads and their queues ----------------------------------------------------------------------------------
+_rule("VC-JOB-TASKS", "error", "volcano-webhook", "A vcjob needs tasks with unique names, task minAvailable <= "
+      "replicas, and minAvailable <= the total replicas")
+_rule("VC-JOB-QUEUE", "error", "volcano-webhook", "A vcjob's queue must exist")
+_rule("VC-JOB-QUEUE-STATE", "error", "volcano-webhook", "A vcjob can only be submitted to an Open queue")
+_rule("VC-JOB-ROOT", "error", "volcano-webhook", "A vcjob cannot be submitted to the root queue")
+_rule("VC-JOB-LEAF", "error", "volcano-webhook", "A vcjob can only be submitted to a leaf queue")
+_rule("VC-PG-QUEUE", "error", "volcano-webhook", "A PodGroup's queue must exist", "Volcano's scheduler silently "
+      "ignores a PodGroup whose queue is missing.")
+_rule("VC-PG-QUEUE-STATE", "error", "volcano-webhook", "A PodGroup can only be submitted to an Open queue")
+_rule("VC-TREE-NONLEAF", "error", "volcano-scheduler", "A PodGroup in a queue with children: hierarchical capacity "
+      "stops scheduling altogether", "The capacity plugin with enableHierarchy refuses every enqueue and "
+      "allocation in the session while any job sits in a non-leaf queue (it only logs why).")
+# --- the scheduler configuration ------------------------------------------------------------------------------------
+_rule("VC-CONF-INVALID", "error", "volcano-conf", "volcano-scheduler.conf cannot be read (YAML, or a value of the "
+      "wrong type): the scheduler keeps its previous configuration")
+_rule("VC-CONF-ACTION", "error", "volcano-conf", "An action Volcano does not know: the configuration is refused")
+_rule("VC-CONF-CONFLICT", "error", "volcano-conf", "proportion and drf with enableHierarchy in one tier: the "
+      "configuration is refused")
+_rule("VC-CONF-PLUGIN", "warning", "volcano-conf", "A plugin Volcano does not know: it is skipped")
+_rule("VC-CONF-KEY", "warning", "volcano-conf", "A key Volcano does not read (often a misspelt enable* flag): it "
+      "is ignored and the default applies", "The flags are spelt unevenly: enableJobEnqueued, enabledAllocatable, "
+      "enabledOverused, enablePreemptive.")
+# --- lints ---------------------------------------------------------------------------------------------------
+_rule("VC-LINT-GUARANTEE-TOTAL", "warning", "kqctl", "The queues' guarantees reach 90% or more of the cluster on "
+      "some resource", "Every queue's real capability is the cluster minus all other queues' guarantees: queues "
+      "without a guarantee are starved (\"queue resource quota insufficient\" on an idle cluster).")
+_rule("VC-LINT-DESERVED-IGNORED", "warning", "kqctl", "deserved is set but only proportion runs, which computes "
+      "deserved from weight")
+_rule("VC-LINT-WEIGHT-IGNORED", "warning", "kqctl", "weight is set but only capacity runs, which ignores weight")
+_rule("VC-LINT-FIFO", "warning", "kqctl", "dequeueStrategy: fifo has no effect: no action of the scheduler reads it")
+_rule("VC-LINT-ZERO-CAPABILITY", "warning", "kqctl", "capability cpu or memory 0 reads as unlimited (or the "
+      "parent's value under hierarchical capacity), not as closed")
+_rule("VC-LINT-UNRECLAIMABLE", "warning", "kqctl", "A queue that is not reclaimable while reclaim is on: what it "
+      "runs above its deserved share is never taken back")
+_rule("VC-LINT-CAPABILITY-RESOURCE", "warning", "kqctl", "capability names a resource no node has")
+_rule("VC-LINT-UNLIMITED-SCALAR", "warning", "kqctl", "A PodGroup requests a scalar resource its queue's "
+      "capability does not list: no limit applies to it")
+
+# --- convert --to kueue ---------------------------------------------------------------------------------------------
+_rule("VC-CONV-WEIGHT", "warning", "kqctl", "A queue's weight: Kueue has no weight-based water-filling; kept as "
+      "fairSharing.weight, which acts only with fair sharing on")
+_rule("VC-CONV-RECLAIMABLE", "warning", "kqctl", "reclaimable: false has no Kueue equivalent")
+_rule("VC-CONV-PRIORITY", "warning", "kqctl", "A queue's priority: Kueue does not order ClusterQueues by priority")
+_rule("VC-CONV-DEQUEUE", "warning", "kqctl", "dequeueStrategy has no Kueue equivalent: dropped")
+_rule("VC-CONV-AFFINITY", "warning", "kqctl", "A queue's node-group affinity has no Kueue equivalent: dropped")
+_rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equivalent: dropped")
+_rule("VC-CONV-TYPE", "warning", "kqctl", "A queue's type has no Kueue equivalent: dropped")
+_rule("VC-CONV-NO-DESERVED", "warning", "kqctl", "A queue with a capability but neither deserved nor guarantee gets "
+      "nominalQuota 0 in Kueue")
+_rule("VC-CONV-PARENT-QUOTA", "warning", "kqctl", "A parent queue's quota becomes its Cohort's quota, which Kueue "
+      "adds to what the children can borrow instead of capping them")
+
+# --- audit (kqctl audit on Volcano input) ----------------------------------------------------------------------
+_rule("VC-AUDIT-IDLE-GUARANTEE", "warning", "kqctl", "A queue guarantees more than it uses: the rest is held back "
+      "from every other queue's real capability")
+_rule("VC-AUDIT-CAPABILITY-RESOURCE", "warning", "kqctl", "A queue's capability names a resource no node has")
+_rule("VC-AUDIT-ZERO-CAPABILITY", "warning", "kqctl", "A queue's cpu or memory capability of 0 is read as unlimited")
+_rule("VC-AUDIT-DESERVED-IGNORED", "info", "kqctl", "deserved is set while proportion computes the deserved share "
+      "from weight")
+_rule("VC-AUDIT-STARVED", "warning", "kqctl", "A queue with pending work whose real capability is 0: the other "
+      "queues' guarantees take the whole cluster")
+_rule("VC-AUDIT-NEVER-FITS", "warning", "kqctl", "A PodGroup whose minResources exceed the whole cluster can never "
+      "be enqueued")
 
 # --- Apache YuniKorn (shared/design/yunikorn-semantics.md; IDs shown with the YK- prefix) -------------------
 _rule("YK-PARSE", "error", "yunikorn-validator", "queues.yaml is not YAML (go-yaml cannot read it)")

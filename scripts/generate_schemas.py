@@ -5,8 +5,10 @@ Inputs:
 * the Kueue CustomResourceDefinitions (default ``upstream/kueue-crds`` in the repo
   root): one schema per served version, Kubernetes extensions translated to plain JSON Schema plus
   two kqctl keywords (see ``translate_crd_schema``);
+* the other schedulers' CRDs, always from their own folders (``upstream/volcano-crds``: Queue,
+  PodGroup, batch Job), translated the same way;
 * the kubernetes python client's model classes for the core kinds kqctl reads (Namespace,
-  PriorityClass, LimitRange, Job, Pod) and for ``ObjectMeta``.
+  PriorityClass, LimitRange, Job, Pod, Node) and for ``ObjectMeta``.
 
 Usage: ``python scripts/generate_schemas.py [CRD_DIR] [--out DIR]``. The output is deterministic
 (sorted keys, fixed indentation) so that CI can regenerate into a temporary directory and compare.
@@ -27,6 +29,8 @@ import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CRD_DIR = REPO_ROOT / "upstream" / "kueue-crds"
+# Other schedulers' CRDs: like the core kinds, they do not depend on the CRD directory given.
+SCHEDULER_CRD_DIRS = (REPO_ROOT / "upstream" / "volcano-crds",)
 DEFAULT_OUT_DIR = REPO_ROOT / "schemas"
 
 JSON_SCHEMA_DIALECT = "http://json-schema.org/draft-07/schema#"
@@ -165,6 +169,7 @@ CORE_KINDS = (
     ("", "v1", "LimitRange", "V1LimitRange"),
     ("batch", "v1", "Job", "V1Job"),
     ("", "v1", "Pod", "V1Pod"),
+    ("", "v1", "Node", "V1Node"),  # Volcano's node fit and Kueue's topology read nodes
 )
 
 # Quantity-typed fields: the client types them ``str``/``dict(str, str)``, but the API server parses a
@@ -296,7 +301,8 @@ def _finish(schema: dict[str, Any], group: str, version: str, kind: str) -> dict
 
 
 def all_schemas(crd_dir: Path) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
-    for crd in crd_documents(crd_dir):
+    extra = [d for d in SCHEDULER_CRD_DIRS if d.is_dir() and d.resolve() != crd_dir.resolve()]
+    for crd in (doc for directory in (crd_dir, *extra) for doc in crd_documents(directory)):
         for group, version, kind, schema in crd_version_schemas(crd):
             yield group, version, kind, _finish(schema, group, version, kind)
     for group, version, kind, class_name in CORE_KINDS:

@@ -18,6 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 COPIES = (
     ("conformance/kueue", "tests/conformance/data/kueue"),
     ("upstream/kueue-crds", "upstream/kueue-crds"),
+    ("conformance/volcano", "tests/conformance/data/volcano"),
+    ("upstream/volcano-crds", "upstream/volcano-crds"),
 )
 
 

@@ -37,6 +37,11 @@ KUEUE_RESOURCES: dict[str, tuple[str, bool]] = {  # plural -> (kind, namespaced)
     "topologies": ("Topology", False),
     "provisioningrequestconfigs": ("ProvisioningRequestConfig", False),  # served, never read by kqctl
 }
+# Volcano's groups, served only when FakeCluster.volcano_installed: (group, version) -> plural -> (kind, namespaced).
+VOLCANO: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {
+    ("scheduling.volcano.sh", "v1beta1"): {"queues": ("Queue", False), "podgroups": ("PodGroup", True)},
+    ("batch.volcano.sh", "v1alpha1"): {"jobs": ("Job", True)},
+}
 # (group, version) -> plural -> (kind, namespaced), for the built-in groups the server knows.
 BUILTIN: dict[tuple[str, str], dict[str, tuple[str, bool]]] = {
     ("", "v1"): {
@@ -70,6 +75,7 @@ class FakeCluster:
     kueue_versions: tuple[str, ...] = ("v1beta2", "v1beta1")
     preferred_kueue_version: str | None = None  # default: the first of kueue_versions
     kueue_resources: tuple[str, ...] = tuple(KUEUE_RESOURCES)
+    volcano_installed: bool = False
     page_size: int | None = 2  # server-side cap on limit, so pagination always happens
     forbidden: set[str] = field(default_factory=set)  # plurals whose list answers 403
     not_found: set[str] = field(default_factory=set)  # plurals whose list answers 404 though discovered
@@ -126,6 +132,8 @@ class Router:
         served: dict[str, tuple[str, ...]] = {"batch": ("v1",), "scheduling.k8s.io": ("v1",)}
         if self.cluster.kueue_installed:
             served[KUEUE] = self.cluster.kueue_versions
+        if self.cluster.volcano_installed:
+            served.update({group: (version,) for group, version in VOLCANO})
         return served
 
     def group_body(self, name: str, versions: tuple[str, ...]) -> dict[str, Any]:
@@ -153,6 +161,8 @@ class Router:
             if not self.cluster.kueue_installed or version not in self.cluster.kueue_versions:
                 return None
             return {p: KUEUE_RESOURCES[p] for p in self.cluster.kueue_resources}
+        if (group, version) in VOLCANO:
+            return VOLCANO[(group, version)] if self.cluster.volcano_installed else None
         return BUILTIN.get((group, version))
 
     def resource_list(self, group: str, version: str, resources: dict[str, tuple[str, bool]]) -> dict[str, Any]:
@@ -195,7 +205,8 @@ class Router:
             self.cluster.expire_continue_once.discard(plural)
             return status(410, "Expired", "The provided continue parameter is too old to display a consistent list "
                                           "result. You can start a new list without the continue parameter.")
-        items = [i for i in self.cluster.objects.get((group, plural), []) if matches(i, query.get("labelSelector"))]
+        items = [i for i in self.cluster.objects.get((group, plural), []) if matches(i, query.get("labelSelector"))
+                 and name_matches(i, query.get("fieldSelector"))]
         start = decode_token(token) if token and token != "same" else 0
         size = self.page_size(query)
         page, more = items[start:start + size], start + size < len(items)
@@ -226,7 +237,24 @@ class Router:
 def as_listed(item: dict[str, Any], group: str, api_version: str, kind: str) -> dict[str, Any]:
     """As a real server lists: custom resources carry apiVersion/kind per item, built-in kinds do not."""
     body = {k: copy.deepcopy(v) for k, v in item.items() if k not in ("apiVersion", "kind")}
-    return {"apiVersion": api_version, "kind": kind, **body} if group == KUEUE else body
+    custom = group == KUEUE or any(group == g for g, _ in VOLCANO)
+    return {"apiVersion": api_version, "kind": kind, **body} if custom else body
+
+
+def name_matches(item: dict[str, Any], selector: str | None) -> bool:
+    """The field selectors kqctl sends: ``metadata.name=<name>`` (Volcano's ConfigMap) and
+    ``status.phase!=Succeeded,status.phase!=Failed`` (YuniKorn's pods), comma-separated terms."""
+    if not selector:
+        return True
+    fields = {"metadata.name": (item.get("metadata") or {}).get("name"),
+              "status.phase": (item.get("status") or {}).get("phase")}
+    for term in selector.split(","):
+        negated = "!=" in term
+        field_name, _, value = term.partition("!=" if negated else "=")
+        assert field_name in fields, selector
+        if (fields[field_name] == value) == negated:
+            return False
+    return True
 
 
 def matches(item: dict[str, Any], selector: str | None) -> bool:

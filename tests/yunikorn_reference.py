@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from kqctl.yunikorn.engine import preemption
-from kqctl.yunikorn.engine.allocation import RESERVED, CycleResult, Scheduler, describe_no_node
+from kqctl.yunikorn.engine.allocation import Scheduler, describe_no_node
 from kqctl.yunikorn.engine.nodes import predicates_pass
 from kqctl.yunikorn.engine.objects import Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
+from kqctl.yunikorn.engine.state import RESERVED, CycleResult
 
 
 def check_guarantees_stepwise(results: dict[str, preemption.QueueSnapshot], ask: Ask, ask_path: str) -> bool:

@@ -14,14 +14,15 @@ import typer
 from typer.core import TyperArgument
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, explain, rules, simulate, snapshot, validate, version
+from kqctl.cli import audit, convert, diff, explain, plan, replay, rules, simulate, snapshot, validate, version
 from kqctl.errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
 
 \b
   0   success (validate: no finding at or above --fail-on)
-  1   validate found problems; simulate --fail-on matched a workload
+  1   validate found problems; simulate --fail-on matched a workload; diff --fail-on
+      regression found one; plan met the target at no quota it tried
   2   usage error (unknown option, bad value, unknown name)
   3   unreadable or invalid input (file, document and field named)
   4   the cluster could not be read (--from-cluster, snapshot save)
@@ -50,7 +51,8 @@ TyperArgument.display_type_rich = _help_type  # type: ignore[method-assign,assig
 
 app = typer.Typer(
     name="kqctl",
-    help="Offline validation, dry-run admission and quota audits for Kubernetes batch queues (Kueue).",
+    help="Offline validation, dry-run admission, replays in virtual time, configuration diffs, capacity plans and "
+         "quota audits for Kubernetes batch queues (Kueue).",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,
@@ -62,6 +64,9 @@ app.command("validate", help=validate.HELP, epilog=validate.EXAMPLES)(validate.v
 app.command("simulate", help=simulate.HELP, epilog=simulate.EXAMPLES)(simulate.simulate_command)
 app.command("explain", help=explain.HELP, epilog=explain.EXAMPLES)(explain.explain_command)
 app.command("audit", help=audit.HELP, epilog=audit.EXAMPLES)(audit.audit_command)
+app.command("replay", help=replay.HELP, epilog=replay.EXAMPLES)(replay.replay_command)
+app.command("diff", help=diff.HELP, epilog=diff.EXAMPLES)(diff.diff_command)
+app.command("plan", help=plan.HELP, epilog=plan.EXAMPLES)(plan.plan_command)
 app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP)
 app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)

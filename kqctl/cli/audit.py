@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_cli
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -24,6 +25,9 @@ HELP = "\n\n".join((
     "Nothing is scheduled: usage is what admitted workloads hold now. --plot FILE.svg draws nominal vs used vs "
     "borrowed per ClusterQueue and flavor (FILE.png needs the plot extra: pip install 'kqctl[plot]'). "
     "Exit code 0 whenever the audit ran.",
+    "For Volcano (--scheduler volcano): per queue (as a tree) and resource, weight, capability, guarantee, "
+    "deserved, real capability, allocated, pending and share; idle guarantees, capabilities that limit nothing, "
+    "starved queues and PodGroups that can never fit.",
 ))
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
@@ -33,6 +37,7 @@ EXAMPLES = options.examples(
     "kqctl audit samples/cohort-borrowing",
     "kqctl audit snapshot.yaml -o markdown > quota-report.md",
     "kqctl audit --from-cluster --plot quota.svg",
+    "kqctl audit --scheduler volcano samples/volcano-hierarchy",
 )
 
 def audit_command(
@@ -53,6 +58,7 @@ def audit_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
@@ -60,16 +66,19 @@ def audit_command(
 
     if output not in AUDIT_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
+    if plot is not None:
+        _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler, yunikorn_namespace)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
+    if volcano_cli.is_volcano(inputs, scheduler):
+        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers))
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import audit_yunikorn
 
         audit_yunikorn(inputs, output, plot, not no_headers)
-    if plot is not None:
-        _check_plot(plot)
     snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
     if plot is not None:

@@ -10,10 +10,12 @@ import typer
 from kqctl.cli import options
 from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
 
-HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1.
+HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1, or Volcano
+Queues or a YuniKorn queue configuration to Kueue (--to kueue: ResourceFlavor, Cohorts, ClusterQueues,
+LocalQueues).
 
 Converted objects go to stdout; fields that cannot be carried over are reported on stderr.
-Other objects are printed unchanged."""
+Other objects are printed unchanged (--to kueue: left out, with a note)."""
 
 TARGETS = ("v1beta2", "v1beta1", "kueue")
 
@@ -22,6 +24,7 @@ EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
     "kqctl convert old/ --to v1beta1 -o json",
     "kubectl get clusterqueues -o yaml | kqctl convert -",
+    "kqctl convert -f volcano-queues.yaml --to kueue > kueue-queues.yaml",
     "kqctl convert -f queues.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
 )
 
@@ -29,9 +32,9 @@ def convert_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
-    to: str = typer.Option("v1beta2", "--to", metavar="VERSION",
-                           help="Target version: v1beta2 or v1beta1; kueue converts a YuniKorn queues.yaml "
-                                "(or its ConfigMap) to Kueue objects."),
+    to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target: v1beta2 or v1beta1 (Kueue "
+                           "versions), or kueue (Volcano Queues, or a YuniKorn queues.yaml or its ConfigMap, to "
+                           "Kueue)."),
     output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
@@ -41,15 +44,21 @@ def convert_command(
         raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
     if output not in ("yaml", "json"):
         raise UsageError(f"unknown output format {output!r}; choose yaml or json")
-    if to == "kueue":
-        from kqctl.cli.yunikorn import convert_to_kueue
-
-        convert_to_kueue(options.all_paths(paths, filenames), recursive, output)
     result = load_paths(ALL_KINDS, options.all_paths(paths, filenames), recursive=recursive)
     for problem in result.unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     if result.unreadable:
         raise typer.Exit(EXIT_INPUT)
+    if to == "kueue":
+        from kqctl.cli.schedulers import present
+
+        if not any(s.name == "volcano" for s in present(result.objects)):
+            from kqctl.cli.yunikorn import convert_to_kueue as yunikorn_to_kueue
+
+            yunikorn_to_kueue(options.all_paths(paths, filenames), recursive, output)
+        from kqctl.cli.volcano import convert_to_kueue
+
+        raise typer.Exit(convert_to_kueue(result, output))
     converted, failed = _convert_all(result.objects, to)
     _print(converted, output)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)

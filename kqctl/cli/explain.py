@@ -8,17 +8,23 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_cli
+from kqctl.cli.replay import parse_runtime
 from kqctl.cli.simulate import load_snapshot, simulation_options
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.engine.explain import Explanation
     from kqctl.kueue.engine.simulation import SimulationOptions
+    from kqctl.kueue.replay.estimate import WaitEstimate
+    from kqctl.replay.durations import Distribution
 
 HELP = """Explain the decision for one workload (namespace/name, or a Job name that maps to one): resource by
 resource and flavor by flavor, with the quota arithmetic, who is ahead of it, preemption candidates,
-and verified changes that would let it in. For YuniKorn inputs: a pod (namespace/name), from placement to
-headroom and preemption, or a queue with --queue."""
+and verified changes that would let it in. For Volcano: a PodGroup (or a vcjob or pod name), the gate that
+stopped it, the queue's real capability and deserved share, and verified changes. For YuniKorn: a pod
+(namespace/name), from placement to headroom and preemption, or a queue with --queue."""
 
 EXPLAIN_FORMATS = ("table", "json", "yaml")
 WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
@@ -32,6 +38,7 @@ EXAMPLES = options.examples(
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
     "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
     "kqctl explain --queue root.tenant1.a samples/yunikorn-priority  # YuniKorn: priorities and order",
     "kqctl explain team1/a-job-0 samples/yunikorn-priority  # YuniKorn: why a pod waits",
 )
@@ -64,6 +71,13 @@ def explain_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    estimate: bool = typer.Option(True, "--estimate/--no-estimate",
+                                  help="Estimate when a waiting workload gets in, from a replay of the snapshot in "
+                                       "which running workloads finish (see --runtime)."),
+    runtime: str | None = typer.Option(None, "--runtime", metavar="DIST",
+                                       help="For the estimate: the runtime of workloads that declare none "
+                                            "(annotation kqctl.dev/runtime); default 1h, always stated."),
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     queue: str | None = typer.Option(None, "--queue", metavar="PATH",
                                      help="YuniKorn: explain a queue (root.a.b): the priority along its path and "
@@ -86,13 +100,22 @@ def explain_command(
     elif workload is None:
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
+    assumed_runtime = parse_runtime(runtime)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
+    if volcano_cli.is_volcano(inputs, scheduler):
+        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
+                                         runtime=runtime)
+        raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
+                                             namespace, parsed if selector is not None else None, output))
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import explain_yunikorn
 
+        if runtime is not None:
+            raise UsageError("--runtime applies to Kueue only (the input is YuniKorn's)")
         explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
     if queue is not None:
         raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
@@ -100,7 +123,8 @@ def explain_command(
     if selector is not None:
         keys = _selected(snapshot, sim_options, parsed, namespace)
         explanations = [explain(snapshot, key, sim_options) for key in keys]
-        render_explanations(explanations, output, sys.stdout, color)
+        estimates = _estimates(snapshot, explanations, sim_options, assumed_runtime) if estimate else {}
+        render_explanations(explanations, output, sys.stdout, color, estimates)
         raise typer.Exit(EXIT_OK)
     assert workload is not None
     name = f"{namespace}/{workload}" if namespace and "/" not in workload else workload
@@ -112,8 +136,25 @@ def explain_command(
     except NoWorkload as exc:
         render_no_workload(exc.kind, exc.key, exc.reason, output, sys.stdout)
         raise typer.Exit(EXIT_OK) from None
-    render_explanation(explanation, output, sys.stdout, color)
+    estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime) if estimate else {}
+    render_explanation(explanation, output, sys.stdout, color, estimates.get(key))
     raise typer.Exit(EXIT_OK)
+
+
+def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options: SimulationOptions,
+               assumed_runtime: Distribution | None) -> dict[str, WaitEstimate]:
+    """One replay of the snapshot, read for every explained workload that does not hold quota now."""
+    from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates
+    from kqctl.kueue.replay.report import KueueReplayOptions
+    from kqctl.kueue.replay.timeline import TimelineOptions
+
+    waiting = [e.key for e in explanations if not e.admitted]
+    if not waiting:
+        return {}
+    timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
+    report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime)
+    found = {key: estimate_from(report, key) for key in waiting}
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict[str, object],
@@ -123,7 +164,7 @@ def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict
     from kqctl.kueue.engine.simulation import simulate
 
     result = simulate(snapshot, sim_options)
-    return sorted(key for key, outcome in result.outcomes.items()
-                  if outcome.workload.admission is None
-                  and (namespace is None or outcome.workload.model.namespace == namespace)
-                  and selector_matches(selector, dict(outcome.workload.model.labels)))
+    return sorted(key for key, workload in result.workloads.items()
+                  if workload.admission is None
+                  and (namespace is None or workload.namespace == namespace)
+                  and selector_matches(selector, dict(workload.labels)))

@@ -69,8 +69,8 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 
 
 SchedulerOption = typer.Option(None, "--scheduler", metavar="NAME",
-                               help="The scheduler whose rules apply: kueue or yunikorn (default: the one whose "
-                                    "objects the input holds; kueue for core kinds only).")
+                               help="The scheduler whose rules apply: kueue, volcano or yunikorn (default: the one "
+                                    "whose objects the input holds; kueue for core kinds only).")
 YunikornNamespaceOption = typer.Option(None, "--yunikorn-namespace", metavar="NAMESPACE",
                                        help="With --from-cluster: the namespace of YuniKorn's ConfigMaps "
                                             "yunikorn-configs and yunikorn-defaults (default: yunikorn).")
@@ -110,13 +110,13 @@ OverrideOption = typer.Option(False, "--override",
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
                 sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
-                yunikorn_namespace: str | None = None) -> LoadResult:
+                allow_empty: bool = False, yunikorn_namespace: str | None = None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
-    then --override and --set applied."""
+    then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler,
+    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty,
                    yunikorn_namespace)
     return edited(result, parsed, override)
 
@@ -149,7 +149,7 @@ def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> ReadPlan
 
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
           from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
-          yunikorn_namespace: str | None = None) -> LoadResult:
+          allow_empty: bool = False, yunikorn_namespace: str | None = None) -> LoadResult:
     from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
@@ -158,7 +158,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
         result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
-        if not result.objects and not result.unreadable:
+        if not result.objects and not result.unreadable and not allow_empty:
             from kqctl.load.sources import no_objects_error
 
             raise no_objects_error(given, recursive)

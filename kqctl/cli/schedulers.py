@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from kqctl.errors import UsageError
 from kqctl.k8s.kinds import CORE_KINDS, KindInfo, KindRegistry, Recogniser
 from kqctl.kueue import kinds as kueue_kinds
+from kqctl.volcano import kinds as volcano_kinds
 from kqctl.yunikorn import kinds as yunikorn_kinds
 
 if TYPE_CHECKING:
@@ -31,6 +32,18 @@ def _kueue_read_plan() -> ReadPlan:
 
 def _kueue_validation() -> ValidationProfile:
     from kqctl.kueue.validate.profile import PROFILE
+
+    return PROFILE
+
+
+def _volcano_read_plan() -> ReadPlan:
+    from kqctl.volcano.cluster import READ_PLAN
+
+    return READ_PLAN
+
+
+def _volcano_validation() -> ValidationProfile:
+    from kqctl.volcano.validate.profile import PROFILE
 
     return PROFILE
 
@@ -74,11 +87,12 @@ class Scheduler:
 
     @property
     def groups(self) -> frozenset[str]:
-        return frozenset(info.group for info in self.kinds)
+        return frozenset(info.group for info in self.kinds if info.scheduler)
 
 
 SCHEDULERS: dict[str, Scheduler] = {
     "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
+    "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation),
     "yunikorn": Scheduler("yunikorn", "YuniKorn", yunikorn_kinds.KINDS, _yunikorn_read_plan, _yunikorn_validation,
                           yunikorn_kinds.recognise, _yunikorn_claims, yunikorn_kinds.QUEUES_CONFIG),
 }

@@ -9,16 +9,19 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_cli
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.kueue.api.snapshot import Snapshot
-    from kqctl.kueue.engine.simulation import SimulationOptions, SimulationResult
+    from kqctl.kueue.engine.results import SimulationResult
+    from kqctl.kueue.engine.simulation import SimulationOptions
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
 
-HELP = """Dry-run Kueue's scheduler over a snapshot: which workloads are admitted, on which flavors,
-how much they borrow, and whom they preempt.
+HELP = """Dry-run Kueue's or Volcano's scheduler over a snapshot: which workloads are admitted (Kueue: on
+which flavors, how much they borrow, whom they preempt; Volcano: which PodGroups are enqueued, which pods are
+bound to which node, whom reclaim evicts).
 
 By default cycles run until a steady state (releases of preempted workloads are instant);
 --cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran, unless --fail-on names
@@ -36,6 +39,7 @@ EXAMPLES = options.examples(
     "kqctl simulate snapshot.yaml --cycles 1 -o json",
     "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
     "kqctl simulate --from-cluster --context prod -n team-a",
+    "kqctl simulate --scheduler volcano samples/volcano-two-teams",
 )
 
 def simulate_command(
@@ -73,6 +77,7 @@ def simulate_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
@@ -91,7 +96,15 @@ def simulate_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
+    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
+                        color=color)
+    if volcano_cli.is_volcano(inputs, scheduler):
+        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now)
+        progress.done()
+        raise typer.Exit(volcano_cli.simulate(inputs, scheduler_conf, cycles, output, namespace, selector, view,
+                                              failing_states))
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":
@@ -99,8 +112,6 @@ def simulate_command(
 
         kueue_only = [flag for flag, given in (("--fair-sharing", fair_sharing is not None),
                                                ("--feature-gates", feature_gates is not None)) if given]
-        view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
-                            color=color)
         simulate_yunikorn(inputs, sim_options.now, cycles, output, namespace, selector, kueue_only, failing_states,
                           view, progress)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
@@ -109,8 +120,6 @@ def simulate_command(
     result = simulate(snapshot, sim_options)
     progress.done()
 
-    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
-                        color=color)
     render(result, output, namespace, selector, view)
     failing = workloads_in_states(result, failing_states)
     if failing:
@@ -122,6 +131,12 @@ def simulate_command(
 
 
 FAIL_ON_STATES = ("inadmissible", "pending", "preempted")
+# The decision tokens of the json/yaml contract each --fail-on state stands for.
+FAIL_ON_DECISIONS = {
+    "inadmissible": ("Inadmissible", "NotQueued"),
+    "pending": ("Pending", "WaitingForPreemption"),
+    "preempted": ("Preempted",),
+}
 
 
 def parse_fail_on(values: list[str] | None) -> set[str]:
@@ -134,18 +149,8 @@ def parse_fail_on(values: list[str] | None) -> set[str]:
 
 def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]:
     """The workloads whose final decision falls in one of the --fail-on states, by name."""
-    from kqctl.kueue.engine import outcomes
-
-    if not states:
-        return []
-    prefixes = {
-        "inadmissible": (outcomes.INADMISSIBLE, outcomes.NOT_QUEUED),
-        "pending": (outcomes.PENDING, outcomes.WAITING),
-        "preempted": (outcomes.PREEMPTED,),
-    }
-    wanted = tuple(prefix for state in states for prefix in prefixes[state])
-    return sorted(key for key, outcome in result.outcomes.items()
-                  if outcomes.decision(outcome, result.queues, result.cache).startswith(wanted))
+    wanted = {token for state in states for token in FAIL_ON_DECISIONS[state]}
+    return sorted(key for key, workload in result.workloads.items() if workload.decision in wanted)
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None) -> Snapshot:

@@ -16,7 +16,8 @@ from kqctl.errors import EXIT_OK, UsageError
 if TYPE_CHECKING:
     from kqctl.load.cluster import ClusterSnapshot
 
-HELP = """Save a live cluster's Kueue (or YuniKorn) state to a file, to validate, simulate and audit offline."""
+HELP = """Save a live cluster's Kueue, Volcano or YuniKorn state to a file, to validate, simulate and audit
+offline."""
 
 # One line per paragraph: the help formatter keeps line breaks, so hard-wrapped text would come out ragged.
 SAVE_HELP = (
@@ -25,11 +26,14 @@ SAVE_HELP = (
     "(with status), WorkloadPriorityClasses, AdmissionChecks, Topologies, Namespaces, PriorityClasses, "
     "LimitRanges, and the Jobs and Pods labelled kueue.x-k8s.io/queue-name. Its annotations record the context, "
     "server, time and Kueue API version.\n\n"
+    "With --scheduler volcano: Queues, PodGroups, vcjobs (batch.volcano.sh Jobs), Namespaces, PriorityClasses, "
+    "LimitRanges, Nodes, every Pod (paginated: pods of any scheduler use the nodes), and of the ConfigMaps only "
+    "volcano-scheduler-configmap (the scheduler's configuration, asked for by name).\n\n"
     "With --scheduler yunikorn: Nodes, Namespaces, PriorityClasses, LimitRanges, every Pod not finished, and the "
-    "ConfigMaps yunikorn-defaults and yunikorn-configs read by name in --yunikorn-namespace (default yunikorn): "
-    "the only ConfigMaps kqctl ever reads (RBAC: deploy/kqctl-yunikorn-reader.yaml).\n\n"
+    "ConfigMaps yunikorn-defaults and yunikorn-configs read by name in --yunikorn-namespace (default yunikorn) "
+    "(RBAC: deploy/kqctl-yunikorn-reader.yaml).\n\n"
     "YAML or JSON by the file's extension (.yaml, .yml, .json); '-' writes YAML to stdout. Secrets and "
-    "ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
+    "other ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
     "--feature-gates to simulate as needed) and no credentials are written. Container env values and "
     "kubectl's last-applied-configuration annotations are replaced by '<redacted by kqctl>'.\n\n"
     "Exit codes: 0 saved; 2 usage error; 4 the cluster could not be read."
@@ -53,6 +57,8 @@ SAVE_EXAMPLES = examples(
     "kqctl snapshot save prod.yaml --context prod",
     "kqctl snapshot save - | kqctl simulate -",
     "kqctl simulate prod.yaml new-workloads.yaml",
+    "kqctl snapshot save volcano.yaml --scheduler volcano",
+    "kqctl snapshot save yunikorn.yaml --scheduler yunikorn --yunikorn-namespace yunikorn",
 )
 
 

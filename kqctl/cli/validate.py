@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from kqctl.cli import options
+from kqctl.cli import volcano as volcano_options
 from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
 from kqctl.findings import Severity
 
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
     from kqctl.validate.profile import ValidationProfile
     from kqctl.validate.report import ValidationReport
 
-HELP = """Validate Kueue manifests offline: schema, CEL rules, Kueue's webhooks and cross-object consistency.
+HELP = """Validate Kueue and Volcano manifests offline: schema, CEL rules, the schedulers' webhooks and
+cross-object consistency.
 
 Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage error; 3 unreadable input."""
 
@@ -27,6 +29,7 @@ EXAMPLES = options.examples(
     "kqctl validate -R deploy/ --closed",
     "kqctl validate -o github cluster.yaml  # annotations in a GitHub Actions log",
     "kubectl get clusterqueues,localqueues -A -o yaml | kqctl validate -",
+    "kqctl validate --scheduler volcano samples/volcano-broken --vap",
 )
 
 def validate_command(
@@ -51,6 +54,10 @@ def validate_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    against: list[str] | None = volcano_options.AgainstOption,
+    prune: bool = volcano_options.PruneOption,
+    webhook_flags: list[str] | None = volcano_options.WebhookFlagOption,
+    vap: bool = volcano_options.VapOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl import __version__
@@ -62,13 +69,19 @@ def validate_command(
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
     profiles = validation_profiles(scheduler)
-    if from_cluster or sets or override:
-        # What-if edits and the cluster need the objects in one process (no parallel split).
+    volcano = volcano_options.validate_options(against, prune, webhook_flags, vap, recursive)
+    if volcano is not None:
+        profiles = volcano.profiles(profiles)
+    if from_cluster or sets or override or volcano is not None:
+        # What-if edits, the cluster and a diff need the objects in one process (no parallel split).
         from kqctl.validate.runner import validate_load
 
         result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                     sets, override, scheduler, yunikorn_namespace)
+                                     sets, override, scheduler, allow_empty=volcano is not None and prune,
+                                     yunikorn_namespace=yunikorn_namespace)
         report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
+        if volcano is not None:
+            report = volcano.with_deletions(report, result.objects)
     else:
         from kqctl.cli.progress import Progress
 

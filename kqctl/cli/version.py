@@ -22,7 +22,12 @@ MIRRORED: dict[str, dict[str, Any]] = {
         "commit": "ff69552e79ad21652c36caa97038382e55625cf7",
         "apiVersions": ["kueue.x-k8s.io/v1beta2", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1alpha1 (convert only)"],
     },
-    "volcano": {"supported": False, "version": None, "commit": None, "apiVersions": []},
+    "volcano": {
+        "supported": True,
+        "version": "v1.16.0-devel (after v1.16.0-alpha.1)",
+        "commit": "ed72c7c815a9fd547a787134676f73d42e9d049c",
+        "apiVersions": ["scheduling.volcano.sh/v1beta1", "batch.volcano.sh/v1alpha1"],
+    },
     "yunikorn": {"supported": False, "version": None, "commit": None, "apiVersions": []},
 }
 

@@ -229,7 +229,8 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     source = config_source([obj for obj in result.objects if obj.info is not None])
     parsed = source.parsed
     if source.builtin:
-        raise InputError(", ".join(paths), "no YuniKorn queues.yaml or ConfigMap yunikorn-configs in the inputs")
+        raise InputError(", ".join(paths), "no YuniKorn queues.yaml or ConfigMap yunikorn-configs in the inputs, and "
+                         "no Volcano Queue: --to kueue converts those")
     if parsed.config is None or parsed.errors or parsed.syntax is not None:
         raise InputError(source.description, "the queue configuration does not decode (kqctl validate shows where)")
     from kqctl.yunikorn.api.configvalidator import ConfigValidator

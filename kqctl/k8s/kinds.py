@@ -8,7 +8,7 @@ needs to know which schedulers exist.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -20,6 +20,8 @@ class KindInfo:
     versions: tuple[str, ...]
     # The scheduler that owns the kind's API group ("" for core Kubernetes kinds every scheduler reads).
     scheduler: str = ""
+    # When set, only objects with these names are read (a scheduler's own ConfigMap); others stay unknown.
+    names: tuple[str, ...] = ()
     # False for a scheduler's configuration file that is not an API object (no metadata rules apply).
     api_object: bool = True
 
@@ -52,7 +54,12 @@ class KindRegistry:
     """Every kind kqctl reads, by (group, kind), and the recognisers of documents known by their content."""
 
     def __init__(self, kinds: Iterable[KindInfo], recognisers: Iterable[Recogniser] = ()) -> None:
-        self._kinds: dict[tuple[str, str], KindInfo] = {(info.group, info.kind): info for info in kinds}
+        self._kinds: dict[tuple[str, str], KindInfo] = {}
+        for info in kinds:
+            known = self._kinds.get((info.group, info.kind))
+            if known is not None and known.names and info.names:  # two schedulers' own ConfigMaps
+                info = replace(info, names=(*known.names, *info.names))
+            self._kinds[(info.group, info.kind)] = info
         # Groups a scheduler owns: any kind in them that is not listed is "no matches for kind".
         self.owned_groups = frozenset(info.group for info in self._kinds.values() if info.scheduler)
         self.recognisers = tuple(recognisers)
@@ -71,15 +78,18 @@ class KindRegistry:
     def get(self, group: str, kind: str) -> KindInfo | None:
         return self._kinds.get((group, kind))
 
-    def info(self, api_version: str, kind: str) -> KindInfo | None:
+    def info(self, api_version: str, kind: str, name: str | None = None) -> KindInfo | None:
         group, _ = split_api_version(api_version)
-        return self._kinds.get((group, kind))
+        found = self._kinds.get((group, kind))
+        if found is not None and found.names and name not in found.names:
+            return None
+        return found
 
     def served_kind_like(self, group: str, kind: str) -> str | None:
         """A kind of ``group`` that differs from ``kind`` only in case or a plural ``s`` (for "did you mean")."""
         wanted = kind.lower().rstrip("s")
         for known_group, known_kind in self._kinds:
-            if known_group == group and known_kind.lower() == wanted:
+            if known_group == group and known_kind.lower() == wanted and known_kind != kind:
                 return known_kind
         return None
 

@@ -39,6 +39,7 @@ PROV_REQ_ANNOTATION_PREFIX = "provreq.kueue.x-k8s.io/"
 ADMISSION_GATED_BY_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
 RESOURCE_IN_USE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
 DEFAULT_POD_SET = "main"
+KQCTL_RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's, for replays; carried to the Workload
 
 POD_GROUP_NAME_KEY = "kueue.x-k8s.io/pod-group-name"  # annotation first, then label
 POD_GROUP_TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
@@ -363,10 +364,16 @@ def _sanitize_env(spec: dict[str, Any]) -> None:
 
 
 def _copied_annotations(annotations: Mapping[str, str]) -> dict[str, str]:
-    """ProvisioningRequest parameters, and the AdmissionGatedBy annotation (beta, on)."""
+    """ProvisioningRequest parameters, and the AdmissionGatedBy annotation (beta, on).
+
+    Also kqctl's own runtime annotation (not Kueue's: Kueue ignores it), so that ``kqctl replay`` knows how
+    long a submitted Job runs.
+    """
     copied = {k: v for k, v in annotations.items() if k.startswith(PROV_REQ_ANNOTATION_PREFIX)}
     if annotations.get(ADMISSION_GATED_BY_ANNOTATION):
         copied[ADMISSION_GATED_BY_ANNOTATION] = annotations[ADMISSION_GATED_BY_ANNOTATION]
+    if annotations.get(KQCTL_RUNTIME_ANNOTATION):
+        copied[KQCTL_RUNTIME_ANNOTATION] = annotations[KQCTL_RUNTIME_ANNOTATION]
     return copied
 
 

@@ -3,8 +3,9 @@
 What to list comes from the scheduler (a :class:`ReadPlan`: its API group, the versions kqctl reads, the
 resources); this module only knows how to talk to an API server.
 
-kqctl only ever calls ``get`` (API discovery) and ``list``; it never asks for Secrets or
-ConfigMaps and never writes anything, not even refreshed tokens back into the kubeconfig.
+kqctl only ever calls ``get`` (API discovery) and ``list``; it never asks for Secrets, asks for a
+ConfigMap only by name (a scheduler's own configuration, when its plan says so) and never writes
+anything, not even refreshed tokens back into the kubeconfig.
 The result is a :class:`ClusterSnapshot` that becomes one ``kind: List`` document, the same
 thing ``kqctl snapshot save`` writes and every command can read back offline.
 
@@ -71,7 +72,7 @@ class Resource:
     version: str | None = None  # None: the scheduler group's version chosen by discovery
     required: bool = True  # False: older releases of the scheduler may not serve it; skipped with a note
     label_selector: str | None = None
-    field_selector: str | None = None
+    field_selector: str | None = None  # e.g. metadata.name=<one ConfigMap>: nothing else of the kind is read
     # Read only these objects by name (get, not list) in ``namespace``; one that does not exist is skipped with a
     # note. Used for objects a scheduler keeps its configuration in (YuniKorn's ConfigMaps).
     names: tuple[str, ...] = ()
@@ -159,6 +160,8 @@ def _pod_specs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     kind = obj.get("kind")
     if kind == "Pod":
         return [spec]
+    if kind == "Job" and isinstance(spec.get("tasks"), list):  # a Volcano batch Job: one template per task
+        return _template_specs(_dicts(spec.get("tasks")))
     if kind == "Job":
         return _template_specs([spec])
     if kind == "Workload":
@@ -700,9 +703,8 @@ def _list_pages(connection: _Connection, plan: ReadPlan, resource: Resource, ver
 def _list_page(connection: _Connection, plan: ReadPlan, resource: Resource, version: str, page_size: int,
                token: str | None) -> dict[str, Any]:
     lister = _lister(connection, resource, version)
-    selectors = {"field_selector": resource.field_selector} if resource.field_selector else {}
     request = functools.partial(lister, limit=page_size, _continue=token, label_selector=resource.label_selector,
-                                **selectors, **_RAW)
+                                field_selector=resource.field_selector, **_RAW)
     hint = f" (is {plan.product} installed?)" if resource.group == plan.group else ""
     try:
         return _call(connection, request, "list", resource.name, hint)
@@ -724,6 +726,7 @@ def _lister(connection: _Connection, resource: Resource, version: str) -> Callab
             "limitranges": core.list_limit_range_for_all_namespaces,
             "pods": core.list_pod_for_all_namespaces,
             "nodes": core.list_node,
+            "configmaps": core.list_config_map_for_all_namespaces,
         }
         return core_listers[resource.plural]
     if resource.group == "batch":
@@ -731,7 +734,9 @@ def _lister(connection: _Connection, resource: Resource, version: str) -> Callab
     if resource.group == "scheduling.k8s.io":
         return client.SchedulingV1Api(api).list_priority_class
     custom = client.CustomObjectsApi(api)
-    return functools.partial(custom.list_cluster_custom_object, resource.group, version, resource.plural)
+    # A resource of another group than the plan's (Volcano's batch Jobs) names its own version.
+    return functools.partial(custom.list_cluster_custom_object, resource.group, resource.version or version,
+                             resource.plural)
 
 
 # Raw JSON responses: plain dicts as the server sent them (unknown fields kept, quantities as strings),

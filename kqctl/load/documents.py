@@ -9,6 +9,11 @@ JSON text (``kubectl get -A -o json`` of a big cluster) is read with the JSON de
 faster than YAML; lines are still found for every object and field (see :class:`JsonDocument`).
 Whatever plain JSON decoding would treat differently from the YAML path (duplicate keys, NaN, deep
 nesting, invalid JSON) is left to the YAML path, so verdicts and messages stay the same.
+
+YAML is parsed by libyaml (PyYAML's C parser, the parser go-yaml v2 was ported from). Plain
+manifests are built straight from its events, their lines composed only when a finding needs one
+(:class:`StreamDocument`); anchors, aliases, tags, merge keys, non-string or duplicate keys and
+errors go the general way (compose a node tree, then build), which decides and words them.
 """
 
 from __future__ import annotations
@@ -121,6 +126,10 @@ class Document:
             return self.origin.line
         return line_in_node(self.node, path)
 
+    def tree(self) -> yaml.Node | None:
+        """The document's YAML node tree (composed on demand where it is not kept), or None (JSON)."""
+        return self.node
+
 
 @dataclass
 class JsonDocument(Document):
@@ -150,7 +159,10 @@ class JsonDocument(Document):
             return first_line
         node = self._nodes.get(key)
         if node is None:
-            node = yaml.compose(self.text[start:end], Loader=_Loader)
+            try:
+                node = yaml.compose(self.text[start:end], Loader=_Loader)
+            except yaml.YAMLError:  # JSON that YAML reads otherwise (a raw U+0085 is a YAML line break)
+                return first_line
             if node is None:
                 return first_line
             self._nodes[key] = node
@@ -360,11 +372,21 @@ def parse_documents(text: str, file: str) -> list[Document]:
         json_document = parse_json_document(text, file)
         if json_document is not None:
             return [json_document]
-    loader = _Loader(text)  # type: ignore[call-arg]  # CSafeLoader takes the stream
-    documents: list[Document] = []
     # Parsing creates millions of small objects and no cycles: the cyclic GC only costs time here.
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    try:
+        fast = _parse_plain_stream(text, file)
+        return fast if fast is not None else _parse_composed(text, file)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _parse_composed(text: str, file: str) -> list[Document]:
+    """The general YAML path: compose each document's node tree (kept for lines), then build it."""
+    loader = _Loader(text)  # type: ignore[call-arg]  # CSafeLoader takes the stream
+    documents: list[Document] = []
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -380,9 +402,183 @@ def parse_documents(text: str, file: str) -> list[Document]:
         raise InputError(file, f"nesting deeper than {MAX_DEPTH} levels", index=len(documents)) from None
     finally:
         loader.dispose()
-        if gc_was_enabled:
-            gc.enable()
     return documents
+
+
+# --- the fast path: plain manifests built straight from libyaml's events ---------------------------
+#
+# Composing a node tree and then building values from it costs two Python objects and four Python
+# calls per value (node, resolver hooks, builder). Manifests as people and kubectl write them use no
+# anchors, aliases, merge keys, tags, non-string keys or duplicate keys: for those, values are built
+# directly from the parser's events, with the same scalar typing (plain_scalar_tag, _plain_value),
+# and the node tree is composed only if a finding needs a line inside a document. Anything else
+# sends the whole stream to the general path, so verdicts, messages and lines are the same.
+
+# Deeper than this, the general path decides (it reports nesting beyond MAX_DEPTH).
+_FAST_MAX_DEPTH = 100
+# Plain scalars that are not strings under kubectl's typing all start with one of _NUMBER_START or
+# are one of these words (see plain_scalar_tag).
+_PLAIN_NON_STRINGS = _BOOL_WORDS | _NULL_WORDS | {"<<"}
+_NO_KEY = object()
+# libyaml's parser, the one _Loader composes with (None when PyYAML was built without libyaml).
+_EventParser: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)
+
+
+class _NotPlain(Exception):
+    """The stream uses something only the general path handles."""
+
+
+class _ComposedStream:
+    """The node trees of a whole YAML stream, composed the first time one is asked for."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._nodes: list[yaml.Node] | None = None
+
+    def node(self, index: int) -> yaml.Node:
+        if self._nodes is None:
+            loader = _Loader(self.text)  # type: ignore[call-arg]  # CSafeLoader takes the stream
+            gc_was_enabled = gc.isenabled()
+            gc.disable()
+            try:
+                nodes = []
+                while loader.check_node():
+                    nodes.append(loader.get_node())
+            finally:
+                loader.dispose()
+                if gc_was_enabled:
+                    gc.enable()
+            self._nodes = nodes
+        return self._nodes[index]
+
+
+@dataclass
+class StreamDocument(Document):
+    """A document built from parser events: lines inside it come from the stream composed on demand.
+
+    The line of the document and, for a ``kind: List``, of each item are known at once (objects are
+    located by them); a field's line is looked up the rare time a finding needs one.
+    """
+
+    stream: _ComposedStream | None = field(default=None, repr=False)
+    item_lines: list[int] | None = field(default=None, repr=False)
+
+    def line_of(self, path: FieldPath) -> int:
+        if not path:
+            return self.origin.line
+        lines = self.item_lines
+        if lines is not None and len(path) == 2 and path[0] == "items" and isinstance(path[1], int) \
+                and 0 <= path[1] < len(lines):
+            return lines[path[1]]
+        if self.stream is None:
+            return self.origin.line
+        return line_in_node(self.stream.node(self.origin.index), path)
+
+    def tree(self) -> yaml.Node | None:
+        return self.stream.node(self.origin.index) if self.stream is not None else None
+
+
+def _plain_value(value: str) -> Any:
+    """A plain scalar's value under kubectl's typing: what _Builder makes of the resolved node."""
+    tag = plain_scalar_tag(value)
+    if tag == _NULL:
+        return None
+    if tag == _INT:
+        return _to_int(value)
+    if tag == _FLOAT:
+        return _to_number(value)
+    if tag == _BOOL:
+        return _BOOL_VALUES.get(value.lower(), value)
+    return value  # a string, or "<<" as a value (kept as text, as the general path does)
+
+
+def _parse_plain_stream(text: str, file: str) -> list[Document] | None:
+    """Every document of a plain YAML stream, or None when the general path must read it (including
+    on any error: it reports errors with their location)."""
+    if _EventParser is None:
+        return None  # without libyaml the general path is about as fast
+    parser = _EventParser(text)
+    stream = _ComposedStream(text)
+    documents: list[Document] = []
+    try:
+        parser.get_event()  # StreamStartEvent
+        while type(parser.get_event()) is not yaml.StreamEndEvent:  # else a DocumentStartEvent
+            body, line, item_lines = _build_from_events(parser.get_event)
+            origin = Origin(file, len(documents), line)
+            documents.append(StreamDocument(origin, body, stream=stream, item_lines=item_lines))
+    except Exception:  # noqa: BLE001  # whatever it is, the general path decides and words it
+        return None
+    finally:
+        parser.dispose()
+    return documents
+
+
+def _build_from_events(next_event: Any) -> tuple[Any, int, list[int] | None]:
+    """One document's value from its events (up to its DocumentEndEvent), its 1-based line and the lines
+    of the items of a top-level ``items`` sequence. Raises _NotPlain for what only the general path reads.
+
+    One loop with an explicit stack: this runs for every value of every document.
+    """
+    scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+    end_events = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    stack: list[tuple[Any, bool, Any]] = []
+    current: Any = None  # the open mapping or sequence
+    in_mapping = False
+    key: Any = _NO_KEY  # in a mapping: the key waiting for its value
+    root: Any = None
+    line = 0
+    item_lines: list[int] | None = None
+    items: list[Any] | None = None  # the top-level items sequence, whose items' lines are kept
+    while True:
+        event = next_event()
+        kind = type(event)
+        if kind is scalar_event:
+            if event.anchor is not None or event.tag is not None:
+                raise _NotPlain
+            value = event.value
+            if event.implicit[0] and (not value or value[0] in _NUMBER_START or value in _PLAIN_NON_STRINGS):
+                if in_mapping and key is _NO_KEY:
+                    raise _NotPlain  # a key that is not a string (or a merge key)
+                value = _plain_value(value)
+            if in_mapping:
+                if key is _NO_KEY:
+                    if value in current:
+                        raise _NotPlain  # duplicate key: the general path records where
+                    key = value
+                else:
+                    current[key] = value
+                    key = _NO_KEY
+            elif current is not None:
+                if current is items:
+                    item_lines.append(event.start_mark.line + 1)  # type: ignore[union-attr]
+                current.append(value)
+            else:
+                root, line = value, event.start_mark.line + 1
+        elif kind is mapping_start or kind is sequence_start:
+            if event.anchor is not None or event.tag is not None or len(stack) >= _FAST_MAX_DEPTH:
+                raise _NotPlain
+            new: Any = {} if kind is mapping_start else []
+            if in_mapping:
+                if key is _NO_KEY:
+                    raise _NotPlain  # a mapping or sequence as a key
+                current[key] = new
+                if key == "items" and kind is sequence_start and len(stack) == 1:
+                    items, item_lines = new, []
+            elif current is not None:
+                if current is items:
+                    item_lines.append(event.start_mark.line + 1)  # type: ignore[union-attr]
+                current.append(new)
+            else:
+                root, line = new, event.start_mark.line + 1
+            stack.append((current, in_mapping, key))
+            current, in_mapping, key = new, kind is mapping_start, _NO_KEY
+        elif kind in end_events:
+            current, in_mapping, key = stack.pop()
+            key = _NO_KEY
+        elif kind is yaml.DocumentEndEvent:
+            return root, line, item_lines
+        else:
+            raise _NotPlain  # an alias
 
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)

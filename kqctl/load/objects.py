@@ -168,7 +168,7 @@ def _object(kinds: KindRegistry, document: Document, prefix: FieldPath, body: An
         missing = [k for k in ("apiVersion", "kind") if not isinstance(body.get(k), str) or not body.get(k)]
         obj.findings.append(error("LOAD-NO-KIND", (missing[0],), f"Required value: {missing[0]} must be set"))
         return obj
-    obj.info = kinds.info(obj.api_version, obj.kind) or kinds.recognise(body)
+    obj.info = kinds.info(obj.api_version, obj.kind, obj.name) or kinds.recognise(body)
     group = obj.api_version.partition("/")[0] if "/" in obj.api_version else ""
     if obj.info is None and (group in kinds.owned_groups or kinds.served_kind_like(group, obj.kind)):
         # The API server serves no such kind in a scheduler's groups; elsewhere only a miscased or plural

@@ -37,6 +37,9 @@ KIND_ALIASES = {
     "job": "Job", "jobs": "Job",
     "namespace": "Namespace", "namespaces": "Namespace", "ns": "Namespace",
     "priorityclass": "PriorityClass", "priorityclasses": "PriorityClass", "pc": "PriorityClass",
+    # Volcano: "queue" above names its Queues too; a vcjob is a Job (batch.volcano.sh)
+    "podgroup": "PodGroup", "podgroups": "PodGroup", "pg": "PodGroup", "vcjob": "Job", "vcjobs": "Job",
+    "node": "Node", "nodes": "Node",
 }
 QUOTA_FIELDS = ("nominalQuota", "borrowingLimit", "lendingLimit")
 _SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -119,12 +122,13 @@ def _resolve(objects: Sequence[LoadedObject], override: Override) -> tuple[int, 
                 raise UsageError(f"--set {override.text!r}: no field path after the object name")
             return by_name[name], _parse_path(rest, override)
     names = sorted(by_name)
+    kind = "LocalQueue or Queue" if override.kind == "LocalQueue" else override.kind
     guess = target.split(".", 1)[0]
     close = difflib.get_close_matches(guess, names, n=3)
     if not names:
-        raise UsageError(f"--set {override.text!r}: the inputs hold no {override.kind}")
+        raise UsageError(f"--set {override.text!r}: the inputs hold no {kind}")
     hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(names[:10])}"
-    raise UsageError(f"--set {override.text!r}: no {override.kind} {guess!r} in the inputs{hint}")
+    raise UsageError(f"--set {override.text!r}: no {kind} {guess!r} in the inputs{hint}")
 
 
 def _kind(obj: LoadedObject) -> str:

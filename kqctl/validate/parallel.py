@@ -1,16 +1,20 @@
-"""Validating many files on every core: each worker reads and checks whole files on its own.
+"""Validating many files on every core: each process (the workers and this one) reads and checks
+whole files on its own.
 
-Per-object steps (schema, CEL, webhooks) need nothing but the object, so workers run them and
-send back finished reports. Checks across objects run afterwards in the parent, on trimmed
-copies of the objects (a Workload only needs its queue and priority references there); lines
-for those findings are found by re-reading the few files that have any.
+Per-object steps (schema, CEL, webhooks) need nothing but the object, so they run where the file
+is read, and workers send back finished reports. Checks across objects run afterwards in this
+process, on trimmed copies of the objects (a Workload only needs its queue and priority
+references and its pod sets' counts and requests there); lines for those findings, and for
+duplicates, are found by re-reading the few files that have any.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
@@ -32,7 +36,9 @@ class FilePart:
     """What a worker sends back for one file."""
 
     reports: list[DocumentReport] = field(default_factory=list)
-    identities: list[tuple[tuple[str, str, str, str] | None, int]] = field(default_factory=list)  # (id, name line)
+    # (identity, field path prefix of the object in its document): the line of a duplicate's name is
+    # looked up in the parent, only for duplicates.
+    identities: list[tuple[tuple[str, str, str, str] | None, FieldPath]] = field(default_factory=list)
     cross: list[tuple[int, LoadedObject]] = field(default_factory=list)  # (report index, trimmed object)
     unreadable: InputError | None = None
 
@@ -65,11 +71,57 @@ class Job:
 
 
 def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
-    """Returns the report and whether any input was unreadable."""
+    """Returns the report and whether any input was unreadable.
+
+    ``jobs - 1`` worker processes and this one take files from a shared counter, largest first, so the
+    last file anybody starts is a small one; this process's own files need no pickling. A worker sends
+    each file's part as soon as it is done (the pool's result thread here unpickles it meanwhile), so
+    nothing is left to pickle and unpickle when the last file is done. Reports are merged in input
+    order whoever validated them.
+    """
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with context.Pool(min(jobs, len(files))) as pool:
-        parts = pool.map(_validate_file, [(f, job) for f in files], chunksize=1)
-    return _merge(parts, job, closed), any(p.unreadable is not None for p in parts)
+    largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
+    taken = context.Value("i", 0)
+    workers = min(jobs, len(files)) - 1
+    parts: list[FilePart | None] = [None] * len(files)
+    with context.Pool(workers, initializer=_share_counter, initargs=(taken,)) as pool:
+        # One task per file at most: each takes the next file from the counter (None once all are taken).
+        theirs = pool.imap_unordered(_take_file, [(files, largest_first, job)] * len(files), chunksize=1)
+        for i, part in _files_taken(files, largest_first, job, taken):
+            parts[i] = part
+        for taken_by_worker in theirs:
+            if taken_by_worker is not None:
+                i, part = taken_by_worker
+                parts[i] = part
+    done = [part for part in parts if part is not None]
+    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+
+
+# The counter of files taken so far, shared by this process and the workers (set in each worker).
+_taken: Any = None
+
+
+def _share_counter(taken: Any) -> None:
+    global _taken
+    _taken = taken
+
+
+def _take_file(arguments: tuple[list[str], list[int], Job]) -> tuple[int, FilePart] | None:
+    """In a worker: the next file from the shared counter, validated; None when none is left."""
+    files, order, job = arguments
+    return next(_files_taken(files, order, job, _taken), None)
+
+
+def _files_taken(files: list[str], order: list[int], job: Job, taken: Any) -> Iterator[tuple[int, FilePart]]:
+    """(input index, part) of each file taken from the shared counter, until every file is taken."""
+    while True:
+        with taken.get_lock():
+            position = taken.value
+            taken.value = position + 1
+        if position >= len(order):
+            return
+        index = order[position]
+        yield index, _validate_file((files[index], job))
 
 
 def _validate_file(arguments: tuple[str, Job]) -> FilePart:
@@ -98,7 +150,7 @@ def _validate_one(name: str, job: Job) -> FilePart:
             if obj.known and not has_error(findings):
                 findings.extend(validate_object(obj, job.profiles))
             report = report_for(obj, [located(obj, f) for f in findings], job.profiles)
-            part.identities.append((identity(obj), obj.line_of(("metadata", "name"))))
+            part.identities.append((identity(obj), obj.prefix))
             if obj.known and not has_error(obj.findings):
                 part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
             part.reports.append(report)
@@ -107,9 +159,10 @@ def _validate_one(name: str, job: Job) -> FilePart:
 
 def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> LoadedObject:
     """The object as light as its owner's cross-object checks allow (core kinds are sent whole)."""
-    owner = next((p for p in profiles if obj.info is not None and p.owns(obj.info.group)), None)
-    if owner is not None:
-        return owner.trim(obj)
+    if obj.info is not None:
+        for profile in profiles:
+            if profile.owns(obj.info.group):
+                return profile.trim(obj)
     return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info)
 
 
@@ -117,26 +170,28 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     reports: list[DocumentReport] = []
     first: dict[tuple[str, str, str, str], Origin] = {}
     cross: list[tuple[DocumentReport, LoadedObject]] = []
+    lines = _LineCache()
     for part in parts:
         offset = len(reports)
         reports.extend(part.reports)
-        for i, (key, name_line) in enumerate(part.identities):
+        for i, (key, prefix) in enumerate(part.identities):
             if key is None:
                 continue
+            report = reports[offset + i]
             if key in first:
-                _add(reports[offset + i], _duplicate(reports[offset + i], first[key], name_line))
+                name_line = lines.line(report.origin, (*prefix, "metadata", "name"))
+                _add(report, _duplicate(report, first[key], name_line))
             else:
-                first[key] = reports[offset + i].origin
+                first[key] = report.origin
         cross.extend((reports[offset + i], obj) for i, obj in part.cross)
     # As in one process: a duplicate takes no part in the cross-object checks.
     included = [(report, obj) for report, obj in cross
                 if not any(f.rule_id == "LOAD-DUPLICATE" for f in report.findings)]
     by_object = {id(obj): report for report, obj in included}
-    lines = _LineCache()
     objects = [obj for _, obj in included]
     for profile in job.profiles:
         for obj, finding in profile.cross_object(objects, closed):
-            line = finding.line if finding.line is not None else lines.line(obj, finding.path)
+            line = finding.line if finding.line is not None else lines.line(obj.origin, (*obj.prefix, *finding.path))
             _add(by_object[id(obj)], with_line(finding, line))
     return ValidationReport(reports)
 
@@ -154,17 +209,19 @@ def _duplicate(report: DocumentReport, other: Origin, line: int) -> Finding:
 
 
 class _LineCache:
-    """Lines of cross-object findings, by re-reading only the files that have some."""
+    """Lines of findings made in the parent (duplicates, cross-object checks), by re-reading only the
+    files that have some."""
 
     def __init__(self) -> None:
         self.documents: dict[str, list[Document]] = {}
 
-    def line(self, obj: LoadedObject, path: FieldPath) -> int:
-        documents = self.documents.get(obj.origin.file)
+    def line(self, origin: Origin, path: FieldPath) -> int:
+        """The line of ``path`` (from the top of the document) in the document at ``origin``."""
+        documents = self.documents.get(origin.file)
         if documents is None:
-            source = read_source(obj.origin.file)
+            source = read_source(origin.file)
             documents = parse_documents(decode_text(source.data, source.name), source.name)
-            self.documents[obj.origin.file] = documents
-        return documents[obj.origin.index].line_of((*obj.prefix, *path))
+            self.documents[origin.file] = documents
+        return documents[origin.index].line_of(path)
 
 

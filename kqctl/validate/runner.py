@@ -16,9 +16,11 @@ from kqctl.findings import Finding, Severity
 from kqctl.k8s.kinds import KindInfo, split_api_version
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import Origin
+from kqctl.validate.cel import validate_cel
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
-from kqctl.validate.schema import UNKNOWN_FIELD
+from kqctl.validate.rules import run_core_rules, run_metadata_rules
+from kqctl.validate.schema import UNKNOWN_FIELD, has_schema, schema_defaulted, validate_schema
 
 
 def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False) -> ValidationReport:
@@ -66,7 +68,10 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
 
 
 def _owner(info: KindInfo, profiles: Sequence[ValidationProfile]) -> ValidationProfile | None:
-    return next((p for p in profiles if p.reads(info.scheduler, info.group)), None)
+    for profile in profiles:
+        if profile.reads(info.scheduler, info.group):
+            return profile
+    return None
 
 
 def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[ValidationProfile]) -> list[Finding]:
@@ -74,6 +79,8 @@ def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[Valida
     problems there are information, not errors. Not so for a scheduler's mutating webhooks, which run before
     the status is dropped and deny an object whose status they cannot decode (Kueue: DEF-3-DECODE), nor for
     kinds without status (ResourceFlavor, PriorityClass, ...), where ``status`` is an unknown field."""
+    if not findings:
+        return findings
     kept = frozenset().union(*(p.kept_in_status for p in profiles))
     result = []
     for finding in findings:
@@ -92,13 +99,10 @@ def _kept_on_create(finding: Finding, kept: frozenset[str]) -> bool:
 def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindInfo,
                   profiles: Sequence[ValidationProfile]) -> tuple[dict[str, Any], list[Finding]]:
     """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
-    from kqctl.validate.cel import validate_cel
-    from kqctl.validate.rules import run_metadata_rules
-    from kqctl.validate.schema import apply_schema_defaults, has_schema, validate_schema
-
     if not has_schema(api_version, kind):
         return body, run_metadata_rules(info, body)
-    defaulted = apply_schema_defaults(body, api_version, kind)
+    # Defaulted without copying: from here on the object is only read (the webhook codec builds its own).
+    defaulted = schema_defaulted(body, api_version, kind)
     findings: list[Finding] = []
     mutated = _mutated(defaulted, kind, info, profiles)
     if mutated is not None:
@@ -108,7 +112,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
         # The API server defaults again after a mutating webhook changed the object; the webhook's
         # re-encoding drops empty strings, which the CRD defaults then fill in.
-        defaulted = apply_schema_defaults(defaulted, api_version, kind)
+        defaulted = schema_defaulted(defaulted, api_version, kind)
     # The API server reports metadata and schema errors together, before CEL.
     raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
     schema_findings = _status_ignored_on_create(raw_schema_findings, profiles)
@@ -134,8 +138,6 @@ def _in_status(finding: Finding) -> bool:
 
 def _webhook_findings(body: dict[str, Any], kind: str, profiles: Sequence[ValidationProfile]) -> list[Finding]:
     """The API server's own rules for core kinds, then every scheduler's validating webhooks for the kind."""
-    from kqctl.validate.rules import run_core_rules
-
     group, _ = split_api_version(str(body.get("apiVersion", "")))
     findings = run_core_rules(group, kind, body)
     for profile in profiles:
@@ -150,7 +152,7 @@ def report_for(obj: LoadedObject, findings: list[Finding],
     if obj.info is None:
         raw = obj.metadata.get("namespace")
         namespace = raw if isinstance(raw, str) else None
-    located_findings = sorted((located(obj, f) for f in findings), key=finding_order)
+    located_findings = sorted((located(obj, f) for f in findings), key=finding_order) if findings else []
     report = DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, located_findings)
     owner = _owner(obj.info, profiles) if obj.info is not None else None
     if owner is not None and not has_error(obj.findings):

@@ -121,6 +121,15 @@ def apply_schema_defaults(body: dict[str, Any], api_version: str, kind: str) -> 
     return copied if isinstance(copied, dict) else {}
 
 
+def schema_defaulted(body: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+    """:func:`apply_schema_defaults` without the copy: equal to it, but every part of ``body`` that no
+    default changes is ``body``'s own (and ``body`` itself when nothing changes). For readers only:
+    validation walks the result and changes nothing, and most of a Workload has no default at all."""
+    defaulter = _sharing_defaulter(api_version, kind)
+    defaulted = defaulter(body) if defaulter is not None else body
+    return defaulted if isinstance(defaulted, dict) else {}
+
+
 # --------------------------------------------------------------------------------------------
 # Loading (lazy, cached)
 # --------------------------------------------------------------------------------------------
@@ -157,6 +166,14 @@ def _defaulter(api_version: str, kind: str) -> Callable[[Any], Any] | None:
     if schema is None:
         return None
     return _DefaulterBuilder(schema).build(schema)
+
+
+@cache
+def _sharing_defaulter(api_version: str, kind: str) -> Callable[[Any], Any] | None:
+    schema = _load_schema(api_version, kind)
+    if schema is None:
+        return None
+    return _DefaulterBuilder(schema, share=True).build(schema)
 
 
 def _accept(value: Any, path: FieldPath, out: list[Finding]) -> None:
@@ -428,7 +445,12 @@ def _array_check(
             out.append(error(ITEMS, path, f"Too many: {count}: must have at most {high} items"))
         if low is not None and count < low:
             out.append(_invalid(ITEMS, path, count, f"should have at least {low} items"))
-        if items is not None:
+        if items is _plain_string:
+            # Inlined, as in objects: lists of plain strings (commands, args) are common.
+            for i, item in enumerate(value):
+                if type(item) is not str:
+                    _plain_string(item, path + (i,), out)
+        elif items is not None:
             for i, item in enumerate(value):
                 items(item, path + (i,), out)
         if count > 1 and keys:
@@ -444,10 +466,13 @@ def _check_list_map_keys(
 ) -> None:
     # x-kubernetes-list-type: map — no two items may share the values of the key fields.
     seen: set[tuple[str, ...]] = set()
+    # Items are told apart by format_value of their keys; when every key is a plain string (a
+    # container's name), the strings themselves tell them apart just the same, without json.dumps.
+    plain = all(type(item.get(k)) is str for item in value if isinstance(item, dict) for k in keys)
     for i, item in enumerate(value):
         if not isinstance(item, dict):
             continue
-        key = tuple(format_value(item.get(k)) for k in keys)
+        key = tuple(item[k] for k in keys) if plain else tuple(format_value(item.get(k)) for k in keys)
         if key in seen:
             shown = {k: item[k] for k in keys if item.get(k) is not None}
             text = json.dumps(shown, separators=(",", ":"), default=str)
@@ -507,6 +532,9 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 _FORMATS = {"date-time": _DATE_TIME, "date": _DATE}
 
 
+_VALID_STRINGS_KEPT = 4096
+
+
 def _string_check(node: Schema) -> Check:
     enum = node.get("enum")
     allowed = frozenset(enum) if enum is not None else None
@@ -515,12 +543,25 @@ def _string_check(node: Schema) -> Check:
     low, high = node.get("minLength"), node.get("maxLength")
     fmt = node.get("format")
     fmt_re = _FORMATS.get(fmt) if isinstance(fmt, str) else None
+    # Strings already found valid here: the verdict depends on the text alone, and a cluster repeats
+    # the same quantities, names and reasons thousands of times (regexes cost more than a look-up).
+    valid: set[str] = set()
 
     def check(value: Any, path: FieldPath, out: list[Finding]) -> None:
+        if type(value) is str and value in valid:
+            return
         if not isinstance(value, str):
             if not isinstance(value, datetime.date):
                 out.append(_type_error(path, value, "string"))
             return
+        found = len(out)
+        _string_findings(value, path, out)
+        if len(out) == found and type(value) is str:
+            if len(valid) >= _VALID_STRINGS_KEPT:
+                valid.clear()
+            valid.add(value)
+
+    def _string_findings(value: str, path: FieldPath, out: list[Finding]) -> None:
         if allowed is not None and value not in allowed:
             out.append(_unsupported(path, value, enum or []))
         if high is not None and len(value) > high:
@@ -639,9 +680,10 @@ Defaulter = Callable[[Any], Any]
 class _DefaulterBuilder:
     """Builds copy-and-default functions for the parts of a schema that declare defaults."""
 
-    def __init__(self, root: Schema) -> None:
+    def __init__(self, root: Schema, share: bool = False) -> None:
         self.definitions: dict[str, Schema] = root.get("definitions", {})
         self.refs: dict[str, Defaulter | None] = {}
+        self.share = share  # build schema_defaulted's functions (no copies) instead of copying ones
 
     def build(self, node: Schema) -> Defaulter | None:
         """None when nothing under ``node`` has a default (a plain copy is enough)."""
@@ -671,12 +713,16 @@ class _DefaulterBuilder:
         values = self.build(additional) if isinstance(additional, dict) else None
         if not children and not defaults and values is None:
             return None
+        if self.share:
+            return _sharing_object_defaulter(frozenset(props), children, defaults, values)
         return _object_defaulter(frozenset(props), children, defaults, values)
 
     def _array(self, items: Schema) -> Defaulter | None:
         inner = self.build(items)
         if inner is None:
             return None
+        if self.share:
+            return _sharing_array_defaulter(inner)
 
         def run(value: Any) -> Any:
             if not isinstance(value, list):
@@ -711,3 +757,69 @@ def _object_defaulter(
         return out
 
     return run
+
+
+def _sharing_array_defaulter(inner: Defaulter) -> Defaulter:
+    def run(value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        for i, item in enumerate(value):
+            if item is not None:
+                new = inner(item)
+                if new is not item:  # the first change: the rest is copied (and defaulted) from here on
+                    return [*value[:i], new, *(inner(v) if v is not None else None for v in value[i + 1:])]
+        return value
+
+    return run
+
+
+def _sharing_object_defaulter(
+    known: frozenset[str],
+    children: dict[str, Defaulter],
+    defaults: list[tuple[str, Any]],
+    values: Defaulter | None,
+) -> Defaulter:
+    """As _object_defaulter, keys in the same order, but a dict is only rebuilt when something in it changes."""
+    defaulted = frozenset(name for name, _ in defaults)
+    # The defaulter of each key: a declared property's own (None: nothing to default below it); any
+    # other key gets the additionalProperties one.
+    below: dict[str, Defaulter | None] = {name: children.get(name) for name in known}
+
+    def run(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value  # wrong type: left for the schema check to report
+        changed: dict[str, Any] | None = None
+        for key, item in value.items():
+            if item is None:
+                if key not in defaulted:
+                    continue  # a null stays a null (no defaulter changes one)
+                new: Any = _PRUNED  # the server prunes a non-nullable null, then defaults the field below
+            else:
+                child = below.get(key, values)
+                if child is None:
+                    continue
+                new = child(item)
+                if new is item:
+                    continue
+            if changed is None:
+                changed = {}
+            changed[key] = new
+        missing = [(name, default) for name, default in defaults if value.get(name) is None] if defaults else None
+        if changed is None and not missing:
+            return value
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            new = changed.get(key, item) if changed else item
+            if new is not _PRUNED:
+                out[key] = new
+        for name, default in missing or ():
+            if name not in out:
+                child = children.get(name)
+                fresh = _copy(default)
+                out[name] = child(fresh) if child is not None else fresh
+        return out
+
+    return run
+
+
+_PRUNED = object()

@@ -106,7 +106,7 @@ def config_source(objects: list[LoadedObject]) -> ConfigSource:
 def _bare_config(obj: LoadedObject) -> ParsedConfig:
     """The document as go-yaml types it: from the composed node (raw scalars), else from the body as JSON."""
 
-    node = obj.document.node
+    node = obj.document.tree()
     for part in obj.prefix if node is not None else ():
         node = _child(node, part)
     if node is not None:

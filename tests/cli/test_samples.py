@@ -13,7 +13,7 @@ Kq = Callable[..., Run]
 SAMPLES = REPO / "samples"
 EXPECT = re.compile(r"#\s*expect\s+([A-Z][A-Z0-9-]+)")
 VALID_SAMPLES = ["single-clusterqueue", "cohort-borrowing", "spot-gpu", "preemption", "fair-sharing",
-                 "hierarchical-cohorts"]
+                 "hierarchical-cohorts", "replay"]
 
 
 def expected_rules() -> dict[str, set[str]]:

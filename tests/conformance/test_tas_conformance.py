@@ -77,8 +77,8 @@ def test_the_topology_failure_is_what_kueue_reported(case: Case) -> None:
     config = case.config
     sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)])), SimulationOptions(
         cycles=2, fair_sharing=True, gates=gates_of(config), between_cycles=between_cycles(config)))
-    result = sim.run()
-    entry = next(e for e in result.cycle_results[1].entries if e.workload.key == "default/pending")
+    sim.run_cycles()
+    entry = next(e for e in sim.cycle_results[1].entries if e.workload.key == "default/pending")
     assert (entry.message, entry.reason, entry.mode) == (expected, "WaitingForQuota", "Preempt")
 
 

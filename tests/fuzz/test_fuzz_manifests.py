@@ -61,10 +61,16 @@ class Case:
     name: str
     documents: tuple[Any, ...]
     workload: str  # namespace/name for explain
+    scheduler: tuple[str, ...] = ()  # --scheduler volcano for the Volcano samples
 
 
 def _load_case(name: str, files: list[Path]) -> Case:
     documents = [d.body for path in files for d in parse_documents(path.read_text(), str(path)) if d.body is not None]
+    if name.startswith("volcano-"):
+        groups = [d for d in documents if isinstance(d, dict) and d.get("kind") in ("PodGroup", "Job")]
+        meta = groups[0].get("metadata", {}) if groups else {}
+        return Case(name, tuple(documents), f"{meta.get('namespace', 'default')}/{meta.get('name', 'none')}",
+                    ("--scheduler", "volcano"))
     workloads = [d for d in documents if isinstance(d, dict) and d.get("kind") == "Workload"]
     meta = workloads[0].get("metadata", {}) if workloads else {}
     target = f"{meta.get('namespace', 'default')}/{meta.get('name', 'none')}"
@@ -235,11 +241,12 @@ def schema_rejects(document: Any) -> bool | None:
 def check(mutated: Mutated, directory: Path) -> None:
     inputs = write_inputs(directory, mutated)
     where = f"{mutated.case.name} document {mutated.index}: {'; '.join(mutated.steps)}"
+    scheduler = mutated.case.scheduler
     runs = {
-        "validate": run_kqctl("validate", inputs),
-        "simulate": run_kqctl("simulate", inputs, "--now", NOW),
-        "explain": run_kqctl("explain", mutated.case.workload, inputs, "--now", NOW),
-        "audit": run_kqctl("audit", inputs),
+        "validate": run_kqctl("validate", inputs, *scheduler),
+        "simulate": run_kqctl("simulate", inputs, "--now", NOW, *scheduler),
+        "explain": run_kqctl("explain", mutated.case.workload, inputs, "--now", NOW, *scheduler),
+        "audit": run_kqctl("audit", inputs, *scheduler),
     }
     for command, run in runs.items():
         assert run.code != EXIT_INTERNAL, f"{command} crashed on {where}: {run.err}"

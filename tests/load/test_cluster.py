@@ -352,8 +352,12 @@ def test_the_clusterrole_grants_get_and_list_on_exactly_what_kqctl_reads() -> No
     for rule in role["rules"]:
         assert sorted(rule["verbs"]) == ["get", "list"]
         granted |= {(group, resource) for group in rule["apiGroups"] for resource in rule["resources"]}
-    assert granted == {(r.group, r.plural) for r in READ_PLAN.resources}
-    assert not {resource for _, resource in granted} & {"secrets", "configmaps", "*"}
+    from kqctl.cli.schedulers import SCHEDULERS
+
+    plans = [scheduler.read_plan() for scheduler in SCHEDULERS.values()]
+    assert granted == {(r.group, r.plural) for plan in plans for r in plan.resources}
+    by_name_only = {resource for rule in role["rules"] if rule.get("resourceNames") for resource in rule["resources"]}
+    assert not ({resource for _, resource in granted} - by_name_only) & {"secrets", "configmaps", "*"}
 
 
 def test_no_kubeconfig_anywhere_says_where_it_looked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -79,3 +79,55 @@ def test_small_inputs_and_stdin_stay_in_one_process(tmp_path: Path) -> None:
     assert not worth_parallel([str(small), str(small)], jobs=2)
     assert not worth_parallel(["-", str(small)], jobs=2)
     assert not worth_parallel([str(small)], jobs=1)
+
+
+MIN_COUNT_WL = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: shrinkable, namespace: x}
+spec:
+  queueName: q
+  podSets:
+  - not a pod set
+  - name: main
+    count: 3
+    minCount: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "2"}}
+  - name: big
+    count: 4
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "2"}}
+"""
+
+
+def test_parallel_cross_object_checks_see_min_count_and_pod_set_positions_req13(tmp_path: Path) -> None:
+    """Workers send trimmed Workloads: the checks must still see minCount (main fits at 2 pods of 2 cpu in
+    a quota of 4) and name the pod set by its own index (spec.podSets[2], after a malformed entry)."""
+    (tmp_path / "a.yaml").write_text(RF + "---\n" + CQ.format(name="a", flavor="default", quota=4)
+                                     + "---\n" + LQ.format(ns="x", cq="a"))
+    (tmp_path / "b.yaml").write_text(MIN_COUNT_WL)
+    paths = [str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")]
+    profiles = validation_profiles(None)
+    parallel, _ = validate_files_parallel(paths, Job(ALL_KINDS, profiles, strict=False), closed=False, jobs=2)
+    single = validate_load(load_paths(ALL_KINDS, paths), profiles)
+    assert as_json(parallel) == as_json(single)
+    never_fits = [f for d in parallel.documents for f in d.findings if f.rule_id == "XO-WL-NEVER-FITS"]
+    assert [f.path for f in never_fits] == [("spec", "podSets", 2)]
+
+
+def test_a_trimmed_workload_survives_the_trip_between_processes() -> None:
+    import pickle
+
+    from kqctl.kueue.validate.crossobject import TrimmedWorkload, trimmed
+    from kqctl.load.objects import load_text
+
+    (obj,) = load_text(ALL_KINDS, MIN_COUNT_WL, "w.yaml").objects
+    light = trimmed(obj)
+    assert isinstance(light, TrimmedWorkload) and light.pod_requests == [{}, {"cpu": 2000}, {"cpu": 2000}]
+    assert pickle.loads(pickle.dumps(light)) == light

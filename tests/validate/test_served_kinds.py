@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.kueue.validate.test_crossobject_malformed_fields import MULTIKUEUE_AND_PROVISIONING
 from tests.support import REPO, run_kqctl
-from tests.validate.test_crossobject_malformed_fields import MULTIKUEUE_AND_PROVISIONING
 
 SERVED_V1BETA1 = """apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue

@@ -185,6 +185,7 @@ class ClusterQueue:
     deleting: bool
     origin: Origin | None = None
     last_acceptable_flavor: str | None = None  # concurrentAdmissionPolicy.migration.constraints (alpha)
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)  # replay groups by them
     quotas: Mapping[FlavorResource, ResourceQuota] = field(init=False, hash=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -219,6 +220,7 @@ class ClusterQueue:
             origin=origin,
             last_acceptable_flavor=spec.child("concurrentAdmissionPolicy").child("migration")
             .child("constraints").opt_string("lastAcceptableFlavorName"),
+            labels=meta.string_map("labels"),
         )
 
 
@@ -304,7 +306,7 @@ class ResourceFlavor:
     node_labels: Mapping[str, str] = field(hash=False)
     node_taints: tuple[Taint, ...]
     tolerations: tuple[Toleration, ...]
-    topology_name: str | None  # TAS (kqctl.kueue.engine.tas): a TAS flavor when its Topology exists
+    topology_name: str | None  # TAS (kqctl.kueue.engine.tas_cache): a TAS flavor when its Topology exists
     origin: Origin | None = None
 
     @classmethod
@@ -320,7 +322,7 @@ class ResourceFlavor:
         )
 
 
-# --- Topology and Node (Topology-Aware Scheduling, kqctl.kueue.engine.tas) ----------------------------------
+# --- Topology and Node (Topology-Aware Scheduling, kqctl.kueue.engine.tas_cache) ----------------------------
 
 
 @dataclass(frozen=True)
@@ -452,6 +454,11 @@ def _find(conditions: tuple[Condition, ...], kind: str) -> Condition | None:
     return next((c for c in conditions if c.type == kind), None)
 
 
+# The controllerName of Kueue's own admission-check controllers (XO-1, TAS-6).
+MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+
+
 @dataclass(frozen=True)
 class AdmissionCheck:
     name: str
@@ -573,7 +580,7 @@ class PodSetAssignment:
     flavors: Mapping[str, str] = field(hash=False)  # resource -> flavor
     resource_usage: Mapping[str, int] = field(hash=False)  # total for the pod set, QTY-5 integers
     count: int | None  # None: Kueue falls back to spec.podSets[*].count
-    topology_assignment: TopologyAssignment | None = None  # TAS: the nodes its pods hold (kqctl.kueue.engine.tas)
+    topology_assignment: TopologyAssignment | None = None  # TAS: the nodes its pods hold (kqctl.kueue.engine.tas_cache)
 
     @classmethod
     def from_v1beta2(cls, fields: Fields) -> PodSetAssignment:

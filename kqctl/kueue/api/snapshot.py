@@ -38,7 +38,7 @@ class Snapshot:
     admission_checks: dict[str, AdmissionCheck] = field(default_factory=dict)
     namespaces: dict[str, Namespace] | None = None
     limit_ranges: list[LimitRange] = field(default_factory=list)
-    topologies: dict[str, Topology] = field(default_factory=dict)  # TAS (kqctl.kueue.engine.tas)
+    topologies: dict[str, Topology] = field(default_factory=dict)  # TAS (kqctl.kueue.engine.tas_cache)
     nodes: dict[str, Node] = field(default_factory=dict)  # TAS: the Nodes TAS flavors place pods on
     config: KueueConfig = field(default_factory=KueueConfig)
     now: datetime | None = None

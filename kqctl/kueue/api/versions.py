@@ -19,18 +19,14 @@ from typing import Any, Literal
 
 from kqctl.k8s.kinds import split_api_version
 from kqctl.k8s.quantity import Quantity, QuantityError, parse_quantity
-from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
+from kqctl.kueue.kinds import GROUP
 from kqctl.origin import FieldPath, format_path
-
-GROUP = KUEUE_GROUP
 
 V1BETA2 = "v1beta2"
 V1BETA1 = "v1beta1"
 V1ALPHA2 = "v1alpha2"
 V1ALPHA1 = "v1alpha1"
 
-#: The storage version; every conversion goes through it.
-HUB_VERSION = V1BETA2
 #: Versions kqctl reads (§1.1).
 SUPPORTED_VERSIONS = (V1BETA2, V1BETA1, V1ALPHA2, V1ALPHA1)
 #: Versions kqctl can write (``kqctl convert --to``).

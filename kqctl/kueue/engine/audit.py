@@ -16,10 +16,10 @@ from typing import Literal
 
 from kqctl.k8s.quantity import UNLIMITED, format_resource_value, sat_add, sat_sub
 from kqctl.k8s.selectors import namespace_labels, selector_matches
-from kqctl.kueue.api.models import ClusterQueue, LocalQueue
+from kqctl.kueue.api.models import ClusterQueue, FlavorResource, LocalQueue
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.quota import FlavorResource, QuotaNode, available, lendable_from_tree, potential
+from kqctl.kueue.engine.quota import QuotaNode, available, lendable_from_tree, potential
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.engine.workloads import PodSetInfo, WorkloadInfo
 

@@ -11,10 +11,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kqctl.k8s.names import go_quote
-from kqctl.kueue.api.models import ClusterQueue, Cohort, ResourceFlavor, ResourceGroup, ResourceQuota
+from kqctl.k8s.quantity import sat_add, sat_sub
+from kqctl.kueue.api.models import (
+    MULTIKUEUE_CONTROLLER,
+    ClusterQueue,
+    Cohort,
+    FlavorResource,
+    ResourceFlavor,
+    ResourceGroup,
+    ResourceQuota,
+)
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.quota import (
-    FlavorResource,
     Limits,
     QuotaNode,
     add_usage,
@@ -23,10 +31,8 @@ from kqctl.kueue.engine.quota import (
     potential,
     remove_usage,
 )
-from kqctl.kueue.engine.tas import TASCache
+from kqctl.kueue.engine.tas_cache import TASCache
 from kqctl.kueue.engine.workloads import WorkloadInfo
-
-MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
 
 
 @dataclass(eq=False)
@@ -239,6 +245,21 @@ class QuotaCache:
 
     def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int:
         return potential(state.node, fr)
+
+    def borrowing_level(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]:
+        """Q-8: how far up the tree the quota for ``value`` comes from, and whether reclaim may help.
+
+        Kueue's ``FindHeightOfLowestSubtreeThatFits``: 0 within the ClusterQueue's own quota, else the
+        height of the lowest cohort whose subtree still has room.
+        """
+        if not state.borrowing_with(fr, value) or not state.has_parent:
+            return 0, state.has_parent
+        remaining = sat_sub(value, state.node.local_available(fr))
+        for node in state.node.ancestors():
+            if not node.subtree.get(fr, 0) < sat_add(node.usage.get(fr, 0), remaining):
+                return self.height(node), node.parent is not None
+            remaining = sat_sub(remaining, node.local_available(fr))
+        return self.height(self.root_of(state)), False
 
     # --- usage ---------------------------------------------------------------------------------------
 

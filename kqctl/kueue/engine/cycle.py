@@ -12,20 +12,31 @@ from datetime import datetime
 
 from kqctl.k8s.pods import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
 from kqctl.k8s.selectors import namespace_labels, selector_matches
-from kqctl.kueue.engine import tas
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.features import FeatureGates
-from kqctl.kueue.engine.flavors import (
-    DEFERRED_FIT,
-    FIT,
-    NO_FIT,
-    PREEMPT,
-    Assignment,
-    FlavorAssigner,
-    format_attempts,
+from kqctl.kueue.engine.entry import (
+    ASSUMED,
+    MISCONFIGURED,
+    NOMINATED,
+    NOT_NOMINATED,
+    PENDING_EVALUATION,
+    PREEMPTION_GATED_STATUS,
+    SKIPPED,
+    SUSPENDED,
+    WAITING_FOR_PREEMPTED,
+    WAITING_FOR_QUOTA,
+    CycleResult,
+    Entry,
+    Eviction,
 )
-from kqctl.kueue.engine.preemption import Preemptor, Target
+from kqctl.kueue.engine.fair_sharing_tournament import tournament
+from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.flavors import tas_assigner
+from kqctl.kueue.engine.flavors.assigner import FlavorAssigner
+from kqctl.kueue.engine.flavors.assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment, format_attempts
+from kqctl.kueue.engine.preemption.preemptor import Preemptor
+from kqctl.kueue.engine.preemption.targets import Target, preemption_message
 from kqctl.kueue.engine.queues import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
@@ -34,76 +45,37 @@ from kqctl.kueue.engine.queues import (
     PENDING_PREEMPTION,
     PREEMPTION_GATED,
     PREEMPTION_NO_CANDIDATES,
-    ClusterQueueQueue,
+    PendingQueue,
 )
 from kqctl.kueue.engine.queues import (
     NO_FIT as REQUEUE_NO_FIT,
 )
-from kqctl.kueue.engine.workloads import (
-    Admission,
-    FlavorResource,
-    PodSetAdmission,
-    ScanMemory,
-    WorkloadInfo,
-    variant_flavor,
+from kqctl.kueue.engine.tas_cache import (
+    FITS_NO_QUOTA,
+    FITS_NO_TAS,
+    FITS_OK,
+    TASUsage,
+    find_assignments,
+    is_tas_only,
+    workload_requests_tas,
 )
-
-# Entry statuses (Kueue's entryStatus)
-NOT_NOMINATED = ""
-NOMINATED = "nominated"
-SKIPPED = "skipped"
-ASSUMED = "assumed"
-PREEMPTION_GATED_STATUS = "preemptionGated"
-
-# QuotaReserved=False reasons (Appendix C)
-WAITING_FOR_QUOTA = "WaitingForQuota"
-WAITING_FOR_PREEMPTED = "WaitingForPreemptedWorkloads"
-MISCONFIGURED = "Misconfigured"
-SUSPENDED = "Suspended"
-PENDING_EVALUATION = "PendingEvaluation"
+from kqctl.kueue.engine.workloads import Admission, PodSetAdmission, ScanMemory, WorkloadInfo, variant_flavor
 
 
-@dataclass(eq=False)
-class Entry:
-    """A head of this cycle and what the scheduler decided for it."""
+@dataclass(frozen=True)
+class NominationFailure:
+    """CYC-4, REQ-15: why a head is not nominated: its QuotaReserved=False reason and message, and how it
+    is requeued."""
 
-    workload: WorkloadInfo
-    cq_name: str
-    cq: ClusterQueueState | None
-    assignment: Assignment | None = None
-    targets: list[Target] = field(default_factory=list)
-    status: str = NOT_NOMINATED
-    message: str = ""
-    requeue_reason: str = GENERIC
-    reason: str = ""
-    nominated: bool = False  # went through flavor assignment (not rejected at nomination)
-    flavors_considered: str = ""  # CYC-18, for the QuotaReserved event of an admission
-
-    @property
-    def mode(self) -> str:
-        return self.assignment.representative_mode() if self.assignment is not None else NO_FIT
-
-
-@dataclass
-class Preemption:
-    victim: WorkloadInfo
-    preemptor: WorkloadInfo
     reason: str
     message: str
-
-
-@dataclass
-class CycleResult:
-    number: int
-    entries: list[Entry] = field(default_factory=list)
-    admitted: list[Entry] = field(default_factory=list)
-    preemptions: list[Preemption] = field(default_factory=list)
+    requeue_reason: str = GENERIC
 
 
 @dataclass
 class Scheduler:
     cache: QuotaCache
-    queues: dict[str, ClusterQueueQueue]
+    queues: dict[str, PendingQueue]
     preemptor: Preemptor
     gates: FeatureGates
     fair_sharing: bool = False
@@ -115,7 +87,7 @@ class Scheduler:
     # forgets the workload from its cache and requeues it).
     fail_admissions: bool = False
     ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
-    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], tas.TASUsage]] = field(default_factory=list)
+    _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], TASUsage]] = field(default_factory=list)
 
     # --- the cycle -----------------------------------------------------------------------------------
 
@@ -156,30 +128,30 @@ class Scheduler:
         for workload, cq_name in heads:
             state = self.cache.cluster_queues.get(cq_name)
             entry = Entry(workload, cq_name, state)
-            failure = self._nomination_failure(entry)
+            failure = self.nomination_failure(workload, cq_name)
             if failure is not None:
-                entry.reason, entry.message = failure[0], failure[1]
-                if len(failure) > 2:
-                    entry.requeue_reason = failure[2]
+                entry.reason, entry.message = failure.reason, failure.message
+                entry.requeue_reason = failure.requeue_reason
                 rejected.append(entry)
                 continue
             assignment, targets = self.get_assignments(workload, entry.cq)  # type: ignore[arg-type]
             self._record(entry, assignment, targets)
-            entry.nominated = True
             entries.append(entry)
         return entries, rejected
 
-    def _nomination_failure(self, entry: Entry) -> tuple[str, ...] | None:
-        states = {c.state for c in entry.workload.model.admission_check_states}
+    def nomination_failure(self, workload: WorkloadInfo, cq_name: str) -> NominationFailure | None:
+        """CYC-4: what keeps a head of ``cq_name`` from flavor assignment (None: it is nominated)."""
+        states = {c.state for c in workload.model.admission_check_states}
         if states & {"Retry", "Rejected"}:
-            return PENDING_EVALUATION, "The workload has failed admission checks"
-        if entry.cq is not None and not entry.cq.active:
-            return SUSPENDED, f"ClusterQueue {entry.cq_name} is inactive"
-        if entry.cq is None:
-            return MISCONFIGURED, f"ClusterQueue {entry.cq_name} not found"
-        return self._admissibility(entry.workload, entry.cq)
+            return NominationFailure(PENDING_EVALUATION, "The workload has failed admission checks")
+        cq = self.cache.cluster_queues.get(cq_name)
+        if cq is not None and not cq.active:
+            return NominationFailure(SUSPENDED, f"ClusterQueue {cq_name} is inactive")
+        if cq is None:
+            return NominationFailure(MISCONFIGURED, f"ClusterQueue {cq_name} not found")
+        return self._admissibility(workload, cq)
 
-    def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> tuple[str, ...] | None:
+    def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> NominationFailure | None:
         """REQ-15: namespace, namespaceSelector, requests within limits, LimitRange bounds."""
         snapshot = self.cache.snapshot
         namespace = workload.namespace
@@ -188,24 +160,25 @@ class Scheduler:
             found = snapshot.namespaces.get(namespace)
             if found is None:
                 message = f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
-                return MISCONFIGURED, message
+                return NominationFailure(MISCONFIGURED, message)
             labels = dict(found.labels)
         if not selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels)):
-            return MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector", NAMESPACE_MISMATCH
+            return NominationFailure(MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector",
+                                     NAMESPACE_MISMATCH)
         errors: list[str] = []
         for pod_set in workload.pod_sets:
             errors.extend(requests_above_limits(pod_set.resources, f"spec.podSets[{pod_set.index}].template.spec"))
         if errors:
-            return MISCONFIGURED, f"resources validation failed: {aggregate(errors)}"
+            return NominationFailure(MISCONFIGURED, f"resources validation failed: {aggregate(errors)}")
         summary = self.limit_ranges.get(namespace)
         if summary is not None:
             for pod_set in workload.pod_sets:
                 errors.extend(limit_range_violations(pod_set.resources, summary,
                                                      f"spec.podSets[{pod_set.index}].template.spec"))
         if errors:
-            return MISCONFIGURED, f"resources didn't satisfy LimitRange constraints: {aggregate(errors)}"
+            return NominationFailure(MISCONFIGURED,
+                                     f"resources didn't satisfy LimitRange constraints: {aggregate(errors)}")
         return None
-
 
     def get_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                         nomination: dict[str, dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
@@ -229,19 +202,20 @@ class Scheduler:
         """
         if assignment.representative_mode() != PREEMPT:
             return
-        if not (tas.workload_requests_tas(workload) or tas.is_tas_only(cq.model, self.cache.flavors)):
+        if not (workload_requests_tas(workload) or is_tas_only(cq.model, self.cache.flavors)):
             return
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
-        requests = tas.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment, checks)
+        requests = tas_assigner.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment,
+                                                  checks)
         gone = [t.workload for t in targets]
         for victim in gone:
             self.cache.remove_workload(victim)
         try:
-            results = tas.find_assignments(self.cache.tas, requests, simulate_empty=not gone)
+            results = find_assignments(self.cache.tas, requests, simulate_empty=not gone)
         finally:
             for victim in gone:
                 self.cache.add_workload(victim)
-        tas.update_for_result(self.cache.tas, assignment, workload, results)
+        tas_assigner.update_for_result(self.cache.tas, assignment, workload, results)
 
     def _initial_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                              nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
@@ -317,8 +291,6 @@ class Scheduler:
 
     def _ordered(self, entries: list[Entry]) -> Iterator[Entry]:
         if self.fair_sharing:
-            from kqctl.kueue.engine.fairsharing import tournament
-
             yield from tournament(self.cache, entries)
             return
         yield from sorted(entries, key=self._classical_key)
@@ -419,7 +391,7 @@ class Scheduler:
             return True
         message = (f"Evicted to accommodate a workload (UID: {entry.workload.uid}) due to migration to more"
                    " favorable resource flavor")
-        result.preemptions.append(Preemption(sibling, entry.workload, "FlavorMigration", message))
+        result.evictions.append(Eviction(sibling, entry.workload, "FlavorMigration", message))
         entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_MIGRATION
         entry.workload.scan_memory = None
         entry.message += ". Pending the migration of 1 workload(s)"
@@ -445,8 +417,8 @@ class Scheduler:
         if not recompute_overlap:
             check = self._fits(entry.cq, usage, entry.assignment.tas_usage, victims, entry.targets)
             # TAS-6: a placement that no longer fits is recomputed (TASRecomputeAssignmentWithinSchedulingCycle).
-            if not (check == tas.FITS_NO_TAS and self._topology_aware):
-                return usage, check == tas.FITS_OK
+            if not (check == FITS_NO_TAS and self._topology_aware):
+                return usage, check == FITS_OK
         others = [t.workload for t in victims.values()] if recompute_overlap else []
         for workload in others:
             self.cache.remove_workload(workload)
@@ -459,9 +431,9 @@ class Scheduler:
         if recompute_overlap and assignment.representative_mode() == FIT:
             assignment.mode_override = DEFERRED_FIT
         usage = dict(assignment.usage)
-        return usage, self._fits(entry.cq, usage, assignment.tas_usage, victims, targets) == tas.FITS_OK
+        return usage, self._fits(entry.cq, usage, assignment.tas_usage, victims, targets) == FITS_OK
 
-    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage,
+    def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage,
               victims: dict[str, Target], targets: list[Target]) -> str:
         """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
@@ -469,8 +441,8 @@ class Scheduler:
             self.cache.remove_workload(workload)
         try:
             if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
-                return tas.FITS_NO_QUOTA
-            return tas.FITS_OK if self.cache.tas.fits(tas_usage) else tas.FITS_NO_TAS
+                return FITS_NO_QUOTA
+            return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
         finally:
             for workload in gone.values():
                 self.cache.add_workload(workload)
@@ -491,7 +463,7 @@ class Scheduler:
                 reserved[fr] = max(0, min(value, limits.nominal - cq.usage(fr)))
         return reserved
 
-    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: tas.TASUsage = ()) -> None:
+    def _hold(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage = ()) -> None:
         """Usage (and TAS-4 node usage) held in the cache until the end of this cycle only."""
         self.cache.add_usage(cq, usage)
         self.cache.tas.add_usage(tas_usage)
@@ -505,15 +477,13 @@ class Scheduler:
 
     def _issue_preemptions(self, entry: Entry, result: CycleResult) -> None:
         """PRE-12: victims are asked to leave; the preemptor waits for them (CYC-13)."""
-        from kqctl.kueue.engine.messages import preemption_message
-
         assert entry.cq is not None
         entry.reason, entry.requeue_reason = WAITING_FOR_PREEMPTED, PENDING_PREEMPTION
         entry.message += f". Pending the preemption of {len(entry.targets)} workload(s)"
         entry.workload.scan_memory = None
         for target in entry.targets:
             message = preemption_message(self.cache, entry.workload, entry.cq, target)
-            result.preemptions.append(Preemption(target.workload, entry.workload, target.reason, message))
+            result.evictions.append(Eviction(target.workload, entry.workload, target.reason, message))
 
     def _admit(self, entry: Entry, usage: dict[FlavorResource, int], result: CycleResult) -> None:
         """CYC-8.8: the workload reserves quota (its usage stays in the cache)."""
@@ -524,7 +494,8 @@ class Scheduler:
             self._hold(entry.cq, usage, entry.assignment.tas_usage)
             return
         self.cache.add_usage(entry.cq, usage)
-        self.cache.tas.admit(workload, entry.assignment)  # TAS-4: its pods now hold their nodes
+        # TAS-4: its pods now hold their nodes
+        self.cache.tas.admit(workload, entry.assignment.tas_usage, entry.assignment.topology_assignments())
         workload.admission = _admission_from(entry)
         workload.reservation_time = self.now
         workload.evicted = False
@@ -545,7 +516,7 @@ class Scheduler:
             entry.requeue_reason = FAILED_AFTER_NOMINATION
         queue = self.queues.get(entry.cq_name)
         if queue is not None:
-            queue.requeue(entry.workload, entry.requeue_reason, entry.reason)
+            queue.requeue(entry.workload, entry.requeue_reason)
 
 
 def _flavor_index(workload: WorkloadInfo, flavors: list[str]) -> int | None:
@@ -558,4 +529,4 @@ def _admission_from(entry: Entry) -> Admission:
     pod_sets = [PodSetAdmission(ps.name, {res: c.flavor for res, c in ps.flavors.items()},
                                 {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count)
                 for ps in entry.assignment.pod_sets]
-    return Admission(entry.cq_name, pod_sets)
+    return Admission(entry.cq_name, tuple(pod_sets))

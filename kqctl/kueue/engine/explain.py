@@ -9,20 +9,33 @@ in, each one verified by running the engine again on a changed snapshot (never g
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from kqctl.kueue.api.models import BorrowWithinCohort, ClusterQueue, FlavorQuotas, Preemption, ResourceGroup
+from kqctl.kueue.api.models import (
+    BorrowWithinCohort,
+    ClusterQueue,
+    FlavorQuotas,
+    FlavorResource,
+    Preemption,
+    ResourceGroup,
+)
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
-from kqctl.kueue.engine.cycle import Entry
-from kqctl.kueue.engine.flavors import FIT, Assignment
-from kqctl.kueue.engine.outcomes import decision
-from kqctl.kueue.engine.preemption import PreemptionContext, Target, satisfies_policy, uses_resources, within_nominal
+from kqctl.kueue.engine.flavors.assignment import FIT, Assignment
+from kqctl.kueue.engine.outcomes import WorkloadOutcome
+from kqctl.kueue.engine.preemption.targets import (
+    PreemptionContext,
+    Target,
+    satisfies_policy,
+    uses_resources,
+    within_nominal,
+)
 from kqctl.kueue.engine.quota import QuotaNode
-from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, SimulationResult, WorkloadOutcome, simulate
-from kqctl.kueue.engine.workloads import FlavorResource, WorkloadInfo, resource_order
+from kqctl.kueue.engine.results import SimulationResult
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
 
@@ -124,21 +137,75 @@ class Suggestion:
     action: str = ""  # the change itself, without the amounts (renderers add them in their units)
 
 
-@dataclass
+@dataclass(frozen=True)
+class ChosenFlavor:
+    """The flavor one resource of a pod set got (FA-7 mode, borrowing level, FA-4 scan position)."""
+
+    flavor: str
+    mode: str
+    borrow: int
+    tried_index: int
+
+
+@dataclass(frozen=True)
+class FlavorAttempt:
+    """One flavor tried for a pod set, merged over its resources (CYC-18)."""
+
+    flavor: str
+    mode: str
+    borrow: int
+    possibility: str | None
+    reasons: tuple[str, ...]
+    no_fit_reason: str
+
+
+@dataclass(frozen=True)
+class PodSetAssignmentReport:
+    name: str
+    count: int
+    requests: Mapping[str, int]  # totals for this attempt, ``pods`` included when covered
+    flavors: Mapping[str, ChosenFlavor]  # by resource
+    mode: str
+    reasons: tuple[str, ...]  # sorted
+    message: str  # FA-13: the error, or the reasons joined
+    attempts: tuple[FlavorAttempt, ...]
+
+
+@dataclass(frozen=True)
+class AssignmentReport:
+    """What the flavor assigner answered for the workload (FA), as Kueue's ``Assignment`` reports it."""
+
+    mode: str  # the representative mode (FA-7)
+    borrowing: int
+    message: str  # FA-13
+    no_fit_reason: str  # FA-14 ("" when it is not NoFit)
+    pod_sets: tuple[PodSetAssignmentReport, ...]
+
+
+@dataclass(frozen=True)
+class VictimReport:
+    """A workload the preemption search chose (PRE, FS), with its reason."""
+
+    workload: str
+    cluster_queue: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The arithmetic behind one state's answer: what stops the workload there, flavor by flavor."""
 
     queue_problem: tuple[str, str] | None = None  # (reason, message) before any flavor is looked at
-    assignment: Assignment | None = None
-    targets: list[Target] = field(default_factory=list)
-    flavors: list[FlavorReport] = field(default_factory=list)
-    candidates: list[CandidateReport] = field(default_factory=list)
-    ahead: list[AheadEntry] = field(default_factory=list)
+    assignment: AssignmentReport | None = None
+    targets: tuple[VictimReport, ...] = ()  # by workload key
+    flavors: tuple[FlavorReport, ...] = ()
+    candidates: tuple[CandidateReport, ...] = ()
+    ahead: tuple[AheadEntry, ...] = ()
     blocked_by: str | None = None
     preemption_allowed: bool = True  # False: every preemption policy of its ClusterQueue is Never
 
 
-@dataclass
+@dataclass(frozen=True)
 class Explanation:
     """Why a workload is (not) admitted.
 
@@ -157,7 +224,7 @@ class Explanation:
     next_cycle: Decision | None = None
     steady_state: Decision | None = None
     steady: Analysis | None = None
-    suggestions: list[Suggestion] = field(default_factory=list)
+    suggestions: tuple[Suggestion, ...] = ()
     suggestions_tried: tuple[str, ...] = ()  # what was tried when no suggestion works
 
     @property
@@ -225,22 +292,22 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     if outcome is None:
         raise UnknownWorkload(f"no workload {key!r} in the inputs")
     workload = outcome.workload
-    result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority)
-    result.next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
+    next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
     steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
-    result.steady_state = _decision_of(steady.run(), key)
-    result.admitted = workload.admission is not None
-    if not result.admitted:
-        result.now = _analyse(now, now.outcomes[key], reset_clock=True)
+    steady_state = _decision_of(steady.run(), key)
+    admitted = workload.admission is not None
+    result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority, admitted,
+                         _analyse(now, now.outcomes[key], reset_clock=True).analysis if not admitted else Analysis(),
+                         next_cycle, steady_state)
     if result.gets_in:
         return result  # it gets in: no arithmetic of a failure, no suggestions
-    result.steady = _analyse(steady, steady.outcomes[key], reset_clock=False)
-    if result.steady.queue_problem is None and result.steady.assignment is not None \
-            and result.steady.assignment.representative_mode() != FIT:
+    analysed = _analyse(steady, steady.outcomes[key], reset_clock=False)
+    result = dataclasses.replace(result, steady=analysed.analysis)
+    assignment = analysed.assignment
+    if analysed.analysis.queue_problem is None and assignment is not None and assignment.representative_mode() != FIT:
         state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
-        result.suggestions = suggestions(snapshot, key, options, state, result.steady.assignment,
-                                         result.steady.targets)
-        result.suggestions_tried = SUGGESTIONS_TRIED
+        found = suggestions(snapshot, key, options, state, assignment, analysed.targets)
+        result = dataclasses.replace(result, suggestions=tuple(found), suggestions_tried=SUGGESTIONS_TRIED)
     return result
 
 
@@ -249,29 +316,51 @@ SUGGESTIONS_TRIED = ("more nominal quota in each flavor of its resource groups",
                      "in its cohort", "a preemption policy that allows making room")
 
 
-def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> Analysis:
+@dataclass(frozen=True)
+class _Analysed:
+    """An analysis, and the live assignment and targets behind it (what the suggestions start from)."""
+
+    analysis: Analysis
+    assignment: Assignment | None = None
+    targets: tuple[Target, ...] = ()
+
+
+def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> _Analysed:
     """Nominate the workload on the simulation's current state and lay out why it fits or not."""
     workload = outcome.workload
-    analysis = Analysis()
     if outcome.queue_reason is not None:
-        analysis.queue_problem = (outcome.queue_reason, outcome.queue_message or "")
-        return analysis
+        return _Analysed(Analysis(queue_problem=(outcome.queue_reason, outcome.queue_message or "")))
     state = sim.cache.cluster_queues.get(workload.cluster_queue or "")
     if state is None:
-        return analysis
-    analysis.preemption_allowed = preemption_allowed(state.model.preemption)
+        return _Analysed(Analysis())
+    allowed = preemption_allowed(state.model.preemption)
     if workload.admission is not None:
-        return analysis  # holds quota in this state: nothing to nominate
-    analysis.ahead, analysis.blocked_by = _position(sim, workload, state)
-    analysis.queue_problem = _nomination_problem(sim, workload, state)
-    if analysis.queue_problem is not None:
-        return analysis
+        return _Analysed(Analysis(preemption_allowed=allowed))  # holds quota in this state: nothing to nominate
+    ahead, blocked_by = _position(sim, workload, state)
+    problem = _nomination_problem(sim, workload, state)
+    if problem is not None:
+        return _Analysed(Analysis(problem, ahead=tuple(ahead), blocked_by=blocked_by, preemption_allowed=allowed))
     assignment, targets = _nominate(sim, workload, state, reset_clock)
-    analysis.assignment, analysis.targets = assignment, targets
-    analysis.flavors = _flavor_reports(sim, workload, state, assignment)
-    if assignment.representative_mode() != FIT:
-        analysis.candidates = _candidates(sim, workload, state, assignment)
-    return analysis
+    flavors = _flavor_reports(sim, workload, state, assignment)
+    candidates = _candidates(sim, workload, state, assignment) if assignment.representative_mode() != FIT else []
+    victims = tuple(VictimReport(t.workload.key, t.cluster_queue.name, t.reason)
+                    for t in sorted(targets, key=lambda t: t.workload.key))
+    analysis = Analysis(None, assignment_report(assignment), victims, tuple(flavors), tuple(candidates), tuple(ahead),
+                        blocked_by, allowed)
+    return _Analysed(analysis, assignment, tuple(targets))
+
+
+def assignment_report(assignment: Assignment) -> AssignmentReport:
+    """The flavor assigner's answer as frozen values (what explain shows, and the recorded contract compares)."""
+    return AssignmentReport(
+        assignment.representative_mode(), assignment.borrowing, assignment.message(), assignment.no_fit_reason,
+        tuple(PodSetAssignmentReport(
+            ps.name, ps.count, dict(ps.requests),
+            {r: ChosenFlavor(c.flavor, c.mode, c.borrow, c.tried_index) for r, c in ps.flavors.items()},
+            ps.mode(), tuple(sorted(ps.status.reasons)), ps.status.message(),
+            tuple(FlavorAttempt(a.flavor, a.mode, a.borrow, a.possibility, tuple(a.reasons), a.no_fit_reason)
+                  for a in ps.attempts))
+              for ps in assignment.pod_sets))
 
 
 def preemption_allowed(policy: Preemption) -> bool:
@@ -286,14 +375,10 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
 
 
 def _decision_of(run: SimulationResult, key: str) -> Decision:
-    outcome = run.outcomes[key]
-    entry = outcome.last_entry
-    reason = entry.reason if entry is not None else outcome.queue_reason
-    message = entry.message if entry is not None else outcome.queue_message
-    cycle = outcome.admitted_in if outcome.admitted_in is not None else outcome.preempted_in
-    victims = tuple(sorted(set(outcome.victims)))
-    return Decision(decision(outcome, run.queues, run.cache), reason, message, cycle, victims, outcome.preempted_by,
-                    outcome.workload.admission is not None)
+    workload = run.workloads[key]
+    cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
+    return Decision(workload.state, workload.last_reason, workload.last_message, cycle, workload.victims,
+                    workload.preempted_by, workload.admission is not None)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------
@@ -301,11 +386,10 @@ def _decision_of(run: SimulationResult, key: str) -> Decision:
 
 def _nomination_problem(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> tuple[str, str] | None:
     """CYC-4: what stops the workload before any flavor is looked at."""
-    entry = Entry(workload, state.name, state)
-    failure = sim.scheduler._nomination_failure(entry)
+    failure = sim.scheduler.nomination_failure(workload, state.name)
     if failure is None:
         return None
-    reason, message = failure[0], failure[1]
+    reason, message = failure.reason, failure.message
     if not state.active:
         message = f"{message}: {state.inactive_message or state.inactive_reason}"
     return reason, message
@@ -450,7 +534,7 @@ def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadI
 
 
 def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
-                assignment: Assignment, targets: list[Target]) -> list[Suggestion]:
+                assignment: Assignment, targets: tuple[Target, ...]) -> list[Suggestion]:
     """Changes under which the same simulation (next cycle, or steady state) admits the workload."""
     found: list[Suggestion] = []
     found.extend(_quota_suggestions(snapshot, key, options, state, assignment))
@@ -461,8 +545,13 @@ def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state:
 
 
 def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> bool:
-    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion."""
-    outcome = simulate(snapshot, options).outcomes.get(key)
+    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion.
+
+    Read from the live simulation: a probe needs one workload's admission, not the whole frozen result.
+    """
+    sim = Simulation(snapshot, options)
+    sim.run_cycles()
+    outcome = sim.outcomes.get(key)
     return outcome is not None and outcome.workload.admission is not None
 
 
@@ -473,7 +562,7 @@ def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
     for flavor, resources in _flavor_resources(state, assignment).items():
         needed = {r: _total_request(assignment, r) for r in resources}
         increases = {r: v for r, v in needed.items() if v > 0}
-        if not increases or not admitted_after(_with_increases(snapshot, state.name, flavor, increases), key,
+        if not increases or not admitted_after(with_nominal_increases(snapshot, state.name, flavor, increases), key,
                                                options):
             continue
         for resource in resource_order(increases):
@@ -500,7 +589,7 @@ def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions,
     low, high = 0, increases[resource]
     while low < high:
         middle = (low + high) // 2
-        if admitted_after(_with_increases(snapshot, cq, flavor, {**increases, resource: middle}), key, options):
+        if admitted_after(with_nominal_increases(snapshot, cq, flavor, {**increases, resource: middle}), key, options):
             high = middle
         else:
             low = middle + 1
@@ -522,7 +611,8 @@ def _total_request(assignment: Assignment, resource: str) -> int:
     return sum(ps.requests.get(resource, 0) for ps in assignment.pod_sets)
 
 
-def _with_increases(snapshot: Snapshot, cq: str, flavor: str, increases: dict[str, int]) -> Snapshot:
+def with_nominal_increases(snapshot: Snapshot, cq: str, flavor: str, increases: dict[str, int]) -> Snapshot:
+    """The snapshot with the ClusterQueue's nominalQuota in ``flavor`` raised by ``increases`` (per resource)."""
     model = snapshot.cluster_queues[cq]
     quotas = tuple(
         FlavorQuotas(fq.name, tuple(
@@ -577,11 +667,10 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
         if preemption == current:
             continue
         changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
-        run = simulate(changed, options)
-        outcome = run.outcomes.get(key)
-        if outcome is not None and outcome.workload.admission is not None:
-            victims = sorted(set(outcome.victims))
-            frees = _by_resource(_usage_of(run, victims))
+        workload = simulate(changed, options).workloads.get(key)
+        if workload is not None and workload.admission is not None:
+            victims = list(workload.victims)
+            frees = _by_resource(_usage_of(changed, victims))
             action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
                 f" by preempting {', '.join(victims)}" if victims else "")
             freed = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
@@ -599,12 +688,13 @@ def _by_resource(usage: dict[FlavorResource, int]) -> dict[str, int]:
     return {r: totals[r] for r in resource_order(totals)}
 
 
-def _usage_of(run: SimulationResult, keys: list[str]) -> dict[FlavorResource, int]:
+def _usage_of(snapshot: Snapshot, keys: list[str]) -> dict[FlavorResource, int]:
     """What these workloads held in the inputs (before they were preempted)."""
+    models = {f"{w.namespace}/{w.name}": w for w in snapshot.workloads}
     total: dict[FlavorResource, int] = {}
     for key in keys:
-        outcome = run.outcomes.get(key)
-        admission = outcome.workload.model.admission if outcome is not None else None
+        model = models.get(key)
+        admission = model.admission if model is not None else None
         if admission is None:
             continue
         for pod_set in admission.pod_set_assignments:

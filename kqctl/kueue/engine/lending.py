@@ -1,7 +1,11 @@
-"""How much of each ClusterQueue's quota the rest of its cohort is using: the "lent" figure.
+"""Who borrows and who lends: kqctl's attributions of a cohort's borrowing, which Kueue does not report.
+
+Kueue tracks borrowing per ClusterQueue only (Q-7). :func:`borrowed_by_workload` charges a
+ClusterQueue's borrowing to the workloads holding quota in it, the most recently admitted first,
+as they are the ones whose admission went above nominal.
 
 Kueue keeps borrowed quota in the cohort's pool and never says whose unused quota it came from, so
-"lent" is our own, documented attribution, not a Kueue value:
+"lent" (:func:`lent_by_cluster_queue`) is our own, documented attribution, not a Kueue value:
 
 - a ClusterQueue offers its cohort ``subtree - local`` (its nominal quota, or its lendingLimit when
   one is set, Q-1/Q-2) and what it does not use of that offer is *free*;
@@ -16,14 +20,39 @@ the proportional share ignores that, so treat the figure as an attribution, not 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 
 from kqctl.k8s.quantity import sat_sub
+from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import QuotaCache
-from kqctl.kueue.engine.quota import FlavorResource, QuotaNode
+from kqctl.kueue.engine.quota import QuotaNode
+from kqctl.kueue.engine.workloads import WorkloadInfo
 
 Lent = dict[str, dict[FlavorResource, int]]  # ClusterQueue name -> (flavor, resource) -> amount lent
+Borrowed = dict[str, dict[FlavorResource, int]]  # workload key -> (flavor, resource) -> amount borrowed
+
+
+def borrowed_by_workload(cache: QuotaCache, admission_order: Callable[[WorkloadInfo], tuple[object, ...]],
+                         ) -> Borrowed:
+    """Each ClusterQueue's usage above nominal (Q-7) charged to its holders, latest ``admission_order`` first.
+
+    Only non-zero amounts appear; a workload holding quota within nominal has no entry.
+    """
+    borrowed: Borrowed = {}
+    for state in cache.cluster_queues.values():
+        holders = sorted(state.workloads.values(), key=admission_order, reverse=True)
+        usage = {holder.key: holder.usage() for holder in holders}
+        for fr in sorted({fr for used in usage.values() for fr in used}):
+            over = state.usage(fr) - state.nominal(fr)
+            for holder in holders:
+                if over <= 0:
+                    break
+                share = min(usage[holder.key].get(fr, 0), over)
+                if share > 0:
+                    borrowed.setdefault(holder.key, {})[fr] = share
+                over -= share
+    return borrowed
 
 
 def lent_by_cluster_queue(cache: QuotaCache) -> Lent:

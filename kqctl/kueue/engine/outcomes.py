@@ -1,12 +1,18 @@
-"""The state a workload ends a simulation in, in words users see (simulate's and explain's Decision)."""
+"""What happened to each workload over a run, and the state it ends in, in words users see.
+
+A :class:`WorkloadOutcome` is the simulation's running record of one workload; :func:`decision`
+turns it into simulate's and explain's Decision, and :data:`DECISION_TOKENS` into the stable
+token of the json/yaml contract (README, "simulate -o json").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from kqctl.kueue.engine.cache import QuotaCache
-from kqctl.kueue.engine.queues import ClusterQueueQueue
-from kqctl.kueue.engine.simulation import WorkloadOutcome
+from kqctl.kueue.engine.entry import Entry
+from kqctl.kueue.engine.queues import PendingQueue
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
 ADMITTED = "Admitted"
@@ -18,9 +24,39 @@ NOT_QUEUED = "Not queued"
 RESERVED = "Quota reserved"
 HELD_INACTIVE = "Admitted (ClusterQueue inactive)"
 
+# Stable decision tokens of the json/yaml contract, by the words a decision starts with (HELD_INACTIVE
+# first: it starts with "Admitted").
+DECISION_TOKENS = {
+    HELD_INACTIVE: "AdmittedInInactiveClusterQueue",
+    ADMITTED: "Admitted",
+    RESERVED: "QuotaReserved",
+    PREEMPTED: "Preempted",
+    WAITING: "WaitingForPreemption",
+    PENDING: "Pending",
+    INADMISSIBLE: "Inadmissible",
+    NOT_QUEUED: "NotQueued",
+}
 
-def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
-             cache: QuotaCache | None = None) -> str:
+
+@dataclass
+class WorkloadOutcome:
+    """What happened to one workload over the whole run (updated after every cycle)."""
+
+    workload: WorkloadInfo
+    cluster_queue: str | None
+    local_queue: str | None
+    admitted_in: int | None = None
+    preempted_in: int | None = None
+    preempted_by: str | None = None
+    preemption_reason: str | None = None
+    preemption_message: str | None = None
+    victims: list[str] = field(default_factory=list)
+    last_entry: Entry | None = None
+    queue_message: str | None = None  # why it is in no ClusterQueue's queue (missing or stopped LocalQueue)
+    queue_reason: str | None = None
+
+
+def decision(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue], cache: QuotaCache) -> str:
     """Admitted, Quota reserved (waiting for checks), Pending, Inadmissible, Preempted (with where it
     waits now) or Waiting for preemption."""
     workload = outcome.workload
@@ -30,14 +66,52 @@ def decision(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue],
     if workload.admission is not None:
         if outcome.preempted_in is not None and not readmitted_after_preemption(outcome):
             return PREEMPTED
-        if cache is not None and in_inactive_cluster_queue(workload, cache):
+        if in_inactive_cluster_queue(workload, cache):
             return HELD_INACTIVE
-        waiting = checks_not_ready(workload, cache) if cache is not None else []
+        waiting = checks_not_ready(workload, cache)
         return f"{RESERVED} (waiting for checks: {', '.join(waiting)})" if waiting else ADMITTED
     entry = outcome.last_entry
     if outcome.victims and entry is not None and entry.reason == "WaitingForPreemptedWorkloads":
         return WAITING
     return queue_state(outcome, queues) or (NOT_QUEUED if outcome.queue_reason else PENDING)
+
+
+def decision_token(state: str) -> str:
+    """The stable token of a decision's words (``Preempted (pending)`` -> ``Preempted``)."""
+    exact = DECISION_TOKENS.get(state)
+    if exact is not None:
+        return exact
+    for prefix, token in DECISION_TOKENS.items():
+        if state.startswith(prefix):
+            return token
+    raise ValueError(f"decision {state!r} has no token")
+
+
+def decision_text(outcome: WorkloadOutcome, state: str) -> str:
+    """The decision as simulate shows it: partial admission says how many pods got in, e.g. ``Admitted (4/8 pods)``."""
+    admission = outcome.workload.admission
+    if state != ADMITTED or admission is None:
+        return state
+    wanted = sum(ps.spec_count for ps in outcome.workload.pod_sets)
+    got = sum(ps.count for ps in admission.pod_sets)
+    return f"{ADMITTED} ({got}/{wanted} pods)" if got < wanted else state
+
+
+def last_reason(outcome: WorkloadOutcome) -> tuple[str | None, str | None]:
+    """The QuotaReserved reason and message of its last scheduling attempt, or why it is in no queue."""
+    entry = outcome.last_entry
+    if entry is not None:
+        return entry.reason, entry.message
+    return outcome.queue_reason, outcome.queue_message
+
+
+def reported_reason(outcome: WorkloadOutcome) -> tuple[str | None, str | None]:
+    """:func:`last_reason`, except for a workload admitted in its last attempt and then preempted: the
+    preemption is the news."""
+    reason, message = last_reason(outcome)
+    if outcome.workload.admission is None and outcome.preempted_in is not None and reason == "QuotaReserved":
+        return "Preempted", outcome.preemption_message
+    return reason, message
 
 
 def in_inactive_cluster_queue(workload: WorkloadInfo, cache: QuotaCache) -> bool:
@@ -76,13 +150,25 @@ def checks_not_ready(workload: WorkloadInfo, cache: QuotaCache) -> list[str]:
     return waiting
 
 
-def queue_state(outcome: WorkloadOutcome, queues: Mapping[str, ClusterQueueQueue]) -> str | None:
+def queue_state(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue]) -> str | None:
+    """Pending (in a ClusterQueue's heap), Inadmissible (in its inadmissible set), or None (in no queue)."""
     key = outcome.workload.key
     own = queues.get(outcome.cluster_queue or "")
     # Its own ClusterQueue's queue first: scanning all of them for each of 50,000 workloads is slow.
-    for queue in ([own] if own is not None else []) + list(queues.values()):
-        if key in queue.active:
-            return PENDING
-        if key in queue.inadmissible:
-            return INADMISSIBLE
+    if own is not None:
+        found = _state_in(own, key)
+        if found is not None:
+            return found
+    for queue in queues.values():
+        found = _state_in(queue, key)
+        if found is not None:
+            return found
+    return None
+
+
+def _state_in(queue: PendingQueue, key: str) -> str | None:
+    if key in queue.active:
+        return PENDING
+    if key in queue.inadmissible:
+        return INADMISSIBLE
     return None

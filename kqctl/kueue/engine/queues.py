@@ -30,12 +30,13 @@ PREEMPTION_GATED = "PreemptionGated"
 
 _IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, PENDING_MIGRATION, PREEMPTION_FAILED}
 
-BULK_MOVE_MESSAGE = "Bypassed scheduling evaluation because an equivalent workload recently failed"
-
 
 @dataclass
-class ClusterQueueQueue:
-    """One ClusterQueue's pending workloads."""
+class PendingQueue:
+    """One ClusterQueue's pending workloads: the heap of active ones and the inadmissible set.
+
+    Kueue's ``queue.ClusterQueue`` (clusterQueueBase with its heap and inadmissibleWorkloads).
+    """
 
     name: str
     strategy: str  # "" (unset) behaves as BestEffortFIFO for requeueing only (DEF-4)
@@ -47,8 +48,7 @@ class ClusterQueueQueue:
     sticky: bool = False
     pop_cycle: int = 0
     queue_inadmissible_cycle: int = -1
-    bulk_moved_shapes: dict[str, str] = field(default_factory=dict)
-    bulk_moved: dict[str, str] = field(default_factory=dict)  # workload key -> reason, for reporting
+    bulk_moved_shapes: set[str] = field(default_factory=set)  # CYC-12: shapes that follow into the inadmissible set
     _heap: list[tuple[tuple[object, ...], int, str]] = field(default_factory=list)
     _counter: Iterator[int] = field(default_factory=itertools.count)
 
@@ -113,11 +113,10 @@ class ClusterQueueQueue:
         if (self.strategy == BEST_EFFORT_FIFO and self.bulk_moved_shapes and key not in self.active
                 and workload.shape in self.bulk_moved_shapes):
             self.inadmissible[key] = workload
-            self.bulk_moved[key] = self.bulk_moved_shapes[workload.shape]
             return
         self._push_active(workload)
 
-    def requeue(self, workload: WorkloadInfo, reason: str, quota_reserved_reason: str) -> None:
+    def requeue(self, workload: WorkloadInfo, reason: str) -> None:
         """CYC-11: back into the heap at once, or into the inadmissible set."""
         if reason in (PENDING_PREEMPTION, PENDING_MIGRATION):
             self.preemptor, self.sticky = workload.key, self.strategy == BEST_EFFORT_FIFO  # CYC-13
@@ -137,18 +136,17 @@ class ClusterQueueQueue:
             return
         self.inadmissible[key] = workload
         if self.equivalence_hashing and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
-            self._bulk_move(workload.shape, quota_reserved_reason or "PendingEvaluation")
+            self._bulk_move(workload.shape)
 
-    def _bulk_move(self, shape: str, reason: str) -> None:
+    def _bulk_move(self, shape: str) -> None:
         """CYC-12: equivalent workloads follow a BestEffortFIFO head into the inadmissible set."""
         if self.strategy != BEST_EFFORT_FIFO:
             return
-        self.bulk_moved_shapes[shape] = reason
+        self.bulk_moved_shapes.add(shape)
         for key, workload in list(self.active.items()):
             if workload.shape == shape:
                 del self.active[key]
                 self.inadmissible[key] = workload
-                self.bulk_moved[key] = reason
         self._compact()
 
     def queue_inadmissible(self, namespace_matches: Callable[[WorkloadInfo], bool]) -> int:
@@ -160,7 +158,6 @@ class ClusterQueueQueue:
             if not namespace_matches(workload):
                 continue
             del self.inadmissible[key]
-            self.bulk_moved.pop(key, None)
             self._push_active(workload)
             moved += 1
         return moved

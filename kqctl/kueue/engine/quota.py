@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kqctl.k8s.quantity import sat_add, sat_sub
-
-FlavorResource = tuple[str, str]  # (flavor, resource)
+from kqctl.kueue.api.models import FlavorResource
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,21 @@ from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
-from kqctl.kueue.engine.cycle import CycleResult, Entry, Preemption, Scheduler
+from kqctl.kueue.engine.cycle import Scheduler
+from kqctl.kueue.engine.entry import CycleResult
 from kqctl.kueue.engine.features import FeatureGates
-from kqctl.kueue.engine.preemption import Preemptor
-from kqctl.kueue.engine.queues import ClusterQueueQueue
+from kqctl.kueue.engine.outcomes import WorkloadOutcome
+from kqctl.kueue.engine.preemption.preemptor import Preemptor
+from kqctl.kueue.engine.queues import PendingQueue
+from kqctl.kueue.engine.results import (
+    CYCLE_LIMIT,
+    CYCLES_GIVEN,
+    LIVELOCK,
+    STEADY,
+    Livelock,
+    SimulationResult,
+    freeze,
+)
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8
@@ -44,44 +55,6 @@ class SimulationOptions:
     between_cycles: Callable[[Simulation, int], None] | None = None
 
 
-@dataclass
-class WorkloadOutcome:
-    """What happened to one workload over the whole run."""
-
-    workload: WorkloadInfo
-    cluster_queue: str | None
-    local_queue: str | None
-    initially_admitted: bool
-    admitted_in: int | None = None
-    preempted_in: int | None = None
-    preempted_by: str | None = None
-    preemption_reason: str | None = None
-    preemption_message: str | None = None
-    victims: list[str] = field(default_factory=list)
-    last_entry: Entry | None = None
-    queue_message: str | None = None  # why it is in no ClusterQueue's queue (missing or stopped LocalQueue)
-    queue_reason: str | None = None
-
-
-@dataclass
-class Livelock:
-    cycles: tuple[int, int]
-    workloads: list[str]
-
-
-@dataclass
-class SimulationResult:
-    cycles: int
-    stop_reason: str  # "steady", "cycles", "limit", "livelock"
-    outcomes: dict[str, WorkloadOutcome]
-    cycle_results: list[CycleResult]
-    queues: dict[str, ClusterQueueQueue]
-    cache: QuotaCache
-    fair_sharing: bool
-    livelock: Livelock | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
 def limit_range_summaries(snapshot: Snapshot) -> dict[str, LimitRangeSummary]:
     """REQ-5: the LimitRanges of each namespace merged (only those with Container or Pod items)."""
     by_namespace: dict[str, list[object]] = {}
@@ -102,10 +75,13 @@ class Simulation:
         self.start = options.now or snapshot.now or DEFAULT_NOW
         self.cache = QuotaCache(snapshot, topology_aware=options.gates.enabled("TopologyAwareScheduling"))
         self.limits = limit_range_summaries(snapshot)
-        self.queues = {name: ClusterQueueQueue(name, state.model.queueing_strategy,
+        self.queues = {name: PendingQueue(name, state.model.queueing_strategy,
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
+        self.cycle_results: list[CycleResult] = []
+        self.stop_reason = STEADY
+        self.livelock: Livelock | None = None
         self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
                                    gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
@@ -147,7 +123,7 @@ class Simulation:
             info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config)
             lq_key = f"{model.namespace}/{model.queue_name}"
             local_queue = self.snapshot.local_queues.get(lq_key)
-            outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None, info.admission is not None)
+            outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None)
             self.outcomes[info.key] = outcome
             if info.admission is not None:
                 outcome.cluster_queue = info.admission.cluster_queue
@@ -190,24 +166,33 @@ class Simulation:
     # --- the loop (SIM-2..SIM-8) ---------------------------------------------------------------------
 
     def run(self) -> SimulationResult:
-        results: list[CycleResult] = []
+        """Run the cycles (:meth:`run_cycles`) and return the end state as frozen values."""
+        self.run_cycles()
+        return self.result()
+
+    def result(self) -> SimulationResult:
+        """The state after the cycles run so far, frozen (results.py)."""
+        return freeze(self.cache, self.queues, self.outcomes, self.cycle_results, self.stop_reason, self.fair_sharing,
+                      self.livelock, self.snapshot.warnings)
+
+    def run_cycles(self) -> None:
+        """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit."""
+        results = self.cycle_results
         seen_quiet: list[tuple[object, ...]] = []
         seen_full: dict[tuple[object, ...], int] = {}
-        stop = "steady"
-        livelock: Livelock | None = None
         limit = self.options.cycles if self.options.cycles is not None else self.options.max_cycles
         while True:
             if len(results) >= limit:
-                stop = "cycles" if self.options.cycles is not None else "limit"
-                break
+                self.stop_reason = CYCLES_GIVEN if self.options.cycles is not None else CYCLE_LIMIT
+                return
             if self.options.cycles is None and not self._anything_to_pop():
-                break
+                return
             now = self.start + timedelta(seconds=len(results))
             result = self.scheduler.run_cycle(now)
             results.append(result)
             self._record(result)
             last = self.options.cycles is not None and len(results) >= self.options.cycles
-            changed = bool(result.admitted) or bool(result.preemptions)
+            changed = bool(result.admitted) or bool(result.evictions)
             if not last:
                 changed = self._release(result, now) or changed
             if self.options.between_cycles is not None:
@@ -219,16 +204,14 @@ class Simulation:
                 seen_quiet.clear()
                 full = (state, self._holdings())
                 if full in seen_full:
-                    livelock = self._livelock(seen_full[full], len(results), results)
-                    stop = "livelock"
-                    break
+                    self.livelock = self._livelock(seen_full[full], len(results), results)
+                    self.stop_reason = LIVELOCK
+                    return
                 seen_full[full] = len(results)
             elif state in seen_quiet:
-                break
+                return
             else:
                 seen_quiet.append(state)
-        return SimulationResult(len(results), stop, self.outcomes, results, self.queues, self.cache,
-                                self.fair_sharing, livelock, list(self.snapshot.warnings))
 
     def _anything_to_pop(self) -> bool:
         """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""
@@ -244,27 +227,26 @@ class Simulation:
         for entry in result.admitted:
             self.outcomes[entry.workload.key].admitted_in = result.number
             self.outcomes[entry.workload.key].cluster_queue = entry.cq_name
-        for preemption in result.preemptions:
-            outcome = self.outcomes[preemption.victim.key]
+        for eviction in result.evictions:
+            outcome = self.outcomes[eviction.victim.key]
             # The latest preemption: in a livelock a workload is preempted, readmitted and preempted again.
             outcome.preempted_in = result.number
-            outcome.preempted_by = preemption.preemptor.key
-            outcome.preemption_reason = preemption.reason
-            outcome.preemption_message = preemption.message
-            self.outcomes[preemption.preemptor.key].victims.append(preemption.victim.key)
+            outcome.preempted_by = eviction.preemptor.key
+            outcome.preemption_reason = eviction.reason
+            outcome.preemption_message = eviction.message
+            self.outcomes[eviction.preemptor.key].victims.append(eviction.victim.key)
 
     def _release(self, result: CycleResult, now: datetime) -> bool:
         """SIM-5, SIM-6: victims release their quota at once and go back to their queue."""
         roots: dict[str, ClusterQueueState] = {}
-        for preemption in result.preemptions:
-            victim = preemption.victim
+        for eviction in result.evictions:
+            victim = eviction.victim
             if victim.admission is None:
                 continue
             state = self.cache.cluster_queues.get(victim.admission.cluster_queue)
             self.cache.remove_workload(victim)
             victim.admission = None
             victim.evicted = True
-            victim.preempted_reason = preemption.reason
             victim.reservation_time = None
             victim.scan_memory = None
             if state is not None:
@@ -274,7 +256,7 @@ class Simulation:
         moved = 0
         for state in roots.values():
             moved += self._requeue_event(state)
-        return bool(result.preemptions) or moved > 0
+        return bool(result.evictions) or moved > 0
 
     def _requeue_victim(self, victim: WorkloadInfo) -> None:
         local_queue = self.snapshot.local_queues.get(f"{victim.namespace}/{victim.model.queue_name}")
@@ -341,9 +323,9 @@ class Simulation:
         involved: set[str] = set()
         for result in results[first:last]:
             involved.update(e.workload.key for e in result.admitted)
-            for preemption in result.preemptions:
-                involved.update((preemption.victim.key, preemption.preemptor.key))
-        return Livelock((first + 1, last), sorted(involved))
+            for eviction in result.evictions:
+                involved.update((eviction.victim.key, eviction.preemptor.key))
+        return Livelock((first + 1, last), tuple(sorted(involved)))
 
 
 def _memory_key(workload: WorkloadInfo) -> object:
@@ -356,4 +338,3 @@ def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> Si
     return Simulation(snapshot, options or SimulationOptions()).run()
 
 
-__all__ = ["Preemption", "SimulationOptions", "SimulationResult", "WorkloadOutcome", "simulate"]

@@ -22,9 +22,7 @@ from kqctl.k8s.pods import (
 )
 from kqctl.k8s.quantity import MAX_INT64
 from kqctl.kueue.api.config import KueueConfig
-from kqctl.kueue.api.models import Workload
-
-FlavorResource = tuple[str, str]
+from kqctl.kueue.api.models import FlavorResource, Workload
 
 # Kueue sees a workload without creationTimestamp at Go's zero time.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -81,18 +79,22 @@ class PodSetInfo:
         return {name: sat_mul(value // self.count, count) for name, value in self.total.items()}
 
 
-@dataclass
+@dataclass(frozen=True)
 class PodSetAdmission:
+    """One pod set of an admission: the flavor of each resource, the pod set's total usage, its pod count."""
+
     name: str
-    flavors: dict[str, str]  # resource -> flavor
-    usage: Resources  # total for the pod set
+    flavors: Mapping[str, str]  # resource -> flavor
+    usage: Mapping[str, int]  # resource -> total for the pod set
     count: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class Admission:
+    """A quota reservation (REQ-10): the ClusterQueue and its pod sets' assignments."""
+
     cluster_queue: str
-    pod_sets: list[PodSetAdmission]
+    pod_sets: tuple[PodSetAdmission, ...]
 
     def usage(self) -> dict[FlavorResource, int]:
         """REQ-10: usage per (flavor, resource); resources without a flavor hold no quota."""
@@ -138,10 +140,8 @@ class WorkloadInfo:
     cluster_queue: str | None = None
     admission: Admission | None = None
     evicted: bool = False
-    preempted_reason: str | None = None
     reservation_time: datetime | None = None
     scan_memory: ScanMemory | None = None
-    conditions: dict[str, Any] = field(default_factory=dict)
     key: str = field(init=False)
     _pod_sets: list[PodSetInfo] | None = field(default=None, init=False, repr=False)
     _shape: str | None = field(default=None, init=False, repr=False)
@@ -281,7 +281,7 @@ def _admission(workload: Workload, pod_sets: list[PodSetInfo]) -> Admission | No
             usage = {name: (value // count) * after_reclaim for name, value in usage.items()}
             count = after_reclaim
         assignments.append(PodSetAdmission(assignment.name, dict(assignment.flavors), usage, count))
-    return Admission(workload.admission.cluster_queue, assignments)
+    return Admission(workload.admission.cluster_queue, tuple(assignments))
 
 
 def scheduling_shape(info: WorkloadInfo) -> str:

@@ -65,22 +65,8 @@ def _ratio(value: Fraction | None) -> float | None:
     return None if value is None else round(float(value), 4)
 
 
-def _dash(text: str | None) -> str:
-    return "-" if text is None else text
-
-
 def pending_text(node: AuditNode) -> str:
     return ", ".join(f"{d.resource} {human(d.resource, d.amount)}" for d in node.pending) or "-"
-
-
-def status_text(node: AuditNode) -> str:
-    if not node.status:
-        return ""
-    if node.status == "implicit":
-        return "implicit (no Cohort object)"
-    if node.status == "CohortCycle":
-        return "in a cohort cycle"
-    return f"inactive: {node.status}"
 
 
 def _short_status(node: AuditNode) -> str:

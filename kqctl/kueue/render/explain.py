@@ -6,11 +6,22 @@ nothing below the headline contradicts it; json/yaml carry both states (``steady
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
-from kqctl.kueue.engine.explain import Analysis, CohortLevel, Decision, Explanation, FlavorReport, ResourceCheck
-from kqctl.kueue.engine.flavors import NO_FIT, PREEMPT, Assignment
+from kqctl.kueue.engine.explain import (
+    Analysis,
+    AssignmentReport,
+    CohortLevel,
+    Decision,
+    Explanation,
+    FlavorAttempt,
+    FlavorReport,
+    ResourceCheck,
+)
+from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
+from kqctl.kueue.replay.estimate import WaitEstimate
 from kqctl.render.units import human
 
 NO_WRAP_WIDTH = 100_000
@@ -58,8 +69,8 @@ def _reasoning_data(state: Analysis) -> dict[str, Any]:
         "position": {"ahead": [{"workload": a.key, "priority": a.priority, "queuedAt": a.queued_at.isoformat(),
                                 "why": a.why} for a in state.ahead], "blockedBy": state.blocked_by},
         "preemption": {
-            "targets": [{"workload": t.workload.key, "clusterQueue": t.cluster_queue.name, "reason": t.reason}
-                        for t in sorted(state.targets, key=lambda t: t.workload.key)],
+            "targets": [{"workload": t.workload, "clusterQueue": t.cluster_queue, "reason": t.reason}
+                        for t in state.targets],
             "candidates": [{"workload": c.key, "clusterQueue": c.cluster_queue, "priority": c.priority,
                             "verdict": c.verdict} for c in state.candidates],
         },
@@ -67,15 +78,15 @@ def _reasoning_data(state: Analysis) -> dict[str, Any]:
     }
 
 
-def _assignment_data(assignment: Assignment | None, explanation: Explanation) -> dict[str, Any]:
+def _assignment_data(assignment: AssignmentReport | None, explanation: Explanation) -> dict[str, Any]:
     if assignment is None:
         message = explanation.now.queue_problem[1] if explanation.now.queue_problem else ""
         return {"representativeMode": None if explanation.admitted else NO_FIT, "borrowing": 0,
                 "message": message, "noFitReason": None, "podSets": []}
     return {
-        "representativeMode": assignment.representative_mode(),
+        "representativeMode": assignment.mode,
         "borrowing": assignment.borrowing,
-        "message": assignment.message(),
+        "message": assignment.message,
         "noFitReason": assignment.no_fit_reason or None,
         "podSets": [{
             "name": ps.name,
@@ -83,15 +94,15 @@ def _assignment_data(assignment: Assignment | None, explanation: Explanation) ->
             "requests": {r: format_resource_value(r, v) for r, v in sorted(ps.requests.items())},
             "flavors": {r: {"name": c.flavor, "mode": c.mode, "borrow": c.borrow, "triedFlavorIdx": c.tried_index}
                         for r, c in sorted(ps.flavors.items())},
-            "representativeMode": ps.mode(),
-            "message": ps.status.message(),
-            "status": {"reasons": sorted(ps.status.reasons), "message": ps.status.message()},
+            "representativeMode": ps.mode,
+            "message": ps.message,
+            "status": {"reasons": list(ps.reasons), "message": ps.message},
             "flavorAssignmentAttempts": [_attempt_data(a) for a in ps.attempts],
         } for ps in assignment.pod_sets],
     }
 
 
-def _attempt_data(attempt: Any) -> dict[str, Any]:
+def _attempt_data(attempt: FlavorAttempt) -> dict[str, Any]:
     data: dict[str, Any] = {"flavor": attempt.flavor, "mode": attempt.mode, "borrow": attempt.borrow}
     if attempt.possibility is not None:
         data["preemptionPossibility"] = attempt.possibility
@@ -153,12 +164,14 @@ def render_no_workload(kind: str, key: str, reason: str, fmt: str, out: TextIO) 
                   f"  why: {reason}\n")
 
 
-def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, color: str = "auto") -> None:
+def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, color: str = "auto",
+                        estimates: Mapping[str, WaitEstimate] | None = None) -> None:
     """Several explanations (-l): one after another in a table, a list in json/yaml."""
     from kqctl.render.structured import dump_json, dump_yaml
 
+    estimates = estimates or {}
     if fmt in ("json", "yaml"):
-        data = [explanation_data(e) for e in explanations]
+        data = [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations]
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
         return
     if not explanations:
@@ -166,23 +179,41 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
     for index, explanation in enumerate(explanations):
         if index:
             out.write("\n")
-        render_explanation(explanation, fmt, out, color)
+        render_explanation(explanation, fmt, out, color, estimates.get(explanation.key))
 
 
-def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto") -> None:
+def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto",
+                       estimate: WaitEstimate | None = None) -> None:
     from kqctl.render.structured import dump_json, dump_yaml
 
     if fmt == "json":
-        out.write(dump_json(explanation_data(explanation)))
+        out.write(dump_json(with_estimate(explanation_data(explanation), estimate)))
     elif fmt == "yaml":
-        out.write(dump_yaml(explanation_data(explanation)))
+        out.write(dump_yaml(with_estimate(explanation_data(explanation), estimate)))
     elif fmt == "table":
-        _render_tree(explanation, out, color)
+        _render_tree(explanation, out, color, estimate)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: table, json, yaml")
 
 
-def _render_tree(explanation: Explanation, out: TextIO, color: str) -> None:
+def with_estimate(data: dict[str, Any], estimate: WaitEstimate | None) -> dict[str, Any]:
+    """``waitEstimate``: null for a workload that holds quota (or with --no-estimate)."""
+    data["waitEstimate"] = None if estimate is None else {
+        "admittedAfterMs": estimate.admitted_after, "finishedAfterMs": estimate.finished_after,
+        "stateAtEnd": estimate.state, "replayedMs": estimate.replayed, "text": estimate.sentence(),
+        "assumptions": list(estimate.assumptions)}
+    return data
+
+
+def _estimate_branch(tree: Any, estimate: WaitEstimate, escape: Any) -> None:
+    branch = tree.add(f"[bold]Wait estimate[/]: {escape(estimate.sentence())}")
+    branch.add("from a replay of the snapshot: running workloads finish after their runtimes, nothing new "
+               "arrives, Kueue's cycles admit what then fits")
+    for note in estimate.assumptions:
+        branch.add(f"assumed: {escape(note)}")
+
+
+def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: WaitEstimate | None = None) -> None:
     from rich.markup import escape
     from rich.tree import Tree
 
@@ -198,6 +229,8 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str) -> None:
     _decision_branch(tree, "Steady state", steady, escape)
     if following is not None and (steady is None or following.state != steady.state):
         _decision_branch(tree, "Next cycle (before the steady state)", following, escape, details=False)
+    if estimate is not None:
+        _estimate_branch(tree, estimate, escape)
     analysis = explanation.steady
     if analysis is not None:
         _analysis_branches(tree, analysis, explanation, escape)
@@ -220,8 +253,8 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
         _assignment_branch(tree, analysis, escape)
     if analysis.targets or analysis.candidates:
         branch = tree.add("Preemption")
-        for target in sorted(analysis.targets, key=lambda t: t.workload.key):
-            branch.add(f"[red]victim[/] {escape(target.workload.key)} ({escape(target.reason)})")
+        for target in analysis.targets:
+            branch.add(f"[red]victim[/] {escape(target.workload)} ({escape(target.reason)})")
         for candidate in analysis.candidates:
             branch.add(f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
                        f" {candidate.priority}: {escape(candidate.verdict)}")
@@ -282,7 +315,7 @@ def _mode_text(mode: str | None, analysis: Analysis) -> str:
 def _assignment_branch(tree: Any, analysis: Analysis, escape: Any) -> None:
     assignment = analysis.assignment
     assert assignment is not None
-    mode = _mode_text(assignment.representative_mode(), analysis)
+    mode = _mode_text(assignment.mode, analysis)
     heading = f"Flavor assignment in the steady state: [bold]{escape(mode)}[/]"
     if assignment.borrowing:
         heading += f", borrowing level {assignment.borrowing}"

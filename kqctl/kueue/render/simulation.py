@@ -8,12 +8,8 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
-from kqctl.kueue.engine import outcomes
-from kqctl.kueue.engine.lending import lent_by_cluster_queue
-from kqctl.kueue.engine.outcomes import ADMITTED, INADMISSIBLE, PENDING, PREEMPTED, RESERVED, WAITING
-from kqctl.kueue.engine.quota import FlavorResource
-from kqctl.kueue.engine.simulation import SimulationResult, WorkloadOutcome
-from kqctl.kueue.engine.workloads import Admission, WorkloadInfo
+from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
+from kqctl.kueue.engine.workloads import Admission
 from kqctl.render.columns import Column, Table, TableOptions
 from kqctl.render.units import human
 
@@ -33,31 +29,24 @@ def admission_data(admission: Admission) -> dict[str, Any]:
     }
 
 
-def decision(outcome: WorkloadOutcome, result: SimulationResult) -> str:
-    return outcomes.decision(outcome, result.queues, result.cache)
-
-
-def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] | None = None) -> dict[str, Any]:
+def contract(result: SimulationResult, keep: Callable[[WorkloadResult], bool] | None = None) -> dict[str, Any]:
     """The keys the conformance cases compare, plus per-workload details (only workloads ``keep`` accepts)."""
     admitted: dict[str, Any] = {}
     held_inactive: list[str] = []
     newly: list[str] = []
     preempted: list[str] = []
-    shown = {key for key, o in result.outcomes.items() if keep is None or keep(o)}
-    for key, outcome in sorted(result.outcomes.items()):
+    shown = {key for key, w in result.workloads.items() if keep is None or keep(w)}
+    for key, workload in sorted(result.workloads.items()):
         if key not in shown:
             continue
-        workload = outcome.workload
-        if workload.admission is not None and outcomes.in_inactive_cluster_queue(workload, result.cache):
+        if workload.admission is not None and workload.in_inactive_cluster_queue:
             held_inactive.append(key)  # XO-1: outside Kueue's scheduling snapshot, so not in `admitted`
         elif workload.admission is not None:
             admitted[key] = admission_data(workload.admission)
-            if outcome.admitted_in is not None:
+            if workload.admitted_in is not None:
                 newly.append(key)
-        if outcome.preempted_in is not None:
+        if workload.preempted_in is not None:
             preempted.append(key)
-    pending = _queued(result, shown, inadmissible=False)
-    inadmissible = _queued(result, shown, inadmissible=True)
     return {
         "cycles": result.cycles,
         "stopReason": result.stop_reason,
@@ -66,128 +55,57 @@ def contract(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool] |
         "admittedInInactiveClusterQueues": held_inactive,
         "newlyAdmitted": newly,
         "preempted": preempted,
-        "pending": pending,
-        "inadmissible": inadmissible,
+        "pending": _queued(result, shown, inadmissible=False),
+        "inadmissible": _queued(result, shown, inadmissible=True),
         "clusterQueues": cluster_queue_usage(result),
-        "workloads": {key: workload_details(o, result) for key, o in sorted(result.outcomes.items()) if key in shown},
+        "workloads": {key: workload_details(w) for key, w in sorted(result.workloads.items()) if key in shown},
         "livelock": None if result.livelock is None else {
-            "cycles": list(result.livelock.cycles), "workloads": result.livelock.workloads},
-        "warnings": result.warnings,
+            "cycles": list(result.livelock.cycles), "workloads": list(result.livelock.workloads)},
+        "warnings": list(result.warnings),
     }
 
 
 def cluster_queue_usage(result: SimulationResult) -> dict[str, dict[str, dict[str, str]]]:
     """Per ClusterQueue and flavor/resource: nominal, used, borrowed and lent (see engine.lending)."""
-    lent = lent_by_cluster_queue(result.cache)
     usage: dict[str, dict[str, dict[str, str]]] = {}
-    for name, state in sorted(result.cache.cluster_queues.items()):
+    for name, queue in result.cluster_queues.items():
         usage[name] = {}
-        for (flavor, resource), limits in sorted(state.node.quotas.items()):
-            used = state.usage((flavor, resource))
-            amounts = {"nominal": limits.nominal, "used": used, "borrowed": max(0, used - limits.nominal),
-                       "lent": lent.get(name, {}).get((flavor, resource), 0)}
-            usage[name][f"{flavor}/{resource}"] = {key: format_resource_value(resource, value, quota_side=True)
-                                                   for key, value in amounts.items()}
+        for quota in queue.quotas:
+            amounts = {"nominal": quota.nominal, "used": quota.used, "borrowed": quota.borrowed, "lent": quota.lent}
+            usage[name][f"{quota.flavor}/{quota.resource}"] = {
+                key: format_resource_value(quota.resource, value, quota_side=True) for key, value in amounts.items()}
     return usage
 
 
 def _queued(result: SimulationResult, shown: set[str], inadmissible: bool) -> dict[str, list[str]]:
     queued: dict[str, list[str]] = {}
-    for name, queue in sorted(result.queues.items()):
-        keys = sorted(k for k in (queue.inadmissible if inadmissible else queue.active) if k in shown)
+    for name, queue in result.cluster_queues.items():
+        keys = [k for k in (queue.inadmissible if inadmissible else queue.pending) if k in shown]
         if keys:
             queued[name] = keys
     return queued
 
 
-# Stable decision tokens of the json/yaml contract; ``decisionText`` carries the words shown in tables.
-DECISION_TOKENS = {
-    outcomes.HELD_INACTIVE: "AdmittedInInactiveClusterQueue",
-    ADMITTED: "Admitted",
-    RESERVED: "QuotaReserved",
-    PREEMPTED: "Preempted",
-    WAITING: "WaitingForPreemption",
-    PENDING: "Pending",
-    INADMISSIBLE: "Inadmissible",
-    outcomes.NOT_QUEUED: "NotQueued",
-}
-
-
-def decision_token(text: str) -> str:
-    """The stable token of a decision's display text (``Preempted (pending)`` -> ``Preempted``)."""
-    for prefix, token in DECISION_TOKENS.items():  # HELD_INACTIVE first: it starts with "Admitted"
-        if text.startswith(prefix):
-            return token
-    raise ValueError(f"decision {text!r} has no token")
-
-
-def workload_details(outcome: WorkloadOutcome, result: SimulationResult) -> dict[str, Any]:
+def workload_details(workload: WorkloadResult) -> dict[str, Any]:
     """One workload's entry; every entry has the same keys (null or empty where they do not apply)."""
-    entry = outcome.last_entry
-    workload = outcome.workload
-    decided = decision(outcome, result)
-    details: dict[str, Any] = {
-        "decision": decision_token(decided),
-        "decisionText": decision_text(outcome, decided),
-        "localQueue": outcome.local_queue,
-        "clusterQueue": outcome.cluster_queue,
+    return {
+        "decision": workload.decision,
+        "decisionText": workload.decision_text,
+        "localQueue": workload.local_queue,
+        "clusterQueue": workload.cluster_queue,
         "priority": workload.priority,
-        "admittedInCycle": outcome.admitted_in,
-        "preemptedInCycle": outcome.preempted_in,
-        "preemptedBy": outcome.preempted_by,
-        "preemptionReason": outcome.preemption_reason,
-        "victims": sorted(set(outcome.victims)),
-        "reason": entry.reason if entry is not None else outcome.queue_reason,
-        "message": entry.message if entry is not None else outcome.queue_message,
+        "admittedInCycle": workload.admitted_in,
+        "preemptedInCycle": workload.preempted_in,
+        "preemptedBy": workload.preempted_by,
+        "preemptionReason": workload.preemption_reason,
+        "victims": list(workload.victims),
+        "reason": workload.reason,
+        "message": workload.message,
+        "preemptionMessage": workload.preemption_message,
+        "admission": admission_data(workload.admission) if workload.admission is not None else None,
+        "borrowed": {f"{flavor}/{resource}": format_resource_value(resource, amount)
+                     for (flavor, resource), amount in workload.borrowed.items()},
     }
-    if workload.admission is None and outcome.preempted_in is not None and entry is not None \
-            and entry.reason == "QuotaReserved":
-        # Admitted in its last cycle as a head, then preempted: the preemption is the news.
-        details["reason"], details["message"] = "Preempted", outcome.preemption_message
-    details["preemptionMessage"] = outcome.preemption_message or None
-    admitted = workload.admission is not None
-    details["admission"] = admission_data(workload.admission) if workload.admission is not None else None
-    details["borrowed"] = borrowed(outcome, result) if admitted else {}
-    return details
-
-
-def borrowed(outcome: WorkloadOutcome, result: SimulationResult) -> dict[str, str]:
-    """The part of a ClusterQueue's borrowing (Q-7) charged to this workload, per flavor/resource.
-
-    Kueue tracks borrowing per ClusterQueue only. kqctl charges it to the workloads whose admission
-    went above nominal: the most recently admitted first, as they are the ones that borrowed.
-    """
-    return {f"{flavor}/{resource}": format_resource_value(resource, share)
-            for (flavor, resource), share in sorted(borrowed_amounts(outcome, result).items())}
-
-
-def borrowed_amounts(outcome: WorkloadOutcome, result: SimulationResult) -> dict[FlavorResource, int]:
-    """:func:`borrowed` as exact integers per (flavor, resource)."""
-    workload = outcome.workload
-    assert workload.admission is not None
-    state = result.cache.cluster_queues.get(workload.admission.cluster_queue)
-    if state is None:
-        return {}
-    holders = sorted(state.workloads.values(), key=lambda w: _admission_order(w, result), reverse=True)
-    amounts: dict[FlavorResource, int] = {}
-    for fr in sorted(workload.usage()):
-        over = state.usage(fr) - state.nominal(fr)
-        for holder in holders:
-            if over <= 0:
-                break
-            share = min(holder.usage().get(fr, 0), over)
-            if holder is workload and share > 0:
-                amounts[fr] = share
-            over -= share
-    return amounts
-
-
-def _admission_order(workload: WorkloadInfo, result: SimulationResult) -> tuple[int, float, str]:
-    """Admitted by the simulation (later cycles later) after anything admitted in the snapshot."""
-    outcome = result.outcomes.get(workload.key)
-    cycle = outcome.admitted_in if outcome is not None and outcome.admitted_in is not None else 0
-    reserved = workload.reservation_time
-    return (cycle, reserved.timestamp() if reserved is not None else float("-inf"), workload.key)
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
@@ -205,31 +123,30 @@ def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace
         data = contract(result, keep)
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
     elif fmt == "name":
-        for _, outcome in sorted(result.outcomes.items()):
-            if keep(outcome):
-                out.write(f"workload.kueue.x-k8s.io/{outcome.workload.model.name}\n")
+        for workload in result.workloads.values():
+            if keep(workload):
+                out.write(f"workload.kueue.x-k8s.io/{workload.name}\n")
     elif fmt in ("table", "wide"):
         render_tables(result, out, keep, replace(view, wide=view.wide or fmt == "wide"))
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, name, json, yaml")
 
 
-def workload_filter(namespace: str | None, selector: str | None) -> Callable[[WorkloadOutcome], bool]:
+def workload_filter(namespace: str | None, selector: str | None) -> Callable[[WorkloadResult], bool]:
     """-n and -l as kubectl applies them, to the workloads shown."""
     from kqctl.k8s.selectors import parse_label_selector, selector_matches
 
     parsed = parse_label_selector(selector) if selector else None
 
-    def keep(outcome: WorkloadOutcome) -> bool:
-        model = outcome.workload.model
-        if namespace is not None and model.namespace != namespace:
+    def keep(workload: WorkloadResult) -> bool:
+        if namespace is not None and workload.namespace != namespace:
             return False
-        return parsed is None or selector_matches(parsed, dict(model.labels))
+        return parsed is None or selector_matches(parsed, dict(workload.labels))
 
     return keep
 
 
-def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[WorkloadOutcome], bool],
+def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[WorkloadResult], bool],
                   view: TableOptions) -> None:
     """Two kubectl-style tables (ClusterQueues, then workloads), Kueue's reasons, and a summary line."""
     from kqctl.render.columns import rich_painter, sort_rows
@@ -249,7 +166,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
     kept = _write_table(out, workloads, view, paint, "workloads")
     _write_reasons(out, result, [row[0] for row in workloads.rows[:kept]], paint)  # column 0: the key
     out.write("\n" + _summary_line(result) + "\n")
-    if any(state.model.cohort for state in result.cache.cluster_queues.values()):
+    if any(queue.cohort for queue in result.cluster_queues.values()):
         out.write(LENT_NOTE + "\n")
     if result.livelock is not None:
         out.write(f"Livelock in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
@@ -265,7 +182,7 @@ _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "adm
 
 
 def _summary_line(result: SimulationResult) -> str:
-    tokens = [decision_token(decision(o, result)) for o in result.outcomes.values()]
+    tokens = [workload.decision for workload in result.workloads.values()]
     parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "200-cycle limit",
             "livelock": "livelock"}[result.stop_reason]
@@ -307,23 +224,20 @@ _QUEUE_COLUMNS = (
 def queue_table(result: SimulationResult) -> Table:
     """One row per ClusterQueue, flavor and resource; every row names its ClusterQueue (grep-able)."""
     table = Table(_QUEUE_COLUMNS)
-    lent = lent_by_cluster_queue(result.cache)
-    for name, state in sorted(result.cache.cluster_queues.items()):
-        queue = result.queues.get(name)
-        pending = str(len(queue) if queue is not None else 0)
-        cohort = state.model.cohort or "-"
-        status = "Active" if state.active else f"Inactive: {state.inactive_reason}"
-        status_style = None if state.active else "red"
-        if not state.node.quotas:
+    for name, queue in result.cluster_queues.items():
+        pending = str(queue.queued)
+        cohort = queue.cohort or "-"
+        status = "Active" if queue.active else f"Inactive: {queue.inactive_reason}"
+        status_style = None if queue.active else "red"
+        if not queue.quotas:
             table.add([name, cohort, "-", "-", "-", "-", "-", "-", "-", "-", pending, status],
                       [None] * 11 + [status_style])
-        for (flavor, resource), limits in sorted(state.node.quotas.items()):
-            fr = (flavor, resource)
-            used = state.usage(fr)
-            table.add([name, cohort, flavor, resource, human(resource, limits.nominal),
-                       human(resource, limits.borrowing_limit), human(resource, limits.lending_limit),
-                       human(resource, used), human(resource, max(0, used - limits.nominal)),
-                       human(resource, lent.get(name, {}).get(fr, 0)), pending, status],
+        for quota in queue.quotas:
+            resource = quota.resource
+            table.add([name, cohort, quota.flavor, resource, human(resource, quota.nominal),
+                       human(resource, quota.borrowing_limit), human(resource, quota.lending_limit),
+                       human(resource, quota.used), human(resource, quota.borrowed), human(resource, quota.lent),
+                       pending, status],
                       [None] * 11 + [status_style])
     return table
 
@@ -337,58 +251,41 @@ _WORKLOAD_COLUMNS = (
 )
 
 
-def workload_table(result: SimulationResult, keep: Callable[[WorkloadOutcome], bool]) -> Table:
+def workload_table(result: SimulationResult, keep: Callable[[WorkloadResult], bool]) -> Table:
     """One row per workload (its key first), admitted first."""
     table = Table(_WORKLOAD_COLUMNS)
-    for key, outcome in sorted(result.outcomes.items(), key=lambda kv: _row_order(kv[1], result)):
-        if not keep(outcome):
+    for key, workload in sorted(result.workloads.items(), key=lambda kv: _row_order(kv[1])):
+        if not keep(workload):
             continue
-        details = workload_details(outcome, result)
-        cycle = outcome.admitted_in or outcome.preempted_in
-        text = details["decisionText"]
-        row = [key, outcome.local_queue.split("/", 1)[1] if outcome.local_queue else "-",
-               outcome.cluster_queue or "-", str(outcome.workload.priority),
-               str(cycle) if cycle is not None else "-", text, _flavors_text(outcome),
-               _borrowed_text(outcome, result), _preemption_text(details), ", ".join(details["victims"]) or "-",
-               details["preemptionReason"] or "-", _reason_token(details)]
-        table.add(row, [None] * 5 + [_decision_style(text)] + [None] * 6)
+        cycle = workload.admitted_in or workload.preempted_in
+        row = [key, workload.local_queue.split("/", 1)[1] if workload.local_queue else "-",
+               workload.cluster_queue or "-", str(workload.priority),
+               str(cycle) if cycle is not None else "-", workload.decision_text, _flavors_text(workload),
+               _borrowed_text(workload), _preemption_text(workload), ", ".join(workload.victims) or "-",
+               workload.preemption_reason or "-", _reason_token(workload)]
+        table.add(row, [None] * 5 + [_DECISION_STYLES.get(workload.decision)] + [None] * 6)
     return table
 
 
-def _borrowed_text(outcome: WorkloadOutcome, result: SimulationResult) -> str:
-    if outcome.workload.admission is None:
-        return "-"
-    amounts = borrowed_amounts(outcome, result)
-    return ", ".join(f"{resource} {human(resource, value)}" for (_, resource), value in sorted(amounts.items())) \
+def _borrowed_text(workload: WorkloadResult) -> str:
+    return ", ".join(f"{resource} {human(resource, value)}" for (_, resource), value in workload.borrowed.items()) \
         or "-"
 
 
-def decision_text(outcome: WorkloadOutcome, decided: str) -> str:
-    """The decision as shown: partial admission says how many pods got in, e.g. ``Admitted (4/8 pods)``."""
-    admission = outcome.workload.admission
-    if decided != ADMITTED or admission is None:
-        return decided
-    wanted = sum(ps.spec_count for ps in outcome.workload.pod_sets)
-    got = sum(ps.count for ps in admission.pod_sets)
-    return f"{ADMITTED} ({got}/{wanted} pods)" if got < wanted else decided
+# Table order and colour by decision token; a decision not listed sorts last, uncoloured.
+_DECISION_ORDER = {"Admitted": 0, "AdmittedInInactiveClusterQueue": 0, "QuotaReserved": 1, "WaitingForPreemption": 2,
+                   "Preempted": 3, "Pending": 4}
+_DECISION_STYLES = {"Admitted": "green", "AdmittedInInactiveClusterQueue": "green", "QuotaReserved": "cyan",
+                    "Preempted": "red", "WaitingForPreemption": "yellow", "Inadmissible": "magenta"}
 
 
-_DECISION_ORDER = {ADMITTED: 0, RESERVED: 1, WAITING: 2, PREEMPTED: 3, PENDING: 4, INADMISSIBLE: 5}
+def _row_order(workload: WorkloadResult) -> tuple[int, str, str]:
+    return _DECISION_ORDER.get(workload.decision, 5), workload.cluster_queue or "", workload.key
 
 
-def _row_order(outcome: WorkloadOutcome, result: SimulationResult) -> tuple[int, str, str]:
-    state = decision(outcome, result).split(" (")[0]
-    return _DECISION_ORDER.get(state, 5), outcome.cluster_queue or "", outcome.workload.key
-
-
-def _decision_style(state: str) -> str | None:
-    return {ADMITTED: "green", RESERVED: "cyan", PREEMPTED: "red", WAITING: "yellow",
-            INADMISSIBLE: "magenta"}.get(state.split(" (")[0])
-
-
-def _flavors_text(outcome: WorkloadOutcome) -> str:
+def _flavors_text(workload: WorkloadResult) -> str:
     """``spot (cpu, memory)``: resources grouped by the flavor they got, per pod set."""
-    admission = outcome.workload.admission
+    admission = workload.admission
     if admission is None:
         return "-"
     parts = []
@@ -403,20 +300,20 @@ def _flavors_text(outcome: WorkloadOutcome) -> str:
     return "; ".join(parts) or "-"
 
 
-def _preemption_text(details: dict[str, Any]) -> str:
+def _preemption_text(workload: WorkloadResult) -> str:
     """Short enough for 80 columns: who the victims are is in -o wide (VICTIMS) and -o json."""
-    victims = details["victims"]
+    victims = workload.victims
     if victims:
         return f"preempts {victims[0]}" if len(victims) == 1 else f"preempts {len(victims)}"
-    if details["preemptedBy"]:
-        return f"by {details['preemptedBy']}"
+    if workload.preempted_by:
+        return f"by {workload.preempted_by}"
     return "-"
 
 
-def _reason_token(details: dict[str, Any]) -> str:
-    if details["decision"] == "Admitted":
+def _reason_token(workload: WorkloadResult) -> str:
+    if workload.decision == "Admitted":
         return "-"
-    return details.get("reason") or "-"
+    return workload.reason or "-"
 
 
 def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
@@ -424,12 +321,11 @@ def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
     """Kueue's full message for every shown workload that did not get in, below the table."""
     lines = []
     for key in keys:
-        outcome = result.outcomes[key]
-        if outcome.workload.admission is not None:
+        workload = result.workloads[key]
+        if workload.admission is not None:
             continue
-        message = workload_details(outcome, result).get("message")
-        if message:
+        if workload.message:
             name = paint(key, "bold") if paint is not None else key
-            lines.append(f"  {name}: {message}")
+            lines.append(f"  {name}: {workload.message}")
     if lines:
         out.write("\nWhy not admitted:\n" + "\n".join(lines) + "\n")

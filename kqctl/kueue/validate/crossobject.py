@@ -13,14 +13,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kqctl.findings import Finding, Severity, error, info, warning
+from kqctl.k8s.kinds import KindInfo
 from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
 from kqctl.load.documents import Document
 from kqctl.load.objects import LoadedObject
+from kqctl.origin import FieldPath, Origin
 
 if TYPE_CHECKING:
-    from kqctl.kueue.api.models import ClusterQueue
-    from kqctl.kueue.engine.cache import QuotaCache
+    from kqctl.kueue.api.models import ClusterQueue, ResourceGroup
+    from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 
 Located = tuple[LoadedObject, Finding]
 T = TypeVar("T")
@@ -33,11 +35,19 @@ class World:
     closed: bool
     objects: list[tuple[LoadedObject, dict[str, Any]]]
     by_kind: dict[str, list[tuple[LoadedObject, dict[str, Any]]]] = dataclasses.field(default_factory=dict)
+    _quota: tuple[tuple[QuotaCache, dict[str, LoadedObject]] | None] | None = dataclasses.field(
+        default=None, init=False, repr=False)  # quota_cache(), once built
 
     def __post_init__(self) -> None:
         # Some thirty checks each ask for one kind: index once instead of scanning 50,000 objects each time.
         for obj, body in self.objects:
             self.by_kind.setdefault(_kind(obj), []).append((obj, body))
+
+    def quota_cache(self) -> tuple[QuotaCache, dict[str, LoadedObject]] | None:
+        """The engine's quota tree over the inputs (built once: two checks read it, neither changes it)."""
+        if self._quota is None:
+            self._quota = (_quota_cache(self),)
+        return self._quota[0]
 
     def of_kind(self, kind: str) -> list[tuple[LoadedObject, dict[str, Any]]]:
         return self.by_kind.get(kind, [])
@@ -70,7 +80,10 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool = False)
 def _v1beta2(obj: LoadedObject) -> dict[str, Any]:
     if obj.info is None or obj.info.group != KUEUE_GROUP:
         return obj.body  # type: ignore[no-any-return]
-    from kqctl.kueue.api.versions import to_v1beta2
+    from kqctl.kueue.api.versions import KUEUE_KINDS, V1BETA2, to_v1beta2
+
+    if obj.version == V1BETA2 and obj.kind in KUEUE_KINDS:
+        return obj.body  # type: ignore[no-any-return]  # what to_v1beta2(copy_hub=False) returns, sooner
 
     return to_v1beta2(obj.body, copy_hub=False).body
 
@@ -405,7 +418,7 @@ def check_quota_reachability(world: World) -> Iterator[Located]:
     from kqctl.k8s.quantity import format_resource_value
     from kqctl.kueue.engine.quota import lendable_from_tree, potential
 
-    built = _quota_cache(world)
+    built = world.quota_cache()
     if built is None:
         return
     cache, located = built
@@ -433,31 +446,55 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
     from kqctl.k8s.quantity import format_resource_value
     from kqctl.kueue.engine.quota import potential
 
-    built = _quota_cache(world)
+    built = world.quota_cache()
     if built is None:
         return
     cache, _ = built
     local_queues = {(obj.namespace, obj.name): body for obj, body in world.of_kind("LocalQueue")}
+    # Per (ClusterQueue, resource), the same for every workload: the group covering the resource (None:
+    # uncovered) and the most any of its flavors can ever provide (None: a group without flavors).
+    verdicts: dict[tuple[str, str], tuple[ResourceGroup | None, int | None]] = {}
+
+    def verdict(state: ClusterQueueState, resource: str) -> tuple[ResourceGroup | None, int | None]:
+        group = state.group_for(resource)
+        if group is None or not group.flavors:
+            return group, None
+        return group, max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
+
+    # The ClusterQueue behind each (namespace, queueName): thousands of workloads share a few queues.
+    targets: dict[tuple[str | None, str], ClusterQueueState | None] = {}
+
+    def target_of(namespace: str | None, queue_name: str) -> ClusterQueueState | None:
+        queue = local_queues.get((namespace, queue_name))
+        target = _spec(queue).get("clusterQueue") if queue is not None else None
+        return cache.cluster_queues.get(target) if isinstance(target, str) else None
+
     for obj, body in world.of_kind("Workload"):
         spec = _spec(body)
         queue_name = spec.get("queueName")
-        queue = local_queues.get((obj.namespace, queue_name)) if isinstance(queue_name, str) else None
-        target = _spec(queue).get("clusterQueue") if queue is not None else None
-        state = cache.cluster_queues.get(target) if isinstance(target, str) else None
+        if not isinstance(queue_name, str):
+            continue
+        namespace = obj.namespace
+        state = targets.get((namespace, queue_name), _UNSEEN)
+        if state is _UNSEEN:
+            state = targets[(namespace, queue_name)] = target_of(namespace, queue_name)
         if state is None:
             continue
+        computed = obj.pod_requests if isinstance(obj, TrimmedWorkload) else None
         for i, pod_set in enumerate(_items(spec.get("podSets"))):
             if not isinstance(pod_set, dict):
                 continue
-            pod_spec = _dict(_dict(pod_set.get("template")).get("spec"))
             # REQ-13: a pod set that may shrink to minCount only has to fit at that size.
             smallest = pod_set.get("minCount", pod_set.get("count", 1))
             count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
-            for resource, per_pod in sorted(spec_requests(pod_spec).items()):
+            requests = computed[i] if computed is not None else spec_requests(_pod_spec(pod_set))
+            for resource, per_pod in sorted(requests.items()):
                 total = per_pod * count
                 if total <= 0:
                     continue
-                group = state.group_for(resource)
+                known = verdicts.get((state.name, resource))
+                group, best = known if known is not None else verdicts.setdefault(
+                    (state.name, resource), verdict(state, resource))
                 path = ("spec", "podSets", i)
                 if group is None:
                     yield obj, world.missing(
@@ -466,9 +503,8 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         f" not cover: the workload can never be admitted (\"resource {resource} unavailable in"
                         " ClusterQueue\")", f"add {resource} to a resource group of ClusterQueue {state.name}")
                     continue
-                if not group.flavors:
+                if best is None:
                     continue  # a resource group without flavors is the schema's finding (minItems), not ours
-                best = max(potential(state.node, (flavor, resource)) for flavor in group.flavors)
                 if total > best:
                     yield obj, world.missing(
                         "XO-WL-NEVER-FITS", path,
@@ -478,38 +514,130 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         "raise nominalQuota or borrowingLimit, or shrink the pod set")
 
 
+_UNSEEN: Any = object()
+
 CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit, check_admission_check_parameters,
           check_multikueue_clusters)
 
 
+@dataclass
+class TrimmedWorkload(LoadedObject):
+    """A Workload as light as the checks need it, with the per-pod requests of each entry of
+    ``spec.podSets`` (REQ-6) already computed where it was read, in a worker; None: compute them."""
+
+    pod_requests: list[dict[str, int]] | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Workers send tens of thousands of these: a tuple of the fields pickles in half the time of
+        # the dataclasses' state dicts (the placeholder document is made again on arrival).
+        return (_trimmed_workload, (self.origin, self.prefix, self.body, self.info, self.findings, self.pod_requests))
+
+
+def _trimmed_workload(origin: Origin, prefix: FieldPath, body: Any, info: KindInfo | None,
+                      findings: list[Finding], pod_requests: list[dict[str, int]] | None) -> TrimmedWorkload:
+    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_requests)
+
+
 def trimmed(obj: LoadedObject) -> LoadedObject:
     """A copy light enough to send between processes, with what the cross-object checks read
-    (a Workload only needs its queue and priority references and its pod sets' requests here)."""
+    (a Workload only needs its name, namespace, queue and priority references and its pod sets'
+    names, counts and requests here)."""
     body = obj.body
-    if obj.kind == "Workload":
-        spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
-        meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
-        body = {
-            "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
-            "metadata": {k: meta[k] for k in ("name", "namespace", "labels") if k in meta},
-            "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
-                                             "priorityClassSource") if k in spec},
-                     "podSets": [_trimmed_pod_set(ps) for ps in spec.get("podSets") or [] if isinstance(ps, dict)]},
-        }
-    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+    if obj.kind != "Workload":
+        return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, body, obj.info)
+    spec = body.get("spec") if isinstance(body.get("spec"), dict) else {}
+    meta = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    pod_sets = spec.get("podSets")
+    entries = pod_sets if isinstance(pod_sets, list) else []
+    light = {
+        "apiVersion": body.get("apiVersion"), "kind": body.get("kind"),
+        "metadata": {k: meta[k] for k in ("name", "namespace") if k in meta},
+        "spec": {**{k: spec[k] for k in ("queueName", "priorityClassRef", "priorityClassName",
+                                         "priorityClassSource") if k in spec},
+                 # Every entry keeps its place, so that findings name the same spec.podSets index.
+                 "podSets": [_trimmed_pod_set(ps) if isinstance(ps, dict) else ps for ps in entries]},
+    }
+    return TrimmedWorkload(obj.origin, Document(obj.origin, None), obj.prefix, light, obj.info,
+                           pod_requests=_pod_requests(entries))
 
 
 def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
-    """Only what the pod's requests are computed from (REQ-6)."""
-    template = pod_set.get("template")
-    raw_spec = template.get("spec") if isinstance(template, dict) else None
-    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
-    containers = {key: [_resources_only(c) for c in spec.get(key) or [] if isinstance(c, dict)]
-                  for key in ("containers", "initContainers")}
-    rest = {key: spec[key] for key in ("overhead", "resources") if key in spec}
-    kept: dict[str, Any] = {key: pod_set[key] for key in ("name", "count") if key in pod_set}
-    return {**kept, "template": {"spec": {**containers, **rest}}}
+    """What the checks read besides the requests: the name and the counts (REQ-13: minCount)."""
+    return {key: pod_set[key] for key in ("name", "count", "minCount") if key in pod_set}
 
 
-def _resources_only(container: dict[str, Any]) -> dict[str, Any]:
-    return {key: container[key] for key in ("resources", "restartPolicy") if key in container}
+def _pod_requests(pod_sets: list[Any]) -> list[dict[str, int]] | None:
+    """Per-pod requests of each pod set, as check_workloads_can_fit computes them (read-only: pod sets
+    with the same resources share one dict)."""
+    try:
+        return [_requests_of(_pod_spec(ps)) if isinstance(ps, dict) else {} for ps in pod_sets]
+    except Exception:  # noqa: BLE001  # then the check computes them itself, and fails as it would have
+        return None
+
+
+# REQ-6 requests of pod specs seen before, by everything spec_requests reads from them, when all of it
+# is plain text: a cluster's workloads repeat a few resource shapes. Anything else is computed anew.
+_REQUESTS_SEEN: dict[tuple[Any, ...], dict[str, int]] = {}
+_REQUESTS_KEPT = 10_000
+_NOT_PLAIN = object()
+
+
+def _requests_of(pod_spec: dict[str, Any]) -> dict[str, int]:
+    from kqctl.k8s.pods import spec_requests
+
+    key = _requests_key(pod_spec)
+    if key is None:
+        return spec_requests(pod_spec)
+    known = _REQUESTS_SEEN.get(key)
+    if known is None:
+        if len(_REQUESTS_SEEN) >= _REQUESTS_KEPT:
+            _REQUESTS_SEEN.clear()
+        known = _REQUESTS_SEEN[key] = spec_requests(pod_spec)
+    return known
+
+
+def _requests_key(pod_spec: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What REQ-6 reads from a pod spec (containers' and init containers' requests, limits and restart
+    policy, pod-level resources, overhead), or None when any of it is not plain strings in dicts and lists."""
+    key = (_containers_key(pod_spec.get("initContainers")), _containers_key(pod_spec.get("containers")),
+           _resources_key(pod_spec.get("resources")), _text_items(pod_spec.get("overhead")))
+    return None if _NOT_PLAIN in key else key
+
+
+def _containers_key(containers: Any) -> Any:
+    if containers is None:
+        return None
+    if type(containers) is not list:
+        return _NOT_PLAIN
+    entries = []
+    for container in containers:
+        if type(container) is not dict:
+            return _NOT_PLAIN
+        policy = container.get("restartPolicy")
+        resources = _resources_key(container.get("resources"))
+        if resources is _NOT_PLAIN or (policy is not None and type(policy) is not str):
+            return _NOT_PLAIN
+        entries.append((policy, resources))
+    return tuple(entries)
+
+
+def _resources_key(resources: Any) -> Any:
+    if resources is None:
+        return None
+    if type(resources) is not dict:
+        return _NOT_PLAIN
+    requests, limits = _text_items(resources.get("requests")), _text_items(resources.get("limits"))
+    return _NOT_PLAIN if requests is _NOT_PLAIN or limits is _NOT_PLAIN else (requests, limits)
+
+
+def _text_items(quantities: Any) -> Any:
+    if quantities is None:
+        return None
+    if type(quantities) is not dict:
+        return _NOT_PLAIN
+    items = tuple(quantities.items())
+    return items if all(type(k) is str and type(v) is str for k, v in items) else _NOT_PLAIN
+
+
+def _pod_spec(pod_set: dict[str, Any]) -> dict[str, Any]:
+    return _dict(_dict(pod_set.get("template")).get("spec"))

@@ -10,7 +10,7 @@ from kqctl.k8s.kinds import split_api_version
 from kqctl.kueue.kinds import CONFIG_GROUP, GROUP
 from kqctl.kueue.validate import crossobject
 from kqctl.kueue.validate.rules import run_rules, webhook_rules_for
-from kqctl.kueue.validate.webhook_defaults import RULE_DECODE
+from kqctl.kueue.validate.webhook_defaults import RULE_DECODE, apply_mutating_webhooks
 from kqctl.load.objects import LoadedObject
 from kqctl.validate.profile import LegacyConversion, ValidationProfile
 
@@ -24,11 +24,11 @@ _V1BETA1_FIELD_NAMES = {"cohortName": "cohort"}
 
 def legacy(obj: LoadedObject) -> LegacyConversion | None:
     """LEG-*: alpha objects are validated as the v1beta2 objects they convert to."""
-    from kqctl.kueue.api.versions import to_v1beta2
-
     group, version = split_api_version(obj.api_version)
     if group != GROUP or version not in _LEGACY_VERSIONS:
         return None
+    from kqctl.kueue.api.versions import to_v1beta2
+
     conversion = to_v1beta2(obj.body)
     findings = [Finding(i.rule_id, Severity(i.severity), i.path, i.message) for i in conversion.issues]
     return LegacyConversion(conversion.body, findings, _unserved_legacy(obj))
@@ -50,8 +50,6 @@ def _convert_input(file: str) -> str:
 def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Finding]] | None:
     """DEF-3: Kueue's mutating webhooks decode, default and re-encode ClusterQueues, ResourceFlavors and
     Workloads."""
-    from kqctl.kueue.validate.webhook_defaults import apply_mutating_webhooks
-
     group, _ = split_api_version(str(body.get("apiVersion", "")))
     if group != GROUP or kind not in _MUTATED_KINDS:
         return None
@@ -60,13 +58,13 @@ def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Findin
 
 def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
     """Kueue's validating webhooks judge the v1beta2 form (a v1beta1 object is converted first)."""
-    from kqctl.kueue.api.versions import to_v1beta2
-
     group, version = split_api_version(str(body.get("apiVersion", "")))
     rules = webhook_rules_for(group, kind)
     if not rules:
         return []
     if group == GROUP and version != "v1beta2":
+        from kqctl.kueue.api.versions import to_v1beta2
+
         return [_renamed_for_v1beta1(f) for f in run_rules(rules, to_v1beta2(body).body)]
     return run_rules(rules, body)
 

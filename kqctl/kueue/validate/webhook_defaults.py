@@ -24,6 +24,7 @@ never created. CRD ``default:`` values are applied elsewhere, before this step.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
@@ -565,6 +566,19 @@ def apply_mutating_webhooks(
     out = dict(body)
     if not isinstance(kind, str) or kind not in _ROOTS:
         return out, []
+    try:
+        _encode_regular(body, out, kind)
+    except _Irregular:
+        return _decode_and_encode(body, kind, partial_admission)
+    return _defaulted(out, kind, partial_admission), []
+
+
+def _decode_and_encode(
+    body: dict[str, Any], kind: str, partial_admission: bool
+) -> tuple[dict[str, Any], list[Finding]]:
+    """The general codec: every value checked against its Go type, decode errors collected with their
+    path and Go's wording."""
+    out = dict(body)
     struct_name, spec_type, status_type = _ROOTS[kind]
     codec = _Codec()
     ctx = _Context(struct_name)
@@ -572,15 +586,20 @@ def apply_mutating_webhooks(
     out["spec"] = codec.value(body.get("spec"), spec_type, ("spec",), ctx.enter("spec"))
     if status_type is not None and body.get("status") is not None:
         out["status"] = codec.value(body["status"], status_type, ("status",), ctx.enter("status"))
+    webhook = WEBHOOK_NAMES[kind]
+    return _defaulted(out, kind, partial_admission), [
+        error(RULE_DECODE, path, f'admission webhook "{webhook}" denied the request: {detail}')
+        for path, detail in codec.errors
+    ]
+
+
+def _defaulted(out: dict[str, Any], kind: str, partial_admission: bool) -> dict[str, Any]:
+    """The webhooks' own Default() methods, on the re-encoded object."""
     if kind in ("ClusterQueue", "ResourceFlavor"):
         _add_finalizer(out)
     if kind == "Workload" and not partial_admission:
         _drop_min_counts(out)
-    webhook = WEBHOOK_NAMES[kind]
-    return out, [
-        error(RULE_DECODE, path, f'admission webhook "{webhook}" denied the request: {detail}')
-        for path, detail in codec.errors
-    ]
+    return out
 
 
 def _add_finalizer(obj: dict[str, Any]) -> None:
@@ -595,7 +614,9 @@ def _add_finalizer(obj: dict[str, Any]) -> None:
 
 def _drop_min_counts(obj: dict[str, Any]) -> None:
     """WorkloadWebhook.Default: without PartialAdmission, minCount is dropped."""
-    for pod_set in obj["spec"].get("podSets") or []:
+    spec = obj.get("spec")
+    pod_sets = spec.get("podSets") if isinstance(spec, dict) else None
+    for pod_set in pod_sets if isinstance(pod_sets, list) else []:
         if isinstance(pod_set, dict):
             pod_set.pop("minCount", None)
 
@@ -833,3 +854,213 @@ def go_float_text(value: float) -> str:
     # strconv 'e' writes at least two exponent digits; encoding/json then turns e-07 into e-7.
     exp_text = f"{power:+03d}" if power > 0 else str(power)
     return ("-" if sign else "") + body + "e" + exp_text
+
+
+# --- the same codec for objects that decode cleanly ----------------------------------------------
+#
+# Nearly every object decodes without an error. For those, encoders compiled once per Go type give the
+# very same output without the bookkeeping errors need (field paths, Go's struct/field context); at the
+# first value that is not plainly of its Go type (a wrong JSON type, an unparseable or non-string
+# quantity, a number that is not a plain in-range integer) the general codec above redoes the object.
+
+
+class _Irregular(Exception):
+    """A value the general codec must judge."""
+
+
+Encoder = Callable[[Any], Any]  # a non-null JSON value -> what Go encodes it to (or _OMIT)
+_ENCODERS: dict[int, Encoder] = {}  # per Go type (by id: the type tables live as long as the module)
+# Canonical forms of quantity strings already seen (a cluster repeats a few dozen of them).
+_CANONICAL: dict[str, str] = {}
+_CANONICAL_LIMIT = 10_000
+
+
+def _encode_regular(body: dict[str, Any], out: dict[str, Any], kind: str) -> None:
+    """Fills ``out`` as the general codec would, or raises _Irregular."""
+    _, spec_type, status_type = _ROOTS[kind]
+    spec = body.get("spec")
+    out["spec"] = _encoder(spec_type)(spec if spec is not None else {})
+    status = body.get("status")
+    if status_type is not None and status is not None:
+        out["status"] = _encoder(status_type)(status)
+
+
+def _encoder(type_: GoType) -> Encoder:
+    known = _ENCODERS.get(id(type_))
+    if known is None:
+        known = _ENCODERS[id(type_)] = _compile_encoder(type_)
+    return known
+
+
+def _compile_encoder(type_: GoType) -> Encoder:
+    if isinstance(type_, _Struct):
+        return _struct_encoder(type_)
+    if isinstance(type_, _Slice):
+        return _slice_encoder(type_)
+    if isinstance(type_, _Map):
+        return _map_encoder(type_)
+    if isinstance(type_, _Quantity):
+        return _quantity_encoder
+    if isinstance(type_, _Scalar):
+        return _scalar_encoder(type_)
+    return _same  # _Opaque
+
+
+def _same(raw: Any) -> Any:
+    return raw
+
+
+def _struct_encoder(type_: _Struct) -> Encoder:
+    fields = {field.json: _field_encoder(field) for field in type_.fields}
+    fields_get = fields.get
+    # What absent fields encode to, computed by the general codec (a zero value never fails to decode).
+    absent = []
+    for field in type_.fields:
+        encoded = _Codec()._field(None, field, (field.json,), _Context(type_.name))
+        if encoded is not _OMIT:
+            absent.append((field.json, encoded, isinstance(encoded, (dict, list))))
+
+    def encode(raw: Any) -> Any:
+        if type(raw) is not dict:
+            raise _Irregular
+        out = {}
+        for key, value in raw.items():
+            field = fields_get(key)
+            if field is None:
+                out[key] = value  # not modelled: passed through
+            else:
+                encoded = field(value)
+                if encoded is not _OMIT:
+                    out[key] = encoded
+        for name, encoded, container in absent:
+            if name not in raw:
+                out[name] = _fresh(encoded) if container else encoded
+        return out
+
+    return encode
+
+
+def _fresh(value: Any) -> Any:
+    """A new copy of a constant encoding (dicts, lists and immutable scalars)."""
+    if isinstance(value, dict):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fresh(item) for item in value]
+    return value
+
+
+def _field_encoder(field: _Field) -> Encoder:
+    type_ = field.type
+    if isinstance(type_, _Scalar) and type_.kind == "string" and not field.pointer:
+        return _string_field(field.omit)
+    encode = _encoder(type_)
+    if field.pointer or isinstance(type_, (_Slice, _Map, _Opaque)):
+        # nil is omitted; a non-nil pointer is encoded even when it points at a zero value.
+        dropped = None if field.pointer or field.omit == "never" else _omitted_when(type_, field.omit)
+
+        def encode_nillable(raw: Any) -> Any:
+            if raw is None:
+                return _OMIT
+            encoded = encode(raw)
+            return _OMIT if dropped is not None and dropped(encoded) else encoded
+
+        return encode_nillable
+    zero = _Codec()._zero(type_, (), _Context(""))
+    dropped = None if field.omit == "never" else _omitted_when(type_, field.omit)
+
+    def encode_value(raw: Any) -> Any:
+        encoded = encode(raw) if raw is not None else _fresh(zero)
+        return _OMIT if dropped is not None and dropped(encoded) else encoded
+
+    return encode_value
+
+
+def _omitted_when(type_: GoType, omit: str) -> Callable[[Any], bool] | None:
+    """Go's omitempty/omitzero test for an encoded value of ``type_`` (None: never omitted), as
+    _is_empty and _is_zero decide it."""
+    if omit == "zero" and isinstance(type_, _Struct):
+        return lambda value: value == {}
+    if isinstance(type_, (_Slice, _Map)):
+        return lambda value: isinstance(value, (list, dict)) and not value
+    if isinstance(type_, _Scalar):
+        return lambda value: _is_zero(value, type_) if omit == "zero" else _is_empty(value, type_)
+    if omit == "zero":
+        return lambda value: value is None  # a struct-less, never-empty type: only nil is its zero
+    return None  # structs, quantities and opaque values are never "empty"
+
+
+def _string_field(omit: str) -> Encoder:
+    """A (non-pointer) string field, the most common kind."""
+    kept_when_empty = omit == "never"
+
+    def encode_field(raw: Any) -> Any:
+        if type(raw) is str:
+            return raw if raw or kept_when_empty else _OMIT
+        if raw is None:
+            return "" if kept_when_empty else _OMIT
+        raise _Irregular
+
+    return encode_field
+
+
+def _slice_encoder(type_: _Slice) -> Encoder:
+    item = _encoder(type_.elem)
+    zero = _Codec()._zero(type_.elem, (), _Context(""))
+
+    def encode(raw: Any) -> Any:
+        if type(raw) is not list:
+            raise _Irregular
+        return [item(value) if value is not None else _fresh(zero) for value in raw]
+
+    return encode
+
+
+def _map_encoder(type_: _Map) -> Encoder:
+    item = _encoder(type_.value)
+    zero = _Codec()._zero(type_.value, (), _Context(""))
+
+    def encode(raw: Any) -> Any:
+        if type(raw) is not dict:
+            raise _Irregular
+        return {key: item(value) if value is not None else _fresh(zero) for key, value in raw.items()}
+
+    return encode
+
+
+def _quantity_encoder(raw: Any) -> Any:
+    if type(raw) is not str:
+        raise _Irregular
+    canonical = _CANONICAL.get(raw)
+    if canonical is None:
+        try:
+            canonical = parse_quantity(raw.strip()).canonical()
+        except QuantityError:
+            raise _Irregular from None
+        if len(_CANONICAL) >= _CANONICAL_LIMIT:
+            _CANONICAL.clear()
+        _CANONICAL[raw] = canonical
+    return canonical
+
+
+def _scalar_encoder(type_: _Scalar) -> Encoder:
+    if type_.kind == "string":
+        def encode_string(raw: Any) -> Any:
+            if type(raw) is not str:
+                raise _Irregular
+            return raw
+        return encode_string
+    if type_.kind == "bool":
+        def encode_bool(raw: Any) -> Any:
+            if type(raw) is not bool:
+                raise _Irregular
+            return raw
+        return encode_bool
+    low, high = _INT_RANGES[type_.kind]
+
+    def encode_integer(raw: Any) -> Any:
+        # A plain in-range int encodes to itself; floats (YAML 3.0) and the rest go the general way.
+        if type(raw) is not int or not low <= raw <= high:
+            raise _Irregular
+        return raw
+
+    return encode_integer

@@ -34,6 +34,8 @@ def run_core_rules(group: str, kind: str, body: Mapping[str, Any]) -> list[Findi
 
 def run_rules(rules: tuple[Rule, ...], body: Mapping[str, Any]) -> list[Finding]:
     """Findings of ``rules`` with exact repeats dropped, as Kubernetes' error aggregate does."""
+    if not rules:
+        return []
     results: list[Finding] = []
     seen: set[tuple[object, ...]] = set()
     for rule in rules:

@@ -13,7 +13,8 @@ have no ID there and use ``VAL-META-n``:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import functools
+from collections.abc import Callable, Iterator
 
 from kqctl.findings import Finding, Severity
 from kqctl.k8s.kinds import KindInfo
@@ -121,13 +122,13 @@ def vmeta2_namespace_is_dns_label(body: Body) -> Iterator[Finding]:
 
 def vmeta3_labels_are_valid(body: Body) -> Iterator[Finding]:
     labels = child(body, "metadata", "labels")
-    if isinstance(labels, Mapping):
+    if isinstance(labels, dict):  # dict, not Mapping: the loader builds dicts, and the ABC check is slow
         yield from findings("VAL-META-3", validate_labels(labels, ("metadata", "labels")))
 
 
 def vmeta4_annotations_are_valid(body: Body) -> Iterator[Finding]:
     annotations = child(body, "metadata", "annotations")
-    if isinstance(annotations, Mapping):
+    if isinstance(annotations, dict):
         yield from findings("VAL-META-4", validate_annotations(annotations, ("metadata", "annotations")))
 
 
@@ -143,8 +144,9 @@ def vmeta5_finalizers_are_valid(body: Body) -> Iterator[Finding]:
         yield finding("VAL-META-5", invalid(path, go_json(finalizers), msg))
 
 
+@functools.cache
 def metadata_rules_for(info: KindInfo | None) -> tuple[Rule, ...]:
-    """The metadata rules for a kind; nothing for kinds kqctl does not know."""
+    """The metadata rules for a kind; nothing for kinds kqctl does not know (built once per kind)."""
     if info is None or info.kind in _NOT_API_OBJECTS or not info.api_object:
         return ()
     kind = info.kind

@@ -41,7 +41,7 @@ class Ask:
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt
     blocked: bool = False  # it failed, and nothing it depends on has grown since
     waiting_quota: bool = False  # reserved, and its last retry failed on a headroom
-    shape: tuple[object, ...] = ()  # what decides where it fits (allocation._shape), worked out once
+    shape: tuple[object, ...] = ()  # what decides where it fits (state.shape_of), worked out once
 
     @property
     def key(self) -> str:

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.engine import properties as props
 from kqctl.yunikorn.engine.objects import Ask, Node
 from kqctl.yunikorn.engine.queue import Queue
-
-if TYPE_CHECKING:
-    from kqctl.yunikorn.engine.allocation import CycleResult, Scheduler
+from kqctl.yunikorn.engine.state import PREEMPTED, CycleResult, SchedulerState
 
 PRECONDITIONS_FAILED = "Preemption preconditions failed"
 GUARANTEES_FAILED = "Preemption queue guarantees check failed"
@@ -165,7 +162,7 @@ def _snapshot(queue: Queue, cache: dict[str, QueueSnapshot], ask_path: str) -> Q
     return snap
 
 
-def fence_root(scheduler: Scheduler, leaf: Queue, ask: Ask, priorities: dict[str, int]) -> Queue:
+def fence_root(scheduler: SchedulerState, leaf: Queue, ask: Ask, priorities: dict[str, int]) -> Queue:
     """F1 ``findPreemptionFenceRoot``: walk up, adding offsets (a fenced queue restarts at its offset), to the
     root, a queue with preemption.policy fence, or one whose max the ask would exceed."""
     queue: Queue | None = leaf
@@ -184,7 +181,7 @@ def fence_root(scheduler: Scheduler, leaf: Queue, ask: Ask, priorities: dict[str
         queue = queue.parent
 
 
-def eligible_victims(scheduler: Scheduler, ask: Ask) -> tuple[dict[str, QueueSnapshot], Queue]:
+def eligible_victims(scheduler: SchedulerState, ask: Ask) -> tuple[dict[str, QueueSnapshot], Queue]:
     """``FindEligiblePreemptionVictims``: snapshots of the queues involved, victims on the leaves."""
     leaf = ask.app.queue
     assert leaf is not None
@@ -200,7 +197,7 @@ def eligible_victims(scheduler: Scheduler, ask: Ask) -> tuple[dict[str, QueueSna
     return results, fence
 
 
-def _collect(scheduler: Scheduler, queue: Queue, results: dict[str, QueueSnapshot], ask_path: str, ask: Ask,
+def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSnapshot], ask_path: str, ask: Ask,
              priorities: dict[str, int], ask_priority: int, fenced: bool) -> None:
     """F2-F4 ``findEligiblePreemptionVictims``."""
     if queue.path == ask_path:
@@ -233,7 +230,7 @@ def _collect(scheduler: Scheduler, queue: Queue, results: dict[str, QueueSnapsho
         _collect(scheduler, child, results, ask_path, ask, priorities, child_priority, fenced or child_fenced)
 
 
-def _leaf_victims(scheduler: Scheduler, queue: Queue, ask: Ask, ask_priority: int,
+def _leaf_victims(scheduler: SchedulerState, queue: Queue, ask: Ask, ask_priority: int,
                   fenced: bool) -> tuple[list[Ask], Resource]:
     """F4 on a leaf: its allocations sharing a type with the ask, of the ask's priority or lower (any, below a
     fence), and their sum; kept until the leaf's allocations change."""
@@ -419,7 +416,7 @@ def _shortfall(ask: Resource, available: Resource) -> Resource:
     return {name: value - available.get(name, 0) for name, value in ask.items() if value - available.get(name, 0) > 0}
 
 
-def try_preemption(scheduler: Scheduler, ask: Ask, headroom: Resource | None, attempts: list[int],
+def try_preemption(scheduler: SchedulerState, ask: Ask, headroom: Resource | None, attempts: list[int],
                    nodes_tried: bool) -> tuple[CycleResult | None, str]:
     """``Application.tryPreemption``: (the preemption's result, or the reason it did not happen)."""
     p = scheduler.p
@@ -447,10 +444,8 @@ def try_preemption(scheduler: Scheduler, ask: Ask, headroom: Resource | None, at
     return result, reason
 
 
-def _attempt(scheduler: Scheduler, ask: Ask, leaf: Queue, nodes_tried: bool) -> tuple[CycleResult | None, str]:
+def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool) -> tuple[CycleResult | None, str]:
     """``TryPreemption`` after the preconditions."""
-    from kqctl.yunikorn.engine.allocation import PREEMPTED, CycleResult
-
     p = scheduler.p
     results = _cached_victims(scheduler, ask)
     memo = scheduler.guarantee_cache
@@ -586,7 +581,7 @@ def _less_key(victim: Ask) -> tuple[int, int]:
     return (score, -victim.created)
 
 
-def _cached_victims(scheduler: Scheduler, ask: Ask) -> dict[str, QueueSnapshot]:
+def _cached_victims(scheduler: SchedulerState, ask: Ask) -> dict[str, QueueSnapshot]:
     """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority and resource types) while
     nothing is allocated or released: many asks of one queue fail the same way in one walk."""
     p = scheduler.p

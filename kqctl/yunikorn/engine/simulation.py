@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import Snapshot
-from kqctl.yunikorn.engine.allocation import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, CycleResult, Scheduler
+from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Ask
 from kqctl.yunikorn.engine.partition import Partition, build_partition
+from kqctl.yunikorn.engine.state import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, CycleResult
 
 RUNNING = "Running"  # bound before the simulation
 ALLOCATED_STATE = "Allocated"  # placed by the simulation

@@ -45,7 +45,8 @@ def _check(obj: LoadedObject) -> tuple[ConfigCheck | None, str]:
 
 
 def _check_bare(obj: LoadedObject) -> ConfigCheck:
-    node = _node_at(obj.document.node, obj.prefix) if obj.document.node is not None else None
+    tree = obj.document.tree()
+    node = _node_at(tree, obj.prefix) if tree is not None else None
     if node is None:
         return check_config_text(json.dumps(obj.body))  # a JSON document: JSON is YAML, typed alike
     return check_config(parse_config_node(from_yaml_node(node)))
@@ -83,7 +84,8 @@ class _Placement:
 
     def __init__(self, obj: LoadedObject, field: str, key: str) -> None:
         self.key_line = obj.line_of((field, key))
-        node = _node_at(obj.document.node, (*obj.prefix, field, key)) if obj.document.node is not None else None
+        tree = obj.document.tree()
+        node = _node_at(tree, (*obj.prefix, field, key)) if tree is not None else None
         # Only a literal block keeps the text's lines one for one (its first line follows the indicator).
         self.literal = isinstance(node, yaml.ScalarNode) and node.style == "|"
         self.start = node.start_mark.line + 1 if node is not None else self.key_line

@@ -49,10 +49,13 @@ RESERVED_RESOURCE = "pods"
 NEGATIVE_MSG = "must be greater than or equal to 0"
 
 
-def _pod_sets(body: Body) -> Iterator[tuple[FieldPath, Mapping[str, Any]]]:
-    for i, pod_set in enumerate(sequence(child(body, "spec", "podSets"))):
-        if isinstance(pod_set, Mapping):
-            yield ("spec", "podSets", i), pod_set
+def _pod_sets(body: Body) -> list[tuple[FieldPath, Mapping[str, Any]]]:
+    # dict, not Mapping: the loader only builds dicts, and the ABC check is several times slower.
+    spec = body.get("spec")
+    pod_sets = spec.get("podSets") if isinstance(spec, dict) else None
+    if not isinstance(pod_sets, list):
+        return []
+    return [(("spec", "podSets", i), pod_set) for i, pod_set in enumerate(pod_sets) if isinstance(pod_set, dict)]
 
 
 def _pod_set_counts(body: Body) -> dict[str, int]:
@@ -66,20 +69,30 @@ def _pod_set_counts(body: Body) -> dict[str, int]:
     return counts
 
 
-def _resource_lists(body: Body) -> Iterator[tuple[FieldPath, Mapping[str, Any]]]:
-    """Every requests/limits map Kueue checks: init containers, containers, pod-level resources."""
+def _resource_lists(body: Body) -> list[tuple[FieldPath, Mapping[str, Any]]]:
+    """Every non-empty requests/limits map Kueue checks: init containers, containers, pod-level resources."""
+    lists: list[tuple[FieldPath, Mapping[str, Any]]] = []
     for path, pod_set in _pod_sets(body):
         spec_path = (*path, "template", "spec")
-        pod_spec = child(pod_set, "template", "spec")
+        template = pod_set.get("template")
+        pod_spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(pod_spec, dict):
+            continue
         for containers in ("initContainers", "containers"):
-            for ci, container in enumerate(sequence(child(pod_spec, containers))):
-                for kind in ("requests", "limits"):
-                    yield (
-                        (*spec_path, containers, ci, "resources", kind),
-                        mapping(child(container, "resources", kind)),
-                    )
-        for kind in ("requests", "limits"):
-            yield (*spec_path, "resources", kind), mapping(child(pod_spec, "resources", kind))
+            for ci, container in enumerate(sequence(pod_spec.get(containers))):
+                resources = container.get("resources") if isinstance(container, dict) else None
+                if isinstance(resources, dict):
+                    for kind in ("requests", "limits"):
+                        found = resources.get(kind)
+                        if isinstance(found, dict) and found:
+                            lists.append(((*spec_path, containers, ci, "resources", kind), found))
+        resources = pod_spec.get("resources")
+        if isinstance(resources, dict):
+            for kind in ("requests", "limits"):
+                found = resources.get(kind)
+                if isinstance(found, dict) and found:
+                    lists.append(((*spec_path, "resources", kind), found))
+    return lists
 
 
 def _is_elastic(body: Body) -> bool:
@@ -90,10 +103,10 @@ def vwl7_pod_template_metadata_is_valid(body: Body) -> Iterator[Finding]:
     for path, pod_set in _pod_sets(body):
         meta_path = (*path, "template", "metadata")
         labels = child(pod_set, "template", "metadata", "labels")
-        if isinstance(labels, Mapping):
+        if isinstance(labels, dict):
             yield from findings("VAL-WL-7", validate_labels(labels, (*meta_path, "labels")))
         annotations = child(pod_set, "template", "metadata", "annotations")
-        if isinstance(annotations, Mapping):
+        if isinstance(annotations, dict):
             yield from findings("VAL-WL-7", validate_annotations(annotations, (*meta_path, "annotations")))
 
 
@@ -111,6 +124,8 @@ def vwl5_pods_resource_is_reserved(body: Body) -> Iterator[Finding]:
 def vwl6_requests_and_limits_not_negative(body: Body) -> Iterator[Finding]:
     for path, resources in _resource_lists(body):
         for name, raw in resources.items():
+            if type(raw) is str and raw[:1] != "-":
+                continue  # without a leading minus a quantity is never negative (QTY-1)
             value = quantity(raw)
             if isinstance(name, str) and value is not None and value.value < 0:
                 yield finding(
@@ -186,8 +201,9 @@ def _usage_not_multiple_of_count(assignment: Mapping[str, Any], path: FieldPath)
 
 
 def vwl13_reclaimable_pods_fit_pod_sets(body: Body) -> Iterator[Finding]:
-    counts = _pod_set_counts(body)
-    for entry in sequence(child(body, "status", "reclaimablePods")):
+    entries = sequence(child(body, "status", "reclaimablePods"))
+    counts = _pod_set_counts(body) if entries else {}
+    for entry in entries:
         name = text(mapping(entry).get("name"))
         if name is None:
             continue

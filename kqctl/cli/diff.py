@@ -1,0 +1,147 @@
+"""``kqctl diff BEFORE AFTER``: what a configuration change does to the workloads."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import typer
+
+from kqctl.cli import options
+from kqctl.cli.replay import (
+    CycleLatencyOption,
+    FinishLatencyOption,
+    ReplaySettings,
+    RuntimeOption,
+    SeedOption,
+    TraceOption,
+    add_traces,
+)
+from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.load.objects import LoadedObject, LoadResult
+
+HELP = "\n\n".join((
+    "Compare two configurations: two snapshots, two configuration directories (a PR's base and head), or one "
+    "snapshot and the same with --set changes. Kueue's scheduler runs on both to a steady state and the diff lists "
+    "the workloads whose decision, flavor, borrowing or victims change, and the configuration fields that differ.",
+    "--with PATH adds inputs both sides share (the workloads of a cluster snapshot, for example); BEFORE's and "
+    "AFTER's own objects replace theirs. --replay also replays both sides in virtual time and shows how the time "
+    "to admission percentiles move per ClusterQueue and priority.",
+    "-o markdown is a ready pull-request comment. Exit code 1 with --fail-on regression when a workload admitted "
+    "before is not admitted after; otherwise 0.",
+))
+
+EXAMPLES = options.examples(
+    "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10",
+    "kqctl diff base/queues head/queues --with cluster-snapshot.yaml",
+    "kqctl diff cluster.yaml --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40",
+    "kqctl diff base/ head/ --replay --runtime 45m -o markdown > comment.md",
+    "kqctl diff base/ head/ --fail-on regression",
+)
+
+DIFF_FORMATS = ("table", "json", "yaml", "markdown")
+WithOption = typer.Option(None, "--with", metavar="PATH", help="Inputs both sides share (repeatable).")
+FAIL_ON = ("regression",)
+
+
+def diff_command(
+    before: str = typer.Argument(..., metavar="BEFORE", help="A snapshot file or configuration directory.",
+                                 show_default=False),
+    after: str | None = typer.Argument(None, metavar="AFTER",
+                                       help="The changed one (default: BEFORE with the --set changes)."),
+    with_paths: list[str] | None = WithOption,
+    recursive: bool = options.RecursiveOption,
+    replay: bool = typer.Option(False, "--replay", help="Also replay both sides and compare time to admission."),
+    traces: list[str] | None = TraceOption,
+    runtime: str | None = RuntimeOption,
+    cycle_latency: str = CycleLatencyOption,
+    finish_latency: str = FinishLatencyOption,
+    seed: int = SeedOption,
+    fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
+                                             help="Force fair sharing on or off on both sides."),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
+                                             help="Kueue feature gates, for both sides."),
+    now: str | None = typer.Option(None, "--now", metavar="TIME", help="The clock of both sides (RFC 3339)."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml or markdown."),
+    fail_on: str | None = typer.Option(None, "--fail-on", metavar="WHAT",
+                                       help="regression: exit 1 when a workload admitted before is not after."),
+    limit: int = options.LimitOption,
+    show_all: bool = options.ShowAllOption,
+    strict: bool = options.StrictOption,
+    sets: list[str] | None = options.SetOption,
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
+) -> None:
+    from kqctl.cli.simulate import parse_now, simulation_options
+    from kqctl.kueue.render.diff import render_diff
+    from kqctl.kueue.replay.diff import diff_snapshots
+    from kqctl.render.columns import TableOptions
+
+    if output not in DIFF_FORMATS:
+        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(DIFF_FORMATS)}")
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise UsageError(f"unknown --fail-on {fail_on!r}; choose: {', '.join(FAIL_ON)}")
+    if after is None and not sets:
+        raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
+    replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
+                                    feature_gates).options() if replay else None
+    sim_options = simulation_options(None, fair_sharing, feature_gates, now)
+    clock = parse_now(now)
+    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler)
+    old = _side(before, shared, recursive, strict, None, scheduler, clock)
+    new = _side(after or before, shared, recursive, strict, sets, scheduler, clock)
+    for side in (old, new):
+        add_traces(side, traces or [], seed)  # the same arrivals on both sides
+    report = diff_snapshots(old, new, sim_options, replay_options)
+    view = TableOptions(limit=options.row_limit(limit, show_all))
+    try:
+        render_diff(report, output, sys.stdout, view)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if fail_on == "regression" and report.regressions:
+        keys = [c.key for c in report.regressions]
+        shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+        sys.stderr.write(f"kqctl: {len(keys)} workload(s) admitted before are not admitted after "
+                         f"(--fail-on regression): {shown}\n")
+        raise typer.Exit(EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK)
+
+
+def _shared(paths: list[str] | None, recursive: bool, strict: bool, from_cluster: bool, context: str | None,
+            kubeconfig: str | None, scheduler: str | None) -> LoadResult | None:
+    if not paths and not from_cluster:
+        options.check_cluster_options(from_cluster, context, kubeconfig)
+        return None
+    return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, False,
+                               scheduler)
+
+
+def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
+          scheduler: str | None, clock: object) -> Snapshot:
+    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes."""
+    from datetime import datetime
+
+    from kqctl.cli.simulate import load_snapshot
+    from kqctl.load.objects import LoadResult
+    from kqctl.load.overrides import parse_override
+
+    overrides = [parse_override(text) for text in sets or []]
+    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, False, scheduler)
+    if shared is not None:
+        own = LoadResult(_replacing(shared.objects, own.objects), [*shared.unreadable, *own.unreadable],
+                         [*shared.files, *own.files])
+    edited = options.edited(own, overrides, False)
+    assert isinstance(clock, datetime)
+    return load_snapshot(edited, scheduler, clock)
+
+
+def _replacing(shared: list[LoadedObject], own: list[LoadedObject]) -> list[LoadedObject]:
+    from kqctl.load.overrides import identity
+
+    mine = {identity(obj) for obj in own if identity(obj) is not None}
+    return [*(obj for obj in shared if identity(obj) not in mine), *own]

@@ -1,0 +1,183 @@
+"""``kqctl plan``: the smallest nominal quota that meets a target, found by replaying candidates in parallel."""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
+
+import typer
+
+from kqctl.cli import options
+from kqctl.cli.replay import (
+    CycleLatencyOption,
+    FinishLatencyOption,
+    GeneratorOption,
+    ReplaySettings,
+    RuntimeOption,
+    SeedOption,
+    TraceOption,
+    replay_input,
+)
+from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.replay.plan import Evaluation, PlanProblem, Values
+    from kqctl.kueue.replay.report import KueueReplayOptions
+
+HELP = "\n\n".join((
+    "Find the smallest nominal quota, per flavor and resource, of a ClusterQueue (--for clusterqueue/NAME) or of "
+    "a cohort's ClusterQueues together (--for cohort/NAME) that meets a target on the replay of their workloads: "
+    "'p95(time-to-admission) < 30m', 'mean(time-to-finish) <= 2h', 'no workload inadmissible', or several joined "
+    "with 'and'.",
+    "Candidates are replayed in parallel processes (one per core, --jobs). The answer is printed with the replays "
+    "that prove it: the one at the answer meets the target, the one a step below misses it. Exit code 1 when no "
+    "quota up to the cap (--max, default: every workload in scope at once) meets the target.",
+))
+
+EXAMPLES = options.examples(
+    "kqctl plan samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z --for "
+    "clusterqueue/team-a --target 'p95(time-to-admission) < 10m'",
+    "kqctl plan cluster/ --trace arrivals.csv --for clusterqueue/team-a --target 'p95(time-to-admission) < 30m'",
+    "kqctl plan cluster/ --for cohort/ml --resource default/cpu --target 'no workload inadmissible' --runtime 1h",
+    "kqctl plan --generator baseline/generator.yaml --for cohort/cohort-0 --target 'p95(time-to-admission) < 2m'",
+)
+
+PLAN_FORMATS = ("table", "json", "yaml")
+ResourceOption = typer.Option(None, "--resource", metavar="FLAVOR/RESOURCE",
+                              help="Plan only these (repeatable; default: every one the queue has).")
+StepOption = typer.Option(None, "--step", metavar="RESOURCE=QUANTITY",
+                          help="Granularity (repeatable; default cpu=1, memory=1Gi, others 1).")
+MaxOption = typer.Option(None, "--max", metavar="RESOURCE=QUANTITY",
+                         help="The largest quota to try (repeatable; default: enough for every workload in scope at "
+                              "once).")
+
+
+def plan_command(
+    paths: list[str] | None = options.PathsArgument,
+    filenames: list[str] | None = options.FilenameOption,
+    recursive: bool = options.RecursiveOption,
+    scope: str = typer.Option(..., "--for", metavar="KIND/NAME", show_default=False,
+                              help="clusterqueue/NAME or cohort/NAME: whose quota to plan."),
+    target: str = typer.Option(..., "--target", metavar="TARGET", show_default=False,
+                               help="e.g. 'p95(time-to-admission) < 30m' or 'no workload inadmissible'."),
+    resources: list[str] | None = ResourceOption,
+    steps: list[str] | None = StepOption,
+    maximum: list[str] | None = MaxOption,
+    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0, help="Parallel replays (default: one per core)."),
+    budget: int = typer.Option(60, "--budget", metavar="N", min=2, help="At most this many replays."),
+    generator: str | None = GeneratorOption,
+    traces: list[str] | None = TraceOption,
+    runtime: str | None = RuntimeOption,
+    cycle_latency: str = CycleLatencyOption,
+    finish_latency: str = FinishLatencyOption,
+    seed: int = SeedOption,
+    fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing", help="Force fair sharing."),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
+                                             help="Kueue feature gates."),
+    now: str | None = typer.Option(None, "--now", metavar="TIME", help="When the replays start (RFC 3339)."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    strict: bool = options.StrictOption,
+    sets: list[str] | None = options.SetOption,
+    override: bool = options.OverrideOption,
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
+) -> None:
+    from kqctl.cli.progress import Progress
+    from kqctl.kueue.render.plan import render_plan
+    from kqctl.kueue.replay.plan import PlanError, default_cap, make_problem, search
+
+    if output not in PLAN_FORMATS:
+        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(PLAN_FORMATS)}")
+    replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
+                                    feature_gates).options()
+    progress = Progress()
+    progress.step("kqctl: reading the inputs...")
+    snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
+                            from_cluster, context, kubeconfig, scheduler)
+    try:
+        problem = make_problem(snapshot, target, scope, resources or (), steps or ())
+    except PlanError as exc:
+        raise UsageError(str(exc)) from None
+    cap = _cap(maximum or [], problem) or default_cap(snapshot, problem)
+    workers = jobs or os.cpu_count() or 1
+    with Evaluator(snapshot, problem, replay_options, workers, progress) as evaluator:
+        result = search(problem, evaluator, cap, workers, budget)
+    progress.done()
+    render_plan(result, output, sys.stdout, workers)
+    raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)
+
+
+def _cap(texts: list[str], problem: PlanProblem) -> Values | None:
+    from kqctl.k8s.quantity import QuantityError, parse_quantity, quota_value
+
+    if not texts:
+        return None
+    given: dict[str, int] = {}
+    for text in texts:
+        resource, _, amount = text.partition("=")
+        try:
+            given[resource] = quota_value(resource, parse_quantity(amount))
+        except QuantityError:
+            raise UsageError(f"--max {text!r}: expected RESOURCE=QUANTITY, e.g. cpu=64 or memory=256Gi") from None
+    planned = zip(problem.resources, problem.current, problem.steps, strict=True)
+    return tuple(max(given.get(resource, current), step) for (_, resource), current, step in planned)
+
+
+# Each worker process holds the snapshot once (inherited at fork, or sent once to a spawned process).
+_WORKER: tuple[Snapshot, PlanProblem, KueueReplayOptions] | None = None
+
+
+def _init_worker(snapshot: Snapshot, problem: PlanProblem, replay_options: KueueReplayOptions) -> None:
+    import gc
+
+    global _WORKER
+    gc.disable()  # as the kqctl process itself: many small acyclic objects per replay
+    _WORKER = (snapshot, problem, replay_options)
+
+
+def _evaluate_in_worker(values: Values) -> Evaluation:
+    from kqctl.kueue.replay.plan import evaluate
+
+    assert _WORKER is not None
+    snapshot, problem, replay_options = _WORKER
+    return evaluate(snapshot, problem, values, replay_options)
+
+
+class Evaluator:
+    """Replays candidates, in parallel processes when there is more than one core to use."""
+
+    def __init__(self, snapshot: Snapshot, problem: PlanProblem, replay_options: KueueReplayOptions, workers: int,
+                 progress: object) -> None:
+        self.snapshot, self.problem, self.replay_options = snapshot, problem, replay_options
+        self.workers = workers
+        self.progress = progress
+        self.count = 0
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Evaluator:
+        if self.workers > 1:
+            self.pool = ProcessPoolExecutor(self.workers, initializer=_init_worker,
+                                            initargs=(self.snapshot, self.problem, self.replay_options))
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def __call__(self, candidates: list[Values]) -> list[Evaluation]:
+        from kqctl.cli.progress import Progress
+        from kqctl.kueue.replay.plan import evaluate
+
+        if isinstance(self.progress, Progress):
+            self.progress.step(f"kqctl: planning: {self.count} replays done, {len(candidates)} running...")
+        if self.pool is None:
+            results = [evaluate(self.snapshot, self.problem, c, self.replay_options) for c in candidates]
+        else:
+            results = list(self.pool.map(_evaluate_in_worker, candidates))
+        self.count += len(results)
+        return results

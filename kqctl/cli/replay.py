@@ -1,0 +1,286 @@
+"""``kqctl replay``: Kueue over time, in virtual time: when each workload gets in and finishes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import typer
+
+from kqctl.cli import options
+from kqctl.errors import EXIT_OK, InputError, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.cli.progress import Progress
+    from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport
+    from kqctl.load.documents import Document
+    from kqctl.replay.durations import Distribution
+
+HELP = "\n\n".join((
+    "Replay Kueue in virtual time: workloads arrive at their creation time (Jobs and Workloads dated in the "
+    "future, a --trace, or Kueue's own performance --generator config), are admitted by Kueue's scheduling "
+    "cycles, run for their runtime and release their quota; preempted workloads are requeued as Kueue requeues "
+    "them.",
+    "Prints per workload the time to admission and to finish and its evictions, per ClusterQueue and priority "
+    "the P50/P95/P99 time to admission, and per ClusterQueue and cohort the quota held over time. -o summary "
+    "prints Kueue's performance summary.yaml; --plot DIR writes charts.",
+    "Runtimes come from the annotation kqctl.dev/runtime (on a Workload or its Job, e.g. 45m), Kueue's "
+    "performance label, the trace, or --runtime. The controller's speed is --cycle-latency (default: calibrated "
+    "against Kueue's published performance runs; see the README). Deterministic: the same inputs and --seed "
+    "give the same replay.",
+))
+
+EXAMPLES = options.examples(
+    "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
+    "kqctl replay cluster/ jobs-tomorrow.yaml --runtime 45m",
+    "kqctl replay cluster/ --trace arrivals.csv -o json",
+    "kqctl replay --generator kueue/test/performance/scheduler/configs/baseline/generator.yaml -o summary",
+    "kqctl replay --from-cluster --runtime 'lognormal(30m,0.8)' --plot charts/",
+)
+
+RuntimeOption = typer.Option(None, "--runtime", metavar="DIST",
+                             help="Runtime of workloads that declare none: a duration (45m) or uniform(10m,1h), "
+                                  "exponential(30m), lognormal(20m,0.8). Default: none (they never finish).")
+CycleLatencyOption = typer.Option("calibrated", "--cycle-latency", metavar="MODEL",
+                                  help="How long Kueue's controller takes: 'calibrated' (API writes at 50/s, burst "
+                                       "100, plus CPU per cycle and head), a fixed duration per cycle (50ms), or "
+                                       "qps=N,burst=N,per-cycle=DUR,per-head=DUR.")
+FinishLatencyOption = typer.Option("0s", "--finish-latency", metavar="DURATION",
+                                   help="Time between a workload's end and the release of its quota.")
+SeedOption = typer.Option(0, "--seed", metavar="N", help="Seed for everything drawn at random (runtimes, UIDs).")
+TraceOption = typer.Option(None, "--trace", metavar="FILE",
+                           help="Arrivals: CSV or YAML rows of time, namespace, queue, priority, pods, requests, "
+                                "runtime (repeatable).")
+GeneratorOption = typer.Option(None, "--generator", metavar="FILE",
+                               help="Kueue's scheduler performance config (a generator.yaml of its "
+                                    "test/performance/scheduler/configs) instead of PATHs.")
+UntilOption = typer.Option(None, "--until", metavar="DURATION", help="Stop the replay after this much virtual time.")
+
+
+@dataclass(frozen=True)
+class ReplaySettings:
+    """The replay options every command that replays shares."""
+
+    runtime: str | None
+    cycle_latency: str
+    finish_latency: str
+    seed: int
+    until: str | None
+    fair_sharing: bool | None
+    feature_gates: str | None
+
+    def options(self) -> KueueReplayOptions:
+        from kqctl.cli.simulate import simulation_options
+        from kqctl.kueue.replay.report import KueueReplayOptions
+        from kqctl.kueue.replay.throughput import parse_throughput
+        from kqctl.kueue.replay.timeline import TimelineOptions
+        from kqctl.replay.durations import DurationError
+
+        gates = simulation_options(None, self.fair_sharing, self.feature_gates, None).gates
+        try:
+            throughput = parse_throughput(self.cycle_latency)
+        except DurationError as exc:
+            raise UsageError(f"--cycle-latency: {exc}") from None
+        finish = _duration("--finish-latency", self.finish_latency)
+        until = _duration("--until", self.until) if self.until is not None else None
+        if until is not None and until <= 0:
+            raise UsageError("--until must be longer than 0")
+        timeline = TimelineOptions(gates, self.fair_sharing, throughput, parse_runtime(self.runtime), self.seed)
+        return KueueReplayOptions(timeline, until, finish)
+
+
+def _duration(flag: str, text: str) -> int:
+    from kqctl.replay.durations import DurationError, parse_duration
+
+    try:
+        value = parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if value < 0:
+        raise UsageError(f"{flag} must not be negative")
+    return value
+
+
+def parse_runtime(text: str | None) -> Distribution | None:
+    from kqctl.replay.durations import DurationError, parse_distribution
+
+    if text is None:
+        return None
+    try:
+        return parse_distribution(text)
+    except DurationError as exc:
+        raise UsageError(f"--runtime: {exc}") from None
+
+
+REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
+BAR = 20  # characters of the progress bar
+
+
+def replay_command(
+    paths: list[str] | None = options.PathsArgument,
+    filenames: list[str] | None = options.FilenameOption,
+    recursive: bool = options.RecursiveOption,
+    generator: str | None = GeneratorOption,
+    traces: list[str] | None = TraceOption,
+    runtime: str | None = RuntimeOption,
+    cycle_latency: str = CycleLatencyOption,
+    finish_latency: str = FinishLatencyOption,
+    until: str | None = UntilOption,
+    seed: int = SeedOption,
+    fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
+                                             help="Force fair sharing on or off (default: as the Kueue "
+                                                  "Configuration in the inputs says; off without one)."),
+    feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
+                                             help="Kueue feature gates, e.g. SchedulingEquivalenceHashing=false."),
+    now: str | None = typer.Option(None, "--now", metavar="TIME",
+                                   help="When the replay starts (RFC 3339); default: now (the generator: "
+                                        "2026-01-01T00:00:00Z)."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide, json, yaml or summary (Kueue's performance summary.yaml)."),
+    plot: str | None = typer.Option(None, "--plot", metavar="DIR",
+                                    help="Also write charts to DIR: usage over time per ClusterQueue and cohort, "
+                                         "time to admission per priority (SVG; PNG too with matplotlib)."),
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                         help="Only list workloads of this namespace."),
+    no_headers: bool = options.NoHeadersOption,
+    sort_by: str | None = options.SortByOption,
+    limit: int = options.LimitOption,
+    show_all: bool = options.ShowAllOption,
+    strict: bool = options.StrictOption,
+    color: str = options.ColorOption,
+    sets: list[str] | None = options.SetOption,
+    override: bool = options.OverrideOption,
+    from_cluster: bool = options.FromClusterOption,
+    context: str | None = options.ContextOption,
+    kubeconfig: str | None = options.KubeconfigOption,
+    scheduler: str | None = options.SchedulerOption,
+) -> None:
+    from kqctl.cli.progress import Progress
+    from kqctl.kueue.replay.report import replay_snapshot
+    from kqctl.render.columns import TableOptions
+
+    if output not in REPLAY_FORMATS:
+        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(REPLAY_FORMATS)}")
+    settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates)
+    replay_options = settings.options()
+    if plot is not None:
+        check_plot_directory(plot)
+    progress = Progress()
+    progress.step("kqctl: reading the inputs...")
+    snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
+                            from_cluster, context, kubeconfig, scheduler)
+    report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
+    progress.done()
+    if plot is not None:
+        written = write_plots(report, plot)
+        sys.stderr.write(f"kqctl: wrote {len(written)} chart(s) to {plot}: "
+                         f"{', '.join(p.rsplit('/', 1)[-1] for p in written)}\n")
+    view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
+    from kqctl.kueue.render.replay import render_replay
+
+    render_replay(report, output, sys.stdout, view, namespace)
+    raise typer.Exit(EXIT_OK)
+
+
+def progress_reporter(progress: Progress, snapshot: Snapshot) -> Callable[[int, int, int], None]:
+    from kqctl.replay.durations import format_duration
+
+    total = len(snapshot.workloads)
+
+    def report(now: int, finished: int, _: int) -> None:
+        done = min(BAR, finished * BAR // total) if total else 0
+        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,} of {total:,} workloads "
+                      f"finished, virtual time {format_duration(now)}", total)
+
+    return report
+
+
+def check_plot_directory(path: str) -> None:
+    import os
+
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"--plot {path!r}: not a directory (charts are written into a directory)")
+
+
+def write_plots(report: ReplayReport, directory: str) -> list[str]:
+    from kqctl.kueue.render.replay import write_charts
+
+    try:
+        return write_charts(report, directory)
+    except OSError as exc:
+        raise UsageError(f"--plot {directory!r}: cannot write the charts: {exc.strerror or exc}") from None
+
+
+def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
+                 traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
+                 override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
+                 scheduler: str | None) -> Snapshot:
+    """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster), plus traces."""
+    from kqctl.cli.simulate import load_snapshot, parse_now
+
+    if generator is not None:
+        if paths or filenames or from_cluster or sets:
+            raise UsageError("--generator builds its own cluster: pass no PATHs, -f, --from-cluster or --set with it")
+        start = parse_now(now) if now is not None else None
+        snapshot = generator_snapshot(generator, start, seed)
+    else:
+        start = parse_now(now)
+        inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
+                                     override, scheduler)
+        snapshot = load_snapshot(inputs, scheduler, start)
+    add_traces(snapshot, traces or [], seed)
+    return snapshot
+
+
+def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot:
+    from kqctl.kueue.engine.simulation import DEFAULT_NOW
+    from kqctl.kueue.replay.generator import GeneratorError, build_snapshot, parse_generator
+
+    document = _single_document(path, "a generator config")
+    if isinstance(document.body, dict) and ("kind" in document.body or "apiVersion" in document.body):
+        raise InputError(document.origin.file, "a Kubernetes manifest, not Kueue's generator.yaml (cohorts: ...); "
+                         "pass manifests as PATHs", line=document.line_of(()))
+    try:
+        config = parse_generator(document.body)
+    except GeneratorError as exc:
+        raise InputError(document.origin.file, str(exc), line=document.line_of(exc.path)) from None
+    return build_snapshot(config, start or DEFAULT_NOW, seed)
+
+
+def _single_document(path: str, what: str) -> Document:
+    from kqctl.load.documents import decode_text, parse_documents
+    from kqctl.load.sources import read_source
+
+    source = read_source(path)
+    documents = [d for d in parse_documents(decode_text(source.data, source.name), source.name) if d.body is not None]
+    if len(documents) != 1:
+        raise InputError(source.name, f"expected {what}: one YAML document, found {len(documents)}")
+    return documents[0]
+
+
+def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:
+    from kqctl.kueue.engine.simulation import DEFAULT_NOW
+    from kqctl.kueue.replay.arrivals import add_trace
+    from kqctl.load.documents import decode_text
+    from kqctl.load.sources import read_source
+    from kqctl.replay.traces import TraceError, parse_csv_trace, parse_yaml_trace
+
+    start = snapshot.now or DEFAULT_NOW
+    for path in traces:
+        source = read_source(path)
+        text = decode_text(source.data, source.name)
+        try:
+            if source.name.lower().endswith(".csv"):
+                rows = parse_csv_trace(text)
+            else:
+                document = _single_document(path, "a trace")
+                body = document.body
+                lines = [document.line_of((i,)) for i in range(len(body))] if isinstance(body, list) else None
+                rows = parse_yaml_trace(body, lines)
+            add_trace(snapshot, rows, source.name, start, seed)
+        except TraceError as exc:
+            raise InputError(source.name, str(exc), line=exc.line) from None

@@ -1,0 +1,198 @@
+"""Classical preemption (PRE-5..PRE-10): which admitted workloads to evict so a pending one fits.
+
+Candidates of the preemptor's own ClusterQueue and, walking up its cohort tree, of the
+ClusterQueues that borrow what it needs (PRE-6), tried in PRE-7 order until it fits, the set then
+kept minimal (PRE-10). Kueue's classical preemption (preemption.go, preemption/classical).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kqctl.k8s.quantity import sat_add, sat_sub
+from kqctl.kueue.api.models import FlavorResource
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.preemption.targets import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_RECLAIM_WHILE_BORROWING,
+    IN_COHORT_RECLAMATION,
+    CandidateOrder,
+    PreemptionContext,
+    Target,
+    fill_back,
+    put_back,
+    satisfies_policy,
+    target_for,
+    uses_resources,
+    within_nominal,
+    workload_fits,
+)
+from kqctl.kueue.engine.quota import QuotaNode
+from kqctl.kueue.engine.workloads import WorkloadInfo
+
+# PRE-6 variants
+WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(1, 5)
+_VARIANT_REASON = {
+    WITHIN_CQ: IN_CLUSTER_QUEUE,
+    HIERARCHICAL_RECLAIM: IN_COHORT_RECLAMATION,
+    RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION,
+    RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING,
+}
+
+
+@dataclass(eq=False)
+class Candidate:
+    workload: WorkloadInfo
+    lca: QuotaNode | None
+    variant: int
+
+
+def fits_in_quota(node: QuotaNode, requests: dict[FlavorResource, int]) -> tuple[bool, dict[FlavorResource, int]]:
+    """PRE-6: whether the requests fit the node's subtree now, and what its parent must still give."""
+    fits = True
+    remaining: dict[FlavorResource, int] = {}
+    for fr, value in requests.items():
+        if node.subtree.get(fr, 0) < sat_add(node.usage.get(fr, 0), value):
+            fits = False
+        remaining[fr] = max(0, sat_sub(value, node.local_available(fr)))
+    return fits, remaining
+
+
+@dataclass
+class ClassicalPreemption:
+    """PRE-5..PRE-10 against the current quota cache."""
+
+    cache: QuotaCache
+    order: CandidateOrder
+
+    def targets(self, context: PreemptionContext) -> list[Target]:
+        same_cq = self._same_queue_candidates(context)
+        hierarchy, priority = self._cohort_candidates(context)
+        ordered = self._final_order(context, hierarchy, priority, same_cq)
+        forbidden = borrowing_forbidden(context.cq)
+        if (not hierarchy and not priority) or (forbidden and not under_nominal(context)):
+            attempts = [True]
+        elif forbidden and not hierarchy:
+            attempts = [False, True]
+        else:
+            attempts = [True, False]
+        for allow_borrowing in attempts:
+            targets: list[Target] = []
+            for candidate in self._valid(context, ordered, allow_borrowing):
+                self.cache.remove_workload(candidate.workload)
+                targets.append(target_for(self.cache, candidate.workload, _VARIANT_REASON[candidate.variant]))
+                if workload_fits(self.cache, context, allow_borrowing):
+                    targets = fill_back(self.cache, context, targets, allow_borrowing)
+                    put_back(self.cache, [t.workload for t in targets])
+                    return targets
+            put_back(self.cache, [t.workload for t in targets])
+        return []
+
+    def _valid(self, context: PreemptionContext, candidates: list[Candidate], allow_borrowing: bool,
+               ) -> Iterator[Candidate]:
+        """PRE-9: validity is re-checked as victims are removed (a lender back under nominal stops)."""
+        for candidate in candidates:
+            assert candidate.workload.admission is not None
+            if candidate.workload.admission.cluster_queue == context.cq.name:
+                yield candidate
+                continue
+            if allow_borrowing and candidate.variant == RECLAIM_WITHOUT_BORROWING:
+                continue
+            node = self.cache.cluster_queues[candidate.workload.admission.cluster_queue].node
+            if within_nominal(node, context.needed):
+                continue
+            if any(within_nominal(a, context.needed) for a in _ancestors_below(node, candidate.lca)):
+                continue
+            yield candidate
+
+    def _same_queue_candidates(self, context: PreemptionContext) -> list[Candidate]:
+        if context.cq.model.preemption.within_cluster_queue == "Never":
+            return []
+        return self._candidates_from(context, context.cq, None, False)
+
+    def _cohort_candidates(self, context: PreemptionContext) -> tuple[list[Candidate], list[Candidate]]:
+        """PRE-6: walk up the tree; candidates under a subtree where the preemptor fits are hierarchical."""
+        hierarchy: list[Candidate] = []
+        priority: list[Candidate] = []
+        cq = context.cq
+        if not cq.has_parent or cq.model.preemption.reclaim_within_cohort == "Never":
+            return hierarchy, priority
+        advantage, remaining = fits_in_quota(cq.node, context.usage)
+        previous: QuotaNode | None = None
+        for node in cq.node.ancestors():
+            target = hierarchy if advantage else priority
+            self._collect_subtree(context, node, node, previous, advantage, target)
+            fits, remaining = fits_in_quota(node, remaining)
+            advantage = advantage or fits
+            previous = node
+        return hierarchy, priority
+
+    def _collect_subtree(self, context: PreemptionContext, cohort: QuotaNode, root: QuotaNode,
+                         skip: QuotaNode | None, advantage: bool, result: list[Candidate]) -> None:
+        for child in self.cache.child_cohorts(cohort):
+            if child is skip or within_nominal(child, context.needed):
+                continue
+            self._collect_subtree(context, child, root, skip, advantage, result)
+        for child_cq in self.cache.child_cluster_queues(cohort):
+            if child_cq is context.cq or within_nominal(child_cq.node, context.needed):
+                continue
+            result.extend(self._candidates_from(context, child_cq, root, advantage))
+
+    def _candidates_from(self, context: PreemptionContext, source: ClusterQueueState, lca: QuotaNode | None,
+                         advantage: bool) -> list[Candidate]:
+        result: list[Candidate] = []
+        for workload in source.workloads.values():
+            variant = classify(context, workload, advantage)
+            if variant:
+                result.append(Candidate(workload, lca, variant))
+        return result
+
+    def _final_order(self, context: PreemptionContext, hierarchy: list[Candidate], priority: list[Candidate],
+                     same_cq: list[Candidate]) -> list[Candidate]:
+        """PRE-7: evicted ones first, in hierarchical, priority, same-queue order; then the others."""
+        lists = [sorted(group, key=lambda c: self.order.key(context, c.workload))
+                 for group in (hierarchy, priority, same_cq)]
+        evicted = [c for lst in lists for c in lst if c.workload.evicted]
+        others = [c for lst in lists for c in lst if not c.workload.evicted]
+        return evicted + others
+
+
+def classify(context: PreemptionContext, workload: WorkloadInfo, advantage: bool) -> int:
+    """PRE-6 classification of a candidate (0: not preemptable)."""
+    if not uses_resources(workload, context.needed):
+        return 0
+    assert workload.admission is not None
+    same_cq = workload.admission.cluster_queue == context.cq.name
+    preemption = context.cq.model.preemption
+    policy = preemption.within_cluster_queue if same_cq else preemption.reclaim_within_cohort
+    if not satisfies_policy(policy, context.preemptor, workload):
+        return 0
+    if same_cq:
+        return WITHIN_CQ
+    if advantage:
+        return HIERARCHICAL_RECLAIM
+    if borrowing_forbidden(context.cq):
+        return RECLAIM_WITHOUT_BORROWING
+    threshold = preemption.borrow_within_cohort.max_priority_threshold if preemption.borrow_within_cohort else None
+    if workload.priority >= context.preemptor.priority or (threshold is not None and workload.priority > threshold):
+        return RECLAIM_WITHOUT_BORROWING
+    return RECLAIM_WHILE_BORROWING
+
+
+def borrowing_forbidden(cq: ClusterQueueState) -> bool:
+    """PRE-8: no borrowWithinCohort policy, or Never: the preemptor may not borrow while preempting."""
+    borrow = cq.model.preemption.borrow_within_cohort
+    return borrow is None or borrow.policy == "Never"
+
+
+def under_nominal(context: PreemptionContext) -> bool:
+    """PRE-8: usage strictly below nominal on every (flavor, resource) needing preemption."""
+    return all(context.cq.nominal(fr) > context.cq.usage(fr) for fr in context.needed)
+
+
+def _ancestors_below(node: QuotaNode, lca: QuotaNode | None) -> Iterator[QuotaNode]:
+    for ancestor in node.ancestors():
+        if ancestor is lca:
+            return
+        yield ancestor

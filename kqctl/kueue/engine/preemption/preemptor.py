@@ -1,0 +1,57 @@
+"""The preemptor (rule set PRE): victims for a workload whose flavors need preemption.
+
+Chooses the classical search (PRE-5..PRE-10) or fair sharing's strategies (FS-5..FS-10) and
+answers the flavor assigner's preemption oracle (PRE-11). Kueue's ``Preemptor`` and
+``PreemptionOracle``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from kqctl.kueue.api.models import FlavorResource
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.flavors.assignment import Assignment, Oracle, total_requests_for
+from kqctl.kueue.engine.preemption.classical import ClassicalPreemption
+from kqctl.kueue.engine.preemption.fair_sharing import DEFAULT_STRATEGIES, FairSharingPreemption
+from kqctl.kueue.engine.preemption.targets import CandidateOrder, PreemptionContext, Target, put_back, take_out
+from kqctl.kueue.engine.workloads import WorkloadInfo
+
+
+@dataclass
+class Preemptor:
+    """Target selection, classical (PRE-5..10) or fair sharing (FS-5..10), as of ``now`` (the cycle's clock)."""
+
+    cache: QuotaCache
+    now: datetime
+    fair_sharing: bool = False
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    lq_score: Callable[[WorkloadInfo], float | None] | None = None  # FS-11 LocalQueue usage
+    gates_within_nominal: bool = True  # FairSharingPreemptWithinNominal (FS-8)
+
+    def get_targets(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> list[Target]:
+        """PRE-2: victims for the flavors of ``assignment`` that need preemption (empty: none that make it fit)."""
+        context = PreemptionContext(workload, cq, assignment.flavors_needing_preemption(),
+                                    total_requests_for(workload, assignment))
+        return self.targets(context)
+
+    def oracle(self, workload: WorkloadInfo, cq: ClusterQueueState) -> Oracle:
+        """PRE-11: would victims exist for this one (flavor, resource) and amount?"""
+        def simulate(fr: FlavorResource, quantity: int) -> tuple[str, int]:
+            targets = self.targets(PreemptionContext(workload, cq, {fr}, {fr: quantity}))
+            if not targets:
+                return "NoCandidates", self.cache.borrowing_level(cq, fr, quantity)[0]
+            take_out(self.cache, [t.workload for t in targets])
+            level = self.cache.borrowing_level(cq, fr, quantity)[0]
+            put_back(self.cache, [t.workload for t in targets])
+            same_cq = any(t.cluster_queue is cq for t in targets)
+            return ("Preempt" if same_cq else "Reclaim"), level
+        return simulate
+
+    def targets(self, context: PreemptionContext) -> list[Target]:
+        order = CandidateOrder(self.now, self.lq_score)
+        if self.fair_sharing:
+            return FairSharingPreemption(self.cache, order, self.strategies, self.gates_within_nominal).targets(context)
+        return ClassicalPreemption(self.cache, order).targets(context)

@@ -1,0 +1,200 @@
+"""What a simulation returns (rule set SIM): frozen values, computed once, that renderers only format.
+
+``simulate`` runs Kueue's cycles on live, mutable state (the quota cache, the pending queues, the
+cycles' entries); :func:`freeze` reads from that state everything a user is shown and returns it as
+frozen dataclasses, so that nothing downstream (renderers, ``--fail-on``, explain) reads engine
+internals or works out a decision, a borrowed amount or a lent amount itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kqctl.kueue.api.models import FlavorResource
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.entry import CycleResult
+from kqctl.kueue.engine.lending import Borrowed, Lent, borrowed_by_workload, lent_by_cluster_queue
+from kqctl.kueue.engine.outcomes import (
+    WorkloadOutcome,
+    decision,
+    decision_text,
+    decision_token,
+    in_inactive_cluster_queue,
+    last_reason,
+    reported_reason,
+)
+from kqctl.kueue.engine.queues import PendingQueue
+from kqctl.kueue.engine.workloads import Admission, WorkloadInfo
+
+# Why the run stopped (SIM-7, SIM-8).
+STEADY = "steady"
+CYCLES_GIVEN = "cycles"
+CYCLE_LIMIT = "limit"
+LIVELOCK = "livelock"
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    """One workload at the end of the run."""
+
+    key: str  # namespace/name
+    namespace: str
+    name: str
+    labels: Mapping[str, str]
+    local_queue: str | None  # namespace/name of the LocalQueue it names
+    cluster_queue: str | None
+    priority: int
+    decision: str  # the stable token (outcomes.DECISION_TOKENS)
+    state: str  # the decision in words: ``Preempted (pending)``, ``Quota reserved (waiting for checks: x)``
+    decision_text: str  # ``state`` as simulate shows it: ``Admitted (4/8 pods)`` for a partial admission
+    admission: Admission | None  # the quota it holds at the end
+    in_inactive_cluster_queue: bool  # XO-1, XO-3: holds quota where Kueue's scheduler does not look
+    admitted_in: int | None  # the cycle that admitted it (None: admitted before, or not at all)
+    preempted_in: int | None  # the last cycle that preempted it
+    preempted_by: str | None
+    preemption_reason: str | None
+    preemption_message: str | None
+    victims: tuple[str, ...]  # whom it preempted, sorted, each once
+    reason: str | None  # the reason reported for it (a preemption after its admission is the news)
+    message: str | None
+    last_reason: str | None  # its last scheduling attempt's QuotaReserved reason, or why it is not queued
+    last_message: str | None
+    borrowed: Mapping[FlavorResource, int]  # its share of its ClusterQueue's borrowing (lending.py)
+
+
+@dataclass(frozen=True)
+class QuotaUsage:
+    """One (flavor, resource) of a ClusterQueue at the end of the run."""
+
+    flavor: str
+    resource: str
+    nominal: int
+    borrowing_limit: int | None
+    lending_limit: int | None
+    used: int
+    borrowed: int  # Q-7: used above nominal
+    lent: int  # what the rest of its cohort uses of its quota (lending.py)
+
+
+@dataclass(frozen=True)
+class ClusterQueueResult:
+    name: str
+    cohort: str | None
+    active: bool
+    inactive_reason: str  # XO-1, XO-3 ("" when active)
+    quotas: tuple[QuotaUsage, ...]  # by flavor, then resource
+    pending: tuple[str, ...]  # workloads in its heap, by key
+    inadmissible: tuple[str, ...]  # workloads in its inadmissible set, by key
+
+    @property
+    def queued(self) -> int:
+        return len(self.pending) + len(self.inadmissible)
+
+
+@dataclass(frozen=True)
+class EvictionRecord:
+    victim: str
+    preemptor: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CycleRecord:
+    """What one cycle did: the workloads it admitted and the victims it asked to leave."""
+
+    number: int
+    admitted: tuple[str, ...]
+    evictions: tuple[EvictionRecord, ...]
+
+
+@dataclass(frozen=True)
+class Livelock:
+    """SIM-8: the cycles that repeat, and the workloads trading places in them."""
+
+    cycles: tuple[int, int]
+    workloads: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    cycles: int
+    stop_reason: str  # STEADY, CYCLES_GIVEN, CYCLE_LIMIT or LIVELOCK
+    fair_sharing: bool
+    workloads: Mapping[str, WorkloadResult]  # by key
+    cluster_queues: Mapping[str, ClusterQueueResult]  # by name
+    history: tuple[CycleRecord, ...]
+    livelock: Livelock | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapping[str, WorkloadOutcome],
+           cycle_results: Iterable[CycleResult], stop_reason: str, fair_sharing: bool, livelock: Livelock | None,
+           warnings: Iterable[str]) -> SimulationResult:
+    """The run's end state as frozen values."""
+    history = tuple(_cycle_record(result) for result in cycle_results)
+
+    def admission_order(workload: WorkloadInfo) -> tuple[object, ...]:
+        """Admitted by the simulation (later cycles later) after anything admitted in the snapshot."""
+        outcome = outcomes.get(workload.key)
+        cycle = outcome.admitted_in if outcome is not None and outcome.admitted_in is not None else 0
+        reserved = workload.reservation_time
+        return (cycle, reserved.timestamp() if reserved is not None else float("-inf"), workload.key)
+
+    borrowed = borrowed_by_workload(cache, admission_order)
+    lent = lent_by_cluster_queue(cache)
+    workloads = {key: _workload_result(outcomes[key], queues, cache, borrowed) for key in sorted(outcomes)}
+    cluster_queues = {name: _cluster_queue_result(state, queues.get(name), lent)
+                      for name, state in sorted(cache.cluster_queues.items())}
+    return SimulationResult(len(history), stop_reason, fair_sharing, workloads, cluster_queues, history, livelock,
+                            tuple(warnings))
+
+
+def _workload_result(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue], cache: QuotaCache,
+                     borrowed: Borrowed) -> WorkloadResult:
+    workload = outcome.workload
+    state = decision(outcome, queues, cache)
+    reason, message = reported_reason(outcome)
+    attempt_reason, attempt_message = last_reason(outcome)
+    return WorkloadResult(
+        key=workload.key,
+        namespace=workload.model.namespace,
+        name=workload.model.name,
+        labels=workload.model.labels,
+        local_queue=outcome.local_queue,
+        cluster_queue=outcome.cluster_queue,
+        priority=workload.priority,
+        decision=decision_token(state),
+        state=state,
+        decision_text=decision_text(outcome, state),
+        admission=workload.admission,
+        in_inactive_cluster_queue=in_inactive_cluster_queue(workload, cache),
+        admitted_in=outcome.admitted_in,
+        preempted_in=outcome.preempted_in,
+        preempted_by=outcome.preempted_by,
+        preemption_reason=outcome.preemption_reason,
+        preemption_message=outcome.preemption_message or None,
+        victims=tuple(sorted(set(outcome.victims))),
+        reason=reason,
+        message=message,
+        last_reason=attempt_reason,
+        last_message=attempt_message,
+        borrowed=dict(sorted(borrowed.get(workload.key, {}).items())) if workload.admission is not None else {},
+    )
+
+
+def _cluster_queue_result(state: ClusterQueueState, queue: PendingQueue | None, lent: Lent) -> ClusterQueueResult:
+    quotas = tuple(
+        QuotaUsage(flavor, resource, limits.nominal, limits.borrowing_limit, limits.lending_limit,
+                   state.usage((flavor, resource)), max(0, state.usage((flavor, resource)) - limits.nominal),
+                   lent.get(state.name, {}).get((flavor, resource), 0))
+        for (flavor, resource), limits in sorted(state.node.quotas.items()))
+    pending = tuple(sorted(queue.active)) if queue is not None else ()
+    inadmissible = tuple(sorted(queue.inadmissible)) if queue is not None else ()
+    return ClusterQueueResult(state.name, state.model.cohort or None, state.active, state.inactive_reason, quotas,
+                              pending, inadmissible)
+
+
+def _cycle_record(result: CycleResult) -> CycleRecord:
+    return CycleRecord(result.number, tuple(entry.workload.key for entry in result.admitted),
+                       tuple(EvictionRecord(e.victim.key, e.preemptor.key, e.reason) for e in result.evictions))

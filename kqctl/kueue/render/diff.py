@@ -1,0 +1,184 @@
+"""A diff of two configurations as a table, as data (json/yaml) and as Markdown (a ready PR comment)."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from kqctl.k8s.quantity import format_resource_value
+from kqctl.kueue.render.replay import duration, sample_data, write_limited
+from kqctl.kueue.replay.diff import DiffReport, PercentileShift, WorkloadChange, WorkloadView
+from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.units import human
+from kqctl.replay.statistics import Sample
+
+FORMATS = ("table", "json", "yaml", "markdown")
+
+
+def quantity(resource: str, amount: int) -> str:
+    """An exact quantity as Kubernetes prints it (data, not display)."""
+    return format_resource_value(resource, amount)
+
+
+def view_data(view: WorkloadView | None) -> dict[str, Any] | None:
+    if view is None:
+        return None
+    return {"decision": view.decision, "clusterQueue": view.cluster_queue,
+            "flavors": [{"podSet": p, "resource": r, "flavor": f} for p, r, f in view.flavors],
+            "borrowed": [{"flavor": f, "resource": r, "amount": quantity(r, amount)} for f, r, amount in view.borrowed],
+            "victims": list(view.victims), "preemptedBy": view.preempted_by,
+            "message": view.message or None}
+
+
+def diff_data(report: DiffReport) -> dict[str, Any]:
+    return {
+        "compared": report.compared,
+        "changed": len(report.changes),
+        "regressions": [c.key for c in report.regressions],
+        "before": dict(report.before_counts),
+        "after": dict(report.after_counts),
+        "configuration": [{"kind": c.kind, "name": c.name, "field": c.field, "before": c.before, "after": c.after}
+                          for c in report.configuration],
+        "workloads": {c.key: {"changes": list(c.kinds), "regression": c.regression, "before": view_data(c.before),
+                              "after": view_data(c.after)} for c in report.changes},
+        "timeToAdmission": None if report.percentiles is None else [
+            {"by": s.by, "group": s.group, "before": sample_data(s.before), "after": sample_data(s.after)}
+            for s in report.percentiles],
+    }
+
+
+def render_diff(report: DiffReport, fmt: str, out: TextIO, view: TableOptions) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt == "json":
+        out.write(dump_json(diff_data(report)))
+    elif fmt == "yaml":
+        out.write(dump_yaml(diff_data(report)))
+    elif fmt == "markdown":
+        out.write(markdown(report))
+    elif fmt == "table":
+        render_table(report, out, view)
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+
+
+def headline(report: DiffReport) -> str:
+    regressions = len(report.regressions)
+    parts = [f"{len(report.changes):,} of {report.compared:,} workloads change"]
+    if regressions:
+        parts.append(f"{regressions:,} admitted before {'is' if regressions == 1 else 'are'} no longer admitted")
+    return "; ".join(parts) + "."
+
+
+def decision_text(view: WorkloadView | None) -> str:
+    if view is None:
+        return "(absent)"
+    text = view.decision
+    if view.holds_quota and view.flavors:
+        text += f" on {view.flavor_text}"
+    if view.holds_quota and view.borrowed:
+        text += ", borrowing " + ", ".join(f"{r} {human(r, amount)}" for _, r, amount in view.borrowed)
+    if view.victims:
+        text += f", preempts {len(view.victims)}"
+    return text
+
+
+def change_table(report: DiffReport) -> Table:
+    table = Table((Column("Workload"), Column("Before"), Column("After"), Column("Change")))
+    for change in report.changes:
+        kinds = ", ".join(change.kinds) + (" (regression)" if change.regression else "")
+        table.add([change.key, decision_text(change.before), decision_text(change.after), kinds])
+    return table
+
+
+def configuration_table(report: DiffReport) -> Table:
+    table = Table((Column("Kind"), Column("Name"), Column("Field"), Column("Before", right=True),
+                   Column("After", right=True)))
+    for change in report.configuration:
+        table.add([change.kind, change.name, change.field, change.before, change.after])
+    return table
+
+
+def percentile_table(shifts: tuple[PercentileShift, ...]) -> Table:
+    """The groups whose percentiles move (an unchanged group says nothing a reviewer needs)."""
+    table = Table((Column("By"), Column("Group"), *(Column(f"P{p} before → after", right=True) for p in (50, 95, 99))))
+    for shift in shifts:
+        if shift.moved:
+            table.add([shift.by, shift.group, *(shift_text(shift.before, shift.after, p) for p in (50, 95, 99))])
+    return table
+
+
+def unmoved_note(shifts: tuple[PercentileShift, ...]) -> str:
+    still = sum(1 for s in shifts if not s.moved)
+    return f"{still:,} other group(s): P50, P95 and P99 unchanged." if still else ""
+
+
+def shift_text(before: Sample | None, after: Sample | None, p: int) -> str:
+    old = duration(before.at(p)) if before else "-"
+    new = duration(after.at(p)) if after else "-"
+    if before is None or after is None:
+        return f"{old} → {new}"
+    delta = after.at(p) - before.at(p)
+    sign = "+" if delta > 0 else "-" if delta < 0 else "±"
+    return f"{old} → {new} ({sign}{duration(abs(delta))})"
+
+
+def render_table(report: DiffReport, out: TextIO, view: TableOptions) -> None:
+    out.write(headline(report) + "\n")
+    if report.configuration:
+        out.write("\nConfiguration changes:\n")
+        write_limited(out, configuration_table(report), view, None, "configuration changes")
+    if report.changes:
+        out.write("\nWorkloads whose outcome changes (steady state of Kueue's scheduler):\n")
+        write_limited(out, change_table(report), view, None, "workloads")
+    if report.percentiles is not None:
+        out.write("\nTime to admission (replay):\n")
+        table = percentile_table(report.percentiles)
+        if table.rows:
+            write_limited(out, table, view, None, "groups")
+        out.write((unmoved_note(report.percentiles) or "") + ("\n" if unmoved_note(report.percentiles) else ""))
+    for change in report.regressions[:20]:
+        message = change.after.message if change.after is not None else ""
+        out.write(f"regression: {change.key}: {change.before.decision if change.before else '-'} → "
+                  f"{change.after.decision if change.after else '-'}{': ' + message if message else ''}\n")
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(table: Table, limit: int | None = None) -> list[str]:
+    header = "| " + " | ".join(c.header for c in table.columns) + " |"
+    rule = "|" + "|".join("---:" if c.right else "---" for c in table.columns) + "|"
+    rows = table.rows if limit is None else table.rows[:limit]
+    lines = [header, rule, *("| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows)]
+    if limit is not None and len(table.rows) > limit:
+        lines.append(f"\n… and {len(table.rows) - limit:,} more (kqctl diff -o json lists them all)")
+    return lines
+
+
+MARKDOWN_ROWS = 50
+
+
+def markdown(report: DiffReport) -> str:
+    """A PR comment: the verdict first, then what changed, then the evidence."""
+    verdict = "⚠️ regression" if report.regressions else ("changes" if report.changes else "no change")
+    lines = [f"### kqctl diff: {verdict}", "", headline(report), ""]
+    before = ", ".join(f"{n:,} {s.lower()}" for s, n in report.before_counts)
+    after = ", ".join(f"{n:,} {s.lower()}" for s, n in report.after_counts)
+    lines += [f"- before: {before or 'no workloads'}", f"- after: {after or 'no workloads'}", ""]
+    if report.configuration:
+        lines += ["#### Configuration changes", "", *_md_table(configuration_table(report), MARKDOWN_ROWS), ""]
+    if report.changes:
+        lines += ["#### Workloads whose outcome changes", "", *_md_table(change_table(report), MARKDOWN_ROWS), ""]
+    if report.percentiles is not None:
+        table = percentile_table(report.percentiles)
+        lines += ["#### Time to admission (replay)", ""]
+        lines += [*_md_table(table, MARKDOWN_ROWS), ""] if table.rows else []
+        note = unmoved_note(report.percentiles)
+        lines += [note, ""] if note else []
+    lines.append("<sub>Generated by kqctl diff: Kueue's scheduler simulated offline on both configurations.</sub>")
+    return "\n".join(lines) + "\n"
+
+
+def regression_lines(changes: tuple[WorkloadChange, ...]) -> list[str]:
+    return [c.key for c in changes if c.regression]

@@ -1,0 +1,92 @@
+"""A plan's answer, with the replays that prove it: table, json or yaml."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, TextIO
+
+from kqctl.k8s.quantity import format_resource_value
+from kqctl.kueue.replay.plan import Evaluation, Measure, PlanResult, Values
+from kqctl.render.columns import Column, Table, format_lines
+from kqctl.replay.durations import format_duration
+
+
+def measure_text(measure: Measure) -> str:
+    condition = measure.condition
+    if condition.statistic == "all":
+        return "all admitted" if measure.met else f"{measure.not_admitted:,} of {measure.workloads:,} never admitted"
+    if measure.value is None:
+        return f"{measure.not_admitted:,} of {measure.workloads:,} never admitted"
+    value = measure.value
+    ms = round(value) if isinstance(value, Fraction) else value
+    return f"{condition.statistic}({condition.metric}) = {format_duration(ms)}"
+
+
+def quotas(result: PlanResult, values: Values) -> dict[str, str]:
+    return {f"{flavor}/{resource}": format_resource_value(resource, value, quota_side=True)
+            for (flavor, resource), value in zip(result.problem.resources, values, strict=True)}
+
+
+def evaluation_data(result: PlanResult, evaluation: Evaluation) -> dict[str, Any]:
+    return {"nominalQuota": quotas(result, evaluation.values), "met": evaluation.met,
+            "measures": [{"condition": m.condition.text(), "met": m.met,
+                          "valueMs": None if m.value is None else round(m.value),
+                          "workloads": m.workloads, "notAdmitted": m.not_admitted} for m in evaluation.measures],
+            "replayedMs": evaluation.end}
+
+
+def plan_data(result: PlanResult) -> dict[str, Any]:
+    problem = result.problem
+    at, below = result.proof()
+    return {
+        "for": {"kind": problem.kind, "name": problem.name, "clusterQueues": list(problem.members)},
+        "target": " and ".join(c.text() for c in problem.target),
+        "current": quotas(result, problem.current),
+        "answer": None if result.answer is None else quotas(result, result.answer),
+        "cap": quotas(result, result.cap),
+        "proof": {"atAnswer": None if at is None else evaluation_data(result, at),
+                  "belowAnswer": None if below is None else evaluation_data(result, below)},
+        "replays": [evaluation_data(result, e) for e in sorted(result.evaluations, key=lambda e: e.values)],
+    }
+
+
+def render_plan(result: PlanResult, fmt: str, out: TextIO, workers: int) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt == "json":
+        out.write(dump_json(plan_data(result)))
+    elif fmt == "yaml":
+        out.write(dump_yaml(plan_data(result)))
+    else:
+        out.write(text(result, workers))
+
+
+def _quota_text(result: PlanResult, values: Values) -> str:
+    return ", ".join(f"{k} {v}" for k, v in quotas(result, values).items())
+
+
+def text(result: PlanResult, workers: int) -> str:
+    problem = result.problem
+    members = f" ({', '.join(problem.members)})" if problem.kind == "Cohort" else ""
+    target = " and ".join(c.text() for c in problem.target)
+    lines = [f"Plan for {problem.kind} {problem.name}{members}: {target}", ""]
+    if result.answer is None:
+        lines.append(f"Not met at any quota up to {_quota_text(result, result.cap)} (raise it with --max).")
+    else:
+        lines.append(f"Answer: nominalQuota {_quota_text(result, result.answer)} "
+                     f"(today: {_quota_text(result, problem.current)}).")
+        at, below = result.proof()
+        if at is not None:
+            lines.append(f"  meets the target at the answer: {'; '.join(measure_text(m) for m in at.measures)}")
+        if below is not None:
+            lines.append(f"  misses it at {_quota_text(result, below.values)}: "
+                         f"{'; '.join(measure_text(m) for m in below.measures)}")
+        elif result.answer and all(v == 0 for v in result.answer):
+            lines.append("  (no quota at all is needed: the target is met with nothing)")
+    lines += ["", f"Replays ({len(result.evaluations)}, {workers} in parallel):"]
+    table = Table((Column("Nominal quota"), Column("Target"), Column("Measured"), Column("Workloads", right=True)))
+    for evaluation in sorted(result.evaluations, key=lambda e: e.values):
+        table.add([_quota_text(result, evaluation.values), "met" if evaluation.met else "missed",
+                   "; ".join(measure_text(m) for m in evaluation.measures), f"{evaluation.workloads:,}"])
+    lines += format_lines(table)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,367 @@
+"""A replay as tables, as data (the json/yaml contract, see README "replay -o json"), as Kueue's
+performance ``summary.yaml``, and as charts."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, TextIO
+
+from kqctl.k8s.quantity import format_resource_value
+from kqctl.kueue.replay.report import ReplayReport
+from kqctl.render.charts import Chart, Line, has_matplotlib, svg, write_png
+from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.units import human
+from kqctl.replay.durations import format_duration
+from kqctl.replay.run import WorkloadTimes
+from kqctl.replay.statistics import Sample
+from kqctl.replay.summary import GroupStats, UsageSummary
+
+FORMATS = ("table", "wide", "json", "yaml", "summary")
+# What happens between Kueue's cycles in a replay (kqctl rules SIM-R1 ... explains each).
+RULES = ("SIM-R1", "SIM-R2", "SIM-R3", "SIM-R4", "SIM-R5", "SIM-R6", "SIM-R7")
+CHART_LINES = 12  # lines per chart: the busiest queues (a chart of 1,000 lines shows nothing)
+CHART_BUCKETS = 400  # points per line: usage is averaged per bucket of virtual time
+
+
+# --- data ----------------------------------------------------------------------------------------------
+
+
+def sample_data(sample: Sample | None) -> dict[str, Any] | None:
+    if sample is None:
+        return None
+    return {"count": sample.count, "meanMs": int(sample.mean), "p50Ms": sample.p50, "p95Ms": sample.p95,
+            "p99Ms": sample.p99, "maxMs": sample.maximum}
+
+
+def group_data(group: GroupStats) -> dict[str, Any]:
+    return {"workloads": group.workloads, "admitted": group.admitted, "finished": group.finished,
+            "evictions": group.evictions, "timeToAdmission": sample_data(group.time_to_admission),
+            "timeToFinish": sample_data(group.time_to_finish)}
+
+
+def _resource(track: str) -> str:
+    return track.split("/", 1)[1] if "/" in track else track
+
+
+def usage_data(usage: UsageSummary, points: bool) -> dict[str, Any]:
+    resource = _resource(usage.resource)
+    data: dict[str, Any] = {
+        "nominal": format_resource_value(resource, usage.nominal),
+        "mean": format_resource_value(resource, int(usage.mean)),
+        "peak": format_resource_value(resource, usage.peak),
+        "meanPercentOfNominal": _percent_number(usage.share),
+    }
+    if points:
+        data["points"] = [[at, format_resource_value(resource, value)] for at, value in usage.points]
+    return data
+
+
+def _percent_number(share: Fraction | None) -> float | None:
+    return None if share is None else round(float(share * 100), 2)
+
+
+def workload_data(workload: WorkloadTimes) -> dict[str, Any]:
+    return {
+        "localQueue": workload.labels.queue,
+        "clusterQueue": workload.labels.target or None,
+        "priority": workload.labels.priority,
+        "class": workload.labels.workload_class,
+        "state": workload.state,
+        "arrivalMs": workload.arrival,
+        "runtimeMs": workload.runtime,
+        "firstAdmittedMs": workload.first_admitted,
+        "admittedMs": workload.admitted,
+        "finishedMs": workload.finished,
+        "timeToAdmissionMs": workload.time_to_admission,
+        "timeToFinishMs": workload.time_to_finish,
+        "evictions": workload.evictions,
+    }
+
+
+def report_data(report: ReplayReport, keep: Callable[[WorkloadTimes], bool] | None = None) -> dict[str, Any]:
+    """Everything the replay found; every key is always present (null where it does not apply)."""
+    shown = [w for w in report.workloads if keep is None or keep(w)]
+    return {
+        "start": report.start.isoformat().replace("+00:00", "Z"),
+        "endMs": report.end,
+        "stoppedAtHorizon": report.stopped_at_horizon,
+        "cycles": report.cycles,
+        "apiWrites": report.api_writes,
+        "model": {"cycleLatency": report.throughput.data(), "runtime": report.runtime,
+                  "finishLatencyMs": report.finish_latency, "seed": report.seed, "rules": list(RULES)},
+        "overall": group_data(report.overall),
+        "percentiles": {
+            "clusterQueues": {g.name: group_data(g) for g in report.by_cluster_queue},
+            "localQueues": {g.name: group_data(g) for g in report.by_local_queue},
+            "priorities": {g.name: group_data(g) for g in report.by_priority},
+            "classes": {g.name: group_data(g) for g in report.by_class},
+        },
+        "usage": {
+            "clusterQueues": _usage_by(report, "ClusterQueue"),
+            "cohorts": _usage_by(report, "Cohort"),
+        },
+        "performanceSummary": summary_data(report),
+        "evictions": [{"atMs": e.at, "workload": e.victim, "preemptor": e.preemptor, "reason": e.reason}
+                      for e in report.evictions],
+        "workloads": {w.key: workload_data(w) for w in shown},
+        "assumptions": list(report.assumptions),
+        "warnings": list(report.warnings),
+    }
+
+
+def _usage_by(report: ReplayReport, kind: str) -> dict[str, dict[str, Any]]:
+    result: dict[str, dict[str, Any]] = {}
+    for usage in report.usage:
+        if usage.kind == kind:
+            result.setdefault(usage.name, {})[usage.resource] = usage_data(usage, points=True)
+    return result
+
+
+def summary_data(report: ReplayReport) -> dict[str, Any]:
+    """Kueue's performance ``summary.yaml``: the same keys, units (mCPU, ms) and integer arithmetic."""
+    start = report.start
+    from datetime import timedelta
+
+    def stamp(ms: int) -> str:
+        return (start + timedelta(milliseconds=ms)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+    return {
+        "clusterQueueClasses": {
+            name: {"cpuAverageUsage": s.cpu_average_usage, "cpuUsed": s.cpu_used,
+                   "firstEventTime": stamp(s.first_event_ms), "lastEventTime": stamp(s.last_event_ms),
+                   "nominalQuota": s.nominal_quota}
+            for name, s in report.performance.cluster_queue_classes},
+        "workloadClasses": {
+            name: {"averageTimeToAdmissionMs": s.average_time_to_admission_ms,
+                   "averageTimeToFinishMs": s.average_time_to_finish_ms, "count": s.count,
+                   "totalEvictions": s.total_evictions}
+            for name, s in report.performance.workload_classes},
+    }
+
+
+# --- tables --------------------------------------------------------------------------------------------
+
+
+def render_replay(report: ReplayReport, fmt: str, out: TextIO, view: TableOptions,
+                  namespace: str | None = None) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    def keep(workload: WorkloadTimes) -> bool:
+        return namespace is None or workload.key.split("/", 1)[0] == namespace
+
+    if fmt == "json":
+        out.write(dump_json(report_data(report, keep)))
+    elif fmt == "yaml":
+        out.write(dump_yaml(report_data(report, keep)))
+    elif fmt == "summary":
+        out.write(dump_yaml(summary_data(report)))
+    elif fmt in ("table", "wide"):
+        render_tables(report, out, replace(view, wide=view.wide or fmt == "wide"), keep)
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+
+
+def duration(value: int | None) -> str:
+    return "-" if value is None else format_duration(value)
+
+
+def _duration_key(cell: str) -> object:
+    from kqctl.replay.durations import DurationError, parse_duration
+
+    try:
+        return parse_duration(cell)
+    except DurationError:
+        return cell
+
+
+_TIME_COLUMNS = (Column("P50", right=True, sort_key=_duration_key), Column("P95", right=True, sort_key=_duration_key),
+                 Column("P99", right=True, sort_key=_duration_key), Column("Max", right=True, wide=True,
+                                                                             sort_key=_duration_key))
+
+
+def group_table(title: str, groups: Iterable[GroupStats]) -> Table:
+    table = Table((Column(title), Column("Workloads", right=True), Column("Admitted", right=True), *_TIME_COLUMNS,
+                   Column("Finish P50", right=True, wide=True), Column("Evictions", right=True)))
+    for group in groups:
+        sample, finish = group.time_to_admission, group.time_to_finish
+        times = [duration(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
+        table.add([group.name, f"{group.workloads:,}", f"{group.admitted:,}", *times,
+                   duration(finish.p50) if finish else "-", f"{group.evictions:,}"])
+    return table
+
+
+def usage_table(usages: Iterable[UsageSummary]) -> Table:
+    table = Table((Column("Queue"), Column("Kind"), Column("Resource"), Column("Nominal", right=True),
+                   Column("Mean used", right=True), Column("Peak", right=True), Column("Mean %", right=True)))
+    for usage in usages:
+        resource = _resource(usage.resource)
+        share = usage.share
+        table.add([usage.name, usage.kind, usage.resource, human(resource, usage.nominal),
+                   human(resource, int(usage.mean)), human(resource, usage.peak),
+                   "-" if share is None else f"{float(share * 100):.1f}%"])
+    return table
+
+
+def workload_table(workloads: Iterable[WorkloadTimes]) -> Table:
+    table = Table((Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue"),
+                   Column("Priority", right=True, sort_key=lambda c: int(c) if c.lstrip("-").isdigit() else c),
+                   Column("Arrived", right=True, wide=True, sort_key=_duration_key),
+                   Column("Wait", right=True, sort_key=_duration_key),
+                   Column("Finished after", right=True, sort_key=_duration_key),
+                   Column("Evictions", right=True), Column("State")))
+    for w in workloads:
+        table.add([w.key, w.labels.queue.split("/", 1)[-1], w.labels.target or "-", str(w.labels.priority),
+                   duration(w.arrival), duration(w.time_to_admission), duration(w.time_to_finish), str(w.evictions),
+                   w.state])
+    return table
+
+
+def render_tables(report: ReplayReport, out: TextIO, view: TableOptions,
+                  keep: Callable[[WorkloadTimes], bool]) -> None:
+    from kqctl.render.columns import rich_painter, sort_rows
+    from kqctl.render.console import use_color
+
+    paint = rich_painter(use_color(out, view.color))
+    workloads = workload_table(w for w in report.workloads if keep(w))
+    sort_rows(workloads, view.sort_by)
+    if not view.headers:
+        write_limited(out, workloads, view, None, "workloads")
+        return
+    out.write(headline(report) + "\n\n")
+    for title, table, what in (
+        ("Time to admission per ClusterQueue", group_table("ClusterQueue", report.by_cluster_queue), "ClusterQueues"),
+        ("Time to admission per priority", group_table("Priority", report.by_priority), "priorities"),
+        ("Quota held over time (mean and peak over the replay)", usage_table(report.usage), "usage rows"),
+        ("Workloads (Wait: time to admission; Finished after: from arrival)", workloads, "workloads"),
+    ):
+        out.write(title + ":\n")
+        write_limited(out, table, view, paint, what)
+        out.write("\n")
+    for note in report.assumptions:
+        out.write(f"Assumed: {note}\n")
+    for warning in report.warnings:
+        out.write(f"warning: {warning}\n")
+
+
+def headline(report: ReplayReport) -> str:
+    counts: dict[str, int] = {}
+    for workload in report.workloads:
+        counts[workload.state] = counts.get(workload.state, 0) + 1
+    states = ", ".join(f"{n:,} {state.lower() if state != 'NotQueued' else 'not queued'}"
+                       for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+    horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
+    overall = report.overall.time_to_admission
+    waits = (f"\nTime to admission: P50 {duration(overall.p50)}, P95 {duration(overall.p95)}, "
+             f"P99 {duration(overall.p99)}, mean {duration(round(overall.mean))}.") if overall else ""
+    return (f"Replayed {len(report.workloads):,} workloads over {duration(report.end)} of virtual time{horizon} "
+            f"({report.cycles:,} cycles, {report.api_writes:,} API writes): {states or 'nothing to replay'}.{waits}")
+
+
+def write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
+                  what: str) -> int:
+    """At most ``view.limit`` rows, and how many were left out; returns the rows written."""
+    from kqctl.render.columns import format_lines
+
+    total = len(table.rows)
+    limit = total if view.limit is None else min(view.limit, total)
+    rows, styles = table.rows, table.styles
+    table.rows, table.styles = rows[:limit], styles[:limit]
+    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
+        out.write(line + "\n")
+    table.rows, table.styles = rows, styles
+    if limit < total:
+        (out if view.headers else sys.stderr).write(
+            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
+            "for more, -o json for everything)\n")
+    return limit
+
+
+# --- charts --------------------------------------------------------------------------------------------
+
+
+def charts(report: ReplayReport) -> list[tuple[str, Chart]]:
+    """Usage over time per ClusterQueue and per cohort (share of nominal quota), and time to admission."""
+    result = []
+    for kind, stem in (("ClusterQueue", "usage-clusterqueues"), ("Cohort", "usage-cohorts")):
+        chart = usage_chart(report, kind)
+        if chart is not None:
+            result.append((stem, chart))
+    result.append(("time-to-admission", admission_chart(report)))
+    return result
+
+
+def usage_chart(report: ReplayReport, kind: str) -> Chart | None:
+    usages = [u for u in report.usage if u.kind == kind and u.nominal > 0]
+    if not usages:
+        return None
+    busiest = sorted(usages, key=lambda u: (-(u.share or 0), u.name, u.resource))[:CHART_LINES]
+    lines = [Line(f"{u.name} {u.resource}", _bucketed(u, report.end)) for u in busiest]
+    top = max((y for line in lines for _, y in line.points), default=100.0)
+    shown = f"the {len(busiest)} busiest of {len(usages)}" if len(usages) > len(busiest) else f"{len(usages)}"
+    return Chart(f"Quota held per {kind} ({shown}), % of nominal quota", "virtual time", "% of nominal", lines,
+                 report.end / 1000, max(100.0, _round_up(top)), _seconds, lambda v: f"{v:.0f}%",
+                 note=f"mean over buckets of {format_duration(max(1, report.end // CHART_BUCKETS))}")
+
+
+def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
+    """Time-weighted mean per bucket, as a share of nominal (thousands of changes still draw as one line)."""
+    from kqctl.replay.statistics import integral
+
+    if end <= 0:
+        return [(0.0, 0.0)]
+    width = max(1, -(-end // CHART_BUCKETS))
+    points = []
+    for start in range(0, end, width):
+        stop = min(end, start + width)
+        mean = Fraction(integral(usage.points, start, stop), (stop - start) * usage.nominal)
+        points.append((start / 1000, float(mean * 100)))
+    points.append((end / 1000, points[-1][1]))
+    return points
+
+
+def admission_chart(report: ReplayReport) -> Chart:
+    """Cumulative distribution of time to admission, one line per priority."""
+    lines = []
+    longest = 0
+    by_priority: dict[int, list[int]] = {}
+    for workload in report.workloads:
+        if workload.time_to_admission is not None:
+            by_priority.setdefault(workload.labels.priority, []).append(workload.time_to_admission)
+    for priority in sorted(by_priority, reverse=True)[:CHART_LINES]:
+        values = sorted(by_priority[priority])
+        longest = max(longest, values[-1])
+        step = max(1, len(values) // CHART_BUCKETS)
+        points = [(values[i] / 1000, (i + 1) * 100 / len(values)) for i in range(0, len(values), step)]
+        points.append((values[-1] / 1000, 100.0))
+        lines.append(Line(f"priority {priority} ({len(values):,})", [(0.0, 0.0), *points], step=False))
+    return Chart("Time to admission by priority (share of workloads admitted within)", "time to admission",
+                 "% of workloads", lines, max(longest, 1000) / 1000, 100.0, _seconds, lambda v: f"{v:.0f}%")
+
+
+def _seconds(value: float) -> str:
+    return format_duration(round(value * 1000))
+
+
+def _round_up(value: float) -> float:
+    step = 25.0
+    return step * -(-value // step)
+
+
+def write_charts(report: ReplayReport, directory: str) -> list[str]:
+    """SVG always; PNG too when matplotlib is installed. Returns the files written."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    png = has_matplotlib()
+    for stem, chart in charts(report):
+        path = folder / f"{stem}.svg"
+        path.write_text(svg(chart), encoding="utf-8")
+        written.append(str(path))
+        if png:
+            write_png(chart, str(folder / f"{stem}.png"))
+            written.append(str(folder / f"{stem}.png"))
+    return written

@@ -1,0 +1,54 @@
+"""Trace rows as the Workloads Kueue would see (one pod set ``main``), created at their arrival time."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from kqctl.k8s.quantity import format_resource_value
+from kqctl.kueue.api.models import PodSet, PriorityClassRef, Workload
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.replay.generator import make_uid
+from kqctl.kueue.replay.runtimes import RUNTIME_ANNOTATION
+from kqctl.origin import Origin
+from kqctl.replay.traces import TraceError, TraceRow
+
+WPC_GROUP = "kueue.x-k8s.io"
+
+
+def add_trace(snapshot: Snapshot, rows: Iterable[TraceRow], file: str, start: datetime, seed: int) -> int:
+    """Append a Workload per row to ``snapshot`` (REQ-3 priority classes resolved); returns how many."""
+    rng = random.Random(f"{seed}:{file}")
+    existing = {w.key for w in snapshot.workloads}
+    added = 0
+    for row in rows:
+        workload = _workload(snapshot, row, file, start, rng)
+        if workload.key in existing:
+            raise TraceError(row.line, "name", f"Workload {workload.key} is already in the inputs")
+        existing.add(workload.key)
+        snapshot.workloads.append(workload)
+        added += 1
+    return added
+
+
+def _workload(snapshot: Snapshot, row: TraceRow, file: str, start: datetime, rng: random.Random) -> Workload:
+    created = row.at if isinstance(row.at, datetime) else start + timedelta(milliseconds=row.at)
+    priority, ref = row.priority, None
+    if row.priority_class is not None:
+        wpc = snapshot.workload_priority_classes.get(row.priority_class)
+        if wpc is None:
+            raise TraceError(row.line, "priorityClass", f"WorkloadPriorityClass {row.priority_class!r} is not in "
+                                                        "the inputs")
+        ref = PriorityClassRef(WPC_GROUP, "WorkloadPriorityClass", wpc.name)
+        priority = wpc.value if row.priority is None else row.priority
+    requests = {name: format_resource_value(name, value) for name, value in row.requests}
+    spec = {"containers": [{"name": "main", "resources": {"requests": requests}}]}
+    # The runtime travels as kqctl's annotation, exact to the millisecond.
+    annotations = {RUNTIME_ANNOTATION: f"{row.runtime}ms"} if row.runtime is not None else {}
+    return Workload(
+        namespace=row.namespace, name=row.name, uid=make_uid(rng), queue_name=row.queue, priority=priority,
+        priority_class_ref=ref, active=True, creation_timestamp=created,
+        pod_sets=(PodSet("main", row.pods, None, {"spec": spec}, None),), admission=None, conditions=(),
+        reclaimable_pods={}, admission_check_states=(), origin=Origin(file, 0, row.line), annotations=annotations,
+    )

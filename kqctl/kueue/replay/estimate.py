@@ -1,0 +1,77 @@
+"""explain's wait-time estimate: "at the current rate this workload is admitted in about N minutes".
+
+The estimate is a replay of the snapshot as it is: what runs now finishes after its runtime, Kueue's
+cycles admit what then fits, and nothing new arrives (every pending workload of the snapshot is queued
+at the start, as simulate reads it). Workloads that declare no runtime are assumed to run for ``assumed_runtime`` in all
+(counted from their admission), and the estimate says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_snapshot
+from kqctl.replay.durations import Distribution, format_duration
+
+DEFAULT_ASSUMED_RUNTIME = Distribution("fixed", 3_600_000)  # 1h, stated whenever it is used
+
+
+@dataclass(frozen=True)
+class WaitEstimate:
+    key: str
+    admitted_after: int | None  # ms from the snapshot's time until it runs; None: not within the replay
+    finished_after: int | None
+    state: str  # its state at the end of the replay (Finished, Running, Pending, Inadmissible, ...)
+    replayed: int  # ms of virtual time replayed
+    assumptions: tuple[str, ...]
+
+    def sentence(self) -> str:
+        """The estimate in words, as explain prints it."""
+        if self.admitted_after is None:
+            return (f"not admitted in a replay of {format_duration(self.replayed)} in which every running workload "
+                    f"finishes; it ends {self.state.lower()}: only a change of quota or of the workloads ahead "
+                    "gets it in")
+        if self.admitted_after <= 1000:
+            return "admitted in the next scheduling cycles (it fits now)"
+        text = f"at the current rate this workload is admitted in about {roughly(self.admitted_after)}"
+        if self.finished_after is not None:
+            text += f" and finishes about {roughly(self.finished_after)} from now"
+        return text
+
+
+def roughly(ms: int) -> str:
+    """A wait as people say it: about 40 seconds, 25 minutes, 3.5 hours, 2.1 days."""
+    seconds = (ms + 500) // 1000
+    if seconds < 90:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    minutes = (seconds + 30) // 60
+    if minutes < 120:
+        return f"{minutes} minutes"
+    tenths = (minutes * 10 + 30) // 60
+    if tenths < 480:
+        return f"{tenths // 10}.{tenths % 10} hours".replace(".0 hours", " hours")
+    days = (tenths + 12) // 24  # tenths of a day
+    return f"{days // 10}.{days % 10} days".replace(".0 days", " days")
+
+
+def replay_for_estimates(snapshot: Snapshot, options: KueueReplayOptions | None = None,
+                         assumed_runtime: Distribution | None = None) -> ReplayReport:
+    """One replay serves the estimates of every workload of the snapshot."""
+    options = options or KueueReplayOptions()
+    runtime = options.timeline.runtime or assumed_runtime or DEFAULT_ASSUMED_RUNTIME
+    timeline = replace(options.timeline, runtime=runtime, all_present=True)
+    return replay_snapshot(snapshot, replace(options, timeline=timeline))
+
+
+def estimate_from(report: ReplayReport, key: str) -> WaitEstimate | None:
+    """The estimate for ``key`` (None when the workload was not replayed, e.g. it is finished)."""
+    times = report.workload(key)
+    if times is None:
+        return None
+    admitted = None
+    if times.admitted is not None and times.admitted >= 0:
+        admitted = times.admitted
+    finished = times.finished if times.finished is not None and admitted is not None else None
+    notes = tuple(n for n in report.assumptions if "controller throughput" not in n)
+    return WaitEstimate(key, admitted, finished, times.state, report.end, notes)

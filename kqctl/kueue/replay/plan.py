@@ -1,0 +1,391 @@
+"""``kqctl plan``: the smallest nominal quota that meets a target, searched over replays.
+
+A target is a condition on the replay of the workloads of the planned ClusterQueue (or of every
+ClusterQueue of the planned cohort): ``p95(time-to-admission) < 30m``, ``mean(time-to-finish) <= 2h``,
+``no workload inadmissible`` (every one of them gets in before the replay ends), or several joined
+with ``and``. The quota searched is the nominal quota of each chosen flavor/resource: the
+ClusterQueue's own, or for a cohort the total of its ClusterQueues' (shared out among those that list
+the flavor/resource in proportion to what each has now, exactly, largest remainder first; a Cohort
+object's own quota stays as it is).
+
+The search assumes that more quota never makes the target worse, which holds for the waits of a
+single queue but is not guaranteed by Kueue (more quota can change who preempts whom): the answer
+is therefore always shown with the replay that meets the target at that quota and the replay one
+step below that misses it. Evaluations are independent and can run in parallel (``evaluate_many``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
+from kqctl.kueue.api.models import ClusterQueue, FlavorQuotas
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_snapshot
+from kqctl.replay.durations import DurationError, format_duration, parse_duration
+from kqctl.replay.run import WorkloadTimes
+from kqctl.replay.statistics import percentile
+
+FlavorResource = tuple[str, str]
+Values = tuple[int, ...]  # one nominal quota per planned flavor/resource, in the problem's order
+
+STATISTICS = ("p50", "p90", "p95", "p99", "mean", "max")
+METRICS = ("time-to-admission", "time-to-finish")
+_CONDITION = re.compile(r"^\s*(p50|p90|p95|p99|mean|max)\s*\(\s*(time-to-admission|time-to-finish)\s*\)\s*(<=|<)\s*"
+                        r"(\S+)\s*$")
+_ALL_ADMITTED = re.compile(r"^\s*no\s+workload\s+(inadmissible|pending|waiting)\s*$")
+
+
+class PlanError(ValueError):
+    """A target that does not parse, or a queue or resource that is not there."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    statistic: str  # p50 ... max, or "all" for "no workload inadmissible"
+    metric: str
+    inclusive: bool
+    limit: int  # ms
+
+    def text(self) -> str:
+        if self.statistic == "all":
+            return "no workload inadmissible"
+        return f"{self.statistic}({self.metric}) {'<=' if self.inclusive else '<'} {format_duration(self.limit)}"
+
+
+def parse_target(text: str) -> tuple[Condition, ...]:
+    conditions = []
+    for part in re.split(r"\s+and\s+", text.strip()):
+        if _ALL_ADMITTED.match(part):
+            conditions.append(Condition("all", "time-to-admission", True, 0))
+            continue
+        match = _CONDITION.match(part)
+        if match is None:
+            raise PlanError(f"{part!r}: expected STAT(METRIC) < DURATION with STAT one of {', '.join(STATISTICS)} and "
+                            f"METRIC one of {', '.join(METRICS)} (e.g. 'p95(time-to-admission) < 30m'), or "
+                            "'no workload inadmissible'; join several with 'and'")
+        statistic, metric, operator, limit = match.groups()
+        try:
+            conditions.append(Condition(statistic, metric, operator == "<=", parse_duration(limit)))
+        except DurationError as exc:
+            raise PlanError(f"{part!r}: {exc}") from None
+    return tuple(conditions)
+
+
+@dataclass(frozen=True)
+class Measure:
+    condition: Condition
+    value: int | Fraction | None  # ms (None: nothing measured, e.g. no workload admitted)
+    met: bool
+    workloads: int  # in scope
+    not_admitted: int
+
+
+def measure(condition: Condition, workloads: Sequence[WorkloadTimes]) -> Measure:
+    missing = sum(1 for w in workloads if w.admitted is None)
+    if condition.statistic == "all":
+        return Measure(condition, None, missing == 0, len(workloads), missing)
+    values = [w.time_to_admission if condition.metric == "time-to-admission" else w.time_to_finish
+              for w in workloads]
+    # A workload that never got in (or never finished) waited at least the whole replay: it counts as
+    # infinitely long, so a target is never met by leaving workloads out.
+    known = sorted(v for v in values if v is not None)
+    if len(known) < len(values) or not known:
+        return Measure(condition, None, False, len(workloads), missing)
+    value: int | Fraction
+    if condition.statistic == "mean":
+        value = Fraction(sum(known), len(known))
+    elif condition.statistic == "max":
+        value = known[-1]
+    else:
+        value = percentile(known, int(condition.statistic[1:]))
+    met = value <= condition.limit if condition.inclusive else value < condition.limit
+    return Measure(condition, value, met, len(workloads), missing)
+
+
+# --- the problem ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanProblem:
+    kind: str  # ClusterQueue | Cohort
+    name: str
+    resources: tuple[FlavorResource, ...]
+    members: tuple[str, ...]  # the ClusterQueues whose quota changes and whose workloads count
+    current: Values  # the total nominal quota now, per resource
+    steps: Values
+    target: tuple[Condition, ...]
+
+
+DEFAULT_STEPS = {"cpu": 1000, "memory": 1024**3}
+
+
+def make_problem(snapshot: Snapshot, target: str, scope: str, resources: Sequence[str] = (),
+                 steps: Sequence[str] = ()) -> PlanProblem:
+    """``scope``: ``clusterqueue/NAME`` or ``cohort/NAME``; ``resources``: ``flavor/resource`` (default: all)."""
+    kind, _, name = scope.partition("/")
+    kind = {"clusterqueue": "ClusterQueue", "cq": "ClusterQueue", "cohort": "Cohort"}.get(kind.lower(), "")
+    if not kind or not name:
+        raise PlanError(f"{scope!r}: expected clusterqueue/NAME or cohort/NAME")
+    members = _members(snapshot, kind, name)
+    available = sorted({fr for cq in members for fr in snapshot.cluster_queues[cq].quotas})
+    chosen = [_flavor_resource(text, available) for text in resources] or available
+    if not chosen:
+        raise PlanError(f"{kind} {name} has no quota to plan")
+    current = tuple(sum(snapshot.cluster_queues[cq].quotas[fr].nominal for cq in members
+                        if fr in snapshot.cluster_queues[cq].quotas) for fr in chosen)
+    step_values = _steps(chosen, steps)
+    return PlanProblem(kind, name, tuple(chosen), tuple(members), current, step_values, parse_target(target))
+
+
+def _members(snapshot: Snapshot, kind: str, name: str) -> list[str]:
+    if kind == "ClusterQueue":
+        if name not in snapshot.cluster_queues:
+            raise PlanError(f"ClusterQueue {name!r} is not in the inputs{_did_you_mean(name, snapshot.cluster_queues)}")
+        return [name]
+    cohorts = {name}
+    changed = True
+    while changed:  # nested cohorts: every cohort whose chain of parents reaches NAME
+        changed = False
+        for cohort in snapshot.cohorts.values():
+            if cohort.parent in cohorts and cohort.name not in cohorts:
+                cohorts.add(cohort.name)
+                changed = True
+    members = sorted(cq.name for cq in snapshot.cluster_queues.values() if cq.cohort in cohorts)
+    if not members:
+        known = {cq.cohort for cq in snapshot.cluster_queues.values() if cq.cohort} | set(snapshot.cohorts)
+        raise PlanError(f"cohort {name!r} has no ClusterQueue in the inputs{_did_you_mean(name, known)}")
+    return members
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def _flavor_resource(text: str, available: list[FlavorResource]) -> FlavorResource:
+    flavor, _, resource = text.partition("/")
+    if (flavor, resource) not in available:
+        names = ", ".join(f"{f}/{r}" for f, r in available)
+        raise PlanError(f"--resource {text!r}: not a flavor/resource of the planned queue; choose from: {names}")
+    return flavor, resource
+
+
+def _steps(chosen: list[FlavorResource], steps: Sequence[str]) -> Values:
+    given: dict[str, int] = {}
+    for text in steps:
+        resource, _, amount = text.partition("=")
+        try:
+            value = resource_value(resource, parse_quantity(amount))
+        except QuantityError:
+            raise PlanError(f"--step {text!r}: expected RESOURCE=QUANTITY, e.g. cpu=500m or memory=4Gi") from None
+        if value <= 0:
+            raise PlanError(f"--step {text!r}: must be more than 0")
+        given[resource] = value
+    return tuple(given.get(r, DEFAULT_STEPS.get(r, 1)) for _, r in chosen)
+
+
+# --- candidates -----------------------------------------------------------------------------------------
+
+
+def apply(snapshot: Snapshot, problem: PlanProblem, values: Values) -> Snapshot:
+    """The snapshot with the planned quotas: one ClusterQueue's, or a cohort's total shared out."""
+    queues = dict(snapshot.cluster_queues)
+    for index, fr in enumerate(problem.resources):
+        holders = [cq for cq in problem.members if fr in queues[cq].quotas]  # only those that list it get a share
+        shares = share_out(values[index], [queues[cq].quotas[fr].nominal for cq in holders])
+        for cq, nominal in zip(holders, shares, strict=True):
+            queues[cq] = with_nominal(queues[cq], fr, nominal)
+    return replace(snapshot, cluster_queues=queues, workloads=list(snapshot.workloads))
+
+
+def share_out(total: int, weights: list[int]) -> list[int]:
+    """``total`` split in proportion to ``weights`` (equally if all are 0), exactly: largest remainder first."""
+    if not weights:
+        return []
+    if sum(weights) == 0:
+        weights = [1] * len(weights)
+    whole = sum(weights)
+    base = [total * w // whole for w in weights]
+    order = sorted(range(len(weights)), key=lambda i: (-(total * weights[i] % whole), i))
+    for i in order[: total - sum(base)]:
+        base[i] += 1
+    return base
+
+
+def with_nominal(queue: ClusterQueue, fr: FlavorResource, nominal: int) -> ClusterQueue:
+    flavor, resource = fr
+    flavors = []
+    for item in queue.flavor_quotas:
+        if item.name != flavor:
+            flavors.append(item)
+            continue
+        quotas = tuple((r, replace(q, nominal=nominal) if r == resource else q) for r, q in item.resources)
+        flavors.append(FlavorQuotas(item.name, quotas))
+    return replace(queue, flavor_quotas=tuple(flavors))
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One candidate's replay: the quotas, each condition's measure, and the replay's own figures."""
+
+    values: Values
+    measures: tuple[Measure, ...]
+    end: int
+    workloads: int
+    admitted: int
+
+    @property
+    def met(self) -> bool:
+        return all(m.met for m in self.measures)
+
+
+def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: KueueReplayOptions) -> Evaluation:
+    report = replay_snapshot(apply(snapshot, problem, values), options)
+    return evaluation(report, problem, values)
+
+
+def evaluation(report: ReplayReport, problem: PlanProblem, values: Values) -> Evaluation:
+    members = set(problem.members)
+    scope = [w for w in report.workloads if w.labels.target in members and w.arrival is not None]
+    measures = tuple(measure(condition, scope) for condition in problem.target)
+    return Evaluation(values, measures, report.end, len(scope), sum(1 for w in scope if w.admitted is not None))
+
+
+# --- the search -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    problem: PlanProblem
+    answer: Values | None  # None: not met at any quota tried, up to the cap
+    evaluations: tuple[Evaluation, ...]  # in the order they were run
+    cap: Values
+
+    def proof(self) -> tuple[Evaluation | None, Evaluation | None]:
+        """The replay at the answer (meets the target) and the nearest one below it that misses."""
+        if self.answer is None:
+            return None, None
+        at = next((e for e in self.evaluations if e.values == self.answer), None)
+        below = [e for e in self.evaluations if not e.met and all(v <= a for v, a in zip(e.values, self.answer,
+                                                                                        strict=True))]
+        return at, max(below, key=lambda e: sum(e.values), default=None)
+
+
+Evaluator = Callable[[list[Values]], list[Evaluation]]
+
+
+def search(problem: PlanProblem, evaluate_many: Evaluator, cap: Values, parallel: int, budget: int = 60) -> PlanResult:
+    """The smallest quotas meeting the target, in two phases.
+
+    1. All planned resources together, as multiples of their steps scaled by one factor: a (parallel+1)-ary
+       search over the number of steps of the first resource (the others follow in proportion to the cap).
+    2. With several resources, each one alone, lowered as far as it goes with the others fixed.
+    """
+    done: dict[Values, Evaluation] = {}
+
+    def run(candidates: list[Values]) -> None:
+        todo = [c for c in dict.fromkeys(candidates) if c not in done]
+        for result in evaluate_many(todo) if todo else []:
+            done[result.values] = result
+
+    levels = max(1, max(-(-c // s) for c, s in zip(cap, problem.steps, strict=True)))
+
+    def joint(level: int) -> Values:
+        return tuple(_round_up(c * level // levels, s) for c, s in zip(cap, problem.steps, strict=True))
+
+    today = max(problem.current[i] * levels // cap[i] if cap[i] else 0 for i in range(len(cap)))
+    best = _bisect(joint, 0, levels, run, done, parallel, budget, start=today)
+    if best is None:
+        return PlanResult(problem, None, tuple(done.values()), cap)
+    answer = joint(best)
+    for index in range(len(problem.resources) if len(problem.resources) > 1 else 0):
+        def alone(units: int, i: int = index, base: Values = answer) -> Values:
+            return tuple(units * problem.steps[i] if j == i else v for j, v in enumerate(base))
+
+        top = answer[index] // problem.steps[index]
+        found = _bisect(alone, 0, top, run, done, parallel, budget)
+        if found is not None:
+            answer = alone(found)
+    return PlanResult(problem, answer, tuple(done.values()), cap)
+
+
+def _bisect(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
+            done: dict[Values, Evaluation], parallel: int, budget: int, start: int | None = None) -> int | None:
+    """The smallest level in [low, high] whose candidate meets the target (None if ``high`` does not).
+
+    From ``start`` (today's quota) the level doubles until the target is met (the answer is usually near
+    today's quota, far below the cap), then each round evaluates ``parallel`` levels at once, splitting the
+    open interval evenly.
+    """
+    bracket = _gallop(point, low, high, run, done, parallel, start if start is not None else high)
+    if bracket is None:
+        return None
+    failed, met = bracket  # invariant: level ``met`` meets the target; every level <= ``failed`` misses
+    while met - failed > 1 and len(done) < budget:
+        gap = met - failed
+        width = max(1, min(parallel, budget - len(done)))
+        picks = sorted({failed + max(1, gap * k // (width + 1)) for k in range(1, width + 1)} - {met})
+        run([point(level) for level in picks])
+        for level in picks:
+            if done[point(level)].met:
+                met = min(met, level)
+        failed = max([failed, *(lv for lv in picks if lv < met and not done[point(lv)].met)])
+    return met
+
+
+def _gallop(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
+            done: dict[Values, Evaluation], parallel: int, start: int) -> tuple[int, int] | None:
+    """(a level that misses or low - 1, the first level found that meets) climbing from ``start`` by doubling."""
+    levels = []
+    level = min(max(start, low, 1), high)
+    while level < high:
+        levels.append(level)
+        level *= 2
+    levels.append(high)
+    failed = low - 1
+    for first in range(0, len(levels), parallel):
+        batch = levels[first:first + parallel]
+        run([point(lv) for lv in batch])
+        for lv in batch:
+            if done[point(lv)].met:
+                return failed, lv
+            failed = lv
+    return None
+
+
+def _round_up(value: int, step: int) -> int:
+    return -(-value // step) * step
+
+
+def default_cap(snapshot: Snapshot, problem: PlanProblem) -> Values:
+    """Enough for every workload in scope at once, and never below today's quota: no replay needs more."""
+    members = set(problem.members)
+    demand = [0] * len(problem.resources)
+    for workload in snapshot.workloads:
+        local_queue = snapshot.local_queues.get(f"{workload.namespace}/{workload.queue_name}")
+        if local_queue is None or local_queue.cluster_queue not in members:
+            continue
+        requests = _requests(workload)
+        for index, (_, resource) in enumerate(problem.resources):
+            demand[index] += requests.get(resource, 0)
+    return tuple(_round_up(max(d, c, s), s) for d, c, s in zip(demand, problem.current, problem.steps, strict=True))
+
+
+def _requests(workload: object) -> dict[str, int]:
+    from kqctl.k8s.pods import pod_requests, read_pod_resources
+    from kqctl.kueue.api.models import Workload
+
+    assert isinstance(workload, Workload)
+    totals: dict[str, int] = {}
+    for pod_set in workload.pod_sets:
+        template = pod_set.template if isinstance(pod_set.template, dict) else {}
+        spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+        for name, value in pod_requests(read_pod_resources(spec or {})).items():
+            totals[name] = totals.get(name, 0) + value * pod_set.count
+    return totals

@@ -1,0 +1,217 @@
+"""The replay loop: arrivals, scheduling cycles, runtimes and completions in virtual time.
+
+The loop is scheduler-agnostic: it delivers arrivals at their times, starts a workload's runtime
+when the scheduler says it runs, delivers its completion after that runtime (unless it was evicted
+in between), fires the scheduler's own timers, and runs a scheduling cycle whenever something
+changed and the scheduler is free. A cycle keeps the scheduler busy for the time it reports; a
+cycle that admitted nothing is followed by the scheduler's back-off; a cycle that changed nothing
+is not repeated until the next event (it would decide the same again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+from kqctl.replay.events import EventLoop
+from kqctl.replay.protocol import Scheduler, UsageTrack, WorkloadLabels
+
+# Event kinds, in the heap as (kind, payload, epoch) tuples.
+ARRIVE, START, STOP, COMPLETE, TIMER, CYCLE = range(6)
+PROGRESS_EVERY = 4096  # events between two progress callbacks
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    until: int | None = None  # stop at this virtual time (ms); None: when nothing is left to happen
+    # ms between the end of a workload's runtime and the release of its quota (controllers noticing it)
+    finish_latency: int = 0
+    on_progress: Callable[[int, int, int], None] | None = None  # (now, finished, total)
+
+
+@dataclass(frozen=True)
+class WorkloadTimes:
+    """One workload over the replay, times in ms since the start (as Kueue's performance recorder keeps them).
+
+    ``admitted`` is the last time it started running (after an eviction it starts again),
+    ``first_admitted`` the first. Workloads running when the replay started have no ``arrival`` unless their
+    scheduler knows when they were submitted.
+    """
+
+    key: str
+    labels: WorkloadLabels
+    arrival: int | None
+    runtime: int | None
+    first_admitted: int | None
+    admitted: int | None
+    finished: int | None
+    evictions: int
+    state: str  # Finished, Running, or the scheduler's word for why it is not running
+
+    @property
+    def time_to_admission(self) -> int | None:
+        return None if self.arrival is None or self.admitted is None else self.admitted - self.arrival
+
+    @property
+    def time_to_first_admission(self) -> int | None:
+        return None if self.arrival is None or self.first_admitted is None else self.first_admitted - self.arrival
+
+    @property
+    def time_to_finish(self) -> int | None:
+        return None if self.arrival is None or self.finished is None else self.finished - self.arrival
+
+
+@dataclass(frozen=True)
+class ReplayRun:
+    """What a replay produced: every workload's times, usage over time, and how long it all took."""
+
+    end: int  # ms: the last event (or the --until horizon)
+    cycles: int
+    workloads: tuple[WorkloadTimes, ...]
+    usage: tuple[UsageTrack, ...]
+    stopped_at_horizon: bool
+
+
+@dataclass
+class _Record:
+    arrival: int | None
+    runtime: int | None
+    first_admitted: int | None = None
+    admitted: int | None = None
+    finished: int | None = None
+    evictions: int = 0
+    epoch: int = 0
+    running: bool = False
+
+
+class Replay:
+    """Drives one :class:`Scheduler` through virtual time (and is the :class:`Reporter` it talks to)."""
+
+    def __init__(self, scheduler: Scheduler, options: ReplayOptions | None = None) -> None:
+        self.scheduler = scheduler
+        self.options = options or ReplayOptions()
+        self.loop: EventLoop[tuple[int, Hashable, int]] = EventLoop(0)
+        self.records: dict[str, _Record] = {}
+        self.cycles = 0
+        self.finished = 0
+        self._cycle_at: int | None = None
+        self._free_at = 0
+        self._idle_cycles = 0  # cycles in a row without an admission (the scheduler's back-off)
+
+    # --- what the scheduler reports (Reporter) -------------------------------------------------------
+
+    def admitted(self, key: str, at: int) -> None:
+        record = self.records[key]
+        record.epoch += 1
+        self.loop.schedule(max(at, self.loop.now), (START, key, record.epoch))
+
+    def evicted(self, key: str, at: int) -> None:
+        record = self.records[key]
+        record.epoch += 1
+        self.loop.schedule(max(at, self.loop.now), (STOP, key, record.epoch))
+
+    def timer(self, at: int, token: Hashable) -> None:
+        self.loop.schedule(max(at, self.loop.now), (TIMER, token, 0))
+
+    # --- the loop --------------------------------------------------------------------------------------
+
+    def run(self) -> ReplayRun:
+        arrivals, running = self.scheduler.begin(self)
+        for arrival in arrivals:
+            self.records[arrival.key] = _Record(arrival.at, arrival.runtime)
+            self.loop.schedule(max(arrival.at, 0), (ARRIVE, arrival.key, 0))
+        for item in running:
+            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True)
+            if item.runtime is not None:
+                end = item.since + item.runtime + self.options.finish_latency
+                self.loop.schedule(max(0, end), (COMPLETE, item.key, 0))
+        self._want_cycle(0)
+        end, horizon = self._drain()
+        return ReplayRun(end, self.cycles, self._times(), tuple(self.scheduler.usage()), horizon)
+
+    def _drain(self) -> tuple[int, bool]:
+        until = self.options.until
+        handlers = (self._arrive, self._start, self._stop, self._complete, self._timer, self._cycle)
+        count = 0
+        while len(self.loop):
+            next_time = self.loop.next_time()
+            if until is not None and next_time is not None and next_time > until:
+                self.loop.now = until
+                return until, True
+            at, (kind, payload, epoch) = self.loop.pop()
+            handlers[kind](at, payload, epoch)
+            count += 1
+            if self.options.on_progress is not None and count % PROGRESS_EVERY == 0:
+                self.options.on_progress(at, self.finished, len(self.records))
+        return self.loop.now, False
+
+    def _arrive(self, at: int, key: Hashable, _: int) -> None:
+        if self.scheduler.arrive(str(key), at, self):
+            self._want_cycle(at)
+
+    def _start(self, at: int, key: Hashable, epoch: int) -> None:
+        record = self.records[str(key)]
+        if epoch != record.epoch:
+            return  # evicted before its admission took effect
+        record.running = True
+        record.admitted = at
+        if record.first_admitted is None:
+            record.first_admitted = at
+        if record.runtime is not None:
+            self.loop.schedule(at + record.runtime + self.options.finish_latency, (COMPLETE, key, epoch))
+
+    def _stop(self, at: int, key: Hashable, epoch: int) -> None:
+        record = self.records[str(key)]
+        if epoch == record.epoch:
+            record.evictions += 1
+            record.running = False
+
+    def _complete(self, at: int, key: Hashable, epoch: int) -> None:
+        record = self.records[str(key)]
+        if epoch != record.epoch or not record.running:
+            return  # evicted while running: this completion belongs to an earlier run
+        record.running = False
+        record.finished = at
+        self.finished += 1
+        if self.scheduler.complete(str(key), at, self):
+            self._want_cycle(at)
+
+    def _timer(self, at: int, token: Hashable, _: int) -> None:
+        if self.scheduler.wake(token, at, self):
+            self._want_cycle(at)
+
+    def _cycle(self, at: int, _: Hashable, __: int) -> None:
+        self._cycle_at = None
+        report = self.scheduler.cycle(at, self)
+        self.cycles += 1
+        self._idle_cycles = 0 if report.admitted else self._idle_cycles + 1
+        pause = self.scheduler.backoff(self._idle_cycles) if self._idle_cycles else 0
+        self._free_at = at + report.busy + pause
+        if report.progress:
+            self._want_cycle(self._free_at)
+
+    def _want_cycle(self, at: int) -> None:
+        """A cycle as soon as the scheduler is free, unless one is already due or nothing waits."""
+        if self._cycle_at is not None or not self.scheduler.has_work():
+            return
+        self._cycle_at = max(at, self._free_at)
+        self.loop.schedule(self._cycle_at, (CYCLE, None, 0))
+
+    def _times(self) -> tuple[WorkloadTimes, ...]:
+        result = []
+        for key, record in sorted(self.records.items()):
+            if record.finished is not None and not record.running:
+                state = "Finished"
+            elif record.running:
+                state = "Running"
+            else:
+                state = self.scheduler.state(key)
+            result.append(WorkloadTimes(key, self.scheduler.labels(key), record.arrival, record.runtime,
+                                        record.first_admitted, record.admitted, record.finished,
+                                        record.evictions, state))
+        return tuple(result)
+
+
+def replay(scheduler: Scheduler, options: ReplayOptions | None = None) -> ReplayRun:
+    """Run ``scheduler`` through virtual time until nothing is left to happen (or ``options.until``)."""
+    return Replay(scheduler, options).run()

@@ -1,0 +1,1 @@
+"""Volcano: its kinds, snapshot, validation, scheduling session engine and renderers (imports nothing of Kueue)."""

@@ -1,0 +1,118 @@
+"""The allocate action (``actions/allocate/allocate.go``): place the tasks of Inqueue jobs on nodes.
+
+Queues in queue order (an overused one is skipped), each queue's jobs in job order, each job's pending tasks
+in task order; a task must be allocatable for its queue, then fit a node (resources, pod count, predicates),
+the best-scoring node wins (ties: the first by name; Volcano picks at random among them). A job's tasks go
+into one statement, committed only when the job is ready (gang); a job that still has tasks is pushed back,
+so the queue's share is looked at again after every job.
+"""
+
+from __future__ import annotations
+
+from kqctl.volcano.api.resource import less_equal
+from kqctl.volcano.engine import trace
+from kqctl.volcano.engine.framework import (
+    PENDING,
+    JobInfo,
+    NodeInfo,
+    PriorityQueue,
+    QueueInfo,
+    Session,
+    Statement,
+    TaskInfo,
+    fits_node,
+)
+from kqctl.volcano.engine.nodes import NodeChooser
+
+
+def execute(ssn: Session, enqueue_configured: bool) -> None:
+    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+    jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+    tasks_by_job: dict[str, PriorityQueue[TaskInfo]] = {}
+    for key in sorted(ssn.jobs):
+        job = ssn.jobs[key]
+        if job.is_pending():
+            if enqueue_configured:
+                continue
+            job.phase = "Inqueue"  # without the enqueue action, allocate admits pending jobs itself
+        invalid = ssn.job_valid(job)
+        if invalid is not None:
+            ssn.note(job, trace.JOB_INVALID, invalid.message)
+            continue
+        tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_less)
+        for task in sorted(job.with_status(PENDING), key=lambda t: t.key):
+            if task.pod.gated or task.best_effort:
+                continue  # gated pods wait; best-effort ones are backfill's
+            tasks.push(task)
+        if tasks.empty():
+            continue
+        if job.queue not in jobs_by_queue:
+            jobs_by_queue[job.queue] = PriorityQueue(ssn.job_less)
+            queues.push(ssn.queues[job.queue])
+        jobs_by_queue[job.queue].push(job)
+        tasks_by_job[job.key] = tasks
+    chooser = NodeChooser(ssn)
+    while not queues.empty():
+        queue = queues.pop()
+        if ssn.overused(queue):
+            for job in jobs_by_queue[queue.name].items:
+                ssn.note(job, trace.OVERUSED, f"queue {queue.name} is overused: its allocated reached its deserved "
+                         "share on every resource")
+            continue
+        jobs = jobs_by_queue.get(queue.name)
+        if jobs is None or jobs.empty():
+            continue
+        job = jobs.pop()
+        tasks = tasks_by_job[job.key]
+        statement = allocate_tasks(ssn, job, tasks, chooser)
+        if statement is not None and ssn.job_ready(job):
+            statement.commit()
+            if not tasks.empty():
+                jobs.push(job)
+        queues.push(queue)
+
+
+def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo],
+                   chooser: NodeChooser) -> Statement | None:
+    """``allocateResourcesForTasks``: tasks until the job is ready; the statement if ready or pipelined."""
+    queue = ssn.queues[job.queue]
+    statement = Statement(ssn)
+    while not tasks.empty():
+        task = tasks.pop()
+        if not ssn.allocatable(queue, task):
+            continue
+        if task.role and any(job.tasks[k].role == task.role for k in job.fit_errors if k in job.tasks):
+            job.fit_errors[task.key] = f"Task {task.pod.name} with role spec {task.role} has already predicated " \
+                                       "failed, skip"
+            continue
+        node = chooser.best(task)
+        if node is None:
+            job.fit_errors[task.key] = chooser.fit_error(task)
+            ssn.note(job, trace.NO_NODE, f"{task.pod.name}: {job.fit_errors[task.key]}", {"task": task.key})
+            if job.need_continue_allocating():
+                continue
+            break
+        place(statement, task, node)
+        chooser.changed(node)
+        if ssn.job_ready(job):
+            break
+    if ssn.job_ready(job) or ssn.job_pipelined(job):
+        return statement
+    if statement.operations:
+        ssn.note(job, trace.GANG, f"only {job.ready_task_num() + job.waiting_task_num()} of minMember "
+                 f"{job.min_available} tasks could be placed: none is bound (gang)",
+                 {"placed": [op.task.key for op in statement.operations]})
+    touched = {op.node for op in statement.operations}
+    statement.discard()
+    for name in sorted(touched):
+        chooser.changed(ssn.nodes[name])
+    return None
+
+
+def place(statement: Statement, task: TaskInfo, node: NodeInfo) -> None:
+    """``allocateResourcesForTask``: allocate onto idle resources, else pipeline onto what is being released."""
+    if less_equal(task.request, node.idle, "zero"):
+        statement.allocate(task, node)
+    elif not fits_node(task, node):
+        statement.pipeline(task, node)
+

@@ -1,0 +1,126 @@
+"""The quota report of a Volcano cluster as it is now (nothing is scheduled): per queue, in tree order, what it
+is given and what it uses, and the settings that cost money or time without being errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kqctl.volcano.api.models import ROOT_QUEUE
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource
+from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.report import QueueReport, queue_reports
+from kqctl.volcano.engine.session import run_session
+from kqctl.volcano.engine.simulation import initial_world
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    rule_id: str
+    severity: str
+    subject: str  # a queue name, or namespace/podgroup
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    report: QueueReport
+    depth: int  # 0 for queues directly under root
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    rows: tuple[QueueRow, ...]
+    findings: tuple[AuditFinding, ...]
+    quota_plugin: str
+    conf_source: str
+    cluster: Resource
+    notes: tuple[str, ...]
+
+
+def audit(snapshot: Snapshot) -> AuditReport:
+    """The attributes a session computes when it opens (no action runs), for every queue, and the findings."""
+    quiet = replace(snapshot, conf=replace(snapshot.conf, actions=()))
+    world = initial_world(snapshot)
+    opened = run_session(quiet, world)
+    reports = queue_reports(snapshot, world, opened.quota, opened.quota_plugin == "capacity (hierarchical)")
+    cluster = Resource()
+    for node in snapshot.nodes.values():
+        if node.ready:
+            cluster.add(Resource.of(node.allocatable))
+    rows = tuple(_tree_order(reports))
+    findings = _findings(snapshot, reports, cluster, opened.quota_plugin)
+    return AuditReport(rows, tuple(findings), opened.quota_plugin, snapshot.conf.source, cluster,
+                       tuple(snapshot.notes))
+
+
+def _tree_order(reports: list[QueueReport]) -> list[QueueRow]:
+    by_name = {r.name: r for r in reports}
+    rows: list[QueueRow] = []
+
+    def visit(name: str, depth: int) -> None:
+        report = by_name[name]
+        rows.append(QueueRow(report, depth))
+        for child in report.children:
+            if child in by_name:
+                visit(child, depth + 1)
+
+    for name in by_name[ROOT_QUEUE].children if ROOT_QUEUE in by_name else ():
+        visit(name, 0)
+    placed = {row.report.name for row in rows}
+    rows.extend(QueueRow(r, 0) for r in reports if r.name not in placed and r.name != ROOT_QUEUE)
+    return rows
+
+
+def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource, plugin: str) -> list[AuditFinding]:
+    found: list[AuditFinding] = []
+    on_nodes = set(cluster.as_dict()) | {CPU, MEMORY, PODS}
+    for report in reports:
+        queue = snapshot.queues[report.name]
+        # root's guarantee (hierarchical capacity sums its children's) holds nothing back from a sibling
+        for name in sorted(report.guarantee.as_dict() if report.name != ROOT_QUEUE else ()):
+            unused = report.guarantee.get(name) - report.allocated.get(name)
+            if name != PODS and unused > 0:
+                found.append(AuditFinding(
+                    "VC-AUDIT-IDLE-GUARANTEE", "warning", report.name,
+                    f"guarantees {_text(name, report.guarantee.get(name))} {name} and uses "
+                    f"{_text(name, report.allocated.get(name))}: {_text(name, unused)} is held back from the "
+                    f"{'sibling' if report.parent != ROOT_QUEUE else 'other'} queues' real capability while "
+                    "it sits idle",
+                    "lower the guarantee to what the queue needs as a floor"))
+        for name in sorted(queue.capability or {}):
+            if name not in on_nodes:
+                found.append(AuditFinding("VC-AUDIT-CAPABILITY-RESOURCE", "warning", report.name,
+                                          f"capability names {name}, which no node has: it limits nothing",
+                                          "a typo? compare with the nodes' allocatable"))
+            elif name in (CPU, MEMORY) and (queue.capability or {})[name] <= 0:
+                found.append(AuditFinding("VC-AUDIT-ZERO-CAPABILITY", "warning", report.name,
+                                          f"capability {name} 0 is read as unlimited, not as closed",
+                                          "close the queue instead, or give it a small positive capability"))
+        if plugin == "proportion" and queue.deserved:
+            found.append(AuditFinding("VC-AUDIT-DESERVED-IGNORED", "info", report.name,
+                                      "deserved is ignored: proportion derives the deserved share from weight",
+                                      "set weight, or switch to the capacity plugin to use deserved as written"))
+        for name in (CPU, MEMORY):
+            pending = report.request.get(name) - report.allocated.get(name)
+            if report.real_capability.get(name) <= 0 < pending:
+                found.append(AuditFinding("VC-AUDIT-STARVED", "warning", report.name,
+                                          f"real capability for {name} is 0: the other queues' guarantees take the "
+                                          "whole cluster, so its pending work can never start",
+                                          "lower the other queues' guarantees"))
+    for key, group in sorted(snapshot.pod_groups.items()):
+        if group.min_resources is None or group.queue not in snapshot.queues:
+            continue
+        too_big = sorted(n for n, v in group.min_resources.items()
+                         if n != PODS and v > cluster.get(n) and (n in (CPU, MEMORY) or n in cluster.scalars))
+        if too_big:
+            found.append(AuditFinding("VC-AUDIT-NEVER-FITS", "warning", key,
+                                      f"minResources ask more {', '.join(too_big)} than the whole cluster has: the "
+                                      "PodGroup can never be enqueued", "lower minResources or minMember"))
+    return found
+
+
+def _text(name: str, value: object) -> str:
+    from kqctl.volcano.api.resource import to_quantity
+
+    return to_quantity(name, value)  # type: ignore[arg-type]

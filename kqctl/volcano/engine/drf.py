@@ -1,0 +1,38 @@
+"""The drf plugin's job order (``plugins/drf/drf.go``): the job with the smaller dominant share goes first.
+
+A job's share is the largest allocated/total over the cluster's resources (``pods`` included). kqctl models
+the job order only; drf's hierarchy (``enableHierarchy``) and namespace order are reported as not simulated.
+"""
+
+from __future__ import annotations
+
+from kqctl.volcano.api.resource import Resource
+from kqctl.volcano.engine.framework import JobInfo, Plugin, Session, TaskInfo
+from kqctl.volcano.engine.queue_attr import float_share
+
+
+class Drf:
+    def __init__(self, ssn: Session, plugin: Plugin) -> None:
+        self.total = ssn.total
+        self.names = [(name, self.total.get(name)) for name in ssn.total.names()]
+        self.shares: dict[str, float] = {key: self._share(job.allocated) for key, job in ssn.jobs.items()}
+        plugin.hooks["job_order"] = self.job_order
+        ssn.event_handlers.append((self.on_change, self.on_change))
+
+    def _share(self, allocated: Resource) -> float:
+        """A float64 like Volcano's: it only orders jobs."""
+        best = 0.0
+        for name, total in self.names:
+            value = float_share(allocated.get(name), total)
+            if value > best:
+                best = value
+        return best
+
+    def job_order(self, left: JobInfo, right: JobInfo) -> int:
+        l_share, r_share = self.shares.get(left.key, 0), self.shares.get(right.key, 0)
+        if l_share == r_share:
+            return 0
+        return -1 if l_share < r_share else 1
+
+    def on_change(self, task: TaskInfo) -> None:
+        self.shares[task.job.key] = self._share(task.job.allocated)

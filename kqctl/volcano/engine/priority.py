@@ -1,0 +1,30 @@
+"""The priority plugin (``plugins/priority/priority.go``): job and task order by priority; job starving."""
+
+from __future__ import annotations
+
+from kqctl.volcano.engine.framework import JobInfo, Plugin, Session, TaskInfo
+
+
+def open_session(ssn: Session, plugin: Plugin) -> None:
+    plugin.hooks["task_order"] = task_order
+    plugin.hooks["job_order"] = job_order
+    plugin.hooks["job_starving"] = job_starving
+
+
+def task_order(left: TaskInfo, right: TaskInfo) -> int:
+    """Higher pod priority first."""
+    if left.priority == right.priority:
+        return 0
+    return -1 if left.priority > right.priority else 1
+
+
+def job_order(left: JobInfo, right: JobInfo) -> int:
+    """Higher job priority (its PriorityClass) first."""
+    if left.priority == right.priority:
+        return 0
+    return -1 if left.priority > right.priority else 1
+
+
+def job_starving(job: JobInfo) -> bool:
+    """Fewer ready and pipelined tasks than tasks."""
+    return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)

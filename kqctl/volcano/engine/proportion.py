@@ -1,0 +1,216 @@
+"""The proportion plugin (``plugins/proportion/proportion.go``): deserved by weighted water-filling.
+
+P1 queue order, P2 overused, P3 allocatable, P4 job enqueueable, P5 job enqueued, P6 reclaimable,
+P7 preemptive. Only queues with a job in the session take part in the water-filling; every queue's guarantee
+counts in the total guarantee. The rounds are kept for ``explain``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from kqctl.volcano.api.resource import (
+    Resource,
+    diff,
+    exceeded_part,
+    exceeding_requested_dims,
+    less_equal,
+    maximum,
+)
+from kqctl.volcano.engine import trace
+from kqctl.volcano.engine.framework import PERMIT, REJECT, JobInfo, Plugin, QueueInfo, Session, TaskInfo
+from kqctl.volcano.engine.queue_attr import (
+    QueueAttr,
+    add_job_usage,
+    capability_of,
+    dominant_share,
+    guarantee_of,
+    real_capability,
+)
+
+NAME = "proportion"
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the water-filling: what was left, the weights still hungry, and each queue's result."""
+
+    remaining: Resource
+    total_weight: int
+    deserved: dict[str, Resource]
+    met: tuple[str, ...]  # queues that left the game this round
+
+
+class Proportion:
+    def __init__(self, ssn: Session, plugin: Plugin) -> None:
+        self.ssn = ssn
+        self.attrs: dict[str, QueueAttr] = {}
+        self.rounds: list[Round] = []
+        self._within: dict[str, bool] = {}  # reclaimable: queue -> allocated within deserved, at _within_epoch
+        self._within_epoch = -1
+        self.total_guarantee = Resource()
+        for queue in ssn.queues.values():
+            self.total_guarantee.add(guarantee_of(queue.model))
+        for key in sorted(ssn.jobs):
+            job = ssn.jobs[key]
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
+            add_job_usage(attr, job)
+        self._water_fill()
+        hooks = plugin.hooks
+        hooks["queue_order"] = self.queue_order
+        hooks["reclaimable"] = self.reclaimable
+        hooks["overused"] = self.overused
+        hooks["allocatable"] = lambda queue, task: self.queue_allocatable(queue, [task])
+        hooks["preemptive"] = self.queue_allocatable
+        hooks["job_enqueueable"] = self.job_enqueueable
+        hooks["job_enqueued"] = self.job_enqueued
+        ssn.event_handlers.append((self.on_allocate, self.on_deallocate))
+
+    def _attr(self, queue: QueueInfo) -> QueueAttr:
+        capability = capability_of(queue.model)
+        guarantee = guarantee_of(queue.model)
+        return QueueAttr(queue.name, queue.model.weight, capability=capability, guarantee=guarantee,
+                         real_capability=real_capability(self.ssn.total, self.total_guarantee, guarantee, capability))
+
+    def _water_fill(self) -> None:
+        """Each round splits what is left among the hungry queues by weight; capped by real capability and
+        request, floored by guarantee; a queue leaves when its request is met or it could not grow."""
+        remaining = self.ssn.total.clone()
+        met: set[str] = set()
+        while True:
+            hungry = [a for name, a in sorted(self.attrs.items()) if name not in met]
+            total_weight = sum(a.weight for a in hungry)
+            if total_weight == 0:
+                break
+            before = remaining.clone()
+            increased, decreased = Resource(), Resource()
+            newly_met = []
+            for attr in hungry:
+                old = attr.deserved.clone()
+                attr.deserved.add(remaining.clone().multi(Fraction(attr.weight, total_weight)))
+                attr.deserved.min_dimension(attr.real_capability, "infinity")
+                attr.deserved.min_dimension(attr.request, "zero")
+                attr.deserved = maximum(attr.deserved, attr.guarantee)
+                attr.share = dominant_share(attr.allocated, attr.deserved)
+                if less_equal(attr.request, attr.deserved, "zero") or attr.deserved == old:
+                    met.add(attr.name)
+                    newly_met.append(attr.name)
+                up, down = diff(attr.deserved, old)
+                increased.add(up)
+                decreased.add(down)
+            remaining = exceeded_part(remaining.clone().add(decreased), increased)
+            self.rounds.append(Round(before, total_weight, {a.name: a.deserved.clone() for a in hungry},
+                                     tuple(newly_met)))
+            if remaining.is_empty() or remaining == before:
+                break
+
+    # --- hooks --------------------------------------------------------------------------------------------------
+
+    def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        """P1: higher queue priority, then smaller share."""
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        l_share, r_share = self.attrs[left.name].share, self.attrs[right.name].share
+        if l_share == r_share:
+            return 0
+        return -1 if l_share < r_share else 1
+
+    def overused(self, queue: QueueInfo) -> bool:
+        """P2: deserved <= allocated on every dimension (an all-zero deserved is always overused)."""
+        attr = self.attrs[queue.name]
+        return less_equal(attr.deserved, attr.allocated, "zero")
+
+    def queue_allocatable(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
+        """P3/P7: the queue is Open and allocated + the tasks stay within deserved on the requested dims."""
+        if not queue.open:
+            for task in tasks:
+                self.ssn.note(task.job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
+            return False
+        attr = self.attrs[queue.name]
+        request = Resource()
+        for task in tasks:
+            request.add(task.request)
+        over = exceeding_requested_dims(attr.allocated.clone().add(request), attr.deserved, request)
+        if over and tasks:
+            self.ssn.note(tasks[0].job, trace.ALLOCATABLE,
+                          f"queue {queue.name} would exceed its deserved share on {', '.join(over)}",
+                          {"plugin": NAME, "queue": queue.name, "dimensions": over, "request": request,
+                           "allocated": attr.allocated.clone(), "limit": attr.deserved.clone(),
+                           "limitName": "deserved"})
+        return not over
+
+    def job_enqueueable(self, job: JobInfo) -> int:
+        """P4: minResources + allocated + inqueue - elastic within real capability, on the dims minResources asks."""
+        queue = self.ssn.queues[job.queue]
+        if not queue.open:
+            self.ssn.note(job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
+            return REJECT
+        if job.min_resources is None:
+            return PERMIT
+        attr = self.attrs[job.queue]
+        minimum = job.min_request()
+        total = minimum.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        over = exceeding_requested_dims(total, attr.real_capability, minimum)
+        if not over:
+            return PERMIT
+        self.ssn.note(job, trace.QUEUE_QUOTA, quota_message(over),
+                      {"plugin": NAME, "queue": job.queue, "dimensions": over, "minResources": minimum,
+                       "allocated": attr.allocated.clone(), "inqueue": attr.inqueue.clone(),
+                       "elastic": attr.elastic.clone(), "limit": attr.real_capability.clone(),
+                       "limitName": "realCapability"})
+        return REJECT
+
+    def job_enqueued(self, job: JobInfo) -> None:
+        """P5: the job's minResources reserve room in its queue for the rest of the session."""
+        if job.min_resources is None:
+            return
+        attr = self.attrs.get(job.queue)
+        if attr is not None:
+            from kqctl.volcano.engine.queue_attr import deduct_gated
+
+            attr.inqueue.add(deduct_gated(job, job.min_request()))
+
+    def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """P6: victims while their queue's allocated (less the victims taken) is not within deserved."""
+        if self._within_epoch != self.ssn.epoch:  # the queues' allocations changed since last asked
+            self._within, self._within_epoch = {}, self.ssn.epoch
+        victims = []
+        allocations: dict[str, Resource] = {}
+        for reclaimee in reclaimees:
+            attr = self.attrs.get(reclaimee.job.queue)
+            if attr is None:
+                continue
+            allocated = allocations.get(attr.name)
+            if allocated is None:
+                inside = self._within.get(attr.name)
+                if inside is None:
+                    inside = self._within[attr.name] = less_equal(attr.allocated, attr.deserved, "zero")
+                if inside:  # within deserved already: taking victims away keeps it within, none is chosen
+                    continue
+                allocated = allocations[attr.name] = attr.allocated.clone()
+            if not less_equal(allocated, attr.deserved, "zero"):
+                allocated.sub(reclaimee.request)
+                victims.append(reclaimee)
+        return victims, PERMIT
+
+    def on_allocate(self, task: TaskInfo) -> None:
+        attr = self.attrs.get(task.job.queue)
+        if attr is not None:
+            attr.allocated.add(task.request)
+            attr.share = dominant_share(attr.allocated, attr.deserved)
+
+    def on_deallocate(self, task: TaskInfo) -> None:
+        attr = self.attrs.get(task.job.queue)
+        if attr is not None:
+            attr.allocated.sub(task.request)
+            attr.share = dominant_share(attr.allocated, attr.deserved)
+
+
+def quota_message(dimensions: list[str]) -> str:
+    """The PodGroup event of a queue quota rejection (``FormatResourceNames``)."""
+    if not dimensions:
+        return "queue resource quota insufficient"
+    return "queue resource quota insufficient: " + ", ".join(f"insufficient {d}" for d in dimensions)

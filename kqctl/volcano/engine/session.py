@@ -1,0 +1,232 @@
+"""Open, run and close one session: the snapshot's state, the configured plugins, the configured actions.
+
+``OpenSession`` builds the jobs (PodGroups whose queue exists), their tasks, the Ready nodes and the usage of
+every pod on them; each configured plugin kqctl models registers its hooks in tier order; the actions run in
+the configured order; ``CloseSession`` marks jobs gang left unready and computes each PodGroup's phase
+(``getPodGroupPhase``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kqctl.volcano.api.config import SchedulerConf
+from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod
+from kqctl.volcano.engine import allocate, backfill, conformance, enqueue, gang, predicates, priority, reclaim
+from kqctl.volcano.engine.capacity import Capacity
+from kqctl.volcano.engine.drf import Drf
+from kqctl.volcano.engine.framework import (
+    ALLOCATED,
+    BINDING,
+    PENDING,
+    PIPELINED,
+    RELEASING,
+    RUNNING,
+    SCHEDULED_STATUSES,
+    JobInfo,
+    NodeInfo,
+    Plugin,
+    QueueInfo,
+    Session,
+    TaskInfo,
+    request_of,
+)
+from kqctl.volcano.engine.nodeorder import open_binpack, open_nodeorder
+from kqctl.volcano.engine.overcommit import Overcommit
+from kqctl.volcano.engine.proportion import Proportion
+from kqctl.volcano.engine.queue_attr import QueueAttr
+from kqctl.volcano.engine.trace import Trace
+
+if TYPE_CHECKING:
+    from kqctl.volcano.api.snapshot import Snapshot
+
+
+@dataclass
+class World:
+    """What changes from session to session: where each pod is, and each PodGroup's phase."""
+
+    pods: dict[str, Pod]
+    phases: dict[str, str]
+    nominated: dict[str, str] = field(default_factory=dict)  # pod -> node it was pipelined to after evictions
+
+
+@dataclass
+class SessionResult:
+    binds: list[tuple[str, str]]  # (pod, node)
+    evictions: list[tuple[str, str]]  # (pod, the task it made room for)
+    pipelined: list[tuple[str, str]]  # (pod, node)
+    phases: dict[str, str]
+    reasons: dict[str, tuple[str, str]]  # PodGroup -> (gate, message) of the last "no"
+    gang: dict[str, str]  # PodGroup -> the unschedulable condition gang writes
+    quota: dict[str, QueueAttr]  # the queue plugin's attributes at the end of the session
+    quota_plugin: str
+    rounds: list[Any]  # proportion's water-filling rounds
+    broken: str  # hierarchical capacity refused the session, and why
+    trace: Trace | None
+
+
+@dataclass
+class Cache:
+    """The scheduler's cache between sessions: queues, jobs with their tasks, and nodes with their usage.
+
+    A session changes it in place; :func:`settle` then moves it to where the cluster is when the next session
+    opens (bound tasks run, evicted ones are re-created pending, what was only tried is undone), so later
+    sessions need not rebuild 50,000 tasks.
+    """
+
+    queues: dict[str, QueueInfo]
+    jobs: dict[str, JobInfo]
+    nodes: dict[str, NodeInfo]
+
+
+def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) -> SessionResult:
+    """One session from the world as it is (builds the cache; see :func:`run_cached` to keep it)."""
+    return run_cached(snapshot, build_cache(snapshot, world), trace)
+
+
+def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> SessionResult:
+    for job in cache.jobs.values():
+        job.reason, job.unschedulable = None, False
+        job.fit_errors.clear()
+    ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace)
+    plugins = _open_plugins(ssn, snapshot.conf)
+    for action in snapshot.conf.actions:
+        if action == "enqueue":
+            enqueue.execute(ssn)
+        elif action == "allocate":
+            allocate.execute(ssn, "enqueue" in snapshot.conf.actions)
+        elif action == "reclaim":
+            reclaim.execute(ssn)
+        elif action == "backfill":
+            backfill.execute(ssn)
+    return _close(ssn, plugins)
+
+
+def build_cache(snapshot: Snapshot, world: World) -> Cache:
+    queues = {name: QueueInfo(queue) for name, queue in snapshot.queues.items()}
+    jobs: dict[str, JobInfo] = {}
+    for key, group in snapshot.pod_groups.items():
+        if group.queue in queues:  # the scheduler ignores a PodGroup whose queue does not exist
+            jobs[key] = JobInfo(group, snapshot.job_priority(group))
+            jobs[key].phase = world.phases.get(key, group.phase)
+    nodes = {name: NodeInfo(node) for name, node in snapshot.nodes.items() if node.ready}
+    for pod in world.pods.values():
+        job = jobs.get(f"{pod.namespace}/{pod.group}") if pod.group else None
+        if job is not None and pod.scheduler_name == VOLCANO_SCHEDULER:
+            task = TaskInfo(pod, job)
+            task.nominated = world.nominated.get(pod.key, "")
+            job.add_task(task)
+            if task.node and task.node in nodes and task.status not in ("Succeeded", "Failed"):
+                nodes[task.node].add(task.key, task.status, task.request, pod.score_request, task)
+        elif pod.node_name in nodes and pod.status not in ("Succeeded", "Failed"):
+            # Pods of other schedulers (or without a PodGroup) still use the node.
+            nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), pod.score_request, None)
+    return Cache(queues, jobs, nodes)
+
+
+def settle(cache: Cache, result: SessionResult) -> None:
+    """The cache as the next session finds it: bound tasks run, evicted tasks are re-created pending (their
+    controller makes them again), pipelined tasks wait pending (nominated to the node reclaim freed), and
+    allocations no statement committed are undone; each PodGroup has the phase the session gave it."""
+    nominated = dict(result.pipelined)
+    for job in cache.jobs.values():
+        for status in (BINDING, ALLOCATED, PIPELINED, RELEASING):
+            for task in list(job.with_status(status)):
+                _settle_task(cache, job, task, nominated)
+        job.phase = result.phases.get(job.key, job.phase)
+
+
+def _settle_task(cache: Cache, job: JobInfo, task: TaskInfo, nominated: dict[str, str]) -> None:
+    node = cache.nodes.get(task.node)
+    if task.status == BINDING:
+        if node is not None:
+            node.remove(task.key, task.status, task.request, task.pod.score_request)
+            node.add(task.key, RUNNING, task.request, task.pod.score_request, task)
+        job.update_task_status(task, RUNNING)
+        return
+    if task.status == RELEASING and task.evicted_by is None:
+        return  # released before the simulation started: it still holds the node
+    if node is not None:
+        node.remove(task.key, task.status, task.request, task.pod.score_request)
+    job.update_task_status(task, PENDING)
+    task.node, task.evicted_by = "", None
+    task.nominated = nominated.get(task.key, "")
+
+
+@dataclass
+class _Opened:
+    proportion: Proportion | None = None
+    capacity: Capacity | None = None
+
+
+def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
+    opened = _Opened()
+    for tier in conf.tiers:
+        plugins = []
+        for option in tier:
+            plugin = Plugin(option)
+            plugins.append(plugin)
+            if option.name == "priority":
+                priority.open_session(ssn, plugin)
+            elif option.name == "gang":
+                gang.open_session(ssn, plugin)
+            elif option.name == "conformance":
+                conformance.open_session(ssn, plugin)
+            elif option.name == "drf":
+                Drf(ssn, plugin)
+            elif option.name == "overcommit":
+                Overcommit(ssn, plugin)
+            elif option.name == "predicates":
+                predicates.open_session(ssn, plugin)
+            elif option.name == "proportion":
+                opened.proportion = Proportion(ssn, plugin)
+            elif option.name == "capacity":
+                opened.capacity = Capacity(ssn, plugin)
+            elif option.name == "nodeorder":
+                open_nodeorder(ssn, plugin)
+            elif option.name == "binpack":
+                open_binpack(ssn, plugin)
+        ssn.tiers.append(plugins)
+    return opened
+
+
+def _close(ssn: Session, opened: _Opened) -> SessionResult:
+    gang_messages: dict[str, str] = {}
+    gang_on = ssn.conf.has_plugin("gang")
+    for key, job in ssn.jobs.items():
+        if gang_on and job.tasks and not job.is_ready():
+            job.unschedulable = True
+            gang_messages[key] = gang.unready_message(job)
+    phases = {key: group_phase(job) for key, job in ssn.jobs.items()}
+    quota_plugin, quota, rounds, broken = "", {}, [], ""
+    if opened.proportion is not None:
+        quota_plugin, quota, rounds = "proportion", opened.proportion.attrs, opened.proportion.rounds
+    elif opened.capacity is not None:
+        quota_plugin = "capacity (hierarchical)" if opened.capacity.hierarchy else "capacity"
+        quota, broken = opened.capacity.attrs, opened.capacity.broken
+    return SessionResult(
+        binds=[(t.key, t.node) for t in ssn.binds],
+        evictions=[(t.key, t.evicted_by or "") for t, _ in ssn.evictions],
+        pipelined=[(t.key, t.node) for t in ssn.pipelined if t.nominated],
+        phases=phases,
+        reasons={key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
+        gang=gang_messages, quota=quota, quota_plugin=quota_plugin, rounds=rounds, broken=broken,
+        trace=ssn.trace)
+
+
+def group_phase(job: JobInfo) -> str:
+    """``getPodGroupPhase``: Running once minMember tasks are scheduled (Completed when all scheduled ones
+    finished); Unknown with running tasks while gang finds it unschedulable; else Inqueue stays Inqueue and
+    everything else is Pending."""
+    if job.count(RUNNING) and job.unschedulable:
+        return "Unknown"
+    scheduled = job.count(*SCHEDULED_STATUSES)
+    completed = job.count("Succeeded", "Failed")
+    scheduled += sum(1 for t in job.with_status(RELEASING) if t.node)
+    if scheduled >= job.min_available:
+        return "Completed" if scheduled == completed else "Running"
+    if job.phase != "Inqueue":
+        return "Pending"
+    return job.phase
+

@@ -1,0 +1,1 @@
+"""Volcano results for people (tables) and machines (json/yaml contracts)."""

@@ -1,0 +1,270 @@
+"""Volcano simulation results as tables and as the json/yaml contract (README "Volcano: simulate -o json")."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TextIO
+
+from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.volcano.api.resource import Resource
+from kqctl.volcano.engine.report import QueueReport, queue_reports
+from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult, group_outcomes
+from kqctl.volcano.render.units import display, quantity, ratio
+
+FORMATS = ("table", "wide", "name", "json", "yaml")
+CONTRACT_VERSION = 1
+
+
+def reports(result: SimulationResult) -> list[QueueReport]:
+    return queue_reports(result.snapshot, result.world, result.quota(),
+                         result.last.quota_plugin == "capacity (hierarchical)")
+
+
+def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
+                      selector: str | None = None, table: TableOptions | None = None) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    keep = group_filter(result, namespace, selector)
+    view = table or TableOptions()
+    if fmt in ("json", "yaml"):
+        data = contract(result, keep)
+        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    elif fmt == "name":
+        for key, outcome in group_outcomes(result).items():
+            if keep(outcome):
+                out.write(f"podgroup.scheduling.volcano.sh/{key.split('/', 1)[1]}\n")
+    elif fmt in ("table", "wide"):
+        render_tables(result, out, keep, replace(view, wide=view.wide or fmt == "wide"))
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+
+
+def group_filter(result: SimulationResult, namespace: str | None,
+                 selector: str | None) -> Callable[[GroupOutcome], bool]:
+    from kqctl.k8s.selectors import parse_label_selector, selector_matches
+
+    parsed = parse_label_selector(selector) if selector else None
+    groups = result.snapshot.pod_groups
+
+    def keep(outcome: GroupOutcome) -> bool:
+        group = groups[outcome.key]
+        if namespace is not None and group.namespace != namespace:
+            return False
+        return parsed is None or selector_matches(parsed, dict(group.labels))
+
+    return keep
+
+
+# --- json / yaml ---------------------------------------------------------------------------------------------
+
+
+def resources(values: Resource | None) -> dict[str, str] | None:
+    if values is None:
+        return None
+    return {name: quantity(name, amount) for name, amount in sorted(values.as_dict().items())}
+
+
+def queue_data(report: QueueReport) -> dict[str, Any]:
+    return {
+        "parent": report.parent or None,
+        "state": report.state,
+        "stateAssumed": report.state_assumed,
+        "weight": report.weight,
+        "priority": report.priority,
+        "reclaimable": report.reclaimable,
+        "capability": resources(report.capability),
+        "guarantee": resources(report.guarantee),
+        "deserved": resources(report.deserved),
+        "realCapability": resources(report.real_capability),
+        "allocated": resources(report.allocated),
+        "request": resources(report.request),
+        "inqueue": resources(report.inqueue),
+        "share": ratio(report.share) if report.share is not None else None,
+        "podGroups": dict(sorted(report.phases.items())),
+        "children": list(report.children),
+    }
+
+
+def group_data(outcome: GroupOutcome) -> dict[str, Any]:
+    return {
+        "queue": outcome.queue,
+        "phase": outcome.phase,
+        "startPhase": outcome.start_phase,
+        "minMember": outcome.min_member,
+        "pods": {pod: node or None for pod, node in outcome.pods.items()},
+        "bound": outcome.bound,
+        "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in outcome.evicted],
+        "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
+        "ignored": outcome.ignored,
+    }
+
+
+def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | None = None) -> dict[str, Any]:
+    outcomes = {k: o for k, o in group_outcomes(result).items() if keep is None or keep(o)}
+    conf = result.snapshot.conf
+    binds = {pod: node for o in outcomes.values() for pod, node in o.bound.items()}
+    return {
+        "scheduler": "volcano",
+        "contractVersion": CONTRACT_VERSION,
+        "sessions": result.sessions,
+        "stopReason": result.stop_reason,
+        "quotaPlugin": result.last.quota_plugin or None,
+        "configuration": {"source": conf.source, "actions": list(conf.actions),
+                          "tiers": [[p.name for p in tier] for tier in conf.tiers]},
+        "queues": {r.name: queue_data(r) for r in reports(result)},
+        "podGroups": {key: group_data(o) for key, o in outcomes.items()},
+        "binds": dict(sorted(binds.items())),
+        "bindCount": len(binds),
+        "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in result.evictions
+                      if _kept_pod(result, e.pod, outcomes)],
+        "livelock": None if result.livelock is None else {
+            "sessions": list(result.livelock.sessions), "pods": list(result.livelock.pods)},
+        "hierarchyBroken": result.last.broken or None,
+        "notes": list(result.snapshot.notes),
+        "limitations": list(result.snapshot.limitations),
+        "warnings": list(result.snapshot.warnings),
+    }
+
+
+def _kept_pod(result: SimulationResult, pod: str, outcomes: dict[str, GroupOutcome]) -> bool:
+    model = result.world.pods[pod]
+    return f"{model.namespace}/{model.group}" in outcomes
+
+
+# --- tables ----------------------------------------------------------------------------------------------------
+
+_QUEUE_COLUMNS = (
+    Column("Queue"), Column("State"), Column("Weight", right=True), Column("Resource"),
+    Column("Capability", right=True), Column("Guarantee", right=True), Column("Deserved", right=True),
+    Column("Real cap", right=True), Column("Allocated", right=True), Column("Inqueue", right=True),
+    Column("Share", right=True), Column("Parent", wide=True), Column("Priority", right=True, wide=True),
+    Column("PodGroups", wide=True),
+)
+_GROUP_COLUMNS = (
+    Column("PodGroup"), Column("Queue"), Column("Phase"), Column("Min", right=True), Column("Bound", right=True),
+    Column("Nodes"), Column("Evicted", right=True), Column("Reason"), Column("Pods", wide=True),
+)
+
+
+def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
+    """One row per queue and resource (every row names its queue, so it can be grepped)."""
+    table = Table(_QUEUE_COLUMNS)
+    for report in rows:
+        if report.name not in shown:
+            continue
+        state = report.state + ("*" if report.state_assumed and not report.implicit else "")
+        groups = ", ".join(f"{n} {p}" for p, n in sorted(report.phases.items())) or "-"
+        for name in report.dimensions():
+            table.add([report.name, state, str(report.weight), name,
+                       _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
+                       _cell(report.deserved, name, "-"), _cell(report.real_capability, name, "-"),
+                       _cell(report.allocated, name, "0"), _cell(report.inqueue, name, "0"),
+                       ratio(report.share) if report.share is not None else "-",
+                       report.parent or "-", str(report.priority), groups])
+    return table
+
+
+def _cell(values: Resource | None, name: str, missing: str) -> str:
+    if values is None:
+        return missing
+    amount = values.as_dict().get(name)
+    if amount is None:
+        return "unlimited" if missing == "unlimited" else ("0" if missing == "0" else "-")
+    return display(name, amount)
+
+
+def group_table(outcomes: list[GroupOutcome]) -> Table:
+    table = Table(_GROUP_COLUMNS)
+    for o in outcomes:
+        placed = [node for node in o.pods.values() if node]
+        nodes = sorted(set(placed))
+        node_text = ", ".join(nodes) if len(nodes) <= 3 else f"{', '.join(nodes[:3])} +{len(nodes) - 3}"
+        reason = "-" if o.reason is None else o.reason[0]
+        pods = ", ".join(f"{p.split('/', 1)[1]}={n or '-'}" for p, n in o.pods.items()) or "-"
+        style = None if o.phase in ("Running", "Completed") else "yellow"
+        table.add([o.key, o.queue, o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
+                   str(len(o.evicted)) if o.evicted else "-", reason, pods],
+                  [None, None, style, None, None, None, None, None, None])
+    return table
+
+
+def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOutcome], bool],
+                  view: TableOptions) -> None:
+    from kqctl.render.columns import rich_painter, sort_rows
+    from kqctl.render.console import use_color
+
+    paint = rich_painter(use_color(out, view.color))
+    outcomes = [o for o in group_outcomes(result).values() if keep(o)]
+    groups = group_table(outcomes)
+    sort_rows(groups, view.sort_by)
+    if not view.headers:
+        _write(out, groups, view, None, "PodGroups")
+        return
+    rows = reports(result)
+    shown = {r.name for r in rows if not r.implicit or r.phases or r.name == "default" and r.allocated.names()}
+    _write(out, queue_table(rows, shown), view, paint, "queue rows")
+    out.write("\n")
+    if outcomes:
+        _write(out, groups, view, paint, "PodGroups")
+    else:
+        out.write("No PodGroups.\n")
+    waiting = [o for o in outcomes if o.reason is not None]
+    if waiting:
+        out.write("\nWhy not running:\n")
+        listed = waiting[: view.limit or len(waiting)]
+        for o in listed:
+            assert o.reason is not None
+            out.write(f"  {o.key}: {o.reason[1]}\n")
+        if len(listed) < len(waiting):
+            out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
+                      "everything)\n")
+    out.write("\n" + summary(result, outcomes) + "\n")
+    _footnotes(result, out)
+
+
+def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
+    phases: dict[str, int] = {}
+    for o in outcomes:
+        phases[o.phase] = phases.get(o.phase, 0) + 1
+    counts = ", ".join(f"{n:,} {p}" for p, n in sorted(phases.items())) or "no PodGroups"
+    binds = sum(len(o.bound) for o in outcomes)
+    evicted = sum(len(o.evicted) for o in outcomes)
+    plugin = result.last.quota_plugin or "no queue plugin"
+    return (f"{result.sessions} session(s), {result.stop_reason}, {plugin}: {binds:,} pod(s) bound, "
+            f"{evicted:,} evicted; PodGroups: {counts}")
+
+
+def _footnotes(result: SimulationResult, out: TextIO) -> None:
+    if any(r.state_assumed and not r.implicit for r in reports(result)):
+        out.write("*: no status.state in the input; taken as Open, as the queue controller sets a new queue.\n")
+    if result.last.broken:
+        out.write(f"Hierarchical capacity refuses the whole session: {result.last.broken}\n")
+    if result.livelock is not None:
+        a, b = result.livelock.sessions
+        out.write(f"Livelock: the state after session {b} repeats the one after session {a}; "
+                  f"{', '.join(result.livelock.pods)} are evicted and bound again and again.\n")
+    for note in result.snapshot.notes:
+        out.write(f"note: {note}\n")
+    for limitation in result.snapshot.limitations:
+        out.write(f"not simulated: {limitation}\n")
+    for warning in result.snapshot.warnings:
+        out.write(f"warning: {warning}\n")
+
+
+def _write(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
+           what: str) -> None:
+    from kqctl.render.columns import format_lines
+
+    total = len(table.rows)
+    limit = total if view.limit is None else min(view.limit, total)
+    rows, styles = table.rows, table.styles
+    table.rows, table.styles = rows[:limit], styles[:limit]
+    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
+        out.write(line + "\n")
+    table.rows, table.styles = rows, styles
+    if limit < total:
+        (out if view.headers else sys.stderr).write(
+            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
+            "for more, -o json for everything)\n")

@@ -1,0 +1,127 @@
+"""Volcano queues as Kueue objects (``kqctl convert --to kueue``), keeping the intent as far as Kueue can say it.
+
+* A queue's ``deserved`` (else its ``guarantee``) becomes its ClusterQueue's ``nominalQuota``: the share it is
+  entitled to, above which its work can be reclaimed; the ``guarantee`` stays its own through a
+  ``lendingLimit`` of nominal minus guarantee; ``capability`` bounds it through a ``borrowingLimit`` of
+  capability minus nominal. Resources no queue lists get a nominal quota of 0 (only what others lend).
+* The queue tree becomes a Cohort tree: a queue with children becomes a Cohort (``parentName`` for its parent),
+  a leaf a ClusterQueue in its parent's Cohort; top-level queues share the Cohort ``root``.
+* One ResourceFlavor ``default-flavor`` covers every resource; Closed queues get ``stopPolicy: Hold``.
+
+What has no Kueue equivalent is reported per field: proportion's weight-based water-filling (the weight goes to
+``fairSharing.weight``, which only means something with fair sharing on), ``reclaimable``, queue ``priority``,
+``dequeueStrategy``, the hierarchy annotations, node-group affinity and extended clusters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kqctl.volcano.api.models import ROOT_QUEUE, Queue
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, to_quantity
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+FLAVOR = "default-flavor"
+ROOT_COHORT = "root"
+
+
+@dataclass(frozen=True)
+class Issue:
+    rule_id: str
+    queue: str
+    path: tuple[str, ...]
+    message: str
+
+
+def convert(queues: list[Queue], reclaim: bool,
+            fields: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[Issue]]:
+    """Kueue objects for the queues (root and default included only when written), and what did not carry over.
+    ``reclaim``: the scheduler's actions include reclaim; ``fields``: each queue's spec as written."""
+    issues: list[Issue] = []
+    parents = {q.parent_name for q in queues if q.name != ROOT_QUEUE}
+    resources = sorted({name for q in queues for values in (q.capability, q.deserved, q.guarantee) if values
+                        for name in values} | {CPU, MEMORY})
+    objects: list[dict[str, Any]] = [{"apiVersion": KUEUE_API, "kind": "ResourceFlavor",
+                                      "metadata": {"name": FLAVOR}, "spec": {}}]
+    cohorts = sorted({ROOT_COHORT} | {p for p in parents if p != ROOT_QUEUE})
+    for cohort in cohorts:
+        body: dict[str, Any] = {"apiVersion": KUEUE_API, "kind": "Cohort", "metadata": {"name": cohort}, "spec": {}}
+        queue = next((q for q in queues if q.name == cohort), None)
+        if cohort != ROOT_COHORT:
+            body["spec"]["parentName"] = queue.parent_name if queue is not None and queue.parent_name != ROOT_QUEUE \
+                else ROOT_COHORT
+        if queue is not None and queue.weight != 1:
+            body["spec"]["fairSharing"] = {"weight": str(queue.weight)}
+        if queue is not None:
+            issues.extend(_lost(queue, fields.get(queue.name, {})))
+        if queue is not None and (queue.capability or queue.deserved or queue.guarantee):
+            body["spec"]["resourceGroups"] = _resource_groups(queue, resources)
+            issues.append(Issue("VC-CONV-PARENT-QUOTA", queue.name, ("spec",), "a parent queue's quota becomes its "
+                                "Cohort's quota: Kueue adds it to what the Cohort's ClusterQueues can borrow, while "
+                                "Volcano caps the children with it"))
+        objects.append(body)
+    for queue in queues:
+        if queue.name in parents or queue.name == ROOT_QUEUE:
+            continue
+        objects.append(_cluster_queue(queue, resources, reclaim))
+        issues.extend(_lost(queue, fields.get(queue.name, {})))
+    return objects, issues
+
+
+def _cluster_queue(queue: Queue, resources: list[str], reclaim: bool) -> dict[str, Any]:
+    cohort = queue.parent_name if queue.parent_name not in ("", ROOT_QUEUE) else ROOT_COHORT
+    spec: dict[str, Any] = {
+        "cohortName": cohort,
+        "namespaceSelector": {},  # a Volcano queue takes jobs from every namespace
+        "resourceGroups": _resource_groups(queue, resources),
+        "preemption": {"reclaimWithinCohort": "Any" if reclaim else "Never", "withinClusterQueue": "Never"},
+    }
+    if queue.weight != 1:
+        spec["fairSharing"] = {"weight": str(queue.weight)}
+    if queue.state != "Open":
+        spec["stopPolicy"] = "Hold"
+    return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": {"name": queue.name}, "spec": spec}
+
+
+def _resource_groups(queue: Queue, resources: list[str]) -> list[dict[str, Any]]:
+    quotas = []
+    for name in resources:
+        if name == PODS:
+            continue
+        guarantee = (queue.guarantee or {}).get(name, 0)
+        nominal = (queue.deserved or {}).get(name, guarantee)
+        entry: dict[str, Any] = {"name": name, "nominalQuota": to_quantity(name, nominal)}
+        capability = (queue.capability or {}).get(name)
+        if capability is not None and (capability > 0 or name not in (CPU, MEMORY)):
+            entry["borrowingLimit"] = to_quantity(name, max(capability - nominal, 0))
+        if guarantee:
+            entry["lendingLimit"] = to_quantity(name, max(nominal - guarantee, 0))
+        quotas.append(entry)
+    return [{"coveredResources": [q["name"] for q in quotas], "flavors": [{"name": FLAVOR, "resources": quotas}]}]
+
+
+def _lost(queue: Queue, spec: Mapping[str, Any]) -> list[Issue]:
+    found = []
+    if queue.weight != 1:
+        found.append(Issue("VC-CONV-WEIGHT", queue.name, ("spec", "weight"),
+                           f"weight {queue.weight}: Kueue has no weight-based water-filling of deserved shares; it is "
+                           "kept as fairSharing.weight, which only acts with fair sharing on in Kueue's Configuration"))
+    if not queue.reclaimable:
+        found.append(Issue("VC-CONV-RECLAIMABLE", queue.name, ("spec", "reclaimable"),
+                           "reclaimable: false has no Kueue equivalent: other ClusterQueues may reclaim what it "
+                           "borrows (Kueue decides by their reclaimWithinCohort)"))
+    if queue.priority:
+        found.append(Issue("VC-CONV-PRIORITY", queue.name, ("spec", "priority"),
+                           f"priority {queue.priority}: Kueue does not order ClusterQueues by a priority"))
+    for field_name, rule in (("dequeueStrategy", "VC-CONV-DEQUEUE"), ("affinity", "VC-CONV-AFFINITY"),
+                             ("extendClusters", "VC-CONV-CLUSTERS"), ("type", "VC-CONV-TYPE")):
+        if spec.get(field_name):
+            found.append(Issue(rule, queue.name, ("spec", field_name),
+                               f"{field_name} has no Kueue equivalent: dropped"))
+    if not queue.deserved and queue.capability:
+        found.append(Issue("VC-CONV-NO-DESERVED", queue.name, ("spec", "capability"),
+                           "no deserved or guarantee: nominalQuota 0, so the ClusterQueue only runs what its cohort "
+                           "lends (under proportion Volcano would compute a deserved share from the weight)"))
+    return found

@@ -1,0 +1,396 @@
+"""Volcano's checks across objects: the Queue webhook over the whole set of queues, the workloads' queues,
+scheduler-side tree errors, the scheduler configuration and lints.
+
+The Queue webhook needs the queues that exist (its lister), so it cannot judge a queue alone: the input's
+queues are applied one request at a time, parents before children (the order in which a ``kubectl apply``
+of the input can succeed; ties keep input order), each as a CREATE, or, with ``--against``, as a CREATE,
+UPDATE (or DELETE with ``--prune``) of what the old state holds. A queue the API server or the webhook
+refuses does not exist for the requests after it, as in a real apply.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kqctl.findings import Finding, Severity, error
+from kqctl.k8s.kinds import split_api_version
+from kqctl.load.objects import LoadedObject
+from kqctl.origin import FieldPath
+from kqctl.volcano.api.models import DEFAULT_QUEUE, HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION, ROOT_QUEUE
+from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONFIGMAP
+from kqctl.volcano.validate import admission_policy
+from kqctl.volcano.validate.queue_webhook import (
+    CREATE,
+    DELETE,
+    UPDATE,
+    Denial,
+    Lister,
+    QueueView,
+    WebhookFlags,
+    admit,
+    not_found,
+)
+
+Found = list[tuple[LoadedObject, Finding]]
+
+
+@dataclass(frozen=True)
+class Context:
+    """How to validate: the webhook's flags, the chart's admission policy, and the old state for a diff."""
+
+    flags: WebhookFlags = WebhookFlags()
+    vap: bool = False
+    old: tuple[dict[str, Any], ...] | None = None  # --against: the Volcano queues the cluster holds now
+    prune: bool = False  # --prune: queues of the old state missing from the input are deleted
+
+
+@dataclass
+class Request:
+    """One admission request of the apply: its operation and the queue before and after."""
+
+    operation: str
+    name: str
+    obj: LoadedObject | None  # the input object (None for a deletion)
+    body: dict[str, Any] | None
+    old_body: dict[str, Any] | None
+    old_obj: LoadedObject | None = None
+
+
+@dataclass
+class ApplyResult:
+    lister: Lister
+    states: dict[str, str] = field(default_factory=dict)  # queue -> status.state after the apply
+    created: set[str] = field(default_factory=set)
+    refused: dict[str, Denial] = field(default_factory=dict)
+
+
+def cross_object_findings(objects: Sequence[LoadedObject], closed: bool, context: Context = Context()) -> Found:
+    """Every Volcano cross-object finding for the input (the ValidationProfile hook)."""
+    queues = [o for o in objects if _is(o, GROUP, "Queue")]
+    found: Found = []
+    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job")
+                              or (o.kind == "ConfigMap" and o.name == SCHEDULER_CONFIGMAP) for o in objects):
+        return found  # nothing of Volcano's in the input
+    requests = plan(queues, context)
+    result = apply(requests, context, found)
+    found.extend(workload_findings(objects, result))
+    from kqctl.volcano.validate import lints
+
+    found.extend(lints.lint_findings(objects, result.lister))
+    return found
+
+
+def deletion_findings(new_objects: Sequence[LoadedObject], old_objects: Sequence[LoadedObject],
+                      context: Context) -> Found:
+    """The DELETE requests of ``--against --prune``, attributed to the old state's objects."""
+    queues = [o for o in new_objects if _is(o, GROUP, "Queue")]
+    context = Context(context.flags, context.vap, tuple(o.body for o in old_objects if _is(o, GROUP, "Queue")),
+                      context.prune)
+    old_by_name = {o.name: o for o in old_objects if _is(o, GROUP, "Queue")}
+    requests = plan(queues, context)
+    for request in requests:
+        if request.operation == DELETE:
+            request.old_obj = old_by_name.get(request.name)
+    found: Found = []
+    apply(requests, context, found)
+    return [(obj, finding) for obj, finding in found if any(obj is old for old in old_objects)]
+
+
+# --- the apply ---------------------------------------------------------------------------------------------
+
+
+def plan(queues: Sequence[LoadedObject], context: Context) -> list[Request]:
+    """The requests of the apply: creates and updates parents first, then deletions, children first."""
+    old = {str(_dict(b.get("metadata")).get("name", "")): b for b in (context.old or ())}
+    if context.old is None:  # the cluster the input is applied to has the queues the scheduler creates
+        old = {ROOT_QUEUE: _implicit(ROOT_QUEUE), DEFAULT_QUEUE: _implicit(DEFAULT_QUEUE)}
+    names = {o.name for o in queues}
+    requests = []
+    for obj in _parents_first(queues):
+        name = obj.name or ""
+        previous = old.get(name)
+        if previous is not None and _same_object(previous, obj.body):
+            continue  # unchanged: kubectl sends no request
+        requests.append(Request(UPDATE if previous is not None else CREATE, name, obj, obj.body, previous))
+    if context.prune and context.old is not None:
+        gone = [name for name in old if name not in names]
+        for name in _children_first(gone, old):
+            requests.append(Request(DELETE, name, None, None, old[name]))
+    return requests
+
+
+def apply(requests: list[Request], context: Context, found: Found) -> ApplyResult:
+    """Each request through the API server (schema), the webhook and the chart's policy, in order."""
+    result = ApplyResult(Lister(), {})
+    for body in _old_bodies(context):
+        view = QueueView.of(body)
+        result.lister.put(view)
+        result.states[view.name] = view.state or "Open"
+    for request in requests:
+        _one_request(request, context, result, found)
+    return result
+
+
+def _old_bodies(context: Context) -> list[dict[str, Any]]:
+    if context.old is not None:
+        return list(context.old)
+    return [_implicit(ROOT_QUEUE), _implicit(DEFAULT_QUEUE)]
+
+
+def _one_request(request: Request, context: Context, result: ApplyResult, found: Found) -> None:
+    lister = result.lister
+    if request.operation == DELETE:
+        old_view = lister.get(request.name)
+        denial = admit(DELETE, None, old_view, lister, context.flags, request.name)
+        policy = admission_policy.evaluate(DELETE, None, request.old_body) if context.vap else None
+        target = request.old_obj
+        if target is not None:
+            _report(found, target, policy, denial, "deleting")
+        if denial is None and policy is None:
+            lister.remove(request.name)
+        return
+    assert request.obj is not None and request.body is not None
+    if not _server_accepts(request.obj):
+        result.refused[request.name] = Denial("", "refused by the API server (see the schema findings)")
+        return
+    body = _as_admitted(request)
+    view = QueueView.of(body)
+    old_view = QueueView.of(request.old_body) if request.old_body is not None else None
+    denial = admit(request.operation, view, old_view, lister, context.flags)
+    policy = admission_policy.evaluate(request.operation, body, request.old_body) if context.vap else None
+    if denial is not None and denial.rule_id in ("VC-H2", "VC-H3", "VC-H5") and view.parent in result.refused:
+        denial = Denial(denial.rule_id, denial.message, denial.path,
+                        f"{view.parent} is in the input but is refused itself: fix it first")
+    _report(found, request.obj, policy, denial, "creating" if request.operation == CREATE else "updating")
+    if denial is None and policy is None:
+        lister.put(view)
+        result.states[view.name] = view.state or "Open"
+        result.created.add(view.name)
+    else:
+        result.refused[view.name] = denial or Denial(policy.rule_id if policy else "", "")
+
+
+def _report(found: Found, obj: LoadedObject, policy: admission_policy.PolicyDenial | None, denial: Denial | None,
+            verb: str) -> None:
+    if policy is not None:
+        found.append((obj, error(policy.rule_id, policy.path, policy.message,
+                                 "the Helm chart's ValidatingAdmissionPolicy for Queues (custom.vap_enable)")))
+    if denial is not None:
+        found.append((obj, error(denial.rule_id, denial.path, denial.message, denial.hint)))
+
+
+def _as_admitted(request: Request) -> dict[str, Any]:
+    """The queue as the webhook receives it: CRD defaults, the mutating webhook (on create), and the status the
+    API server leaves (none on create; the stored one on update)."""
+    from kqctl.validate.schema import apply_schema_defaults
+
+    assert request.obj is not None and request.body is not None
+    body = apply_schema_defaults(request.body, request.obj.api_version, "Queue")
+    if request.operation == CREATE:
+        body.pop("status", None)
+        spec = body.get("spec")
+        if not isinstance(spec, dict):
+            spec = body["spec"] = {}
+        if spec.get("reclaimable") is None:
+            spec["reclaimable"] = True
+        if not spec.get("weight"):
+            spec["weight"] = 1
+        notes = _dict(_dict(body.get("metadata")).get("annotations"))
+        path, weights = notes.get(HIERARCHY_ANNOTATION, ""), notes.get(HIERARCHY_WEIGHTS_ANNOTATION, "")
+        if path and weights and not str(path).startswith("root"):
+            notes[HIERARCHY_ANNOTATION], notes[HIERARCHY_WEIGHTS_ANNOTATION] = f"root/{path}", f"1/{weights}"
+    else:
+        old_status = _dict(request.old_body).get("status")
+        body.pop("status", None)
+        if old_status is not None:
+            body["status"] = copy.deepcopy(old_status)
+    return body
+
+
+def _server_accepts(obj: LoadedObject) -> bool:
+    """Whether the API server stores the queue at all: its schema (status aside) and metadata hold."""
+    from kqctl.validate.rules import run_metadata_rules
+    from kqctl.validate.schema import apply_schema_defaults, validate_schema
+
+    if obj.info is None:
+        return False
+    body = apply_schema_defaults(obj.body, obj.api_version, "Queue")
+    problems = [f for f in validate_schema(body, obj.api_version, "Queue") + run_metadata_rules(obj.info, body)
+                if f.severity is Severity.ERROR and f.path[:1] != ("status",)]
+    return not problems
+
+
+def _parents_first(queues: Sequence[LoadedObject]) -> list[LoadedObject]:
+    """Input order, except that a queue waits for its parent when the parent is in the input too."""
+    by_name = {o.name: o for o in queues}
+    done: set[int] = set()
+    ordered: list[LoadedObject] = []
+
+    def visit(obj: LoadedObject, path: set[str]) -> None:
+        if id(obj) in done:
+            return
+        parent = _parent(obj.body)
+        above = by_name.get(parent)
+        if above is not None and above is not obj and parent not in path:
+            visit(above, {*path, obj.name or ""})
+        if id(obj) not in done:
+            done.add(id(obj))
+            ordered.append(obj)
+
+    for obj in queues:
+        visit(obj, set())
+    return ordered
+
+
+def _children_first(names: list[str], bodies: Mapping[str, dict[str, Any]]) -> list[str]:
+    depth = {name: _depth(name, bodies) for name in names}
+    return sorted(names, key=lambda n: -depth[n])
+
+
+def _depth(name: str, bodies: Mapping[str, dict[str, Any]]) -> int:
+    depth, seen = 0, {name}
+    parent = _parent(bodies.get(name, {}))
+    while parent and parent != ROOT_QUEUE and parent not in seen:
+        seen.add(parent)
+        depth += 1
+        parent = _parent(bodies.get(parent, {}))
+    return depth
+
+
+def _parent(body: Mapping[str, Any]) -> str:
+    return str(_dict(body.get("spec")).get("parent") or "")
+
+
+def _same_object(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """No change a kubectl apply would send: the same spec, labels and annotations."""
+    def comparable(body: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+        meta = _dict(body.get("metadata"))
+        return (body.get("spec") or {}, meta.get("labels") or {}, meta.get("annotations") or {})
+
+    return comparable(old) == comparable(new)
+
+
+def _implicit(name: str) -> dict[str, Any]:
+    """The root and default queues as the scheduler creates them (``newDefaultAndRootQueue``), synced Open."""
+    return {"apiVersion": f"{GROUP}/v1beta1", "kind": "Queue", "metadata": {"name": name},
+            "spec": {"weight": 1, "reclaimable": name != ROOT_QUEUE}, "status": {"state": "Open"}}
+
+
+# --- workloads and their queues -------------------------------------------------------------------------------
+
+
+def workload_findings(objects: Sequence[LoadedObject], result: ApplyResult) -> Found:
+    """The vcjob and PodGroup webhooks' queue checks, against the queues after the apply; and the
+    scheduler's refusal of PodGroups in non-leaf queues under hierarchical capacity."""
+    found: Found = []
+    hierarchical = _hierarchical_capacity(objects)
+    for obj in objects:
+        if _is(obj, BATCH_GROUP, "Job"):
+            found.extend((obj, f) for f in _vcjob_findings(obj, result))
+        elif _is(obj, GROUP, "PodGroup"):
+            found.extend((obj, f) for f in _podgroup_findings(obj, result, hierarchical))
+    return found
+
+
+def _vcjob_findings(obj: LoadedObject, result: ApplyResult) -> list[Finding]:
+    """``validateJobCreate`` (admit_job.go): the tasks and the queue, one finding per part of its message."""
+    spec = _dict(obj.body.get("spec"))
+    tasks = [t for t in spec.get("tasks") or [] if isinstance(t, dict)] if isinstance(spec.get("tasks"), list) else []
+    if not tasks:
+        return [error("VC-JOB-TASKS", ("spec", "tasks"), "No task specified in job spec")]
+    found = []
+    names: set[str] = set()
+    total = 0
+    job = obj.name or ""
+    for i, task in enumerate(tasks):
+        name = str(task.get("name") or f"default{i}")
+        replicas = _int(task.get("replicas"))
+        minimum = task.get("minAvailable")
+        if isinstance(minimum, int) and minimum > replicas:
+            found.append(error("VC-JOB-TASKS", ("spec", "tasks", i, "minAvailable"),
+                               f"'minAvailable' is greater than 'replicas' in task: {name}, job: {job}"))
+        total += replicas
+        if name in names:
+            found.append(error("VC-JOB-TASKS", ("spec", "tasks", i, "name"), f"duplicated task name {name}"))
+            break
+        names.add(name)
+    minimum_job = _int(spec.get("minAvailable"))
+    if total < minimum_job:
+        found.append(error("VC-JOB-TASKS", ("spec", "minAvailable"),
+                           "job 'minAvailable' should not be greater than total replicas in tasks"))
+    queue = str(spec.get("queue") or DEFAULT_QUEUE)
+    found.extend(_queue_checks(queue, result, ("spec", "queue"), job_kind=True))
+    return found
+
+
+def _podgroup_findings(obj: LoadedObject, result: ApplyResult, hierarchical: bool) -> list[Finding]:
+    spec = _dict(obj.body.get("spec"))
+    queue = str(spec.get("queue") or DEFAULT_QUEUE)
+    found = _queue_checks(queue, result, ("spec", "queue"), job_kind=False)
+    if hierarchical and result.lister.get(queue) is not None and result.lister.children(queue):
+        found.append(error("VC-TREE-NONLEAF", ("spec", "queue"),
+                           f"The Queue <{queue}> of Job <{obj.namespace}/{obj.name}> is not leaf queue",
+                           "hierarchical capacity stops scheduling every job while one sits in a queue with "
+                           "children; submit to a leaf queue"))
+    return found
+
+
+def _queue_checks(queue: str, result: ApplyResult, path: FieldPath, job_kind: bool) -> list[Finding]:
+    found = result.lister.get(queue)
+    if found is None:
+        why = result.refused.get(queue)
+        hint = f"queue {queue} is in the input but is refused itself" if why is not None else None
+        text = "unable to find job queue: " if job_kind else "unable to find queue: "
+        return [error("VC-JOB-QUEUE" if job_kind else "VC-PG-QUEUE", path, text + not_found(queue), hint)]
+    problems = []
+    state = result.states.get(queue, "")
+    kind = "job" if job_kind else "PodGroup"
+    if state != "Open":
+        problems.append(error("VC-JOB-QUEUE-STATE" if job_kind else "VC-PG-QUEUE-STATE", path,
+                              f"can only submit {kind} to queue with state `Open`, queue `{queue}` status is "
+                              f"`{state}`" + ("" if job_kind else "."),
+                              "open the queue (vcctl queue operate --action open) or submit elsewhere"))
+    if job_kind and queue == ROOT_QUEUE:
+        problems.append(error("VC-JOB-ROOT", path, "can not submit job to root queue"))
+    elif job_kind and result.lister.children(queue):
+        problems.append(error("VC-JOB-LEAF", path, f"can only submit job to leaf queue, queue `{queue}` has "
+                              f"{len(result.lister.children(queue))} child queues"))
+    return problems
+
+
+def _hierarchical_capacity(objects: Iterable[LoadedObject]) -> bool:
+    conf = configured(objects)
+    return conf is not None and conf.capacity_hierarchy
+
+
+def configured(objects: Iterable[LoadedObject]) -> Any:
+    """The scheduler configuration in the input (ConfigMap volcano-scheduler-configmap), or None."""
+    from kqctl.errors import InputError
+    from kqctl.volcano.kinds import SCHEDULER_CONF_KEY
+    from kqctl.volcano.load import conf_from_text
+
+    for obj in objects:
+        if obj.kind == "ConfigMap" and obj.name == SCHEDULER_CONFIGMAP and split_api_version(obj.api_version)[0] == "":
+            text = _dict(obj.body.get("data")).get(SCHEDULER_CONF_KEY)
+            if isinstance(text, str):
+                try:
+                    return conf_from_text(text, "", obj.origin.file, 1)
+                except InputError:
+                    return None
+    return None
+
+
+def _is(obj: LoadedObject, group: str, kind: str) -> bool:
+    return obj.info is not None and obj.info.group == group and obj.info.kind == kind
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+

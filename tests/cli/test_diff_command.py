@@ -1,0 +1,64 @@
+"""``kqctl diff`` through the real command: directories, --set, --with, markdown, --fail-on regression."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from support import REPO, Run
+
+Kqctl = Callable[..., Run]
+NOW = ("--now", "2026-09-14T09:30:00Z")
+SAMPLE = "samples/cohort-borrowing"
+LESS_CPU = "clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10"
+
+
+def test_set_changes_against_the_same_snapshot(kqctl: Kqctl) -> None:
+    result = kqctl("diff", SAMPLE, "--set", LESS_CPU, *NOW)
+    assert result.code == 0, result.err
+    # hparam-sweep no longer fits; the two admitted before it now hold quota above the lower nominal (Q-7).
+    assert result.out.startswith("3 of 6 workloads change; 1 admitted before is no longer admitted.")
+    assert "Admitted on default-flavor, borrowing cpu 6" in result.out
+    assert "default-flavor/cpu nominalQuota" in result.out and "(regression)" in result.out
+
+
+def test_fail_on_regression_exits_1_and_names_the_workload(kqctl: Kqctl) -> None:
+    result = kqctl("diff", SAMPLE, "--set", LESS_CPU, "--fail-on", "regression", *NOW)
+    assert result.code == 1 and "team-a/job-hparam-sweep-21f8c" in result.err
+    assert kqctl("diff", SAMPLE, "--set", LESS_CPU.replace("=10", "=30"), "--fail-on", "regression", *NOW).code == 0
+
+
+def test_a_prs_base_and_head_directories_share_the_workloads(kqctl: Kqctl, tmp_path: Path) -> None:
+    cluster = (REPO / SAMPLE / "cluster.yaml").read_text()
+    (tmp_path / "base").mkdir()
+    (tmp_path / "head").mkdir()
+    (tmp_path / "base" / "cluster.yaml").write_text(cluster)
+    head = cluster.replace("nominalQuota: 20", "nominalQuota: 30", 1)
+    head = head.replace("nominalQuota: 80Gi", "nominalQuota: 120Gi", 1)
+    (tmp_path / "head" / "cluster.yaml").write_text(head)
+    result = kqctl("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--with", f"{SAMPLE}/workloads.yaml",
+                   *NOW, "-o", "json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["compared"] == 6 and data["regressions"] == []
+    assert data["workloads"]["team-a/job-llm-finetune-0d5b7"]["changes"] == ["decision"]
+
+
+def test_markdown_is_a_pull_request_comment_with_replayed_percentiles(kqctl: Kqctl) -> None:
+    result = kqctl("diff", SAMPLE, "--set", LESS_CPU.replace("=10", "=30"),
+                   "--set", "clusterqueue/team-a.flavor.default-flavor.memory.nominalQuota=120Gi",
+                   "--replay", "--runtime", "30m", *NOW, "-o", "markdown")
+    assert result.code == 0, result.err
+    assert result.out.startswith("### kqctl diff: changes\n")
+    row = "| team-a/job-llm-finetune-0d5b7 | Inadmissible | Admitted on default-flavor, borrowing cpu 10, memory 40Gi |"
+    assert row + " decision |" in result.out
+    assert "#### Time to admission (replay)" in result.out and "| clusterQueue | team-a |" in result.out
+
+
+def test_nothing_to_compare_and_bad_options_are_usage_errors(kqctl: Kqctl) -> None:
+    assert "nothing to compare" in kqctl("diff", SAMPLE).err
+    assert kqctl("diff", SAMPLE, "--set", LESS_CPU, "--fail-on", "worse").code == 2
+    assert kqctl("diff", SAMPLE, "--set", LESS_CPU, "-o", "html").code == 2
+    missing = kqctl("diff", SAMPLE, "no/such/dir", *NOW)
+    assert missing.code == 3 and "no/such/dir" in missing.err

@@ -1,0 +1,172 @@
+"""``kqctl replay`` through the real command (in-process): samples, traces, generator configs, errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+from support import Run
+
+SAMPLE = ("samples/replay", "--trace", "samples/replay/arrivals.csv", "--now", "2026-09-14T09:00:00Z")
+SMALL_GENERATOR = """
+cohorts:
+- className: cohort
+  count: 2
+  queuesSets:
+  - className: cq
+    count: 2
+    nominalQuota: 4
+    borrowingLimit: 4
+    reclaimWithinCohort: Any
+    withinClusterQueue: LowerPriority
+    workloadsSets:
+    - count: 20
+      creationIntervalMs: 100
+      workloads:
+      - {className: small, runtimeMs: 300, priority: 50, request: 1}
+    - count: 5
+      creationIntervalMs: 400
+      workloads:
+      - {className: large, runtimeMs: 800, priority: 200, request: 4}
+"""
+
+Kqctl = Callable[..., Run]
+Write = Callable[[str, str], str]
+
+
+def test_replay_of_the_sample_prints_waits_per_queue_and_priority_and_usage(kqctl: Kqctl) -> None:
+    result = kqctl("replay", *SAMPLE)
+    assert result.code == 0, result.err
+    assert result.out.startswith("Replayed 20 workloads over ")
+    for heading in ("Time to admission per ClusterQueue:", "Time to admission per priority:",
+                    "Quota held over time", "Workloads (Wait"):
+        assert heading in result.out
+    assert "team-b/job-finetune-llama" in result.out  # a Job dated in the future became a Workload
+    assert "Assumed: controller throughput" in result.out
+
+
+def test_json_holds_every_workload_with_its_times_and_is_the_same_every_run(kqctl: Kqctl) -> None:
+    first = kqctl("replay", *SAMPLE, "-o", "json")
+    data = json.loads(first.out)
+    assert set(data) >= {"start", "endMs", "cycles", "model", "overall", "percentiles", "usage",
+                         "performanceSummary", "evictions", "workloads", "assumptions"}
+    notebook = data["workloads"]["team-a/notebook-bob"]
+    assert notebook["arrivalMs"] == 18 * 60_000 and notebook["runtimeMs"] == 25 * 60_000
+    assert notebook["finishedMs"] - notebook["admittedMs"] == 25 * 60_000
+    assert set(data["percentiles"]["priorities"]) == {"100", "1000"}
+    assert data["usage"]["cohorts"]["ml"]["default/cpu"]["nominal"] == "32"
+    assert kqctl("replay", *SAMPLE, "-o", "json").out == first.out
+
+
+def test_namespace_limits_the_workloads_listed(kqctl: Kqctl) -> None:
+    data = json.loads(kqctl("replay", *SAMPLE, "-o", "json", "-n", "team-a").out)
+    assert data["workloads"] and all(key.startswith("team-a/") for key in data["workloads"])
+
+
+def test_summary_is_kueues_performance_summary_shape(kqctl: Kqctl, write: Write) -> None:
+    config = write("generator.yaml", SMALL_GENERATOR)
+    result = kqctl("replay", "--generator", config, "-o", "summary")
+    assert result.code == 0, result.err
+    summary = yaml.safe_load(result.out)
+    assert set(summary) == {"clusterQueueClasses", "workloadClasses"}
+    assert set(summary["clusterQueueClasses"]["cq"]) == {"cpuAverageUsage", "cpuUsed", "firstEventTime",
+                                                         "lastEventTime", "nominalQuota"}
+    assert summary["clusterQueueClasses"]["cq"]["nominalQuota"] == 4 * 4000
+    assert summary["workloadClasses"]["small"]["count"] == 4 * 20
+    assert summary["workloadClasses"]["large"]["count"] == 4 * 5
+
+
+def test_plot_writes_charts_into_a_directory(kqctl: Kqctl, tmp_path: Path) -> None:
+    result = kqctl("replay", *SAMPLE, "--plot", str(tmp_path / "charts"), "-o", "yaml")
+    assert result.code == 0, result.err
+    names = sorted(p.name for p in (tmp_path / "charts").iterdir())
+    assert {"usage-clusterqueues.svg", "usage-cohorts.svg", "time-to-admission.svg"} <= set(names)
+    assert (tmp_path / "charts" / "usage-cohorts.svg").read_text().startswith("<svg")
+    assert "wrote" in result.err and yaml.safe_load(result.out)["workloads"]
+
+
+def test_until_stops_the_replay(kqctl: Kqctl) -> None:
+    data = json.loads(kqctl("replay", *SAMPLE, "--until", "30m", "-o", "json").out)
+    assert data["stoppedAtHorizon"] and data["endMs"] == 30 * 60_000
+    assert any(w["state"] != "Finished" for w in data["workloads"].values())
+
+
+def test_a_runtime_distribution_fills_in_missing_runtimes(kqctl: Kqctl) -> None:
+    data = json.loads(kqctl("replay", "samples/cohort-borrowing", "--runtime", "uniform(10m,1h)", "--seed", "7",
+                            "--now", "2026-09-14T09:00:00Z", "-o", "json").out)
+    assert all(w["state"] == "Finished" for w in data["workloads"].values())
+    assert any("draw from uniform(10m,1h) (seed 7;" in note for note in data["assumptions"])
+
+
+def test_usage_errors_exit_2_before_reading_anything(kqctl: Kqctl, write: Write) -> None:
+    for args, message in (
+        (("--runtime", "forever"), "--runtime: 'forever' is not a duration"),
+        (("--cycle-latency", "fast"), "--cycle-latency: 'fast' is not a duration"),
+        (("--cycle-latency", "qps=0"), "qps='0': expected a whole number"),
+        (("--until", "0s"), "--until must be longer than 0"),
+        (("-o", "csv"), "unknown output format 'csv'"),
+    ):
+        result = kqctl("replay", "samples/replay", *args)
+        assert result.code == 2 and message in result.err, (args, result.err)
+    config = write("generator.yaml", SMALL_GENERATOR)
+    result = kqctl("replay", "--generator", config, "samples/replay")
+    assert result.code == 2 and "--generator builds its own cluster" in result.err
+
+
+def test_bad_traces_and_configs_are_located_errors(kqctl: Kqctl, write: Write) -> None:
+    trace = write("arrivals.csv", "time,namespace,queue,cpu\n0s,team-a,team-a-queue,1\n5q,team-a,team-a-queue,1\n")
+    result = kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z")
+    assert result.code == 3 and f"{trace}:3: time: '5q' is not a duration" in result.err
+    config = write("generator.yaml", SMALL_GENERATOR.replace("nominalQuota: 4", "nominalQuota: 4\n    quota: 1"))
+    result = kqctl("replay", "--generator", config)
+    assert result.code == 3 and f"{config}:9: cohorts[0].queuesSets[0].quota: unknown field" in result.err
+    trace = write("arrivals.yaml", "- {time: 0s, namespace: team-a, queue: team-a-queue, cpu: 1, "
+                  "priorityClass: urgent}\n")
+    result = kqctl("replay", "samples/replay", "--trace", trace)
+    assert result.code == 3 and "priorityClass: WorkloadPriorityClass 'urgent' is not in the inputs" in result.err
+
+
+def test_rows_only_with_no_headers(kqctl: Kqctl) -> None:
+    result = kqctl("replay", *SAMPLE, "--no-headers", "--sort-by", "wait")
+    lines = result.out.splitlines()
+    assert result.code == 0 and len(lines) == 20 and not lines[0].startswith("WORKLOAD")
+
+
+def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
+    import io
+
+    from kqctl.cli.progress import Progress
+    from kqctl.cli.replay import progress_reporter
+    from kqctl.kueue.api.snapshot import Snapshot
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    snapshot = Snapshot(workloads=[None] * 5000)  # type: ignore[list-item]
+    terminal, piped = Terminal(), io.StringIO()
+    progress_reporter(Progress(terminal), snapshot)(90_000, 1234, 5000)
+    progress_reporter(Progress(piped), snapshot)(90_000, 1234, 5000)
+    assert "replaying [####................] 1,234 of 5,000 workloads finished, virtual time 1m30s" \
+        in terminal.getvalue()
+    assert piped.getvalue() == ""
+
+
+def test_a_replay_is_the_same_in_processes_with_different_hash_seeds() -> None:
+    from support import run_kqctl_subprocess
+
+    outputs = {run_kqctl_subprocess("replay", *SAMPLE, "-o", "json", env={"PYTHONHASHSEED": seed}).out
+               for seed in ("1", "2")}
+    assert len(outputs) == 1 and json.loads(outputs.pop())["workloads"]
+
+
+def test_a_yaml_trace_with_a_priority_class(kqctl: Kqctl, write: Write) -> None:
+    trace = write("arrivals.yaml", "- {time: 10m, namespace: team-a, queue: team-a-queue, name: late, "
+                  "priorityClass: interactive, requests: {cpu: '1', memory: 1Gi}, runtime: 5m}\n")
+    data = json.loads(kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z",
+                            "-o", "json").out)
+    late = data["workloads"]["team-a/late"]
+    assert (late["priority"], late["arrivalMs"], late["runtimeMs"], late["state"]) == (1000, 600_000, 300_000,
+                                                                                        "Finished")

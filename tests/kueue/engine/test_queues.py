@@ -1,0 +1,154 @@
+"""A ClusterQueue's pending workloads (kqctl/kueue/engine/queues.py): heap order and requeueing (CYC-2, 11..14, 17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kqctl.kueue.engine.queues import (
+    BEST_EFFORT_FIFO,
+    FAILED_AFTER_NOMINATION,
+    NAMESPACE_MISMATCH,
+    NO_FIT,
+    PENDING_PREEMPTION,
+    PREEMPTION_NO_CANDIDATES,
+    STRICT_FIFO,
+    PendingQueue,
+)
+from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info
+from tests.kueue.engine.manifests import snapshot, workload
+
+
+def infos(*documents: dict[str, Any]) -> dict[str, WorkloadInfo]:
+    built = snapshot(*documents)
+    return {w.name: build_workload_info(w, None, built.config) for w in built.workloads}
+
+
+def pop_all(queue: PendingQueue) -> list[str]:
+    popped = []
+    while (head := queue.pop()) is not None:
+        popped.append(head.model.name)
+    return popped
+
+
+def test_cyc_2_higher_priority_then_earlier_then_uid_first() -> None:
+    w = infos(workload("late", priority=5, created="2025-12-31T10:00:00Z"),
+              workload("early", priority=5, created="2025-12-31T09:00:00Z"),
+              workload("high", priority=9, created="2025-12-31T11:00:00Z"),
+              workload("b-uid", priority=0, uid="b"), workload("a-uid", priority=0, uid="a"))
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    for info in w.values():
+        queue.push(info)
+    assert [i.model.name for i in queue.ordered()] == ["high", "early", "late", "a-uid", "b-uid"]
+    assert pop_all(queue) == ["high", "early", "late", "a-uid", "b-uid"]
+
+
+def test_cyc_3_every_pop_counts_even_on_an_empty_heap() -> None:
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    assert queue.pop() is None and queue.pop() is None
+    assert queue.pop_cycle == 2
+
+
+@pytest.mark.parametrize(("strategy", "reason", "back_in_heap"), [
+    (BEST_EFFORT_FIFO, NO_FIT, False),
+    (BEST_EFFORT_FIFO, PREEMPTION_NO_CANDIDATES, False),
+    (BEST_EFFORT_FIFO, NAMESPACE_MISMATCH, False),
+    (BEST_EFFORT_FIFO, FAILED_AFTER_NOMINATION, True),
+    (BEST_EFFORT_FIFO, PENDING_PREEMPTION, True),
+    (STRICT_FIFO, NO_FIT, True),
+    (STRICT_FIFO, PREEMPTION_NO_CANDIDATES, True),
+    (STRICT_FIFO, NAMESPACE_MISMATCH, False),
+])
+def test_cyc_11_a_head_goes_back_to_the_heap_or_to_the_inadmissible_set(strategy: str, reason: str,
+                                                                      back_in_heap: bool) -> None:
+    w = infos(workload("head"))["head"]
+    queue = PendingQueue("cq", strategy)
+    queue.push(w)
+    assert queue.pop() is w
+    queue.queue_inadmissible_cycle = -1  # no requeue event since it was popped
+    queue.requeue(w, reason)
+    assert ("ns/head" in queue.active, "ns/head" in queue.inadmissible) == (back_in_heap, not back_in_heap)
+
+
+def test_cyc_11_a_requeue_event_after_the_pop_sends_the_head_back_to_the_heap() -> None:
+    w = infos(workload("head"))["head"]
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    queue.push(w)
+    queue.pop()
+    queue.queue_inadmissible(lambda _: True)  # the event: at the current pop cycle
+    queue.requeue(w, NO_FIT)
+    assert "ns/head" in queue.active
+
+
+def test_cyc_12_equivalent_workloads_follow_a_no_fit_head_into_the_inadmissible_set() -> None:
+    w = infos(workload("head", cpu="2", created="2025-12-31T01:00:00Z"),
+              workload("twin", cpu="2", namespace="other", created="2025-12-31T02:00:00Z"),
+              workload("smaller", cpu="1", created="2025-12-31T03:00:00Z"),
+              workload("late-twin", cpu="2", created="2025-12-31T04:00:00Z"))
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    for name in ("head", "twin", "smaller"):
+        queue.push(w[name])
+    queue.pop()
+    queue.requeue(w["head"], NO_FIT)
+    assert sorted(queue.inadmissible) == ["ns/head", "other/twin"]
+    queue.push(w["late-twin"])  # a later arrival of the same shape goes straight to the inadmissible set
+    assert sorted(queue.active) == ["ns/smaller"] and "ns/late-twin" in queue.inadmissible
+
+
+def test_cyc_12_strict_fifo_moves_no_equivalent_workload() -> None:
+    w = infos(workload("head", cpu="2", created="2025-12-31T01:00:00Z"),
+              workload("twin", cpu="2", created="2025-12-31T02:00:00Z"))
+    queue = PendingQueue("cq", STRICT_FIFO)
+    for info in w.values():
+        queue.push(info)
+    queue.pop()
+    queue.requeue(w["head"], NAMESPACE_MISMATCH)
+    assert list(queue.active) == ["ns/twin"]
+
+
+def test_cyc_13_a_waiting_preemptor_is_the_head_of_a_best_effort_fifo_queue_until_admitted() -> None:
+    w = infos(workload("low", priority=0), workload("high", priority=9))
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    queue.push(w["low"])
+    assert queue.pop() is w["low"]
+    queue.requeue(w["low"], PENDING_PREEMPTION)  # "low" now waits for its victims
+    queue.push(w["high"])
+    assert queue.pop() is w["low"], "the sticky preemptor comes before a higher priority"
+    queue.requeue(w["low"], PENDING_PREEMPTION)
+    queue.forget_preemptor("ns/low")  # admitted (or gone): no longer sticky
+    assert queue.pop() is w["high"]
+
+
+def test_cyc_13_in_a_strict_fifo_queue_the_preemptor_keeps_its_place() -> None:
+    w = infos(workload("low", priority=0), workload("high", priority=9))
+    queue = PendingQueue("cq", STRICT_FIFO)
+    queue.push(w["low"])
+    queue.pop()
+    queue.requeue(w["low"], PENDING_PREEMPTION)
+    queue.push(w["high"])
+    assert queue.pop() is w["high"]
+
+
+def test_cyc_14_a_requeue_event_moves_back_only_workloads_whose_namespace_still_matches() -> None:
+    w = infos(workload("kept"), workload("moved", namespace="other"))
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    queue.inadmissible.update({i.key: i for i in w.values()})
+    assert queue.queue_inadmissible(lambda info: info.namespace == "other") == 1
+    assert (list(queue.active), list(queue.inadmissible)) == (["other/moved"], ["ns/kept"])
+    assert len(queue) == 2
+
+
+def test_cyc_17_a_workload_in_backoff_waits_in_the_inadmissible_set() -> None:
+    w = infos(workload("backoff"))["backoff"]
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+    queue.push(w, backoff_expired=False)
+    assert queue.pop() is None and "ns/backoff" in queue.inadmissible
+
+
+def test_fs_11_admission_fair_sharing_puts_the_lower_local_queue_score_first() -> None:
+    w = infos(workload("busy-queue", priority=9), workload("idle-queue", priority=0))
+    queue = PendingQueue("cq", BEST_EFFORT_FIFO, afs_score=lambda info: 5.0 if info.model.name == "busy-queue" else 1.0)
+    for info in w.values():
+        queue.push(info)
+    assert pop_all(queue) == ["idle-queue", "busy-queue"]

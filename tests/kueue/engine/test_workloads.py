@@ -1,0 +1,109 @@
+"""Workloads as the scheduler sees them (kqctl/kueue/engine/workloads.py): priority, order, requests, usage (REQ)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from kqctl.kueue.api.config import KueueConfig
+from kqctl.kueue.engine.workloads import (
+    ZERO_TIME,
+    WorkloadInfo,
+    apply_resource_filters,
+    build_workload_info,
+    resource_order,
+)
+from tests.kueue.engine.manifests import snapshot, workload
+
+EVICTED_AT = "2025-12-31T12:00:00Z"
+
+
+def info(config: KueueConfig | None = None, **fields: Any) -> WorkloadInfo:
+    built = snapshot(workload("w", **fields))
+    return build_workload_info(built.workloads[0], None, config or built.config)
+
+
+def evicted(reason: str) -> dict[str, Any]:
+    return {"conditions": [{"type": "Evicted", "status": "True", "reason": reason, "message": "m",
+                            "lastTransitionTime": EVICTED_AT}]}
+
+
+def test_req_4_priority_is_the_spec_priority() -> None:
+    assert info(priority=7).priority == 7
+
+
+@pytest.mark.parametrize(("status", "queued_at"), [
+    (None, datetime(2025, 12, 31, tzinfo=timezone.utc)),                      # creationTimestamp
+    (evicted("PodsReadyTimeout"), datetime(2025, 12, 31, 12, tzinfo=timezone.utc)),
+    (evicted("AdmissionCheck"), datetime(2025, 12, 31, 12, tzinfo=timezone.utc)),
+    (evicted("Preempted"), datetime(2025, 12, 31, tzinfo=timezone.utc)),      # a preempted workload keeps its place
+])
+def test_cyc_16_the_queue_order_time_restarts_only_after_a_pods_ready_or_admission_check_eviction(
+        status: dict[str, Any] | None, queued_at: datetime) -> None:
+    assert info(status=status).queue_order_time == queued_at
+
+
+def test_cyc_16_a_workload_without_creation_timestamp_is_queued_at_go_zero_time() -> None:
+    built = snapshot(workload("w"))
+    model = built.workloads[0]
+    assert build_workload_info(dataclasses.replace(model, creation_timestamp=None), None,
+                               built.config).queue_order_time == ZERO_TIME
+
+
+def test_req_9_reclaimable_pods_are_not_counted() -> None:
+    pending = info(cpu="2", count=5, status={"reclaimablePods": [{"name": "main", "count": 2}]})
+    [pod_set] = pending.pod_sets
+    assert (pod_set.spec_count, pod_set.count, pod_set.total) == (5, 3, {"cpu": 6000})
+
+
+def test_req_10_an_admitted_workload_holds_what_its_admission_says() -> None:
+    admitted = info(cpu="2", count=3, admitted_in="cq", admitted_flavor="spot")
+    assert admitted.admission is not None and admitted.admission.cluster_queue == "cq"
+    assert admitted.usage() == {("spot", "cpu"): 6000}
+
+
+def test_req_10_reclaimable_pods_scale_an_admission_down_by_integer_division() -> None:
+    admitted = info(cpu="1", count=3, admitted_in="cq",
+                    status={"reclaimablePods": [{"name": "main", "count": 1}]})
+    assert admitted.admission is not None
+    [pod_set] = admitted.admission.pod_sets
+    assert (pod_set.count, dict(pod_set.usage)) == (2, {"cpu": 2000})
+
+
+def test_req_10_a_workload_without_quota_reservation_holds_nothing() -> None:
+    assert info().admission is None and info().usage() == {}
+
+
+@pytest.mark.parametrize(("count", "scaled"), [(4, 4000), (2, 2000), (3, 3000)])
+def test_req_14_totals_for_another_count_divide_then_multiply(count: int, scaled: int) -> None:
+    [pod_set] = info(cpu="1", count=4).pod_sets
+    assert pod_set.total_for(count) == {"cpu": scaled}
+
+
+@pytest.mark.parametrize(("min_count", "partial"), [(None, False), (4, False), (2, True)])
+def test_req_13_partial_admission_needs_a_min_count_below_the_count(min_count: int | None, partial: bool) -> None:
+    assert info(count=4, min_count=min_count).can_be_partially_admitted() is partial
+
+
+def test_fa_2_resources_are_visited_in_fnv_1a_order() -> None:
+    names = ["cpu", "pods", "memory", "nvidia.com/gpu", "ephemeral-storage", "amd.com/gpu", "hugepages-2Mi"]
+    assert resource_order(names) == ["ephemeral-storage", "amd.com/gpu", "memory", "nvidia.com/gpu", "pods",
+                                     "hugepages-2Mi", "cpu"]
+
+
+def test_req_7_excluded_resource_prefixes_are_dropped() -> None:
+    config = KueueConfig(exclude_resource_prefixes=("example.com/",))
+    assert apply_resource_filters({"cpu": 1000, "example.com/licence": 1}, config) == {"cpu": 1000}
+
+
+@pytest.mark.parametrize(("other", "equivalent"), [
+    ({"namespace": "elsewhere", "created": "2025-12-30T00:00:00Z", "uid": "x"}, True),
+    ({"cpu": "2"}, False),
+    ({"priority": 1}, False),
+    ({"count": 2}, False),
+])
+def test_cyc_12_the_scheduling_shape_ignores_name_namespace_and_time(other: dict[str, Any], equivalent: bool) -> None:
+    assert (info().shape == info(**other).shape) is equivalent

@@ -1,0 +1,65 @@
+"""explain's wait-time estimate: a replay of the snapshot in which what runs finishes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from replay_support import CQ, WL, snapshot
+from support import Run
+
+from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates, roughly
+from kqctl.replay.durations import parse_distribution
+
+
+def test_a_waiting_workload_gets_in_when_the_running_one_finishes() -> None:
+    report = replay_for_estimates(snapshot([CQ("q", "4")], [
+        WL("running", "q", "4", created_ms=-700_000, admitted_ms=-600_000, runtime="30m"),
+        WL("waiting", "q", "2", created_ms=-60_000),
+    ]))
+    estimate = estimate_from(report, "ns/waiting")
+    assert estimate is not None
+    # "running" has 20 minutes left; the requeue after its completion comes one second later (CYC-14),
+    # then the admission is written.
+    assert 20 * 60_000 + 1000 <= (estimate.admitted_after or 0) <= 20 * 60_000 + 1100
+    assert estimate.sentence().startswith("at the current rate this workload is admitted in about 20 minutes")
+
+
+def test_runtimes_nobody_declared_are_assumed_and_said_so() -> None:
+    report = replay_for_estimates(snapshot([CQ("q", "4")], [
+        WL("running", "q", "4", admitted_ms=-5_000_000), WL("waiting", "q", "2")]),
+        assumed_runtime=parse_distribution("10m"))
+    estimate = estimate_from(report, "ns/waiting")
+    assert estimate is not None and 600_000 < (estimate.admitted_after or 0) < 602_000  # 10m from the start
+    assert any("assumed to run 10m" in note for note in estimate.assumptions)
+
+
+def test_a_workload_that_never_fits_is_not_given_a_time() -> None:
+    report = replay_for_estimates(snapshot([CQ("q", "4")], [WL("huge", "q", "8")]))
+    estimate = estimate_from(report, "ns/huge")
+    assert estimate is not None and estimate.admitted_after is None
+    assert estimate.sentence().startswith("not admitted in a replay")
+
+
+def test_waits_in_words() -> None:
+    assert [roughly(ms) for ms in (1000, 45_000, 25 * 60_000, 210 * 60_000, 50 * 3_600_000)] == [
+        "1 second", "45 seconds", "25 minutes", "3.5 hours", "2.1 days"]
+
+
+def test_explain_prints_the_estimate_and_its_assumptions(kqctl: Callable[..., Run]) -> None:
+    args = ("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", "--runtime", "30m")
+    result = kqctl(*args)
+    assert result.code == 0, result.err
+    assert "Wait estimate: at the current rate this workload is admitted in about 30 minutes" in result.out
+    assert "assumed: 6 workload(s) without a declared runtime" in result.out
+    assert result.out.index("Wait estimate") < result.out.index("What would make it fit")
+    data = json.loads(kqctl(*args, "-o", "json").out)
+    assert data["waitEstimate"]["admittedAfterMs"] > 30 * 60_000 and "30 minutes" in data["waitEstimate"]["text"]
+    assert json.loads(kqctl(*args, "-o", "json", "--no-estimate").out)["waitEstimate"] is None
+
+
+def test_a_snapshot_whose_clock_is_before_its_dates_is_read_as_now(kqctl: Callable[..., Run]) -> None:
+    # The README's example pins --now long before the sample's timestamps: what runs runs from now on.
+    result = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", "--now",
+                   "2026-01-01T00:00:00Z")
+    assert "Wait estimate: at the current rate this workload is admitted in about 60 minutes" in result.out

@@ -1,0 +1,63 @@
+"""Arrival traces in CSV and YAML: exact requests, offsets or times, and located errors."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+import yaml
+
+from kqctl.replay.traces import TraceError, parse_csv_trace, parse_yaml_trace
+
+CSV = """time,namespace,queue,priority,pods,cpu,memory,runtime
+0s,team-a,lq,100,2,500m,1Gi,45m
+90s,team-b,lq,,1,2,,1h30m
+"""
+
+
+def test_csv_rows_with_a_column_per_resource() -> None:
+    first, second = parse_csv_trace(CSV)
+    assert (first.at, first.namespace, first.queue, first.priority, first.pods) == (0, "team-a", "lq", 100, 2)
+    assert first.requests == (("cpu", 500), ("memory", 1024**3)) and first.runtime == 45 * 60_000
+    assert (second.at, second.priority, second.requests, second.name) == (90_000, None, (("cpu", 2000),), "trace-2")
+    assert first.line == 2 and second.line == 3
+
+
+def test_a_requests_column_and_absolute_times() -> None:
+    (row,) = parse_csv_trace('time,namespace,queue,requests\n2026-01-01T09:00:00Z,ns,lq,"cpu=1 nvidia.com/gpu=2"\n')
+    assert row.at == datetime(2026, 1, 1, 9, tzinfo=timezone.utc)
+    assert row.requests == (("cpu", 1000), ("nvidia.com/gpu", 2))
+
+
+def test_yaml_rows_with_a_requests_mapping() -> None:
+    data = yaml.safe_load("""
+- {time: 10m, namespace: ns, queue: lq, priorityClass: high, requests: {cpu: "4", memory: 8Gi}, runtime: 2h}
+""")
+    (row,) = parse_yaml_trace(data, lines=[2])
+    assert (row.at, row.priority_class, row.runtime, row.line) == (600_000, "high", 7_200_000, 2)
+    assert row.requests == (("cpu", 4000), ("memory", 8 * 1024**3))
+
+
+@pytest.mark.parametrize("text,field,message", [
+    ("time,namespace,queue,cpu\n,ns,lq,1\n", "time", "required"),
+    ("time,namespace,queue,cpu\n5x,ns,lq,1\n", "time", "not a duration"),
+    ("time,namespace,queue,cpu\n0s,,lq,1\n", "namespace", "required"),
+    ("time,namespace,queue\n0s,ns,lq\n", "requests", "no request"),
+    ("time,namespace,queue,cpu\n0s,ns,lq,lots\n", "cpu", "'lots'"),
+    ("time,namespace,queue,cpu,pods\n0s,ns,lq,1,0\n", "pods", "at least 1"),
+    ("time,namespace,queue,cpu,priority\n0s,ns,lq,1,high\n", "priority", "whole number"),
+    ("time,namespace,queue,cpu,runtime\n0s,ns,lq,1,0s\n", "runtime", "longer than 0"),
+    ("time,namespace,queue,requests\n0s,ns,lq,cpu\n", "requests", "RESOURCE=QUANTITY"),
+])
+def test_bad_rows_say_which_line_and_field(text: str, field: str, message: str) -> None:
+    with pytest.raises(TraceError) as caught:
+        parse_csv_trace(text)
+    assert caught.value.line == 2 and caught.value.field == field and message in str(caught.value)
+
+
+def test_a_yaml_trace_must_be_a_list_of_mappings() -> None:
+    with pytest.raises(TraceError, match="expected a list"):
+        parse_yaml_trace({"time": "0s"})
+    with pytest.raises(TraceError, match="expected a mapping"):
+        parse_yaml_trace(["0s"])
+    assert parse_yaml_trace(None) == [] and parse_csv_trace("") == []

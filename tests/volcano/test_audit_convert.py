@@ -1,0 +1,82 @@
+"""Volcano audit (quota report and findings, every format, the chart) and convert --to kueue."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kqctl.volcano.engine.audit import audit
+from tests.support import run_kqctl
+from tests.volcano.builders import conf, group, node, pod, queue, snapshot
+
+
+def _report_objects() -> list[dict[str, object]]:
+    return [conf("enqueue, allocate", ["priority", "gang"], ["proportion"]), node("n1", cpu="8", memory="32Gi"),
+            queue("eng", guarantee={"resource": {"cpu": "4"}}, deserved={"cpu": "4"}),
+            queue("eng-ml", parent="eng", capability={"cpu": "0", "vendor.com/fpga": "1"}),
+            queue("ops"), group("big", "ops", min_resources={"cpu": "100"}), pod("p", "big", cpu="100")]
+
+
+def test_audit_findings_that_cost_money() -> None:
+    report = audit(snapshot(*_report_objects()))  # type: ignore[arg-type]
+    rules = {(f.rule_id, f.subject) for f in report.findings}
+    assert {("VC-AUDIT-IDLE-GUARANTEE", "eng"), ("VC-AUDIT-ZERO-CAPABILITY", "eng-ml"),
+            ("VC-AUDIT-CAPABILITY-RESOURCE", "eng-ml"), ("VC-AUDIT-DESERVED-IGNORED", "eng"),
+            ("VC-AUDIT-NEVER-FITS", "ns/big")} <= rules
+
+
+def test_audit_rows_are_in_tree_order() -> None:
+    report = audit(snapshot(*_report_objects()))  # type: ignore[arg-type]
+    assert [(row.report.name, row.depth) for row in report.rows] == [("default", 0), ("eng", 0), ("eng-ml", 1),
+                                                                    ("ops", 0)]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "yaml", "markdown", "name"])
+def test_audit_formats(tmp_path: Path, fmt: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump_all(_report_objects()), encoding="utf-8")
+    run = run_kqctl("audit", str(path), "-o", fmt)
+    assert run.code == 0, run.err
+    if fmt == "json":
+        assert json.loads(run.out)["queues"]["eng-ml"]["depth"] == 1
+    if fmt == "table":
+        assert "  └─ eng-ml" in run.out and "VC-AUDIT-IDLE-GUARANTEE" in run.out
+
+
+def test_audit_plot_svg(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump_all(_report_objects()), encoding="utf-8")
+    chart = tmp_path / "quota.svg"
+    assert run_kqctl("audit", str(path), "--plot", str(chart)).code == 0
+    assert chart.read_text(encoding="utf-8").startswith("<svg")
+    assert run_kqctl("audit", str(path), "--plot", str(tmp_path / "x.gif")).code == 2
+
+
+def test_convert_to_kueue_keeps_the_intent_and_reports_what_is_lost(tmp_path: Path) -> None:
+    path = tmp_path / "queues.yaml"
+    path.write_text(yaml.safe_dump_all([
+        queue("research", weight=2, capability={"cpu": "64"}, deserved={"cpu": "32"},
+              guarantee={"resource": {"cpu": "8"}}),
+        queue("nlp", parent="research", reclaimable=False, priority=10, deserved={"cpu": "16"}),
+        group("job", "nlp")]), encoding="utf-8")
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    assert run.code == 0, run.err
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(run.out)}
+    cohort = objects[("Cohort", "research")]["spec"]
+    cpu = cohort["resourceGroups"][0]["flavors"][0]["resources"][0]
+    assert cpu == {"name": "cpu", "nominalQuota": "32", "borrowingLimit": "32", "lendingLimit": "24"}
+    assert objects[("ClusterQueue", "nlp")]["spec"]["cohortName"] == "research"
+    assert objects[("LocalQueue", "nlp")]["spec"] == {"clusterQueue": "nlp"}
+    for rule in ("VC-CONV-WEIGHT", "VC-CONV-RECLAIMABLE", "VC-CONV-PRIORITY", "VC-CONV-PARENT-QUOTA"):
+        assert rule in run.err
+    assert run_kqctl("validate", "-", stdin=run.out.encode()).code == 0
+
+
+def test_convert_to_kueue_needs_queues(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump(group("g", "q")), encoding="utf-8")
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    assert run.code == 2 and "holds none" in run.err

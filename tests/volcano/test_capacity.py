@@ -1,0 +1,89 @@
+"""The capacity plugin: flat (C1-C5 with the worked example) and hierarchical (real capability down the tree,
+inherited capabilities, a job in a non-leaf queue refusing the whole session)."""
+
+from __future__ import annotations
+
+from tests.volcano.builders import binds, conf, group, node, pod, queue, run, session
+
+FLAT = conf("enqueue, allocate", ["priority", "gang"], ["capacity"])
+HIERARCHY = conf("enqueue, allocate", ["priority", "gang"], [{"name": "capacity", "enableHierarchy": True}])
+
+
+def _worked_example(x_pods: int) -> list[dict[str, object]]:
+    """10 cores; X deserved 4, capability 8; Y deserved 6, capability 10, guarantee 2."""
+    return [FLAT, node("n1", cpu="10", memory="64Gi"),
+            queue("qx", deserved={"cpu": "4"}, capability={"cpu": "8"}),
+            queue("qy", deserved={"cpu": "6"}, capability={"cpu": "10"}, guarantee={"resource": {"cpu": "2"}}),
+            group("gx", "qx", min_member=1, phase="Inqueue"),
+            *[pod(f"x-{i}", "gx", cpu="1", memory="0") for i in range(x_pods)],
+            group("gy", "qy", min_member=1, phase="Inqueue"), pod("y-0", "gy", cpu="0", memory="1Gi")]
+
+
+def test_c_flat_real_capability_and_deserved_of_the_worked_example() -> None:
+    result = session(*_worked_example(1))  # type: ignore[arg-type]
+    x, y = result.quota["qx"], result.quota["qy"]
+    assert (x.real_capability.cpu, y.real_capability.cpu) == (8000, 10000)
+    assert (x.deserved.cpu, y.deserved.cpu) == (4000, 6000)
+
+
+def test_c2_deserved_is_not_a_cap_a_queue_runs_up_to_its_real_capability() -> None:
+    result = run(*_worked_example(9))  # type: ignore[arg-type]
+    assert sum(pod.startswith("ns/x-") for pod in binds(result)) == 8
+
+
+def test_c1_share_is_1_for_a_best_effort_queue() -> None:
+    result = session(FLAT, node("n1"), queue("be"), group("g", "be"), pod("p", "g"))
+    assert result.quota["be"].share == 1 and result.quota["be"].best_effort_share
+
+
+def test_c3_enqueue_checks_minresources_against_real_capability() -> None:
+    result = run(FLAT, node("n1", cpu="4"), queue("q", capability={"cpu": "2"}),
+                 group("g", "q", phase="Pending", min_resources={"cpu": "3"}), pod("p", "g", cpu="3"))
+    assert binds(result) == {}
+    assert result.last.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
+
+
+def test_closed_queue_refuses_enqueue() -> None:
+    result = run(FLAT, node("n1"), queue("q", state="Closed"), group("g", "q", phase="Pending",
+                                                                     min_resources={"cpu": "1"}), pod("p", "g"))
+    assert binds(result) == {} and result.last.reasons["ns/g"][0] == "queue-closed"
+
+
+def _tree(*leaf_pods: dict[str, object]) -> list[dict[str, object]]:
+    return [HIERARCHY, node("n1", cpu="16", memory="64Gi"),
+            queue("eng", capability={"cpu": "8", "memory": "0"}, guarantee={"resource": {"cpu": "4"}},
+                  deserved={"cpu": "4"}),
+            queue("eng-a", parent="eng", deserved={"cpu": "2"}, guarantee={"resource": {"cpu": "2"}}),
+            queue("eng-b", parent="eng"),
+            queue("ops", deserved={"cpu": "4"}),
+            *leaf_pods]  # type: ignore[list-item]
+
+
+def test_c_hierarchy_real_capability_flows_down_and_capabilities_are_inherited() -> None:
+    result = session(*_tree(group("g", "eng-b"), pod("p", "g")))  # type: ignore[arg-type]
+    attrs = result.quota
+    # root: unlimited; eng: min(inf - 4 + 4, 8) = 8; eng-a: min(8 - 2 + 2, inherited 8) = 8; eng-b: 8 - 2 = 6
+    assert attrs["eng"].real_capability.cpu == 8000
+    assert (attrs["eng-a"].real_capability.cpu, attrs["eng-b"].real_capability.cpu) == (8000, 6000)
+    assert attrs["eng-b"].capability is not None and attrs["eng-b"].capability.cpu == 8000  # inherited
+    assert attrs["root"].deserved.cpu == 8000  # the children's deserved summed
+
+
+def test_c_hierarchy_usage_rolls_up_and_allocation_is_checked_at_every_ancestor() -> None:
+    pods = [group("g", "eng-b", min_member=1), *[pod(f"p{i}", "g", cpu="1", memory="0") for i in range(10)]]
+    result = run(*_tree(*pods))  # type: ignore[arg-type]
+    assert len(binds(result)) == 6  # eng-b's real capability: eng's 8 minus eng-a's guarantee 2
+
+
+def test_tree_nonleaf_a_job_in_a_queue_with_children_stops_the_whole_session() -> None:
+    pods = [group("g", "eng-b"), pod("p", "g"), group("bad", "eng"), pod("q", "bad")]
+    result = run(*_tree(*pods))  # type: ignore[arg-type]
+    assert binds(result) == {}
+    assert result.last.broken == "The Queue <eng> of Job <ns/bad> is not leaf queue"
+    assert result.last.reasons["ns/g"][0] == "hierarchy"
+
+
+def test_tree_missing_parent_stops_the_whole_session() -> None:
+    result = run(HIERARCHY, node("n1"), queue("orphan", parent="nowhere"), queue("q"), group("g", "q"),
+                 pod("p", "g"))
+    assert binds(result) == {} and "invalid parent queue nowhere" in result.last.broken

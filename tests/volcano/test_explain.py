@@ -1,0 +1,103 @@
+"""Volcano explain: the gate that stopped a PodGroup, the arithmetic, the water-filling, verified suggestions."""
+
+from __future__ import annotations
+
+from kqctl.volcano.engine.explain import UnknownPodGroup, explain, resolve
+from tests.volcano.builders import conf, group, node, pod, queue, snapshot
+
+TIERS = (["priority", "gang", "conformance"], ["overcommit", "drf", "predicates", "proportion", "nodeorder"])
+
+
+def _quota_case() -> list[dict[str, object]]:
+    return [conf("enqueue, allocate", *TIERS), node("n1", cpu="8", memory="16Gi"),
+            queue("small", capability={"cpu": "2"}),
+            group("big", "small", phase="Pending", min_resources={"cpu": "3"}), pod("big-0", "big", cpu="3")]
+
+
+def test_the_queue_quota_gate_with_its_numbers_and_a_verified_capability_raise() -> None:
+    found = explain(snapshot(*_quota_case()), "ns/big")  # type: ignore[arg-type]
+    assert [n.gate for n in found.notes] == ["queue-quota"]
+    assert found.notes[0].message == "queue resource quota insufficient: insufficient cpu"
+    assert found.real_capability is not None and found.real_capability.result.cpu == 2000
+    helping = [s.change for s in found.suggestions if s.helps]
+    assert "raise queue small's capability to cpu 3" in helping
+
+
+def test_resolving_by_vcjob_pod_or_bare_name() -> None:
+    snap = snapshot(*_quota_case())  # type: ignore[arg-type]
+    assert resolve(snap, "ns/big-0") == ("ns/big", "Pod ns/big-0")
+    assert resolve(snap, "big") == ("ns/big", "")
+
+
+def test_an_unknown_name_suggests_close_ones() -> None:
+    snap = snapshot(*_quota_case())  # type: ignore[arg-type]
+    try:
+        resolve(snap, "bgi")
+    except UnknownPodGroup as exc:
+        assert "did you mean ns/big?" in str(exc)
+    else:
+        raise AssertionError("expected UnknownPodGroup")
+
+
+def test_gang_not_satisfiable_suggests_a_smaller_minmember() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1", cpu="2"), queue("q"),
+                    group("g", "q", min_member=3), *[pod(f"g-{i}", "g", cpu="1", memory="0") for i in range(3)])
+    found = explain(snap, "ns/g")
+    assert not found.running and found.gang_message is not None
+    assert any(s.change == "lower ns/g's minMember from 3 to 2" and s.helps for s in found.suggestions)
+
+
+def test_a_closed_queue_suggests_opening_it() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1"), queue("q", state="Closed"),
+                    group("g", "q", phase="Pending", min_resources={"cpu": "1"}), pod("p", "g"))
+    found = explain(snap, "ns/g")
+    assert found.notes[0].gate == "queue-closed"
+    assert found.suggestions[0].change.startswith("open queue q") and found.suggestions[0].helps
+
+
+def test_proportion_rounds_are_part_of_the_explanation() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1", cpu="4"), queue("a"), queue("b", weight=3),
+                    group("ga", "a"), *[pod(f"a-{i}", "ga", cpu="1", memory="0") for i in range(4)],
+                    group("gb", "b"), *[pod(f"b-{i}", "gb", cpu="1", memory="0") for i in range(4)])
+    found = explain(snap, "ns/ga")
+    assert found.rounds and found.rounds[0].total_weight == 4
+    assert found.rounds[0].deserved["a"].cpu == 1000 and found.rounds[0].deserved["b"].cpu == 3000
+
+
+def test_lowering_min_resources_goes_down_to_what_the_gate_leaves() -> None:
+    # The queue holds 2 cores; the PodGroup claims 3 at enqueue but its one pod asks 1: minResources up to 2 pass.
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1", cpu="8", memory="16Gi"),
+                    queue("small", capability={"cpu": "2"}),
+                    group("over", "small", phase="Pending", min_resources={"cpu": "3"}), pod("over-0", "over", cpu="1"))
+    found = explain(snap, "ns/over")
+    lowered = [s for s in found.suggestions if "minResources" in s.change]
+    assert [(s.change, s.helps) for s in lowered] == [("lower ns/over's minResources to cpu 2", True)]
+
+
+def test_hierarchical_capacity_explains_from_the_parent_and_names_the_ancestor_that_said_no() -> None:
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.load.objects import load_paths
+    from kqctl.volcano.load import build_snapshot
+    from tests.support import REPO
+
+    snap = build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / "volcano-hierarchy")], recursive=True))
+    found = explain(snap, "web/render")
+    assert found.notes[0].gate == "queue-quota" and found.notes[0].detail["queue"] == "eng"
+    real = found.real_capability
+    assert real is not None and real.parent == "eng"
+    assert (real.total.cpu, real.others_guarantee.cpu, real.result.cpu) == (24000, 4000, 20000)
+    assert any(s.change == "raise queue eng's capability to cpu 28" and s.helps for s in found.suggestions)
+
+
+def test_many_queues_show_only_the_podgroups_own_column_of_the_water_filling() -> None:
+    from kqctl.volcano.render.explain import ROUND_COLUMNS, text
+
+    names = [f"q{i}" for i in range(ROUND_COLUMNS + 1)]
+    objects = [conf("enqueue, allocate", *TIERS), node("n1", cpu="2")]
+    for name in names:
+        objects += [queue(name), group(f"g-{name}", name), pod(f"p-{name}", f"g-{name}", cpu="1", memory="0")]
+    found = explain(snapshot(*objects), "ns/g-q6", with_suggestions=False)  # type: ignore[arg-type]
+    rendered = text(found)
+    assert f"{len(names)} queues, only q6 shown" in rendered
+    header = next(line for line in rendered.splitlines() if line.strip().startswith("ROUND"))
+    assert "Q6" in header and "Q5" not in header and "QUEUES IN THE GAME" in header
