@@ -29,6 +29,10 @@ SOURCES = {
     "volcano-vap": "the ValidatingAdmissionPolicy Volcano's Helm chart installs with custom.vap_enable=true",
     "volcano-conf": "Volcano's scheduler loading volcano-scheduler.conf",
     "volcano-scheduler": "Volcano's scheduler (how its session decides)",
+    "yunikorn-validator": "YuniKorn's config validator (/ws/v1/validate-conf; its admission webhook rejects the "
+                          "ConfigMap)",
+    "yunikorn-core": "YuniKorn's scheduler core (queue building, placement, sorting, quota and allocation)",
+    "yunikorn-shim": "YuniKorn's Kubernetes shim (ConfigMaps, pods to applications and asks)",
 }
 
 FAMILIES = {
@@ -48,6 +52,7 @@ FAMILIES = {
     "XO": "cross-object consistency: objects valid alone that will not work together",
     "VC": "Volcano: queue and workload webhooks, the chart's admission policy, the scheduler configuration, "
           "queue-tree errors, lints, and the scheduling rules explain cites",
+    "YK": "Apache YuniKorn: queues.yaml validation (V), priorities (P), quota gating (G), placement, preemption",
 }
 
 
@@ -425,6 +430,106 @@ _rule("VC-AUDIT-STARVED", "warning", "kqctl", "A queue with pending work whose r
 _rule("VC-AUDIT-NEVER-FITS", "warning", "kqctl", "A PodGroup whose minResources exceed the whole cluster can never "
       "be enqueued")
 
+# --- Apache YuniKorn (shared/design/yunikorn-semantics.md; IDs shown with the YK- prefix) -------------------
+_rule("YK-PARSE", "error", "yunikorn-validator", "queues.yaml is not YAML (go-yaml cannot read it)")
+_rule("YK-DECODE", "error", "yunikorn-validator", "queues.yaml does not decode strictly: an unknown or repeated "
+      "key, or a value of the wrong type",
+      "YuniKorn decodes with KnownFields: keys are the Go field names lower-cased without separators "
+      "(maxapplications, placementrules, childtemplate). Every such problem is collected into one message.")
+_rule("YK-V1", "error", "yunikorn-validator", "Partition names must be unique (case-insensitive; \"\" is default)")
+_rule("YK-V2", "error", "yunikorn-validator", "A partition must have queues")
+_rule("YK-V3", "error", "yunikorn-validator", "The top queue is root (any case); several top queues get a root "
+      "inserted above them")
+_rule("YK-V4", "error", "yunikorn-validator", "The root queue must not set resources (its max is the cluster)")
+_rule("YK-V5", "error", "yunikorn-validator", "Partition limits and root limits must be equal when both are set")
+_rule("YK-V6", "error", "yunikorn-validator", "An ACL has at most two blank-separated fields: users, groups")
+_rule("YK-V7", "error", "yunikorn-validator", "Queue names: 1-64 of letters, digits and -_#@/: (no dots)")
+_rule("YK-V8", "error", "yunikorn-validator", "Child queue names must be unique per parent (case-insensitive)")
+_rule("YK-V9", "error", "yunikorn-validator", "Quantities: a plain integer with an optional SI suffix (vcore also "
+      "takes m)", "vcore is in cores (2 = 2000 millicores, 500m = 500); memory and others in their base unit. No "
+      "decimals, signs or exponents; K alone is not a suffix (k or Ki).")
+_rule("YK-V10", "error", "yunikorn-validator", "A queue's guaranteed must not exceed its max")
+_rule("YK-V11", "error", "yunikorn-validator", "A queue's max must not exceed its ancestors' effective max")
+_rule("YK-V12", "error", "yunikorn-validator", "The children's guaranteed must fit in the parent's guaranteed")
+_rule("YK-V13", "error", "yunikorn-validator", "The children's guaranteed must fit in the parent's effective max")
+_rule("YK-V14", "error", "yunikorn-validator", "A placement rule name must be an identifier")
+_rule("YK-V15", "error", "yunikorn-validator", "A placement filter: type allow, deny or \"\"; a single entry is a "
+      "name or a real regular expression")
+_rule("YK-V16", "error", "yunikorn-validator", "The fixed part of a placement rule chain must fit the queue tree",
+      "A fixed path followed by a dynamic rule must end in a parent; one without must end in a leaf; missing queues "
+      "need create: true and cannot hang below a leaf.")
+_rule("YK-V17", "error", "yunikorn-validator", "Node sort policy: fair, binpacking or \"\"; no negative weights")
+_rule("YK-V18", "error", "yunikorn-validator", "A parent's maxapplications binds every child to a non-zero value "
+      "no larger")
+_rule("YK-V19", "error", "yunikorn-validator", "User and group limits: names, duplicates, wildcard order, values, "
+      "and no more than the same name's (or the wildcard's) limit above")
+_rule("YK-V20", "error", "yunikorn-core", "The validator accepts it, but the queues cannot be built",
+      "A child template with a bad quantity; an ACL with doubled or leading spaces (the validator splits on runs "
+      "of blanks, the queue on single spaces); a top queue spelled Root or ROOT (the partition wants root).")
+_rule("YK-V21", "error", "yunikorn-core", "The validator accepts it, but the placement rules cannot be built",
+      "An unknown rule name, recovery, tag or fixed without a value, a qualified fixed rule with a parent: at "
+      "start-up the placement manager has no rules and rejects every application; on a reload the old rules stay.")
+_rule("YK-V22", "warning", "yunikorn-core", "A queue property value that does not parse is replaced by its "
+      "default, silently")
+_rule("YK-V23", "warning", "yunikorn-core", "A queue property YuniKorn does not know is ignored")
+_rule("YK-V24", "error", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) limits "
+      "nothing", "Pods reach YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by "
+      "name: a cpu: limit is never matched by anything a pod asks for.")
+_rule("YK-V25", "warning", "yunikorn-core", "A guaranteed or max with only zero values is ignored (the queue is "
+      "unlimited, not closed)")
+_rule("YK-V26", "warning", "yunikorn-core", "A child template's guaranteed above its max is not checked")
+_rule("YK-V27", "info", "yunikorn-shim", "An empty queues.yaml: YuniKorn uses its built-in default")
+_rule("YK-V27B", "error", "yunikorn-core", "No partition at all: nothing is scheduled")
+_rule("YK-V27C", "error", "yunikorn-shim", "No partition named default: the shim submits every application to "
+      "default")
+_rule("YK-V28", "-", "yunikorn-core", "A gang application (task groups) is rejected by a queue that does not sort "
+      "its applications fifo, or whose max below root cannot hold its placeholders",
+      "The Kubernetes shim reads the yunikorn.apache.org/task-groups annotation (per group minMember pods, each with "
+      "minResource); yunikorn-core's AddApplication refuses the application in a leaf whose application.sort.policy "
+      "is not fifo, and when the placeholders do not fit the smallest max on the queue's path below root. simulate "
+      "shows such pods Rejected with YuniKorn's message; explain names the rule. Placeholders themselves are not "
+      "simulated.")
+_rule("YK-P3", "-", "yunikorn-core", "A queue's raw priority: its applications' highest pending ask (leaf) or its "
+      "children's highest reported priority (parent)", "An application's priority is the highest priority of its "
+      "pods not yet allocated (spec.priority, from the PriorityClass); none pending is the minimum int32.")
+_rule("YK-P4", "-", "yunikorn-core", "The priority a queue reports to its siblings: raw + priority.offset (clamped "
+      "to int32); a fenced queue (priority.policy: fence) reports its offset alone; nothing pending stays minimum",
+      "Offsets add up along unfenced paths; a fence hides everything below it, however high.")
+_rule("YK-S1", "-", "yunikorn-core", "Child queues are tried highest reported priority first, then lowest fair "
+      "share (allocated/guaranteed, else allocated/max), then larger pending",
+      "With application.sort.priority: disabled on the parent, fair share comes before priority. Remaining ties "
+      "are in random order in YuniKorn (a Go map); kqctl orders them by name and says so.")
+_rule("YK-S2", "-", "yunikorn-core", "Applications of a leaf: fifo (earliest submitted) or fair (smallest usage "
+      "of the leaf's guaranteed), priority first unless application.sort.priority is disabled")
+_rule("YK-PL", "-", "yunikorn-core", "Placement: the rules in order, then root.default; a queue must be a leaf the "
+      "user may submit to (submitacl or adminacl up the tree), or creatable below one",
+      "No rules configured means one provided rule without create: a pod must name an existing queue.")
+_rule("YK-G1", "-", "yunikorn-core", "maxapplications: an application starts only while every queue on its path "
+      "runs fewer than its maxapplications")
+_rule("YK-G2", "-", "yunikorn-core", "User and group limits: a pod must fit its user's (and group's) remaining "
+      "maxresources at every queue on the path (Not enough user quota)")
+_rule("YK-G3", "-", "yunikorn-core", "Queue headroom: a pod must fit max - allocated of its leaf and every ancestor "
+      "(the root's max is the cluster) (Not enough queue quota)", "Guaranteed resources never gate an allocation; "
+      "they only order queues and decide preemption.")
+_rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its guaranteed resources: the pod's queue "
+      "must be below guaranteed, victims come from queues above theirs below the fence",
+      "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
+      "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
+_rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaranteed resources add up to more "
+      "than their parent's max", "Dynamic queues (child templates, namespace annotations) are never validated: "
+      "their guarantees cannot all be met at once.")
+_rule("YK-AUDIT-GUARANTEED-OVER-CLUSTER", "warning", "kqctl", "The top queues' guaranteed resources add up to more "
+      "than the cluster has")
+_rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
+      "path: it never runs")
+_rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "
+      "offset while that sibling has anything pending")
+_rule("YK-AUDIT-NO-GUARANTEE", "info", "kqctl", "Preemption is enabled but no queue is guaranteed anything: "
+      "YuniKorn never preempts")
+_rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods YuniKorn rejects: no placement rule takes their "
+      "application, or its queue refuses it (YK-V28)")
+_rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
+      "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 
 CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above

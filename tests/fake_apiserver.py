@@ -186,6 +186,8 @@ class Router:
             return status(404, "NotFound", "the server could not find the requested resource")
         if not rest:
             return 200, self.resource_list(group, version, resources)
+        if len(rest) == 4 and rest[0] == "namespaces" and rest[2] in resources:
+            return self.get(group, rest[2], rest[1], rest[3])
         if len(rest) != 1 or rest[0] not in resources:
             return status(404, "NotFound", "the server could not find the requested resource")
         return self.list(group, version, rest[0], resources[rest[0]][0], query)
@@ -216,6 +218,16 @@ class Router:
         return 200, {"kind": f"{kind}List", "apiVersion": api_version, "metadata": meta,
                      "items": [as_listed(item, group, api_version, kind) for item in page]}
 
+    def get(self, group: str, plural: str, namespace: str, name: str) -> tuple[int, dict[str, Any]]:
+        """One namespaced object by name (``GET .../namespaces/<ns>/<plural>/<name>``)."""
+        if plural in self.cluster.forbidden:
+            return status(403, "Forbidden", f'{plural} "{name}" is forbidden')
+        for item in self.cluster.objects.get((group, plural), []):
+            meta = item.get("metadata") or {}
+            if meta.get("name") == name and meta.get("namespace") == namespace:
+                return 200, copy.deepcopy(item)
+        return status(404, "NotFound", f'{plural} "{name}" not found')
+
     def page_size(self, query: dict[str, str]) -> int:
         size = int(query["limit"]) if query.get("limit", "").isdigit() else 1_000_000
         cap = self.cluster.page_size
@@ -230,12 +242,19 @@ def as_listed(item: dict[str, Any], group: str, api_version: str, kind: str) -> 
 
 
 def name_matches(item: dict[str, Any], selector: str | None) -> bool:
-    """The one field selector kqctl sends: ``metadata.name=<name>``."""
+    """The field selectors kqctl sends: ``metadata.name=<name>`` (Volcano's ConfigMap) and
+    ``status.phase!=Succeeded,status.phase!=Failed`` (YuniKorn's pods), comma-separated terms."""
     if not selector:
         return True
-    field_name, _, value = selector.partition("=")
-    assert field_name == "metadata.name", selector
-    return bool((item.get("metadata") or {}).get("name") == value)
+    fields = {"metadata.name": (item.get("metadata") or {}).get("name"),
+              "status.phase": (item.get("status") or {}).get("phase")}
+    for term in selector.split(","):
+        negated = "!=" in term
+        field_name, _, value = term.partition("!=" if negated else "=")
+        assert field_name in fields, selector
+        if (fields[field_name] == value) == negated:
+            return False
+    return True
 
 
 def matches(item: dict[str, Any], selector: str | None) -> bool:

@@ -59,6 +59,7 @@ def audit_command(
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit
@@ -68,10 +69,16 @@ def audit_command(
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):
         raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers))
     volcano_cli.refuse_volcano_options(scheduler_conf)
+    from kqctl.cli.schedulers import choose
+
+    if choose(scheduler, inputs.objects).name == "yunikorn":
+        from kqctl.cli.yunikorn import audit_yunikorn
+
+        audit_yunikorn(inputs, output, plot, not no_headers)
     snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
     if plot is not None:

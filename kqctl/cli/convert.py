@@ -11,7 +11,8 @@ from kqctl.cli import options
 from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
 
 HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1, or Volcano
-Queues to Kueue (--to kueue: ResourceFlavor, Cohorts, ClusterQueues, LocalQueues).
+Queues or a YuniKorn queue configuration to Kueue (--to kueue: ResourceFlavor, Cohorts, ClusterQueues,
+LocalQueues).
 
 Converted objects go to stdout; fields that cannot be carried over are reported on stderr.
 Other objects are printed unchanged (--to kueue: left out, with a note)."""
@@ -24,6 +25,7 @@ EXAMPLES = options.examples(
     "kqctl convert old/ --to v1beta1 -o json",
     "kubectl get clusterqueues -o yaml | kqctl convert -",
     "kqctl convert -f volcano-queues.yaml --to kueue > kueue-queues.yaml",
+    "kqctl convert -f queues.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
 )
 
 def convert_command(
@@ -31,7 +33,8 @@ def convert_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target: v1beta2 or v1beta1 (Kueue "
-                           "versions), or kueue (Volcano Queues to Kueue)."),
+                           "versions), or kueue (Volcano Queues, or a YuniKorn queues.yaml or its ConfigMap, to "
+                           "Kueue)."),
     output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
@@ -47,6 +50,12 @@ def convert_command(
     if result.unreadable:
         raise typer.Exit(EXIT_INPUT)
     if to == "kueue":
+        from kqctl.cli.schedulers import present
+
+        if not any(s.name == "volcano" for s in present(result.objects)):
+            from kqctl.cli.yunikorn import convert_to_kueue as yunikorn_to_kueue
+
+            yunikorn_to_kueue(options.all_paths(paths, filenames), recursive, output)
         from kqctl.cli.volcano import convert_to_kueue
 
         raise typer.Exit(convert_to_kueue(result, output))

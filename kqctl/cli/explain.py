@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 HELP = """Explain the decision for one workload (namespace/name, or a Job name that maps to one): resource by
 resource and flavor by flavor, with the quota arithmetic, who is ahead of it, preemption candidates,
 and verified changes that would let it in. For Volcano: a PodGroup (or a vcjob or pod name), the gate that
-stopped it, the queue's real capability and deserved share, and verified changes."""
+stopped it, the queue's real capability and deserved share, and verified changes. For YuniKorn: a pod
+(namespace/name), from placement to headroom and preemption, or a queue with --queue."""
 
 EXPLAIN_FORMATS = ("table", "json", "yaml")
 WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
@@ -38,6 +39,8 @@ EXAMPLES = options.examples(
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
     "kqctl explain team-a/my-job --from-cluster",
     "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
+    "kqctl explain --queue root.tenant1.a samples/yunikorn-priority  # YuniKorn: priorities and order",
+    "kqctl explain team1/a-job-0 samples/yunikorn-priority  # YuniKorn: why a pod waits",
 )
 
 
@@ -75,6 +78,10 @@ def explain_command(
     runtime: str | None = typer.Option(None, "--runtime", metavar="DIST",
                                        help="For the estimate: the runtime of workloads that declare none "
                                             "(annotation kqctl.dev/runtime); default 1h, always stated."),
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    queue: str | None = typer.Option(None, "--queue", metavar="PATH",
+                                     help="YuniKorn: explain a queue (root.a.b): the priority along its path and "
+                                          "the order of the children at every level."),
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
@@ -86,18 +93,32 @@ def explain_command(
     if selector is not None:
         parsed = options.parse_selector(selector)
         paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with -l
+        workload = None
+    elif queue is not None:
+        paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with --queue
+        workload = None
     elif workload is None:
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     assumed_runtime = parse_runtime(runtime)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):
         volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
                                          runtime=runtime)
         raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
                                              namespace, parsed if selector is not None else None, output))
     volcano_cli.refuse_volcano_options(scheduler_conf)
+    from kqctl.cli.schedulers import choose
+
+    if choose(scheduler, inputs.objects).name == "yunikorn":
+        from kqctl.cli.yunikorn import explain_yunikorn
+
+        if runtime is not None:
+            raise UsageError("--runtime applies to Kueue only (the input is YuniKorn's)")
+        explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
+    if queue is not None:
+        raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     if selector is not None:
         keys = _selected(snapshot, sim_options, parsed, namespace)

@@ -10,6 +10,7 @@ import typer
 from kqctl.render.columns import DEFAULT_ROW_LIMIT
 
 if TYPE_CHECKING:
+    from kqctl.load.cluster import ReadPlan
     from kqctl.load.objects import LoadResult
     from kqctl.load.overrides import Override
 
@@ -68,8 +69,11 @@ def all_paths(paths: list[str] | None, filenames: list[str] | None) -> list[str]
 
 
 SchedulerOption = typer.Option(None, "--scheduler", metavar="NAME",
-                               help="The scheduler whose rules apply: kueue or volcano (default: the one whose API "
-                                    "groups the input uses; kueue for core kinds only).")
+                               help="The scheduler whose rules apply: kueue, volcano or yunikorn (default: the one "
+                                    "whose objects the input holds; kueue for core kinds only).")
+YunikornNamespaceOption = typer.Option(None, "--yunikorn-namespace", metavar="NAMESPACE",
+                                       help="With --from-cluster: the namespace of YuniKorn's ConfigMaps "
+                                            "yunikorn-configs and yunikorn-defaults (default: yunikorn).")
 FromClusterOption = typer.Option(False, "--from-cluster", help="Also read the live cluster (read-only; see --context).")
 ContextOption = typer.Option(None, "--context", metavar="NAME",
                              help="The kubeconfig context to use (default: the current one).")
@@ -78,11 +82,14 @@ KubeconfigOption = typer.Option(None, "--kubeconfig", metavar="FILE",
                                 "~/.kube/config, else the pod's service account).")
 
 
-def check_cluster_options(from_cluster: bool, context: str | None, kubeconfig: str | None) -> None:
-    """--context and --kubeconfig only choose a cluster to read: alone they would be silently ignored."""
+def check_cluster_options(from_cluster: bool, context: str | None, kubeconfig: str | None,
+                          yunikorn_namespace: str | None = None) -> None:
+    """--context, --kubeconfig and --yunikorn-namespace only choose what to read from a cluster: alone they would be
+    silently ignored."""
     if from_cluster:
         return
-    named = [flag for flag, value in (("--context", context), ("--kubeconfig", kubeconfig)) if value]
+    named = [flag for flag, value in (("--context", context), ("--kubeconfig", kubeconfig),
+                                      ("--yunikorn-namespace", yunikorn_namespace)) if value]
     if named:
         from kqctl.errors import UsageError
 
@@ -103,13 +110,14 @@ OverrideOption = typer.Option(False, "--override",
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
                 sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
-                allow_empty: bool = False) -> LoadResult:
+                allow_empty: bool = False, yunikorn_namespace: str | None = None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
     then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty)
+    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty,
+                   yunikorn_namespace)
     return edited(result, parsed, override)
 
 
@@ -125,16 +133,31 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
     return LoadResult(objects, result.unreadable, result.files)
 
 
+def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> ReadPlan:
+    """What --from-cluster and snapshot save read: the named scheduler's plan (Kueue's by default)."""
+    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, named
+    from kqctl.errors import UsageError
+
+    chosen = named(scheduler) or SCHEDULERS[DEFAULT]
+    plan = chosen.read_plan()
+    if yunikorn_namespace is not None:
+        if chosen.name != "yunikorn":
+            raise UsageError("--yunikorn-namespace applies with --scheduler yunikorn")
+        plan = plan.in_namespace(yunikorn_namespace)
+    return plan
+
+
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
           from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
-          allow_empty: bool = False) -> LoadResult:
-    from kqctl.cli.schedulers import ALL_KINDS, DEFAULT, SCHEDULERS, named
+          allow_empty: bool = False, yunikorn_namespace: str | None = None) -> LoadResult:
+    from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
+    kinds = kinds_for(scheduler)
     given = [*(filenames or []), *(paths or [])]
     if not from_cluster:
-        check_cluster_options(from_cluster, context, kubeconfig)
-        result = load_paths(ALL_KINDS, all_paths(paths, filenames), recursive=recursive, strict=strict)
+        check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
+        result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
         if not result.objects and not result.unreadable and not allow_empty:
             from kqctl.load.sources import no_objects_error
 
@@ -142,12 +165,12 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
         return result
     from kqctl.load.cluster import load_cluster
 
-    plan = (named(scheduler) or SCHEDULERS[DEFAULT]).read_plan()
-    cluster, result = load_cluster(plan, ALL_KINDS, context, kubeconfig, strict)
+    plan = read_plan(scheduler, yunikorn_namespace)
+    cluster, result = load_cluster(plan, kinds, context, kubeconfig, strict)
     for note in cluster.skipped:
         sys.stderr.write(f"kqctl: warning: {note}\n")
     if given:
-        files = load_paths(ALL_KINDS, given, recursive=recursive, strict=strict)
+        files = load_paths(kinds, given, recursive=recursive, strict=strict)
         result = LoadResult([*result.objects, *files.objects], files.unreadable, [*result.files, *files.files])
         for obj in result.objects:
             obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]

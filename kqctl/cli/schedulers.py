@@ -7,14 +7,16 @@ call into its package. Nothing below the CLI imports more than one scheduler.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kqctl.errors import UsageError
-from kqctl.k8s.kinds import CORE_KINDS, KindInfo, KindRegistry
+from kqctl.k8s.kinds import CORE_KINDS, KindInfo, KindRegistry, Recogniser
 from kqctl.kueue import kinds as kueue_kinds
 from kqctl.volcano import kinds as volcano_kinds
+from kqctl.yunikorn import kinds as yunikorn_kinds
 
 if TYPE_CHECKING:
     from kqctl.load.cluster import ReadPlan
@@ -46,6 +48,28 @@ def _volcano_validation() -> ValidationProfile:
     return PROFILE
 
 
+def _yunikorn_read_plan() -> ReadPlan:
+    from kqctl.yunikorn.cluster import READ_PLAN
+
+    return READ_PLAN
+
+
+def _yunikorn_validation() -> ValidationProfile:
+    from kqctl.yunikorn.validate.profile import PROFILE
+
+    return PROFILE
+
+
+def _yunikorn_claims(objects: Iterable[LoadedObject]) -> bool:
+    # YuniKorn has no kinds of its own: its pods say who schedules them.
+    return any(obj.kind == "Pod" and isinstance(obj.body, dict) and yunikorn_kinds.is_yunikorn_pod(obj.body)
+               for obj in objects)
+
+
+def _claims_nothing(objects: Iterable[LoadedObject]) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class Scheduler:
     name: str  # as --scheduler spells it
@@ -54,6 +78,12 @@ class Scheduler:
     # Imported only when used: ``kqctl --help`` must not pay for every scheduler's modules.
     read_plan: Callable[[], ReadPlan]
     validation_profile: Callable[[], ValidationProfile]
+    # Documents known by content (a configuration file, a ConfigMap by name), and core objects that only this
+    # scheduler would read (YuniKorn: pods with schedulerName yunikorn).
+    recognise: Recogniser | None = None
+    claims: Callable[[Iterable[LoadedObject]], bool] = _claims_nothing
+    # What a document with neither apiVersion nor kind is read as when --scheduler names this scheduler.
+    configuration_kind: KindInfo | None = None
 
     @property
     def groups(self) -> frozenset[str]:
@@ -63,9 +93,25 @@ class Scheduler:
 SCHEDULERS: dict[str, Scheduler] = {
     "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
     "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation),
+    "yunikorn": Scheduler("yunikorn", "YuniKorn", yunikorn_kinds.KINDS, _yunikorn_read_plan, _yunikorn_validation,
+                          yunikorn_kinds.recognise, _yunikorn_claims, yunikorn_kinds.QUEUES_CONFIG),
 }
 DEFAULT = "kueue"  # what an input holding only core kinds (Jobs, Pods, Namespaces) is read for
-ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)))
+ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)),
+                         tuple(s.recognise for s in SCHEDULERS.values() if s.recognise is not None))
+
+
+def kinds_for(requested: str | None) -> KindRegistry:
+    """The kinds to read the input with: with --scheduler, its configuration files need no recognisable keys."""
+    chosen = named(requested)
+    if chosen is None or chosen.configuration_kind is None:
+        return ALL_KINDS
+    named_kind = functools.partial(_configuration_file, chosen.configuration_kind)
+    return KindRegistry(ALL_KINDS, (named_kind, *ALL_KINDS.recognisers))
+
+
+def _configuration_file(kind: KindInfo, body: Mapping[str, Any]) -> KindInfo | None:
+    return kind if "apiVersion" not in body and "kind" not in body else None
 
 
 def named(name: str | None) -> Scheduler | None:
@@ -79,9 +125,10 @@ def named(name: str | None) -> Scheduler | None:
 
 
 def present(objects: Iterable[LoadedObject]) -> list[Scheduler]:
-    """The schedulers whose API groups the objects use, in table order."""
-    groups = {obj.info.group for obj in objects if obj.info is not None and obj.info.scheduler}
-    return [s for s in SCHEDULERS.values() if s.groups & groups]
+    """The schedulers whose objects the input holds (by kind, or claimed), in table order."""
+    objects = list(objects)
+    names = {obj.info.scheduler for obj in objects if obj.info is not None and obj.info.scheduler}
+    return [s for s in SCHEDULERS.values() if s.name in names or s.claims(objects)]
 
 
 def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:

@@ -78,6 +78,7 @@ def simulate_command(
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
 
@@ -95,7 +96,7 @@ def simulate_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
     view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
                         color=color)
     if volcano_cli.is_volcano(inputs, scheduler):
@@ -104,6 +105,15 @@ def simulate_command(
         raise typer.Exit(volcano_cli.simulate(inputs, scheduler_conf, cycles, output, namespace, selector, view,
                                               failing_states))
     volcano_cli.refuse_volcano_options(scheduler_conf)
+    from kqctl.cli.schedulers import choose
+
+    if choose(scheduler, inputs.objects).name == "yunikorn":
+        from kqctl.cli.yunikorn import simulate_yunikorn
+
+        kueue_only = [flag for flag, given in (("--fair-sharing", fair_sharing is not None),
+                                               ("--feature-gates", feature_gates is not None)) if given]
+        simulate_yunikorn(inputs, sim_options.now, cycles, output, namespace, selector, kueue_only, failing_states,
+                          view, progress)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))

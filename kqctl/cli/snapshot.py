@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kqctl.cli.options import ContextOption, KubeconfigOption, SchedulerOption, examples
+from kqctl.cli.options import ContextOption, KubeconfigOption, SchedulerOption, YunikornNamespaceOption, examples
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.load.cluster import ClusterSnapshot
 
-HELP = """Save a live cluster's Kueue or Volcano state to a file, to validate, simulate and audit offline."""
+HELP = """Save a live cluster's Kueue, Volcano or YuniKorn state to a file, to validate, simulate and audit
+offline."""
 
 # One line per paragraph: the help formatter keeps line breaks, so hard-wrapped text would come out ragged.
 SAVE_HELP = (
@@ -28,6 +29,9 @@ SAVE_HELP = (
     "With --scheduler volcano: Queues, PodGroups, vcjobs (batch.volcano.sh Jobs), Namespaces, PriorityClasses, "
     "LimitRanges, Nodes, every Pod (paginated: pods of any scheduler use the nodes), and of the ConfigMaps only "
     "volcano-scheduler-configmap (the scheduler's configuration, asked for by name).\n\n"
+    "With --scheduler yunikorn: Nodes, Namespaces, PriorityClasses, LimitRanges, every Pod not finished, and the "
+    "ConfigMaps yunikorn-defaults and yunikorn-configs read by name in --yunikorn-namespace (default yunikorn) "
+    "(RBAC: deploy/kqctl-yunikorn-reader.yaml).\n\n"
     "YAML or JSON by the file's extension (.yaml, .yml, .json); '-' writes YAML to stdout. Secrets and "
     "other ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
     "--feature-gates to simulate as needed) and no credentials are written. Container env values and "
@@ -54,6 +58,7 @@ SAVE_EXAMPLES = examples(
     "kqctl snapshot save - | kqctl simulate -",
     "kqctl simulate prod.yaml new-workloads.yaml",
     "kqctl snapshot save volcano.yaml --scheduler volcano",
+    "kqctl snapshot save yunikorn.yaml --scheduler yunikorn --yunikorn-namespace yunikorn",
 )
 
 
@@ -64,13 +69,14 @@ def save_command(
     context: str | None = ContextOption,
     kubeconfig: str | None = KubeconfigOption,
     scheduler: str | None = SchedulerOption,
+    yunikorn_namespace: str | None = YunikornNamespaceOption,
 ) -> None:
-    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, named
+    from kqctl.cli.options import read_plan
     from kqctl.load.cluster import read_cluster, snapshot_text
 
     fmt = output_format(output)
     check_writable(output)  # before minutes of reading a large cluster, not after
-    plan = (named(scheduler) or SCHEDULERS[DEFAULT]).read_plan()
+    plan = read_plan(scheduler, yunikorn_namespace)
     snapshot = read_cluster(plan, context, kubeconfig)
     write_text(output, snapshot_text(snapshot, fmt))
     report(snapshot, output)

@@ -58,6 +58,7 @@ def validate_command(
     prune: bool = volcano_options.PruneOption,
     webhook_flags: list[str] | None = volcano_options.WebhookFlagOption,
     vap: bool = volcano_options.VapOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl import __version__
     from kqctl.cli.schedulers import validation_profiles
@@ -76,18 +77,23 @@ def validate_command(
         from kqctl.validate.runner import validate_load
 
         result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                     sets, override, scheduler, allow_empty=volcano is not None and prune)
+                                     sets, override, scheduler, allow_empty=volcano is not None and prune,
+                                     yunikorn_namespace=yunikorn_namespace)
         report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
         if volcano is not None:
             report = volcano.with_deletions(report, result.objects)
     else:
         from kqctl.cli.progress import Progress
 
-        options.check_cluster_options(from_cluster, context, kubeconfig)
+        options.check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
         given = options.all_paths(paths, filenames)
         progress = Progress()
         progress.step("kqctl: reading and validating the inputs...")
-        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles)
+        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles, scheduler)
+        if scheduler is not None and scheduler.lower() == "yunikorn":
+            from kqctl.cli.yunikorn import add_empty_configurations
+
+            add_empty_configurations(report, given, recursive)
         progress.done()
         if not report.documents and not unreadable:
             from kqctl.load.sources import no_objects_error
@@ -101,22 +107,24 @@ def validate_command(
 
 
 def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool, jobs: int,
-                   profiles: tuple[ValidationProfile, ...]) -> tuple[ValidationReport, list[str]]:
+                   profiles: tuple[ValidationProfile, ...],
+                   scheduler: str | None = None) -> tuple[ValidationReport, list[str]]:
     """One process for small inputs; one per core when there is enough to share (same report)."""
-    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import load_paths
     from kqctl.load.sources import expand_paths
     from kqctl.validate.parallel import Job, default_jobs, validate_files_parallel, worth_parallel
     from kqctl.validate.runner import validate_load
 
     files = expand_paths(paths, recursive)
+    kinds = kinds_for(scheduler)
     workers = jobs or default_jobs()
     if worth_parallel(files, workers):
-        report, _ = validate_files_parallel(files, Job(ALL_KINDS, profiles, strict), closed, workers)
+        report, _ = validate_files_parallel(files, Job(kinds, profiles, strict), closed, workers)
         unreadable = [f"{d.origin}: {d.findings[0].message}" for d in report.documents
                       if d.findings and d.findings[0].rule_id == "LOAD-UNREADABLE"]
         return report, unreadable
-    result = load_paths(ALL_KINDS, files, strict=strict)
+    result = load_paths(kinds, files, strict=strict)
     return validate_load(result, profiles, closed), [str(problem) for problem in result.unreadable]
 
 

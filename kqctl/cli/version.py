@@ -28,7 +28,12 @@ MIRRORED: dict[str, dict[str, Any]] = {
         "commit": "ed72c7c815a9fd547a787134676f73d42e9d049c",
         "apiVersions": ["scheduling.volcano.sh/v1beta1", "batch.volcano.sh/v1alpha1"],
     },
-    "yunikorn": {"supported": False, "version": None, "commit": None, "apiVersions": []},
+    "yunikorn": {
+        "supported": True,
+        "version": "yunikorn-core master of July 2026 (k8shim 23b6b47f)",
+        "commit": "be3bb487298956dd70906fca15e577bbc12d23cb",
+        "apiVersions": [],  # no CRDs: the queues.yaml of the ConfigMaps yunikorn-configs and yunikorn-defaults
+    },
 }
 
 

@@ -7,8 +7,9 @@ needs to know which schedulers exist.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,8 @@ class KindInfo:
     scheduler: str = ""
     # When set, only objects with these names are read (a scheduler's own ConfigMap); others stay unknown.
     names: tuple[str, ...] = ()
+    # False for a scheduler's configuration file that is not an API object (no metadata rules apply).
+    api_object: bool = True
 
 
 # Core Kubernetes kinds kqctl reads for every scheduler (namespaces, priorities, defaults, jobs, pods, nodes).
@@ -42,10 +45,15 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     return "", api_version
 
 
-class KindRegistry:
-    """Every kind kqctl reads, by (group, kind)."""
+# A scheduler's way to claim a document by what it holds rather than by kind: a configuration file with no
+# apiVersion or kind, or an object of a kind nobody registers but that the scheduler reads by name.
+Recogniser = Callable[[Mapping[str, Any]], "KindInfo | None"]
 
-    def __init__(self, kinds: Iterable[KindInfo]) -> None:
+
+class KindRegistry:
+    """Every kind kqctl reads, by (group, kind), and the recognisers of documents known by their content."""
+
+    def __init__(self, kinds: Iterable[KindInfo], recognisers: Iterable[Recogniser] = ()) -> None:
         self._kinds: dict[tuple[str, str], KindInfo] = {}
         for info in kinds:
             known = self._kinds.get((info.group, info.kind))
@@ -54,6 +62,15 @@ class KindRegistry:
             self._kinds[(info.group, info.kind)] = info
         # Groups a scheduler owns: any kind in them that is not listed is "no matches for kind".
         self.owned_groups = frozenset(info.group for info in self._kinds.values() if info.scheduler)
+        self.recognisers = tuple(recognisers)
+
+    def recognise(self, body: Mapping[str, Any]) -> KindInfo | None:
+        """The kind a scheduler reads this document as, when no registered kind matches."""
+        for recogniser in self.recognisers:
+            info = recogniser(body)
+            if info is not None:
+                return info
+        return None
 
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._kinds.values())

@@ -22,7 +22,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -73,6 +73,10 @@ class Resource:
     required: bool = True  # False: older releases of the scheduler may not serve it; skipped with a note
     label_selector: str | None = None
     field_selector: str | None = None  # e.g. metadata.name=<one ConfigMap>: nothing else of the kind is read
+    # Read only these objects by name (get, not list) in ``namespace``; one that does not exist is skipped with a
+    # note. Used for objects a scheduler keeps its configuration in (YuniKorn's ConfigMaps).
+    names: tuple[str, ...] = ()
+    namespace: str | None = None
 
     @property
     def name(self) -> str:
@@ -102,6 +106,11 @@ class ReadPlan:
     def anchor(self) -> Resource:
         """The first required resource of the group, named when the group itself is missing."""
         return next(r for r in self.resources if r.group == self.group and r.required)
+
+    def in_namespace(self, namespace: str) -> ReadPlan:
+        """The plan with its by-name reads in ``namespace`` (e.g. where YuniKorn is installed)."""
+        resources = tuple(replace(r, namespace=namespace) if r.names else r for r in self.resources)
+        return replace(self, resources=resources)
 
 
 # What a snapshot never stores: values people put in pod specs and kubectl's copy of whole manifests.
@@ -579,18 +588,22 @@ def _public_url(url: str) -> str:
 
 def _read(connection: _Connection, plan: ReadPlan, page_size: int) -> ClusterSnapshot:
     taken_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    served = _served_versions(connection, plan)
-    version = choose_version(plan, served)
-    available = _served_resources(connection, plan, version)
+    # A scheduler without an API group of its own (YuniKorn) has nothing to discover.
+    served = _served_versions(connection, plan) if plan.group else ()
+    version = choose_version(plan, served) if plan.group else ""
+    available = _served_resources(connection, plan, version) if plan.group else set()
     objects: list[dict[str, Any]] = []
     skipped: list[str] = []
     redactions = Redactions()
     for resource in plan.resources:
-        if resource.group == plan.group and resource.plural not in available:
+        if plan.group and resource.group == plan.group and resource.plural not in available:
             skipped.append(_not_served(plan, resource, version))
             continue
         api_version = resource.api_version(version)
-        items = _list(connection, plan, resource, version, page_size)
+        if resource.names:
+            items = _get_named(connection, resource, skipped)
+        else:
+            items = _list(connection, plan, resource, version, page_size)
         objects.extend(redactions.apply(_normalize(item, api_version, resource.kind)) for item in items)
     return ClusterSnapshot(objects, connection.context, connection.server, taken_at, plan.scheduler, version, served,
                            skipped, redactions)
@@ -637,6 +650,25 @@ def _not_served(plan: ReadPlan, resource: Resource, version: str) -> str:
         raise ClusterError(f"cannot list {resource.name}: the cluster does not serve it at {plan.group}/{version}"
                            f" (is {plan.product} installed with all its CRDs?)", status=404)
     return f"{resource.name} not served at {version}: none read"
+
+
+def _get_named(connection: _Connection, resource: Resource, skipped: list[str]) -> list[dict[str, Any]]:
+    """The named objects of ``resource`` in its namespace (get by name: no list of that kind at all)."""
+    from kubernetes import client
+
+    if resource.plural != "configmaps" or resource.namespace is None:
+        raise ValueError(f"kqctl reads {resource.name} by name only as namespaced ConfigMaps")
+    core = client.CoreV1Api(connection.client)
+    found = []
+    for name in resource.names:
+        request = functools.partial(core.read_namespaced_config_map, name, resource.namespace, **_RAW)
+        try:
+            found.append(_call(connection, request, "get", f"configmap {resource.namespace}/{name}"))
+        except ClusterError as exc:
+            if exc.status != 404:
+                raise
+            skipped.append(f"configmap {resource.namespace}/{name} does not exist")
+    return found
 
 
 def _list(connection: _Connection, plan: ReadPlan, resource: Resource, version: str,

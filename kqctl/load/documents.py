@@ -126,6 +126,10 @@ class Document:
             return self.origin.line
         return line_in_node(self.node, path)
 
+    def tree(self) -> yaml.Node | None:
+        """The document's YAML node tree (composed on demand where it is not kept), or None (JSON)."""
+        return self.node
+
 
 @dataclass
 class JsonDocument(Document):
@@ -469,6 +473,9 @@ class StreamDocument(Document):
         if self.stream is None:
             return self.origin.line
         return line_in_node(self.stream.node(self.origin.index), path)
+
+    def tree(self) -> yaml.Node | None:
+        return self.stream.node(self.origin.index) if self.stream is not None else None
 
 
 def _plain_value(value: str) -> Any:

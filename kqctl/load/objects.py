@@ -8,6 +8,7 @@ be read at all are kept as :class:`InputError` values.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -39,7 +40,9 @@ class LoadedObject:
     @property
     def kind(self) -> str:
         value = self.body.get("kind") if isinstance(self.body, dict) else None
-        return value if isinstance(value, str) else ""
+        if isinstance(value, str):
+            return value
+        return self.info.kind if self.info is not None and not self.info.api_object else ""
 
     @property
     def version(self) -> str:
@@ -53,7 +56,10 @@ class LoadedObject:
     @property
     def name(self) -> str | None:
         name = self.metadata.get("name")
-        return name if isinstance(name, str) else None
+        if isinstance(name, str):
+            return name
+        # A configuration file that is not an API object is named after its file.
+        return os.path.basename(self.origin.file) if self.info is not None and not self.info.api_object else None
 
     @property
     def namespace(self) -> str | None:
@@ -154,11 +160,15 @@ def _object(kinds: KindRegistry, document: Document, prefix: FieldPath, body: An
                                   " with apiVersion, kind and metadata"))
         return obj
     obj = LoadedObject(origin, document, prefix, body, None)
+    if "apiVersion" not in body and "kind" not in body:
+        obj.info = kinds.recognise(body)  # a scheduler's configuration file, known by its content
+        if obj.info is not None:
+            return obj
     if not obj.api_version or not obj.kind:
         missing = [k for k in ("apiVersion", "kind") if not isinstance(body.get(k), str) or not body.get(k)]
         obj.findings.append(error("LOAD-NO-KIND", (missing[0],), f"Required value: {missing[0]} must be set"))
         return obj
-    obj.info = kinds.info(obj.api_version, obj.kind, obj.name)
+    obj.info = kinds.info(obj.api_version, obj.kind, obj.name) or kinds.recognise(body)
     group = obj.api_version.partition("/")[0] if "/" in obj.api_version else ""
     if obj.info is None and (group in kinds.owned_groups or kinds.served_kind_like(group, obj.kind)):
         # The API server serves no such kind in a scheduler's groups; elsewhere only a miscased or plural
@@ -221,7 +231,7 @@ def _type_name(value: Any) -> str:
 
 def identity(obj: LoadedObject) -> tuple[str, str, str, str] | None:
     """(group, kind, namespace, name): two objects with the same identity are the same object."""
-    if obj.info is None or obj.name is None:
+    if obj.info is None or obj.name is None or not obj.info.api_object:
         return None
     kind = "LocalQueue" if obj.info.kind == "Queue" else obj.info.kind  # LEG-1: the same kind renamed
     return obj.info.group, kind, obj.namespace or "", obj.name

@@ -235,6 +235,10 @@ def validation_json(report: ValidationReport) -> str:
             findings = "".join(chunks)
         else:
             findings = "[]"
+        if doc.effective is not None:  # what the scheduler will use of the object (validation_document's key)
+            chunks = []
+            _indented(doc.effective, "\n      ", chunks)
+            findings += ',\n      "effective": ' + "".join(chunks)
         parts.append(
             f'{separator}{{\n      "file": {text(origin.file)},\n      "index": {int.__repr__(origin.index)},'
             f'\n      "line": {int.__repr__(origin.line)}{item},\n      "apiVersion": {text(doc.api_version)},'
@@ -261,6 +265,8 @@ def _document_dict(doc: DocumentReport) -> dict[str, Any]:
         valid=doc.valid,
         findings=[_finding_dict(doc, f) for f in doc.findings],
     )
+    if doc.effective is not None:
+        out["effective"] = doc.effective
     return out
 
 

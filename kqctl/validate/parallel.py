@@ -149,7 +149,7 @@ def _validate_one(name: str, job: Job) -> FilePart:
             findings = list(obj.findings)
             if obj.known and not has_error(findings):
                 findings.extend(validate_object(obj, job.profiles))
-            report = report_for(obj, [located(obj, f) for f in findings])
+            report = report_for(obj, [located(obj, f) for f in findings], job.profiles)
             part.identities.append((identity(obj), obj.prefix))
             if obj.known and not has_error(obj.findings):
                 part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
@@ -191,7 +191,8 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     objects = [obj for _, obj in included]
     for profile in job.profiles:
         for obj, finding in profile.cross_object(objects, closed):
-            _add(by_object[id(obj)], with_line(finding, lines.line(obj.origin, (*obj.prefix, *finding.path))))
+            line = finding.line if finding.line is not None else lines.line(obj.origin, (*obj.prefix, *finding.path))
+            _add(by_object[id(obj)], with_line(finding, line))
     return ValidationReport(reports)
 
 

@@ -50,6 +50,14 @@ def _untrimmed(obj: LoadedObject) -> LoadedObject:
     return obj
 
 
+def _no_inspection(obj: LoadedObject) -> list[Finding]:
+    return []
+
+
+def _nothing_effective(obj: LoadedObject) -> dict[str, Any] | None:
+    return None
+
+
 @dataclass(frozen=True)
 class ValidationProfile:
     """One scheduler's part of validation. Every hook is a module-level function, so a profile can be
@@ -71,6 +79,15 @@ class ValidationProfile:
         _no_cross_checks)
     # The part of an object the cross-object checks read (workers send only that back to the parent).
     trim: Callable[[LoadedObject], LoadedObject] = _untrimmed
+    # Checks of one of the scheduler's objects that need the object itself, e.g. a configuration file embedded
+    # in a ConfigMap (findings may carry their own line inside it); run after the validating webhooks.
+    inspect: Callable[[LoadedObject], list[Finding]] = _no_inspection
+    # What the scheduler will actually use of one of its objects (shown as "effective" by validate -o json/yaml).
+    effective: Callable[[LoadedObject], dict[str, Any] | None] = _nothing_effective
 
     def owns(self, group: str) -> bool:
         return group in self.groups
+
+    def reads(self, scheduler: str, group: str) -> bool:
+        """Whether an object of ``group`` recognised for ``scheduler`` ("" for core kinds) is this profile's."""
+        return self.owns(group) or (scheduler != "" and scheduler == self.scheduler)

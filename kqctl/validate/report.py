@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kqctl.findings import Finding, Severity
 from kqctl.origin import Origin
@@ -18,6 +19,8 @@ class DocumentReport:
     namespace: str | None
     name: str | None
     findings: list[Finding] = field(default_factory=list)
+    # What the scheduler will actually use of the object (e.g. every queue's settings after inheritance).
+    effective: dict[str, Any] | None = None
 
     @property
     def valid(self) -> bool:

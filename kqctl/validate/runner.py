@@ -34,7 +34,7 @@ def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], clo
     for profile in profiles:
         for obj, finding in profile.cross_object(result.known_objects, closed):
             findings[id(obj)].append(finding)
-    documents = [report_for(obj, findings[id(obj)]) for obj in result.objects]
+    documents = [report_for(obj, findings[id(obj)], profiles) for obj in result.objects]
     documents.extend(unreadable_report(exc) for exc in result.unreadable)
     position = {name: i for i, name in enumerate(result.files)}
     documents.sort(key=lambda d: position.get(d.origin.file, len(position)))  # stable: file order
@@ -61,13 +61,15 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
     if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
         findings.extend(_webhook_findings(body, kind, profiles))
+        if owner is not None:
+            findings.extend(owner.inspect(obj))
     # The conversion's own findings come first: they are what `kqctl convert` would produce.
     return _status_ignored_on_create(findings, profiles) + unserved
 
 
 def _owner(info: KindInfo, profiles: Sequence[ValidationProfile]) -> ValidationProfile | None:
     for profile in profiles:
-        if profile.owns(info.group):
+        if profile.reads(info.scheduler, info.group):
             return profile
     return None
 
@@ -143,14 +145,19 @@ def _webhook_findings(body: dict[str, Any], kind: str, profiles: Sequence[Valida
     return findings
 
 
-def report_for(obj: LoadedObject, findings: list[Finding]) -> DocumentReport:
-    """A document's report, findings located and in line order."""
+def report_for(obj: LoadedObject, findings: list[Finding],
+               profiles: Sequence[ValidationProfile] = ()) -> DocumentReport:
+    """A document's report, findings located and in line order, with what its scheduler will use of it."""
     namespace = obj.namespace if obj.info is None or obj.info.namespaced else None
     if obj.info is None:
         raw = obj.metadata.get("namespace")
         namespace = raw if isinstance(raw, str) else None
     located_findings = sorted((located(obj, f) for f in findings), key=finding_order) if findings else []
-    return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, located_findings)
+    report = DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, located_findings)
+    owner = _owner(obj.info, profiles) if obj.info is not None else None
+    if owner is not None and not has_error(obj.findings):
+        report.effective = owner.effective(obj)
+    return report
 
 
 def located(obj: LoadedObject, finding: Finding) -> Finding:

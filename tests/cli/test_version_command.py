@@ -17,7 +17,7 @@ def test_text_names_kqctl_and_the_kueue_commit_it_mirrors(kqctl: Kq) -> None:
     assert run.code == 0
     assert run.out.splitlines()[0] == f"kqctl {__version__}"
     assert "kueue: v0.20.0-devel" in run.out and "ff69552e" in run.out
-    assert "yunikorn: not yet supported" in run.out
+    assert "yunikorn: yunikorn-core master of July 2026 (k8shim 23b6b47f), commit be3bb487" in run.out
 
 
 def test_json_has_every_scheduler_with_the_same_keys(kqctl: Kq) -> None:

@@ -147,7 +147,7 @@ def vmeta5_finalizers_are_valid(body: Body) -> Iterator[Finding]:
 @functools.cache
 def metadata_rules_for(info: KindInfo | None) -> tuple[Rule, ...]:
     """The metadata rules for a kind; nothing for kinds kqctl does not know (built once per kind)."""
-    if info is None or info.kind in _NOT_API_OBJECTS:
+    if info is None or info.kind in _NOT_API_OBJECTS or not info.api_object:
         return ()
     kind = info.kind
     scope_rule = vmeta2_namespace_is_dns_label if info.namespaced else vmeta2_namespace_on_cluster_scoped_kind

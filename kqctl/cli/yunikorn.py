@@ -1,0 +1,247 @@
+"""The commands' YuniKorn branch: what validate, simulate, explain, audit and convert do for YuniKorn inputs.
+
+The shared command modules dispatch here once they know the input is YuniKorn's (``--scheduler yunikorn``,
+its ConfigMaps or queues.yaml, or pods with ``schedulerName: yunikorn``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kqctl.cli.progress import Progress
+    from kqctl.load.objects import LoadResult
+    from kqctl.render.columns import TableOptions
+    from kqctl.validate.report import ValidationReport
+    from kqctl.yunikorn.api.snapshot import Snapshot
+    from kqctl.yunikorn.engine.simulation import SimulationResult
+
+
+def add_empty_configurations(report: ValidationReport, paths: list[str], recursive: bool) -> None:
+    """Files that hold no YAML document at all are empty queues.yaml files under --scheduler yunikorn: YuniKorn
+    takes zero bytes as its built-in default (V27) and blank or comment-only text as no partitions (V27b)."""
+    from kqctl.errors import InputError
+    from kqctl.load.sources import expand_paths, read_source
+    from kqctl.origin import Origin
+    from kqctl.validate.report import DocumentReport
+    from kqctl.yunikorn.kinds import QUEUES_CONFIG
+    from kqctl.yunikorn.validate.checks import check_config_text
+
+    seen = {doc.origin.file for doc in report.documents}
+    for name in expand_paths(paths, recursive):
+        if name == "-" or name in seen:
+            continue
+        try:
+            text = read_source(name).data.decode("utf-8")
+        except (InputError, UnicodeDecodeError):
+            continue  # reported by the loader
+        if text.strip() and not _only_comments(text):
+            continue
+        check = check_config_text(text)
+        report.documents.append(DocumentReport(Origin(name, 0, 1), "", QUEUES_CONFIG.kind, None,
+                                               os.path.basename(name), list(check.findings), check.effective))
+
+
+def _only_comments(text: str) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def yunikorn_snapshot(inputs: LoadResult, now: datetime | None) -> Snapshot:
+    """The inputs as a YuniKorn snapshot; a configuration YuniKorn refuses is a located input error."""
+    from kqctl.yunikorn.load import build_snapshot
+
+    return build_snapshot(inputs, now)
+
+
+def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | None, output: str, namespace: str | None,
+                      selector: str | None, kueue_only: list[str], failing_states: set[str], view: TableOptions,
+                      progress: Progress) -> None:
+    """``kqctl simulate`` for YuniKorn: cycles until nothing more can be allocated (or --cycles N)."""
+    import typer
+
+    from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+    from kqctl.yunikorn.render.simulation import render_simulation
+
+    if kueue_only:
+        raise UsageError(f"{' and '.join(kueue_only)} apply to Kueue only (the input is YuniKorn's)")
+    snapshot = yunikorn_snapshot(inputs, now)
+    progress.step(f"kqctl: simulating {len(snapshot.pods):,} YuniKorn pods...", len(inputs.objects))
+    result = run_simulation(snapshot, cycles)
+    progress.done()
+    try:
+        render_simulation(result, output, sys.stdout, namespace=namespace, view=view, selector=selector)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    states = {"inadmissible": "Rejected", "pending": "Pending", "preempted": "Preempted"}
+    failing = sorted(p.key for p in result.pods if p.state in {states[s] for s in failing_states})
+    if failing:
+        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+        sys.stderr.write(f"kqctl: {len(failing)} pod(s) end {' or '.join(sorted(failing_states))} (--fail-on): "
+                         f"{shown}\n")
+        raise typer.Exit(EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK)
+
+
+def run_simulation(snapshot: Snapshot, cycles: int | None = None) -> SimulationResult:
+    """The engine on a snapshot; a partition YuniKorn could not build is an input error naming why."""
+    from kqctl.errors import InputError
+    from kqctl.yunikorn.engine.partition import PartitionError
+    from kqctl.yunikorn.engine.simulation import MAX_CYCLES, simulate
+
+    try:
+        return simulate(snapshot, cycles or MAX_CYCLES)
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None
+
+
+def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, queue: str | None,
+                     namespace: str | None, output: str, selector: str | None = None) -> None:
+    """``kqctl explain`` for YuniKorn: a queue (--queue), a pod (NAMESPACE/NAME, or NAME with -n), or with -l every
+    pod whose labels match (and in -n) that is pending or rejected at the end of the simulation."""
+    import typer
+
+    from kqctl.errors import EXIT_OK, InputError, UsageError
+    from kqctl.yunikorn.engine.partition import PartitionError, build_partition
+    from kqctl.yunikorn.engine.priority import queue_report
+    from kqctl.yunikorn.render.explain import render_pod, render_queue
+
+    snapshot = yunikorn_snapshot(inputs, now)
+    try:
+        if queue is not None:
+            partition = build_partition(snapshot)
+            try:
+                report = queue_report(partition, queue)
+            except KeyError:
+                raise UsageError(_unknown_queue(queue, [q.path for q in partition.tree.queues()])) from None
+            render_queue(report, output, sys.stdout)
+            raise typer.Exit(EXIT_OK)
+        if selector is not None:
+            _explain_selected(snapshot, selector, namespace, output)
+            raise typer.Exit(EXIT_OK)
+        if pod is None:
+            raise UsageError("name a pod (namespace/name) or a queue (--queue root.a.b)")
+        key = pod if "/" in pod else f"{namespace or 'default'}/{pod}"
+        explanation = _explain_pod(snapshot, key)
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None
+    render_pod(explanation, output, sys.stdout)
+    raise typer.Exit(EXIT_OK)
+
+
+def _explain_selected(snapshot: Snapshot, selector: str, namespace: str | None, output: str) -> None:
+    import copy
+
+    from kqctl.yunikorn.engine.explain import explain_pod
+    from kqctl.yunikorn.engine.simulation import PENDING, REJECTED_STATE
+    from kqctl.yunikorn.render.explain import render_pods
+    from kqctl.yunikorn.render.simulation import pod_filter
+
+    keep = pod_filter(namespace, None, selector)
+    result = run_simulation(copy.deepcopy(snapshot))
+    keys = [p.key for p in result.pods if p.state in (PENDING, REJECTED_STATE) and keep(p)]
+    render_pods([explain_pod(copy.deepcopy(snapshot), key) for key in keys], output, sys.stdout)
+
+
+def _explain_pod(snapshot: Snapshot, key: str):  # type: ignore[no-untyped-def]
+    from kqctl.errors import UsageError
+    from kqctl.yunikorn.engine.explain import UnknownPod, explain_pod
+
+    try:
+        return explain_pod(snapshot, key)
+    except UnknownPod:
+        import difflib
+
+        known = sorted(p.key for p in snapshot.pods)
+        close = difflib.get_close_matches(key, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else (
+            f"; the YuniKorn pods are: {', '.join(known[:10])}{' ...' if len(known) > 10 else ''}" if known else
+            "; the inputs hold no pod with schedulerName: yunikorn")
+        raise UsageError(f"no YuniKorn pod {key} in the inputs{hint}") from None
+
+
+def _unknown_queue(queue: str, known: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(queue.lower(), known, n=3)
+    return f"no queue {queue}" + (f"; did you mean {', '.join(close)}?" if close else
+                                 f"; the queues are: {', '.join(known[:15])}")
+
+
+def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool) -> None:
+    """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
+    import typer
+
+    from kqctl.errors import EXIT_OK, UsageError
+    from kqctl.yunikorn.engine.audit import audit
+    from kqctl.yunikorn.render.audit import render_audit, write_plot
+
+    snapshot = yunikorn_snapshot(inputs, None)
+    report = _partition_errors(lambda: audit(snapshot), snapshot)
+    if plot is not None:
+        try:
+            write_plot(report, plot)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        except OSError as exc:
+            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
+    try:
+        render_audit(report, output, sys.stdout, headers=headers)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    raise typer.Exit(EXIT_OK)
+
+
+def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def]
+    """Run ``build``; a partition YuniKorn could not build is an input error naming the configuration."""
+    from kqctl.errors import InputError
+    from kqctl.yunikorn.engine.partition import PartitionError
+
+    try:
+        return build()
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None
+
+
+def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
+    """``kqctl convert --to kueue``: the YuniKorn configuration of the inputs as Kueue objects on stdout, what
+    cannot carry over on stderr. Exit 3 when the inputs hold no YuniKorn configuration or it does not decode."""
+    import typer
+
+    from kqctl.cli.schedulers import kinds_for
+    from kqctl.errors import EXIT_OK, InputError
+    from kqctl.load.objects import load_paths
+    from kqctl.render.structured import dump_json, dump_yaml_documents
+    from kqctl.yunikorn.convert import to_kueue
+    from kqctl.yunikorn.load import config_source
+
+    result = load_paths(kinds_for("yunikorn"), paths, recursive=recursive)
+    if result.unreadable:
+        raise result.unreadable[0]
+    source = config_source([obj for obj in result.objects if obj.info is not None])
+    parsed = source.parsed
+    if source.builtin:
+        raise InputError(", ".join(paths), "no YuniKorn queues.yaml or ConfigMap yunikorn-configs in the inputs, and "
+                         "no Volcano Queue: --to kueue converts those")
+    if parsed.config is None or parsed.errors or parsed.syntax is not None:
+        raise InputError(source.description, "the queue configuration does not decode (kqctl validate shows where)")
+    from kqctl.yunikorn.api.configvalidator import ConfigValidator
+
+    ConfigValidator().validate(parsed.config)  # YuniKorn's normal form: root inserted, partition names
+    documents, losses = to_kueue(parsed.config)
+    for loss in losses:
+        where = f"{loss.queue}: " if loss.queue else ""
+        sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
+    if output == "json":
+        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
+    else:
+        sys.stdout.write(dump_yaml_documents(documents))
+    raise typer.Exit(EXIT_OK)

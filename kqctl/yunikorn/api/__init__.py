@@ -1,0 +1,1 @@
+"""YuniKorn's configuration and cluster objects as typed values (no I/O beyond decoding text)."""

@@ -1,0 +1,105 @@
+"""A YuniKorn cluster as kqctl reads it: the queue configuration, nodes, pods, namespaces.
+
+Pods become what YuniKorn's Kubernetes shim makes of them (spec §9.1; k8shim ``utils.go``,
+``common/resource.go``, ``si_helper.go``, ``cache/task.go``): an application ID and a requested queue from
+labels and annotations, the submitting user, the request in YuniKorn's units (``vcore`` millicores,
+``memory`` bytes, ``pods`` 1, other resources by name), the priority, and the preemption opt-outs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kqctl.origin import Origin
+from kqctl.yunikorn.api.config import ParsedConfig
+from kqctl.yunikorn.api.resources import Resource
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """The queue configuration as decoded, and where it came from for messages (``ConfigMap
+    yunikorn/yunikorn-configs key queues.yaml``, a file, or YuniKorn's built-in default)."""
+
+    parsed: ParsedConfig
+    description: str
+    origin: Origin | None = None
+    builtin: bool = False
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    name: str
+    capacity: Resource  # allocatable, in YuniKorn's units (k8shim GetNodeResource)
+    labels: dict[str, str] = field(default_factory=dict, hash=False)
+    taints: tuple[Any, ...] = ()
+    unschedulable: bool = False
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class NamespaceInfo:
+    """A namespace and what its YuniKorn annotations set on dynamic queues (G6) or placement (§9.1)."""
+
+    name: str
+    parent_queue: str = ""  # yunikorn.apache.org/parentqueue (app tag namespace.parentqueue)
+    quota: Resource | None = None  # yunikorn.apache.org/namespace.quota (or the old namespace.max.*)
+    guaranteed: Resource | None = None  # yunikorn.apache.org/namespace.guaranteed
+    max_apps: int = 0  # yunikorn.apache.org/namespace.maxApps
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class PodInfo:
+    """One pod of a YuniKorn application (an ask when pending, an allocation when bound)."""
+
+    namespace: str
+    name: str
+    app_id: str
+    queue: str  # the queue the pod asks for ("" when none), before placement
+    user: str
+    groups: tuple[str, ...]
+    resource: Resource
+    priority: int  # P1
+    created: datetime
+    node: str = ""  # bound to this node: a running allocation
+    allow_preempt_other: bool = True  # E1: preemptionPolicy is not Never
+    allow_preempt_self: bool = True  # the allow-preemption opt-out (pod or PriorityClass annotation)
+    priority_class: str = ""
+    labels: dict[str, str] = field(default_factory=dict, hash=False)
+    node_selector: dict[str, str] = field(default_factory=dict, hash=False)
+    affinity_terms: tuple[Any, ...] = ()  # required node affinity nodeSelectorTerms, raw
+    tolerations: tuple[Any, ...] = ()
+    task_group: str = ""  # gang scheduling member (not simulated)
+    # the placeholder ask of the yunikorn.apache.org/task-groups annotation (the shim's ``getPlaceholderAsk``);
+    # None without the annotation or when the shim cannot read it
+    placeholder: Resource | None = field(default=None, hash=False)
+    origin: Origin | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True)
+class ForeignPod:
+    """A pod another scheduler placed: it occupies node resources YuniKorn cannot use."""
+
+    namespace: str
+    name: str
+    node: str
+    resource: Resource
+
+
+@dataclass
+class Snapshot:
+    config: ConfigSource
+    nodes: list[NodeInfo] = field(default_factory=list)
+    pods: list[PodInfo] = field(default_factory=list)
+    foreign: list[ForeignPod] = field(default_factory=list)
+    namespaces: dict[str, NamespaceInfo] = field(default_factory=dict)
+    priority_classes: dict[str, tuple[int, bool]] = field(default_factory=dict)  # name -> (value, allow-preempt)
+    now: datetime | None = None
+    generate_unique_app_ids: bool = False
+    gang_disabled: bool = False  # service.disableGangScheduling: task groups are ignored

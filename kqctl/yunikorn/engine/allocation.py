@@ -1,0 +1,322 @@
+"""YuniKorn's scheduling cycle (spec §7-§8; yunikorn-core ``ClusterContext.schedule``,
+``PartitionContext.tryReservedAllocate`` / ``tryAllocate``, ``Queue.TryAllocate``, ``Application.tryAllocate``,
+``tryNodes``, ``tryReservedAllocate``).
+
+Each cycle gives at most one result: an allocation, a node reservation, or a preemption. It first retries
+the reserved asks, then walks the tree depth first from root: children sorted (§7.1, only those with
+something pending), applications of a leaf sorted (§7.2, only those with something pending), asks in order
+(higher priority, then older). An ask must fit the user's headroom (G2) and the queue's (G3, else preemption
+may be tried, §10), then a node: the first one in the node sort order where it fits; none fits and the ask
+is older than 2 s: the best-fitting node is reserved for it (no other ask may use it).
+
+Nothing in a snapshot ever finishes, so capacity only shrinks between releases: an ask that failed fails
+again until something it depends on grows. kqctl remembers each failure with what would undo it (quota given
+back by a preemption; a node opening to asks of its size, when a reservation ends or a victim leaves it) instead
+of retrying it on every cycle: YuniKorn's retries change nothing after the first attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kqctl.yunikorn.api import resources as res
+from kqctl.yunikorn.api.resources import Resource
+from kqctl.yunikorn.engine import sorting
+from kqctl.yunikorn.engine.nodes import predicates_pass
+from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Application, Ask, Node
+from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
+from kqctl.yunikorn.engine.preemption import try_preemption
+from kqctl.yunikorn.engine.queue import Queue
+from kqctl.yunikorn.engine.state import (
+    ALLOCATED,
+    ALLOCATED_RESERVED,
+    RESERVED,
+    CycleResult,
+    SchedulerState,
+    shape_of,
+)
+
+NOT_ENOUGH_QUEUE_QUOTA = "Not enough queue quota"
+NOT_ENOUGH_USER_QUOTA = "Not enough user quota"
+PREEMPTION_DOES_NOT_HELP = "Preemption does not help"
+MAX_PREEMPTIONS_PER_QUEUE = 10
+MAX_PREEMPTION_ATTEMPTS = "Preemption max attempts exhausted"
+
+class Scheduler(SchedulerState):
+    """Runs cycles on a partition; ``try_preemption`` is the preemption attempt (§10), kept in its own module."""
+
+    def __init__(self, partition: Partition, remember_failures: bool = True) -> None:
+        super().__init__(partition, remember_failures)
+        self.try_preemption = try_preemption
+
+    # --- the loop ------------------------------------------------------------------------------------
+
+    def run(self, limit: int | None = None) -> list[CycleResult]:
+        results: list[CycleResult] = []
+        while limit is None or len(results) < limit:
+            result = self.cycle()
+            if result is None:
+                break
+            results.append(result)
+        return results
+
+    def cycle(self) -> CycleResult | None:
+        """``ClusterContext.schedule`` for the partition: reservations first, then a regular walk."""
+        if self.p.tree.root.max is None:
+            return None  # no nodes: the partition is skipped
+        return self.try_reserved_allocate() or self.try_allocate()
+
+    # --- sorted views ------------------------------------------------------------------------------------
+
+    def sorted_children(self, parent: Queue) -> list[Queue]:
+        """``sortQueues``: children with pending resources, §7.1 order (cached until one of them changes)."""
+        stamp = self.version.get(parent.path, 0)
+        cached = self._queue_cache.get(parent.path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        entries = [entry for entry in map(self._entry, parent.children.values()) if entry is not None]
+        consider = parent.settings.priority_sort_enabled
+        keys = [(-e.priority, e.share) if consider else (e.share, -e.priority) for e in entries]
+        if len(set(keys)) == len(keys):  # no exact tie: the comparator is a plain key order
+            ordered = [e for _, e in sorted(zip(keys, entries, strict=True), key=lambda kv: (kv[0], kv[1].name))]
+        else:
+            ordered = sorting.sort_queues(entries, consider)
+        queues = [e.item for e in ordered if e.item is not None]
+        self._queue_cache[parent.path] = (stamp, queues)
+        return queues
+
+    def _entry(self, queue: Queue) -> sorting.QueueEntry[Queue] | None:
+        """The queue as its parent's sort sees it (None: nothing pending, not sorted), until its usage, pending or
+        priority change."""
+        stamp = self.version.get(queue.path, 0)
+        cached = self._entry_cache.get(queue.path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        entry = sorting.QueueEntry(queue.name, queue.reported_priority(), queue.allocated, queue.guaranteed,
+                                   self.p.fair_max.get(queue.path), queue.pending, queue) \
+            if res.strictly_greater_than_zero(queue.pending) else None
+        self._entry_cache[queue.path] = (stamp, entry)
+        return entry
+
+    def sorted_apps(self, leaf: Queue) -> list[Application]:
+        """``sortApplications``: applications with pending resources, §7.2 order."""
+        stamp = self.version.get(leaf.path, 0)
+        cached = self._app_cache.get(leaf.path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        apps = [app for app in self.p.leaf_apps.get(leaf.path, [])
+                if app.state != REJECTED and res.strictly_greater_than_zero(app.pending)]
+        ordered = sorted(apps, key=self._app_key(leaf))
+        self._app_cache[leaf.path] = (stamp, ordered)
+        return ordered
+
+    def _app_key(self, leaf: Queue):  # type: ignore[no-untyped-def]
+        policy, consider = leaf.settings.sort_policy, leaf.settings.priority_sort_enabled
+        total = leaf.guaranteed
+        width = 1 + max((len(app.allocated) for app in self.p.leaf_apps.get(leaf.path, [])), default=0)
+
+        cache = self._share_cache
+
+        def fair_shares(app: Application) -> tuple[float, ...]:
+            known = cache.get(app)
+            if known is not None and known[0] is app.allocated and known[1] is total:
+                shares = known[2]  # app.allocated is replaced, never changed in place
+            else:
+                shares = sorted(res.usage_shares(app.allocated, total), reverse=True)
+                cache[app] = (app.allocated, total, shares)
+            return tuple(-s for s in shares) + (0.0,) * (width - len(shares))
+
+        if policy == sorting.FAIR:
+            if consider:
+                return lambda app: (-app.ask_max_priority(), tuple(-x for x in fair_shares(app)), app.app_id)
+            return lambda app: (tuple(-x for x in fair_shares(app)), -app.ask_max_priority(), app.app_id)
+        if consider:
+            return lambda app: (-app.ask_max_priority(), app.submission, app.app_id)
+        return lambda app: (app.submission, -app.ask_max_priority(), app.app_id)
+
+    # --- the regular walk --------------------------------------------------------------------------------
+
+    def try_allocate(self) -> CycleResult | None:
+        if not res.strictly_greater_than_zero(self.p.tree.root.pending):
+            return None
+        return self._walk(self.p.tree.root)
+
+    def _walk(self, queue: Queue) -> CycleResult | None:
+        if self.active.get(queue.path, 0) <= 0:
+            return None
+        if queue.leaf:
+            return self._leaf(queue)
+        for child in self.sorted_children(queue):
+            if self.active.get(child.path, 0) > 0:
+                result = self._walk(child)
+                if result is not None:
+                    return result
+        return None
+
+    def _leaf(self, queue: Queue) -> CycleResult | None:
+        """``Queue.TryAllocate`` on a leaf."""
+        headroom = self.p.headroom(queue)
+        attempts = [MAX_PREEMPTIONS_PER_QUEUE]
+        for app in self.sorted_apps(queue):
+            open_asks = [ask for ask in app.asks if not ask.allocated and not ask.blocked]
+            if not open_asks:
+                continue
+            if app.state == ACCEPTED:
+                why = self.p.can_run_app(queue, app) or self.p.limits.can_run_app(queue.path, app.user, app.group,
+                                                                                    app.app_id)
+                if why:
+                    for ask in open_asks:
+                        self.block(ask, f"waiting to run: {why}", "quota")
+                    continue
+            result = self._app(app, queue, headroom, attempts)
+            if result is not None:
+                return result
+        return None
+
+    def _app(self, app: Application, queue: Queue, headroom: Resource | None,
+             attempts: list[int]) -> CycleResult | None:
+        """``Application.tryAllocate``."""
+        user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
+        for ask in list(app.asks):
+            if ask.allocated or ask.blocked:
+                continue
+            if not res.fit_in_max_undef(user_room, ask.resource):
+                self.block(ask, NOT_ENOUGH_USER_QUOTA, "quota")
+                continue
+            if not res.fit_in_max_undef(headroom, ask.resource):
+                detail = self.p.quota_detail(queue, ask.resource)
+                reason = f"{NOT_ENOUGH_QUEUE_QUOTA} ({detail})" if detail else NOT_ENOUGH_QUEUE_QUOTA
+                if self.p.preemption_enabled:
+                    result, why = self.try_preemption(self, ask, headroom, attempts, nodes_tried=False)
+                    if result is not None:
+                        return result
+                    reason = f"{reason}; {why}" if why else reason
+                    if why == MAX_PREEMPTION_ATTEMPTS:
+                        ask.failure = reason
+                        continue  # not tried yet: the next walk gives it an attempt
+                self.block(ask, reason, "quota")
+                continue
+            if self.p.nodes.reserved < len(self.p.nodes.by_name):
+                result = self.try_nodes(ask)
+                if result is not None:
+                    return result
+                why = ask.failure
+                if self.p.preemption_enabled:
+                    result, reason = self.try_preemption(self, ask, headroom, attempts, nodes_tried=True)
+                    if result is not None:
+                        return result
+                    why = f"{why}; {reason}"
+                    if reason == MAX_PREEMPTION_ATTEMPTS:
+                        ask.failure = why
+                        continue  # not tried yet: the next walk gives it an attempt
+                self.block(ask, why, "nodes")
+            else:
+                why = ask.failure if ask.reserved_node and ask.failure else "every node is reserved for another ask"
+                self.block(ask, why, "nodes")
+        return None
+
+    # --- nodes ----------------------------------------------------------------------------------------------
+
+    def try_nodes(self, ask: Ask) -> CycleResult | None:
+        """``tryNodes``: the first node (policy order, unreserved) where the ask fits; else reserve the best."""
+        wanted = ask.resource
+        pod = ask.pod
+        found = self.p.nodes.first_fit(shape_of(ask), wanted, _fits(ask))
+        if found is not None:
+            return self._allocate(ask, found)
+        # no node takes it: why, per node, and the node to reserve (the best fit, first in order on a tie)
+        may_reserve = not ask.reserved_node and self.p.ask_age(ask) > RESERVATION_DELAY
+        scan = self.p.nodes.scan(shape_of(ask), wanted, pod)
+        counts = {"unschedulable": scan.unschedulable, "too small": scan.too_small, "full": scan.full,
+                  "predicates": scan.predicates}
+        ask.failure = describe_no_node(counts, scan.predicate_reason, len(self.p.nodes.by_name))
+        best = scan.best if may_reserve else None
+        if best is not None and best.reserved_by is None and not predicates_pass(ask.pod, best):
+            self.p.reserve(ask, best)
+            self.reserved.append(ask)
+            assert ask.app.queue is not None
+            self._changed(ask.app.queue)
+            return CycleResult(RESERVED, ask, best.name)
+        return None
+
+    def _allocate(self, ask: Ask, node: Node) -> CycleResult:
+        kind = ALLOCATED
+        reserved = self.p.nodes.by_name.get(ask.reserved_node)
+        if ask.reserved_node:
+            self.p.unreserve(ask)
+            self.reserved.remove(ask)
+            kind = ALLOCATED_RESERVED
+        self.p.place_on_node(ask, node)
+        assert ask.app.queue is not None
+        if not ask.blocked:
+            self._add_active(ask.app.queue.path, -1)
+        ask.blocked = False
+        for shape_asks in self.blocked_nodes.values():
+            shape_asks.discard(ask)
+        self.blocked_quota.discard(ask)
+        self._changed(ask.app.queue)
+        if reserved is not None:
+            self.node_opened(reserved)  # the reservation is over: the node is open to every ask again
+        return CycleResult(kind, ask, node.name)
+
+    # --- reservations -----------------------------------------------------------------------------------
+
+    def try_reserved_allocate(self) -> CycleResult | None:
+        """``tryReservedAllocate``: each reserved ask on its node, then on any other unreserved node."""
+        candidates: dict[Ask, set[str] | None] = self.reserved_dirty if self.remember else dict.fromkeys(self.reserved)
+        for ask in sorted(candidates, key=lambda a: (a.app.app_id, a.key)):
+            opened = candidates.get(ask)
+            self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
+            if ask.blocked or ask.allocated or ask not in self.reserved:
+                continue
+            queue = ask.app.queue
+            assert queue is not None
+            room = self.p.headroom(queue)
+            user_room, _ = self.p.limits.headroom(queue.path, ask.app.user, ask.app.group)
+            if not (res.fit_in_max_undef(user_room, ask.resource) and res.fit_in_max_undef(room, ask.resource)):
+                ask.waiting_quota = True
+                continue  # the reservation waits (it is only given up after an hour)
+            node = self.p.nodes.by_name[ask.reserved_node]
+            if node.fits_available(ask.resource) and not predicates_pass(ask.pod, node):
+                return self._allocate(ask, node)
+            fits = _fits(ask)
+            if opened is None:
+                other = self.p.nodes.first_fit(shape_of(ask), ask.resource, fits)
+                if other is not None:
+                    return self._allocate(ask, other)
+                continue
+            by_name = self.p.nodes.by_name
+            for other in sorted((by_name[name] for name in opened if by_name[name].reserved_by is None),
+                                key=lambda n: (n.score, n.name)):
+                if fits(other):
+                    return self._allocate(ask, other)
+        return None
+
+
+def _fits(ask: Ask) -> Callable[[Node], bool]:
+    """The ask fits the node now: schedulable, big enough, enough available, the predicates pass."""
+    wanted, pod = ask.resource, ask.pod
+
+    def fits(node: Node) -> bool:
+        return node.schedulable and node.fits_total(wanted) and node.fits_available(wanted) \
+            and not predicates_pass(pod, node)
+
+    return fits
+
+
+def describe_no_node(counts: dict[str, int], predicate: str, total: int) -> str:
+    """Why an ask fits no node, counted over the nodes tried (reserved nodes are not tried)."""
+    parts = []
+    if counts["full"]:
+        parts.append(f"{counts['full']} without enough available")
+    if counts["too small"]:
+        parts.append(f"{counts['too small']} too small for the request")
+    if counts["predicates"]:
+        parts.append(f"{counts['predicates']} rejected by predicates ({predicate})")
+    if counts["unschedulable"]:
+        parts.append(f"{counts['unschedulable']} unschedulable")
+    tried = sum(counts.values())
+    reserved = total - tried
+    if reserved:
+        parts.append(f"{reserved} reserved for other asks")
+    return f"no node fits: {', '.join(parts) or 'no nodes'} (of {total})"

@@ -1,0 +1,624 @@
+"""Preemption to give a queue its guaranteed resources (spec §10; yunikorn-core ``objects/preemption.go``,
+``Queue.findPreemptionFenceRoot``, ``findEligiblePreemptionVictims``).
+
+An ask that does not fit its queue's headroom or any node may preempt when the partition allows it, the ask
+may preempt others (E1), has not preempted before (E2), is older than its leaf's ``preemption.delay`` (E3)
+and was not tried in the last 15 s (E4). Then its queue must be below its guaranteed resources, or get there
+by removing victims (no guaranteed on the path: no preemption). Victims come from below the fence (F1):
+leaves not disabled and above their own guaranteed (F3), tasks sharing a resource type with the ask and of no
+higher priority (F4; anything below a fenced queue whose offset the ask's priority reaches, F2). The node is
+the one needing the fewest victims before the ask fits (kqctl's stand-in for the shim's predicate checks);
+victims on it are evicted in order (those allowing preemption first, non-originators next, newest first).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from kqctl.yunikorn.api import resources as res
+from kqctl.yunikorn.api.resources import Resource
+from kqctl.yunikorn.engine import properties as props
+from kqctl.yunikorn.engine.objects import Ask, Node
+from kqctl.yunikorn.engine.queue import Queue
+from kqctl.yunikorn.engine.state import PREEMPTED, CycleResult, SchedulerState
+
+PRECONDITIONS_FAILED = "Preemption preconditions failed"
+GUARANTEES_FAILED = "Preemption queue guarantees check failed"
+SHORTFALL = "Preemption helped but short of resources"
+DOES_NOT_HELP = "Preemption does not help"
+MAX_ATTEMPTS = "Preemption max attempts exhausted"
+RESERVATION_WAIT_TIMEOUT = 3600 * 1_000_000_000  # objects.reservationWaitTimeout
+_CLOCK = itertools.count(1)
+
+
+@dataclass(eq=False)
+class QueueSnapshot:
+    """``QueuePreemptionSnapshot``: a queue's usage as preemption plays it out."""
+
+    path: str
+    parent: QueueSnapshot | None
+    leaf: bool
+    allocated: Resource
+    preempting: Resource
+    max: Resource | None
+    guaranteed: Resource | None
+    victims: list[Ask] = field(default_factory=list)
+    victim_total: Resource = field(default_factory=dict)  # the victims' resources added up
+    ask_queue: QueueSnapshot | None = None
+    stamp: int = 0  # changes with its usage: what the memos below depend on
+    _remaining: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
+    _preemptable: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
+
+    def _signature(self) -> tuple[int, ...]:
+        stamps = []
+        node: QueueSnapshot | None = self
+        while node is not None:
+            stamps.append(node.stamp)
+            node = node.parent
+        return tuple(stamps)
+
+    def duplicate(self, copies: dict[str, QueueSnapshot]) -> QueueSnapshot:
+        if self.path in copies:
+            return copies[self.path]
+        parent = self.parent.duplicate(copies) if self.parent is not None else None
+        copy = QueueSnapshot(self.path, parent, self.leaf, dict(self.allocated), dict(self.preempting),
+                             self.max, self.guaranteed, victims=self.victims, victim_total=self.victim_total,
+                             ask_queue=self.ask_queue)
+        copies[self.path] = copy
+        return copy
+
+    def preemptable(self) -> Resource | None:
+        """``GetPreemptableResource``: usage above guaranteed, bounded by the parent's."""
+        signature = self._signature()
+        if self._preemptable is not None and self._preemptable[0] == signature:
+            return self._preemptable[1]
+        value = self._preemptable_now()
+        self._preemptable = (signature, value)
+        return value
+
+    def _preemptable_now(self) -> Resource | None:
+        if not self.allocated:
+            return None
+        parent = self.parent.preemptable() if self.parent is not None else None
+        actual = res.sub_only_existing(self.allocated, self.preempting) or {}
+        if self.guaranteed is not None:
+            actual = res.sub_only_existing(actual, self.guaranteed) or {}
+        over = {name: value for name, value in (actual or {}).items() if value > 0}
+        if not over:
+            return over
+        if parent is None:
+            return over
+        return {name: min(value, parent[name]) if name in parent else value for name, value in over.items()}
+
+    def remaining_guaranteed(self) -> Resource | None:
+        """``GetRemainingGuaranteedResource``: guaranteed minus usage, combined with the ancestors'."""
+        signature = self._signature()
+        if self._remaining is not None and self._remaining[0] == signature:
+            return self._remaining[1]
+        value = self._remaining_now()
+        self._remaining = (signature, value)
+        return value
+
+    def _remaining_now(self) -> Resource | None:
+        parent = self.parent.remaining_guaranteed() if self.parent is not None else None
+        if res.is_empty(parent) and res.is_empty(self.guaranteed):
+            return None
+        used = res.sub_only_existing(self.allocated, self.preempting)
+        remaining = res.sub_only_existing(self.guaranteed, used) if self.guaranteed is not None else None
+        ask = self.ask_queue
+        if ask is not None:
+            if ask.path == self.path and not res.is_empty(remaining):
+                merged = dict(remaining or {})
+                for name, value in (parent or {}).items():
+                    merged.setdefault(name, value)
+                return merged
+            ask_remaining = res.sub_only_existing(ask.guaranteed, res.sub_only_existing(ask.allocated,
+                                                                                        ask.preempting)) \
+                if ask.guaranteed is not None else None
+            if not res.is_empty(remaining) and ask.path.startswith(self.path) and not res.is_empty(ask_remaining):
+                return None
+        return res.component_wise_min(remaining, parent)
+
+    def add(self, amount: Resource) -> None:
+        stamp = next(_CLOCK)
+        node: QueueSnapshot | None = self
+        while node is not None:
+            node.allocated = res.add(node.allocated, amount)
+            node.stamp = stamp
+            node = node.parent
+
+    def remove(self, amount: Resource) -> None:
+        self.add({name: -value for name, value in amount.items()})
+
+
+class Copies:
+    """``duplicateQueueSnapshots`` done lazily: a queue's snapshot (and its ancestors') is copied the first time
+    it is asked for; the ones never touched stay equal to the originals, as the full copy would."""
+
+    def __init__(self, originals: dict[str, QueueSnapshot]) -> None:
+        self.originals = originals
+        self.copies: dict[str, QueueSnapshot] = {}
+
+    def get(self, path: str) -> QueueSnapshot | None:
+        found = self.copies.get(path)
+        if found is not None:
+            return found
+        original = self.originals.get(path)
+        return original.duplicate(self.copies) if original is not None else None
+
+    def all(self) -> list[QueueSnapshot]:
+        return [snap for path in self.originals if (snap := self.get(path)) is not None]
+
+
+def _snapshot(queue: Queue, cache: dict[str, QueueSnapshot], ask_path: str) -> QueueSnapshot:
+    """``createPreemptionSnapshot``."""
+    if queue.path in cache:
+        return cache[queue.path]
+    parent = _snapshot(queue.parent, cache, ask_path) if queue.parent is not None else None
+    snap = QueueSnapshot(queue.path, parent, queue.leaf, dict(queue.allocated), dict(queue.preempting),
+                         queue.max, queue.guaranteed, ask_queue=cache.get(ask_path))
+    cache[queue.path] = snap
+    return snap
+
+
+def fence_root(scheduler: SchedulerState, leaf: Queue, ask: Ask, priorities: dict[str, int]) -> Queue:
+    """F1 ``findPreemptionFenceRoot``: walk up, adding offsets (a fenced queue restarts at its offset), to the
+    root, a queue with preemption.policy fence, or one whose max the ask would exceed."""
+    queue: Queue | None = leaf
+    priority = ask.priority
+    while True:
+        assert queue is not None
+        settings = queue.settings
+        priority = settings.priority_offset if settings.priority_policy == props.FENCE else \
+            priority + settings.priority_offset
+        priorities[queue.path] = priority
+        maximum = scheduler.p.max_of(queue)
+        over_max = bool(maximum) and not res.greater_or_equal_only_existing(maximum, res.add(queue.allocated,
+                                                                                              ask.resource))
+        if queue.parent is None or settings.preemption_policy == props.FENCE or over_max:
+            return queue
+        queue = queue.parent
+
+
+def eligible_victims(scheduler: SchedulerState, ask: Ask) -> tuple[dict[str, QueueSnapshot], Queue]:
+    """``FindEligiblePreemptionVictims``: snapshots of the queues involved, victims on the leaves."""
+    leaf = ask.app.queue
+    assert leaf is not None
+    priorities: dict[str, int] = {}
+    fence = fence_root(scheduler, leaf, ask, priorities)
+    results: dict[str, QueueSnapshot] = {}
+    _snapshot(leaf, results, leaf.path)
+    for queue in leaf.path_from_root():
+        if queue.path != leaf.path:
+            results[queue.path].ask_queue = results[leaf.path]
+    _collect(scheduler, fence, results, leaf.path, ask, priorities, priorities[fence.path], False)
+    _prune(results, leaf.path)
+    return results, fence
+
+
+def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSnapshot], ask_path: str, ask: Ask,
+             priorities: dict[str, int], ask_priority: int, fenced: bool) -> None:
+    """F2-F4 ``findEligiblePreemptionVictims``."""
+    if queue.path == ask_path:
+        return
+    if queue.leaf:
+        if queue.settings.preemption_policy == props.DISABLED:
+            return
+        snap = _snapshot(queue, results, ask_path)
+        remaining = snap.remaining_guaranteed()
+        if remaining is not None and all(value >= 0 for value in remaining.values()):
+            del results[queue.path]  # F3: not above its guaranteed
+            return
+        snap.victims, snap.victim_total = _leaf_victims(scheduler, queue, ask, ask_priority, fenced)
+        if not snap.victims:
+            del results[queue.path]
+        return
+    for name in sorted(queue.children):
+        child = queue.children[name]
+        child_fenced = False
+        child_priority = priorities.get(child.path)
+        if child_priority is None:
+            settings = child.settings
+            if settings.priority_policy == props.FENCE:
+                if settings.priority_offset > ask_priority:
+                    continue
+                child_fenced = True
+                child_priority = ask_priority
+            else:
+                child_priority = ask_priority - settings.priority_offset
+        _collect(scheduler, child, results, ask_path, ask, priorities, child_priority, fenced or child_fenced)
+
+
+def _leaf_victims(scheduler: SchedulerState, queue: Queue, ask: Ask, ask_priority: int,
+                  fenced: bool) -> tuple[list[Ask], Resource]:
+    """F4 on a leaf: its allocations sharing a type with the ask, of the ask's priority or lower (any, below a
+    fence), and their sum; kept until the leaf's allocations change."""
+    types = tuple(sorted(name for name, value in ask.resource.items() if value != 0))
+    key = (queue.path, scheduler.version.get(queue.path, 0), types, fenced, None if fenced else ask_priority)
+    cache = scheduler.leaf_victims
+    found = cache.get(key)
+    if found is not None:
+        return found
+    victims: list[Ask] = []
+    total: Resource = {}
+    for app in scheduler.p.leaf_apps.get(queue.path, []):
+        for alloc in app.asks:
+            if not alloc.allocated or alloc.preempted_by or not (fenced or alloc.priority <= ask_priority):
+                continue
+            if not any(alloc.resource.get(name, 0) != 0 for name in types):
+                continue
+            victims.append(alloc)
+            for name, value in alloc.resource.items():
+                total[name] = res.add_val(total.get(name, 0), value)
+    if len(cache) > 50_000:
+        cache.clear()
+    cache[key] = (victims, total)
+    return victims, total
+
+
+def _prune(results: dict[str, QueueSnapshot], ask_path: str) -> None:
+    keep: set[str] = set()
+    current = results.get(ask_path)
+    while current is not None:
+        keep.add(current.path)
+        current = current.parent
+    for snap in list(results.values()):
+        if snap.leaf and snap.victims:
+            node: QueueSnapshot | None = snap
+            while node is not None:
+                keep.add(node.path)
+                node = node.parent
+    for path in list(results):
+        if path not in keep:
+            del results[path]
+
+
+def _under_guaranteed(ask: Resource, remaining: Resource) -> bool:
+    return all(remaining.get(name, 0) >= 0 for name in ask if name in remaining)
+
+
+def _victim_over_guaranteed(ask: Resource, remaining: Resource) -> bool:
+    return any(remaining[name] < 0 for name in ask if name in remaining)
+
+
+def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str) -> bool:
+    """``checkPreemptionQueueGuarantees``: the ask fits the queue's remaining guaranteed, now or after some
+    victims are gone.
+
+    YuniKorn removes the victims one by one and stops at the first after which the ask's queue is under its
+    guaranteed for the ask's types. Removing a victim only lowers usage, and the remaining guaranteed of the ask's
+    queue only grows when usage falls (its types are those of the guarantees, whatever the usage), so that point
+    exists exactly when it holds once every victim is gone: kqctl removes each queue's victims at once and looks
+    once (tests/yunikorn_reference.py keeps the one-by-one loop, and the tests compare them)."""
+    copies = Copies(results)
+    current = copies.get(ask_path)
+    if current is None:
+        return False
+    remaining = current.remaining_guaranteed()
+    if remaining is not None and all(remaining.get(name, 0) >= value for name, value in ask.resource.items()
+                                     if name in remaining):
+        return True
+    current.add(ask.resource)
+    removed = False
+    for path, original in results.items():
+        if not original.victims:
+            continue
+        snap = copies.get(path)
+        assert snap is not None
+        snap.remove(original.victim_total)
+        removed = True
+    if not removed:
+        return False
+    left = current.remaining_guaranteed()
+    return left is not None and _under_guaranteed(ask.resource, left)
+
+
+def _victim_order(victim: Ask) -> tuple[int, int, int]:
+    """``sortVictimsForPreemption``: tasks allowing preemption first, then non-originators, newest first."""
+    return (0 if victim.pod.allow_preempt_self else 1, 1 if victim.originator else 0, -victim.created)
+
+
+def victims_on_node(ask: Ask, available: Resource, candidates: list[Ask], results: dict[str, QueueSnapshot],
+                    by_victim: dict[int, QueueSnapshot], ask_path: str) -> tuple[int, list[Ask] | None]:
+    """``calculateVictimsByNode``: (index of the victim after which the ask fits, the victims) or None."""
+    if res.fit_in(available, ask.resource):
+        return -1, []
+    reachable = dict(available)
+    for victim in candidates:
+        reachable = res.add(reachable, victim.resource)
+    if not res.fit_in(reachable, ask.resource):
+        return -1, None  # even every victim here would not make room: no subset will
+    copies = Copies(results)
+    found = copies.get(ask_path)
+    if found is None:
+        return -1, None
+    ask_queue = found
+    head: list[Ask] = []
+    tail: list[Ask] = []
+    current = dict(available)
+    for victim in candidates:
+        owner = by_victim.get(id(victim))
+        snap = copies.get(owner.path) if owner is not None else None
+        if snap is None:
+            continue
+        remaining = snap.remaining_guaranteed()
+        snap.remove(victim.resource)
+        preemptable = snap.preemptable()
+        if (preemptable is None or all(v >= 0 for v in preemptable.values())) and \
+                (remaining is None or _victim_over_guaranteed(ask.resource, remaining)):
+            ask_remaining = ask_queue.remaining_guaranteed()
+            if ask_remaining is not None and all(ask_remaining.get(n, 0) >= v for n, v in victim.resource.items()
+                                                 if n in ask_remaining):
+                ask_queue.add(victim.resource)
+            else:
+                snap.add(victim.resource)
+                break
+            shortfall = _shortfall(ask.resource, current)
+            after = _shortfall(ask.resource, res.add(current, victim.resource))
+            if shortfall == after:
+                ask_queue.remove(victim.resource)
+                snap.add(victim.resource)
+                tail.append(victim)
+            else:
+                current = res.add(current, victim.resource)
+                head.append(victim)
+        else:
+            snap.add(victim.resource)
+    ordered = head + tail
+    if not ordered:
+        return -1, None
+    copies = Copies(results)
+    current = dict(available)
+    chosen: list[Ask] = []
+    index = -1
+    for victim in ordered:
+        owner = by_victim.get(id(victim))
+        snap = copies.get(owner.path) if owner is not None else None
+        if snap is None:
+            continue
+        remaining = snap.remaining_guaranteed()
+        snap.remove(victim.resource)
+        preemptable = snap.preemptable()
+        if (preemptable is None or all(v >= 0 for v in preemptable.values())) and \
+                (remaining is None or _victim_over_guaranteed(ask.resource, remaining)):
+            current = res.add(current, victim.resource)
+            if res.fit_in(current, ask.resource) and index < 0:
+                index = len(chosen)
+            chosen.append(victim)
+        else:
+            snap.add(victim.resource)
+    if index < 0:
+        return -1, None
+    return index, chosen
+
+
+def _fewest_victims(ask: Resource, available: Resource, victims: list[Ask]) -> int:
+    """A lower bound on how many victims a node needs before the ask fits: per resource type, taking the
+    largest victims first."""
+    needed = 0
+    for name, value in ask.items():
+        short = value - max(0, available.get(name, 0))
+        if short <= 0:
+            continue
+        sizes = sorted((v.resource.get(name, 0) for v in victims), reverse=True)
+        count = 0
+        for size in sizes:
+            if short <= 0 or size <= 0:
+                break
+            short -= size
+            count += 1
+        needed = max(needed, count if short <= 0 else len(victims) + 1)
+    return needed
+
+
+def _shortfall(ask: Resource, available: Resource) -> Resource:
+    return {name: value - available.get(name, 0) for name, value in ask.items() if value - available.get(name, 0) > 0}
+
+
+def try_preemption(scheduler: SchedulerState, ask: Ask, headroom: Resource | None, attempts: list[int],
+                   nodes_tried: bool) -> tuple[CycleResult | None, str]:
+    """``Application.tryPreemption``: (the preemption's result, or the reason it did not happen)."""
+    p = scheduler.p
+    if attempts[0] == 0:
+        return None, MAX_ATTEMPTS
+    leaf = ask.app.queue
+    assert leaf is not None
+    why = preconditions(p.now, ask, leaf)
+    if why:
+        return None, f"{PRECONDITIONS_FAILED} ({why})"
+    ask.preempt_checked = True
+    attempts[0] -= 1
+    # An attempt is a function of the state and the ask's shape: one that failed fails again for an ask alike
+    # until something is allocated, released or reserved.
+    outcome_key = (p.allocations, p.releases, p.reservation_changes, leaf.path, ask.priority, ask.reserved_node,
+                   nodes_tried, tuple(sorted(ask.resource.items())))
+    failed = scheduler.failed_attempts.get(outcome_key)
+    if failed is not None:
+        return None, failed
+    result, reason = _attempt(scheduler, ask, leaf, nodes_tried)
+    if result is None:
+        if len(scheduler.failed_attempts) > 4096:
+            scheduler.failed_attempts.clear()
+        scheduler.failed_attempts[outcome_key] = reason
+    return result, reason
+
+
+def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool) -> tuple[CycleResult | None, str]:
+    """``TryPreemption`` after the preconditions."""
+    p = scheduler.p
+    results = _cached_victims(scheduler, ask)
+    memo = scheduler.guarantee_cache
+    memo_key = (id(results), tuple(sorted(ask.resource.items())))
+    known = memo.get(memo_key)
+    if known is None or known[0] is not results:  # the snapshots are kept, so their id is not reused meanwhile
+        if len(memo) > 256:
+            memo.clear()
+        known = (results, check_guarantees(results, ask, leaf.path))
+        memo[memo_key] = known
+    if not known[1]:
+        return None, GUARANTEES_FAILED
+    by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
+    by_node: dict[str, list[Ask]] = {}
+    for victim in by_victim_list(results):
+        by_node.setdefault(victim.node, []).append(victim)
+    # YuniKorn takes the node whose victims let the ask fit soonest (lowest index), then by name. Nodes are
+    # tried by name, and one that cannot reach a lower index than the best so far is not worked out.
+    best: tuple[int, str, list[Ask]] | None = None
+    for name in sorted(p.nodes.by_name):
+        node = p.nodes.by_name[name]
+        if not node.schedulable or not node.fits_total(ask.resource) or _reserved_for_other(p.now, node, ask):
+            continue
+        on_node = by_node.get(node.name)
+        if not on_node and (nodes_tried or not node.fits_available(ask.resource)):
+            continue  # no victim here: it can only be a candidate when the ask already fits (quota preemption)
+        if best is not None and _fewest_victims(ask.resource, node.free, on_node or []) - 1 >= best[0]:
+            continue
+        index, victims = victims_on_node(ask, node.available, sorted(on_node or [], key=_victim_order), results,
+                                         by_victim, leaf.path)
+        if victims is not None and (victims or not nodes_tried) and (best is None or index < best[0]):
+            best = (index, node.name, victims)
+            if index <= 0:
+                break  # nothing later in name order can do better
+    if best is None:
+        return None, DOES_NOT_HELP
+    index, node_name, victims = best
+    node = p.nodes.by_name[node_name]
+    extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path)
+    if not ok:
+        return None, DOES_NOT_HELP
+    victims = victims + extra
+    if not victims:
+        return None, DOES_NOT_HELP
+    fits_already = res.fit_in(node.available, ask.resource)
+    chosen: list[Ask] = []
+    total: Resource = {}
+    for victim in victims:
+        if not fits_already and victim.node != node_name:
+            continue
+        if res.strictly_greater_only_existing(ask.resource, total):
+            chosen.append(victim)
+        total = res.add(total, victim.resource)
+    if res.strictly_greater_only_existing(ask.resource, total):
+        return None, SHORTFALL
+    for victim in chosen:
+        victim.preempted_by = ask.key
+        victim.preempted_from = victim.node
+        p.release(victim)
+        assert victim.app.queue is not None
+        scheduler._changed(victim.app.queue)
+        if victim.preempted_from != node_name:
+            scheduler.node_opened(p.nodes.by_name[victim.preempted_from])
+    ask.preempt_triggered = True
+    if node.reserved_by is not None and node.reserved_by is not ask:
+        other = node.reserved_by
+        p.unreserve(other)
+        scheduler.reserved.remove(other)
+        scheduler.unblock(other)  # it may reserve another node now
+    if ask.reserved_node:
+        old = p.nodes.by_name[ask.reserved_node]
+        p.unreserve(ask)
+        scheduler.reserved.remove(ask)
+        scheduler.node_opened(old)
+    p.reserve(ask, node)
+    scheduler.reserved.append(ask)
+    scheduler.reserved_dirty[ask] = None  # its node is being emptied for it
+    scheduler.quota_released()
+    return CycleResult(PREEMPTED, ask, node_name, tuple(chosen)), ""
+
+
+def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, QueueSnapshot],
+                       by_victim: dict[int, QueueSnapshot], ask_path: str) -> tuple[list[Ask], bool]:
+    """``calculateAdditionalVictims``: victims elsewhere that bring the ask's queue under its guaranteed."""
+    copies: dict[str, QueueSnapshot] = {}
+    for original in results.values():
+        original.duplicate(copies)
+    found = copies.get(ask_path)
+    if found is None:
+        return [], False
+    ask_queue = found
+    seen = set()
+    for victim in node_victims:
+        owner = by_victim.get(id(victim))
+        if owner is not None and owner.path in copies:
+            copies[owner.path].remove(victim.resource)
+            seen.add(id(victim))
+    others = sorted((v for v in by_victim_list(results) if id(v) not in seen), key=_less_key)
+    extra: list[Ask] = []
+    for victim in others:
+        owner = by_victim.get(id(victim))
+        snap = copies.get(owner.path) if owner is not None else None
+        if snap is None:
+            continue
+        remaining = snap.remaining_guaranteed()
+        snap.remove(victim.resource)
+        preemptable = snap.preemptable()
+        if (preemptable is None or all(v >= 0 for v in preemptable.values())) and \
+                (remaining is None or _victim_over_guaranteed(ask.resource, remaining)):
+            before = ask_queue.remaining_guaranteed()
+            if before is not None and all(before.get(n, 0) >= v for n, v in victim.resource.items() if n in before):
+                ask_queue.add(victim.resource)
+            else:
+                snap.add(victim.resource)
+                break
+            after = ask_queue.remaining_guaranteed()
+            if before != after:
+                extra.append(victim)
+            else:
+                ask_queue.remove(victim.resource)
+                snap.add(victim.resource)
+        else:
+            snap.add(victim.resource)
+    if extra:
+        final = ask_queue.remaining_guaranteed()
+        return extra, final is not None and _under_guaranteed(ask.resource, final)
+    return [], True
+
+
+def _less_key(victim: Ask) -> tuple[int, int]:
+    """``compareAllocationLess``: originators and tasks that opt out of preemption last, then newest first."""
+    score = (1 << 33 if victim.originator else 0) | (0 if victim.pod.allow_preempt_self else 1 << 34)
+    return (score, -victim.created)
+
+
+def _cached_victims(scheduler: SchedulerState, ask: Ask) -> dict[str, QueueSnapshot]:
+    """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority and resource types) while
+    nothing is allocated or released: many asks of one queue fail the same way in one walk."""
+    p = scheduler.p
+    assert ask.app.queue is not None
+    key = (p.allocations, p.releases, ask.app.queue.path, ask.priority,
+           tuple(sorted(n for n, v in ask.resource.items() if v)), tuple(sorted(ask.resource.items())))
+    cached = scheduler.victim_cache.get(key)
+    if cached is None:
+        if len(scheduler.victim_cache) > 256:
+            scheduler.victim_cache.clear()
+        cached, _ = eligible_victims(scheduler, ask)
+        scheduler.victim_cache[key] = cached
+    # the snapshots carry the ask's own queue as AskQueue: the same for every ask of the leaf
+    return cached  # type: ignore[return-value]
+
+
+def by_victim_list(results: dict[str, QueueSnapshot]) -> list[Ask]:
+    return [v for snap in results.values() for v in snap.victims]
+
+
+def preconditions(now: int, ask: Ask, leaf: Queue) -> str:
+    """E1-E4 ``CheckPreconditions``: "" when preemption may be tried, else the first that fails."""
+    if not ask.pod.allow_preempt_other:
+        return "E1: the pod's preemptionPolicy is Never"
+    if ask.preempt_triggered:
+        return "E2: the ask has already triggered preemption"
+    delay = leaf.settings.preemption_delay
+    if now < ask.created + delay:
+        return f"E3: the ask is younger than the queue's preemption.delay ({props.format_duration(delay)})"
+    if ask.preempt_checked:
+        return "E4: preemption was tried for this ask in the last 15s"
+    return ""
+
+
+def _reserved_for_other(now: int, node: Node, ask: Ask) -> bool:
+    other = node.reserved_by
+    if other is None or other is ask:
+        return False
+    old = now - other.created - RESERVATION_WAIT_TIMEOUT - 2_000_000_000 > RESERVATION_WAIT_TIMEOUT
+    return not (other.priority < ask.priority and old and not other.preempt_triggered)

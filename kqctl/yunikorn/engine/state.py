@@ -1,0 +1,147 @@
+"""The bookkeeping a YuniKorn scheduling run shares between its cycles and its preemptions (yunikorn-core keeps
+it on the partition and its queues): which asks failed and what would undo that, reservations, versions of the
+sorted views, the caches preemption keeps; and what a cycle returns.
+
+Split from ``allocation`` (the cycle) so that ``preemption`` needs only this, not the cycle that calls it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kqctl.yunikorn.api.resources import Resource
+from kqctl.yunikorn.engine import sorting
+from kqctl.yunikorn.engine.nodes import predicates_pass
+from kqctl.yunikorn.engine.objects import REJECTED, Application, Ask, Node
+from kqctl.yunikorn.engine.partition import Partition
+from kqctl.yunikorn.engine.queue import Queue
+
+ALLOCATED = "allocated"
+ALLOCATED_RESERVED = "allocated-reserved"
+RESERVED = "reserved"
+PREEMPTED = "preempted"
+
+
+@dataclass(frozen=True)
+class CycleResult:
+    kind: str
+    ask: Ask
+    node: str
+    victims: tuple[Ask, ...] = ()
+
+
+class SchedulerState:
+    """A partition under scheduling: what cycles and preemption attempts read and update."""
+
+    def __init__(self, partition: Partition, remember_failures: bool = True) -> None:
+        self.p = partition
+        # False: retry every ask on every cycle, as YuniKorn does (slow; the reference the memo is tested against)
+        self.remember = remember_failures
+        self.active: dict[str, int] = {}
+        self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
+        self._app_cache: dict[str, tuple[int, list[Application]]] = {}
+        self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue] | None]] = {}
+        self._share_cache: dict[Application, tuple[Resource, Resource | None, list[float]]] = {}
+        self.version: dict[str, int] = {}
+        self.reserved: list[Ask] = []
+        # reserved asks for which something grew since they last failed: the nodes that opened for them
+        # (None: anything may have changed, retry every node)
+        self.reserved_dirty: dict[Ask, set[str] | None] = {}
+        # failed asks by what would undo the failure
+        self.blocked_quota: set[Ask] = set()  # queue or user headroom: quota given back
+        self.blocked_nodes: dict[tuple[object, ...], set[Ask]] = {}  # no node fits: a node opening to that shape
+        self.changes = 0  # counts releases and openings
+        self.victim_cache: dict[tuple[object, ...], object] = {}
+        self.failed_attempts: dict[tuple[object, ...], str] = {}
+        self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
+        self.guarantee_cache: dict[tuple[object, ...], tuple[object, bool]] = {}
+        self._refresh_active()
+
+    # --- which asks can still change anything ------------------------------------------------------------
+
+    def _refresh_active(self) -> None:
+        self.active = {queue.path: 0 for queue in self.p.tree.queues()}
+        for path, apps in self.p.leaf_apps.items():
+            count = sum(1 for app in apps if app.state != REJECTED for ask in app.asks if not ask.allocated)
+            self._add_active(path, count)
+
+    def _add_active(self, path: str, delta: int) -> None:
+        queue = self.p.tree.get(path)
+        while queue is not None:
+            self.active[queue.path] += delta
+            queue = queue.parent
+
+    def block(self, ask: Ask, reason: str, kind: str = "") -> None:
+        """The ask failed for ``reason``; it fails the same way until what ``kind`` names grows: "quota" (queue or
+        user headroom), "nodes" (no node fits), "" (nothing in a snapshot undoes it, e.g. maxapplications)."""
+        ask.failure = reason
+        if ask.blocked or not self.remember:
+            return
+        ask.blocked = True
+        assert ask.app.queue is not None
+        self._add_active(ask.app.queue.path, -1)
+        if kind == "quota":
+            self.blocked_quota.add(ask)
+        elif kind == "nodes":
+            self.blocked_nodes.setdefault(shape_of(ask), set()).add(ask)
+
+    def unblock(self, ask: Ask) -> None:
+        if not ask.blocked or ask.allocated:
+            return
+        ask.blocked = False
+        assert ask.app.queue is not None
+        self._add_active(ask.app.queue.path, 1)
+
+    def quota_released(self) -> None:
+        """Quota was given back (a victim left): asks stopped by a headroom may fit now."""
+        self.changes += 1
+        for waiting in self.reserved:
+            if waiting.waiting_quota:
+                waiting.waiting_quota = False
+                self.reserved_dirty[waiting] = None
+        for ask in self.blocked_quota:
+            self.unblock(ask)
+        self.blocked_quota.clear()
+
+    def node_opened(self, node: Node) -> None:
+        """A node has more room for unreserved asks: those of a shape that fits it now may be placed."""
+        self.changes += 1
+        if node.reserved_by is not None:
+            self.unblock(node.reserved_by)  # only the ask it is reserved for can use the room
+            self.reserved_dirty.setdefault(node.reserved_by, set())
+            return
+        shapes: dict[tuple[object, ...], list[Ask]] = {}
+        for waiting in self.reserved:
+            shapes.setdefault(shape_of(waiting), []).append(waiting)
+        for group in shapes.values():
+            sample = group[0]
+            if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource):
+                for waiting in group:
+                    opened = self.reserved_dirty.setdefault(waiting, set())
+                    if opened is not None:
+                        opened.add(node.name)
+        for shape in list(self.blocked_nodes):
+            asks = self.blocked_nodes[shape]
+            sample = next(iter(asks))
+            if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource) \
+                    and not predicates_pass(sample.pod, node):
+                for ask in asks:
+                    self.unblock(ask)
+                del self.blocked_nodes[shape]
+
+    def _changed(self, queue: Queue) -> None:
+        """Sorted orders that include ``queue`` or its ancestors are stale."""
+        current: Queue | None = queue
+        while current is not None:
+            self.version[current.path] = self.version.get(current.path, 0) + 1
+            current = current.parent
+
+def shape_of(ask: Ask) -> tuple[object, ...]:
+    """What decides where an ask fits: its resources and the pod's placement constraints."""
+    if not ask.shape:
+        pod = ask.pod
+        ask.shape = (tuple(sorted(ask.resource.items())), tuple(sorted(pod.node_selector.items())),
+                     repr(pod.affinity_terms), repr(pod.tolerations))
+    return ask.shape
+
+

@@ -1,0 +1,389 @@
+"""Loaded objects become one YuniKorn :class:`~kqctl.yunikorn.api.snapshot.Snapshot`.
+
+The queue configuration is a bare ``queues.yaml``, else the two ConfigMaps merged (``yunikorn-configs`` over
+``yunikorn-defaults``), else YuniKorn's built-in default (spec §1). Pods with ``schedulerName: yunikorn``
+become asks (pending) or allocations (bound); pods of other schedulers bound to a node occupy it.
+A configuration YuniKorn would refuse stops here with its own first error (kqctl validate shows all).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from kqctl.errors import InputError
+from kqctl.k8s.core import ModelError, parse_time
+from kqctl.k8s.pods import LimitRangeSummary, spec_requests, summarize_limit_ranges
+from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
+from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.yunikorn import kinds
+from kqctl.yunikorn.api import configmap, names
+from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config, parse_config_node
+from kqctl.yunikorn.api.decoding import from_yaml_node
+from kqctl.yunikorn.api.resources import PODS, VCORE, Resource
+from kqctl.yunikorn.api.snapshot import ConfigSource, ForeignPod, NamespaceInfo, NodeInfo, PodInfo, Snapshot
+
+DOMAIN = "yunikorn.apache.org/"
+QUEUE_LABEL = DOMAIN + "queue"
+APP_ID_LABEL = DOMAIN + "app-id"
+USER_INFO = DOMAIN + "user.info"
+ALLOW_PREEMPTION = DOMAIN + "allow-preemption"
+PARENT_QUEUE = DOMAIN + "parentqueue"
+NAMESPACE_QUOTA = names.NAMESPACE_QUOTA
+NAMESPACE_GUARANTEED = DOMAIN + "namespace.guaranteed"
+NAMESPACE_MAX_APPS = names.NAMESPACE_MAX_APPS
+NAMESPACE_MAX_CPU = DOMAIN + "namespace.max.cpu"
+NAMESPACE_MAX_MEMORY = DOMAIN + "namespace.max.memory"
+TASK_GROUP_NAME = DOMAIN + "task-group-name"
+TASK_GROUPS = DOMAIN + "task-groups"
+DEFAULT_USER = "nobody"
+UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
+GENERATE_UNIQUE_APP_IDS = "admissionController.filtering.generateUniqueAppId"
+DISABLE_GANG_SCHEDULING = "service.disableGangScheduling"
+_TERMINATED = ("Succeeded", "Failed")
+
+
+def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
+    """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`."""
+    if result.unreadable:
+        raise result.unreadable[0]
+    objects = [obj for obj in result.objects if _usable(obj)]
+    by_kind: dict[str, list[LoadedObject]] = {}
+    for obj in objects:
+        by_kind.setdefault(obj.kind, []).append(obj)
+    snapshot = Snapshot(config=config_source(objects), now=now or datetime.now(timezone.utc).replace(microsecond=0))
+    snapshot.generate_unique_app_ids = _unique_app_ids(objects)
+    snapshot.gang_disabled = _setting(objects, DISABLE_GANG_SCHEDULING)
+    classes = {obj.name or "": obj.body for obj in by_kind.get("PriorityClass", [])}
+    snapshot.priority_classes = {name: (_int(body.get("value")), _allow_preemption(body)) for name, body in
+                                 classes.items()}
+    for obj in by_kind.get("Namespace", []):
+        snapshot.namespaces[obj.name or ""] = namespace_info(obj)
+    for obj in by_kind.get("Node", []):
+        snapshot.nodes.append(node_info(obj))
+    limits = _limit_ranges(by_kind.get("LimitRange", []))
+    for obj in by_kind.get("Pod", []):
+        _add_pod(snapshot, obj, classes, limits)
+    snapshot.nodes.sort(key=lambda n: n.name)
+    return snapshot
+
+
+def _usable(obj: LoadedObject) -> bool:
+    """Objects with an error are a located input error; unknown kinds are left out (validate reports them)."""
+    errors = [f for f in obj.findings if f.severity.value == "error"]
+    if errors:
+        raise InputError(obj.origin.file, f"{obj.describe()}: {errors[0].message}", obj.origin.line)
+    return obj.info is not None
+
+
+def config_source(objects: list[LoadedObject]) -> ConfigSource:
+    """A bare queues.yaml wins; else the ConfigMaps' policy-group key; else the built-in default."""
+    bare = [obj for obj in objects if obj.info is kinds.QUEUES_CONFIG]
+    if len(bare) > 1:
+        places = ", ".join(str(obj.origin) for obj in bare)
+        raise InputError(bare[1].origin.file, f"more than one queues.yaml in the inputs ({places}): YuniKorn reads "
+                         "one configuration", bare[1].origin.line)
+    if bare:
+        obj = bare[0]
+        return ConfigSource(_bare_config(obj), f"{obj.origin.file}", obj.origin)
+    maps = {obj.name: obj for obj in objects if obj.info is kinds.CONFIG_MAP}
+    ordered = [maps[name] for name in kinds.CONFIG_MAP_NAMES if name in maps]
+    if ordered:
+        flattened = configmap.flatten([obj.body for obj in ordered])
+        entry = flattened.queue_config()
+        if entry is not None and entry.text != "":
+            holder = maps[entry.source]
+            return ConfigSource(parse_config(entry.text), f"ConfigMap {holder.namespace}/{entry.source} key "
+                                f"{entry.raw_key}", holder.origin)
+        return ConfigSource(parse_config(DEFAULT_CONFIG_TEXT), f"YuniKorn's built-in default (the ConfigMaps have "
+                            f"no {flattened.config_key})", builtin=True)
+    return ConfigSource(parse_config(DEFAULT_CONFIG_TEXT), "YuniKorn's built-in default (no queues.yaml or "
+                        "YuniKorn ConfigMap in the inputs)", builtin=True)
+
+
+def _bare_config(obj: LoadedObject) -> ParsedConfig:
+    """The document as go-yaml types it: from the composed node (raw scalars), else from the body as JSON."""
+
+    node = obj.document.tree()
+    for part in obj.prefix if node is not None else ():
+        node = _child(node, part)
+    if node is not None:
+        return parse_config_node(from_yaml_node(node))
+    return parse_config(json.dumps(obj.body))  # a JSON document: JSON is YAML, typed the same by both
+
+
+def _child(node: Any, part: str | int) -> Any:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return next((v for k, v in node.value if getattr(k, "value", None) == str(part)), None)
+    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        return node.value[part]
+    return None
+
+
+def _unique_app_ids(objects: list[LoadedObject]) -> bool:
+    return _setting(objects, GENERATE_UNIQUE_APP_IDS)
+
+
+def _setting(objects: list[LoadedObject], key: str) -> bool:
+    """A boolean setting of the two ConfigMaps (``strconv.ParseBool``; anything else keeps the default, false)."""
+    maps = [obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
+            if obj.info is kinds.CONFIG_MAP and obj.name == name]
+    entry = configmap.flatten(maps).entries.get(key)
+    return entry is not None and entry.text.strip() in ("1", "t", "T", "TRUE", "true", "True")
+
+
+# --- core objects -----------------------------------------------------------------------------------
+
+
+def yunikorn_resources(requests: Mapping[str, int]) -> Resource:
+    """k8shim ``getResource``: cpu becomes vcore (millicores), the rest keeps its Kubernetes name."""
+    return {VCORE if name == "cpu" else name: value for name, value in requests.items()}
+
+
+def quantities(raw: Any) -> Resource:
+    """A Kubernetes resource list in YuniKorn's units; unparsable entries are left out."""
+    result: Resource = {}
+    for name, value in (raw.items() if isinstance(raw, Mapping) else ()):
+        try:
+            result[VCORE if name == "cpu" else str(name)] = resource_value(str(name), parse_quantity(
+                value.strip() if isinstance(value, str) else value))
+        except (QuantityError, TypeError, ValueError):
+            continue
+    return result
+
+
+def node_info(obj: LoadedObject) -> NodeInfo:
+    body = obj.body
+    status = _mapping(body.get("status"))
+    spec = _mapping(body.get("spec"))
+    capacity = quantities(status.get("allocatable") or status.get("capacity"))
+    labels = _mapping(obj.metadata.get("labels"))
+    taints = _sequence(spec.get("taints"))
+    return NodeInfo(obj.name or "", capacity, {str(k): str(v) for k, v in labels.items()}, tuple(taints),
+                    bool(spec.get("unschedulable")), obj.origin)
+
+
+def namespace_info(obj: LoadedObject) -> NamespaceInfo:
+    notes = _mapping(obj.metadata.get("annotations"))
+    quota = _json_resources(notes.get(NAMESPACE_QUOTA))
+    if quota is None and (notes.get(NAMESPACE_MAX_CPU) or notes.get(NAMESPACE_MAX_MEMORY)):
+        quota = quantities({k: notes[a] for k, a in (("cpu", NAMESPACE_MAX_CPU), ("memory", NAMESPACE_MAX_MEMORY))
+                            if notes.get(a)})
+    max_apps = str(notes.get(NAMESPACE_MAX_APPS) or "")
+    return NamespaceInfo(obj.name or "", str(notes.get(PARENT_QUEUE) or ""), quota,
+                         _json_resources(notes.get(NAMESPACE_GUARANTEED)),
+                         int(max_apps) if max_apps.isdigit() else 0, obj.origin)
+
+
+def _json_resources(text: Any) -> Resource | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return quantities(parsed) if isinstance(parsed, Mapping) else None
+
+
+def _allow_preemption(body: Mapping[str, Any]) -> bool:
+    notes = _mapping(_mapping(body.get("metadata")).get("annotations"))
+    return notes.get(ALLOW_PREEMPTION) != "false"
+
+
+def _limit_ranges(objects: list[LoadedObject]) -> dict[str, LimitRangeSummary]:
+    items: dict[str, list[Any]] = {}
+    for obj in objects:
+        limits = _sequence(_mapping(obj.body.get("spec")).get("limits"))
+        items.setdefault(obj.namespace or "default", []).extend(i for i in limits if isinstance(i, Mapping))
+    return {namespace: summarize_limit_ranges(found) for namespace, found in items.items()}
+
+
+# --- pods --------------------------------------------------------------------------------------------
+
+
+def _add_pod(snapshot: Snapshot, obj: LoadedObject, classes: dict[str, Any],
+             limits: dict[str, LimitRangeSummary]) -> None:
+    body = obj.body
+    spec = _mapping(body.get("spec"))
+    status = _mapping(body.get("status"))
+    if status.get("phase") in _TERMINATED:
+        return  # finished pods hold nothing
+    namespace = obj.namespace or "default"
+    requests = yunikorn_resources(spec_requests(spec, limits.get(namespace)))
+    node = str(spec.get("nodeName") or "")
+    if not kinds.is_yunikorn_pod(body):
+        if node:
+            snapshot.foreign.append(ForeignPod(namespace, obj.name or "", node, {**requests, PODS: 1}))
+        return
+    snapshot.pods.append(pod_info(obj, spec, requests, classes, snapshot))
+
+
+def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, classes: dict[str, Any],
+             snapshot: Snapshot) -> PodInfo:
+    meta = obj.metadata
+    labels = {str(k): str(v) for k, v in _mapping(meta.get("labels")).items()}
+    notes = {str(k): str(v) for k, v in _mapping(meta.get("annotations")).items()}
+    namespace = obj.namespace or "default"
+    class_name = str(spec.get("priorityClassName") or "")
+    user, groups = _user(notes)
+    created = _created(meta, obj, snapshot)
+    node_affinity = _mapping(_mapping(spec.get("affinity")).get("nodeAffinity"))
+    terms = _sequence(_mapping(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
+                      .get("nodeSelectorTerms"))
+    selector = _mapping(spec.get("nodeSelector"))
+    tolerations = _sequence(spec.get("tolerations"))
+    return PodInfo(
+        namespace=namespace,
+        name=obj.name or "",
+        app_id=application_id(labels, notes, namespace, str(meta.get("uid") or ""), snapshot.generate_unique_app_ids),
+        queue=queue_name(labels, notes),
+        user=user,
+        groups=groups,
+        resource={**requests, PODS: 1},
+        priority=_priority(spec, class_name, classes),
+        created=created,
+        node=str(spec.get("nodeName") or ""),
+        allow_preempt_other=_preemption_policy(spec, class_name, classes) != "Never",
+        allow_preempt_self=_allow_self(notes, class_name, classes),
+        priority_class=class_name,
+        labels=labels,
+        node_selector={str(k): str(v) for k, v in selector.items()},
+        affinity_terms=tuple(terms),
+        tolerations=tuple(tolerations),
+        task_group=notes.get(TASK_GROUP_NAME, ""),
+        placeholder=None if snapshot.gang_disabled else placeholder_ask(notes.get(TASK_GROUPS, "")),
+        origin=obj.origin,
+    )
+
+
+def placeholder_ask(raw: str) -> Resource | None:
+    """k8shim ``GetTaskGroupsFromAnnotation`` + ``setTaskGroups``: per task group minMember pods and minMember times
+    each minResource (cpu as vcore in millicores), added up; None when the annotation is absent or the shim
+    rejects it (bad JSON, a group without name, minResource or a positive minMember, a negative or colliding
+    resource: the shim logs the error and the application is no gang)."""
+    if not raw:
+        return None
+    try:
+        groups = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(groups, list):
+        return None
+    totals: Resource = {PODS: 0}
+    for group in groups:
+        if not isinstance(group, Mapping):
+            return None
+        fields = {str(key).lower(): value for key, value in group.items()}  # encoding/json ignores case
+        name, members, minimum = fields.get("name", ""), fields.get("minmember", 0), fields.get("minresource")
+        if not isinstance(name, str) or not isinstance(members, int) or isinstance(members, bool) or \
+                not (minimum is None or isinstance(minimum, Mapping)):
+            return None  # json.Unmarshal fails
+        if not name or minimum is None or members <= 0:
+            return None
+        totals[PODS] += members
+        seen = {PODS}
+        for resource_name, value in minimum.items():
+            canonical = VCORE if resource_name == "cpu" else str(resource_name)
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                return None  # a Quantity unmarshals from a JSON string or number only
+            try:
+                amount = resource_value(str(resource_name), parse_quantity(str(value)))
+            except (QuantityError, TypeError, ValueError):
+                return None
+            if amount < 0 or canonical in seen:
+                return None
+            seen.add(canonical)
+            totals[canonical] = totals.get(canonical, 0) + members * amount
+    return totals
+
+
+def queue_name(labels: Mapping[str, str], notes: Mapping[str, str]) -> str:
+    """§9.1 ``GetQueueNameFromPod``: label yunikorn.apache.org/queue, annotation of that name, label queue."""
+    return labels.get(QUEUE_LABEL) or notes.get(QUEUE_LABEL) or labels.get("queue") or ""
+
+
+def application_id(labels: Mapping[str, str], notes: Mapping[str, str], namespace: str, uid: str,
+                   unique: bool) -> str:
+    """``GetApplicationIDFromPod``: label yunikorn.apache.org/app-id, the annotation of that name, label
+    applicationId, label spark-app-selector; else one ID per namespace (``yunikorn-<ns>-autogen``)."""
+    app_id = (labels.get(APP_ID_LABEL) or notes.get(APP_ID_LABEL) or labels.get("applicationId")
+              or labels.get("spark-app-selector") or "")
+    if app_id.endswith(UNIQUE_AUTOGEN_SUFFIX):
+        app_id = f"{app_id[:-len(UNIQUE_AUTOGEN_SUFFIX)]}-{uid}"
+    if app_id:
+        return app_id
+    generated = f"{namespace[:26]}-{uid}" if unique else f"yunikorn-{namespace}-autogen"
+    return generated[:63]
+
+
+def _user(notes: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
+    """``GetUserFromPod``: the admission controller's user.info annotation, else nobody."""
+    raw = notes.get(USER_INFO)
+    if not raw:
+        return DEFAULT_USER, ()
+    try:
+        info = json.loads(raw)
+    except ValueError:
+        return DEFAULT_USER, ()
+    if not isinstance(info, Mapping):
+        return DEFAULT_USER, ()
+    user = info.get("user")
+    groups = _sequence(info.get("groups"))
+    return (user if isinstance(user, str) and user else DEFAULT_USER), tuple(str(g) for g in groups)
+
+
+def _priority(spec: Mapping[str, Any], class_name: str, classes: dict[str, Any]) -> int:
+    """P1: spec.priority, else what the API server's priority admission would set from the PriorityClass."""
+    if isinstance(spec.get("priority"), int) and not isinstance(spec.get("priority"), bool):
+        return int(spec["priority"])
+    if class_name in classes:
+        return _int(classes[class_name].get("value"))
+    for body in classes.values():
+        if body.get("globalDefault") is True:
+            return _int(body.get("value"))
+    return 0
+
+
+def _preemption_policy(spec: Mapping[str, Any], class_name: str, classes: dict[str, Any]) -> str:
+    policy = spec.get("preemptionPolicy")
+    if isinstance(policy, str):
+        return policy
+    body = classes.get(class_name)
+    return str(body.get("preemptionPolicy") or "PreemptLowerPriority") if body else "PreemptLowerPriority"
+
+
+def _allow_self(notes: Mapping[str, str], class_name: str, classes: dict[str, Any]) -> bool:
+    """``isPreemptSelfAllowed``: the pod annotation if true/false, else the PriorityClass's opt-out."""
+    value = notes.get(ALLOW_PREEMPTION)
+    if value in ("true", "false"):
+        return value == "true"
+    body = classes.get(class_name)
+    return _allow_preemption(body) if body else True
+
+
+def _created(meta: Mapping[str, Any], obj: LoadedObject, snapshot: Snapshot) -> datetime:
+    raw = meta.get("creationTimestamp")
+    if raw is None:
+        assert snapshot.now is not None
+        return snapshot.now
+    try:
+        return parse_time(raw, ("metadata", "creationTimestamp"))
+    except ModelError as exc:
+        raise InputError(obj.origin.file, f"{obj.describe()}: {exc}", obj.line_of(("metadata",
+                                                                                   "creationTimestamp"))) from None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _sequence(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,1 @@
+"""Tables and json/yaml documents for YuniKorn's simulate, explain, audit and validate reports."""

@@ -1,0 +1,271 @@
+"""``kqctl explain`` output for YuniKorn: a pod (why it runs or waits) or a queue (its priority and order).
+
+json/yaml contracts (resources in YuniKorn's internal integers; priorities as int32, MIN = -2147483648 means
+nothing pending)::
+
+    queue: {path, settings, chain: [{path, leaf, raw, source, offset, policy, reported, rule}],
+            levels: [{parent, considersPriority, order: [{name, path, priority, fairShare, pending, tieWithNext}]}]}
+    pod:   {pod, application, queue, state, node, order, reason, request, priority, requestedQueue,
+            placement: {queue, rule, error, steps: [{rule, result, outcome}]}, applicationState,
+            maxApplications: [{queue, running, max, ok}], chain, levels,
+            position: {sortPolicy, order: [{application, priority, submitted, usage, tieWithNext, this}]},
+            userLimits: {headroom, limits}, headroom: [{queue, resource, max, allocated, headroom, ask, fits}],
+            nodes, preemption: {enabled, verdict, preconditions, fence, victims, remainingGuaranteed},
+            suggestions: [{change, verified, outcome}]}
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from kqctl.render.columns import Column, Table, format_lines
+from kqctl.yunikorn.engine.explain import Explanation
+from kqctl.yunikorn.engine.priority import Level, QueuePriority, QueueReport
+from kqctl.yunikorn.render.common import amount, exact, full
+
+MIN_PRIORITY = -(1 << 31)
+
+
+def priority_text(value: int) -> str:
+    return "MIN (nothing pending)" if value == MIN_PRIORITY else str(value)
+
+
+# --- queue ------------------------------------------------------------------------------------------------
+
+
+def queue_contract(report: QueueReport) -> dict[str, Any]:
+    return {
+        "scheduler": "yunikorn",
+        "queue": report.path,
+        "settings": report.settings,
+        "chain": [_chain_dict(c) for c in report.chain],
+        "levels": [_level_dict(level) for level in report.levels],
+    }
+
+
+def _chain_dict(c: QueuePriority) -> dict[str, Any]:
+    return {"path": c.path, "leaf": c.leaf, "raw": c.raw, "source": c.source, "offset": c.offset,
+            "policy": c.policy, "reported": c.reported, "rule": c.rule}
+
+
+def _level_dict(level: Level) -> dict[str, Any]:
+    return {"parent": level.parent, "considersPriority": level.considers_priority,
+            "order": [{"name": e.name, "path": e.path, "priority": e.priority, "fairShare": round(e.share, 6),
+                       "pending": exact(e.pending), "tieWithNext": e.tie_with_next} for e in level.order]}
+
+
+def render_queue(report: QueueReport, fmt: str, out: TextIO) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt in ("json", "yaml"):
+        data = queue_contract(report)
+        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+        return
+    out.write(f"Queue {report.path} (the snapshot as given, before any allocation)\n")
+    out.write("  " + ", ".join(f"{k}: {v}" for k, v in report.settings.items()) + "\n\n")
+    _write_chain(out, report.chain)
+    _write_levels(out, report.levels, {c.path for c in report.chain})
+
+
+def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...]) -> None:
+    out.write("Priority along the path (YK-P3 raw, YK-P4 reported to its siblings):\n")
+    table = Table((Column("Queue"), Column("Raw", right=True), Column("From"), Column("Offset", right=True),
+                   Column("Policy"), Column("Reported", right=True), Column("Why")))
+    for c in chain:
+        table.add([c.path, priority_text(c.raw) if c.raw != MIN_PRIORITY else "MIN", c.source, str(c.offset),
+                   c.policy, "MIN" if c.reported == MIN_PRIORITY else str(c.reported), c.rule])
+    _indent(out, table)
+
+
+def _write_levels(out: TextIO, levels: tuple[Level, ...], on_path: set[str]) -> None:
+    out.write("\nOrder at each level (children with something pending, the order YuniKorn tries them, YK-S1):\n")
+    any_tie = False
+    for level in levels:
+        first = "priority, then fair share" if level.considers_priority else "fair share, then priority"
+        out.write(f"  {level.parent} ({first}):\n")
+        if not level.order:
+            out.write("    (no child has anything pending)\n")
+        names = max((len(entry.name) for entry in level.order), default=0)
+        priorities = [("MIN" if entry.priority == MIN_PRIORITY else str(entry.priority)) for entry in level.order]
+        digits = max((len(p) for p in priorities), default=0)
+        numbers = len(str(len(level.order)))
+        for i, (entry, priority) in enumerate(zip(level.order, priorities, strict=True), start=1):
+            mark = "  <- on the path" if entry.path in on_path else ""
+            tie = "  (tie with the next: YuniKorn picks either; kqctl goes by name)" if entry.tie_with_next else ""
+            any_tie = any_tie or entry.tie_with_next
+            out.write(f"    {f'{i}.':<{numbers + 1}} {entry.name:<{names}}   priority {priority:>{digits}}, "
+                      f"share {entry.share:.3f}{mark}{tie}\n")
+    if any_tie:
+        out.write("  Ties: YuniKorn takes the children from a Go map, so their order is random; kqctl orders "
+                  "them by name.\n")
+
+
+def _indent(out: TextIO, table: Table) -> None:
+    for line in format_lines(table):
+        out.write("  " + line + "\n")
+
+
+# --- pod ----------------------------------------------------------------------------------------------------
+
+
+def pod_contract(e: Explanation) -> dict[str, Any]:
+    pod = e.pod
+    placement = e.placement
+    return {
+        "scheduler": "yunikorn",
+        "pod": pod.key, "application": pod.app_id, "queue": pod.queue or None, "state": pod.state,
+        "node": pod.node or None, "order": pod.order or None, "reason": pod.reason, "request": exact(pod.resource),
+        "priority": pod.priority, "requestedQueue": e.requested_queue or None,
+        "placement": None if placement is None else {
+            "queue": placement.queue or None, "rule": placement.rule or None, "error": placement.error or None,
+            "steps": [{"rule": s.rule, "result": s.result or None, "outcome": s.outcome} for s in placement.steps]},
+        "applicationState": e.app_state,
+        "maxApplications": [{"queue": r.queue, "running": r.running, "max": r.max, "ok": r.ok} for r in e.apps],
+        "chain": [_chain_dict(c) for c in e.chain],
+        "levels": [_level_dict(level) for level in e.levels],
+        "position": {"sortPolicy": e.sort_policy, "order": [
+            {"application": p.app_id, "priority": p.priority, "submitted": p.submitted, "usage": exact(p.usage),
+             "tieWithNext": p.tie_with_next, "this": p.this} for p in e.position]},
+        "userLimits": {"headroom": exact(e.user_headroom), "limits": list(e.user_limits)},
+        "headroom": [{"queue": r.queue, "resource": r.resource, "max": r.max, "allocated": r.allocated,
+                      "headroom": r.headroom, "ask": r.ask, "fits": r.fits} for r in e.headroom],
+        "nodes": e.nodes or None,
+        "preemption": None if e.preemption is None else {
+            "enabled": e.preemption.enabled, "verdict": e.preemption.verdict,
+            "preconditions": e.preemption.preconditions or None, "fence": e.preemption.fence or None,
+            "victims": list(e.preemption.victims),
+            "remainingGuaranteed": exact(e.preemption.remaining_guaranteed)},
+        "suggestions": [{"change": s.change, "verified": s.verified, "outcome": s.outcome} for s in e.suggestions],
+    }
+
+
+def render_pods(explanations: list[Explanation], fmt: str, out: TextIO) -> None:
+    """Several pods (-l): one after another in a table, a list in json/yaml."""
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt in ("json", "yaml"):
+        data = [pod_contract(e) for e in explanations]
+        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+        return
+    if not explanations:
+        out.write("No pod matches that is pending or rejected at the end of the simulation.\n")
+    for index, explanation in enumerate(explanations):
+        if index:
+            out.write("\n")
+        render_pod(explanation, fmt, out)
+
+
+def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    if fmt in ("json", "yaml"):
+        data = pod_contract(e)
+        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+        return
+    pod = e.pod
+    where = f" on {pod.node} (allocation #{pod.order} of the simulation)" if pod.order else \
+        (f" on {pod.node}" if pod.node else "")
+    out.write(f"Pod {pod.key}: {pod.state}{where} (at the end of the simulation)\n")
+    out.write(f"  application {pod.app_id}, priority {pod.priority}, request {full(pod.resource)}\n")
+    if pod.state not in ("Running", "Allocated"):
+        out.write(f"  {pod.reason}\n")
+    _write_placement(out, e)
+    if pod.state == "Rejected" and "task group request" in pod.reason:
+        where = e.placement.queue if e.placement is not None and e.placement.queue else "the queue"
+        out.write(f"\nGang application (YK-V28): {where} takes an application with task groups only when it sorts "
+                  "its applications fifo and the smallest max on its path below root holds all its placeholders\n")
+    if not pod.queue:
+        return
+    waiting = any(not row.ok for row in e.apps)
+    state_note = {"Accepted": " (placed; none of its pods runs yet" + (", and maxapplications stops it from starting, "
+                                                                       "YK-G1)" if waiting else ")"),
+                  "Running": " (at least one of its pods runs: maxapplications no longer applies)"}.get(e.app_state, "")
+    out.write(f"\nApplication {pod.app_id}: {e.app_state}{state_note}\n")
+    for row in e.apps:
+        if row.max:
+            mark = "ok" if row.ok else "FULL"
+            out.write(f"  {row.queue}: {row.running} running of maxapplications {row.max} ({mark})\n")
+    out.write("\n")
+    _write_chain(out, e.chain)
+    _write_levels(out, e.levels, {c.path for c in e.chain})
+    _write_position(out, e)
+    _write_limits(out, e)
+    _write_headroom(out, e)
+    if e.nodes:
+        out.write(f"\nNodes: {e.nodes}\n")
+    _write_preemption(out, e)
+    _write_suggestions(out, e)
+
+
+def _write_placement(out: TextIO, e: Explanation) -> None:
+    placement = e.placement
+    asked = e.requested_queue or "no queue"
+    out.write(f"\nPlacement (YK-PL): the pod asks for {asked}\n")
+    if placement is None:
+        return
+    for i, step in enumerate(placement.steps, start=1):
+        result = f" -> {step.result}" if step.result else ""
+        out.write(f"  {i}. {step.rule}{result}: {step.outcome}\n")
+    if placement.queue:
+        out.write(f"  placed in {placement.queue}\n")
+    else:
+        out.write(f"  rejected: {placement.error}\n")
+
+
+def _write_position(out: TextIO, e: Explanation) -> None:
+    if not e.position:
+        return
+    out.write(f"\nApplications of {e.pod.queue} in order (YK-S2, {e.sort_policy}):\n")
+    names = max(len(p.app_id) for p in e.position)
+    priorities = [priority_text(p.priority) for p in e.position]
+    digits = max(len(text) for text in priorities)
+    numbers = len(str(len(e.position)))
+    for i, (p, priority) in enumerate(zip(e.position, priorities, strict=True), start=1):
+        mark = "  <- this pod's application" if p.this else ""
+        tie = "  (tie with the next)" if p.tie_with_next else ""
+        out.write(f"  {f'{i}.':<{numbers + 1}} {p.app_id:<{names}}   priority {priority:>{digits}}, "
+                  f"using {full(p.usage)}{mark}{tie}\n")
+
+
+def _write_limits(out: TextIO, e: Explanation) -> None:
+    if not e.user_limits:
+        return
+    out.write("\nUser and group limits (YK-G2):\n")
+    for line in e.user_limits:
+        out.write(f"  {line}\n")
+    out.write(f"  headroom: {full(e.user_headroom)}\n")
+
+
+def _write_headroom(out: TextIO, e: Explanation) -> None:
+    if not e.headroom:
+        return
+    out.write("\nQueue headroom up the path (YK-G3: max - allocated, the smaller of the queue's and its parent's):\n")
+    table = Table((Column("Queue"), Column("Resource"), Column("Max", right=True), Column("Allocated", right=True),
+                   Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
+    for r in e.headroom:
+        table.add([r.queue, r.resource, "-" if r.max is None else amount(r.resource, r.max),
+                   amount(r.resource, r.allocated), "unlimited" if r.headroom is None else
+                   amount(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
+    _indent(out, table)
+
+
+def _write_preemption(out: TextIO, e: Explanation) -> None:
+    view = e.preemption
+    if view is None:
+        return
+    out.write("\nPreemption (YK-PREEMPT):\n")
+    out.write(f"  {view.verdict}\n")
+    if view.enabled and view.fence:
+        out.write(f"  victims are searched below {view.fence}; eligible: "
+                  f"{', '.join(view.victims) if view.victims else 'none'}\n")
+        out.write(f"  remaining guaranteed of the queue: {full(view.remaining_guaranteed)}\n")
+
+
+def _write_suggestions(out: TextIO, e: Explanation) -> None:
+    if e.pod.state in ("Running", "Allocated"):
+        return
+    out.write("\nWhat would let it run (each checked by simulating again with the change):\n")
+    if not e.suggestions:
+        out.write("  nothing kqctl tried (a max, maxapplications, an offset, a fence, one more node) is enough alone\n")
+    for s in e.suggestions:
+        out.write(f"  - {s.change}: it would then be {s.outcome}\n")

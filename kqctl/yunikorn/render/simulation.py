@@ -1,0 +1,188 @@
+"""``kqctl simulate`` output for YuniKorn: a queue table, a pod table, why pods wait, a summary.
+
+The json/yaml contract (stable keys; resources as YuniKorn's internal integers: vcore in millicores, memory in
+bytes, pods as a count)::
+
+    scheduler: yunikorn
+    config: where the queue configuration came from
+    partition, nodeSortPolicy, preemptionEnabled, cluster (the root's max: every node's allocatable)
+    queues: [{path, leaf, managed, guaranteed, max, allocated, pending, fairShare, priority, runningApps,
+              maxApplications, applications}]
+    pods: [{namespace, name, application, queue, state, node, order, priority, request, reason, reservedNode,
+            preempted}]          # state: Running (bound before), Allocated (by the simulation, at ``order``),
+                                 # Pending, Rejected (placement or queue refused it), Preempted (a victim)
+    events: [{order, kind, pod, node, queue, victims}]   # kind: allocated, allocated-reserved, reserved, preempted
+    summary: {cycles, running, allocated, pending, rejected, preempted}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TextIO
+
+from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.yunikorn.engine.simulation import (
+    ALLOCATED_STATE,
+    PENDING,
+    PREEMPTED_STATE,
+    REJECTED_STATE,
+    RUNNING,
+    PodOutcome,
+    SimulationResult,
+)
+from kqctl.yunikorn.render.common import exact, full, others, pair, write_table
+
+STATES = (RUNNING, ALLOCATED_STATE, PENDING, REJECTED_STATE, PREEMPTED_STATE)
+MIN_PRIORITY = -(1 << 31)
+
+
+def contract(result: SimulationResult, keep: Callable[[PodOutcome], bool] | None = None) -> dict[str, Any]:
+    pods = [p for p in result.pods if keep is None or keep(p)]
+    return {
+        "scheduler": "yunikorn",
+        "config": result.config,
+        "partition": result.partition,
+        "nodeSortPolicy": result.node_sort_policy,
+        "preemptionEnabled": result.preemption_enabled,
+        "cluster": exact(result.cluster),
+        "queues": [{
+            "path": q.path, "leaf": q.leaf, "managed": q.managed, "guaranteed": exact(q.guaranteed),
+            "max": exact(q.max), "allocated": exact(q.allocated), "pending": exact(q.pending),
+            "fairShare": round(q.share, 6), "priority": q.priority, "runningApps": q.running_apps,
+            "maxApplications": q.max_apps, "applications": q.applications,
+        } for q in result.queues],
+        "pods": [{
+            "namespace": p.namespace, "name": p.name, "application": p.app_id, "queue": p.queue or None,
+            "state": p.state, "node": p.node or None, "order": p.order or None, "priority": p.priority,
+            "request": exact(p.resource), "reason": p.reason, "reservedNode": p.reserved_node or None,
+            "preempted": list(p.preempted),
+        } for p in pods],
+        "events": [{"order": e.order, "kind": e.kind, "pod": e.pod, "node": e.node, "queue": e.queue,
+                    "victims": list(e.victims)} for e in result.events],
+        "summary": summary(result, pods),
+    }
+
+
+def summary(result: SimulationResult, pods: list[PodOutcome]) -> dict[str, int]:
+    counts = {"cycles": result.cycles}
+    for state in STATES:
+        counts[state.lower()] = sum(1 for p in pods if p.state == state)
+    return counts
+
+
+def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
+                      queue: str | None = None, view: TableOptions | None = None, selector: str | None = None) -> None:
+    from kqctl.render.structured import dump_json, dump_yaml
+
+    keep = pod_filter(namespace, queue, selector)
+    options = view or TableOptions()
+    if fmt in ("json", "yaml"):
+        data = contract(result, keep)
+        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    elif fmt == "name":
+        out.writelines(f"pod/{p.name}\n" for p in result.pods if keep(p))
+    elif fmt in ("table", "wide"):
+        render_tables(result, out, keep, replace(options, wide=options.wide or fmt == "wide"))
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, name, json, yaml")
+
+
+def pod_filter(namespace: str | None, queue: str | None, selector: str | None = None) -> Callable[[PodOutcome], bool]:
+    """-n, --queue (the queue or anything below it) and -l (the pod's labels)."""
+    from kqctl.k8s.selectors import parse_label_selector, selector_matches
+
+    wanted = queue.lower() if queue else None
+    parsed = parse_label_selector(selector) if selector else None
+
+    def keep(pod: PodOutcome) -> bool:
+        if namespace is not None and pod.namespace != namespace:
+            return False
+        if parsed is not None and not selector_matches(parsed, dict(pod.labels)):
+            return False
+        return wanted is None or pod.queue == wanted or pod.queue.startswith(wanted + ".")
+
+    return keep
+
+
+def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutcome], bool],
+                  view: TableOptions) -> None:
+    from kqctl.render.columns import rich_painter, sort_rows
+    from kqctl.render.console import use_color
+
+    paint = rich_painter(use_color(out, view.color))
+    pods = pod_table(result, keep)
+    sort_rows(pods, view.sort_by)
+    if not view.headers:
+        write_table(out, pods, view, None, "pods")
+        return
+    write_table(out, queue_table(result), view, paint, "queues")
+    out.write("\n")
+    shown = write_table(out, pods, view, paint, "pods")
+    by_key = _by_key(result)
+    waiting = [p for p in (by_key[row[0]] for row in pods.rows[:shown]) if p.state in (PENDING, REJECTED_STATE)]
+    if waiting:
+        out.write("\nWhy not allocated:\n")
+        for pod in waiting:
+            out.write(f"  {pod.key}: {pod.reason}\n")
+    counts = summary(result, [p for p in result.pods if keep(p)])
+    words = ", ".join(f"{counts[s.lower()]:,} {s.lower()}" for s in STATES if counts[s.lower()])
+    out.write(f"\n{result.cycles:,} cycle(s) until nothing more could be allocated: {words or 'no pods'}\n")
+    out.write(f"Resources are vcore/memory (cores/bytes in binary units); config: {result.config}.\n")
+
+
+def _by_key(result: SimulationResult) -> dict[str, PodOutcome]:
+    return {p.key: p for p in result.pods}
+
+
+_QUEUE_COLUMNS = (
+    Column("Queue"), Column("Priority", right=True), Column("Guaranteed", right=True), Column("Max", right=True),
+    Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True),
+    Column("Apps", right=True), Column("Other types allocated", wide=True),
+)
+
+
+def queue_table(result: SimulationResult) -> Table:
+    table = Table(_QUEUE_COLUMNS)
+    for q in result.queues:
+        apps = f"{q.running_apps}/{q.max_apps}" if q.max_apps else f"{q.running_apps}"
+        priority = "-" if q.priority == MIN_PRIORITY else str(q.priority)
+        extra = others(q.allocated)
+        table.add([q.path + ("" if q.managed else " (dynamic)"), priority, pair(q.guaranteed), pair(q.max),
+                   pair(q.allocated), pair(q.pending) if q.pending else "-", f"{q.share:.2f}", apps, extra])
+    return table
+
+
+_POD_COLUMNS = (
+    Column("Pod"), Column("Queue"), Column("State"), Column("Node"), Column("Order", right=True),
+    Column("Priority", right=True), Column("Request", wide=True), Column("Application", wide=True),
+    Column("Reason"),
+)
+
+
+def pod_table(result: SimulationResult, keep: Callable[[PodOutcome], bool]) -> Table:
+    table = Table(_POD_COLUMNS)
+    rank = {state: i for i, state in enumerate(STATES)}
+    for pod in sorted((p for p in result.pods if keep(p)),
+                      key=lambda p: (rank[p.state], p.order or 0, p.queue, p.key)):
+        table.add([pod.key, pod.queue or "-", pod.state, pod.node or "-", str(pod.order) if pod.order else "-",
+                   str(pod.priority), full(pod.resource), pod.app_id, short_reason(pod)],
+                  [None, None, _state_style(pod.state), None, None, None, None, None, None])
+    return table
+
+
+def short_reason(pod: PodOutcome) -> str:
+    """The table's reason cell: a token a person can scan (the full text is under "Why not allocated")."""
+    if pod.state in (RUNNING, ALLOCATED_STATE):
+        return f"preempted {len(pod.preempted)}" if pod.preempted else "-"
+    text = pod.reason
+    for token in ("Not enough queue quota", "Not enough user quota", "waiting to run", "no node fits",
+                  "every node is reserved", "preempted", "failed to place", "placement rules cannot be built",
+                  "failed to create"):
+        if text.startswith(token):
+            return token
+    return text.split(";")[0].split(":")[0]
+
+
+def _state_style(state: str) -> str | None:
+    return {ALLOCATED_STATE: "green", PENDING: "yellow", REJECTED_STATE: "red", PREEMPTED_STATE: "red"}.get(state)

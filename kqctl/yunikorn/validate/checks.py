@@ -1,0 +1,134 @@
+"""One ``queues.yaml`` text through everything ``kqctl validate`` checks, as kqctl findings.
+
+Order: the strict decode (YAML syntax, unknown keys, wrong types), the validator's rules V1-V19 in YuniKorn's
+order (the first error of the two is YuniKorn's one answer), then what fails only at runtime (V20, V21, V27b,
+V27c) and the lints (V22-V26). Paths and lines are relative to the text; the caller places them in the file
+that holds it (a ConfigMap key, or the file itself).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from kqctl.findings import Finding, Severity
+from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config
+from kqctl.yunikorn.api.configvalidator import ConfigValidator, Violation
+from kqctl.yunikorn.api.decoding import DecodeError, unmarshal_errors_text
+from kqctl.yunikorn.validate import lints, runtime
+from kqctl.yunikorn.validate.effective import effective_config
+
+FIRST_HINT = "YuniKorn's first error: the message its admission webhook rejects the change with"
+LATER_HINT = "YuniKorn reports one error at a time: this one once its first ({first}) and the errors it checks " \
+    "before this one are fixed"
+RUNTIME_HINTS = {
+    "YK-V20": "the validator accepts this, but YuniKorn cannot build the queues: the config is not applied",
+    "YK-V21": "the validator accepts this, but the placement rules cannot be built: at start-up YuniKorn then has no "
+           "rules and rejects every application; on a reload it keeps the old rules",
+    "YK-V27B": "add a partition named default with at least a root queue",
+    "YK-V27C": "name the partition default (or leave the name empty)",
+}
+_DECODE_KEYS = ("partitions", "checksum", "name", "queues", "placementrules", "limits", "preemption",
+                "nodesortpolicy", "usergroupresolver", "parent", "resources", "maxapplications", "properties",
+                "adminacl", "submitacl", "childtemplate", "guaranteed", "max", "limit", "users", "groups",
+                "maxresources", "create", "filter", "value", "type", "enabled", "quotapreemptionenabled",
+                "resourceweights")
+
+
+@dataclass(frozen=True)
+class ConfigCheck:
+    """Findings about one text (paths and lines inside it) and what YuniKorn will use of it."""
+
+    findings: tuple[Finding, ...]
+    effective: dict[str, Any] | None
+    parsed: ParsedConfig
+
+
+@lru_cache(maxsize=16)
+def check_config_text(text: str) -> ConfigCheck:
+    """Validate ``text`` as YuniKorn's ``/ws/v1/validate-conf`` and its queue building would."""
+    return check_config(parse_config(text))
+
+
+def check_config(parsed: ParsedConfig) -> ConfigCheck:
+    """Validate a decoded config (see :func:`check_config_text`)."""
+    findings: list[Finding] = []
+    if parsed.empty:
+        findings.append(Finding("YK-V27", Severity.INFO, (), "the queue configuration is empty: YuniKorn uses its "
+                                "built-in default (one partition, every namespace's applications in a dynamic "
+                                "leaf root.<namespace>, anyone may submit)", None, 1))
+        default = parse_config(DEFAULT_CONFIG_TEXT)
+        assert default.config is not None
+        ConfigValidator().validate(default.config)
+        return ConfigCheck(tuple(findings), {"validateConf": {"allowed": True, "reason": None},
+                                             **effective_config(default.config, empty=True)}, parsed)
+    if parsed.syntax is not None:
+        findings.append(Finding("YK-PARSE", Severity.ERROR, (), parsed.syntax.args[0], FIRST_HINT,
+                                parsed.syntax.line))
+        return ConfigCheck(tuple(findings), _answer(parsed.syntax.args[0]), parsed)
+    findings.extend(_decode_finding(error, first=i == 0) for i, error in enumerate(parsed.errors))
+    config = parsed.config
+    assert config is not None
+    validator = ConfigValidator()
+    validator.validate(config)
+    errors_before = len(findings)
+    for violation in validator.violations:
+        findings.append(_finding(violation, Severity.ERROR, FIRST_HINT if len(findings) == 0 else LATER_HINT))
+    valid = errors_before == 0 and not validator.violations
+    if valid:
+        for violation in _runtime(config):
+            findings.append(_finding(violation, Severity.ERROR, RUNTIME_HINTS.get(violation.rule, "")))
+    for partition in config.partitions or []:
+        if partition.queues:
+            for lint in lints.lint_partition(partition):
+                findings.append(Finding(lint.rule, Severity(lint.severity), lint.path, lint.message, lint.hint,
+                                        lint.line))
+    findings = _name_the_first(findings)
+    if parsed.errors:
+        effective = _answer(unmarshal_errors_text(parsed.errors))
+    elif validator.violations:
+        effective = _answer(validator.violations[0].message)
+    else:
+        effective = {"validateConf": {"allowed": True, "reason": None}, **effective_config(config)}
+    return ConfigCheck(tuple(findings), effective, parsed)
+
+
+def _name_the_first(findings: list[Finding]) -> list[Finding]:
+    """The later errors' hints name YuniKorn's first one (rule and field: lines move inside a ConfigMap)."""
+    first = next((f for f in findings if f.hint and FIRST_HINT in f.hint), None)
+    if first is None:
+        return findings
+    named = f"{first.rule_id} at {first.field}" if first.path else first.rule_id
+    return [replace(f, hint=f.hint.replace(LATER_HINT, LATER_HINT.format(first=named))) if f.hint else f
+            for f in findings]
+
+
+def _answer(reason: str) -> dict[str, Any]:
+    """What YuniKorn's ``/ws/v1/validate-conf`` answers (``allowed``, ``reason``): its webhook's verdict."""
+    return {"validateConf": {"allowed": False, "reason": reason}}
+
+
+def _runtime(config: Any) -> list[Violation]:
+    found = list(runtime.partitions(config, ""))
+    for partition in config.partitions or []:
+        found.extend(runtime.queue_creation(partition))
+        found.extend(runtime.placement_rules(partition))
+    return found
+
+
+def _finding(violation: Violation, severity: Severity, hint: str) -> Finding:
+    return Finding(violation.rule, severity, violation.path, violation.message, hint or None, violation.line)
+
+
+def _decode_finding(error: DecodeError, first: bool) -> Finding:
+    """A decode problem with go-yaml's wording; a misspelt key gets a did-you-mean (keys are lower-case)."""
+    hint = FIRST_HINT if first else LATER_HINT
+    if error.message.startswith("field "):
+        key = error.message.split()[1]
+        close = difflib.get_close_matches(key.lower(), _DECODE_KEYS, n=1, cutoff=0.75)
+        if close:
+            better = f"did you mean {close[0]}? YuniKorn's keys are the Go field names in lower case, no separators"
+            hint = f"{better}; {hint}" if first else better
+    return Finding("YK-DECODE", Severity.ERROR, error.path, error.message, hint, error.line)

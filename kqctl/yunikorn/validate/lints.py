@@ -1,0 +1,138 @@
+"""What YuniKorn accepts but will not do what was meant (spec §4 V22-V26, §3 R4/R5).
+
+* V22 a property value that does not parse (replaced by its default, silently);
+* V23 a property key YuniKorn does not know (ignored);
+* V24 a resource named as kubectl names it (``cpu``, ``requests.cpu``, ``limits.memory``): pods reach
+  YuniKorn as ``vcore``, ``memory``, ``pods`` and their extended resources, so such a limit limits nothing;
+* V25 a guaranteed or max with only zero values (dropped: the queue is unlimited, R5);
+* V26 a child template whose guaranteed exceeds its max (not checked; both applied to dynamic leaves).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kqctl.origin import FieldPath
+from kqctl.yunikorn.api import resources as res
+from kqctl.yunikorn.api.config import ChildTemplateConf, LimitConf, MapConf, PartitionConf, QueueConf
+from kqctl.yunikorn.api.resources import QuantityError
+from kqctl.yunikorn.engine import properties as props
+
+
+@dataclass(frozen=True)
+class Lint:
+    rule: str
+    severity: str  # "error" or "warning"
+    message: str
+    hint: str
+    path: FieldPath
+    line: int
+
+
+def lint_partition(partition: PartitionConf) -> Iterator[Lint]:
+    for queue in _queues(partition.queues or []):
+        yield from _lint_queue(queue)
+
+
+def _queues(queues: list[QueueConf]) -> Iterator[QueueConf]:
+    for queue in queues:
+        yield queue
+        yield from _queues(queue.children)
+
+
+def _lint_queue(queue: QueueConf) -> Iterator[Lint]:
+    for label, conf in (("guaranteed", queue.resources.guaranteed), ("max", queue.resources.max)):
+        yield from _resource_names(conf, f"{label} of queue {queue.name}")
+        yield from _zero_only(conf, f"{label} of queue {queue.name}", label)
+    yield from _properties(queue.properties, queue.name)
+    yield from _template(queue.childtemplate, queue.name)
+    for limit in queue.limits or []:
+        yield from _limit(limit, queue.name)
+
+
+def _resource_names(conf: MapConf | None, what: str) -> Iterator[Lint]:
+    """V24: names no pod asks for."""
+    for name in (conf.values if conf else {}):
+        lowered = name.lower()
+        meant = res.kubectl_name(name)
+        if meant is not None:
+            assert conf is not None
+            yield Lint("YK-V24", "error", f"resource {name!r} in {what} matches nothing a pod asks for: pods reach "
+                       f"YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by name, "
+                       f"so this limits nothing", f"write {meant!r} instead of {name!r}", conf.loc.at(name),
+                       conf.loc.line_of(name))
+        elif name not in (res.VCORE, res.MEMORY) and difflib.get_close_matches(lowered, (res.VCORE, res.MEMORY),
+                                                                                n=1, cutoff=0.8):
+            assert conf is not None
+            close = difflib.get_close_matches(lowered, (res.VCORE, res.MEMORY), n=1, cutoff=0.8)[0]
+            yield Lint("YK-V24", "warning", f"resource {name!r} in {what} is not one YuniKorn's pods ask for; did you "
+                       f"mean {close!r}?", f"resource names are case-sensitive: {close!r}", conf.loc.at(name),
+                       conf.loc.line_of(name))
+
+
+def _zero_only(conf: MapConf | None, what: str, label: str) -> Iterator[Lint]:
+    """V25 (R5): a map with no value above zero is dropped as a whole."""
+    if conf is None or not conf.values:
+        return
+    try:
+        parsed = res.resource_from_conf(conf.values)
+    except QuantityError:
+        return
+    if not res.strictly_greater_than_zero(parsed):
+        effect = "the queue has no max at all (unlimited), not a max of zero" if label == "max" else \
+            "the queue has no guaranteed resources"
+        yield Lint("YK-V25", "warning", f"{what} has only zero values: YuniKorn ignores it, {effect}",
+                   "to block a resource, give it 0 next to another resource above 0 (e.g. vcore: 0 with memory: 1)",
+                   conf.loc.path, conf.loc.line)
+
+
+def _properties(conf: MapConf | None, queue: str) -> Iterator[Lint]:
+    """V22/V23 where the property is written; parsed as a leaf would (a parent's sort policy and delays are
+    read by the leaves that inherit them)."""
+    if conf is None:
+        return
+    settings = props.resolve(conf.values, True)
+    for bad in settings.unparsed:
+        yield Lint("YK-V22", "warning", f"queue {queue}: property {bad.key}: {bad.value!r} is {bad.reason}; YuniKorn "
+                   f"silently uses {bad.used}", _property_hint(bad.key), conf.loc.at(bad.key),
+                   conf.loc.line_of(bad.key))
+    for key in settings.unknown:
+        close = difflib.get_close_matches(key, props.KNOWN_KEYS, n=1)
+        hint = f"did you mean {close[0]}?" if close else "YuniKorn's queue properties: " + ", ".join(props.KNOWN_KEYS)
+        yield Lint("YK-V23", "warning", f"queue {queue}: property {key} is not one YuniKorn knows: ignored", hint,
+                   conf.loc.at(key), conf.loc.line_of(key))
+
+
+def _property_hint(key: str) -> str:
+    return {
+        props.SORT_POLICY: "fifo or fair, lower-case",
+        props.SORT_PRIORITY: "enabled or disabled",
+        props.PRIORITY_OFFSET: "a whole number such as \"10\" or \"-5\"",
+        props.PRIORITY_POLICY: "default or fence",
+        props.PREEMPTION_POLICY: "default, fence or disabled",
+    }.get(key, "a Go duration with a unit, such as 30s, 5m or 1h")
+
+
+def _template(template: ChildTemplateConf, queue: str) -> Iterator[Lint]:
+    resources = template.resources
+    for label, conf in (("guaranteed", resources.guaranteed), ("max", resources.max)):
+        yield from _resource_names(conf, f"childtemplate {label} of queue {queue}")
+        yield from _zero_only(conf, f"childtemplate {label} of queue {queue}", label)
+    yield from _properties(template.properties, f"{queue} (childtemplate)")
+    try:
+        guaranteed = res.resource_from_conf(resources.guaranteed.values if resources.guaranteed else None)
+        maximum = res.resource_from_conf(resources.max.values if resources.max else None)
+    except QuantityError:
+        return  # V20
+    if res.strictly_greater_than_zero(maximum) and not res.fit_in_max_undef(maximum, guaranteed):
+        assert resources.guaranteed is not None
+        yield Lint("YK-V26", "warning", f"childtemplate of queue {queue}: guaranteed {res.go_string(guaranteed)} is "
+                   f"larger than max {res.go_string(maximum)}; YuniKorn does not check templates and gives both to "
+                   "every dynamic leaf", "lower the template's guaranteed to at most its max",
+                   resources.guaranteed.loc.path, resources.guaranteed.loc.line)
+
+
+def _limit(limit: LimitConf, queue: str) -> Iterator[Lint]:
+    yield from _resource_names(limit.maxresources, f"limit {limit.limit or '(unnamed)'} of queue {queue}")

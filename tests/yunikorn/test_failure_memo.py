@@ -1,0 +1,61 @@
+"""The scheduler remembers failed asks instead of retrying them every cycle, skips blocks of nodes with no room
+and checks a queue's guarantees once for all victims (large speed-ups): on random clusters it must take exactly
+the decisions of a scheduler that retries every ask on every cycle, tries every node and removes victims one by
+one, as YuniKorn does, allocation by allocation, reservation by reservation, preemption by preemption."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from yunikorn_random import NOW, cluster
+from yunikorn_reference import ReferenceScheduler, check_guarantees_stepwise, stepwise_guarantees
+
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.load.objects import load_text
+from kqctl.yunikorn.engine import nodes, preemption
+from kqctl.yunikorn.engine.allocation import Scheduler
+from kqctl.yunikorn.engine.partition import build_partition
+from kqctl.yunikorn.load import build_snapshot
+
+
+def _decisions(seed: int, remember: bool) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    text = yaml.safe_dump_all(cluster(seed))
+    snapshot = build_snapshot(load_text(ALL_KINDS, text), NOW)
+    partition = build_partition(copy.deepcopy(snapshot))
+    if remember:
+        results = Scheduler(partition).run(2000)
+    else:
+        with stepwise_guarantees():
+            results = ReferenceScheduler(partition).run(2000)
+    return [(r.kind, r.ask.key, r.node, tuple(v.key for v in r.victims)) for r in results]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_remembered_failures_change_no_decision(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # blocks of 2 nodes: the random clusters have a few nodes each, and blocks must split, empty and skip
+    monkeypatch.setattr(nodes, "BLOCK", 2 if seed % 2 else 64)
+    assert _decisions(seed, True) == _decisions(seed, False)
+
+
+def test_the_random_clusters_exercise_reservations_and_preemption() -> None:
+    kinds = {kind for seed in range(60) for kind, *_ in _decisions(seed, True)}
+    assert {"allocated", "reserved", "preempted"} <= kinds
+
+
+def test_guarantees_checked_once_equal_victims_one_by_one() -> None:
+    """Every preemption check on 40 random clusters, for every pending ask: the same answer both ways."""
+    answers = set()
+    for seed in range(40):
+        snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
+        scheduler = Scheduler(build_partition(copy.deepcopy(snapshot)))
+        scheduler.run(10)
+        for ask in list(scheduler.p.asks.values()):
+            if ask.allocated or ask.app.queue is None:
+                continue
+            results, _ = preemption.eligible_victims(scheduler, ask)
+            fast = preemption.check_guarantees(results, ask, ask.app.queue.path)
+            assert fast == check_guarantees_stepwise(results, ask, ask.app.queue.path), (seed, ask.key)
+            answers.add(fast)
+    assert answers == {True, False}

@@ -1,0 +1,55 @@
+"""Build small YuniKorn clusters in tests: a queues.yaml, nodes and pods in a few lines."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import yaml
+
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.load.objects import load_text
+from kqctl.yunikorn.api.snapshot import Snapshot
+from kqctl.yunikorn.load import build_snapshot
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def configmap(queues_yaml: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "yunikorn-configs", "namespace": "yunikorn"},
+            "data": {"queues.yaml": queues_yaml}}
+
+
+def node(name: str, cpu: str = "4", memory: str = "8Gi", **extra: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                            "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}}
+    body.update(extra)
+    return body
+
+
+def pod(name: str, queue: str = "", app: str = "", cpu: str = "1", memory: str = "1Gi", namespace: str = "default",
+        priority: int | None = None, age: timedelta = timedelta(minutes=5), node_name: str = "",
+        labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None,
+        **spec_extra: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace,
+                                "creationTimestamp": (NOW - age).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                "labels": {**({"applicationId": app} if app else {}),
+                                           **({"queue": queue} if queue else {}), **(labels or {})}}
+    if annotations:
+        metadata["annotations"] = annotations
+    spec: dict[str, Any] = {"schedulerName": "yunikorn", "containers": [
+        {"name": "c", "resources": {"requests": {"cpu": cpu, "memory": memory}}}], **spec_extra}
+    if priority is not None:
+        spec["priority"] = priority
+    if node_name:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def snapshot(queues_yaml: str | None, *objects: dict[str, Any]) -> Snapshot:
+    documents = ([configmap(queues_yaml)] if queues_yaml is not None else []) + list(objects)
+    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), NOW)
+
+
+def text(documents: list[dict[str, Any]]) -> str:
+    return yaml.safe_dump_all(documents)
