@@ -52,7 +52,8 @@ TyperArgument.display_type_rich = _help_type  # type: ignore[method-assign,assig
 app = typer.Typer(
     name="kqctl",
     help="Offline validation, dry-run admission, replays in virtual time, configuration diffs, capacity plans and "
-         "quota audits for Kubernetes batch queues (Kueue).",
+         "quota audits for Kubernetes batch queues: Kueue, Volcano and YuniKorn (the scheduler is chosen from "
+         "the input, or with --scheduler).",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion for bash, zsh, fish, PowerShell
     pretty_exceptions_enable=False,

@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
 
-HELP = """Dry-run Kueue's or Volcano's scheduler over a snapshot: which workloads are admitted (Kueue: on
+HELP = """Dry-run Kueue's, Volcano's or YuniKorn's scheduler over a snapshot: which workloads get in (Kueue: on
 which flavors, how much they borrow, whom they preempt; Volcano: which PodGroups are enqueued, which pods are
-bound to which node, whom reclaim evicts).
+bound to which node, whom reclaim evicts; YuniKorn: which pods are allocated to which node, in which order, and
+whom preemption evicts).
 
 By default cycles run until a steady state (releases of preempted workloads are instant);
 --cycles N runs exactly N scheduling cycles. Exit code 0 whenever the simulation ran, unless --fail-on names

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from kqctl.validate.profile import ValidationProfile
     from kqctl.validate.report import ValidationReport
 
-HELP = """Validate Kueue and Volcano manifests offline: schema, CEL rules, the schedulers' webhooks and
-cross-object consistency.
+HELP = """Validate Kueue and Volcano manifests and YuniKorn's queues.yaml offline: schema, CEL rules, the
+schedulers' webhooks and validators, and cross-object consistency.
 
 Exit codes: 0 clean; 1 findings at or above --fail-on; 2 usage error; 3 unreadable input."""
 
