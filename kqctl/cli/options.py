@@ -10,7 +10,7 @@ import typer
 from kqctl.render.columns import DEFAULT_ROW_LIMIT
 
 if TYPE_CHECKING:
-    from kqctl.load.cluster import ReadPlan
+    from kqctl.load.cluster import PlanChoice, ReadPlan
     from kqctl.load.objects import LoadResult
     from kqctl.load.overrides import Override
 
@@ -133,18 +133,42 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
     return LoadResult(objects, result.unreadable, result.files)
 
 
-def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> ReadPlan:
-    """What --from-cluster and snapshot save read: the named scheduler's plan (Kueue's by default)."""
-    from kqctl.cli.schedulers import DEFAULT, SCHEDULERS, named
+def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> PlanChoice:
+    """What --from-cluster and snapshot save read: the named scheduler's plan, or without --scheduler the one
+    whose API group the cluster serves (chosen once discovery has listed the groups)."""
+    from kqctl.cli.schedulers import SCHEDULERS, named
     from kqctl.errors import UsageError
 
-    chosen = named(scheduler) or SCHEDULERS[DEFAULT]
-    plan = chosen.read_plan()
+    chosen = named(scheduler)
     if yunikorn_namespace is not None:
-        if chosen.name != "yunikorn":
+        if chosen is None or chosen.name != "yunikorn":
             raise UsageError("--yunikorn-namespace applies with --scheduler yunikorn")
-        plan = plan.in_namespace(yunikorn_namespace)
-    return plan
+        return SCHEDULERS["yunikorn"].read_plan().in_namespace(yunikorn_namespace)
+    if chosen is not None:
+        return chosen.read_plan()
+    return plan_for_cluster
+
+
+def plan_for_cluster(served_groups: frozenset[str]) -> ReadPlan:
+    """The scheduler installed in a cluster, by the API groups it serves: a usage error when there are two
+    (--scheduler says which), a cluster error (exit 4) when there is none."""
+    from kqctl.cli.schedulers import SCHEDULERS
+    from kqctl.errors import UsageError
+    from kqctl.load.cluster import ClusterError
+
+    plans = {s.name: s.read_plan() for s in SCHEDULERS.values()}
+    installed = [s for s in SCHEDULERS.values() if plans[s.name].group in served_groups]
+    if len(installed) == 1:
+        return plans[installed[0].name]
+    if installed:
+        raise UsageError(f"the cluster serves the API groups of {' and '.join(s.product for s in installed)}: pass "
+                         f"--scheduler {' or --scheduler '.join(s.name for s in installed)}")
+    looked_for = ", ".join(f"{s.product} ({plans[s.name].group})" for s in SCHEDULERS.values()
+                           if plans[s.name].group)
+    without_group = "".join(f"; for {s.product}, which has no API group, pass --scheduler {s.name}"
+                            for s in SCHEDULERS.values() if not plans[s.name].group)
+    raise ClusterError(f"the cluster serves the API group of none of {looked_for}: is one installed?"
+                       f"{without_group}", status=404)
 
 
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,

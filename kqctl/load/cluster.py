@@ -237,7 +237,11 @@ class _Connection:
 # --- Public API ------------------------------------------------------------------------------------------
 
 
-def read_cluster(plan: ReadPlan, context: str | None = None, kubeconfig: str | None = None, *,
+# A plan, or how to choose one from the API groups the cluster serves (``--from-cluster`` without --scheduler).
+PlanChoice = ReadPlan | Callable[[frozenset[str]], ReadPlan]
+
+
+def read_cluster(plan: PlanChoice, context: str | None = None, kubeconfig: str | None = None, *,
                  page_size: int = DEFAULT_PAGE_SIZE) -> ClusterSnapshot:
     """Everything ``plan`` names, from the cluster of ``context`` (default: the kubeconfig's current one)."""
     from urllib3.exceptions import InsecureRequestWarning
@@ -282,7 +286,7 @@ def cluster_load_result(kinds: KindRegistry, snapshot: ClusterSnapshot, strict: 
     return load_text(kinds, snapshot_text(snapshot, "json"), snapshot.source_name, strict)
 
 
-def load_cluster(plan: ReadPlan, kinds: KindRegistry, context: str | None = None, kubeconfig: str | None = None,
+def load_cluster(plan: PlanChoice, kinds: KindRegistry, context: str | None = None, kubeconfig: str | None = None,
                  strict: bool = False) -> tuple[ClusterSnapshot, LoadResult]:
     """``--from-cluster`` in one call: the snapshot (for its metadata and notes) and its loaded objects."""
     snapshot = read_cluster(plan, context, kubeconfig)
@@ -586,10 +590,12 @@ def _public_url(url: str) -> str:
 # --- Reading ---------------------------------------------------------------------------------------------
 
 
-def _read(connection: _Connection, plan: ReadPlan, page_size: int) -> ClusterSnapshot:
+def _read(connection: _Connection, choice: PlanChoice, page_size: int) -> ClusterSnapshot:
     taken_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    groups = _api_groups(connection)
+    plan = choice if isinstance(choice, ReadPlan) else choice(frozenset(groups))
     # A scheduler without an API group of its own (YuniKorn) has nothing to discover.
-    served = _served_versions(connection, plan) if plan.group else ()
+    served = _served_versions(groups, plan) if plan.group else ()
     version = choose_version(plan, served) if plan.group else ""
     available = _served_resources(connection, plan, version) if plan.group else set()
     objects: list[dict[str, Any]] = []
@@ -619,15 +625,21 @@ def choose_version(plan: ReadPlan, served: tuple[str, ...]) -> str:
                        f"{', '.join(served) or 'no version'}; kqctl reads {' or '.join(plan.versions)}{since}")
 
 
-def _served_versions(connection: _Connection, plan: ReadPlan) -> tuple[str, ...]:
-    """The scheduler group's versions from API discovery (``GET /apis``)."""
+def _api_groups(connection: _Connection) -> dict[str, tuple[str, ...]]:
+    """Every API group the cluster serves, with its versions (API discovery: ``GET /apis``)."""
     from kubernetes import client
 
     api = client.ApisApi(connection.client)
     body = _call(connection, functools.partial(api.get_api_versions, **_RAW), "get", "the API groups (/apis)")
-    for group in _dicts(body.get("groups")):
-        if group.get("name") == plan.group:
-            return tuple(str(v.get("version")) for v in _dicts(group.get("versions")) if v.get("version"))
+    return {str(group.get("name")): tuple(str(v.get("version")) for v in _dicts(group.get("versions"))
+                                          if v.get("version"))
+            for group in _dicts(body.get("groups")) if group.get("name")}
+
+
+def _served_versions(groups: dict[str, tuple[str, ...]], plan: ReadPlan) -> tuple[str, ...]:
+    """The scheduler group's versions, as discovery listed them."""
+    if plan.group in groups:
+        return groups[plan.group]
     raise ClusterError(f"cannot list {plan.anchor.name} (or any {plan.product} resource): the cluster does not "
                        f"serve the API group {plan.group}; is {plan.product} installed?", status=404)
 

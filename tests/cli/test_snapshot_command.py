@@ -116,7 +116,40 @@ def assert_cluster_failure(run: Run, message: str, path: Path) -> None:
 def test_kueue_not_installed_exits_4(kubeconfig: str, fake: FakeCluster, tmp_path: Path) -> None:
     fake.kueue_installed = False
     path = tmp_path / "snap.yaml"
-    assert_cluster_failure(save(kubeconfig, str(path)), "cannot list resourceflavors.kueue.x-k8s.io", path)
+    assert_cluster_failure(save(kubeconfig, str(path), "--scheduler", "kueue"),
+                           "cannot list resourceflavors.kueue.x-k8s.io", path)
+
+
+# --- which scheduler a cluster runs, when --scheduler does not say ---------------------------------------------
+
+
+def test_without_scheduler_a_volcano_cluster_is_read_for_volcano(kubeconfig: str, fake: FakeCluster,
+                                                                 tmp_path: Path) -> None:
+    fake.kueue_installed, fake.volcano_installed = False, True
+    path = tmp_path / "snap.yaml"
+    run = save(kubeconfig, str(path))
+    assert run.code == 0, run.err
+    assert "Volcano API v1beta1" in run.err
+    assert "kqctl.dev/volcano-version" in yaml.safe_load(path.read_text())["metadata"]["annotations"]
+
+
+def test_without_scheduler_a_cluster_serving_kueue_and_volcano_needs_one_named(kubeconfig: str, fake: FakeCluster,
+                                                                               tmp_path: Path) -> None:
+    fake.volcano_installed = True
+    path = tmp_path / "snap.yaml"
+    run = save(kubeconfig, str(path))
+    assert run.code == 2 and "serves the API groups of Kueue and Volcano" in run.err
+    assert "--scheduler kueue or --scheduler volcano" in run.err and not path.exists()
+    assert save(kubeconfig, str(path), "--scheduler", "volcano").code == 0
+
+
+def test_without_scheduler_a_cluster_serving_no_scheduler_group_exits_4_naming_yunikorn(
+        kubeconfig: str, fake: FakeCluster, tmp_path: Path) -> None:
+    fake.kueue_installed = False
+    path = tmp_path / "snap.yaml"
+    assert_cluster_failure(save(kubeconfig, str(path)), "the cluster serves the API group of none of Kueue "
+                           "(kueue.x-k8s.io), Volcano (scheduling.volcano.sh): is one installed?; for YuniKorn, "
+                           "which has no API group, pass --scheduler yunikorn", path)
 
 
 def test_forbidden_list_exits_4_naming_resource_and_verb(kubeconfig: str, fake: FakeCluster, tmp_path: Path) -> None:
