@@ -170,3 +170,19 @@ def test_a_yaml_trace_with_a_priority_class(kqctl: Kqctl, write: Write) -> None:
     late = data["workloads"]["team-a/late"]
     assert (late["priority"], late["arrivalMs"], late["runtimeMs"], late["state"]) == (1000, 600_000, 300_000,
                                                                                         "Finished")
+
+
+def test_a_now_before_the_snapshots_dates_gives_no_negative_wait(kqctl: Kqctl) -> None:
+    # Explain's rule (test_a_snapshot_whose_clock_is_before_its_dates_is_read_as_now) in every command that replays:
+    # a running workload dated after --now runs from the start, with a wait of 0.
+    for sample, now in (("samples/cohort-borrowing", "2026-01-01T00:00:00Z"),
+                        ("samples/replay", "2026-09-14T07:00:00Z")):
+        data = json.loads(kqctl("replay", sample, "--now", now, "-o", "json").out)
+        waits = [w["timeToAdmissionMs"] for w in data["workloads"].values() if w["timeToAdmissionMs"] is not None]
+        finishes = [w["timeToFinishMs"] for w in data["workloads"].values() if w["timeToFinishMs"] is not None]
+        assert waits and min(waits) >= 0 and min(finishes, default=0) >= 0, (sample, waits, finishes)
+        assert any("dated after the replay's start" in note for note in data["assumptions"])
+        summary = yaml.safe_load(kqctl("replay", sample, "--now", now, "-o", "summary").out)
+        assert all(c["averageTimeToAdmissionMs"] >= 0 for c in summary["workloadClasses"].values())
+    table = kqctl("replay", "samples/replay", "--now", "2026-09-14T07:00:00Z").out
+    assert "Time to admission: P50 0ms" in table and " -" not in table.split("Assumed")[0].replace(" - ", "")

@@ -111,6 +111,10 @@ def _assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[
     if source.unknown:
         notes.append(f"{source.unknown:,} workload(s) declare no runtime (annotation kqctl.dev/runtime) and no "
                      "--runtime was given: once admitted they hold their quota until the replay ends")
+    if timeline.dated_after_start:
+        notes.append(f"{timeline.dated_after_start:,} running workload(s) are dated after the replay's start "
+                     f"({timeline.start.isoformat().replace('+00:00', 'Z')}, --now): read as running since the start, "
+                     "with a time to admission of 0 (as explain reads such a snapshot)")
     if options.finish_latency:
         notes.append(f"quota is released {format_duration(options.finish_latency)} after a workload's runtime ends")
     return tuple(notes)
