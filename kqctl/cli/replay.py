@@ -283,4 +283,4 @@ def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:
                 rows = parse_yaml_trace(body, lines)
             add_trace(snapshot, rows, source.name, start, seed)
         except TraceError as exc:
-            raise InputError(source.name, str(exc), line=exc.line) from None
+            raise InputError(source.name, str(exc), line=exc.line, column=exc.column) from None

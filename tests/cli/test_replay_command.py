@@ -118,7 +118,7 @@ def test_usage_errors_exit_2_before_reading_anything(kqctl: Kqctl, write: Write)
 def test_bad_traces_and_configs_are_located_errors(kqctl: Kqctl, write: Write) -> None:
     trace = write("arrivals.csv", "time,namespace,queue,cpu\n0s,team-a,team-a-queue,1\n5q,team-a,team-a-queue,1\n")
     result = kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z")
-    assert result.code == 3 and f"{trace}:3: time: '5q' is not a duration" in result.err
+    assert result.code == 3 and f"{trace}:3:1: time: '5q' is not a duration" in result.err
     config = write("generator.yaml", SMALL_GENERATOR.replace("nominalQuota: 4", "nominalQuota: 4\n    quota: 1"))
     result = kqctl("replay", "--generator", config)
     assert result.code == 3 and f"{config}:9: cohorts[0].queuesSets[0].quota: unknown field" in result.err
@@ -186,3 +186,11 @@ def test_a_now_before_the_snapshots_dates_gives_no_negative_wait(kqctl: Kqctl) -
         assert all(c["averageTimeToAdmissionMs"] >= 0 for c in summary["workloadClasses"].values())
     table = kqctl("replay", "samples/replay", "--now", "2026-09-14T07:00:00Z").out
     assert "Time to admission: P50 0ms" in table and " -" not in table.split("Assumed")[0].replace(" - ", "")
+
+
+def test_a_trace_row_for_a_queue_not_in_the_inputs_is_a_located_error(kqctl: Kqctl, write: Write) -> None:
+    for queue, hint in (("team-a-queu", "did you mean team-a-queue?"), ("nosuch", "namespace team-a has team-a-queue")):
+        trace = write("arrivals.csv", f"time,namespace,queue,cpu\n0s,team-a,{queue},1\n")
+        result = kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z")
+        assert result.code == 3, result.err
+        assert f"{trace}:2:3: queue: LocalQueue team-a/{queue} is not in the inputs; {hint}" in result.err

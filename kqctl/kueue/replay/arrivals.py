@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -23,13 +24,30 @@ def add_trace(snapshot: Snapshot, rows: Iterable[TraceRow], file: str, start: da
     existing = {w.key for w in snapshot.workloads}
     added = 0
     for row in rows:
+        _check_queue(snapshot, row)
         workload = _workload(snapshot, row, file, start, rng)
         if workload.key in existing:
-            raise TraceError(row.line, "name", f"Workload {workload.key} is already in the inputs")
+            raise TraceError(row.line, "name", f"Workload {workload.key} is already in the inputs", row.column("name"))
         existing.add(workload.key)
         snapshot.workloads.append(workload)
         added += 1
     return added
+
+
+def _check_queue(snapshot: Snapshot, row: TraceRow) -> None:
+    """A trace row names a LocalQueue of the inputs (a typo would otherwise leave the workload silently unqueued)."""
+    if f"{row.namespace}/{row.queue}" in snapshot.local_queues:
+        return
+    here = sorted(q.name for q in snapshot.local_queues.values() if q.namespace == row.namespace)
+    close = difflib.get_close_matches(row.queue, here, n=1)
+    if close:
+        hint = f"; did you mean {close[0]}?"
+    elif here:
+        hint = f"; namespace {row.namespace} has {', '.join(here)}"
+    else:
+        hint = f"; namespace {row.namespace} has no LocalQueue in the inputs"
+    raise TraceError(row.line, "queue", f"LocalQueue {row.namespace}/{row.queue} is not in the inputs{hint}",
+                     row.column("queue"))
 
 
 def _workload(snapshot: Snapshot, row: TraceRow, file: str, start: datetime, rng: random.Random) -> Workload:
@@ -39,7 +57,7 @@ def _workload(snapshot: Snapshot, row: TraceRow, file: str, start: datetime, rng
         wpc = snapshot.workload_priority_classes.get(row.priority_class)
         if wpc is None:
             raise TraceError(row.line, "priorityClass", f"WorkloadPriorityClass {row.priority_class!r} is not in "
-                                                        "the inputs")
+                                                        "the inputs", row.column("priorityClass"))
         ref = PriorityClassRef(WPC_GROUP, "WorkloadPriorityClass", wpc.name)
         priority = wpc.value if row.priority is None else row.priority
     requests = {name: format_resource_value(name, value) for name, value in row.requests}
