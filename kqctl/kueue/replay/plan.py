@@ -186,6 +186,9 @@ def _steps(chosen: list[FlavorResource], steps: Sequence[str]) -> Values:
             raise PlanError(f"--step {text!r}: expected RESOURCE=QUANTITY, e.g. cpu=500m or memory=4Gi") from None
         if value <= 0:
             raise PlanError(f"--step {text!r}: must be more than 0")
+        if resource not in {r for _, r in chosen}:
+            raise PlanError(f"--step {text!r}: {resource} is not a planned resource; planned: "
+                            f"{', '.join(f'{f}/{r}' for f, r in chosen)}")
         given[resource] = value
     return tuple(given.get(r, DEFAULT_STEPS.get(r, 1)) for _, r in chosen)
 

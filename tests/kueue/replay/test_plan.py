@@ -131,3 +131,25 @@ def test_plan_through_the_command_in_parallel_processes(kqctl: Callable[..., Run
     unmet = kqctl(*args[:-4], "--target", "p50(time-to-admission) < 1ms", "--max", "cpu=20", "--budget", "4")
     assert unmet.code == 1 and "Not met at any quota up to" in unmet.out
     assert kqctl(*args[:6], "--for", "clusterqueue/nope", "--target", "no workload inadmissible").code == 2
+
+
+PLAN_SAMPLE = ("plan", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now", "2026-09-14T09:00:00Z",
+               "--for", "clusterqueue/team-a", "--jobs", "1")
+
+
+def test_a_max_on_one_resource_leaves_the_others_at_their_default_cap(kqctl: Callable[..., Run]) -> None:
+    # --max cpu=30 must not hold memory at today's 64Gi: cpu 26 with memory 104Gi meets the target.
+    result = kqctl(*PLAN_SAMPLE, "--target", "p95(time-to-admission) < 30m", "--max", "cpu=30", "-o", "json")
+    assert result.code == 0, result.out + result.err
+    data = json.loads(result.out)
+    assert data["answer"] == {"default/cpu": "26", "default/memory": "104Gi"}
+
+
+@pytest.mark.parametrize("flag", ["--max", "--step"])
+def test_max_and_step_for_a_resource_not_planned_are_usage_errors(kqctl: Callable[..., Run], flag: str) -> None:
+    result = kqctl(*PLAN_SAMPLE, "--target", "no workload inadmissible", flag, "gpu=1")
+    assert result.code == 2
+    assert f"{flag} 'gpu=1': gpu is not a planned resource; planned: default/cpu, default/memory" in result.err
+    only_cpu = kqctl(*PLAN_SAMPLE, "--target", "no workload inadmissible", "--resource", "default/cpu", flag,
+                     "memory=1Gi")
+    assert only_cpu.code == 2 and "memory is not a planned resource; planned: default/cpu" in only_cpu.err
