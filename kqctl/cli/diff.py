@@ -16,6 +16,7 @@ from kqctl.cli.replay import (
     SeedOption,
     TraceOption,
     add_traces,
+    check_runtimes,
 )
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
@@ -97,6 +98,8 @@ def diff_command(
     new = _side(after or before, shared, recursive, strict, sets, scheduler, clock)
     for side in (old, new):
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
+        if replay:
+            check_runtimes(side)
     report = diff_snapshots(old, new, sim_options, replay_options)
     view = TableOptions(limit=options.row_limit(limit, show_all))
     try:

@@ -233,7 +233,21 @@ def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive
                                      override, scheduler)
         snapshot = load_snapshot(inputs, scheduler, start)
     add_traces(snapshot, traces or [], seed)
+    check_runtimes(snapshot)
     return snapshot
+
+
+def check_runtimes(snapshot: Snapshot) -> None:
+    """A runtime annotation or label that does not parse (or is past the bound) is an input error at its Workload."""
+    from kqctl.kueue.replay.runtimes import RuntimeDeclarationError, declared_runtime
+
+    for workload in snapshot.workloads:
+        try:
+            declared_runtime(workload)
+        except RuntimeDeclarationError as exc:
+            origin = workload.origin
+            raise InputError(origin.file if origin else "<inputs>", str(exc),
+                             line=origin.line if origin and origin.line else None) from None
 
 
 def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot:

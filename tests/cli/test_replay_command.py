@@ -194,3 +194,44 @@ def test_a_trace_row_for_a_queue_not_in_the_inputs_is_a_located_error(kqctl: Kqc
         result = kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z")
         assert result.code == 3, result.err
         assert f"{trace}:2:3: queue: LocalQueue team-a/{queue} is not in the inputs; {hint}" in result.err
+
+
+def test_very_large_values_are_usage_or_input_errors_never_a_crash(kqctl: Kqctl, write: Write) -> None:
+    far = write("far.csv", "time,namespace,queue,cpu,runtime\n100000000h,team-a,team-a-queue,1,1m\n")
+    nort = write("nort.csv", "time,namespace,queue,cpu\n5m,team-a,team-a-queue,2\n10m,team-a,team-a-queue,4\n")
+    for args, code, message in (
+        (("--cycle-latency", "100000000h"), 2, "--cycle-latency: '100000000h' is longer than 100 years"),
+        (("--cycle-latency", "per-head=99999999999999999us"), 2, "is longer than 100 years"),
+        (("--trace", nort, "--finish-latency", "100000000h"), 2, "--finish-latency: '100000000h' is longer than"),
+        (("--trace", far), 3, f"{far}:2:1: time: '100000000h' is longer than 100 years"),
+    ):
+        result = kqctl("replay", *SAMPLE[:1], "--now", "2026-09-14T09:00:00Z", *args)
+        assert result.code == code and message in result.err, (args, result.err)
+    late = kqctl("replay", "samples/replay", "--now", "9999-12-30T23:00:00Z", "--trace", far.replace("far", "nort"),
+                 "--trace", write("later.csv", "time,namespace,queue,cpu\n2d,team-a,team-a-queue,1\n"))
+    assert late.code == 3 and "time: 2d after the start (9999-12-30T23:00:00Z) is past the year 9999" in late.err
+    wide = kqctl("replay", "samples/replay", "--now", "2026-09-14T09:00:00Z", "--trace", nort, "--runtime",
+                 "lognormal(20m,50)", "-o", "json")
+    assert wide.code == 0, wide.err
+    data = json.loads(wide.out)
+    assert max(w["runtimeMs"] or 0 for w in data["workloads"].values()) <= 100 * 365 * 86_400_000
+    assert any("were cut to it" in note for note in data["assumptions"])
+    table = kqctl("replay", "samples/replay", "--now", "2026-09-14T09:00:00Z", "--trace", nort, "--runtime",
+                  "lognormal(20m,50)")
+    assert table.code == 0 and "36500d" in table.out
+
+
+def test_a_declared_runtime_that_does_not_parse_is_a_located_input_error(kqctl: Kqctl, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copy("samples/replay/cluster.yaml", tmp_path / "cluster.yaml")
+    running = Path("samples/replay/running.yaml").read_text()
+    for runtime, message in (("200000000h", "is longer than 100 years"), ("forever", "is not a duration")):
+        (tmp_path / "running.yaml").write_text(running.replace("kqctl.dev/runtime: 2h}",
+                                                               f"kqctl.dev/runtime: {runtime}}}"))
+        for command in (("replay", str(tmp_path)), ("diff", str(tmp_path), "--replay", "--set",
+                                                    "clusterqueue/team-a.flavor.default.cpu.nominalQuota=20")):
+            result = kqctl(*command, "--now", "2026-09-14T09:00:00Z")
+            assert result.code == 3, (command, result.err)
+            assert f"running.yaml:4: Workload team-a/pretrain-shard-3: annotation kqctl.dev/runtime: '{runtime}' " \
+                   f"{message}" in result.err

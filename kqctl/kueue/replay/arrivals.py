@@ -13,6 +13,7 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.generator import make_uid
 from kqctl.kueue.replay.runtimes import RUNTIME_ANNOTATION
 from kqctl.origin import Origin
+from kqctl.replay.durations import format_duration
 from kqctl.replay.traces import TraceError, TraceRow
 
 WPC_GROUP = "kueue.x-k8s.io"
@@ -50,8 +51,16 @@ def _check_queue(snapshot: Snapshot, row: TraceRow) -> None:
                      row.column("queue"))
 
 
+def _offset(row: TraceRow, start: datetime, ms: int) -> datetime:
+    try:
+        return start + timedelta(milliseconds=ms)
+    except OverflowError:
+        moment = f"{format_duration(ms)} after the start ({start.isoformat().replace('+00:00', 'Z')})"
+        raise TraceError(row.line, "time", f"{moment} is past the year 9999", row.column("time")) from None
+
+
 def _workload(snapshot: Snapshot, row: TraceRow, file: str, start: datetime, rng: random.Random) -> Workload:
-    created = row.at if isinstance(row.at, datetime) else start + timedelta(milliseconds=row.at)
+    created = row.at if isinstance(row.at, datetime) else _offset(row, start, row.at)
     priority, ref = row.priority, None
     if row.priority_class is not None:
         wpc = snapshot.workload_priority_classes.get(row.priority_class)

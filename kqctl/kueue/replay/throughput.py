@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kqctl.replay.durations import DurationError, parse_duration
+from kqctl.replay.durations import MAX_DURATION_MS, MAX_DURATION_TEXT, DurationError, parse_duration
 
 MICROS_PER_MS = 1000
 CALIBRATED = "calibrated"
@@ -103,6 +103,8 @@ def _micros(name: str, value: str) -> int:
     if text.endswith(("us", "µs")):
         number = text[:-2] if text.endswith("us") else text[:-2]
         if number.isdigit():
+            if int(number) > MAX_DURATION_MS * MICROS_PER_MS:
+                raise DurationError(f"{name}={value!r} is longer than {MAX_DURATION_TEXT}")
             return int(number)
     return parse_duration(text) * MICROS_PER_MS if text else _bad(name, value)
 

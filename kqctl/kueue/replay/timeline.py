@@ -99,6 +99,8 @@ class KueueTimeline:
     def __init__(self, snapshot: Snapshot, options: TimelineOptions | None = None) -> None:
         self.options = options or TimelineOptions()
         self.start: datetime = snapshot.now or DEFAULT_NOW
+        # The last ms a cycle can be dated at (a day short of datetime's end, year 9999).
+        self.horizon = max(0, self._ms(datetime.max.replace(tzinfo=self.start.tzinfo) - timedelta(days=1)))
         self.snapshot = snapshot
         self.models = {w.key: w for w in snapshot.workloads}
         present = [w for w in snapshot.workloads if not self._future(w)]
