@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from support import REPO, Run
 
 Kqctl = Callable[..., Run]
@@ -62,3 +63,29 @@ def test_nothing_to_compare_and_bad_options_are_usage_errors(kqctl: Kqctl) -> No
     assert kqctl("diff", SAMPLE, "--set", LESS_CPU, "-o", "html").code == 2
     missing = kqctl("diff", SAMPLE, "no/such/dir", *NOW)
     assert missing.code == 3 and "no/such/dir" in missing.err
+
+
+QUOTA = "clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota="
+RECLAIM = "clusterqueue/team-a.spec.preemption.reclaimWithinCohort="
+
+
+@pytest.mark.parametrize("command", ["diff", "simulate", "replay", "explain"])
+@pytest.mark.parametrize("value,line,rule,message", [
+    (QUOTA + "abc", 68, "DEF-3-DECODE", "quantities must match the regular expression"),
+    (QUOTA + "-5", 68, "VAL-CQ-21", 'Invalid value: "-5": must be greater than or equal to 0'),
+    (RECLAIM + "Sometimes", 60, "SCHEMA-ENUM", 'Unsupported value: "Sometimes"'),
+])
+def test_def_3_a_set_the_api_server_would_reject_is_refused_as_a_file_value_is(
+        kqctl: Kqctl, command: str, value: str, line: int, rule: str, message: str) -> None:
+    args = {"explain": ("explain", "team-a/job-llm-finetune-0d5b7", SAMPLE)}.get(command, (command, SAMPLE))
+    # Another, valid --set on the same object first: the message names the one that breaks it.
+    result = kqctl(*args, "--set", RECLAIM + "Never", "--set", value, *NOW)
+    assert result.code == 3, result.out + result.err
+    assert f"cluster.yaml:{line} (document 5): --set {value!r}: the API server would reject ClusterQueue team-a: " \
+        in result.err
+    assert message in result.err and f"({rule}; kqctl validate shows every problem)" in result.err
+
+
+def test_validate_reports_a_rejected_set_instead_of_refusing_it(kqctl: Kqctl) -> None:
+    result = kqctl("validate", SAMPLE, "--set", QUOTA + "-5")
+    assert result.code == 1 and "VAL-CQ-21" in result.out
