@@ -117,7 +117,7 @@ def parse_runtime(text: str | None) -> Distribution | None:
 
 
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
-BAR = 20  # characters of the progress bar
+BAR = 16  # characters of the progress bar
 
 
 def replay_command(
@@ -193,8 +193,9 @@ def progress_reporter(progress: Progress, snapshot: Snapshot) -> Callable[[int, 
 
     def report(now: int, finished: int, _: int) -> None:
         done = min(BAR, finished * BAR // total) if total else 0
-        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,} of {total:,} workloads "
-                      f"finished, virtual time {format_duration(now)}", total)
+        # Short enough for 80 columns up to millions of workloads (the progress line cuts what does not fit).
+        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,}/{total:,} done, "
+                      f"virtual time {format_duration(now)}", total)
 
     return report
 

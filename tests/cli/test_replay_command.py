@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 from support import Run
 
@@ -134,7 +135,8 @@ def test_rows_only_with_no_headers(kqctl: Kqctl) -> None:
     assert result.code == 0 and len(lines) == 20 and not lines[0].startswith("WORKLOAD")
 
 
-def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
+def test_progress_of_a_long_replay_is_shown_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # the width of a terminal that does not say (a StringIO here)
     import io
 
     from kqctl.cli.progress import Progress
@@ -149,8 +151,11 @@ def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
     terminal, piped = Terminal(), io.StringIO()
     progress_reporter(Progress(terminal), snapshot)(90_000, 1234, 5000)
     progress_reporter(Progress(piped), snapshot)(90_000, 1234, 5000)
-    assert "replaying [####................] 1,234 of 5,000 workloads finished, virtual time 1m30s" \
-        in terminal.getvalue()
+    assert "replaying [###.............] 1,234/5,000 done, virtual time 1m30s" in terminal.getvalue()
+    wide = Terminal()
+    progress_reporter(Progress(wide), Snapshot(workloads=[None] * 2_500_000))(  # type: ignore[list-item]
+        3_600_000 * 30, 1_234_567, 2_500_000)
+    assert len(wide.getvalue().removeprefix("\r\x1b[K")) < 80 and wide.getvalue().endswith("virtual time 30h")
     assert piped.getvalue() == ""
 
 
