@@ -140,7 +140,7 @@ def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, s
                          [*shared.files, *own.files])
     edited = options.edited(own, overrides, False)
     assert isinstance(clock, datetime)
-    return load_snapshot(edited, scheduler, clock)
+    return load_snapshot(edited, scheduler, clock, "diff")
 
 
 def _replacing(shared: list[LoadedObject], own: list[LoadedObject]) -> list[LoadedObject]:

@@ -98,7 +98,7 @@ def plan_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler)
+                            from_cluster, context, kubeconfig, scheduler, "plan")
     try:
         problem = make_problem(snapshot, target, scope, resources or (), steps or ())
     except PlanError as exc:

@@ -219,7 +219,7 @@ def write_plots(report: ReplayReport, directory: str) -> list[str]:
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
                  traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
                  override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
-                 scheduler: str | None) -> Snapshot:
+                 scheduler: str | None, command: str = "replay") -> Snapshot:
     """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster), plus traces."""
     from kqctl.cli.simulate import load_snapshot, parse_now
 
@@ -232,7 +232,7 @@ def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive
         start = parse_now(now)
         inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                      override, scheduler)
-        snapshot = load_snapshot(inputs, scheduler, start)
+        snapshot = load_snapshot(inputs, scheduler, start, command)
     add_traces(snapshot, traces or [], seed)
     check_runtimes(snapshot)
     return snapshot

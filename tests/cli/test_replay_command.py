@@ -240,3 +240,17 @@ def test_a_declared_runtime_that_does_not_parse_is_a_located_input_error(kqctl: 
             assert result.code == 3, (command, result.err)
             assert f"running.yaml:4: Workload team-a/pretrain-shard-3: annotation kqctl.dev/runtime: '{runtime}' " \
                    f"{message}" in result.err
+
+
+@pytest.mark.parametrize("sample,product", [("samples/volcano-two-teams", "Volcano"),
+                                            ("samples/yunikorn-priority", "YuniKorn")])
+@pytest.mark.parametrize("command", [("replay",), ("diff",), ("plan", "--for", "clusterqueue/q", "--target",
+                                                              "no workload inadmissible")])
+def test_replay_diff_and_plan_say_they_are_kueue_only(kqctl: Kqctl, sample: str, product: str,
+                                                      command: tuple[str, ...]) -> None:
+    args = (command[0], sample, *(("--set", "clusterqueue/q.spec.stopPolicy=Hold") if command[0] == "diff" else ()),
+            *command[1:])
+    result = kqctl(*args)
+    assert result.code == 2, result.err
+    assert f"kqctl {command[0]} is Kueue-only for now and these inputs are {product}'s" in result.err
+    assert "does not simulate" not in result.err
