@@ -254,3 +254,25 @@ def test_replay_diff_and_plan_say_they_are_kueue_only(kqctl: Kqctl, sample: str,
     assert result.code == 2, result.err
     assert f"kqctl {command[0]} is Kueue-only for now and these inputs are {product}'s" in result.err
     assert "does not simulate" not in result.err
+
+
+def test_a_trace_on_stdin_is_read_as_csv_or_yaml_by_its_first_line(kqctl: Kqctl) -> None:
+    now = ("--now", "2026-09-14T09:00:00Z")
+    for text in ("time,namespace,queue,cpu,runtime\n0s,team-a,team-a-queue,1,5m\n",
+                 "# arrivals\n- {time: 0s, namespace: team-a, queue: team-a-queue, cpu: 1, runtime: 5m}\n"):
+        result = kqctl("replay", "samples/replay", *now, "--trace", "-", "-o", "json", stdin=text.encode())
+        assert result.code == 0, (text, result.err)
+        assert json.loads(result.out)["workloads"]["team-a/trace-1"]["runtimeMs"] == 300_000
+    empty = kqctl("replay", "samples/replay", *now, "--trace", "-", stdin=b"")
+    assert empty.code == 3 and "<stdin>: an empty trace: expected CSV with a header row" in empty.err
+
+
+def test_small_usage_mistakes_are_usage_errors(kqctl: Kqctl) -> None:
+    for args, message in (
+        (("--plot", ""), "--plot needs a directory"),
+        (("--cycle-latency", "qps=10,qps=20"), "--cycle-latency: qps is given twice in 'qps=10,qps=20'"),
+        (("--runtime", "normal(3m)"), "nor a distribution: uniform(MIN,MAX), exponential(MEAN) or "
+                                      "lognormal(MEDIAN,SIGMA)"),
+    ):
+        result = kqctl("replay", "samples/replay", *args)
+        assert result.code == 2 and message in result.err, (args, result.err)

@@ -86,6 +86,8 @@ def parse_throughput(text: str) -> Throughput:
         if match is None:
             raise DurationError(f"{part.strip()!r}: expected qps=N, burst=N, per-cycle=DURATION or per-head=DURATION")
         name, value = match.groups()
+        if name in values:
+            raise DurationError(f"{name} is given twice in {raw!r}")
         values[name] = _count(name, value) if name in ("qps", "burst") else _micros(name, value)
     default = Throughput()
     return Throughput(values.get("qps", default.qps), values.get("burst", default.burst),
