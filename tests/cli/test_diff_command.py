@@ -89,3 +89,26 @@ def test_def_3_a_set_the_api_server_would_reject_is_refused_as_a_file_value_is(
 def test_validate_reports_a_rejected_set_instead_of_refusing_it(kqctl: Kqctl) -> None:
     result = kqctl("validate", SAMPLE, "--set", QUOTA + "-5")
     assert result.code == 1 and "VAL-CQ-21" in result.out
+
+
+def test_a_preempted_change_names_the_preemptor_on_each_side_as_the_readme_shows(kqctl: Kqctl) -> None:
+    result = kqctl("diff", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now",
+                   "2026-09-14T09:00:00Z", "-o", "markdown",
+                   "--set", "clusterqueue/team-a.flavor.default.cpu.nominalQuota=20",
+                   "--set", "clusterqueue/team-a.flavor.default.memory.nominalQuota=80Gi")
+    assert result.code == 0, result.err
+    row = next(line for line in result.out.splitlines() if line.startswith("| team-a/pretrain-shard-3 |"))
+    assert row == ("| team-a/pretrain-shard-3 | Preempted (inadmissible) by team-a/job-notebook-alice-af17c | "
+                   "Preempted (inadmissible) by team-a/notebook-alice-2 | preempted |")
+    assert f"> {row}" in (REPO / "README.md").read_text()
+
+
+def test_the_readme_says_when_the_preempted_pretraining_job_gets_in_and_finishes(kqctl: Kqctl) -> None:
+    data = json.loads(kqctl("replay", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now",
+                            "2026-09-14T09:00:00Z", "-o", "json").out)
+    shard = data["workloads"]["team-a/pretrain-shard-3"]
+    hours = {key: round(shard[key] / 3_600_000, 2) for key in ("timeToAdmissionMs", "timeToFinishMs")}
+    assert hours == {"timeToAdmissionMs": 4.75, "timeToFinishMs": 6.75} and shard["evictions"] == 3
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "it gets in for the last time 4h45m after it was created" in readme
+    assert "is done 6h45m after it was created" in readme
