@@ -27,16 +27,20 @@ class InputError(KqctlError):
 
     exit_code = EXIT_INPUT
 
-    def __init__(self, file: str, message: str, line: int | None = None, index: int | None = None) -> None:
+    def __init__(self, file: str, message: str, line: int | None = None, index: int | None = None,
+                 column: int | None = None) -> None:
         self.file = file
         self.line = line
         self.index = index
+        self.column = column
         self.detail = message
         where = file if line is None else f"{file}:{line}"
+        if line is not None and column is not None:
+            where += f":{column}"
         if index is not None:
             where += f" (document {index})"
         super().__init__(f"{where}: {message}")
 
-    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None, int | None]]:
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None, int | None, int | None]]:
         # Rebuilt from its fields, so it survives the trip back from a worker process.
-        return (InputError, (self.file, self.detail, self.line, self.index))
+        return (InputError, (self.file, self.detail, self.line, self.index, self.column))

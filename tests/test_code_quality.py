@@ -1,7 +1,8 @@
 """The habits the architecture asks for, enforced: layering (issue 9's import rules), lint and types.
 
-The import rules are checked on every module of kqctl, every import counted: module-level, inside
-functions (lazy imports) and under ``if TYPE_CHECKING``. A scheduler package is any sub-package of
+The import rules (the layer order among them: no import from a lower layer to a higher one) are checked
+on every module of kqctl, every import counted: module-level, inside functions (lazy imports) and
+under ``if TYPE_CHECKING``. A scheduler package is any sub-package of
 kqctl other than the shared ones (cli, load, k8s, validate, render), so Volcano's and YuniKorn's
 packages are held to the same rules as Kueue's the moment they appear.
 """
@@ -26,6 +27,10 @@ GROUND_MODULES = ("kqctl.findings", "kqctl.origin", "kqctl.errors")
 SCHEDULER_FREE_PACKAGES = ("validate", "load", "render", "k8s", "replay")
 # Pure layers (no I/O, no user interface): the generic replay loop and each scheduler's engine and replay.
 UI_AND_IO = ("typer", "rich", "yaml", "kubernetes", "jsonschema", "matplotlib")
+# Layers, lowest first: a module imports only its own layer and those below (issue 9). The top-level modules
+# (the ground ones, catalogue) sit below all of them.
+SHARED_ORDER = ("k8s", "load", "validate", "render", "cli")
+SCHEDULER_ORDER = ("api", "engine", "render")  # inside each scheduler package
 STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 
@@ -165,6 +170,24 @@ def shared_layer_violations(imports: list[Import], schedulers: list[str], packag
     return found
 
 
+def _rank(name: str, prefix: str, order: tuple[str, ...]) -> int | None:
+    return next((i for i, layer in enumerate(order) if within(name, f"{prefix}.{layer}")), None)
+
+
+def layer_order_violations(imports: list[Import], schedulers: list[str], package: str = PACKAGE) -> list[str]:
+    """No import from a lower layer to a higher one: k8s < load < validate < render < cli, and inside each
+    scheduler package api < engine < render (its api never imports its engine)."""
+    found: list[str] = []
+    orders = [(package, SHARED_ORDER), *((f"{package}.{s}", SCHEDULER_ORDER) for s in schedulers)]
+    for imp in imports:
+        for prefix, order in orders:
+            own, target = _rank(imp.module, prefix, order), _rank(imp.target, prefix, order)
+            if own is not None and target is not None and target > own:
+                found.append(f"{imp}: {prefix}.{order[own]} is below {prefix}.{order[target]} "
+                             f"({' < '.join(order)}): a layer imports only itself and the layers below it")
+    return found
+
+
 def cli_violations(imports: list[Import], package: str = PACKAGE) -> list[str]:
     """Nothing below the CLI imports it; ``python -m kqctl`` (``__main__``) is the one thing above it."""
     cli, entry_point = f"{package}.cli", f"{package}.__main__"
@@ -277,6 +300,11 @@ def test_validate_load_render_k8s_and_replay_never_import_a_scheduler() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_no_layer_imports_a_higher_one() -> None:
+    problems = layer_order_violations(IMPORTS, SCHEDULERS)
+    assert not problems, "\n".join(problems)
+
+
 def test_nothing_outside_the_cli_imports_the_cli() -> None:
     problems = cli_violations(IMPORTS)
     assert not problems, "\n".join(problems)
@@ -295,7 +323,7 @@ FIXTURE = {
     "pkg/cli/__init__.py": "",
     "pkg/cli/app.py": "from pkg.kueue.engine import cycle\n",
     "pkg/k8s/__init__.py": "",
-    "pkg/k8s/quantity.py": "",
+    "pkg/k8s/quantity.py": "def later() -> None:\n    from pkg.validate import runner\n",
     "pkg/validate/__init__.py": "",
     "pkg/validate/runner.py": "def run() -> None:\n    from pkg.volcano.api import models\n",
     "pkg/load/__init__.py": "",
@@ -303,6 +331,7 @@ FIXTURE = {
     "pkg/kueue/__init__.py": "",
     "pkg/kueue/api/__init__.py": "",
     "pkg/kueue/api/models.py": "",
+    "pkg/kueue/api/versions.py": "from pkg.kueue import render\nfrom pkg.kueue.engine import queues\n",
     "pkg/kueue/engine/__init__.py": "",
     "pkg/kueue/engine/cycle.py": ("import heapq\nfrom pkg.k8s import quantity\nfrom pkg import findings\n"
                                  "from pkg.kueue.api import models\nfrom pkg.kueue.engine import queues\n"
@@ -350,6 +379,12 @@ def test_the_checker_reports_each_broken_rule_with_module_and_import(
     assert [p.split(": ")[0] for p in replay] == [
         "pkg/kueue/replay/timeline.py:3 (pkg.kueue.replay.timeline) imports rich",
         "pkg/replay/events.py:3 (pkg.replay.events) imports pkg.load.sources"]
+    layers = layer_order_violations(imports, schedulers, "pkg")
+    assert [p.split(": ")[0] for p in layers] == [
+        "pkg/k8s/quantity.py:2 (pkg.k8s.quantity) imports pkg.validate.runner",  # shared layers
+        "pkg/kueue/api/versions.py:1 (pkg.kueue.api.versions) imports pkg.kueue.render",  # inside a scheduler
+        "pkg/kueue/api/versions.py:2 (pkg.kueue.api.versions) imports pkg.kueue.engine.queues"]
+    assert "pkg.k8s is below pkg.validate (k8s < load < validate < render < cli)" in layers[0]
     cli = cli_violations(imports, "pkg")
     assert [p.split(": ")[0] for p in cli] == ["pkg/kueue/render.py:1 (pkg.kueue.render) imports pkg.cli.app"]
     cycles = import_cycles(imports, modules)

@@ -16,6 +16,7 @@ from kqctl.cli.replay import (
     SeedOption,
     TraceOption,
     add_traces,
+    check_runtimes,
 )
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
@@ -97,6 +98,8 @@ def diff_command(
     new = _side(after or before, shared, recursive, strict, sets, scheduler, clock)
     for side in (old, new):
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
+        if replay:
+            check_runtimes(side)
     report = diff_snapshots(old, new, sim_options, replay_options)
     view = TableOptions(limit=options.row_limit(limit, show_all))
     try:
@@ -137,7 +140,7 @@ def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, s
                          [*shared.files, *own.files])
     edited = options.edited(own, overrides, False)
     assert isinstance(clock, datetime)
-    return load_snapshot(edited, scheduler, clock)
+    return load_snapshot(edited, scheduler, clock, "diff")
 
 
 def _replacing(shared: list[LoadedObject], own: list[LoadedObject]) -> list[LoadedObject]:

@@ -144,6 +144,7 @@ def explain_command(
 def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options: SimulationOptions,
                assumed_runtime: Distribution | None) -> dict[str, WaitEstimate]:
     """One replay of the snapshot, read for every explained workload that does not hold quota now."""
+    from kqctl.cli.replay import check_runtimes
     from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
@@ -151,6 +152,7 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     waiting = [e.key for e in explanations if not e.admitted]
     if not waiting:
         return {}
+    check_runtimes(snapshot)
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
     report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime)
     found = {key: estimate_from(report, key) for key in waiting}

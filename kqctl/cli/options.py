@@ -10,8 +10,9 @@ import typer
 from kqctl.render.columns import DEFAULT_ROW_LIMIT
 
 if TYPE_CHECKING:
+    from kqctl.findings import Finding
     from kqctl.load.cluster import PlanChoice, ReadPlan
-    from kqctl.load.objects import LoadResult
+    from kqctl.load.objects import LoadedObject, LoadResult
     from kqctl.load.overrides import Override
 
 PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
@@ -110,18 +111,20 @@ OverrideOption = typer.Option(False, "--override",
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
                 sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
-                allow_empty: bool = False, yunikorn_namespace: str | None = None) -> LoadResult:
+                allow_empty: bool = False, yunikorn_namespace: str | None = None,
+                refuse: bool = True) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
-    then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune)."""
+    then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune).
+    ``refuse``: a --set the API server would reject ends the command (validate reports it instead)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
     result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty,
                    yunikorn_namespace)
-    return edited(result, parsed, override)
+    return edited(result, parsed, override, refuse)
 
 
-def edited(result: LoadResult, overrides: list[Override], override: bool) -> LoadResult:
+def edited(result: LoadResult, overrides: list[Override], override: bool, refuse: bool = True) -> LoadResult:
     from kqctl.load.objects import LoadResult
     from kqctl.load.overrides import apply_overrides, keep_last_definitions
 
@@ -129,8 +132,50 @@ def edited(result: LoadResult, overrides: list[Override], override: bool) -> Loa
     if overrides:
         from kqctl.validate.schema import unknown_field
 
-        objects = apply_overrides(objects, overrides, unknown_field)
+        # Per changed object: its states, the original first, then after each --set that changed it.
+        states: dict[int, list[tuple[str, LoadedObject]]] = {}
+        for one in overrides:
+            changed = apply_overrides(objects, [one], unknown_field)
+            for index, (old, new) in enumerate(zip(objects, changed, strict=True)):
+                if old is not new:
+                    states.setdefault(index, [("", old)]).append((one.text, new))
+            objects = changed
+        for history in states.values() if refuse else ():
+            refuse_rejected(history)
     return LoadResult(objects, result.unreadable, result.files)
+
+
+def refuse_rejected(history: list[tuple[str, LoadedObject]]) -> None:
+    """A --set that makes an object one the API server would reject (schema, CEL, webhook) is refused, as the same
+    value in a file is: the what-if cannot happen. Only errors the --set brings count (not the file's own);
+    ``history`` is the object before any --set, then after each --set that changed it (the one named)."""
+    from kqctl.cli.schedulers import SCHEDULERS
+    from kqctl.errors import InputError
+    from kqctl.findings import Severity
+    from kqctl.origin import format_path
+    from kqctl.validate.runner import has_error, validate_object
+
+    after = history[-1][1]
+    if not after.known or has_error(after.findings):
+        return
+    profiles = tuple(s.validation_profile() for s in SCHEDULERS.values())
+
+    def errors(obj: LoadedObject) -> list[Finding]:
+        return [f for f in validate_object(obj, profiles) if f.severity is Severity.ERROR]
+
+    already = {(f.rule_id, f.path) for f in errors(history[0][1])}
+    new = [f for f in errors(after) if (f.rule_id, f.path) not in already]
+    if not new:
+        return
+    finding = new[0]
+    # The --set to blame: the first after which this error appears.
+    culprit = next((text for text, state in history[1:]
+                    if any((f.rule_id, f.path) == (finding.rule_id, finding.path) for f in errors(state))),
+                   history[-1][0])
+    name = f"{after.namespace}/{after.name}" if after.namespace else after.name
+    raise InputError(after.origin.file, f"--set {culprit!r}: the API server would reject {after.kind} {name}: "
+                     f"{format_path(finding.path)}: {finding.message} ({finding.rule_id}; kqctl validate shows every "
+                     "problem)", line=after.line_of(finding.path), index=after.origin.index)
 
 
 def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> PlanChoice:

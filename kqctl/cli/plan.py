@@ -98,12 +98,12 @@ def plan_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler)
+                            from_cluster, context, kubeconfig, scheduler, "plan")
     try:
         problem = make_problem(snapshot, target, scope, resources or (), steps or ())
     except PlanError as exc:
         raise UsageError(str(exc)) from None
-    cap = _cap(maximum or [], problem) or default_cap(snapshot, problem)
+    cap = _cap(maximum or [], problem, default_cap(snapshot, problem))
     workers = jobs or os.cpu_count() or 1
     with Evaluator(snapshot, problem, replay_options, workers, progress) as evaluator:
         result = search(problem, evaluator, cap, workers, budget)
@@ -112,20 +112,24 @@ def plan_command(
     raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)
 
 
-def _cap(texts: list[str], problem: PlanProblem) -> Values | None:
+def _cap(texts: list[str], problem: PlanProblem, default: Values) -> Values:
+    """--max for the resources it names; the others keep the default cap (enough for every workload in scope),
+    not today's quota, or a cap on one resource would hold the others at what they have now."""
     from kqctl.k8s.quantity import QuantityError, parse_quantity, quota_value
 
-    if not texts:
-        return None
     given: dict[str, int] = {}
+    planned_names = {resource for _, resource in problem.resources}
     for text in texts:
         resource, _, amount = text.partition("=")
         try:
             given[resource] = quota_value(resource, parse_quantity(amount))
         except QuantityError:
             raise UsageError(f"--max {text!r}: expected RESOURCE=QUANTITY, e.g. cpu=64 or memory=256Gi") from None
-    planned = zip(problem.resources, problem.current, problem.steps, strict=True)
-    return tuple(max(given.get(resource, current), step) for (_, resource), current, step in planned)
+        if resource not in planned_names:
+            raise UsageError(f"--max {text!r}: {resource} is not a planned resource; planned: "
+                             f"{', '.join(f'{f}/{r}' for f, r in problem.resources)}")
+    planned = zip(problem.resources, default, problem.steps, strict=True)
+    return tuple(max(given.get(resource, fallback), step) for (_, resource), fallback, step in planned)
 
 
 # Each worker process holds the snapshot once (inherited at fork, or sent once to a spawned process).

@@ -2,15 +2,20 @@
 
 Only when stderr is a terminal (never in pipes, files or CI logs) and only for large inputs, so
 small runs and machine output look exactly as they would without it. KQCTL_NO_PROGRESS=1 turns it off.
+
+The line is cut to the terminal's width (asked at every step: terminals are resized): a line that
+wrapped could no longer be rewritten by ``\r`` and would leave its first part behind.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from typing import TextIO
 
 LARGE_INPUT = 2_000  # objects; below this a run takes well under a second
+DEFAULT_WIDTH = 80  # when the terminal does not say (and $COLUMNS is not set)
 
 
 class Progress:
@@ -23,7 +28,7 @@ class Progress:
         """Show ``text`` (when ``size``, the number of objects, is large enough to be worth it)."""
         if not self.enabled or (size is not None and size < LARGE_INPUT):
             return
-        self.stream.write(f"\r\x1b[K{text}")
+        self.stream.write(f"\r\x1b[K{fit(text, terminal_width(self.stream))}")
         self.stream.flush()
         self.shown = True
 
@@ -40,3 +45,19 @@ def _is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def terminal_width(stream: TextIO) -> int:
+    """Columns of the terminal ``stream`` writes to; $COLUMNS, then 80, when it cannot say."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        pass
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else DEFAULT_WIDTH
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` on one line of ``width`` columns, the last left free (some terminals wrap on writing it)."""
+    room = max(1, width - 1)
+    return text if len(text) <= room else text[:room - 1] + "…"

@@ -54,7 +54,7 @@ FinishLatencyOption = typer.Option("0s", "--finish-latency", metavar="DURATION",
 SeedOption = typer.Option(0, "--seed", metavar="N", help="Seed for everything drawn at random (runtimes, UIDs).")
 TraceOption = typer.Option(None, "--trace", metavar="FILE",
                            help="Arrivals: CSV or YAML rows of time, namespace, queue, priority, pods, requests, "
-                                "runtime (repeatable).")
+                                "runtime (repeatable; '-' reads stdin, CSV or YAML told by its first line).")
 GeneratorOption = typer.Option(None, "--generator", metavar="FILE",
                                help="Kueue's scheduler performance config (a generator.yaml of its "
                                     "test/performance/scheduler/configs) instead of PATHs.")
@@ -117,7 +117,7 @@ def parse_runtime(text: str | None) -> Distribution | None:
 
 
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
-BAR = 20  # characters of the progress bar
+BAR = 16  # characters of the progress bar
 
 
 def replay_command(
@@ -193,8 +193,9 @@ def progress_reporter(progress: Progress, snapshot: Snapshot) -> Callable[[int, 
 
     def report(now: int, finished: int, _: int) -> None:
         done = min(BAR, finished * BAR // total) if total else 0
-        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,} of {total:,} workloads "
-                      f"finished, virtual time {format_duration(now)}", total)
+        # Short enough for 80 columns up to millions of workloads (the progress line cuts what does not fit).
+        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,}/{total:,} done, "
+                      f"virtual time {format_duration(now)}", total)
 
     return report
 
@@ -202,6 +203,8 @@ def progress_reporter(progress: Progress, snapshot: Snapshot) -> Callable[[int, 
 def check_plot_directory(path: str) -> None:
     import os
 
+    if not path.strip():
+        raise UsageError("--plot needs a directory to write the charts into, e.g. --plot charts/")
     if os.path.exists(path) and not os.path.isdir(path):
         raise UsageError(f"--plot {path!r}: not a directory (charts are written into a directory)")
 
@@ -218,7 +221,7 @@ def write_plots(report: ReplayReport, directory: str) -> list[str]:
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
                  traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
                  override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
-                 scheduler: str | None) -> Snapshot:
+                 scheduler: str | None, command: str = "replay") -> Snapshot:
     """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster), plus traces."""
     from kqctl.cli.simulate import load_snapshot, parse_now
 
@@ -231,9 +234,23 @@ def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive
         start = parse_now(now)
         inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                      override, scheduler)
-        snapshot = load_snapshot(inputs, scheduler, start)
+        snapshot = load_snapshot(inputs, scheduler, start, command)
     add_traces(snapshot, traces or [], seed)
+    check_runtimes(snapshot)
     return snapshot
+
+
+def check_runtimes(snapshot: Snapshot) -> None:
+    """A runtime annotation or label that does not parse (or is past the bound) is an input error at its Workload."""
+    from kqctl.kueue.replay.runtimes import RuntimeDeclarationError, declared_runtime
+
+    for workload in snapshot.workloads:
+        try:
+            declared_runtime(workload)
+        except RuntimeDeclarationError as exc:
+            origin = workload.origin
+            raise InputError(origin.file if origin else "<inputs>", str(exc),
+                             line=origin.line if origin and origin.line else None) from None
 
 
 def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot:
@@ -251,15 +268,30 @@ def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot
     return build_snapshot(config, start or DEFAULT_NOW, seed)
 
 
-def _single_document(path: str, what: str) -> Document:
+def _single_document(path: str, what: str, text: str | None = None, name: str | None = None) -> Document:
+    """The one YAML document of ``path`` (or of ``text`` already read from it: stdin can be read once only)."""
     from kqctl.load.documents import decode_text, parse_documents
     from kqctl.load.sources import read_source
 
-    source = read_source(path)
-    documents = [d for d in parse_documents(decode_text(source.data, source.name), source.name) if d.body is not None]
+    if text is None or name is None:
+        source = read_source(path)
+        text, name = decode_text(source.data, source.name), source.name
+    documents = [d for d in parse_documents(text, name) if d.body is not None]
     if len(documents) != 1:
-        raise InputError(source.name, f"expected {what}: one YAML document, found {len(documents)}")
+        raise InputError(name, f"expected {what}: one YAML document, found {len(documents)}")
     return documents[0]
+
+
+def is_csv(name: str, text: str) -> bool:
+    """A .csv file; or, from stdin or a file named neither .yaml, .yml nor .json, a header line such as
+    ``time,namespace,queue,cpu`` (YAML's first line is a list item, a mapping key or a flow collection)."""
+    lowered = name.lower()
+    if lowered.endswith(".csv"):
+        return True
+    if lowered.endswith((".yaml", ".yml", ".json")):
+        return False
+    first = next((line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
+    return "," in first and ":" not in first and not first.startswith(("-", "[", "{"))
 
 
 def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:
@@ -273,14 +305,18 @@ def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:
     for path in traces:
         source = read_source(path)
         text = decode_text(source.data, source.name)
+        if not text.strip():
+            raise InputError(source.name, "an empty trace: expected CSV with a header row (time,namespace,queue,"
+                             "...) or a YAML list of arrivals")
         try:
-            if source.name.lower().endswith(".csv"):
+            if is_csv(source.name, text):
                 rows = parse_csv_trace(text)
             else:
-                document = _single_document(path, "a trace")
+                document = _single_document(path, "a trace (CSV with a header row, or a YAML list)", text,
+                                            source.name)
                 body = document.body
                 lines = [document.line_of((i,)) for i in range(len(body))] if isinstance(body, list) else None
                 rows = parse_yaml_trace(body, lines)
             add_trace(snapshot, rows, source.name, start, seed)
         except TraceError as exc:
-            raise InputError(source.name, str(exc), line=exc.line) from None
+            raise InputError(source.name, str(exc), line=exc.line, column=exc.column) from None

@@ -154,16 +154,21 @@ def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]
     return sorted(key for key, workload in result.workloads.items() if workload.decision in wanted)
 
 
-def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None) -> Snapshot:
+def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None,
+                  command: str | None = None) -> Snapshot:
     """Inputs to one Kueue snapshot; any unreadable or undecodable object is a located error (exit 3).
 
     The input must be Kueue's (or hold only core kinds): two schedulers' objects are a usage error.
+    ``command``: the Kueue-only command asking (replay, diff, plan), for the message when they are not.
     """
     from kqctl.cli.schedulers import choose
     from kqctl.kueue.load import build_snapshot
 
     chosen = choose(scheduler, inputs.objects)
     if chosen.name != "kueue":
+        if command is not None:
+            raise UsageError(f"kqctl {command} is Kueue-only for now and these inputs are {chosen.product}'s; "
+                             f"kqctl validate, simulate, explain and audit read {chosen.product}")
         raise UsageError(f"kqctl does not simulate {chosen.product} yet")
     return build_snapshot(inputs, now)
 

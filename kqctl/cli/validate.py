@@ -78,7 +78,7 @@ def validate_command(
 
         result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                      sets, override, scheduler, allow_empty=volcano is not None and prune,
-                                     yunikorn_namespace=yunikorn_namespace)
+                                     yunikorn_namespace=yunikorn_namespace, refuse=False)
         report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
         if volcano is not None:
             report = volcano.with_deletions(report, result.objects)

@@ -4,7 +4,9 @@ Durations are written as Go and Kubernetes write them (``45m``, ``1h30m``, ``1.5
 ``90s``); the value must be a whole number of milliseconds, the replay's resolution. A distribution
 (``--runtime``) is a fixed duration or ``uniform(MIN,MAX)``, ``exponential(MEAN)`` or
 ``lognormal(MEDIAN,SIGMA)``; draws come from one ``random.Random(seed)`` in a fixed order, so the
-same seed gives the same replay. Draws are rounded to whole milliseconds, never below 1 ms.
+same seed gives the same replay. Draws are rounded to whole milliseconds, never below 1 ms and
+never above :data:`MAX_DURATION_MS` (100 years), the longest duration kqctl accepts anywhere: past
+it a date would leave the calendar (year 9999) and a wait stops meaning anything.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ MS_PER_UNIT: dict[str, Fraction] = {
     "h": Fraction(3_600_000),
     "d": Fraction(86_400_000),
 }
+MAX_DURATION_MS = 100 * 365 * 86_400_000  # 100 years (of 365 days)
+MAX_DURATION_TEXT = "100 years (876000h)"
+MAX_SIGMA = 100  # lognormal's shape: far beyond any runtime spread, and exp() of it stays a finite float
 _PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d)")
 
 
@@ -47,6 +52,8 @@ def parse_duration(text: str) -> int:
         raise DurationError(f"{text!r} is not a duration such as 45m, 1h30m, 90s or 200ms")
     if total.denominator != 1:
         raise DurationError(f"{text!r} is finer than a millisecond, the replay's resolution")
+    if total > MAX_DURATION_MS:
+        raise DurationError(f"{text!r} is longer than {MAX_DURATION_TEXT}, the longest duration kqctl replays")
     return int(total)
 
 
@@ -85,8 +92,10 @@ class Distribution:
         if self.kind == "uniform":
             return rng.randint(self.first, self.second)
         if self.kind == "exponential":
-            return max(1, round(rng.expovariate(1 / self.first)))
-        return max(1, round(self.first * math.exp(rng.gauss(0.0, float(self.sigma)))))
+            return _bounded(rng.expovariate(1 / self.first))
+        # In logarithms: a wide sigma must not overflow a float on its way to the bound.
+        exponent = math.log(self.first) + rng.gauss(0.0, float(self.sigma))
+        return MAX_DURATION_MS if exponent >= math.log(MAX_DURATION_MS) else _bounded(math.exp(exponent))
 
     def describe(self) -> str:
         if self.kind == "fixed":
@@ -105,6 +114,9 @@ def parse_distribution(text: str) -> Distribution:
     """``45m``, ``uniform(10m,1h)``, ``exponential(30m)`` or ``lognormal(20m,0.8)``."""
     match = _CALL.match(text)
     if match is None:
+        if not _PART.match(text.strip()) and text.strip() not in ("0", ""):  # not even the start of a duration
+            raise DurationError(f"{text!r} is not a duration (45m, 1h30m) nor a distribution: uniform(MIN,MAX), "
+                                "exponential(MEAN) or lognormal(MEDIAN,SIGMA)")
         return Distribution("fixed", _positive(text))
     kind, args = match.group(1), [a.strip() for a in match.group(2).split(",")]
     expected = {"uniform": "uniform(MIN,MAX)", "exponential": "exponential(MEAN)",
@@ -122,9 +134,14 @@ def parse_distribution(text: str) -> Distribution:
         sigma = Fraction(args[1])
     except (ValueError, ZeroDivisionError):
         raise DurationError(f"{text!r}: SIGMA must be a number such as 0.5") from None
-    if sigma < 0:
-        raise DurationError(f"{text!r}: SIGMA must not be negative")
+    if not 0 <= sigma <= MAX_SIGMA:
+        raise DurationError(f"{text!r}: SIGMA must be from 0 to {MAX_SIGMA}")
     return Distribution(kind, _positive(args[0]), sigma=sigma)
+
+
+def _bounded(ms: float) -> int:
+    """A drawn runtime: whole ms, at least 1, at most MAX_DURATION_MS."""
+    return max(1, min(MAX_DURATION_MS, round(ms)))
 
 
 def _positive(text: str) -> int:

@@ -8,8 +8,15 @@ A trace is a CSV file with a header row, or a YAML list of mappings, with these 
 * ``name`` (default ``trace-<n>``, n the row number), ``priority`` (a number) or ``priorityClass``
   (a WorkloadPriorityClass name), ``pods`` (default 1), ``runtime`` (a duration, e.g. ``45m``);
 * the per-pod requests: a ``requests`` field (YAML: a mapping; CSV: ``cpu=2 memory=4Gi``, pairs
-  separated by spaces or semicolons) and/or one column per resource (``cpu``, ``memory``,
-  ``nvidia.com/gpu``: any other field name is taken as a resource).
+  separated by spaces or semicolons) and/or one column per resource.
+
+A resource is named as a Pod may request it: ``cpu``, ``memory``, ``ephemeral-storage``,
+``hugepages-<size>``, or a name with a domain prefix (``nvidia.com/gpu``, ``example.com/fpga``).
+Any other field name is an error with the nearest known field or resource ("did you mean
+runtime?"), so a misspelt column never turns silently into a resource nobody offers. Names
+(``namespace``: a DNS-1123 label; ``name``: a DNS-1123 subdomain), ``priority`` and ``pods``
+(32-bit, as the API) are checked as the API server would; errors name the line and, in a CSV, the
+column.
 
 Quantities are exact integers (cpu in milli-cores, memory in bytes), as everywhere in kqctl.
 """
@@ -17,26 +24,51 @@ Quantities are exact integers (cpu in milli-cores, memory in bytes), as everywhe
 from __future__ import annotations
 
 import csv
+import difflib
 import io
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from kqctl.k8s.core import ModelError, parse_time
+from kqctl.k8s.names import is_dns1123_label, is_dns1123_subdomain
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.replay.durations import DurationError, parse_duration
 
 FIELDS = ("time", "namespace", "queue", "name", "priority", "priorityClass", "pods", "runtime", "requests")
+# Resource names a Pod may request without a domain prefix (Kubernetes' standard container resources).
+STANDARD_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+HUGEPAGES_PREFIX = "hugepages-"
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 class TraceError(ValueError):
-    """A trace row that cannot be read: its line (1-based) and field say where."""
+    """A trace row that cannot be read: its line (1-based), field and, in a CSV, column (1-based) say where."""
 
-    def __init__(self, line: int, field: str | None, message: str) -> None:
+    def __init__(self, line: int, field: str | None, message: str, column: int | None = None) -> None:
         self.line = line
         self.field = field
+        self.column = column
         super().__init__(f"{field}: {message}" if field else message)
+
+
+def is_resource_name(name: str) -> bool:
+    """Whether a Pod could request ``name``: a standard resource, hugepages-SIZE, or a domain-prefixed name."""
+    if name in STANDARD_RESOURCES or (name.startswith(HUGEPAGES_PREFIX) and len(name) > len(HUGEPAGES_PREFIX)):
+        return True
+    prefix, slash, rest = name.partition("/")
+    return bool(slash) and not is_dns1123_subdomain(prefix) and bool(rest) and "/" not in rest
+
+
+def unknown_name_message(name: str, field: bool = True) -> str:
+    """Why ``name`` is refused (a field of the row, or a resource in ``requests``), with the nearest known name."""
+    known = [*FIELDS, *STANDARD_RESOURCES] if field else list(STANDARD_RESOURCES)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    fields = f"a field is one of {', '.join(FIELDS)}; " if field else ""
+    return (f"unknown {'field' if field else 'resource'} {name!r}{hint}: {fields}a resource is cpu, memory, "
+            "ephemeral-storage, hugepages-SIZE or a name with a domain prefix such as nvidia.com/gpu")
 
 
 @dataclass(frozen=True)
@@ -51,18 +83,47 @@ class TraceRow:
     pods: int
     requests: tuple[tuple[str, int], ...]  # per pod, exact integers (QTY-5)
     runtime: int | None  # ms
+    columns: tuple[tuple[str, int], ...] = ()  # a CSV's column (1-based) of each field, for located errors
+
+    def column(self, field: str) -> int | None:
+        return dict(self.columns).get(field)
 
 
 def parse_csv_trace(text: str) -> list[TraceRow]:
-    reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None:
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None:
         return []
-    headers = [h.strip() for h in reader.fieldnames]
+    headers = [h.strip() for h in header]
+    columns = _check_header(headers)
+    located = tuple(columns.items())
     rows = []
-    for number, raw in enumerate(reader, start=1):
-        values = {header: (value or "").strip() for header, value in zip(headers, raw.values(), strict=False)}
-        rows.append(_row(reader.line_num, number, {k: v for k, v in values.items() if v != ""}))
+    for number, raw in enumerate((r for r in reader if any(cell.strip() for cell in r)), start=1):
+        if len(raw) > len(headers):
+            raise TraceError(reader.line_num, None, f"{len(raw)} fields, but the header names {len(headers)}",
+                             column=len(headers) + 1)
+        values = {h: v.strip() for h, v in zip(headers, raw, strict=False) if v.strip() != ""}
+        try:
+            rows.append(replace(_row(reader.line_num, number, values), columns=located))
+        except TraceError as exc:
+            if exc.column is None and exc.field is not None:
+                exc.column = columns.get(exc.field, columns.get("requests"))
+            raise
     return rows
+
+
+def _check_header(headers: list[str]) -> dict[str, int]:
+    """Column (1-based) of each header; an unknown or repeated one is an error located on line 1."""
+    columns: dict[str, int] = {}
+    for column, name in enumerate(headers, start=1):
+        if not name:
+            raise TraceError(1, None, "a column without a name in the header", column=column)
+        if name in columns:
+            raise TraceError(1, name, f"repeats column {columns[name]}", column=column)
+        if name not in FIELDS and not is_resource_name(name):
+            raise TraceError(1, None, unknown_name_message(name), column=column)
+        columns[name] = column
+    return columns
 
 
 def parse_yaml_trace(data: Any, lines: list[int] | None = None) -> list[TraceRow]:
@@ -93,16 +154,32 @@ def _row(line: int, number: int, item: Mapping[str, Any]) -> TraceRow:
 
     at = _time(line, item.get("time"))
     priority = _integer(line, "priority", text("priority"))
+    if priority is not None and not INT32_MIN <= priority <= INT32_MAX:
+        raise TraceError(line, "priority", f"{priority} is out of range: a priority is a 32-bit integer "
+                                           f"({INT32_MIN} to {INT32_MAX})")
     pods = _integer(line, "pods", text("pods"))
-    if pods is not None and pods < 1:
-        raise TraceError(line, "pods", "expected at least 1")
+    if pods is not None and not 1 <= pods <= INT32_MAX:
+        raise TraceError(line, "pods", f"expected at least 1 and at most {INT32_MAX}")
     runtime_text = text("runtime")
     runtime = _duration(line, "runtime", runtime_text) if runtime_text is not None else None
     if runtime is not None and runtime <= 0:
         raise TraceError(line, "runtime", "must be longer than 0")
-    return TraceRow(line, at, text("namespace", True) or "", text("queue", True) or "",
-                    text("name") or f"trace-{number}", priority, text("priorityClass"), pods or 1,
-                    _requests(line, item), runtime)
+    namespace = _name(line, "namespace", text("namespace", True), is_dns1123_label) or ""
+    queue = _name(line, "queue", text("queue", True), is_dns1123_subdomain) or ""
+    name = _name(line, "name", text("name"), is_dns1123_subdomain) or f"trace-{number}"
+    priority_class = _name(line, "priorityClass", text("priorityClass"), is_dns1123_subdomain)
+    return TraceRow(line, at, namespace, queue, name, priority, priority_class, pods or 1, _requests(line, item),
+                    runtime)
+
+
+def _name(line: int, field: str, value: str | None, check: Callable[[str], list[str]]) -> str | None:
+    """A name the API server would accept (its own messages), or a located error."""
+    if value is None:
+        return None
+    problems = check(value)
+    if problems:
+        raise TraceError(line, field, f"invalid value {value!r}: {'; '.join(problems)}")
+    return value
 
 
 def _time(line: int, raw: Any) -> int | datetime:
@@ -156,6 +233,10 @@ def _requests(line: int, item: Mapping[str, Any]) -> tuple[tuple[str, int], ...]
             found[str(key)] = value
     result = []
     for name, value in sorted(found.items()):
+        if not is_resource_name(name):
+            # A field of the row (a YAML key) or a name inside ``requests``: both must be resources a Pod can ask for.
+            in_row = name in item
+            raise TraceError(line, None if in_row else "requests", unknown_name_message(name, field=in_row))
         try:
             result.append((name, resource_value(name, parse_quantity(value))))
         except QuantityError as exc:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from support import REPO, Run
 
 Kqctl = Callable[..., Run]
@@ -62,3 +63,52 @@ def test_nothing_to_compare_and_bad_options_are_usage_errors(kqctl: Kqctl) -> No
     assert kqctl("diff", SAMPLE, "--set", LESS_CPU, "-o", "html").code == 2
     missing = kqctl("diff", SAMPLE, "no/such/dir", *NOW)
     assert missing.code == 3 and "no/such/dir" in missing.err
+
+
+QUOTA = "clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota="
+RECLAIM = "clusterqueue/team-a.spec.preemption.reclaimWithinCohort="
+
+
+@pytest.mark.parametrize("command", ["diff", "simulate", "replay", "explain"])
+@pytest.mark.parametrize("value,line,rule,message", [
+    (QUOTA + "abc", 68, "DEF-3-DECODE", "quantities must match the regular expression"),
+    (QUOTA + "-5", 68, "VAL-CQ-21", 'Invalid value: "-5": must be greater than or equal to 0'),
+    (RECLAIM + "Sometimes", 60, "SCHEMA-ENUM", 'Unsupported value: "Sometimes"'),
+])
+def test_def_3_a_set_the_api_server_would_reject_is_refused_as_a_file_value_is(
+        kqctl: Kqctl, command: str, value: str, line: int, rule: str, message: str) -> None:
+    args = {"explain": ("explain", "team-a/job-llm-finetune-0d5b7", SAMPLE)}.get(command, (command, SAMPLE))
+    # Another, valid --set on the same object first: the message names the one that breaks it.
+    result = kqctl(*args, "--set", RECLAIM + "Never", "--set", value, *NOW)
+    assert result.code == 3, result.out + result.err
+    assert f"cluster.yaml:{line} (document 5): --set {value!r}: the API server would reject ClusterQueue team-a: " \
+        in result.err
+    assert message in result.err and f"({rule}; kqctl validate shows every problem)" in result.err
+
+
+def test_validate_reports_a_rejected_set_instead_of_refusing_it(kqctl: Kqctl) -> None:
+    result = kqctl("validate", SAMPLE, "--set", QUOTA + "-5")
+    assert result.code == 1 and "VAL-CQ-21" in result.out
+
+
+def test_a_preempted_change_names_the_preemptor_on_each_side_as_the_readme_shows(kqctl: Kqctl) -> None:
+    result = kqctl("diff", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now",
+                   "2026-09-14T09:00:00Z", "-o", "markdown",
+                   "--set", "clusterqueue/team-a.flavor.default.cpu.nominalQuota=20",
+                   "--set", "clusterqueue/team-a.flavor.default.memory.nominalQuota=80Gi")
+    assert result.code == 0, result.err
+    row = next(line for line in result.out.splitlines() if line.startswith("| team-a/pretrain-shard-3 |"))
+    assert row == ("| team-a/pretrain-shard-3 | Preempted (inadmissible) by team-a/job-notebook-alice-af17c | "
+                   "Preempted (inadmissible) by team-a/notebook-alice-2 | preempted |")
+    assert f"> {row}" in (REPO / "README.md").read_text()
+
+
+def test_the_readme_says_when_the_preempted_pretraining_job_gets_in_and_finishes(kqctl: Kqctl) -> None:
+    data = json.loads(kqctl("replay", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now",
+                            "2026-09-14T09:00:00Z", "-o", "json").out)
+    shard = data["workloads"]["team-a/pretrain-shard-3"]
+    hours = {key: round(shard[key] / 3_600_000, 2) for key in ("timeToAdmissionMs", "timeToFinishMs")}
+    assert hours == {"timeToAdmissionMs": 4.75, "timeToFinishMs": 6.75} and shard["evictions"] == 3
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert "it gets in for the last time 4h45m after it was created" in readme
+    assert "is done 6h45m after it was created" in readme

@@ -38,3 +38,21 @@ def test_small_inputs_and_pipes_get_no_progress(monkeypatch) -> None:  # type: i
 def test_piped_runs_print_nothing_on_stderr() -> None:
     for args in (("simulate", "samples/preemption"), ("validate", "samples/preemption")):
         assert run_kqctl(*args).err == ""
+
+
+def test_the_line_is_cut_to_the_terminals_width_so_it_never_wraps(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from kqctl.cli.progress import fit
+
+    long = "kqctl: replaying [####................] 1,234 of 15,000 workloads finished, virtual time 1m30s"
+    assert len(long) > 80
+    for columns in ("80", "40", "1"):
+        monkeypatch.setenv("COLUMNS", columns)  # a StringIO has no terminal: $COLUMNS says the width
+        terminal = _Terminal()
+        Progress(terminal).step(long)
+        shown = terminal.getvalue().removeprefix("\r\x1b[K")
+        assert len(shown) <= max(1, int(columns) - 1) and shown.startswith(long[:max(0, min(10, int(columns) - 2))])
+    monkeypatch.setenv("COLUMNS", "200")
+    terminal = _Terminal()
+    Progress(terminal).step(long)
+    assert terminal.getvalue() == "\r\x1b[K" + long
+    assert fit(long, 80) == long[:78] + "…" and fit("short", 80) == "short"

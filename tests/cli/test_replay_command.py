@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import yaml
 from support import Run
 
@@ -118,7 +119,7 @@ def test_usage_errors_exit_2_before_reading_anything(kqctl: Kqctl, write: Write)
 def test_bad_traces_and_configs_are_located_errors(kqctl: Kqctl, write: Write) -> None:
     trace = write("arrivals.csv", "time,namespace,queue,cpu\n0s,team-a,team-a-queue,1\n5q,team-a,team-a-queue,1\n")
     result = kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z")
-    assert result.code == 3 and f"{trace}:3: time: '5q' is not a duration" in result.err
+    assert result.code == 3 and f"{trace}:3:1: time: '5q' is not a duration" in result.err
     config = write("generator.yaml", SMALL_GENERATOR.replace("nominalQuota: 4", "nominalQuota: 4\n    quota: 1"))
     result = kqctl("replay", "--generator", config)
     assert result.code == 3 and f"{config}:9: cohorts[0].queuesSets[0].quota: unknown field" in result.err
@@ -134,7 +135,8 @@ def test_rows_only_with_no_headers(kqctl: Kqctl) -> None:
     assert result.code == 0 and len(lines) == 20 and not lines[0].startswith("WORKLOAD")
 
 
-def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
+def test_progress_of_a_long_replay_is_shown_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # the width of a terminal that does not say (a StringIO here)
     import io
 
     from kqctl.cli.progress import Progress
@@ -149,8 +151,11 @@ def test_progress_of_a_long_replay_is_shown_on_a_terminal_only() -> None:
     terminal, piped = Terminal(), io.StringIO()
     progress_reporter(Progress(terminal), snapshot)(90_000, 1234, 5000)
     progress_reporter(Progress(piped), snapshot)(90_000, 1234, 5000)
-    assert "replaying [####................] 1,234 of 5,000 workloads finished, virtual time 1m30s" \
-        in terminal.getvalue()
+    assert "replaying [###.............] 1,234/5,000 done, virtual time 1m30s" in terminal.getvalue()
+    wide = Terminal()
+    progress_reporter(Progress(wide), Snapshot(workloads=[None] * 2_500_000))(  # type: ignore[list-item]
+        3_600_000 * 30, 1_234_567, 2_500_000)
+    assert len(wide.getvalue().removeprefix("\r\x1b[K")) < 80 and wide.getvalue().endswith("virtual time 30h")
     assert piped.getvalue() == ""
 
 
@@ -170,3 +175,104 @@ def test_a_yaml_trace_with_a_priority_class(kqctl: Kqctl, write: Write) -> None:
     late = data["workloads"]["team-a/late"]
     assert (late["priority"], late["arrivalMs"], late["runtimeMs"], late["state"]) == (1000, 600_000, 300_000,
                                                                                         "Finished")
+
+
+def test_a_now_before_the_snapshots_dates_gives_no_negative_wait(kqctl: Kqctl) -> None:
+    # Explain's rule (test_a_snapshot_whose_clock_is_before_its_dates_is_read_as_now) in every command that replays:
+    # a running workload dated after --now runs from the start, with a wait of 0.
+    for sample, now in (("samples/cohort-borrowing", "2026-01-01T00:00:00Z"),
+                        ("samples/replay", "2026-09-14T07:00:00Z")):
+        data = json.loads(kqctl("replay", sample, "--now", now, "-o", "json").out)
+        waits = [w["timeToAdmissionMs"] for w in data["workloads"].values() if w["timeToAdmissionMs"] is not None]
+        finishes = [w["timeToFinishMs"] for w in data["workloads"].values() if w["timeToFinishMs"] is not None]
+        assert waits and min(waits) >= 0 and min(finishes, default=0) >= 0, (sample, waits, finishes)
+        assert any("dated after the replay's start" in note for note in data["assumptions"])
+        summary = yaml.safe_load(kqctl("replay", sample, "--now", now, "-o", "summary").out)
+        assert all(c["averageTimeToAdmissionMs"] >= 0 for c in summary["workloadClasses"].values())
+    table = kqctl("replay", "samples/replay", "--now", "2026-09-14T07:00:00Z").out
+    assert "Time to admission: P50 0ms" in table and " -" not in table.split("Assumed")[0].replace(" - ", "")
+
+
+def test_a_trace_row_for_a_queue_not_in_the_inputs_is_a_located_error(kqctl: Kqctl, write: Write) -> None:
+    for queue, hint in (("team-a-queu", "did you mean team-a-queue?"), ("nosuch", "namespace team-a has team-a-queue")):
+        trace = write("arrivals.csv", f"time,namespace,queue,cpu\n0s,team-a,{queue},1\n")
+        result = kqctl("replay", "samples/replay", "--trace", trace, "--now", "2026-09-14T09:00:00Z")
+        assert result.code == 3, result.err
+        assert f"{trace}:2:3: queue: LocalQueue team-a/{queue} is not in the inputs; {hint}" in result.err
+
+
+def test_very_large_values_are_usage_or_input_errors_never_a_crash(kqctl: Kqctl, write: Write) -> None:
+    far = write("far.csv", "time,namespace,queue,cpu,runtime\n100000000h,team-a,team-a-queue,1,1m\n")
+    nort = write("nort.csv", "time,namespace,queue,cpu\n5m,team-a,team-a-queue,2\n10m,team-a,team-a-queue,4\n")
+    for args, code, message in (
+        (("--cycle-latency", "100000000h"), 2, "--cycle-latency: '100000000h' is longer than 100 years"),
+        (("--cycle-latency", "per-head=99999999999999999us"), 2, "is longer than 100 years"),
+        (("--trace", nort, "--finish-latency", "100000000h"), 2, "--finish-latency: '100000000h' is longer than"),
+        (("--trace", far), 3, f"{far}:2:1: time: '100000000h' is longer than 100 years"),
+    ):
+        result = kqctl("replay", *SAMPLE[:1], "--now", "2026-09-14T09:00:00Z", *args)
+        assert result.code == code and message in result.err, (args, result.err)
+    late = kqctl("replay", "samples/replay", "--now", "9999-12-30T23:00:00Z", "--trace", far.replace("far", "nort"),
+                 "--trace", write("later.csv", "time,namespace,queue,cpu\n2d,team-a,team-a-queue,1\n"))
+    assert late.code == 3 and "time: 2d after the start (9999-12-30T23:00:00Z) is past the year 9999" in late.err
+    wide = kqctl("replay", "samples/replay", "--now", "2026-09-14T09:00:00Z", "--trace", nort, "--runtime",
+                 "lognormal(20m,50)", "-o", "json")
+    assert wide.code == 0, wide.err
+    data = json.loads(wide.out)
+    assert max(w["runtimeMs"] or 0 for w in data["workloads"].values()) <= 100 * 365 * 86_400_000
+    assert any("were cut to it" in note for note in data["assumptions"])
+    table = kqctl("replay", "samples/replay", "--now", "2026-09-14T09:00:00Z", "--trace", nort, "--runtime",
+                  "lognormal(20m,50)")
+    assert table.code == 0 and "36500d" in table.out
+
+
+def test_a_declared_runtime_that_does_not_parse_is_a_located_input_error(kqctl: Kqctl, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copy("samples/replay/cluster.yaml", tmp_path / "cluster.yaml")
+    running = Path("samples/replay/running.yaml").read_text()
+    for runtime, message in (("200000000h", "is longer than 100 years"), ("forever", "is not a duration")):
+        (tmp_path / "running.yaml").write_text(running.replace("kqctl.dev/runtime: 2h}",
+                                                               f"kqctl.dev/runtime: {runtime}}}"))
+        for command in (("replay", str(tmp_path)), ("diff", str(tmp_path), "--replay", "--set",
+                                                    "clusterqueue/team-a.flavor.default.cpu.nominalQuota=20")):
+            result = kqctl(*command, "--now", "2026-09-14T09:00:00Z")
+            assert result.code == 3, (command, result.err)
+            assert f"running.yaml:4: Workload team-a/pretrain-shard-3: annotation kqctl.dev/runtime: '{runtime}' " \
+                   f"{message}" in result.err
+
+
+@pytest.mark.parametrize("sample,product", [("samples/volcano-two-teams", "Volcano"),
+                                            ("samples/yunikorn-priority", "YuniKorn")])
+@pytest.mark.parametrize("command", [("replay",), ("diff",), ("plan", "--for", "clusterqueue/q", "--target",
+                                                              "no workload inadmissible")])
+def test_replay_diff_and_plan_say_they_are_kueue_only(kqctl: Kqctl, sample: str, product: str,
+                                                      command: tuple[str, ...]) -> None:
+    args = (command[0], sample, *(("--set", "clusterqueue/q.spec.stopPolicy=Hold") if command[0] == "diff" else ()),
+            *command[1:])
+    result = kqctl(*args)
+    assert result.code == 2, result.err
+    assert f"kqctl {command[0]} is Kueue-only for now and these inputs are {product}'s" in result.err
+    assert "does not simulate" not in result.err
+
+
+def test_a_trace_on_stdin_is_read_as_csv_or_yaml_by_its_first_line(kqctl: Kqctl) -> None:
+    now = ("--now", "2026-09-14T09:00:00Z")
+    for text in ("time,namespace,queue,cpu,runtime\n0s,team-a,team-a-queue,1,5m\n",
+                 "# arrivals\n- {time: 0s, namespace: team-a, queue: team-a-queue, cpu: 1, runtime: 5m}\n"):
+        result = kqctl("replay", "samples/replay", *now, "--trace", "-", "-o", "json", stdin=text.encode())
+        assert result.code == 0, (text, result.err)
+        assert json.loads(result.out)["workloads"]["team-a/trace-1"]["runtimeMs"] == 300_000
+    empty = kqctl("replay", "samples/replay", *now, "--trace", "-", stdin=b"")
+    assert empty.code == 3 and "<stdin>: an empty trace: expected CSV with a header row" in empty.err
+
+
+def test_small_usage_mistakes_are_usage_errors(kqctl: Kqctl) -> None:
+    for args, message in (
+        (("--plot", ""), "--plot needs a directory"),
+        (("--cycle-latency", "qps=10,qps=20"), "--cycle-latency: qps is given twice in 'qps=10,qps=20'"),
+        (("--runtime", "normal(3m)"), "nor a distribution: uniform(MIN,MAX), exponential(MEAN) or "
+                                      "lognormal(MEDIAN,SIGMA)"),
+    ):
+        result = kqctl("replay", "samples/replay", *args)
+        assert result.code == 2 and message in result.err, (args, result.err)

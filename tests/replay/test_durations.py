@@ -7,7 +7,14 @@ from fractions import Fraction
 
 import pytest
 
-from kqctl.replay.durations import Distribution, DurationError, format_duration, parse_distribution, parse_duration
+from kqctl.replay.durations import (
+    MAX_DURATION_MS,
+    Distribution,
+    DurationError,
+    format_duration,
+    parse_distribution,
+    parse_duration,
+)
 
 
 @pytest.mark.parametrize("text,ms", [
@@ -58,8 +65,26 @@ def test_uniform_draws_stay_in_bounds() -> None:
 
 @pytest.mark.parametrize("text,message", [
     ("uniform(1h,10m)", "MIN <= MAX"), ("uniform(1h)", "uniform\\(MIN,MAX\\)"), ("exponential(0s)", "longer than 0"),
-    ("lognormal(20m,x)", "SIGMA must be a number"), ("lognormal(20m,-1)", "must not be negative"), ("0", "longer"),
+    ("lognormal(20m,x)", "SIGMA must be a number"), ("lognormal(20m,-1)", "SIGMA must be from 0 to 100"),
+    ("lognormal(20m,101)", "SIGMA must be from 0 to 100"),
+    ("normal(3m)", r"nor a distribution: uniform\(MIN,MAX\), exponential\(MEAN\) or lognormal\(MEDIAN,SIGMA\)"),
+    ("forever", "is not a duration .* nor a distribution"),
+    ("uniform(1m,100000000h)", "longer than 100 years"), ("0", "longer"),
 ])
 def test_bad_distributions(text: str, message: str) -> None:
     with pytest.raises(DurationError, match=message):
         parse_distribution(text)
+
+
+@pytest.mark.parametrize("text", ["100000000h", "36501d", "876001h", "3153600000001ms"])
+def test_durations_past_100_years_are_refused(text: str) -> None:
+    with pytest.raises(DurationError, match=r"longer than 100 years \(876000h\)"):
+        parse_duration(text)
+    assert parse_duration("876000h") == MAX_DURATION_MS  # the bound itself is accepted
+
+
+@pytest.mark.parametrize("text", ["lognormal(20m,50)", "lognormal(876000h,100)", "exponential(876000h)"])
+def test_drawn_runtimes_never_pass_the_bound(text: str) -> None:
+    rng = random.Random(0)
+    draws = [parse_distribution(text).draw(rng) for _ in range(2000)]
+    assert all(1 <= d <= MAX_DURATION_MS for d in draws) and MAX_DURATION_MS in draws

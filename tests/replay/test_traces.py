@@ -61,3 +61,42 @@ def test_a_yaml_trace_must_be_a_list_of_mappings() -> None:
     with pytest.raises(TraceError, match="expected a mapping"):
         parse_yaml_trace(["0s"])
     assert parse_yaml_trace(None) == [] and parse_csv_trace("") == []
+
+
+@pytest.mark.parametrize("text,line,column,field,message", [
+    # A misspelt column is refused with the nearest name, never taken as a resource nobody offers.
+    ("time,namespace,queue,cpu,runtme\n0s,ns,lq,1,30m\n", 1, 5, None, "unknown field 'runtme' (did you mean runtime?)"),
+    ("time,namespace,queue,memroy\n0s,ns,lq,1Gi\n", 1, 4, None, "(did you mean memory?)"),
+    ("time,namespace,qeue,cpu\n0s,ns,lq,1\n", 1, 3, None, "(did you mean queue?)"),
+    ("time,namespace,queue,gpu\n0s,ns,lq,1\n", 1, 4, None, "a name with a domain prefix such as nvidia.com/gpu"),
+    ("time,namespace,queue,cpu,cpu\n0s,ns,lq,1,2\n", 1, 5, "cpu", "repeats column 4"),
+    ("time,namespace,queue,requests\n0s,ns,lq,gpu=1\n", 2, 4, "requests", "unknown resource 'gpu'"),
+    ("time,namespace,queue,cpu\n0s,Team_A,lq,1\n", 2, 2, "namespace", "'Team_A': a lowercase RFC 1123 label"),
+    ("time,namespace,queue,cpu,name\n0s,ns,lq,1,Bad_Name\n", 2, 5, "name", "a lowercase RFC 1123 subdomain"),
+    ("time,namespace,queue,cpu\n0s,ns,Bad_Queue,1\n", 2, 3, "queue", "a lowercase RFC 1123 subdomain"),
+    ("time,namespace,queue,cpu,priority\n0s,ns,lq,1,2147483648\n", 2, 5, "priority", "out of range"),
+    ("time,namespace,queue,cpu,priority\n0s,ns,lq,1,-2147483649\n", 2, 5, "priority", "out of range"),
+    ("time,namespace,queue,cpu,pods\n0s,ns,lq,1,2147483648\n", 2, 5, "pods", "at most 2147483647"),
+    ("time,namespace,queue,cpu\n0s,ns,lq,1\n0s,ns,lq,1,extra\n", 3, 5, None, "5 fields, but the header names 4"),
+])
+def test_bad_csv_traces_say_which_line_and_column(text: str, line: int, column: int, field: str | None,
+                                                  message: str) -> None:
+    with pytest.raises(TraceError) as caught:
+        parse_csv_trace(text)
+    error = caught.value
+    assert (error.line, error.column, error.field) == (line, column, field) and message in str(error), str(error)
+
+
+def test_resources_are_named_as_a_pod_requests_them() -> None:
+    (row,) = parse_csv_trace("time,namespace,queue,cpu,memory,ephemeral-storage,hugepages-2Mi,nvidia.com/gpu,"
+                             "priority\n0s,ns,lq,1,1Gi,2Gi,4Mi,2,2147483647\n")
+    assert dict(row.requests) == {"cpu": 1000, "memory": 1024**3, "ephemeral-storage": 2 * 1024**3,
+                                  "hugepages-2Mi": 4 * 1024**2, "nvidia.com/gpu": 2}
+    assert row.priority == 2**31 - 1 and row.column("nvidia.com/gpu") == 8
+
+
+def test_a_yaml_trace_refuses_unknown_fields_and_resources() -> None:
+    with pytest.raises(TraceError, match=r"unknown field 'runtme' \(did you mean runtime\?\)"):
+        parse_yaml_trace([{"time": "0s", "namespace": "ns", "queue": "lq", "cpu": "1", "runtme": "30m"}])
+    with pytest.raises(TraceError, match="unknown resource 'gpu'"):
+        parse_yaml_trace([{"time": "0s", "namespace": "ns", "queue": "lq", "requests": {"gpu": 1}}])

@@ -1,9 +1,9 @@
 """Kueue's feature gates, with Kueue's defaults at the reference commit.
 
-Every gate Kueue defines is accepted (kueue_feature_gates.py, generated from Kueue's source), so a
-command line copied from a Kueue deployment works. Only the gates in ``ADMISSION_GATES`` change what
-kqctl's engine decides; the others (metrics, integrations, MultiKueue, node replacement, ...) are
-accepted and have no effect offline.
+Every gate Kueue defines is accepted (feature_gates.py, generated from Kueue's source by
+scripts/generate_feature_gates.py), so a command line copied from a Kueue deployment works. Only
+the gates in ``ADMISSION_GATES`` change what kqctl's engine decides; the others (metrics,
+integrations, MultiKueue, node replacement, ...) are accepted and have no effect offline.
 """
 
 from __future__ import annotations

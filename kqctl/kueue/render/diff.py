@@ -79,6 +79,8 @@ def decision_text(view: WorkloadView | None) -> str:
         text += ", borrowing " + ", ".join(f"{r} {human(r, amount)}" for _, r, amount in view.borrowed)
     if view.victims:
         text += f", preempts {len(view.victims)}"
+    if view.preempted_by:
+        text += f" by {view.preempted_by}"  # a "preempted" change is a change of preemptor: show who
     return text
 
 

@@ -43,10 +43,15 @@ def plan_data(result: PlanResult) -> dict[str, Any]:
         "target": " and ".join(c.text() for c in problem.target),
         "current": quotas(result, problem.current),
         "answer": None if result.answer is None else quotas(result, result.answer),
+        "provenSmallest": result.answer is not None and result.proven,
+        "knownWithin": None if result.answer is None or result.proven else
+        {k: {"from": low, "to": high} for (k, low), high in zip(quotas(result, result.lowest).items(),
+                                                                  quotas(result, result.answer).values(), strict=True)},
         "cap": quotas(result, result.cap),
         "proof": {"atAnswer": None if at is None else evaluation_data(result, at),
                   "belowAnswer": None if below is None else evaluation_data(result, below)},
         "replays": [evaluation_data(result, e) for e in sorted(result.evaluations, key=lambda e: e.values)],
+        "assumptions": list(result.assumptions),
     }
 
 
@@ -83,10 +88,19 @@ def text(result: PlanResult, workers: int) -> str:
                          f"{'; '.join(measure_text(m) for m in below.measures)}")
         elif result.answer and all(v == 0 for v in result.answer):
             lines.append("  (no quota at all is needed: the target is met with nothing)")
+        if not result.proven:
+            within = ", ".join(f"{k} {low} to {high}" for (k, low), high in
+                               zip(quotas(result, result.lowest).items(), quotas(result, result.answer).values(),
+                                   strict=True))
+            lines.append(f"  not proven smallest: --budget ran out after {len(result.evaluations)} replays; the "
+                         f"smallest quota is known to lie within {within} (raise --budget to close in)")
     lines += ["", f"Replays ({len(result.evaluations)}, {workers} in parallel):"]
     table = Table((Column("Nominal quota"), Column("Target"), Column("Measured"), Column("Workloads", right=True)))
     for evaluation in sorted(result.evaluations, key=lambda e: e.values):
         table.add([_quota_text(result, evaluation.values), "met" if evaluation.met else "missed",
                    "; ".join(measure_text(m) for m in evaluation.measures), f"{evaluation.workloads:,}"])
     lines += format_lines(table)
+    if result.assumptions:
+        lines.append("")
+        lines += [f"Assumed: {note}" for note in result.assumptions]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -12,6 +13,7 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.generator import make_uid
 from kqctl.kueue.replay.runtimes import RUNTIME_ANNOTATION
 from kqctl.origin import Origin
+from kqctl.replay.durations import format_duration
 from kqctl.replay.traces import TraceError, TraceRow
 
 WPC_GROUP = "kueue.x-k8s.io"
@@ -23,23 +25,48 @@ def add_trace(snapshot: Snapshot, rows: Iterable[TraceRow], file: str, start: da
     existing = {w.key for w in snapshot.workloads}
     added = 0
     for row in rows:
+        _check_queue(snapshot, row)
         workload = _workload(snapshot, row, file, start, rng)
         if workload.key in existing:
-            raise TraceError(row.line, "name", f"Workload {workload.key} is already in the inputs")
+            raise TraceError(row.line, "name", f"Workload {workload.key} is already in the inputs", row.column("name"))
         existing.add(workload.key)
         snapshot.workloads.append(workload)
         added += 1
     return added
 
 
+def _check_queue(snapshot: Snapshot, row: TraceRow) -> None:
+    """A trace row names a LocalQueue of the inputs (a typo would otherwise leave the workload silently unqueued)."""
+    if f"{row.namespace}/{row.queue}" in snapshot.local_queues:
+        return
+    here = sorted(q.name for q in snapshot.local_queues.values() if q.namespace == row.namespace)
+    close = difflib.get_close_matches(row.queue, here, n=1)
+    if close:
+        hint = f"; did you mean {close[0]}?"
+    elif here:
+        hint = f"; namespace {row.namespace} has {', '.join(here)}"
+    else:
+        hint = f"; namespace {row.namespace} has no LocalQueue in the inputs"
+    raise TraceError(row.line, "queue", f"LocalQueue {row.namespace}/{row.queue} is not in the inputs{hint}",
+                     row.column("queue"))
+
+
+def _offset(row: TraceRow, start: datetime, ms: int) -> datetime:
+    try:
+        return start + timedelta(milliseconds=ms)
+    except OverflowError:
+        moment = f"{format_duration(ms)} after the start ({start.isoformat().replace('+00:00', 'Z')})"
+        raise TraceError(row.line, "time", f"{moment} is past the year 9999", row.column("time")) from None
+
+
 def _workload(snapshot: Snapshot, row: TraceRow, file: str, start: datetime, rng: random.Random) -> Workload:
-    created = row.at if isinstance(row.at, datetime) else start + timedelta(milliseconds=row.at)
+    created = row.at if isinstance(row.at, datetime) else _offset(row, start, row.at)
     priority, ref = row.priority, None
     if row.priority_class is not None:
         wpc = snapshot.workload_priority_classes.get(row.priority_class)
         if wpc is None:
             raise TraceError(row.line, "priorityClass", f"WorkloadPriorityClass {row.priority_class!r} is not in "
-                                                        "the inputs")
+                                                        "the inputs", row.column("priorityClass"))
         ref = PriorityClassRef(WPC_GROUP, "WorkloadPriorityClass", wpc.name)
         priority = wpc.value if row.priority is None else row.priority
     requests = {name: format_resource_value(name, value) for name, value in row.requests}

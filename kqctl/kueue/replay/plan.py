@@ -186,6 +186,9 @@ def _steps(chosen: list[FlavorResource], steps: Sequence[str]) -> Values:
             raise PlanError(f"--step {text!r}: expected RESOURCE=QUANTITY, e.g. cpu=500m or memory=4Gi") from None
         if value <= 0:
             raise PlanError(f"--step {text!r}: must be more than 0")
+        if resource not in {r for _, r in chosen}:
+            raise PlanError(f"--step {text!r}: {resource} is not a planned resource; planned: "
+                            f"{', '.join(f'{f}/{r}' for f, r in chosen)}")
         given[resource] = value
     return tuple(given.get(r, DEFAULT_STEPS.get(r, 1)) for _, r in chosen)
 
@@ -239,6 +242,7 @@ class Evaluation:
     end: int
     workloads: int
     admitted: int
+    assumptions: tuple[str, ...] = ()  # the replay's (runtimes assumed, throughput model)
 
     @property
     def met(self) -> bool:
@@ -254,7 +258,8 @@ def evaluation(report: ReplayReport, problem: PlanProblem, values: Values) -> Ev
     members = set(problem.members)
     scope = [w for w in report.workloads if w.labels.target in members and w.arrival is not None]
     measures = tuple(measure(condition, scope) for condition in problem.target)
-    return Evaluation(values, measures, report.end, len(scope), sum(1 for w in scope if w.admitted is not None))
+    return Evaluation(values, measures, report.end, len(scope), sum(1 for w in scope if w.admitted is not None),
+                      report.assumptions)
 
 
 # --- the search -----------------------------------------------------------------------------------------
@@ -266,6 +271,17 @@ class PlanResult:
     answer: Values | None  # None: not met at any quota tried, up to the cap
     evaluations: tuple[Evaluation, ...]  # in the order they were run
     cap: Values
+    # False when --budget ran out before the search closed in: the answer meets the target but is not proven the
+    # smallest; per resource, the smallest quota not yet known to miss (along the search) up to the answer.
+    proven: bool = True
+    lowest: Values = ()
+
+    @property
+    def assumptions(self) -> tuple[str, ...]:
+        """What the replays assumed (the same for every candidate: runtimes and throughput do not depend on quota)."""
+        at = next((e for e in self.evaluations if e.values == self.answer), None)
+        chosen = at or (self.evaluations[-1] if self.evaluations else None)
+        return chosen.assumptions if chosen is not None else ()
 
     def proof(self) -> tuple[Evaluation | None, Evaluation | None]:
         """The replay at the answer (meets the target) and the nearest one below it that misses."""
@@ -300,10 +316,13 @@ def search(problem: PlanProblem, evaluate_many: Evaluator, cap: Values, parallel
         return tuple(_round_up(c * level // levels, s) for c, s in zip(cap, problem.steps, strict=True))
 
     today = max(problem.current[i] * levels // cap[i] if cap[i] else 0 for i in range(len(cap)))
-    best = _bisect(joint, 0, levels, run, done, parallel, budget, start=today)
-    if best is None:
+    bracket = _bisect(joint, 0, levels, run, done, parallel, budget, start=today)
+    if bracket is None:
         return PlanResult(problem, None, tuple(done.values()), cap)
+    failed, best = bracket
     answer = joint(best)
+    proven = best - failed <= 1
+    lowest = list(joint(failed + 1))
     for index in range(len(problem.resources) if len(problem.resources) > 1 else 0):
         def alone(units: int, i: int = index, base: Values = answer) -> Values:
             return tuple(units * problem.steps[i] if j == i else v for j, v in enumerate(base))
@@ -311,13 +330,19 @@ def search(problem: PlanProblem, evaluate_many: Evaluator, cap: Values, parallel
         top = answer[index] // problem.steps[index]
         found = _bisect(alone, 0, top, run, done, parallel, budget)
         if found is not None:
-            answer = alone(found)
-    return PlanResult(problem, answer, tuple(done.values()), cap)
+            missed, met = found
+            answer = alone(met)
+            lowest[index] = (missed + 1) * problem.steps[index]
+            proven = proven and met - missed <= 1
+    lowest = [min(low, a) for low, a in zip(lowest, answer, strict=True)]
+    return PlanResult(problem, answer, tuple(done.values()), cap, proven, tuple(lowest))
 
 
 def _bisect(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
-            done: dict[Values, Evaluation], parallel: int, budget: int, start: int | None = None) -> int | None:
-    """The smallest level in [low, high] whose candidate meets the target (None if ``high`` does not).
+            done: dict[Values, Evaluation], parallel: int, budget: int,
+            start: int | None = None) -> tuple[int, int] | None:
+    """(the highest level known to miss or ``low - 1``, the smallest level found in [low, high] that meets the
+    target); None if ``high`` does not. The two are adjacent unless ``budget`` replays ran out first.
 
     From ``start`` (today's quota) the level doubles until the target is met (the answer is usually near
     today's quota, far below the cap), then each round evaluates ``parallel`` levels at once, splitting the
@@ -336,7 +361,7 @@ def _bisect(point: Callable[[int], Values], low: int, high: int, run: Callable[[
             if done[point(level)].met:
                 met = min(met, level)
         failed = max([failed, *(lv for lv in picks if lv < met and not done[point(lv)].met)])
-    return met
+    return failed, met
 
 
 def _gallop(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],

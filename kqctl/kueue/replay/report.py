@@ -13,7 +13,7 @@ from datetime import datetime
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.throughput import Throughput
 from kqctl.kueue.replay.timeline import Eviction, KueueTimeline, TimelineOptions
-from kqctl.replay.durations import format_duration
+from kqctl.replay.durations import MAX_DURATION_TEXT, format_duration
 from kqctl.replay.run import ReplayOptions, WorkloadTimes, replay
 from kqctl.replay.summary import (
     GroupStats,
@@ -65,7 +65,9 @@ def replay_snapshot(snapshot: Snapshot, options: KueueReplayOptions | None = Non
     """Replay ``snapshot`` (its future-dated workloads arriving on time) until nothing is left to happen."""
     options = options or KueueReplayOptions()
     timeline = KueueTimeline(snapshot, options.timeline)
-    run = replay(timeline, ReplayOptions(options.until, options.finish_latency, on_progress))
+    # Virtual time cannot go past the calendar (year 9999): a replay that would is stopped there, as --until does.
+    until = min(options.until if options.until is not None else timeline.horizon, timeline.horizon)
+    run = replay(timeline, ReplayOptions(until, options.finish_latency, on_progress))
     workloads = run.workloads
     arrived = [w for w in workloads if w.arrival is not None]
     return ReplayReport(
@@ -108,9 +110,15 @@ def _assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[
         notes.append(f"{source.drawn:,} workload(s) without a declared runtime ran for a draw from "
                      f"{_runtime_text(options.timeline)} (seed {options.timeline.seed}; those running at the start: "
                      "from the start)")
+    if source.at_bound:
+        notes.append(f"{source.at_bound:,} of those draws were longer than {MAX_DURATION_TEXT} and were cut to it")
     if source.unknown:
         notes.append(f"{source.unknown:,} workload(s) declare no runtime (annotation kqctl.dev/runtime) and no "
                      "--runtime was given: once admitted they hold their quota until the replay ends")
+    if timeline.dated_after_start:
+        notes.append(f"{timeline.dated_after_start:,} running workload(s) are dated after the replay's start "
+                     f"({timeline.start.isoformat().replace('+00:00', 'Z')}, --now): read as running since the start, "
+                     "with a time to admission of 0 (as explain reads such a snapshot)")
     if options.finish_latency:
         notes.append(f"quota is released {format_duration(options.finish_latency)} after a workload's runtime ends")
     return tuple(notes)

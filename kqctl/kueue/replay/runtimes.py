@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from kqctl.kueue.api.models import Workload
-from kqctl.replay.durations import Distribution, DurationError, parse_duration
+from kqctl.replay.durations import MAX_DURATION_MS, MAX_DURATION_TEXT, Distribution, DurationError, parse_duration
 
 RUNTIME_ANNOTATION = "kqctl.dev/runtime"
 PERFORMANCE_RUNTIME_LABEL = "kueue.x-k8s.io/performance-scheduler-running-ms"
@@ -41,6 +41,9 @@ def declared_runtime(workload: Workload) -> int | None:
         if not label.isdigit():
             message = f"label {PERFORMANCE_RUNTIME_LABEL}: {label!r} is not a number of ms"
             raise RuntimeDeclarationError(workload, message)
+        if int(label) > MAX_DURATION_MS:
+            raise RuntimeDeclarationError(workload, f"label {PERFORMANCE_RUNTIME_LABEL}: {label} ms is longer than "
+                                                    f"{MAX_DURATION_TEXT}")
         return int(label)
     return None
 
@@ -53,6 +56,7 @@ class RuntimeSource:
         self.rng = random.Random(seed)
         self.drawn = 0
         self.unknown = 0
+        self.at_bound = 0  # draws cut to the longest duration kqctl replays
 
     def runtime(self, workload: Workload) -> int | None:
         declared = declared_runtime(workload)
@@ -62,4 +66,7 @@ class RuntimeSource:
             self.unknown += 1
             return None
         self.drawn += 1
-        return self.distribution.draw(self.rng)
+        value = self.distribution.draw(self.rng)
+        if value == MAX_DURATION_MS:
+            self.at_bound += 1
+        return value

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kqctl.replay.durations import DurationError, parse_duration
+from kqctl.replay.durations import MAX_DURATION_MS, MAX_DURATION_TEXT, DurationError, parse_duration
 
 MICROS_PER_MS = 1000
 CALIBRATED = "calibrated"
@@ -86,6 +86,8 @@ def parse_throughput(text: str) -> Throughput:
         if match is None:
             raise DurationError(f"{part.strip()!r}: expected qps=N, burst=N, per-cycle=DURATION or per-head=DURATION")
         name, value = match.groups()
+        if name in values:
+            raise DurationError(f"{name} is given twice in {raw!r}")
         values[name] = _count(name, value) if name in ("qps", "burst") else _micros(name, value)
     default = Throughput()
     return Throughput(values.get("qps", default.qps), values.get("burst", default.burst),
@@ -103,6 +105,8 @@ def _micros(name: str, value: str) -> int:
     if text.endswith(("us", "µs")):
         number = text[:-2] if text.endswith("us") else text[:-2]
         if number.isdigit():
+            if int(number) > MAX_DURATION_MS * MICROS_PER_MS:
+                raise DurationError(f"{name}={value!r} is longer than {MAX_DURATION_TEXT}")
             return int(number)
     return parse_duration(text) * MICROS_PER_MS if text else _bad(name, value)
 

@@ -99,6 +99,8 @@ class KueueTimeline:
     def __init__(self, snapshot: Snapshot, options: TimelineOptions | None = None) -> None:
         self.options = options or TimelineOptions()
         self.start: datetime = snapshot.now or DEFAULT_NOW
+        # The last ms a cycle can be dated at (a day short of datetime's end, year 9999).
+        self.horizon = max(0, self._ms(datetime.max.replace(tzinfo=self.start.tzinfo) - timedelta(days=1)))
         self.snapshot = snapshot
         self.models = {w.key: w for w in snapshot.workloads}
         present = [w for w in snapshot.workloads if not self._future(w)]
@@ -120,6 +122,9 @@ class KueueTimeline:
         self.requeue_due: set[str] = set()
         self.evictions: list[Eviction] = []
         self.writes = 0
+        # Running workloads whose creation or admission is after the start (a --now before the snapshot's own
+        # dates): read as running since the start, as explain reads such a snapshot.
+        self.dated_after_start = 0
         self._trees = self._tree_members()
         self._namespace_memo: dict[tuple[str, str], bool] = {}
         self._holder_lists: dict[str, list[_Usage]] = {}
@@ -169,6 +174,11 @@ class KueueTimeline:
             if info is not None and info.admission is not None:
                 created = self._ms(model.creation_timestamp) if model.creation_timestamp is not None else None
                 since = self._admitted_since(model)
+                if created is not None and created > since:
+                    # Admitted workloads exist now, whatever their dates say: never created after their admission
+                    # (a wait below zero would mean nothing).
+                    self.dated_after_start += 1
+                    created = since
                 runtime = self.runtimes.runtime(model)
                 if runtime is not None and declared_runtime(model) is None and since < 0:
                     runtime -= since  # an assumed runtime of a running workload counts from the start

@@ -61,6 +61,9 @@ def test_a_cohort_total_is_shared_out_exactly(total: int, weights: list[int], sh
     assert share_out(total, weights) == shares and sum(share_out(total, weights)) == total
 
 
+PLAN_SAMPLE = ("plan", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now", "2026-09-14T09:00:00Z",
+               "--for", "clusterqueue/team-a", "--jobs", "1")
+
 def problem(resources: int = 1) -> PlanProblem:
     return PlanProblem("ClusterQueue", "q", tuple(("f", f"r{i}") for i in range(resources)), ("q",),
                        (10,) * resources, (1,) * resources, parse_target("no workload inadmissible"))
@@ -91,6 +94,34 @@ def test_the_search_finds_the_smallest_quota_and_its_proof(parallel: int, thresh
 def test_each_resource_is_lowered_on_its_own() -> None:
     result = search(problem(2), fake((30, 7), []), (100, 100), 2)
     assert result.answer == (30, 7)
+
+
+@pytest.mark.parametrize("budget", [3, 4, 5])
+def test_an_answer_found_within_a_budget_too_small_is_not_proven_and_says_within_what(budget: int) -> None:
+    result = search(problem(), fake((37,), []), (100,), 1, budget)
+    assert result.answer is not None and result.answer[0] >= 37 and not result.proven
+    low = result.lowest[0]
+    # Every level below ``low`` was replayed and missed; the true answer (37) lies within [low, answer].
+    assert low <= 37 <= result.answer[0] and low > 0
+    complete = search(problem(), fake((37,), []), (100,), 1)
+    assert complete.proven and complete.answer == (37,) and complete.lowest == (37,)
+
+
+def test_plan_says_when_the_budget_ran_out_and_prints_the_replays_assumptions(kqctl: Callable[..., Run]) -> None:
+    args = (*PLAN_SAMPLE, "--target", "p95(time-to-admission) < 30m", "--budget", "4")
+    result = kqctl(*args)
+    assert result.code == 0, result.err
+    assert "not proven smallest: --budget ran out after" in result.out and "known to lie within default/cpu" \
+        in result.out
+    assert "Assumed: controller throughput: API writes at 50/s" in result.out
+    data = json.loads(kqctl(*args, "-o", "json").out)
+    assert data["provenSmallest"] is False and set(data["knownWithin"]) == {"default/cpu", "default/memory"}
+    assert any(note.startswith("controller throughput") for note in data["assumptions"])
+    full = json.loads(kqctl(*args[:-2], "-o", "json").out)
+    assert full["provenSmallest"] is True and full["knownWithin"] is None
+    nort = kqctl("plan", "samples/cohort-borrowing", "--for", "clusterqueue/team-a", "--target",
+                 "no workload inadmissible", "--jobs", "1")
+    assert "declare no runtime (annotation kqctl.dev/runtime) and no --runtime was given" in nort.out
 
 
 def test_a_target_not_met_at_the_cap_has_no_answer() -> None:
@@ -131,3 +162,22 @@ def test_plan_through_the_command_in_parallel_processes(kqctl: Callable[..., Run
     unmet = kqctl(*args[:-4], "--target", "p50(time-to-admission) < 1ms", "--max", "cpu=20", "--budget", "4")
     assert unmet.code == 1 and "Not met at any quota up to" in unmet.out
     assert kqctl(*args[:6], "--for", "clusterqueue/nope", "--target", "no workload inadmissible").code == 2
+
+
+
+def test_a_max_on_one_resource_leaves_the_others_at_their_default_cap(kqctl: Callable[..., Run]) -> None:
+    # --max cpu=30 must not hold memory at today's 64Gi: cpu 26 with memory 104Gi meets the target.
+    result = kqctl(*PLAN_SAMPLE, "--target", "p95(time-to-admission) < 30m", "--max", "cpu=30", "-o", "json")
+    assert result.code == 0, result.out + result.err
+    data = json.loads(result.out)
+    assert data["answer"] == {"default/cpu": "26", "default/memory": "104Gi"}
+
+
+@pytest.mark.parametrize("flag", ["--max", "--step"])
+def test_max_and_step_for_a_resource_not_planned_are_usage_errors(kqctl: Callable[..., Run], flag: str) -> None:
+    result = kqctl(*PLAN_SAMPLE, "--target", "no workload inadmissible", flag, "gpu=1")
+    assert result.code == 2
+    assert f"{flag} 'gpu=1': gpu is not a planned resource; planned: default/cpu, default/memory" in result.err
+    only_cpu = kqctl(*PLAN_SAMPLE, "--target", "no workload inadmissible", "--resource", "default/cpu", flag,
+                     "memory=1Gi")
+    assert only_cpu.code == 2 and "memory is not a planned resource; planned: default/cpu" in only_cpu.err

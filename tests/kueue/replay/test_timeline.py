@@ -143,3 +143,15 @@ def test_the_calibrated_model_admits_at_the_api_rate() -> None:
     admitted = sorted(w.admitted for w in report.workloads if w.admitted is not None)
     # 300 admissions of one cycle: the burst of 100 at once, then one every 20 ms (50 per second).
     assert admitted[99] - admitted[0] <= 1 and admitted[-1] - admitted[100] == 199 * 20
+
+
+def test_a_running_workload_dated_after_the_start_is_read_as_running_since_the_start() -> None:
+    # --now before the snapshot's own dates (as explain reads it): what holds quota runs from the start, and its
+    # wait is 0, never below.
+    report = run([CQ("q", "4")], [WL("ahead", "q", "1", created_ms=3_600_000, admitted_ms=3_700_000, runtime="1h"),
+                                  WL("older", "q", "1", created_ms=-60_000, admitted_ms=-30_000, runtime="1h")])
+    times = by_name(report)
+    assert (times["ahead"].arrival, times["ahead"].admitted, times["ahead"].time_to_admission) == (0, 0, 0)
+    assert times["ahead"].finished == 3_600_000
+    assert times["older"].time_to_admission == 30_000  # dated before the start: as it was
+    assert any("1 running workload(s) are dated after the replay's start" in note for note in report.assumptions)
