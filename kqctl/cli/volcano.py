@@ -44,6 +44,24 @@ class ValidateOptions:
 
     context: Context
     old_objects: list[LoadedObject] = field(default_factory=list)
+    scheduler_conf: str | None = None  # --scheduler-conf FILE
+
+    def with_scheduler_conf(self, result: LoadResult) -> LoadResult:
+        """--scheduler-conf: the file read as one more document of the input, the configuration the checks use
+        (in place of a ConfigMap in the input, as simulate does); its findings carry lines in that file."""
+        from kqctl.errors import InputError
+        from kqctl.k8s.kinds import KindRegistry
+        from kqctl.load.objects import LoadResult, load_paths
+        from kqctl.volcano.kinds import recognise_conf_file
+
+        if self.scheduler_conf is None:
+            return result
+        _read_text(self.scheduler_conf)  # an unreadable file is exit 3, named as --scheduler-conf
+        loaded = load_paths(KindRegistry((), (recognise_conf_file,)), [self.scheduler_conf])
+        if not loaded.unreadable and not loaded.objects:
+            raise InputError(self.scheduler_conf, "--scheduler-conf holds no configuration")
+        return LoadResult([*result.objects, *loaded.objects[:1]], [*result.unreadable, *loaded.unreadable],
+                          [*result.files, *loaded.files])
 
     def profiles(self, profiles: tuple[ValidationProfile, ...]) -> tuple[ValidationProfile, ...]:
         """The profiles with Volcano's replaced by one that knows the old state and the flags."""
@@ -70,19 +88,22 @@ class ValidateOptions:
 
 
 def validate_options(against: list[str] | None, prune: bool, webhook_flags: list[str] | None,
-                     vap: bool, recursive: bool) -> ValidateOptions | None:
+                     vap: bool, recursive: bool, scheduler_conf: str | None = None,
+                     scheduler: str | None = None) -> ValidateOptions | None:
     """Volcano's validate options, checked; None when none is given."""
     from kqctl.volcano.validate.crossobject import Context
 
-    if not (against or prune or webhook_flags or vap):
+    if not (against or prune or webhook_flags or vap or scheduler_conf):
         return None
+    if scheduler_conf is not None and scheduler is not None and scheduler.lower() != "volcano":
+        raise UsageError(f"--scheduler-conf applies to Volcano only, not --scheduler {scheduler}")
     if prune and not against:
         raise UsageError("--prune deletes the queues of --against that the inputs do not hold: pass --against PATH")
     flags = parse_webhook_flags(webhook_flags or [])
     old_objects = _load_against(against or [], recursive) if against else []
     old = tuple(o.body for o in old_objects if o.info is not None and o.info.kind == "Queue"
                 and o.info.scheduler == "volcano") if against else None
-    return ValidateOptions(Context(flags, vap, old, prune), old_objects)
+    return ValidateOptions(Context(flags, vap, old, prune), old_objects, scheduler_conf)
 
 
 def parse_webhook_flags(values: list[str]) -> WebhookFlags:

@@ -21,7 +21,7 @@ from kqctl.k8s.kinds import split_api_version
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
 from kqctl.volcano.api.models import DEFAULT_QUEUE, HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION, ROOT_QUEUE
-from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONFIGMAP
+from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONF_FILE, SCHEDULER_CONFIGMAP
 from kqctl.volcano.validate import admission_policy
 from kqctl.volcano.validate.queue_webhook import (
     CREATE,
@@ -75,7 +75,7 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool, context
     """Every Volcano cross-object finding for the input (the ValidationProfile hook)."""
     queues = [o for o in objects if _is(o, GROUP, "Queue")]
     found: Found = []
-    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job")
+    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job") or o.info is SCHEDULER_CONF_FILE
                               or (o.kind == "ConfigMap" and o.name == SCHEDULER_CONFIGMAP) for o in objects):
         return found  # nothing of Volcano's in the input
     requests = plan(queues, context)
@@ -406,11 +406,20 @@ def _hierarchical_capacity(objects: Iterable[LoadedObject]) -> bool:
 
 
 def configured(objects: Iterable[LoadedObject]) -> Any:
-    """The scheduler configuration in the input (ConfigMap volcano-scheduler-configmap), or None."""
+    """The scheduler configuration of --scheduler-conf or in the input (ConfigMap volcano-scheduler-configmap),
+    or None (also when Volcano could not load it)."""
     from kqctl.errors import InputError
+    from kqctl.volcano.api.config import parse_conf
     from kqctl.volcano.kinds import SCHEDULER_CONF_KEY
     from kqctl.volcano.load import conf_from_text
 
+    objects = list(objects)
+    for obj in objects:
+        if obj.info is SCHEDULER_CONF_FILE:
+            try:
+                return parse_conf(obj.body, obj.origin.file)
+            except ValueError:
+                return None
     for obj in objects:
         if obj.kind == "ConfigMap" and obj.name == SCHEDULER_CONFIGMAP and split_api_version(obj.api_version)[0] == "":
             text = _dict(obj.body.get("data")).get(SCHEDULER_CONF_KEY)
