@@ -15,7 +15,7 @@ import yaml
 
 from kqctl.findings import Finding, error, warning
 from kqctl.load.objects import LoadedObject
-from kqctl.origin import format_path
+from kqctl.origin import FieldPath, format_path
 from kqctl.volcano.api.config import CHART_DEFAULT, SchedulerConf, parse_conf
 from kqctl.volcano.api.models import Node
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource, resource_list
@@ -59,8 +59,9 @@ def _conf(objects: Sequence[LoadedObject], found: Found) -> SchedulerConf:
 def _read_conf(obj: LoadedObject, found: Found) -> SchedulerConf | None:
     """The configuration of a --scheduler-conf document or of the ConfigMap; None (and VC-CONF-INVALID) when
     Volcano cannot decode it. A bare file's problems carry their own field; a ConfigMap's are on its key."""
+    at: FieldPath | None = None  # where a ConfigMap's findings go; a bare file's go to their own field
     if obj.info is SCHEDULER_CONF_FILE:
-        data, source, at = obj.body, f"file {obj.origin.file}", None
+        data, source = obj.body, f"file {obj.origin.file}"
     else:
         at = ("data", SCHEDULER_CONF_KEY)
         text = _dict(obj.body.get("data")).get(SCHEDULER_CONF_KEY)
@@ -78,7 +79,8 @@ def _read_conf(obj: LoadedObject, found: Found) -> SchedulerConf | None:
     try:
         conf = parse_conf(data, source)
     except ValueError as exc:  # ModelError: a field Go's decoder cannot read
-        found.append((obj, error("VC-CONF-INVALID", at or getattr(exc, "path", ()), f"volcano-scheduler.conf: {exc}",
+        path: FieldPath = at if at is not None else tuple(getattr(exc, "path", ()))
+        found.append((obj, error("VC-CONF-INVALID", path, f"volcano-scheduler.conf: {exc}",
                                  "Volcano refuses the whole file and keeps its previous configuration")))
         return None
     for problem in conf.problems:
