@@ -20,9 +20,10 @@ from kqctl.findings import Finding, Severity, error, warning
 from kqctl.k8s.kinds import split_api_version
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
-from kqctl.volcano.api.models import DEFAULT_QUEUE, HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION, ROOT_QUEUE
+from kqctl.volcano.api.models import DEFAULT_QUEUE, ROOT_QUEUE
 from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONF_FILE, SCHEDULER_CONFIGMAP
 from kqctl.volcano.validate import admission_policy
+from kqctl.volcano.validate.queue_mutate import mutated_on_create
 from kqctl.volcano.validate.queue_webhook import (
     CREATE,
     DELETE,
@@ -160,7 +161,12 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
             lister.remove(request.name)
         return
     assert request.obj is not None and request.body is not None
-    if not _server_accepts(request.obj):
+    problems = _server_problems(request.obj, request.operation)
+    if problems:
+        if request.operation == UPDATE:
+            # The per-object checks judge a create, after the mutating webhook; an update is not mutated, so a
+            # field only that webhook repairs (weight 0) is refused here and said so.
+            found.extend((request.obj, _on_update(f)) for f in problems if f.path == ("spec", "weight"))
         result.refused[request.name] = Denial("", "refused by the API server (see the schema findings)")
         return
     body = _as_admitted(request)
@@ -200,18 +206,10 @@ def _as_admitted(request: Request) -> dict[str, Any]:
     assert request.obj is not None and request.body is not None
     body = apply_schema_defaults(request.body, request.obj.api_version, "Queue")
     if request.operation == CREATE:
+        body = mutated_on_create(body)
         body.pop("status", None)
-        spec = body.get("spec")
-        if not isinstance(spec, dict):
-            spec = body["spec"] = {}
-        if spec.get("reclaimable") is None:
-            spec["reclaimable"] = True
-        if not spec.get("weight"):
-            spec["weight"] = 1
-        notes = _dict(_dict(body.get("metadata")).get("annotations"))
-        path, weights = notes.get(HIERARCHY_ANNOTATION, ""), notes.get(HIERARCHY_WEIGHTS_ANNOTATION, "")
-        if path and weights and not str(path).startswith("root"):
-            notes[HIERARCHY_ANNOTATION], notes[HIERARCHY_WEIGHTS_ANNOTATION] = f"root/{path}", f"1/{weights}"
+        if not isinstance(body.get("spec"), dict):
+            body["spec"] = {}
     else:
         old_status = _dict(request.old_body).get("status")
         body.pop("status", None)
@@ -220,17 +218,24 @@ def _as_admitted(request: Request) -> dict[str, Any]:
     return body
 
 
-def _server_accepts(obj: LoadedObject) -> bool:
-    """Whether the API server stores the queue at all: its schema (status aside) and metadata hold."""
+def _server_problems(obj: LoadedObject, operation: str) -> list[Finding]:
+    """Why the API server would not store the queue: its schema (status aside) and metadata, after the mutating
+    webhook on create (weight 0 becomes 1); [] when it would."""
     from kqctl.validate.rules import run_metadata_rules
     from kqctl.validate.schema import apply_schema_defaults, validate_schema
 
     if obj.info is None:
-        return False
+        return [error("LOAD-NO-KIND", (), "not a Queue the API server knows")]
     body = apply_schema_defaults(obj.body, obj.api_version, "Queue")
-    problems = [f for f in validate_schema(body, obj.api_version, "Queue") + run_metadata_rules(obj.info, body)
-                if f.severity is Severity.ERROR and f.path[:1] != ("status",)]
-    return not problems
+    if operation == CREATE:
+        body = apply_schema_defaults(mutated_on_create(body), obj.api_version, "Queue")
+    return [f for f in validate_schema(body, obj.api_version, "Queue") + run_metadata_rules(obj.info, body)
+            if f.severity is Severity.ERROR and f.path[:1] != ("status",)]
+
+
+def _on_update(finding: Finding) -> Finding:
+    return Finding(finding.rule_id, finding.severity, finding.path, finding.message,
+                   "an update: Volcano's mutating webhook, which sets weight 0 to 1, runs on create only")
 
 
 def _parents_first(queues: Sequence[LoadedObject]) -> list[LoadedObject]:
