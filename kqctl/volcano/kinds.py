@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kqctl.k8s.kinds import KindInfo
@@ -32,3 +32,13 @@ KINDS: tuple[KindInfo, ...] = (
 def recognise_conf_file(body: Mapping[str, Any]) -> KindInfo | None:
     """The document of a --scheduler-conf file: any mapping without apiVersion and kind."""
     return SCHEDULER_CONF_FILE if "apiVersion" not in body and "kind" not in body else None
+
+
+def claims(objects: Iterable[Any]) -> bool:
+    """An input whose only scheduler object is the ConfigMap volcano-scheduler-configmap is Volcano's (a core kind,
+    so it names no scheduler by its group). Weak: any scheduler object of another group decides instead."""
+    objects = list(objects)
+    if any(obj.info is not None and obj.info.scheduler for obj in objects):
+        return False
+    return any(obj.info is not None and obj.info.group == "" and obj.kind == "ConfigMap"
+               and obj.name == SCHEDULER_CONFIGMAP for obj in objects)
