@@ -418,6 +418,9 @@ _rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equiv
 _rule("VC-CONV-TYPE", "warning", "kqctl", "A queue's type has no Kueue equivalent: dropped")
 _rule("VC-CONV-NO-DESERVED", "warning", "kqctl", "A queue with a capability but neither deserved nor guarantee gets "
       "nominalQuota 0 in Kueue")
+_rule("VC-CONV-TREE", "error", "kqctl", "The Volcano queues form no tree (a queue its own parent, parents in a "
+      "cycle): convert --to kueue refuses them", "Their Cohorts would form the same cycle, which Kueue makes "
+      "inactive (XO-CO-CYCLE); fix the parents first (kqctl validate shows Volcano's own refusal).")
 _rule("VC-CONV-PARENT-QUOTA", "warning", "kqctl", "A parent queue's quota becomes its Cohort's quota, which Kueue "
       "adds to what the children can borrow instead of capping them")
 

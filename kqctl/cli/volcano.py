@@ -331,9 +331,9 @@ def check_plot(path: str) -> None:
 def convert_to_kueue(result: LoadResult, output: str) -> int:
     """Volcano queues as Kueue ResourceFlavor, Cohorts, ClusterQueues (and LocalQueues for the namespaces whose
     PodGroups use them) on stdout; what does not carry over, per field, on stderr."""
-    from kqctl.errors import EXIT_INPUT, EXIT_OK
+    from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
     from kqctl.volcano.api.models import Queue
-    from kqctl.volcano.to_kueue import KUEUE_API, convert
+    from kqctl.volcano.to_kueue import KUEUE_API, convert, tree_problems
     from kqctl.volcano.validate.crossobject import configured
 
     volcano = [o for o in result.objects if o.info is not None and o.info.scheduler == "volcano"]
@@ -347,11 +347,18 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
         except ValueError as exc:
             sys.stderr.write(f"kqctl: error: {obj.origin}: Queue {obj.name}: {exc}\n")
             return EXIT_INPUT
+    by_name = {o.name: o for o in queues}
+    broken = tree_problems(models)
+    for issue in broken:  # no tree, no Cohort tree: refuse rather than emit Cohorts in a cycle
+        obj = by_name[issue.queue]
+        sys.stderr.write(f"{obj.origin.file}:{obj.line_of(issue.path)}: error: Queue {issue.queue}: "
+                         f"{issue.rule_id}: {issue.message}\n")
+    if broken:
+        return EXIT_FINDINGS
     conf = configured(result.objects)
     reclaim = conf is not None and "reclaim" in conf.actions
     objects, issues = convert(models, reclaim, {o.name or "": o.body.get("spec") or {} for o in queues})
     objects.extend(_local_queues(volcano, {m.name for m in models}, KUEUE_API))
-    by_name = {o.name: o for o in queues}
     for issue in issues:
         obj = by_name[issue.queue]
         sys.stderr.write(f"{obj.origin.file}:{obj.line_of(issue.path)}: warning: Queue {issue.queue}: "

@@ -112,3 +112,21 @@ def test_vc_conv_what_does_not_carry_over_to_kueue(tmp_path: Path, spec: dict[st
     assert run.code == 0, run.err
     found = sorted({word for line in run.err.splitlines() for word in line.split() if word.startswith("VC-CONV-")})
     assert found == ([f"{rule}:"] if rule else [])
+
+
+@pytest.mark.parametrize("queues,broken", [
+    ([queue("a", parent="b"), queue("b", parent="a")], ["a", "b"]),
+    ([queue("c", parent="a"), queue("a", parent="b"), queue("b", parent="a")], ["a", "b"]),  # c only leads in
+    ([queue("a", parent="a")], ["a"]),
+    ([queue("a", parent="b"), queue("b")], []),
+    ([queue("a", parent="elsewhere")], []),  # a missing parent still makes a Cohort (Kueue creates it implicitly)
+])
+def test_vc_conv_tree_refuses_queues_that_form_no_tree(tmp_path: Path, queues: list[dict[str, object]],
+                                                       broken: list[str]) -> None:
+    path = tmp_path / "queues.yaml"
+    path.write_text(yaml.safe_dump_all(queues), encoding="utf-8")
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    refused = sorted(line.split("Queue ")[1].split(":")[0] for line in run.err.splitlines() if "VC-CONV-TREE" in line)
+    assert refused == broken
+    assert run.code == (1 if broken else 0), run.err
+    assert (run.out == "") == bool(broken)  # nothing half-converted on stdout
