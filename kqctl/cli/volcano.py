@@ -214,7 +214,7 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
     """``kqctl simulate`` for Volcano: sessions to a steady state (or --cycles); the exit code."""
     from kqctl.cli.progress import Progress
     from kqctl.errors import EXIT_FINDINGS, EXIT_OK
-    from kqctl.volcano.engine.simulation import SimulationOptions, group_outcomes
+    from kqctl.volcano.engine.simulation import SimulationOptions
     from kqctl.volcano.engine.simulation import simulate as run
     from kqctl.volcano.render.simulation import render_simulation
 
@@ -228,7 +228,7 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    failing = sorted(key for key, o in group_outcomes(result).items() if _in_states(o, failing_states)
+    failing = sorted(key for key, o in result.groups.items() if _in_states(o, failing_states)
                      and (namespace is None or key.startswith(f"{namespace}/")))
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
@@ -283,9 +283,9 @@ def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, na
 def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object]) -> list[Any]:
     from kqctl.k8s.selectors import selector_matches
     from kqctl.volcano.engine.explain import explain as run_explain
-    from kqctl.volcano.engine.simulation import group_outcomes, simulate
+    from kqctl.volcano.engine.simulation import simulate
 
-    outcomes = group_outcomes(simulate(snapshot))
+    outcomes = simulate(snapshot).groups
     keys = [key for key, outcome in outcomes.items()
             if outcome.phase not in ("Running", "Completed")
             and (namespace is None or key.startswith(f"{namespace}/"))

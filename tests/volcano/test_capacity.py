@@ -42,13 +42,13 @@ def test_c3_enqueue_checks_minresources_against_real_capability() -> None:
     result = run(FLAT, node("n1", cpu="4"), queue("q", capability={"cpu": "2"}),
                  group("g", "q", phase="Pending", min_resources={"cpu": "3"}), pod("p", "g", cpu="3"))
     assert binds(result) == {}
-    assert result.last.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
+    assert result.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
 
 
 def test_closed_queue_refuses_enqueue() -> None:
     result = run(FLAT, node("n1"), queue("q", state="Closed"), group("g", "q", phase="Pending",
                                                                      min_resources={"cpu": "1"}), pod("p", "g"))
-    assert binds(result) == {} and result.last.reasons["ns/g"][0] == "queue-closed"
+    assert binds(result) == {} and result.reasons["ns/g"][0] == "queue-closed"
 
 
 def _tree(*leaf_pods: dict[str, object]) -> list[dict[str, object]]:
@@ -81,14 +81,14 @@ def test_tree_nonleaf_a_job_in_a_queue_with_children_stops_the_whole_session() -
     pods = [group("g", "eng-b"), pod("p", "g"), group("bad", "eng"), pod("q", "bad")]
     result = run(*_tree(*pods))  # type: ignore[arg-type]
     assert binds(result) == {}
-    assert result.last.broken == "The Queue <eng> of Job <ns/bad> is not leaf queue"
-    assert result.last.reasons["ns/g"][0] == "hierarchy"
+    assert result.hierarchy_broken == "The Queue <eng> of Job <ns/bad> is not leaf queue"
+    assert result.reasons["ns/g"][0] == "hierarchy"
 
 
 def test_tree_missing_parent_stops_the_whole_session() -> None:
     result = run(HIERARCHY, node("n1"), queue("orphan", parent="nowhere"), queue("q"), group("g", "q"),
                  pod("p", "g"))
-    assert binds(result) == {} and "invalid parent queue nowhere" in result.last.broken
+    assert binds(result) == {} and "invalid parent queue nowhere" in result.hierarchy_broken
 
 
 RECLAIM = conf("enqueue, allocate, reclaim", ["priority", "gang", "conformance"],

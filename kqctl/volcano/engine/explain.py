@@ -24,7 +24,7 @@ from kqctl.volcano.engine import trace
 from kqctl.volcano.engine.proportion import Round
 from kqctl.volcano.engine.queue_attr import QueueAttr, capability_of, guarantee_of
 from kqctl.volcano.engine.session import run_session
-from kqctl.volcano.engine.simulation import GroupOutcome, SimulationOptions, group_outcomes, simulate
+from kqctl.volcano.engine.simulation import GroupOutcome, SimulationOptions, run_to_end, simulate
 from kqctl.volcano.engine.trace import Note, Trace
 
 
@@ -106,9 +106,9 @@ def resolve(snapshot: Snapshot, name: str) -> tuple[str, str]:
 def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = None,
             with_suggestions: bool = True) -> Explanation:
     key, resolved = resolve(snapshot, name)
-    result = simulate(snapshot, options)
-    outcome = group_outcomes(result)[key]
-    traced = run_session(snapshot, result.world, Trace())
+    final = run_to_end(snapshot, options)
+    outcome = final.result.groups[key]
+    traced = run_session(snapshot, final.world, Trace())
     assert traced.trace is not None
     group = snapshot.pod_groups[key]
     attr = traced.quota.get(group.queue)
@@ -158,14 +158,14 @@ def suggest(snapshot: Snapshot, explanation: Explanation, options: SimulationOpt
     candidates = _candidates(snapshot, explanation)
     if not candidates:
         return []
-    before = group_outcomes(simulate(snapshot, options))
+    before = simulate(snapshot, options).groups
     return [_check(change, changed, explanation, options, before) for change, changed in candidates]
 
 
 def _check(change: str, changed: Snapshot, explanation: Explanation, options: SimulationOptions | None,
-           before: dict[str, GroupOutcome]) -> Suggestion:
+           before: Mapping[str, GroupOutcome]) -> Suggestion:
     result = simulate(changed, options)
-    outcomes = group_outcomes(result)
+    outcomes = result.groups
     mine = outcomes[explanation.key]
     placed = sum(1 for node in mine.pods.values() if node)
     helps = mine.phase in ("Running", "Completed") and placed > sum(1 for n in explanation.outcome.pods.values() if n)
