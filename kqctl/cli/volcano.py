@@ -263,7 +263,7 @@ def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, na
         except UnknownPodGroup as exc:
             raise UsageError(str(exc)) from None
     else:
-        explanations = _selected(snapshot, namespace, selector or {})
+        explanations, matched = _selected(snapshot, namespace, selector or {})
     if output in ("json", "yaml") and name is None:
         from kqctl.render.structured import dump_json, dump_yaml
         from kqctl.volcano.render.explain import explanation_data
@@ -275,22 +275,27 @@ def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, na
         if i:
             sys.stdout.write("\n")
         render_explanation(explanation, output, sys.stdout)
-    if not explanations:
+    if name is None and not matched:
+        where = f" in namespace {namespace}" if namespace else ""
+        sys.stderr.write(f"kqctl: no PodGroup matches the selector{where}\n" if selector
+                         else f"kqctl: no PodGroup{where or ' in the input'}\n")
+    elif not explanations:
         sys.stderr.write("kqctl: every PodGroup that matches is running\n")
     return EXIT_OK
 
 
-def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object]) -> list[Any]:
+def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object]) -> tuple[list[Any], int]:
+    """The explanations of the PodGroups -n/-l select that are not running, and how many they select."""
     from kqctl.k8s.selectors import selector_matches
     from kqctl.volcano.engine.explain import explain as run_explain
     from kqctl.volcano.engine.simulation import simulate
 
     outcomes = simulate(snapshot).groups
-    keys = [key for key, outcome in outcomes.items()
-            if outcome.phase not in ("Running", "Completed")
-            and (namespace is None or key.startswith(f"{namespace}/"))
-            and selector_matches(selector, dict(snapshot.pod_groups[key].labels))]
-    return [run_explain(snapshot, key) for key in keys]
+    matched = [key for key, outcome in outcomes.items()
+               if (namespace is None or key.startswith(f"{namespace}/"))
+               and selector_matches(selector, dict(outcome.labels))]
+    keys = [key for key in matched if outcomes[key].phase not in ("Running", "Completed")]
+    return [run_explain(snapshot, key) for key in keys], len(matched)
 
 
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool) -> int:

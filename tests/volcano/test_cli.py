@@ -164,3 +164,22 @@ def test_an_input_holding_only_the_volcano_scheduler_configmap_is_volcanos(tmp_p
     mixed = run_kqctl("simulate", str(path), str(kueue), "-o", "json")
     assert mixed.code == 0, mixed.err
     assert "clusterQueues" in json.loads(mixed.out)  # Kueue's result
+
+
+@pytest.mark.parametrize("args,message", [
+    (("-l", "nothing=here"), "kqctl: no PodGroup matches the selector\n"),
+    (("-l", "nothing=here", "-n", "ns"), "kqctl: no PodGroup matches the selector in namespace ns\n"),
+    (("-l", ""), ""),  # ns/huge is pending: explained, no message
+])
+def test_explain_selector_says_when_nothing_matches(cluster: Path, args: tuple[str, ...], message: str) -> None:
+    run = run_kqctl("explain", *args, str(cluster))
+    assert run.code == 0 and run.err == message
+    assert (run.out == "") == bool(message)
+
+
+def test_explain_selector_says_when_every_match_runs(tmp_path: Path) -> None:
+    path = tmp_path / "running.yaml"
+    path.write_text(yaml.safe_dump_all([node("n1"), queue("q"), group("g", "q", phase="Running"),
+                                        pod("g-0", "g", node_name="n1")]), encoding="utf-8")
+    run = run_kqctl("explain", "-l", "", str(path))
+    assert run.code == 0 and run.err == "kqctl: every PodGroup that matches is running\n"
