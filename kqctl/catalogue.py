@@ -368,11 +368,14 @@ _rule("VC-VAP-DELETE", "error", "volcano-vap", "The default and root queues cann
 # --- workloads and their queues ----------------------------------------------------------------------------------
 _rule("VC-JOB-TASKS", "error", "volcano-webhook", "A vcjob needs tasks with unique names, task minAvailable <= "
       "replicas, and minAvailable <= the total replicas")
-_rule("VC-JOB-QUEUE", "error", "volcano-webhook", "A vcjob's queue must exist")
+_rule("VC-JOB-QUEUE", "error", "volcano-webhook", "A vcjob's queue must exist", "A queue not in the inputs is "
+      "a warning (it may exist in the cluster), an error with --closed or --against; a close queue name is "
+      "offered (did you mean).")
 _rule("VC-JOB-QUEUE-STATE", "error", "volcano-webhook", "A vcjob can only be submitted to an Open queue")
 _rule("VC-JOB-ROOT", "error", "volcano-webhook", "A vcjob cannot be submitted to the root queue")
 _rule("VC-JOB-LEAF", "error", "volcano-webhook", "A vcjob can only be submitted to a leaf queue")
-_rule("VC-PG-QUEUE", "error", "volcano-webhook", "A PodGroup's queue must exist", "Volcano's scheduler silently "
+_rule("VC-PG-QUEUE", "error", "volcano-webhook", "A PodGroup's queue must exist", "A queue not in the inputs is "
+      "a warning (it may exist in the cluster), an error with --closed or --against. Volcano's scheduler silently "
       "ignores a PodGroup whose queue is missing.")
 _rule("VC-PG-QUEUE-STATE", "error", "volcano-webhook", "A PodGroup can only be submitted to an Open queue")
 _rule("VC-TREE-NONLEAF", "error", "volcano-scheduler", "A PodGroup in a queue with children: hierarchical capacity "
@@ -415,6 +418,9 @@ _rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equiv
 _rule("VC-CONV-TYPE", "warning", "kqctl", "A queue's type has no Kueue equivalent: dropped")
 _rule("VC-CONV-NO-DESERVED", "warning", "kqctl", "A queue with a capability but neither deserved nor guarantee gets "
       "nominalQuota 0 in Kueue")
+_rule("VC-CONV-TREE", "error", "kqctl", "The Volcano queues form no tree (a queue its own parent, parents in a "
+      "cycle): convert --to kueue refuses them", "Their Cohorts would form the same cycle, which Kueue makes "
+      "inactive (XO-CO-CYCLE); fix the parents first (kqctl validate shows Volcano's own refusal).")
 _rule("VC-CONV-PARENT-QUOTA", "warning", "kqctl", "A parent queue's quota becomes its Cohort's quota, which Kueue "
       "adds to what the children can borrow instead of capping them")
 

@@ -190,6 +190,8 @@ _QUANTITY_MAPS = {
     ("V1ResourceQuotaSpec", "hard"),
     ("V1ResourceQuotaStatus", "hard"),
     ("V1ResourceQuotaStatus", "used"),
+    ("V1NodeStatus", "allocatable"),  # what Volcano's and Kueue's snapshots read of a node
+    ("V1NodeStatus", "capacity"),
 }
 _QUANTITY_SCALARS = {
     ("V1EmptyDirVolumeSource", "size_limit"),

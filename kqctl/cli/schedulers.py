@@ -87,12 +87,13 @@ class Scheduler:
 
     @property
     def groups(self) -> frozenset[str]:
-        return frozenset(info.group for info in self.kinds if info.scheduler)
+        return frozenset(info.group for info in self.kinds if info.scheduler and info.group)
 
 
 SCHEDULERS: dict[str, Scheduler] = {
     "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
-    "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation),
+    "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation,
+                         claims=volcano_kinds.claims),
     "yunikorn": Scheduler("yunikorn", "YuniKorn", yunikorn_kinds.KINDS, _yunikorn_read_plan, _yunikorn_validation,
                           yunikorn_kinds.recognise, _yunikorn_claims, yunikorn_kinds.QUEUES_CONFIG),
 }
@@ -136,8 +137,14 @@ def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:
 
     Two schedulers' objects in one simulation is a usage error: their queues never share a decision.
     """
+    objects = list(objects)
     chosen = named(requested)
     found = present(objects)
+    others = [s for s in found if s is not chosen]
+    if chosen is not None and others:  # never drop another scheduler's objects silently
+        products = " and ".join(s.product for s in others)
+        raise UsageError(f"--scheduler {chosen.name}, but the input holds objects of {products} "
+                         f"({_some_objects(others, objects)}): one simulation serves one scheduler; split the input")
     if chosen is not None:
         return chosen
     if len(found) > 1:
@@ -146,9 +153,17 @@ def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:
     return found[0] if found else SCHEDULERS[DEFAULT]
 
 
+def _some_objects(schedulers: list[Scheduler], objects: list[LoadedObject]) -> str:
+    names = {s.name for s in schedulers}
+    theirs = [o for o in objects if o.info is not None and o.info.scheduler in names]
+    shown = ", ".join(f"{o.kind} {o.name} at {o.origin}" for o in theirs[:3])
+    return shown + (f" and {len(theirs) - 3} more" if len(theirs) > 3 else "") if theirs else "its pods"
+
+
 def validation_profiles(requested: str | None) -> tuple[ValidationProfile, ...]:
     """validate checks each object against its own scheduler's rules, so every scheduler's profile takes part
-    (a repository may hold several; each acts only on its own objects), or only the one ``--scheduler`` names."""
-    chosen = named(requested)
-    schedulers = [chosen] if chosen is not None else list(SCHEDULERS.values())
-    return tuple(s.validation_profile() for s in schedulers)
+    (a repository may hold several; each acts only on its own objects). ``--scheduler`` is checked, and says how
+    to read configuration files without apiVersion and kind, but drops no profile: another scheduler's objects
+    in the input are still validated rather than passed unread as valid."""
+    named(requested)
+    return tuple(s.validation_profile() for s in SCHEDULERS.values())

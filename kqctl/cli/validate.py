@@ -59,6 +59,7 @@ def validate_command(
     webhook_flags: list[str] | None = volcano_options.WebhookFlagOption,
     vap: bool = volcano_options.VapOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    scheduler_conf: str | None = volcano_options.SchedulerConfOption,
 ) -> None:
     from kqctl import __version__
     from kqctl.cli.schedulers import validation_profiles
@@ -69,7 +70,8 @@ def validate_command(
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
     profiles = validation_profiles(scheduler)
-    volcano = volcano_options.validate_options(against, prune, webhook_flags, vap, recursive)
+    volcano = volcano_options.validate_options(against, prune, webhook_flags, vap, recursive, scheduler_conf,
+                                               scheduler)
     if volcano is not None:
         profiles = volcano.profiles(profiles)
     if from_cluster or sets or override or volcano is not None:
@@ -79,6 +81,8 @@ def validate_command(
         result = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                      sets, override, scheduler, allow_empty=volcano is not None and prune,
                                      yunikorn_namespace=yunikorn_namespace, refuse=False)
+        if volcano is not None:
+            result = volcano.with_scheduler_conf(result)
         report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
         if volcano is not None:
             report = volcano.with_deletions(report, result.objects)

@@ -44,6 +44,24 @@ class ValidateOptions:
 
     context: Context
     old_objects: list[LoadedObject] = field(default_factory=list)
+    scheduler_conf: str | None = None  # --scheduler-conf FILE
+
+    def with_scheduler_conf(self, result: LoadResult) -> LoadResult:
+        """--scheduler-conf: the file read as one more document of the input, the configuration the checks use
+        (in place of a ConfigMap in the input, as simulate does); its findings carry lines in that file."""
+        from kqctl.errors import InputError
+        from kqctl.k8s.kinds import KindRegistry
+        from kqctl.load.objects import LoadResult, load_paths
+        from kqctl.volcano.kinds import recognise_conf_file
+
+        if self.scheduler_conf is None:
+            return result
+        _read_text(self.scheduler_conf)  # an unreadable file is exit 3, named as --scheduler-conf
+        loaded = load_paths(KindRegistry((), (recognise_conf_file,)), [self.scheduler_conf])
+        if not loaded.unreadable and not loaded.objects:
+            raise InputError(self.scheduler_conf, "--scheduler-conf holds no configuration")
+        return LoadResult([*result.objects, *loaded.objects[:1]], [*result.unreadable, *loaded.unreadable],
+                          [*result.files, *loaded.files])
 
     def profiles(self, profiles: tuple[ValidationProfile, ...]) -> tuple[ValidationProfile, ...]:
         """The profiles with Volcano's replaced by one that knows the old state and the flags."""
@@ -70,19 +88,22 @@ class ValidateOptions:
 
 
 def validate_options(against: list[str] | None, prune: bool, webhook_flags: list[str] | None,
-                     vap: bool, recursive: bool) -> ValidateOptions | None:
+                     vap: bool, recursive: bool, scheduler_conf: str | None = None,
+                     scheduler: str | None = None) -> ValidateOptions | None:
     """Volcano's validate options, checked; None when none is given."""
     from kqctl.volcano.validate.crossobject import Context
 
-    if not (against or prune or webhook_flags or vap):
+    if not (against or prune or webhook_flags or vap or scheduler_conf):
         return None
+    if scheduler_conf is not None and scheduler is not None and scheduler.lower() != "volcano":
+        raise UsageError(f"--scheduler-conf applies to Volcano only, not --scheduler {scheduler}")
     if prune and not against:
         raise UsageError("--prune deletes the queues of --against that the inputs do not hold: pass --against PATH")
     flags = parse_webhook_flags(webhook_flags or [])
     old_objects = _load_against(against or [], recursive) if against else []
     old = tuple(o.body for o in old_objects if o.info is not None and o.info.kind == "Queue"
                 and o.info.scheduler == "volcano") if against else None
-    return ValidateOptions(Context(flags, vap, old, prune), old_objects)
+    return ValidateOptions(Context(flags, vap, old, prune), old_objects, scheduler_conf)
 
 
 def parse_webhook_flags(values: list[str]) -> WebhookFlags:
@@ -193,7 +214,7 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
     """``kqctl simulate`` for Volcano: sessions to a steady state (or --cycles); the exit code."""
     from kqctl.cli.progress import Progress
     from kqctl.errors import EXIT_FINDINGS, EXIT_OK
-    from kqctl.volcano.engine.simulation import SimulationOptions, group_outcomes
+    from kqctl.volcano.engine.simulation import SimulationOptions
     from kqctl.volcano.engine.simulation import simulate as run
     from kqctl.volcano.render.simulation import render_simulation
 
@@ -207,7 +228,7 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    failing = sorted(key for key, o in group_outcomes(result).items() if _in_states(o, failing_states)
+    failing = sorted(key for key, o in result.groups.items() if _in_states(o, failing_states)
                      and (namespace is None or key.startswith(f"{namespace}/")))
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
@@ -242,7 +263,7 @@ def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, na
         except UnknownPodGroup as exc:
             raise UsageError(str(exc)) from None
     else:
-        explanations = _selected(snapshot, namespace, selector or {})
+        explanations, matched = _selected(snapshot, namespace, selector or {})
     if output in ("json", "yaml") and name is None:
         from kqctl.render.structured import dump_json, dump_yaml
         from kqctl.volcano.render.explain import explanation_data
@@ -254,22 +275,27 @@ def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, na
         if i:
             sys.stdout.write("\n")
         render_explanation(explanation, output, sys.stdout)
-    if not explanations:
+    if name is None and not matched:
+        where = f" in namespace {namespace}" if namespace else ""
+        sys.stderr.write(f"kqctl: no PodGroup matches the selector{where}\n" if selector
+                         else f"kqctl: no PodGroup{where or ' in the input'}\n")
+    elif not explanations:
         sys.stderr.write("kqctl: every PodGroup that matches is running\n")
     return EXIT_OK
 
 
-def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object]) -> list[Any]:
+def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object]) -> tuple[list[Any], int]:
+    """The explanations of the PodGroups -n/-l select that are not running, and how many they select."""
     from kqctl.k8s.selectors import selector_matches
     from kqctl.volcano.engine.explain import explain as run_explain
-    from kqctl.volcano.engine.simulation import group_outcomes, simulate
+    from kqctl.volcano.engine.simulation import simulate
 
-    outcomes = group_outcomes(simulate(snapshot))
-    keys = [key for key, outcome in outcomes.items()
-            if outcome.phase not in ("Running", "Completed")
-            and (namespace is None or key.startswith(f"{namespace}/"))
-            and selector_matches(selector, dict(snapshot.pod_groups[key].labels))]
-    return [run_explain(snapshot, key) for key in keys]
+    outcomes = simulate(snapshot).groups
+    matched = [key for key, outcome in outcomes.items()
+               if (namespace is None or key.startswith(f"{namespace}/"))
+               and selector_matches(selector, dict(outcome.labels))]
+    keys = [key for key in matched if outcomes[key].phase not in ("Running", "Completed")]
+    return [run_explain(snapshot, key) for key in keys], len(matched)
 
 
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool) -> int:
@@ -310,9 +336,9 @@ def check_plot(path: str) -> None:
 def convert_to_kueue(result: LoadResult, output: str) -> int:
     """Volcano queues as Kueue ResourceFlavor, Cohorts, ClusterQueues (and LocalQueues for the namespaces whose
     PodGroups use them) on stdout; what does not carry over, per field, on stderr."""
-    from kqctl.errors import EXIT_INPUT, EXIT_OK
+    from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
     from kqctl.volcano.api.models import Queue
-    from kqctl.volcano.to_kueue import KUEUE_API, convert
+    from kqctl.volcano.to_kueue import KUEUE_API, convert, tree_problems
     from kqctl.volcano.validate.crossobject import configured
 
     volcano = [o for o in result.objects if o.info is not None and o.info.scheduler == "volcano"]
@@ -326,11 +352,18 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
         except ValueError as exc:
             sys.stderr.write(f"kqctl: error: {obj.origin}: Queue {obj.name}: {exc}\n")
             return EXIT_INPUT
+    by_name = {o.name: o for o in queues}
+    broken = tree_problems(models)
+    for issue in broken:  # no tree, no Cohort tree: refuse rather than emit Cohorts in a cycle
+        obj = by_name[issue.queue]
+        sys.stderr.write(f"{obj.origin.file}:{obj.line_of(issue.path)}: error: Queue {issue.queue}: "
+                         f"{issue.rule_id}: {issue.message}\n")
+    if broken:
+        return EXIT_FINDINGS
     conf = configured(result.objects)
     reclaim = conf is not None and "reclaim" in conf.actions
     objects, issues = convert(models, reclaim, {o.name or "": o.body.get("spec") or {} for o in queues})
     objects.extend(_local_queues(volcano, {m.name for m in models}, KUEUE_API))
-    by_name = {o.name: o for o in queues}
     for issue in issues:
         obj = by_name[issue.queue]
         sys.stderr.write(f"{obj.origin.file}:{obj.line_of(issue.path)}: warning: Queue {issue.queue}: "

@@ -64,7 +64,18 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
         if owner is not None:
             findings.extend(owner.inspect(obj))
     # The conversion's own findings come first: they are what `kqctl convert` would produce.
-    return _status_ignored_on_create(findings, profiles) + unserved
+    return _status_ignored_on_create(findings, profiles, obj.info) + unserved
+
+
+# Status fields the API server stores on create, by kind: the kubelet registers a Node with its capacity and
+# allocatable (what every scheduler's snapshot reads of it), so a quantity there that does not parse is an
+# error like any other. The rest of a Node's status stays information (newer fields than kqctl's schema).
+_STATUS_KEPT_ON_CREATE = {("", "Node"): (("status", "allocatable"), ("status", "capacity"))}
+
+
+def _kept_in_stored_status(finding: Finding, info: KindInfo | None) -> bool:
+    kept = _STATUS_KEPT_ON_CREATE.get((info.group, info.kind), ()) if info is not None else ()
+    return any(finding.path[:len(prefix)] == prefix for prefix in kept)
 
 
 def _owner(info: KindInfo, profiles: Sequence[ValidationProfile]) -> ValidationProfile | None:
@@ -74,7 +85,8 @@ def _owner(info: KindInfo, profiles: Sequence[ValidationProfile]) -> ValidationP
     return None
 
 
-def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[ValidationProfile]) -> list[Finding]:
+def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[ValidationProfile],
+                              info: KindInfo | None = None) -> list[Finding]:
     """The API server drops ``status`` when it creates an object of a kind with a status subresource:
     problems there are information, not errors. Not so for a scheduler's mutating webhooks, which run before
     the status is dropped and deny an object whose status they cannot decode (Kueue: DEF-3-DECODE), nor for
@@ -84,7 +96,8 @@ def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[Valida
     kept = frozenset().union(*(p.kept_in_status for p in profiles))
     result = []
     for finding in findings:
-        if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding, kept):
+        if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding, kept) \
+                and not _kept_in_stored_status(finding, info):
             finding = Finding(finding.rule_id, Severity.INFO, finding.path,
                               f"{finding.message} (status is ignored when the object is created)", finding.hint,
                               finding.line, finding.related)
@@ -115,7 +128,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
         defaulted = schema_defaulted(defaulted, api_version, kind)
     # The API server reports metadata and schema errors together, before CEL.
     raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
-    schema_findings = _status_ignored_on_create(raw_schema_findings, profiles)
+    schema_findings = _status_ignored_on_create(raw_schema_findings, profiles, info)
     findings.extend(schema_findings)
     if any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
         # The server drops status before its schema, CEL and validating webhooks see the object: a malformed

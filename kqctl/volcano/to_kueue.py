@@ -70,6 +70,44 @@ def convert(queues: list[Queue], reclaim: bool,
     return objects, issues
 
 
+def tree_problems(queues: list[Queue]) -> list[Issue]:
+    """VC-CONV-TREE: what makes the queues no tree at all (a queue its own parent, parents in a cycle). Kueue's
+    Cohorts would inherit the cycle (XO-CO-CYCLE: every ClusterQueue under it inactive), so nothing is converted."""
+    parent = {q.name: q.parent_name for q in queues if q.name != ROOT_QUEUE}
+    problems: list[Issue] = []
+    reported: set[str] = set()
+    for queue in queues:
+        if queue.name in reported or queue.name not in parent:
+            continue
+        if parent[queue.name] == queue.name:
+            reported.add(queue.name)
+            problems.append(Issue("VC-CONV-TREE", queue.name, ("spec", "parent"),
+                                  f"queue {queue.name} is its own parent: the queues form no tree"))
+            continue
+        cycle = _cycle_from(queue.name, parent)
+        if cycle and queue.name in cycle:
+            loop = " -> ".join([*cycle, cycle[0]])
+            for name in cycle:
+                reported.add(name)
+                problems.append(Issue("VC-CONV-TREE", name, ("spec", "parent"),
+                                      f"the parents of queues {loop} form a cycle: the queues form no tree (Volcano's "
+                                      "webhook refuses them, hierarchical capacity stops scheduling) and the Cohorts "
+                                      "would form the same cycle"))
+    return problems
+
+
+def _cycle_from(start: str, parent: Mapping[str, str]) -> list[str]:
+    """The queues of the cycle the parent links from ``start`` run into, in link order; [] when they end."""
+    path: list[str] = []
+    seen: dict[str, int] = {}
+    name = start
+    while name in parent and name not in seen:
+        seen[name] = len(path)
+        path.append(name)
+        name = parent[name]
+    return path[seen[name]:] if name in seen else []
+
+
 def _cluster_queue(queue: Queue, resources: list[str], reclaim: bool) -> dict[str, Any]:
     cohort = queue.parent_name if queue.parent_name not in ("", ROOT_QUEUE) else ROOT_COHORT
     spec: dict[str, Any] = {

@@ -116,3 +116,27 @@ def test_status_of_a_kind_without_status_is_an_unknown_field(tmp_path: Path, man
         ("SCHEMA-UNKNOWN-FIELD", "status")]
     assert not [f for f in findings if "status is ignored" in f["message"]]
     assert code == 1
+
+
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: n1}
+"""
+
+
+@pytest.mark.parametrize("status,errors", [
+    ("status: {allocatable: {cpu: '4', memory: abc}}\n", [("SCHEMA-PATTERN", "status.allocatable.memory")]),
+    ("status: {capacity: {cpu: four}}\n", [("SCHEMA-PATTERN", "status.capacity.cpu")]),
+    ("status: {allocatable: {cpu: 4, memory: 16Gi, pods: '110'}}\n", []),
+    ("status: {phase: [Running]}\n", []),  # the rest of a Node's status stays information
+])
+def test_a_nodes_capacity_and_allocatable_are_stored_on_create(tmp_path: Path, status: str,
+                                                                errors: list[tuple[str, str]]) -> None:
+    # The kubelet creates its Node with status: the quantities the schedulers' snapshots read must parse
+    # (simulate refuses the input otherwise, exit 3), so validate says so as a located error.
+    code, findings = _findings(tmp_path, NODE + status)
+    assert [(f["ruleId"], f["field"]) for f in findings if f["severity"] == "error"] == errors
+    assert all(f["line"] == 4 for f in findings)
+    assert code == (1 if errors else 0)
+    if errors and "allocatable" in status:
+        assert run_kqctl("simulate", str(tmp_path / "objects.yaml")).code == 3

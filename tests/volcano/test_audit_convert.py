@@ -80,3 +80,53 @@ def test_convert_to_kueue_needs_queues(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump(group("g", "q")), encoding="utf-8")
     run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
     assert run.code == 2 and "holds none" in run.err
+
+
+@pytest.mark.parametrize("other_guarantee,starved", [
+    ("8", True),  # the other queue guarantees the whole cluster: real capability 0
+    ("4", False),
+])
+def test_vc_audit_starved_when_others_guarantee_everything(other_guarantee: str, starved: bool) -> None:
+    report = audit(snapshot(
+        conf("enqueue, allocate", ["priority", "gang"], ["proportion"]), node("n1", cpu="8", memory="32Gi"),
+        queue("hoarder", guarantee={"resource": {"cpu": other_guarantee}}, deserved={"cpu": other_guarantee}),
+        queue("poor"), group("g", "poor", phase="Pending", min_resources={"cpu": "1"}), pod("p", "g", cpu="1")))
+    assert (("VC-AUDIT-STARVED", "poor") in {(f.rule_id, f.subject) for f in report.findings}) == starved
+
+
+@pytest.mark.parametrize("spec,rule", [
+    ({"dequeueStrategy": "traverse"}, "VC-CONV-DEQUEUE"),
+    ({"affinity": {"nodeGroupAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": ["g1"]}}},
+     "VC-CONV-AFFINITY"),
+    ({"extendClusters": [{"name": "c1", "weight": 1}]}, "VC-CONV-CLUSTERS"),
+    ({"type": "batch"}, "VC-CONV-TYPE"),
+    ({"capability": {"cpu": "8"}}, "VC-CONV-NO-DESERVED"),
+    ({"weight": 3}, "VC-CONV-WEIGHT"),
+    ({"deserved": {"cpu": "4"}}, None),  # carries over: nothing lost
+])
+def test_vc_conv_what_does_not_carry_over_to_kueue(tmp_path: Path, spec: dict[str, object],
+                                                   rule: str | None) -> None:
+    path = tmp_path / "queues.yaml"
+    path.write_text(yaml.safe_dump(queue("q", **spec)), encoding="utf-8")  # type: ignore[arg-type]
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    assert run.code == 0, run.err
+    found = sorted({word for line in run.err.splitlines() for word in line.split() if word.startswith("VC-CONV-")})
+    assert found == ([f"{rule}:"] if rule else [])
+
+
+@pytest.mark.parametrize("queues,broken", [
+    ([queue("a", parent="b"), queue("b", parent="a")], ["a", "b"]),
+    ([queue("c", parent="a"), queue("a", parent="b"), queue("b", parent="a")], ["a", "b"]),  # c only leads in
+    ([queue("a", parent="a")], ["a"]),
+    ([queue("a", parent="b"), queue("b")], []),
+    ([queue("a", parent="elsewhere")], []),  # a missing parent still makes a Cohort (Kueue creates it implicitly)
+])
+def test_vc_conv_tree_refuses_queues_that_form_no_tree(tmp_path: Path, queues: list[dict[str, object]],
+                                                       broken: list[str]) -> None:
+    path = tmp_path / "queues.yaml"
+    path.write_text(yaml.safe_dump_all(queues), encoding="utf-8")
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    refused = sorted(line.split("Queue ")[1].split(":")[0] for line in run.err.splitlines() if "VC-CONV-TREE" in line)
+    assert refused == broken
+    assert run.code == (1 if broken else 0), run.err
+    assert (run.out == "") == bool(broken)  # nothing half-converted on stdout

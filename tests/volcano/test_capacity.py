@@ -3,6 +3,8 @@ inherited capabilities, a job in a non-leaf queue refusing the whole session).""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.volcano.builders import binds, conf, group, node, pod, queue, run, session
 
 FLAT = conf("enqueue, allocate", ["priority", "gang"], ["capacity"])
@@ -40,13 +42,13 @@ def test_c3_enqueue_checks_minresources_against_real_capability() -> None:
     result = run(FLAT, node("n1", cpu="4"), queue("q", capability={"cpu": "2"}),
                  group("g", "q", phase="Pending", min_resources={"cpu": "3"}), pod("p", "g", cpu="3"))
     assert binds(result) == {}
-    assert result.last.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
+    assert result.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
 
 
 def test_closed_queue_refuses_enqueue() -> None:
     result = run(FLAT, node("n1"), queue("q", state="Closed"), group("g", "q", phase="Pending",
                                                                      min_resources={"cpu": "1"}), pod("p", "g"))
-    assert binds(result) == {} and result.last.reasons["ns/g"][0] == "queue-closed"
+    assert binds(result) == {} and result.reasons["ns/g"][0] == "queue-closed"
 
 
 def _tree(*leaf_pods: dict[str, object]) -> list[dict[str, object]]:
@@ -79,11 +81,43 @@ def test_tree_nonleaf_a_job_in_a_queue_with_children_stops_the_whole_session() -
     pods = [group("g", "eng-b"), pod("p", "g"), group("bad", "eng"), pod("q", "bad")]
     result = run(*_tree(*pods))  # type: ignore[arg-type]
     assert binds(result) == {}
-    assert result.last.broken == "The Queue <eng> of Job <ns/bad> is not leaf queue"
-    assert result.last.reasons["ns/g"][0] == "hierarchy"
+    assert result.hierarchy_broken == "The Queue <eng> of Job <ns/bad> is not leaf queue"
+    assert result.reasons["ns/g"][0] == "hierarchy"
 
 
 def test_tree_missing_parent_stops_the_whole_session() -> None:
     result = run(HIERARCHY, node("n1"), queue("orphan", parent="nowhere"), queue("q"), group("g", "q"),
                  pod("p", "g"))
-    assert binds(result) == {} and "invalid parent queue nowhere" in result.last.broken
+    assert binds(result) == {} and "invalid parent queue nowhere" in result.hierarchy_broken
+
+
+RECLAIM = conf("enqueue, allocate, reclaim", ["priority", "gang", "conformance"],
+               ["overcommit", "drf", "predicates", "capacity", "nodeorder"])
+
+
+def _reclaim_example(y_cpu: str, **x_spec: object) -> list[dict[str, object]]:
+    """§6.4: 10 cores; X (deserved 4, capability 8) runs 8 one-core PodGroups; Y (deserved 6, capability 10,
+    guarantee 2) submits one task of ``y_cpu`` cores."""
+    x = {"deserved": {"cpu": "4"}, "capability": {"cpu": "8"}, **x_spec}
+    running = [obj for i in range(8) for obj in (group(f"x{i}", "qx", phase="Running", min_resources={"cpu": "1"}),
+                                                  pod(f"x{i}", f"x{i}", cpu="1", memory="0", node_name="n1"))]
+    return [RECLAIM, node("n1", cpu="10", memory="100Gi"), queue("qx", **x),
+            queue("qy", deserved={"cpu": "6"}, capability={"cpu": "10"}, guarantee={"resource": {"cpu": "2"}}),
+            *running, group("y0", "qy", phase="Pending", min_resources={"cpu": y_cpu}),
+            pod("y0", "y0", cpu=y_cpu, memory="0")]
+
+
+@pytest.mark.parametrize("y_cpu,x_spec,evicted,y_runs", [
+    ("3", {}, 1, True),  # the worked example: 2 idle, one of X's pods above its deserved 4 makes room
+    ("4", {}, 2, True),
+    ("2", {}, 0, True),  # fits the idle cores: nothing to reclaim
+    ("7", {}, 0, False),  # C4: futureUsed 7 > Y's deserved 6 on cpu, so Y may not reclaim
+    ("3", {"reclaimable": False}, 0, False),  # C5: only reclaimable queues give victims
+    ("3", {"deserved": {"cpu": "8"}}, 0, False),  # C5c: X's allocated 8 does not exceed its deserved 8
+])
+def test_c4_c5_capacity_reclaim_of_the_worked_example(y_cpu: str, x_spec: dict[str, object], evicted: int,
+                                                       y_runs: bool) -> None:
+    result = run(*_reclaim_example(y_cpu, **x_spec))  # type: ignore[arg-type]
+    assert len(result.evictions) == evicted
+    assert all(e.pod.startswith("ns/x") and e.by == "ns/y0" for e in result.evictions)
+    assert ("ns/y0" in binds(result)) == y_runs

@@ -121,3 +121,65 @@ def test_the_reasons_below_the_table_are_limited_too() -> None:
     out = run_kqctl("simulate", sample, "--limit", "2").out
     reasons = out.split("Why not running:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert len(reasons) == 3 and reasons[-1].startswith("  ... 5 more (--limit N or --show-all")
+
+
+KUEUE_CQ = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+            "  namespaceSelector: {}\n")
+VOLCANO_BAD_QUEUE = ("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: bad}\n"
+                     "spec: {guarantee: {resource: {cpu: '2'}}}\n")
+
+
+@pytest.mark.parametrize("scheduler", [None, "kueue", "volcano", "yunikorn"])
+def test_vc_q3_validate_checks_volcano_objects_whatever_scheduler_is_named(tmp_path: Path,
+                                                                           scheduler: str | None) -> None:
+    # --scheduler must not make another scheduler's objects pass unread as valid.
+    path = tmp_path / "bad.yaml"
+    path.write_text(VOLCANO_BAD_QUEUE, encoding="utf-8")
+    run = run_kqctl("validate", str(path), "-o", "json", *(("--scheduler", scheduler) if scheduler else ()))
+    assert run.code == 1, run.out + run.err
+    assert [f["ruleId"] for d in json.loads(run.out)["documents"] for f in d["findings"]] == ["VC-Q3"]
+
+
+@pytest.mark.parametrize("command", [("simulate",), ("audit",), ("explain", "ns/x")])
+@pytest.mark.parametrize("scheduler,text,named", [
+    ("volcano", KUEUE_CQ, "Kueue (ClusterQueue cq at"),
+    ("kueue", VOLCANO_BAD_QUEUE, "Volcano (Queue bad at"),
+])
+def test_an_explicit_scheduler_with_another_schedulers_objects_is_a_usage_error(
+        tmp_path: Path, command: tuple[str, ...], scheduler: str, text: str, named: str) -> None:
+    path = tmp_path / "in.yaml"
+    path.write_text(text, encoding="utf-8")
+    run = run_kqctl(*command, str(path), "--scheduler", scheduler)
+    assert run.code == 2 and named in run.err, run.out + run.err
+
+
+def test_an_input_holding_only_the_volcano_scheduler_configmap_is_volcanos(tmp_path: Path) -> None:
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all([conf("enqueue, allocate", ["capacity"]), node("n1")]), encoding="utf-8")
+    data = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)
+    assert data["scheduler"] == "volcano" and data["configuration"]["actions"] == ["enqueue", "allocate"]
+    # With another scheduler's objects, those decide (the ConfigMap is a core kind any cluster may hold).
+    kueue = tmp_path / "kueue.yaml"
+    kueue.write_text(KUEUE_CQ, encoding="utf-8")
+    mixed = run_kqctl("simulate", str(path), str(kueue), "-o", "json")
+    assert mixed.code == 0, mixed.err
+    assert "clusterQueues" in json.loads(mixed.out)  # Kueue's result
+
+
+@pytest.mark.parametrize("args,message", [
+    (("-l", "nothing=here"), "kqctl: no PodGroup matches the selector\n"),
+    (("-l", "nothing=here", "-n", "ns"), "kqctl: no PodGroup matches the selector in namespace ns\n"),
+    (("-l", ""), ""),  # ns/huge is pending: explained, no message
+])
+def test_explain_selector_says_when_nothing_matches(cluster: Path, args: tuple[str, ...], message: str) -> None:
+    run = run_kqctl("explain", *args, str(cluster))
+    assert run.code == 0 and run.err == message
+    assert (run.out == "") == bool(message)
+
+
+def test_explain_selector_says_when_every_match_runs(tmp_path: Path) -> None:
+    path = tmp_path / "running.yaml"
+    path.write_text(yaml.safe_dump_all([node("n1"), queue("q"), group("g", "q", phase="Running"),
+                                        pod("g-0", "g", node_name="n1")]), encoding="utf-8")
+    run = run_kqctl("explain", "-l", "", str(path))
+    assert run.code == 0 and run.err == "kqctl: every PodGroup that matches is running\n"

@@ -101,3 +101,28 @@ def test_many_queues_show_only_the_podgroups_own_column_of_the_water_filling() -
     assert f"{len(names)} queues, only q6 shown" in rendered
     header = next(line for line in rendered.splitlines() if line.strip().startswith("ROUND"))
     assert "Q6" in header and "Q5" not in header and "QUEUES IN THE GAME" in header
+
+
+def _vcjob(name: str, queue_name: str) -> dict[str, object]:
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name, "namespace": "ns"},
+            "spec": {"queue": queue_name, "minAvailable": 1, "tasks": [{"name": "t", "replicas": 1, "template": {
+                "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+
+
+def test_vc_pg_queue_missing_queue_offers_the_close_queue_before_creating_it() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1"), queue("research"), queue("ops"),
+                    _vcjob("sweep", "reseach"), group("g", "reserch", phase="Pending", min_resources={"cpu": "1"}),
+                    pod("g-0", "g"))
+    for key, field in (("ns/sweep", "spec.queue of Job ns/sweep"), ("ns/g", "spec.queue of PodGroup ns/g")):
+        found = explain(snap, key)
+        assert found.outcome.reason is not None and found.outcome.reason[0] == "queue-missing"
+        changes = [(s.change, s.helps) for s in found.suggestions]
+        # The typo first (and verified: it runs), then creating the queue as misspelt.
+        assert changes[0] == (f"did you mean queue research? set {field} to research", True)
+        assert changes[-1][0].startswith("create queue ")
+
+
+def test_vc_pg_queue_missing_queue_without_a_close_name_only_offers_creating_it() -> None:
+    snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1"), queue("research"),
+                    group("g", "zzz", phase="Pending", min_resources={"cpu": "1"}), pod("g-0", "g"))
+    assert [s.change for s in explain(snap, "ns/g").suggestions] == ["create queue zzz"]

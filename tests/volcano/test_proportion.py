@@ -57,7 +57,7 @@ def test_p4_enqueue_rejects_what_exceeds_real_capability_with_volcanos_event() -
                  group("g", "q", phase="Pending", min_resources={"cpu": "3", "memory": "1Gi"}),
                  pod("p", "g", cpu="3", memory="1Gi"))
     assert binds(result) == {}
-    assert result.last.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
+    assert result.reasons["ns/g"] == ("queue-quota", "queue resource quota insufficient: insufficient cpu")
 
 
 def test_p3_allocatable_caps_allocation_at_deserved() -> None:
@@ -102,5 +102,5 @@ def test_without_reclaim_a_queue_over_deserved_keeps_what_it_runs() -> None:
                group("new", "late", phase="Pending", min_resources={"cpu": "1"}), pod("new-0", "new", cpu="1",
                                                                                      memory="0")]
     result = run(*objects)  # type: ignore[arg-type]
-    assert result.evictions == [] and binds(result) == {}
-    assert result.last.reasons["ns/new"][0] == "no-node"
+    assert result.evictions == () and binds(result) == {}
+    assert result.reasons["ns/new"][0] == "no-node"

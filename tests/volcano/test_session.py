@@ -12,9 +12,9 @@ def test_gang_nothing_is_bound_when_fewer_than_minmember_fit() -> None:
                  group("g", "q", min_member=3, phase="Inqueue"),
                  *[pod(f"p-{i}", "g", cpu="1", memory="0") for i in range(3)])
     assert binds(result) == {}
-    gate, message = result.last.reasons["ns/g"]
+    gate, message = result.reasons["ns/g"]
     assert gate in ("gang", "no-node")
-    assert result.last.gang["ns/g"].startswith("3/3 tasks in gang unschedulable: pod group is not ready")
+    assert result.gang["ns/g"].startswith("3/3 tasks in gang unschedulable: pod group is not ready")
 
 
 def test_gang_job_valid_needs_minmember_valid_tasks() -> None:
@@ -54,7 +54,7 @@ def test_node_fit_counts_pods_against_the_node_pods_capacity() -> None:
     result = run(conf("enqueue, allocate", *DEFAULT_TIERS), node("n1", pods="1"), queue("q"),
                  group("g", "q"), pod("a", "g", cpu="100m", memory="0"), pod("b", "g", cpu="100m", memory="0"))
     assert len(binds(result)) == 1
-    gate, message = result.last.reasons["ns/g"]
+    gate, message = result.reasons["ns/g"]
     assert (gate, message) == ("no-node", "b: 0/1 nodes are unavailable: 1 Insufficient pods.")
 
 
@@ -91,15 +91,13 @@ def test_phases_pending_inqueue_running_across_sessions() -> None:
     objects = [conf("enqueue, allocate", *DEFAULT_TIERS), node("n1"), queue("q"),
                group("g", "q", phase="Pending", min_resources={"cpu": "1"}), pod("p", "g")]
     first = run(*objects, sessions=1)
-    assert first.world.phases["ns/g"] == "Inqueue" and binds(first) == {"ns/p": "n1"}  # bound, not yet running
-    assert run(*objects).world.phases["ns/g"] == "Running"
+    assert first.phases["ns/g"] == "Inqueue" and binds(first) == {"ns/p": "n1"}  # bound, not yet running
+    assert run(*objects).phases["ns/g"] == "Running"
 
 
 def test_a_podgroup_whose_queue_is_missing_is_ignored() -> None:
     result = run(conf("enqueue, allocate", *DEFAULT_TIERS), node("n1"), group("g", "nowhere"), pod("p", "g"))
-    from kqctl.volcano.engine.simulation import group_outcomes
-
-    outcome = group_outcomes(result)["ns/g"]
+    outcome = result.groups["ns/g"]
     assert outcome.ignored and binds(result) == {}
     assert outcome.reason == ("queue-missing", "The Queue <nowhere> of Job <ns/g> does not exist, ignore it.")
 

@@ -230,3 +230,36 @@ def test_against_and_prune_report_updates_and_deletions(tmp_path: Path) -> None:
     old.write_text(yaml.safe_dump_all([queue("p"), queue("c", parent="p")]), encoding="utf-8")
     found = _validate(tmp_path, queue("c", parent="p"), args=("--against", str(old), "--prune"))
     assert found == [("p", "VC-D3", "queue p can not be deleted because it has 1 child queues: c")]
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("default", "`default` queue can not be deleted"),
+    ("root", "`root` queue can not be deleted"),
+    ("team", None),
+])
+def test_vc_vap_delete_protects_default_and_root(name: str, expected: str | None) -> None:
+    found = admission_policy.evaluate(DELETE, None, {"metadata": {"name": name}})
+    assert (None if found is None else (found.rule_id, found.message.rsplit(": ", 1)[-1])) == (
+        None if expected is None else ("VC-VAP-DELETE", expected))
+
+
+def test_vc_vap_delete_and_vc_d1_on_a_prune_of_default(tmp_path: Path) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text(yaml.safe_dump_all([queue("default"), queue("team")]), encoding="utf-8")
+    found = _validate(tmp_path, queue("team"), args=("--against", str(old), "--prune", "--vap"))
+    assert sorted((name, rule) for name, rule, _ in found) == [("default", "VC-D1"), ("default", "VC-VAP-DELETE")]
+
+
+@pytest.mark.parametrize("data,rule", [
+    ({"volcano-scheduler.conf": "actions: [unclosed"}, "VC-CONF-INVALID"),  # not YAML
+    ({"volcano-scheduler.conf": "actions: enqueue\ntiers: 5\n"}, "VC-CONF-INVALID"),  # Go cannot decode it
+    ({"other-key": "actions: enqueue\n"}, "VC-CONF-INVALID"),  # nothing for the scheduler to load
+    ({"volcano-scheduler.conf": "actions: enqueue, allocate\ntiers:\n- plugins:\n  - name: proportion\n"
+                                "  - name: drf\n    enableHierarchy: true\n"}, "VC-CONF-CONFLICT"),
+])
+def test_vc_conf_invalid_and_vc_conf_conflict_on_the_configmap(tmp_path: Path, data: dict[str, str],
+                                                              rule: str) -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap",
+          "metadata": {"namespace": "volcano-system", "name": "volcano-scheduler-configmap"}, "data": data}
+    found = _validate(tmp_path, cm, queue("q"))
+    assert [(name, r) for name, r, _ in found] == [("volcano-scheduler-configmap", rule)]

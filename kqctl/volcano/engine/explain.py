@@ -17,14 +17,14 @@ from fractions import Fraction
 from typing import Any
 
 from kqctl.volcano.api.config import SchedulerConf
-from kqctl.volcano.api.models import PodGroup, Queue
+from kqctl.volcano.api.models import QUEUE_NAME_ANNOTATION, PodGroup, Queue
 from kqctl.volcano.api.resource import INFINITE, Resource, to_quantity
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import trace
 from kqctl.volcano.engine.proportion import Round
 from kqctl.volcano.engine.queue_attr import QueueAttr, capability_of, guarantee_of
 from kqctl.volcano.engine.session import run_session
-from kqctl.volcano.engine.simulation import GroupOutcome, SimulationOptions, group_outcomes, simulate
+from kqctl.volcano.engine.simulation import GroupOutcome, SimulationOptions, run_to_end, simulate
 from kqctl.volcano.engine.trace import Note, Trace
 
 
@@ -106,9 +106,9 @@ def resolve(snapshot: Snapshot, name: str) -> tuple[str, str]:
 def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = None,
             with_suggestions: bool = True) -> Explanation:
     key, resolved = resolve(snapshot, name)
-    result = simulate(snapshot, options)
-    outcome = group_outcomes(result)[key]
-    traced = run_session(snapshot, result.world, Trace())
+    final = run_to_end(snapshot, options)
+    outcome = final.result.groups[key]
+    traced = run_session(snapshot, final.world, Trace())
     assert traced.trace is not None
     group = snapshot.pod_groups[key]
     attr = traced.quota.get(group.queue)
@@ -158,14 +158,14 @@ def suggest(snapshot: Snapshot, explanation: Explanation, options: SimulationOpt
     candidates = _candidates(snapshot, explanation)
     if not candidates:
         return []
-    before = group_outcomes(simulate(snapshot, options))
+    before = simulate(snapshot, options).groups
     return [_check(change, changed, explanation, options, before) for change, changed in candidates]
 
 
 def _check(change: str, changed: Snapshot, explanation: Explanation, options: SimulationOptions | None,
-           before: dict[str, GroupOutcome]) -> Suggestion:
+           before: Mapping[str, GroupOutcome]) -> Suggestion:
     result = simulate(changed, options)
-    outcomes = group_outcomes(result)
+    outcomes = result.groups
     mine = outcomes[explanation.key]
     placed = sum(1 for node in mine.pods.values() if node)
     helps = mine.phase in ("Running", "Completed") and placed > sum(1 for n in explanation.outcome.pods.values() if n)
@@ -187,6 +187,10 @@ def _candidates(snapshot: Snapshot, explanation: Explanation) -> list[tuple[str,
     queue = snapshot.queues.get(queue_name)
     found: list[tuple[str, Snapshot]] = []
     if queue is None:
+        # A missing queue is most often a typo: the close names come first, then creating the queue as named.
+        for close in difflib.get_close_matches(queue_name, sorted(snapshot.queues), n=2, cutoff=0.75):
+            found.append((f"did you mean queue {close}? set {_queue_field(group)} to {close}",
+                          _with_group(snapshot, replace(group, queue=close))))
         found.append((f"create queue {queue_name}", _with_queue(snapshot, Queue(queue_name))))
         return found
     if queue.state != "Open":
@@ -230,6 +234,16 @@ def _candidates(snapshot: Snapshot, explanation: Explanation) -> list[tuple[str,
         found.append(("add reclaim to the scheduler's actions", _with_conf(snapshot, replace(snapshot.conf,
                                                                                               actions=actions))))
     return found[:6]
+
+
+def _queue_field(group: PodGroup) -> str:
+    """Where the user writes the PodGroup's queue: the vcjob's spec, the pod's annotation, or its own spec."""
+    kind, _, name = group.created_by.partition("/")
+    if kind == "Job":
+        return f"spec.queue of Job {group.namespace}/{name}"
+    if kind == "Pod":
+        return f"annotation {QUEUE_NAME_ANNOTATION} of Pod {group.namespace}/{name}"
+    return f"spec.queue of PodGroup {group.key}"
 
 
 def _capability_changes(snapshot: Snapshot, queue: Queue, detail: Mapping[str, Any]) -> list[tuple[str, Snapshot]]:

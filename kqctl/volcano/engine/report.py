@@ -4,7 +4,9 @@ leaves out of the water-filling: their deserved is shown as not computed)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from kqctl.volcano.api.models import ROOT_QUEUE, Queue
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
@@ -30,7 +32,7 @@ class QueueReport:
     request: Resource
     inqueue: Resource
     share: Amount | None
-    phases: dict[str, int] = field(default_factory=dict)  # PodGroup phase -> count
+    phases: Mapping[str, int] = field(default_factory=dict)  # PodGroup phase -> count
     children: tuple[str, ...] = ()
     implicit: bool = False
     spec_names: frozenset[str] = frozenset()  # resources the queue's spec names
@@ -75,8 +77,8 @@ def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr],
             reports.append(QueueReport(
                 name, queue.parent_name, queue.state, queue.state_assumed, queue.weight, queue.priority,
                 queue.reclaimable, capability, attr.guarantee, attr.deserved, attr.real_capability, attr.allocated,
-                attr.request, attr.inqueue, attr.share, phases.get(name, {}), tuple(sorted(children.get(name, ()))),
-                queue.implicit, _spec_names(queue)))
+                attr.request, attr.inqueue, attr.share, MappingProxyType(phases.get(name, {})),
+                tuple(sorted(children.get(name, ()))), queue.implicit, _spec_names(queue)))
             continue
         capability = capability_of(queue)
         guarantee = guarantee_of(queue)
@@ -84,7 +86,8 @@ def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr],
             name, queue.parent_name, queue.state, queue.state_assumed, queue.weight, queue.priority,
             queue.reclaimable, capability, guarantee, None,
             real_capability(total, total_guarantee, guarantee, capability), allocated, request, Resource(), None,
-            phases.get(name, {}), tuple(sorted(children.get(name, ()))), queue.implicit, _spec_names(queue)))
+            MappingProxyType(phases.get(name, {})), tuple(sorted(children.get(name, ()))), queue.implicit,
+            _spec_names(queue)))
     return reports
 
 

@@ -8,11 +8,13 @@ at a livelock (a state seen before: the same pods evicted and bound over and ove
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 from kqctl.volcano.api.snapshot import Snapshot
-from kqctl.volcano.engine.queue_attr import QueueAttr
+from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
 
 MAX_SESSIONS = 50
@@ -33,6 +35,7 @@ class Eviction:
     session: int
     pod: str
     by: str  # the task it made room for
+    group: str = ""  # the PodGroup of the evicted pod (namespace/name)
 
 
 @dataclass(frozen=True)
@@ -42,20 +45,62 @@ class Livelock:
 
 
 @dataclass(frozen=True)
+class Configuration:
+    """The scheduler configuration the sessions ran with, as shown: where it came from, actions, plugin tiers."""
+
+    source: str
+    actions: tuple[str, ...]
+    tiers: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class GroupOutcome:
+    """One PodGroup at the end: its phase, where its pods are, what was bound and evicted, and why it waits."""
+
+    key: str
+    queue: str
+    phase: str
+    start_phase: str
+    min_member: int
+    pods: Mapping[str, str]  # pod -> node ("" while pending)
+    bound: Mapping[str, str]  # pods bound by the simulation -> node
+    evicted: tuple[Eviction, ...]
+    reason: tuple[str, str] | None  # (gate, message) when it is not running
+    ignored: bool  # its queue does not exist: the scheduler ignores it
+    namespace: str = ""
+    labels: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
+
+
+@dataclass(frozen=True)
 class SimulationResult:
-    snapshot: Snapshot
+    """What the sessions decided, as frozen values the engine computed: renderers, --fail-on and explain only
+    read it (the engine's live state, the World and the last session's cache, stays in the engine)."""
+
     sessions: int
     stop_reason: str
-    world: World
-    start_phases: dict[str, str]
-    binds: list[tuple[int, str, str]]  # (session, pod, node)
-    evictions: list[Eviction]
-    last: SessionResult  # the last session's decisions (quota attributes, reasons, gang conditions)
+    binds: tuple[tuple[int, str, str], ...]  # (session, pod, node)
+    evictions: tuple[Eviction, ...]
+    groups: Mapping[str, GroupOutcome]  # by PodGroup key, sorted
+    queues: tuple[QueueReport, ...]  # every queue, by name, as the last session left it
+    quota_plugin: str  # "" when no queue plugin runs
+    hierarchy_broken: str  # hierarchical capacity refused the last session, and why ("" when not)
+    configuration: Configuration
+    phases: Mapping[str, str]  # PodGroup -> phase at the end
+    reasons: Mapping[str, tuple[str, str]]  # PodGroup -> (gate, message) of the last session's last "no"
+    gang: Mapping[str, str]  # PodGroup -> the unschedulable condition gang wrote in the last session
     livelock: Livelock | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
+    limitations: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
-    def quota(self) -> dict[str, QueueAttr]:
-        return self.last.quota
+
+@dataclass(frozen=True)
+class FinalState:
+    """The frozen result, and the engine's own state at the end (for explain's traced re-run of the last
+    session): not for renderers."""
+
+    result: SimulationResult
+    world: World
 
 
 def initial_world(snapshot: Snapshot) -> World:
@@ -64,6 +109,11 @@ def initial_world(snapshot: Snapshot) -> World:
 
 
 def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> SimulationResult:
+    return run_to_end(snapshot, options).result
+
+
+def run_to_end(snapshot: Snapshot, options: SimulationOptions | None = None) -> FinalState:
+    """Sessions until a steady state, --cycles, the session limit or a livelock; the frozen result."""
     options = options or SimulationOptions()
     world = initial_world(snapshot)
     start_phases = dict(world.phases)
@@ -96,7 +146,35 @@ def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> Si
         stop = CYCLES if options.sessions is not None else LIMIT
     if result is None:  # --cycles 0 is refused by the CLI; an empty run still reports the snapshot
         result = run_session(snapshot, world)
-    return SimulationResult(snapshot, session, stop, world, start_phases, binds, evictions, result, livelock)
+    return FinalState(_freeze(snapshot, world, session, stop, start_phases, binds, evictions, result, livelock),
+                      world)
+
+
+def _freeze(snapshot: Snapshot, world: World, sessions: int, stop: str, start_phases: Mapping[str, str],
+            binds: list[tuple[int, str, str]], evictions: list[Eviction], last: SessionResult,
+            livelock: Livelock | None) -> SimulationResult:
+    """Everything a user is shown, read once from the engine's state at the end."""
+    evicted = tuple(replace(e, group=_group_of(world, e.pod)) for e in evictions)
+    conf = snapshot.conf
+    return SimulationResult(
+        sessions=sessions, stop_reason=stop, binds=tuple(binds), evictions=evicted,
+        groups=_frozen(_group_outcomes(snapshot, world, start_phases, binds, evicted, last)),
+        queues=tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)")),
+        quota_plugin=last.quota_plugin, hierarchy_broken=last.broken,
+        configuration=Configuration(conf.source, tuple(conf.actions),
+                                    tuple(tuple(p.name for p in tier) for tier in conf.tiers)),
+        phases=_frozen(dict(world.phases)), reasons=_frozen(dict(last.reasons)), gang=_frozen(dict(last.gang)),
+        livelock=livelock, notes=tuple(snapshot.notes), limitations=tuple(snapshot.limitations),
+        warnings=tuple(snapshot.warnings))
+
+
+def _group_of(world: World, pod_key: str) -> str:
+    pod = world.pods[pod_key]
+    return f"{pod.namespace}/{pod.group}"
+
+
+def _frozen(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(values))
 
 
 def _advance(world: World, result: SessionResult, session: int, binds: list[tuple[int, str, str]],
@@ -128,37 +206,21 @@ def _fingerprint(world: World) -> Any:
             frozenset(world.phases.items()))
 
 
-@dataclass(frozen=True)
-class GroupOutcome:
-    """One PodGroup at the end: its phase, where its pods are, what was bound and evicted, and why it waits."""
-
-    key: str
-    queue: str
-    phase: str
-    start_phase: str
-    min_member: int
-    pods: dict[str, str]  # pod -> node ("" while pending)
-    bound: dict[str, str]  # pods bound by the simulation -> node
-    evicted: tuple[Eviction, ...]
-    reason: tuple[str, str] | None  # (gate, message) when it is not running
-    ignored: bool  # its queue does not exist: the scheduler ignores it
-
-
-def group_outcomes(result: SimulationResult) -> dict[str, GroupOutcome]:
-    snapshot, world = result.snapshot, result.world
+def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str, str],
+                    binds: list[tuple[int, str, str]], evictions: tuple[Eviction, ...],
+                    last: SessionResult) -> dict[str, GroupOutcome]:
     pods_of: dict[str, dict[str, str]] = {}
     for pod in world.pods.values():
         if pod.group:
             pods_of.setdefault(f"{pod.namespace}/{pod.group}", {})[pod.key] = pod.node_name
     bound: dict[str, dict[str, str]] = {}
-    for _, pod_key, node in result.binds:
+    for _, pod_key, node in binds:
         pod = world.pods[pod_key]
-        if world.pods[pod_key].node_name:
+        if pod.node_name:
             bound.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
     evicted: dict[str, list[Eviction]] = {}
-    for eviction in result.evictions:
-        pod = world.pods[eviction.pod]
-        evicted.setdefault(f"{pod.namespace}/{pod.group}", []).append(eviction)
+    for eviction in evictions:
+        evicted.setdefault(eviction.group, []).append(eviction)
     outcomes = {}
     for key, group in sorted(snapshot.pod_groups.items()):
         ignored = group.queue not in snapshot.queues
@@ -167,12 +229,12 @@ def group_outcomes(result: SimulationResult) -> dict[str, GroupOutcome]:
         if ignored:
             reason = ("queue-missing", f"The Queue <{group.queue}> of Job <{key}> does not exist, ignore it.")
         elif phase not in ("Running", "Completed") or any(not node for node in pods_of.get(key, {}).values()):
-            reason = result.last.reasons.get(key)
-            gang = result.last.gang.get(key)
+            reason = last.reasons.get(key)
+            gang = last.gang.get(key)
             if gang is not None and (reason is None or reason[0] in ("no-node", "gang")):
                 reason = ("gang", gang)
-        outcomes[key] = GroupOutcome(key, group.queue, phase, result.start_phases.get(key, group.phase),
-                                     group.min_member, dict(sorted(pods_of.get(key, {}).items())),
-                                     dict(sorted(bound.get(key, {}).items())), tuple(evicted.get(key, ())),
-                                     reason, ignored)
+        outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
+                                     group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
+                                     _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),
+                                     reason, ignored, group.namespace, _frozen(dict(group.labels)))
     return outcomes

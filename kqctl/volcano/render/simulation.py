@@ -9,17 +9,12 @@ from typing import Any, TextIO
 
 from kqctl.render.columns import Column, Table, TableOptions
 from kqctl.volcano.api.resource import Resource
-from kqctl.volcano.engine.report import QueueReport, queue_reports
-from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult, group_outcomes
+from kqctl.volcano.engine.report import QueueReport
+from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
 from kqctl.volcano.render.units import display, quantity, ratio
 
 FORMATS = ("table", "wide", "name", "json", "yaml")
 CONTRACT_VERSION = 1
-
-
-def reports(result: SimulationResult) -> list[QueueReport]:
-    return queue_reports(result.snapshot, result.world, result.quota(),
-                         result.last.quota_plugin == "capacity (hierarchical)")
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
@@ -32,7 +27,7 @@ def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace
         data = contract(result, keep)
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
     elif fmt == "name":
-        for key, outcome in group_outcomes(result).items():
+        for key, outcome in result.groups.items():
             if keep(outcome):
                 out.write(f"podgroup.scheduling.volcano.sh/{key.split('/', 1)[1]}\n")
     elif fmt in ("table", "wide"):
@@ -46,13 +41,11 @@ def group_filter(result: SimulationResult, namespace: str | None,
     from kqctl.k8s.selectors import parse_label_selector, selector_matches
 
     parsed = parse_label_selector(selector) if selector else None
-    groups = result.snapshot.pod_groups
 
     def keep(outcome: GroupOutcome) -> bool:
-        group = groups[outcome.key]
-        if namespace is not None and group.namespace != namespace:
+        if namespace is not None and outcome.namespace != namespace:
             return False
-        return parsed is None or selector_matches(parsed, dict(group.labels))
+        return parsed is None or selector_matches(parsed, dict(outcome.labels))
 
     return keep
 
@@ -94,7 +87,7 @@ def group_data(outcome: GroupOutcome) -> dict[str, Any]:
         "startPhase": outcome.start_phase,
         "minMember": outcome.min_member,
         "pods": {pod: node or None for pod, node in outcome.pods.items()},
-        "bound": outcome.bound,
+        "bound": dict(outcome.bound),
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in outcome.evicted],
         "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
         "ignored": outcome.ignored,
@@ -102,35 +95,30 @@ def group_data(outcome: GroupOutcome) -> dict[str, Any]:
 
 
 def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | None = None) -> dict[str, Any]:
-    outcomes = {k: o for k, o in group_outcomes(result).items() if keep is None or keep(o)}
-    conf = result.snapshot.conf
+    outcomes = {k: o for k, o in result.groups.items() if keep is None or keep(o)}
+    conf = result.configuration
     binds = {pod: node for o in outcomes.values() for pod, node in o.bound.items()}
     return {
         "scheduler": "volcano",
         "contractVersion": CONTRACT_VERSION,
         "sessions": result.sessions,
         "stopReason": result.stop_reason,
-        "quotaPlugin": result.last.quota_plugin or None,
+        "quotaPlugin": result.quota_plugin or None,
         "configuration": {"source": conf.source, "actions": list(conf.actions),
-                          "tiers": [[p.name for p in tier] for tier in conf.tiers]},
-        "queues": {r.name: queue_data(r) for r in reports(result)},
+                          "tiers": [list(tier) for tier in conf.tiers]},
+        "queues": {r.name: queue_data(r) for r in result.queues},
         "podGroups": {key: group_data(o) for key, o in outcomes.items()},
         "binds": dict(sorted(binds.items())),
         "bindCount": len(binds),
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in result.evictions
-                      if _kept_pod(result, e.pod, outcomes)],
+                      if e.group in outcomes],
         "livelock": None if result.livelock is None else {
             "sessions": list(result.livelock.sessions), "pods": list(result.livelock.pods)},
-        "hierarchyBroken": result.last.broken or None,
-        "notes": list(result.snapshot.notes),
-        "limitations": list(result.snapshot.limitations),
-        "warnings": list(result.snapshot.warnings),
+        "hierarchyBroken": result.hierarchy_broken or None,
+        "notes": list(result.notes),
+        "limitations": list(result.limitations),
+        "warnings": list(result.warnings),
     }
-
-
-def _kept_pod(result: SimulationResult, pod: str, outcomes: dict[str, GroupOutcome]) -> bool:
-    model = result.world.pods[pod]
-    return f"{model.namespace}/{model.group}" in outcomes
 
 
 # --- tables ----------------------------------------------------------------------------------------------------
@@ -196,13 +184,13 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
     from kqctl.render.console import use_color
 
     paint = rich_painter(use_color(out, view.color))
-    outcomes = [o for o in group_outcomes(result).values() if keep(o)]
+    outcomes = [o for o in result.groups.values() if keep(o)]
     groups = group_table(outcomes)
     sort_rows(groups, view.sort_by)
     if not view.headers:
         _write(out, groups, view, None, "PodGroups")
         return
-    rows = reports(result)
+    rows = list(result.queues)
     shown = {r.name for r in rows if not r.implicit or r.phases or r.name == "default" and r.allocated.names()}
     _write(out, queue_table(rows, shown), view, paint, "queue rows")
     out.write("\n")
@@ -231,25 +219,25 @@ def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
     counts = ", ".join(f"{n:,} {p}" for p, n in sorted(phases.items())) or "no PodGroups"
     binds = sum(len(o.bound) for o in outcomes)
     evicted = sum(len(o.evicted) for o in outcomes)
-    plugin = result.last.quota_plugin or "no queue plugin"
+    plugin = result.quota_plugin or "no queue plugin"
     return (f"{result.sessions} session(s), {result.stop_reason}, {plugin}: {binds:,} pod(s) bound, "
             f"{evicted:,} evicted; PodGroups: {counts}")
 
 
 def _footnotes(result: SimulationResult, out: TextIO) -> None:
-    if any(r.state_assumed and not r.implicit for r in reports(result)):
+    if any(r.state_assumed and not r.implicit for r in result.queues):
         out.write("*: no status.state in the input; taken as Open, as the queue controller sets a new queue.\n")
-    if result.last.broken:
-        out.write(f"Hierarchical capacity refuses the whole session: {result.last.broken}\n")
+    if result.hierarchy_broken:
+        out.write(f"Hierarchical capacity refuses the whole session: {result.hierarchy_broken}\n")
     if result.livelock is not None:
         a, b = result.livelock.sessions
         out.write(f"Livelock: the state after session {b} repeats the one after session {a}; "
                   f"{', '.join(result.livelock.pods)} are evicted and bound again and again.\n")
-    for note in result.snapshot.notes:
+    for note in result.notes:
         out.write(f"note: {note}\n")
-    for limitation in result.snapshot.limitations:
+    for limitation in result.limitations:
         out.write(f"not simulated: {limitation}\n")
-    for warning in result.snapshot.warnings:
+    for warning in result.warnings:
         out.write(f"warning: {warning}\n")
 
 

@@ -11,17 +11,19 @@ refuses does not exist for the requests after it, as in a real apply.
 from __future__ import annotations
 
 import copy
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kqctl.findings import Finding, Severity, error
+from kqctl.findings import Finding, Severity, error, warning
 from kqctl.k8s.kinds import split_api_version
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
-from kqctl.volcano.api.models import DEFAULT_QUEUE, HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION, ROOT_QUEUE
-from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONFIGMAP
+from kqctl.volcano.api.models import DEFAULT_QUEUE, ROOT_QUEUE
+from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONF_FILE, SCHEDULER_CONFIGMAP
 from kqctl.volcano.validate import admission_policy
+from kqctl.volcano.validate.queue_mutate import mutated_on_create
 from kqctl.volcano.validate.queue_webhook import (
     CREATE,
     DELETE,
@@ -63,6 +65,9 @@ class Request:
 class ApplyResult:
     lister: Lister
     states: dict[str, str] = field(default_factory=dict)  # queue -> status.state after the apply
+    # queue -> a status.state other than Open that the input writes on a queue it creates: the API server drops
+    # it on create, but in a snapshot of a cluster it is the queue's real state.
+    written_states: dict[str, str] = field(default_factory=dict)
     created: set[str] = field(default_factory=set)
     refused: dict[str, Denial] = field(default_factory=dict)
 
@@ -71,12 +76,13 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool, context
     """Every Volcano cross-object finding for the input (the ValidationProfile hook)."""
     queues = [o for o in objects if _is(o, GROUP, "Queue")]
     found: Found = []
-    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job")
+    if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job") or o.info is SCHEDULER_CONF_FILE
                               or (o.kind == "ConfigMap" and o.name == SCHEDULER_CONFIGMAP) for o in objects):
         return found  # nothing of Volcano's in the input
     requests = plan(queues, context)
     result = apply(requests, context, found)
-    found.extend(workload_findings(objects, result))
+    # With --against the old state is the cluster's set of queues, so a queue missing from both is missing.
+    found.extend(workload_findings(objects, result, closed or context.old is not None))
     from kqctl.volcano.validate import lints
 
     found.extend(lints.lint_findings(objects, result.lister))
@@ -104,9 +110,7 @@ def deletion_findings(new_objects: Sequence[LoadedObject], old_objects: Sequence
 
 def plan(queues: Sequence[LoadedObject], context: Context) -> list[Request]:
     """The requests of the apply: creates and updates parents first, then deletions, children first."""
-    old = {str(_dict(b.get("metadata")).get("name", "")): b for b in (context.old or ())}
-    if context.old is None:  # the cluster the input is applied to has the queues the scheduler creates
-        old = {ROOT_QUEUE: _implicit(ROOT_QUEUE), DEFAULT_QUEUE: _implicit(DEFAULT_QUEUE)}
+    old = {str(_dict(b.get("metadata")).get("name", "")): b for b in _old_bodies(context)}
     names = {o.name for o in queues}
     requests = []
     for obj in _parents_first(queues):
@@ -116,7 +120,9 @@ def plan(queues: Sequence[LoadedObject], context: Context) -> list[Request]:
             continue  # unchanged: kubectl sends no request
         requests.append(Request(UPDATE if previous is not None else CREATE, name, obj, obj.body, previous))
     if context.prune and context.old is not None:
-        gone = [name for name in old if name not in names]
+        # Only what --against lists can be pruned: the built-in root and default it may omit are not applied.
+        listed = {str(_dict(b.get("metadata")).get("name", "")) for b in context.old}
+        gone = [name for name in old if name not in names and name in listed]
         for name in _children_first(gone, old):
             requests.append(Request(DELETE, name, None, None, old[name]))
     return requests
@@ -135,9 +141,11 @@ def apply(requests: list[Request], context: Context, found: Found) -> ApplyResul
 
 
 def _old_bodies(context: Context) -> list[dict[str, Any]]:
-    if context.old is not None:
-        return list(context.old)
-    return [_implicit(ROOT_QUEUE), _implicit(DEFAULT_QUEUE)]
+    """The queues the input is applied to: --against's, plus root and default, which every cluster running
+    Volcano has (the scheduler creates them at start-up when missing), whether or not a snapshot lists them."""
+    bodies = list(context.old or ())
+    names = {str(_dict(b.get("metadata")).get("name", "")) for b in bodies}
+    return bodies + [_implicit(name) for name in (ROOT_QUEUE, DEFAULT_QUEUE) if name not in names]
 
 
 def _one_request(request: Request, context: Context, result: ApplyResult, found: Found) -> None:
@@ -153,7 +161,12 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
             lister.remove(request.name)
         return
     assert request.obj is not None and request.body is not None
-    if not _server_accepts(request.obj):
+    problems = _server_problems(request.obj, request.operation)
+    if problems:
+        if request.operation == UPDATE:
+            # The per-object checks judge a create, after the mutating webhook; an update is not mutated, so a
+            # field only that webhook repairs (weight 0) is refused here and said so.
+            found.extend((request.obj, _on_update(f)) for f in problems if f.path == ("spec", "weight"))
         result.refused[request.name] = Denial("", "refused by the API server (see the schema findings)")
         return
     body = _as_admitted(request)
@@ -169,6 +182,9 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
         lister.put(view)
         result.states[view.name] = view.state or "Open"
         result.created.add(view.name)
+        written = str(_dict(request.body.get("status")).get("state") or "")
+        if request.operation == CREATE and written not in ("", "Open"):
+            result.written_states[view.name] = written
     else:
         result.refused[view.name] = denial or Denial(policy.rule_id if policy else "", "")
 
@@ -190,18 +206,10 @@ def _as_admitted(request: Request) -> dict[str, Any]:
     assert request.obj is not None and request.body is not None
     body = apply_schema_defaults(request.body, request.obj.api_version, "Queue")
     if request.operation == CREATE:
+        body = mutated_on_create(body)
         body.pop("status", None)
-        spec = body.get("spec")
-        if not isinstance(spec, dict):
-            spec = body["spec"] = {}
-        if spec.get("reclaimable") is None:
-            spec["reclaimable"] = True
-        if not spec.get("weight"):
-            spec["weight"] = 1
-        notes = _dict(_dict(body.get("metadata")).get("annotations"))
-        path, weights = notes.get(HIERARCHY_ANNOTATION, ""), notes.get(HIERARCHY_WEIGHTS_ANNOTATION, "")
-        if path and weights and not str(path).startswith("root"):
-            notes[HIERARCHY_ANNOTATION], notes[HIERARCHY_WEIGHTS_ANNOTATION] = f"root/{path}", f"1/{weights}"
+        if not isinstance(body.get("spec"), dict):
+            body["spec"] = {}
     else:
         old_status = _dict(request.old_body).get("status")
         body.pop("status", None)
@@ -210,17 +218,24 @@ def _as_admitted(request: Request) -> dict[str, Any]:
     return body
 
 
-def _server_accepts(obj: LoadedObject) -> bool:
-    """Whether the API server stores the queue at all: its schema (status aside) and metadata hold."""
+def _server_problems(obj: LoadedObject, operation: str) -> list[Finding]:
+    """Why the API server would not store the queue: its schema (status aside) and metadata, after the mutating
+    webhook on create (weight 0 becomes 1); [] when it would."""
     from kqctl.validate.rules import run_metadata_rules
     from kqctl.validate.schema import apply_schema_defaults, validate_schema
 
     if obj.info is None:
-        return False
+        return [error("LOAD-NO-KIND", (), "not a Queue the API server knows")]
     body = apply_schema_defaults(obj.body, obj.api_version, "Queue")
-    problems = [f for f in validate_schema(body, obj.api_version, "Queue") + run_metadata_rules(obj.info, body)
-                if f.severity is Severity.ERROR and f.path[:1] != ("status",)]
-    return not problems
+    if operation == CREATE:
+        body = apply_schema_defaults(mutated_on_create(body), obj.api_version, "Queue")
+    return [f for f in validate_schema(body, obj.api_version, "Queue") + run_metadata_rules(obj.info, body)
+            if f.severity is Severity.ERROR and f.path[:1] != ("status",)]
+
+
+def _on_update(finding: Finding) -> Finding:
+    return Finding(finding.rule_id, finding.severity, finding.path, finding.message,
+                   "an update: Volcano's mutating webhook, which sets weight 0 to 1, runs on create only")
 
 
 def _parents_first(queues: Sequence[LoadedObject]) -> list[LoadedObject]:
@@ -282,20 +297,21 @@ def _implicit(name: str) -> dict[str, Any]:
 # --- workloads and their queues -------------------------------------------------------------------------------
 
 
-def workload_findings(objects: Sequence[LoadedObject], result: ApplyResult) -> Found:
+def workload_findings(objects: Sequence[LoadedObject], result: ApplyResult, closed: bool = False) -> Found:
     """The vcjob and PodGroup webhooks' queue checks, against the queues after the apply; and the
-    scheduler's refusal of PodGroups in non-leaf queues under hierarchical capacity."""
+    scheduler's refusal of PodGroups in non-leaf queues under hierarchical capacity. ``closed``: the queues
+    known are all the cluster has, so a queue missing from them is an error, not a warning."""
     found: Found = []
     hierarchical = _hierarchical_capacity(objects)
     for obj in objects:
         if _is(obj, BATCH_GROUP, "Job"):
-            found.extend((obj, f) for f in _vcjob_findings(obj, result))
+            found.extend((obj, f) for f in _vcjob_findings(obj, result, closed))
         elif _is(obj, GROUP, "PodGroup"):
-            found.extend((obj, f) for f in _podgroup_findings(obj, result, hierarchical))
+            found.extend((obj, f) for f in _podgroup_findings(obj, result, hierarchical, closed))
     return found
 
 
-def _vcjob_findings(obj: LoadedObject, result: ApplyResult) -> list[Finding]:
+def _vcjob_findings(obj: LoadedObject, result: ApplyResult, closed: bool) -> list[Finding]:
     """``validateJobCreate`` (admit_job.go): the tasks and the queue, one finding per part of its message."""
     spec = _dict(obj.body.get("spec"))
     tasks = [t for t in spec.get("tasks") or [] if isinstance(t, dict)] if isinstance(spec.get("tasks"), list) else []
@@ -322,14 +338,14 @@ def _vcjob_findings(obj: LoadedObject, result: ApplyResult) -> list[Finding]:
         found.append(error("VC-JOB-TASKS", ("spec", "minAvailable"),
                            "job 'minAvailable' should not be greater than total replicas in tasks"))
     queue = str(spec.get("queue") or DEFAULT_QUEUE)
-    found.extend(_queue_checks(queue, result, ("spec", "queue"), job_kind=True))
+    found.extend(_queue_checks(queue, result, ("spec", "queue"), job_kind=True, closed=closed))
     return found
 
 
-def _podgroup_findings(obj: LoadedObject, result: ApplyResult, hierarchical: bool) -> list[Finding]:
+def _podgroup_findings(obj: LoadedObject, result: ApplyResult, hierarchical: bool, closed: bool) -> list[Finding]:
     spec = _dict(obj.body.get("spec"))
     queue = str(spec.get("queue") or DEFAULT_QUEUE)
-    found = _queue_checks(queue, result, ("spec", "queue"), job_kind=False)
+    found = _queue_checks(queue, result, ("spec", "queue"), job_kind=False, closed=closed)
     if hierarchical and result.lister.get(queue) is not None and result.lister.children(queue):
         found.append(error("VC-TREE-NONLEAF", ("spec", "queue"),
                            f"The Queue <{queue}> of Job <{obj.namespace}/{obj.name}> is not leaf queue",
@@ -338,21 +354,26 @@ def _podgroup_findings(obj: LoadedObject, result: ApplyResult, hierarchical: boo
     return found
 
 
-def _queue_checks(queue: str, result: ApplyResult, path: FieldPath, job_kind: bool) -> list[Finding]:
+def _queue_checks(queue: str, result: ApplyResult, path: FieldPath, job_kind: bool, closed: bool) -> list[Finding]:
     found = result.lister.get(queue)
     if found is None:
-        why = result.refused.get(queue)
-        hint = f"queue {queue} is in the input but is refused itself" if why is not None else None
-        text = "unable to find job queue: " if job_kind else "unable to find queue: "
-        return [error("VC-JOB-QUEUE" if job_kind else "VC-PG-QUEUE", path, text + not_found(queue), hint)]
+        return [_missing_queue(queue, result, path, job_kind, closed)]
     problems = []
     state = result.states.get(queue, "")
     kind = "job" if job_kind else "PodGroup"
+    rule = "VC-JOB-QUEUE-STATE" if job_kind else "VC-PG-QUEUE-STATE"
+    message = (f"can only submit {kind} to queue with state `Open`, queue `{{}}` status is `{{}}`"
+               + ("" if job_kind else "."))
     if state != "Open":
-        problems.append(error("VC-JOB-QUEUE-STATE" if job_kind else "VC-PG-QUEUE-STATE", path,
-                              f"can only submit {kind} to queue with state `Open`, queue `{queue}` status is "
-                              f"`{state}`" + ("" if job_kind else "."),
+        problems.append(error(rule, path, message.format(queue, state),
                               "open the queue (vcctl queue operate --action open) or submit elsewhere"))
+    elif queue in result.written_states:
+        # Created from the input, the queue starts Open; read as a snapshot, its status is what the webhook
+        # (and the scheduler: simulate's queue-closed) sees, so say so without failing a plain apply.
+        problems.append(warning(rule, path, message.format(queue, result.written_states[queue]),
+                                f"status.state {result.written_states[queue]} of queue {queue} in the input: "
+                                "dropped if the queue is created, but if the input is the cluster's state the "
+                                "webhook refuses this; open the queue or submit elsewhere"))
     if job_kind and queue == ROOT_QUEUE:
         problems.append(error("VC-JOB-ROOT", path, "can not submit job to root queue"))
     elif job_kind and result.lister.children(queue):
@@ -361,17 +382,49 @@ def _queue_checks(queue: str, result: ApplyResult, path: FieldPath, job_kind: bo
     return problems
 
 
+def _missing_queue(queue: str, result: ApplyResult, path: FieldPath, job_kind: bool, closed: bool) -> Finding:
+    """The webhook's "unable to find queue". A queue of the input that was refused is missing for sure (an
+    error); one the input does not hold may exist in the cluster (a warning), unless the input is the whole
+    world (--closed, or --against's state). A close name among the known queues is offered: typos are the
+    usual cause."""
+    rule = "VC-JOB-QUEUE" if job_kind else "VC-PG-QUEUE"
+    text = ("unable to find job queue: " if job_kind else "unable to find queue: ") + not_found(queue)
+    close = similar_queues(queue, result.lister.queues)
+    mean = f"did you mean {' or '.join(close)}?" if close else None
+    if queue in result.refused:
+        hint = f"queue {queue} is in the input but is refused itself"
+        return error(rule, path, text, hint)
+    if closed:
+        return error(rule, path, text, mean)
+    maybe = "not in the inputs, so it may exist in the cluster (--closed makes this an error)"
+    return warning(rule, path, text, f"{mean} Else: {maybe}" if mean else maybe)
+
+
+def similar_queues(name: str, known: Iterable[str]) -> list[str]:
+    """Known queue names close to ``name`` (a likely typo), best first."""
+    return difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.75)
+
+
 def _hierarchical_capacity(objects: Iterable[LoadedObject]) -> bool:
     conf = configured(objects)
     return conf is not None and conf.capacity_hierarchy
 
 
 def configured(objects: Iterable[LoadedObject]) -> Any:
-    """The scheduler configuration in the input (ConfigMap volcano-scheduler-configmap), or None."""
+    """The scheduler configuration of --scheduler-conf or in the input (ConfigMap volcano-scheduler-configmap),
+    or None (also when Volcano could not load it)."""
     from kqctl.errors import InputError
+    from kqctl.volcano.api.config import parse_conf
     from kqctl.volcano.kinds import SCHEDULER_CONF_KEY
     from kqctl.volcano.load import conf_from_text
 
+    objects = list(objects)
+    for obj in objects:
+        if obj.info is SCHEDULER_CONF_FILE:
+            try:
+                return parse_conf(obj.body, obj.origin.file)
+            except ValueError:
+                return None
     for obj in objects:
         if obj.kind == "ConfigMap" and obj.name == SCHEDULER_CONFIGMAP and split_api_version(obj.api_version)[0] == "":
             text = _dict(obj.body.get("data")).get(SCHEDULER_CONF_KEY)

@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import yaml
+
 from kqctl.findings import Finding, error, warning
 from kqctl.load.objects import LoadedObject
-from kqctl.origin import format_path
+from kqctl.origin import FieldPath, format_path
 from kqctl.volcano.api.config import CHART_DEFAULT, SchedulerConf, parse_conf
 from kqctl.volcano.api.models import Node
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource, resource_list
-from kqctl.volcano.kinds import GROUP, SCHEDULER_CONF_KEY, SCHEDULER_CONFIGMAP
+from kqctl.volcano.kinds import GROUP, SCHEDULER_CONF_FILE, SCHEDULER_CONF_KEY, SCHEDULER_CONFIGMAP
 from kqctl.volcano.validate.queue_webhook import Lister, format_typed
 
 Found = list[tuple[LoadedObject, Finding]]
@@ -42,38 +44,53 @@ def lint_findings(objects: Sequence[LoadedObject], lister: Lister) -> Found:
 
 
 def _conf(objects: Sequence[LoadedObject], found: Found) -> SchedulerConf:
-    """The configuration in the input (its problems reported on the ConfigMap), else the chart's."""
-    import yaml
+    """The configuration of --scheduler-conf, else the ConfigMap in the input (its problems reported on that
+    document), else the chart's: the one the scheduler would run with, as simulate picks it."""
+    files = [obj for obj in objects if obj.info is SCHEDULER_CONF_FILE]
+    maps = [obj for obj in objects if obj.kind == "ConfigMap" and obj.name == SCHEDULER_CONFIGMAP
+            and obj.info is not None]
+    for obj in files[:1] or maps[:1]:
+        conf = _read_conf(obj, found)
+        if conf is not None:
+            return conf
+    return parse_conf(yaml.safe_load(CHART_DEFAULT), "the Helm chart's default")
 
-    for obj in objects:
-        if obj.kind != "ConfigMap" or obj.name != SCHEDULER_CONFIGMAP or obj.info is None:
-            continue
-        path = ("data", SCHEDULER_CONF_KEY)
-        data = obj.body.get("data")
-        text = data.get(SCHEDULER_CONF_KEY) if isinstance(data, dict) else None
+
+def _read_conf(obj: LoadedObject, found: Found) -> SchedulerConf | None:
+    """The configuration of a --scheduler-conf document or of the ConfigMap; None (and VC-CONF-INVALID) when
+    Volcano cannot decode it. A bare file's problems carry their own field; a ConfigMap's are on its key."""
+    at: FieldPath | None = None  # where a ConfigMap's findings go; a bare file's go to their own field
+    if obj.info is SCHEDULER_CONF_FILE:
+        data, source = obj.body, f"file {obj.origin.file}"
+    else:
+        at = ("data", SCHEDULER_CONF_KEY)
+        text = _dict(obj.body.get("data")).get(SCHEDULER_CONF_KEY)
         if not isinstance(text, str):
             found.append((obj, error("VC-CONF-INVALID", ("data",), f"the ConfigMap has no key {SCHEDULER_CONF_KEY}: "
                                      "the scheduler has no configuration to load")))
-            break
+            return None
         try:
-            conf = parse_conf(yaml.safe_load(text), f"ConfigMap {obj.namespace}/{obj.name}")
+            data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            found.append((obj, error("VC-CONF-INVALID", path, f"volcano-scheduler.conf is not valid YAML: "
+            found.append((obj, error("VC-CONF-INVALID", at, f"volcano-scheduler.conf is not valid YAML: "
                                      f"{getattr(exc, 'problem', None) or exc}")))
-            break
-        except ValueError as exc:  # ModelError: a field Go's decoder cannot read
-            found.append((obj, error("VC-CONF-INVALID", path, f"volcano-scheduler.conf: {exc}",
-                                     "Volcano refuses the whole file and keeps its previous configuration")))
-            break
-        for problem in conf.problems:
-            rule = {"error": "VC-CONF-ACTION" if "Action" in problem.message else "VC-CONF-CONFLICT"}.get(
-                problem.severity, "VC-CONF-PLUGIN" if "plugin" in problem.message else "VC-CONF-KEY")
-            where = format_path(problem.path)
-            text_message = f"volcano-scheduler.conf {where}: {problem.message}" if where else problem.message
-            make = error if problem.severity == "error" else warning
-            found.append((obj, make(rule, path, text_message, problem.hint)))
-        return conf
-    return parse_conf(yaml.safe_load(CHART_DEFAULT), "the Helm chart's default")
+            return None
+        source = f"ConfigMap {obj.namespace}/{obj.name}"
+    try:
+        conf = parse_conf(data, source)
+    except ValueError as exc:  # ModelError: a field Go's decoder cannot read
+        path: FieldPath = at if at is not None else tuple(getattr(exc, "path", ()))
+        found.append((obj, error("VC-CONF-INVALID", path, f"volcano-scheduler.conf: {exc}",
+                                 "Volcano refuses the whole file and keeps its previous configuration")))
+        return None
+    for problem in conf.problems:
+        rule = {"error": "VC-CONF-ACTION" if "Action" in problem.message else "VC-CONF-CONFLICT"}.get(
+            problem.severity, "VC-CONF-PLUGIN" if "plugin" in problem.message else "VC-CONF-KEY")
+        where = format_path(problem.path)
+        text_message = f"volcano-scheduler.conf {where}: {problem.message}" if where else problem.message
+        make = error if problem.severity == "error" else warning
+        found.append((obj, make(rule, at or problem.path, text_message, problem.hint)))
+    return conf
 
 
 # --- one queue ------------------------------------------------------------------------------------------------

@@ -4,10 +4,14 @@ the chart's admission policy (``--vap``), the scheduler configuration and lints 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
+from kqctl.findings import Finding
+from kqctl.k8s.kinds import split_api_version
 from kqctl.validate.profile import ValidationProfile
 from kqctl.volcano.kinds import BATCH_GROUP, GROUP
 from kqctl.volcano.validate.crossobject import Context, cross_object_findings
+from kqctl.volcano.validate.queue_mutate import mutated_on_create
 
 
 def profile(context: Context | None = None) -> ValidationProfile:
@@ -18,8 +22,18 @@ def profile(context: Context | None = None) -> ValidationProfile:
         groups=frozenset({GROUP, BATCH_GROUP}),
         # The Queue webhook needs the queues that exist, so every Volcano rule runs across objects; the
         # per-object steps are the API server's (schema, metadata).
+        mutate=mutate,
         cross_object=functools.partial(cross_object_findings, context=context),
     )
+
+
+def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Finding]] | None:
+    """Volcano's Queue mutating webhook, before the schema (as the API server calls it on create): weight 0
+    becomes 1, reclaimable defaults to true. None for every other kind."""
+    group, _ = split_api_version(str(body.get("apiVersion", "")))
+    if group != GROUP or kind != "Queue":
+        return None
+    return mutated_on_create(body), []
 
 
 PROFILE = profile()
