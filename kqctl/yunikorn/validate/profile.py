@@ -23,6 +23,8 @@ from kqctl.yunikorn.api import configmap
 from kqctl.yunikorn.api.config import parse_config_node
 from kqctl.yunikorn.api.decoding import from_yaml_node
 from kqctl.yunikorn.validate.checks import ConfigCheck, check_config, check_config_text
+from kqctl.yunikorn.validate.namespaces import annotation_problems
+from kqctl.yunikorn.validate.pods import unknown_queues
 
 _CHECKED: dict[int, tuple[LoadedObject, ConfigCheck | None, str]] = {}
 # The merged check of the ConfigMaps of the last cross-object pass, by ConfigMap object: (object, check, source).
@@ -139,11 +141,11 @@ def cross_object(objects: Sequence[LoadedObject], closed: bool) -> Iterable[tupl
     config_maps = {obj.name: obj for obj in objects if obj.info == kinds.CONFIG_MAP}
     ordered = [config_maps[name] for name in kinds.CONFIG_MAP_NAMES if name in config_maps]
     _MERGED.clear()
+    found: list[tuple[LoadedObject, Finding]] = [*unknown_queues(objects), *annotation_problems(objects)]
     if not ordered:
-        return []
+        return found
     merged = configmap.flatten([obj.body for obj in ordered])
     winner = merged.queue_config()
-    found: list[tuple[LoadedObject, Finding]] = []
     if winner is None:
         last = ordered[-1]
         names = " nor ".join(obj.name or "" for obj in ordered)
