@@ -118,3 +118,30 @@ def test_yk_configmap_effective_source_names_the_key_read(tmp_path) -> None:  # 
     documents = json.loads(run.out)["documents"]
     assert run.code == 0, run.out
     assert {d["effective"]["source"] for d in documents} == {"batch.yaml.gz of ConfigMap yunikorn/yunikorn-configs"}
+
+
+SYNTAX = GOOD + "        queues:\n          - name: a\n            resources: {max: {vcore: 2}\n"
+
+
+@pytest.mark.parametrize("args", [(), ("--scheduler", "yunikorn")])
+@pytest.mark.parametrize("in_config_map", [False, True])
+def test_yk_parse_a_yaml_syntax_error_is_one_located_finding(tmp_path, args: tuple[str, ...],
+                                                             in_config_map: bool) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "queues.yaml"
+    if in_config_map:
+        path.write_text(_config_maps({}, {"queues.yaml": SYNTAX}))
+    else:
+        path.write_text(SYNTAX)
+    run = run_kqctl("validate", str(path), *args, "-o", "json")
+    assert (run.code, run.err) == (1, "")
+    [finding] = [f for d in json.loads(run.out)["documents"] for f in d["findings"]]
+    assert finding["ruleId"] == "YK-PARSE" and finding["message"] == "yaml: line 8: did not find expected ',' or '}'"
+    # the end of the text in a file of its own; a quoted (not literal) ConfigMap value: its key's line
+    assert finding["line"] == (9 if in_config_map else 8)
+
+
+def test_yk_parse_other_unreadable_yaml_stays_an_input_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x\n")
+    run = run_kqctl("validate", str(path))
+    assert run.code == 3 and "LOAD-UNREADABLE" in run.out
