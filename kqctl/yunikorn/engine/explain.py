@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.config import MapConf, QueueConf, SchedulerConf
-from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA
+from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA, WILDCARD
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import NodeInfo, Snapshot
 from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import preemption as preempting
-from kqctl.yunikorn.engine import sorting
+from kqctl.yunikorn.engine import sorting, ugm
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import REJECTED, Application, Ask
 from kqctl.yunikorn.engine.partition import Partition, PartitionError, amount_text, build_partition
@@ -93,7 +93,7 @@ class Explanation:
     position: tuple[AppPosition, ...]
     sort_policy: str
     apps: tuple[AppsRow, ...]
-    user_limits: tuple[str, ...]
+    user_limits: tuple[ugm.Binding, ...]
     user_headroom: Resource | None
     headroom: tuple[HeadroomRow, ...]
     nodes: str
@@ -283,6 +283,16 @@ def _candidates(snapshot: Snapshot, explanation: Explanation, partition: Partiti
                                   for name, (needed, _, _) in rows.items())
                 out.append((f"raise the {NAMESPACE_QUOTA} annotation of namespace {namespace.name} to {quota} "
                             f"({allows})", _set_namespace_quota(namespace.name, wanted)))
+        for binding in explanation.user_limits:
+            short = {name: ask.resource[name] - left for name, left in binding.left.items()
+                     if name in ask.resource and ask.resource[name] > left}
+            if not short:
+                continue
+            wanted = {name: binding.max_resources[name] + more for name, more in short.items()}
+            to = ", ".join(f"{name} {_shown(name, value)}" for name, value in wanted.items())
+            limit = binding.limit or "(unnamed)"
+            out.append((f"raise the maxresources of {binding.kind} {binding.name}'s limit {limit} on {binding.queue} "
+                        f"to {to}", _set_limit(binding, wanted)))
         for apps in explanation.apps:
             if apps.ok:
                 continue
@@ -375,6 +385,22 @@ def _set_property(path: str, key: str, value: str) -> Change:
         if queue.properties is None:
             queue.properties = MapConf({}, queue.loc)
         queue.properties.values[key] = value
+    return change
+
+
+def _set_limit(binding: ugm.Binding, values: dict[str, int]) -> Change:
+    """The limit naming the user (or group, or the wildcard) on the queue gets a higher maxresources."""
+    def change(snapshot: Snapshot) -> None:
+        queue = _queue_conf(_config(snapshot), binding.queue)
+        for limit in queue.limits or []:
+            names = (limit.users if binding.kind == "user" else limit.groups) or []
+            if binding.name in names or (WILDCARD in names and limit.limit == binding.limit):
+                if limit.maxresources is None:
+                    limit.maxresources = MapConf({}, limit.loc)
+                for name, value in values.items():
+                    limit.maxresources.values[name] = f"{value}m" if name == res.VCORE else str(value)
+                return
+        raise KeyError(binding.queue)
     return change
 
 

@@ -10,7 +10,8 @@ nothing pending)::
             placement: {queue, rule, error, steps: [{rule, result, outcome}]}, applicationState,
             maxApplications: [{queue, running, max, ok}], chain, levels,
             position: {sortPolicy, order: [{application, priority, submitted, usage, tieWithNext, this}]},
-            userLimits: {headroom, limits}, headroom: [{queue, resource, max, allocated, headroom, ask, fits}],
+            userLimits: {headroom, limits: [{kind, name, queue, limit, maxResources, used}]},
+            headroom: [{queue, resource, max, allocated, headroom, ask, fits}],
             nodes, preemption: {enabled, verdict, preconditions, fence, victims, remainingGuaranteed},
             suggestions: [{change, verified, outcome}], missingQueue: {queue, didYouMean}}
 """
@@ -142,7 +143,9 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
         "position": {"sortPolicy": e.sort_policy, "order": [
             {"application": p.app_id, "priority": p.priority, "submitted": p.submitted, "usage": exact(p.usage),
              "tieWithNext": p.tie_with_next, "this": p.this} for p in e.position]},
-        "userLimits": {"headroom": exact(e.user_headroom), "limits": list(e.user_limits)},
+        "userLimits": {"headroom": exact(e.user_headroom), "limits": [
+            {"kind": b.kind, "name": b.name, "queue": b.queue, "limit": b.limit or None,
+             "maxResources": exact(b.max_resources), "used": exact(b.used)} for b in e.user_limits]},
         "headroom": [{"queue": r.queue, "resource": r.resource, "max": r.max, "allocated": r.allocated,
                       "headroom": r.headroom, "ask": r.ask, "fits": r.fits} for r in e.headroom],
         "nodes": e.nodes or None,
@@ -185,7 +188,10 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
         (f" on {pod.node}" if pod.node else "")
     out.write(f"Pod {pod.key}: {pod.state}{where} (at the end of the simulation)\n")
     out.write(f"  application {pod.app_id}, priority {pod.priority} (YK-P1), request {full(pod.resource)}\n")
-    if pod.state not in ("Running", "Allocated"):
+    if pod.state == "Pending":
+        # recorded when YuniKorn last tried the pod; the sections below show the end of the simulation
+        out.write(f"  when last tried: {pod.reason}\n")
+    elif pod.state not in ("Running", "Allocated"):
         out.write(f"  {pod.reason}\n")
     _write_placement(out, e)
     if pod.state == "Rejected" and "task group request" in pod.reason:
@@ -254,16 +260,18 @@ def _write_limits(out: TextIO, e: Explanation) -> None:
     if not e.user_limits:
         return
     out.write("\nUser and group limits (YK-G2):\n")
-    for line in e.user_limits:
-        out.write(f"  {line}\n")
+    for b in e.user_limits:
+        name = f" ({b.limit})" if b.limit else ""
+        out.write(f"  {b.kind} {b.name} at {b.queue}{name}: max {full(b.max_resources)}, used {full(b.used)}, "
+                  f"left {full(b.left)}\n")
     out.write(f"  headroom: {full(e.user_headroom)}\n")
 
 
 def _write_headroom(out: TextIO, e: Explanation) -> None:
     if not e.headroom:
         return
-    out.write("\nQueue headroom up the path (YK-G3: max - allocated, the smaller of the queue's and its parent's; "
-              "guaranteed never gates, YK-G5):\n")
+    out.write("\nQueue headroom up the path at the end of the simulation (YK-G3: max - allocated, the smaller of the "
+              "queue's and its parent's; guaranteed never gates, YK-G5):\n")
     table = Table((Column("Queue"), Column("Resource"), Column("Max", right=True), Column("Allocated", right=True),
                    Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:
