@@ -284,11 +284,11 @@ def _candidates(snapshot: Snapshot, explanation: Explanation, partition: Partiti
                 out.append((f"raise the {NAMESPACE_QUOTA} annotation of namespace {namespace.name} to {quota} "
                             f"({allows})", _set_namespace_quota(namespace.name, wanted)))
         for binding in explanation.user_limits:
-            short = {name: ask.resource[name] - left for name, left in binding.left.items()
-                     if name in ask.resource and ask.resource[name] > left}
-            if not short:
+            lacking = {name: ask.resource[name] - left for name, left in binding.left.items()
+                       if name in ask.resource and ask.resource[name] > left}
+            if not lacking:
                 continue
-            wanted = {name: binding.max_resources[name] + more for name, more in short.items()}
+            wanted = {name: binding.max_resources[name] + more for name, more in lacking.items()}
             to = ", ".join(f"{name} {_shown(name, value)}" for name, value in wanted.items())
             limit = binding.limit or "(unnamed)"
             out.append((f"raise the maxresources of {binding.kind} {binding.name}'s limit {limit} on {binding.queue} "
