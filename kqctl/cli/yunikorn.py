@@ -244,6 +244,23 @@ def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def
                          where.line if where else None) from None
 
 
+def _pod_queues(result: LoadResult) -> list[tuple[str, str]]:
+    """(namespace, queue named) of every YuniKorn pod of the inputs that names a queue."""
+    from kqctl.yunikorn.kinds import is_yunikorn_pod
+    from kqctl.yunikorn.load import queue_name
+
+    found = []
+    for obj in result.objects:
+        if obj.kind != "Pod" or not isinstance(obj.body, dict) or not is_yunikorn_pod(obj.body):
+            continue
+        labels, notes = obj.metadata.get("labels"), obj.metadata.get("annotations")
+        queue = queue_name({str(k): str(v) for k, v in (labels.items() if isinstance(labels, dict) else ())},
+                           {str(k): str(v) for k, v in (notes.items() if isinstance(notes, dict) else ())})
+        if queue:
+            found.append((obj.namespace or "default", queue))
+    return found
+
+
 def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     """``kqctl convert --to kueue``: the YuniKorn configuration of the inputs as Kueue objects on stdout, what
     cannot carry over on stderr. Exit 3 when the inputs hold no YuniKorn configuration or it does not decode."""
@@ -269,7 +286,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     from kqctl.yunikorn.api.configvalidator import ConfigValidator
 
     ConfigValidator().validate(parsed.config)  # YuniKorn's normal form: root inserted, partition names
-    documents, losses = to_kueue(parsed.config)
+    documents, losses = to_kueue(parsed.config, _pod_queues(result))
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
