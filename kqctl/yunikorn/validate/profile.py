@@ -1,9 +1,11 @@
 """YuniKorn's part of ``kqctl validate`` (a :class:`~kqctl.validate.profile.ValidationProfile`).
 
-A bare ``queues.yaml`` is checked as the document it is; a ConfigMap ``yunikorn-configs`` or
-``yunikorn-defaults`` has the key its ``service.policyGroup`` names (``queues.yaml``) checked, with every
-finding's line moved from inside the embedded text to the ConfigMap file's line (exact for a ``|`` block,
-the key's line otherwise). Across the two ConfigMaps: which one's configuration YuniKorn reads.
+A bare ``queues.yaml`` is checked as the document it is. The ConfigMaps ``yunikorn-defaults`` and
+``yunikorn-configs`` are checked across objects, merged as the shim's webhook merges them (``validateConfigMap``:
+key by key, ``service.policyGroup`` choosing the key): the merged ``<policyGroup>.yaml`` is checked and every
+finding's line moved from inside the embedded text to the line in the file of the ConfigMap the key came from
+(exact for a ``|`` block, the key's line otherwise). Also across objects: pods naming a queue nobody creates
+(YK-PL-QUEUE) and namespace annotations the shim ignores (YK-G6).
 """
 
 from __future__ import annotations
