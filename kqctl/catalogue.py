@@ -495,6 +495,10 @@ _rule("YK-V28", "-", "yunikorn-core", "A gang application (task groups) is rejec
       "is not fifo, and when the placeholders do not fit the smallest max on the queue's path below root. simulate "
       "shows such pods Rejected with YuniKorn's message; explain names the rule. Placeholders themselves are not "
       "simulated.")
+_rule("YK-P1", "-", "yunikorn-shim", "A pod's priority is its spec.priority (set from its PriorityClass), 0 when "
+      "unset")
+_rule("YK-P2", "-", "yunikorn-core", "An application's priority is the highest priority of its pods not yet "
+      "allocated; none pending is the minimum int32")
 _rule("YK-P3", "-", "yunikorn-core", "A queue's raw priority: its applications' highest pending ask (leaf) or its "
       "children's highest reported priority (parent)", "An application's priority is the highest priority of its "
       "pods not yet allocated (spec.priority, from the PriorityClass); none pending is the minimum int32.")
@@ -517,10 +521,33 @@ _rule("YK-G2", "-", "yunikorn-core", "User and group limits: a pod must fit its 
 _rule("YK-G3", "-", "yunikorn-core", "Queue headroom: a pod must fit max - allocated of its leaf and every ancestor "
       "(the root's max is the cluster) (Not enough queue quota)", "Guaranteed resources never gate an allocation; "
       "they only order queues and decide preemption.")
+_rule("YK-G4", "-", "yunikorn-core", "On allocation the leaf and every ancestor are checked again (max >= "
+      "allocated + ask); at root a resource no node has counts as 0, so a pod asking for it never fits")
+_rule("YK-G5", "-", "yunikorn-core", "Guaranteed resources never gate an allocation: they only order queues (YK-S1) "
+      "and decide preemption")
+_rule("YK-G6", "warning", "yunikorn-shim", "Namespace annotations yunikorn.apache.org/namespace.quota, "
+      "namespace.guaranteed and namespace.maxApps set max, guaranteed and maxapplications on the namespace's "
+      "dynamic leaf (never on a configured queue)", "The quota annotation is JSON of Kubernetes quantities, e.g. "
+      "{\"cpu\": \"4\", \"memory\": \"8Gi\"}; the shim logs and ignores one that does not parse (validate "
+      "warns), and a broken namespace.quota still hides the deprecated namespace.max.cpu/memory.")
+_rule("YK-G7", "-", "yunikorn-core", "A gang application's placeholders must fit the smallest max on its queue's "
+      "path below root, else it is rejected (see YK-V28)")
+_rule("YK-E1", "-", "yunikorn-core", "Preemption precondition: the pod may preempt others (preemptionPolicy is not "
+      "Never)")
+_rule("YK-E2", "-", "yunikorn-core", "Preemption precondition: the ask has not triggered preemption before")
+_rule("YK-E3", "-", "yunikorn-core", "Preemption precondition: the ask is older than its leaf's preemption.delay "
+      "(default 30s)", "kqctl's clock is --now (default: the current time); pods created less than the delay "
+      "before it cannot preempt yet.")
+_rule("YK-E4", "-", "yunikorn-core", "Preemption precondition: preemption was not tried for the ask in the last 15 "
+      "seconds")
 _rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its guaranteed resources: the pod's queue "
       "must be below guaranteed, victims come from queues above theirs below the fence",
       "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
       "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
+_rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
+      "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
+      "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "
+      "close to.")
 _rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaranteed resources add up to more "
       "than their parent's max", "Dynamic queues (child templates, namespace annotations) are never validated: "
       "their guarantees cannot all be met at once.")

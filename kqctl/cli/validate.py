@@ -94,10 +94,15 @@ def validate_command(
         progress = Progress()
         progress.step("kqctl: reading and validating the inputs...")
         report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles, scheduler)
-        if scheduler is not None and scheduler.lower() == "yunikorn":
+        forced = scheduler is not None and scheduler.lower() == "yunikorn"
+        if forced:
             from kqctl.cli.yunikorn import add_empty_configurations
 
             add_empty_configurations(report, given, recursive)
+        if unreadable and (forced or scheduler is None):
+            from kqctl.cli.yunikorn import queues_yaml_syntax_errors
+
+            unreadable = queues_yaml_syntax_errors(report, unreadable, forced)
         progress.done()
         if not report.documents and not unreadable:
             from kqctl.load.sources import no_objects_error

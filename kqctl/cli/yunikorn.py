@@ -45,6 +45,39 @@ def add_empty_configurations(report: ValidationReport, paths: list[str], recursi
                                                os.path.basename(name), list(check.findings), check.effective))
 
 
+def queues_yaml_syntax_errors(report: ValidationReport, unreadable: list[str], forced: bool) -> list[str]:
+    """A file that is not YAML and reads as a bare queues.yaml (under --scheduler yunikorn, or whose top-level keys
+    are YuniKorn's) is YuniKorn's YK-PARSE, as the same text inside a ConfigMap is: one located finding, exit 1,
+    not an unreadable input. Returns the inputs that stay unreadable."""
+    import re
+
+    from kqctl.errors import InputError
+    from kqctl.load.sources import read_source
+    from kqctl.validate.report import DocumentReport
+    from kqctl.yunikorn.kinds import QUEUES_CONFIG, recognise
+    from kqctl.yunikorn.validate.checks import check_config_text
+
+    remaining = list(unreadable)
+    for index, document in enumerate(report.documents):
+        if not document.findings or document.findings[0].rule_id != "LOAD-UNREADABLE" or document.origin.file == "-":
+            continue
+        try:
+            text = read_source(document.origin.file).data.decode("utf-8")
+        except (InputError, UnicodeDecodeError, OSError):
+            continue
+        keys = re.findall(r"^([A-Za-z_][\w.-]*)\s*:", text, flags=re.MULTILINE)
+        if not forced and (not keys or recognise(dict.fromkeys(keys)) is not QUEUES_CONFIG):
+            continue
+        check = check_config_text(text)
+        if not any(f.rule_id == "YK-PARSE" for f in check.findings):
+            continue
+        report.documents[index] = DocumentReport(document.origin, "", QUEUES_CONFIG.kind, None,
+                                                 os.path.basename(document.origin.file), list(check.findings),
+                                                 check.effective)
+        remaining = [p for p in remaining if not p.startswith(f"{document.origin.file}:")]
+    return remaining
+
+
 def _only_comments(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
@@ -211,6 +244,23 @@ def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def
                          where.line if where else None) from None
 
 
+def _pod_queues(result: LoadResult) -> list[tuple[str, str]]:
+    """(namespace, queue named) of every YuniKorn pod of the inputs that names a queue."""
+    from kqctl.yunikorn.kinds import is_yunikorn_pod
+    from kqctl.yunikorn.load import queue_name
+
+    found = []
+    for obj in result.objects:
+        if obj.kind != "Pod" or not isinstance(obj.body, dict) or not is_yunikorn_pod(obj.body):
+            continue
+        labels, notes = obj.metadata.get("labels"), obj.metadata.get("annotations")
+        queue = queue_name({str(k): str(v) for k, v in (labels.items() if isinstance(labels, dict) else ())},
+                           {str(k): str(v) for k, v in (notes.items() if isinstance(notes, dict) else ())})
+        if queue:
+            found.append((obj.namespace or "default", queue))
+    return found
+
+
 def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     """``kqctl convert --to kueue``: the YuniKorn configuration of the inputs as Kueue objects on stdout, what
     cannot carry over on stderr. Exit 3 when the inputs hold no YuniKorn configuration or it does not decode."""
@@ -236,7 +286,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     from kqctl.yunikorn.api.configvalidator import ConfigValidator
 
     ConfigValidator().validate(parsed.config)  # YuniKorn's normal form: root inserted, partition names
-    documents, losses = to_kueue(parsed.config)
+    documents, losses = to_kueue(parsed.config, _pod_queues(result))
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")

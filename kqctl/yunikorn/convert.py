@@ -4,7 +4,9 @@
 * every leaf becomes a ClusterQueue in its parent's cohort with one flavor (``default-flavor``): guaranteed is the
   nominal quota, ``max - guaranteed`` the borrowing limit (no max: borrowing unlimited);
 * a LocalQueue where placement makes the namespace clear: with a ``tag`` rule on ``namespace``, the leaf
-  ``root.<ns>`` (or ``root.<parent>.<ns>``) serves namespace ``<ns>``.
+  ``root.<ns>`` (or ``root.<parent>.<ns>``) serves namespace ``<ns>``; and, when pods are in the inputs, in every
+  namespace whose pods name a configured leaf (``yunikorn.apache.org/queue`` or ``queue``). A namespace name
+  Kubernetes would refuse (``team_b`` from a leaf ``Team_B``) gets no LocalQueue and is reported.
 
 Kueue has no fences, priority offsets, fair application sorting, placement rules, ACLs, user or group limits,
 maxapplications, child templates or YuniKorn's preemption delay; each one found is reported. A parent's own
@@ -13,6 +15,8 @@ guaranteed and max have no exact Cohort equivalent (a Cohort's quota adds to the
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,16 +36,47 @@ class Loss:
     what: str
 
 
-def to_kueue(config: SchedulerConf) -> tuple[list[dict[str, Any]], list[Loss]]:
+# A namespace name (DNS-1123 label): what a tag rule's leaf must be called to serve a real namespace.
+NAMESPACE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def to_kueue(config: SchedulerConf, pod_queues: Iterable[tuple[str, str]] = ()) -> tuple[list[dict[str, Any]],
+                                                                                       list[Loss]]:
+    """The Kueue objects for partition default; ``pod_queues``: (namespace, queue named) of the input's pods."""
     partition = next((p for p in config.partitions or [] if p.name == "default"), None)
     if partition is None or not partition.queues:
         return [], [Loss("", "no partition named default: nothing to convert")]
     losses: list[Loss] = []
     documents: list[dict[str, Any]] = [{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": FLAVOR}}]
-    namespaces = _namespace_leaves(partition)
+    namespaces: dict[str, set[str]] = {}
+    for leaf, namespace in _namespace_leaves(partition).items():
+        if NAMESPACE_NAME.match(namespace) and len(namespace) <= 63:
+            namespaces.setdefault(leaf, set()).add(namespace)
+        else:
+            losses.append(Loss(leaf, f"the tag rule would serve namespace {namespace!r} here, which is not a valid "
+                                     "namespace name: no LocalQueue"))
+    leaves = set(_leaves(partition.root, ""))
+    for namespace, requested in pod_queues:
+        leaf = _leaf_path(requested)
+        if leaf in leaves:
+            namespaces.setdefault(leaf, set()).add(namespace)
     _queue(partition.root, "", None, documents, losses, namespaces)
     _partition_losses(partition, losses)
     return documents, losses
+
+
+def _leaf_path(requested: str) -> str:
+    """The queue a pod names, qualified as the provided rule does (case-insensitive, under root)."""
+    name = requested.lower()
+    return name if name.startswith("root.") else f"root.{name}"
+
+
+def _leaves(conf: QueueConf, parent_path: str) -> Iterable[str]:
+    path = f"{parent_path}.{conf.name.lower()}" if parent_path else conf.name.lower()
+    if not conf.is_parent:
+        yield path
+    for child in conf.children:
+        yield from _leaves(child, path)
 
 
 def cohort_name(path: str) -> str:
@@ -50,7 +85,7 @@ def cohort_name(path: str) -> str:
 
 
 def _queue(conf: QueueConf, parent_path: str, cohort: str | None, documents: list[dict[str, Any]],
-           losses: list[Loss], namespaces: dict[str, str]) -> None:
+           losses: list[Loss], namespaces: dict[str, set[str]]) -> None:
     path = f"{parent_path}.{conf.name.lower()}" if parent_path else conf.name.lower()
     _queue_losses(conf, path, losses)
     if conf.is_parent:
@@ -66,8 +101,7 @@ def _queue(conf: QueueConf, parent_path: str, cohort: str | None, documents: lis
             _queue(child, path, name, documents, losses, namespaces)
         return
     documents.append(_cluster_queue(conf, path, cohort, losses))
-    namespace = namespaces.get(path)
-    if namespace:
+    for namespace in sorted(namespaces.get(path, ())):
         documents.append({"apiVersion": KUEUE, "kind": "LocalQueue",
                           "metadata": {"name": cohort_name(conf.name), "namespace": namespace},
                           "spec": {"clusterQueue": cohort_name(path)}})

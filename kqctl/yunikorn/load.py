@@ -9,6 +9,7 @@ A configuration YuniKorn would refuse stops here with its own first error (kqctl
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -168,25 +169,60 @@ def node_info(obj: LoadedObject) -> NodeInfo:
 
 
 def namespace_info(obj: LoadedObject) -> NamespaceInfo:
+    """G6 as the shim reads the annotations (``GetNamespaceQuotaFromAnnotation`` and friends): one that does not
+    parse is logged and ignored; a namespace.quota annotation, even a broken one, hides the deprecated max.*."""
     notes = _mapping(obj.metadata.get("annotations"))
-    quota = _json_resources(notes.get(NAMESPACE_QUOTA))
-    if quota is None and (notes.get(NAMESPACE_MAX_CPU) or notes.get(NAMESPACE_MAX_MEMORY)):
+    quota, _ = annotation_resources(notes.get(NAMESPACE_QUOTA))
+    if not notes.get(NAMESPACE_QUOTA) and (notes.get(NAMESPACE_MAX_CPU) or notes.get(NAMESPACE_MAX_MEMORY)):
         quota = quantities({k: notes[a] for k, a in (("cpu", NAMESPACE_MAX_CPU), ("memory", NAMESPACE_MAX_MEMORY))
                             if notes.get(a)})
-    max_apps = str(notes.get(NAMESPACE_MAX_APPS) or "")
-    return NamespaceInfo(obj.name or "", str(notes.get(PARENT_QUEUE) or ""), quota,
-                         _json_resources(notes.get(NAMESPACE_GUARANTEED)),
-                         int(max_apps) if max_apps.isdigit() else 0, obj.origin)
+    guaranteed, _ = annotation_resources(notes.get(NAMESPACE_GUARANTEED))
+    max_apps, _ = annotation_max_apps(notes.get(NAMESPACE_MAX_APPS))
+    return NamespaceInfo(obj.name or "", str(notes.get(PARENT_QUEUE) or ""), quota, guaranteed, max_apps, obj.origin)
 
 
-def _json_resources(text: Any) -> Resource | None:
-    if not isinstance(text, str) or not text:
-        return None
+def namespace_problems(obj: LoadedObject) -> list[tuple[str, str]]:
+    """(annotation, why the shim ignores it) for each G6 annotation of the namespace that does not parse."""
+    notes = _mapping(obj.metadata.get("annotations"))
+    found = [(key, annotation_resources(notes.get(key))[1]) for key in (NAMESPACE_QUOTA, NAMESPACE_GUARANTEED)]
+    found.append((NAMESPACE_MAX_APPS, annotation_max_apps(notes.get(NAMESPACE_MAX_APPS))[1]))
+    return [(key, why) for key, why in found if why]
+
+
+def annotation_resources(text: Any) -> tuple[Resource | None, str]:
+    """The shim's ``json.Unmarshal`` into ``map[string]string`` then ``GetResource``: (resources, "") or
+    (None, why) when either fails (cpu in millicores; every other resource by its name)."""
+    if text is None or text == "":
+        return None, ""
+    if not isinstance(text, str):
+        return None, "is not a string"
     try:
         parsed = json.loads(text)
-    except ValueError:
-        return None
-    return quantities(parsed) if isinstance(parsed, Mapping) else None
+    except json.JSONDecodeError as exc:
+        return None, f"is not JSON ({exc.msg} at character {exc.pos})"
+    except ValueError:  # e.g. a number too long for int()
+        return None, "is not JSON"
+    if not isinstance(parsed, Mapping) or not all(isinstance(v, str) for v in parsed.values()):
+        return None, "is not a JSON object of quoted quantities"
+    result: Resource = {}
+    for name, value in parsed.items():
+        try:
+            result[VCORE if name == "cpu" else str(name)] = resource_value(str(name), parse_quantity(value))
+        except (QuantityError, TypeError, ValueError):
+            return None, f"has {name}: {value!r}, which is not a quantity"
+    return result, ""
+
+
+def annotation_max_apps(text: Any) -> tuple[int, str]:
+    """``GetNamespaceMaxAppsFromAnnotation``: Go's ``strconv.Atoi``, negative values ignored; (0, why) if not."""
+    raw = str(text) if text is not None else ""
+    if raw == "":
+        return 0, ""
+    if not re.fullmatch(r"[+-]?[0-9]+", raw) or not -(2**63) <= int(raw) < 2**63:
+        return 0, "is not a whole number"
+    if int(raw) < 0:
+        return 0, "is negative"
+    return int(raw), ""
 
 
 def _allow_preemption(body: Mapping[str, Any]) -> bool:

@@ -9,6 +9,7 @@ text) and the queues' parsed limits (``effective_queues``)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,37 @@ from support import run_kqctl
 from yunikorn_conformance import load
 
 from kqctl.yunikorn.validate.checks import FIRST_HINT
+
+# YuniKorn's messages and the rule of the spec's validation table each belongs to (§4): the first error's ruleId
+# must be that rule. Written from the table, not from kqctl's code.
+RULE_OF_MESSAGE = [
+    (r"duplicate partition name", "YK-V1"),
+    (r"queue config is not set", "YK-V2"),
+    (r"top queue name is", "YK-V3"),
+    (r"root queue must not have resource limits set", "YK-V4"),
+    (r"partition limits and root queue limits are not equivalent", "YK-V5"),
+    (r"multiple spaces found in ACL", "YK-V6"),
+    (r"invalid queue name", "YK-V7"),
+    (r"duplicate child name", "YK-V8"),
+    (r"invalid (quantity|suffix)|parse queue \S+ max resource failed", "YK-V9"),
+    (r"guaranteed resource map\[", "YK-V10"),
+    (r"max resource of parent", "YK-V11"),
+    (r"guaranteed resource of parent", "YK-V12"),
+    (r"max resource map\[.* is smaller than sum of guaranteed", "YK-V13"),
+    (r"invalid rule name", "YK-V14"),
+    (r"invalid rule filter", "YK-V15"),
+    (r"placement rule no\.|illegal fully qualified 'fixed' rule", "YK-V16"),
+    (r"undefined policy|negative resource weight", "YK-V17"),
+    (r"maxApplications is either undefined|parent maxApplications must be larger", "YK-V18"),
+    (r"empty user and group lists|invalid limit (user|group) name|duplicated (user|group) name|should not |"
+     r"MaxResources should be|invalid resource combination|invalid MaxApplications|invalid MaxResources|"
+     r"(user|group) \S+ max (resource|applications)", "YK-V19"),
+]
+
+
+def rule_of(message: str) -> str | None:
+    return next((rule for pattern, rule in RULE_OF_MESSAGE if re.match(pattern, message)), None)
+
 
 WHOLE: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = []
 for _name, _case in load("config-validation"):
@@ -56,10 +88,15 @@ def test_validate_gives_yunikorns_answer(reports: dict[str, list[dict[str, Any]]
         assert not [f for f in findings if f["hint"] == FIRST_HINT]
     elif expected.get("error_stage") == "yaml-decode":
         assert answer["reason"].startswith("yaml:")
+        firsts = [f for f in findings if f["hint"] and f["hint"].endswith(FIRST_HINT)]
+        assert [f["ruleId"] for f in firsts] in (["YK-DECODE"], ["YK-PARSE"])
     else:
         assert answer["reason"] == expected["error"]
         firsts = [f for f in findings if f["hint"] == FIRST_HINT]
         assert [f["message"] for f in firsts] == [expected["error"]]
+        rule = rule_of(expected["error"])
+        if rule is not None:
+            assert firsts[0]["ruleId"] == rule
     if "queue_creation_error" in expected:
         created = [f["message"] for f in findings
                    if f["ruleId"] == "YK-V20" and f["message"].startswith("configured queue creation failed")]

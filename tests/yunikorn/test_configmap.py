@@ -7,6 +7,7 @@ import base64
 import gzip
 import json
 
+import pytest
 from support import run_kqctl
 
 from kqctl.yunikorn.api.configmap import flatten
@@ -61,3 +62,86 @@ def test_gzipped_binary_data_is_validated(tmp_path) -> None:  # type: ignore[no-
     report = json.loads(run_kqctl("validate", str(path), "-o", "json").out)["documents"][0]
     assert report["effective"]["validateConf"] == {"allowed": False,
                                                    "reason": "root queue must not have resource limits set"}
+
+
+def _config_maps(defaults: dict[str, str], configs: dict[str, str], binary: dict[str, str] | None = None) -> str:
+    """Both YuniKorn ConfigMaps as one manifest (data values as JSON strings: YAML reads them alike)."""
+    def one(name: str, data: dict[str, str], binary_data: dict[str, str] | None) -> str:
+        text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: yunikorn}}\n"
+        if data:
+            text += "data:\n" + "".join(f"  {key}: {json.dumps(value)}\n" for key, value in data.items())
+        if binary_data:
+            text += "binaryData:\n" + "".join(f"  {key}: {value}\n" for key, value in binary_data.items())
+        return text
+    return one("yunikorn-defaults", defaults, None) + "---\n" + one("yunikorn-configs", configs, binary)
+
+
+BAD = GOOD + "        queues:\n          - name: a.b\n"
+MERGED_CASES = [
+    # (id, defaults' data, configs' data, configs' binaryData, validate exit, ConfigMap of the first error)
+    ("policy-group-in-defaults-selects-the-key-of-configs", {"service.policyGroup": "batch"}, {"batch.yaml": BAD},
+     None, 1, "yunikorn-configs"),
+    ("invalid-defaults-key-replaced-by-a-valid-configs-key", {"queues.yaml": BAD}, {"queues.yaml": GOOD}, None, 0,
+     None),
+    ("invalid-defaults-key-used-when-configs-has-none", {"queues.yaml": BAD}, {"log.level": "info"}, None, 1,
+     "yunikorn-defaults"),
+    ("policy-group-in-configs-selects-the-key-of-defaults", {"batch.yaml": BAD}, {"service.policyGroup": "batch"},
+     None, 1, "yunikorn-defaults"),
+    ("gz-key-of-configs-replaces-data-key-of-defaults", {"service.policyGroup": "batch", "batch.yaml": GOOD},
+     {}, {"batch.yaml.gz": _gz(BAD)}, 1, "yunikorn-configs"),
+]
+
+
+@pytest.mark.parametrize(("defaults", "configs", "binary", "code", "holder"),
+                         [case[1:] for case in MERGED_CASES], ids=[case[0] for case in MERGED_CASES])
+def test_yk_configmap_validate_checks_the_merged_configuration_as_the_webhook(
+        tmp_path, defaults: dict[str, str], configs: dict[str, str], binary: dict[str, str] | None, code: int,
+        holder: str | None) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "maps.yaml"
+    path.write_text(_config_maps(defaults, configs, binary))
+    run = run_kqctl("validate", str(path), "-o", "json")
+    assert run.code == code, run.out + run.err
+    errors = [(d["name"], f) for d in json.loads(run.out)["documents"] for f in d["findings"]
+              if f["severity"] == "error"]
+    assert [name for name, _ in errors[:1]] == ([holder] if holder else [])
+    if holder:
+        assert errors[0][1]["ruleId"] == "YK-V7"
+    # simulate reads the same merged configuration: it refuses exactly what validate rejects
+    assert run_kqctl("simulate", str(path)).code == (3 if code else 0)
+
+
+def test_yk_configmap_effective_source_names_the_key_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "maps.yaml"
+    path.write_text(_config_maps({"service.policyGroup": "batch", "queues.yaml": BAD}, {},
+                                 {"batch.yaml.gz": _gz(GOOD)}))
+    run = run_kqctl("validate", str(path), "-o", "json")
+    documents = json.loads(run.out)["documents"]
+    assert run.code == 0, run.out
+    assert {d["effective"]["source"] for d in documents} == {"batch.yaml.gz of ConfigMap yunikorn/yunikorn-configs"}
+
+
+SYNTAX = GOOD + "        queues:\n          - name: a\n            resources: {max: {vcore: 2}\n"
+
+
+@pytest.mark.parametrize("args", [(), ("--scheduler", "yunikorn")])
+@pytest.mark.parametrize("in_config_map", [False, True])
+def test_yk_parse_a_yaml_syntax_error_is_one_located_finding(tmp_path, args: tuple[str, ...],
+                                                             in_config_map: bool) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "queues.yaml"
+    if in_config_map:
+        path.write_text(_config_maps({}, {"queues.yaml": SYNTAX}))
+    else:
+        path.write_text(SYNTAX)
+    run = run_kqctl("validate", str(path), *args, "-o", "json")
+    assert (run.code, run.err) == (1, "")
+    [finding] = [f for d in json.loads(run.out)["documents"] for f in d["findings"]]
+    assert finding["ruleId"] == "YK-PARSE" and finding["message"] == "yaml: line 8: did not find expected ',' or '}'"
+    # the end of the text in a file of its own; a quoted (not literal) ConfigMap value: its key's line
+    assert finding["line"] == (9 if in_config_map else 8)
+
+
+def test_yk_parse_other_unreadable_yaml_stays_an_input_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "pod.yaml"
+    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x\n")
+    run = run_kqctl("validate", str(path))
+    assert run.code == 3 and "LOAD-UNREADABLE" in run.out

@@ -71,7 +71,7 @@ def test_explain_and_audit_name_the_gang_refusal(tmp_path) -> None:  # type: ign
 
     path = tmp_path / "gang.yaml"
     path.write_text(yaml.safe_dump_all([configmap(CONFIG), node("n1", cpu="8", memory="16Gi"), _gang("fair")]))
-    assert "Gang application (YK-V28)" in run_kqctl("explain", "default/gang-fair", str(path)).out
+    assert "Gang application (YK-V28, YK-G7)" in run_kqctl("explain", "default/gang-fair", str(path)).out
     assert "unsupported sort type" in run_kqctl("audit", str(path)).out
 
 

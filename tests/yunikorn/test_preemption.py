@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from yunikorn_build import node, pod, snapshot
+import pytest
+from support import run_kqctl
+from yunikorn_build import NOW, configmap, node, pod, snapshot, text
 
 from kqctl.yunikorn.engine.simulation import simulate
 
@@ -67,3 +69,22 @@ def test_f3_a_victim_queue_at_its_guaranteed_is_spared() -> None:
                             "              guaranteed: {vcore: 2, memory: 2Gi}\n")
     result = _run(_hog(0), _hog(1), pod("want", "root.guaranteed", "w"), config=config)
     assert not [e for e in result.events if e.kind == "preempted"]
+
+
+@pytest.mark.parametrize(("hogs", "want_cpu", "preemptor", "victims"), [
+    (2, "1", "preempted 1: default/hog-1", ["default/hog-1"]),
+    (4, "1", "preempted 2: default/hog-3, default/hog-2", ["default/hog-3", "default/hog-2"]),
+])
+def test_yk_preempt_simulate_table_names_victims_and_preemptor(tmp_path, hogs: int, want_cpu: str, preemptor: str,
+                                                               victims: list[str]) -> None:  # type: ignore[no-untyped-def]
+    pods = [pod(f"hog-{i}", "root.best-effort", "hogs", cpu=str(2 / hogs), memory="512Mi", node_name="n1",
+                age=timedelta(hours=1, minutes=-i)) for i in range(hogs)]
+    path = tmp_path / "pre.yaml"
+    path.write_text(text([configmap(CONFIG), node("n1", cpu="2", memory="4Gi"), *pods,
+                          pod("want", "root.guaranteed", "w", cpu=want_cpu, memory="512Mi", age=timedelta(minutes=5))]))
+    run = run_kqctl("simulate", str(path), "--now", NOW.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    assert run.code == 0, run.err
+    rows = {line.split()[0]: line for line in run.out.splitlines() if line.startswith("default/")}
+    assert rows["default/want"].rstrip().endswith(preemptor)
+    for victim in victims:
+        assert "Preempted" in rows[victim] and rows[victim].rstrip().endswith("preempted by default/want")

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.config import MapConf, QueueConf, SchedulerConf
-from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA
+from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA, WILDCARD
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import NodeInfo, Snapshot
 from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import preemption as preempting
-from kqctl.yunikorn.engine import sorting
+from kqctl.yunikorn.engine import sorting, ugm
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import REJECTED, Application, Ask
 from kqctl.yunikorn.engine.partition import Partition, PartitionError, amount_text, build_partition
@@ -93,12 +93,13 @@ class Explanation:
     position: tuple[AppPosition, ...]
     sort_policy: str
     apps: tuple[AppsRow, ...]
-    user_limits: tuple[str, ...]
+    user_limits: tuple[ugm.Binding, ...]
     user_headroom: Resource | None
     headroom: tuple[HeadroomRow, ...]
     nodes: str
     preemption: PreemptionView | None
     suggestions: tuple[Suggestion, ...] = field(default=())
+    missing_queue: placing.MissingQueue | None = None  # the queue the pod names does not exist and was not made
 
 
 class UnknownPod(LookupError):
@@ -128,9 +129,10 @@ def explain_pod(snapshot: Snapshot, key: str, suggest: bool = True) -> Explanati
         user_limits=tuple(partition.limits.headroom(queue.path, app.user, app.group)[1]) if queue else (),
         user_headroom=partition.limits.headroom(queue.path, app.user, app.group)[0] if queue else None,
         headroom=_headroom(partition, queue, ask) if queue is not None and ask is not None else (),
-        nodes=ask.failure if ask is not None and not ask.allocated and ask.failure.startswith("no node") else "",
+        nodes=_nodes(partition, ask),
         preemption=_preemption(scheduler, ask) if ask is not None and queue is not None and not ask.allocated
         and app.state != REJECTED else None,
+        missing_queue=_missing_queue(partition, app),
     )
     if suggest and outcome.state not in (RUNNING, ALLOCATED_STATE):
         explanation = Explanation(**{**explanation.__dict__, "suggestions": tuple(suggestions(snapshot, explanation,
@@ -147,6 +149,28 @@ def _placement(partition: Partition, app: Application, snapshot: Snapshot) -> pl
         tags[placing.TAG_PARENT_QUEUE] = namespace.parent_queue
     return placing.place(partition.rules, placing.Submitter(app.requested_queue, app.user, app.groups, tags),
                          partition.tree.get)
+
+
+def _nodes(partition: Partition, ask: Ask | None) -> str:
+    """Why no node took the pod; a resource no node has is named (it counts as 0 at root, G4: never fits)."""
+    if ask is None or ask.allocated or not ask.failure.startswith("no node"):
+        return ""
+    cluster = partition.root_max() or {}
+    absent = sorted(name for name, value in ask.resource.items() if value > 0 and cluster.get(name, 0) <= 0)
+    if not absent:
+        return ask.failure
+    return (f"{ask.failure}; no node has any {', '.join(absent)}: YuniKorn counts it as 0 at root, so this pod "
+            "never fits (YK-G4)")
+
+
+def _missing_queue(partition: Partition, app: Application) -> placing.MissingQueue | None:
+    """The queue the pod names when it does not exist and placement did not create it (a typo, most often)."""
+    tree = partition.tree
+    paths = [q.path for q in tree.leaves()] + [q.path for q in tree.queues() if not q.leaf]
+    missing = placing.missing_queue(app.requested_queue, tree.get, paths)
+    if missing is None or (app.queue is not None and app.queue.path == missing.path):
+        return None
+    return missing
 
 
 def _position(partition: Partition, queue: Queue, app: Application) -> tuple[AppPosition, ...]:
@@ -234,6 +258,12 @@ def _candidates(snapshot: Snapshot, explanation: Explanation, partition: Partiti
         return queue is not None and queue.managed
 
     namespace = snapshot.namespaces.get(explanation.pod.namespace)
+    missing = explanation.missing_queue
+    if missing is not None:
+        for close in missing.close:
+            out.append((f"name queue {close} in the pod's queue label (its application {explanation.pod.app_id} "
+                        f"asks for {missing.path}, which does not exist)", _set_app_queue(explanation.pod.app_id,
+                                                                                           close)))
     if ask is not None and queue_path:
         short: dict[str, dict[str, tuple[int, int, int]]] = {}  # queue -> resource -> (needed, max, in use)
         for row in explanation.headroom:
@@ -253,6 +283,16 @@ def _candidates(snapshot: Snapshot, explanation: Explanation, partition: Partiti
                                   for name, (needed, _, _) in rows.items())
                 out.append((f"raise the {NAMESPACE_QUOTA} annotation of namespace {namespace.name} to {quota} "
                             f"({allows})", _set_namespace_quota(namespace.name, wanted)))
+        for binding in explanation.user_limits:
+            lacking = {name: ask.resource[name] - left for name, left in binding.left.items()
+                       if name in ask.resource and ask.resource[name] > left}
+            if not lacking:
+                continue
+            wanted = {name: binding.max_resources[name] + more for name, more in lacking.items()}
+            to = ", ".join(f"{name} {_shown(name, value)}" for name, value in wanted.items())
+            limit = binding.limit or "(unnamed)"
+            out.append((f"raise the maxresources of {binding.kind} {binding.name}'s limit {limit} on {binding.queue} "
+                        f"to {to}", _set_limit(binding, wanted)))
         for apps in explanation.apps:
             if apps.ok:
                 continue
@@ -345,6 +385,28 @@ def _set_property(path: str, key: str, value: str) -> Change:
         if queue.properties is None:
             queue.properties = MapConf({}, queue.loc)
         queue.properties.values[key] = value
+    return change
+
+
+def _set_limit(binding: ugm.Binding, values: dict[str, int]) -> Change:
+    """The limit naming the user (or group, or the wildcard) on the queue gets a higher maxresources."""
+    def change(snapshot: Snapshot) -> None:
+        queue = _queue_conf(_config(snapshot), binding.queue)
+        for limit in queue.limits or []:
+            names = (limit.users if binding.kind == "user" else limit.groups) or []
+            if binding.name in names or (WILDCARD in names and limit.limit == binding.limit):
+                if limit.maxresources is None:
+                    limit.maxresources = MapConf({}, limit.loc)
+                for name, value in values.items():
+                    limit.maxresources.values[name] = f"{value}m" if name == res.VCORE else str(value)
+                return
+        raise KeyError(binding.queue)
+    return change
+
+
+def _set_app_queue(app_id: str, path: str) -> Change:
+    def change(snapshot: Snapshot) -> None:
+        snapshot.pods = [replace(pod, queue=path) if pod.app_id == app_id else pod for pod in snapshot.pods]
     return change
 
 

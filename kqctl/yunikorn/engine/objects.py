@@ -68,6 +68,7 @@ class Application:
     requested_queue: str = ""
     state: str = NEW
     rejected: str = ""  # why placement or AddApplication refused it
+    passed_over: str = ""  # rejected by placement: why each rule's queue was not taken ("" when none named one)
     placement: str = ""  # which rule put it where
     pending: Resource = field(default_factory=dict)
     allocated: Resource = field(default_factory=dict)

@@ -293,6 +293,7 @@ def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
     if not decided.queue:
         _reject(app, f"failed to place application {app.app_id}: {decided.error}")
         app.placement = decided.rule
+        app.passed_over = "; ".join(f"{step.result}: {step.outcome}" for step in decided.steps if step.result)
         return
     queue = partition.tree.get(decided.queue)
     if queue is None:

@@ -8,8 +8,9 @@ user may submit to), else the next rule is tried. Nothing matched: the applicati
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kqctl.yunikorn.api.config import FilterConf, RuleConf
@@ -238,6 +239,34 @@ def _under_parent(child: str, rule: RuleConf, app: Submitter, lookup: QueueLooku
 
 
 RULE_NAMES = ("provided", "user", "tag", "fixed")
+
+
+@dataclass(frozen=True)
+class MissingQueue:
+    """The queue a pod names that does not exist, and the existing queues its name is close to (a typo)."""
+
+    path: str
+    close: tuple[str, ...]
+
+    def describe(self) -> str:
+        guess = f" (did you mean {' or '.join(self.close)}?)" if self.close else ""
+        return f"queue {self.path} does not exist{guess}"
+
+
+def missing_queue(requested: str, lookup: QueueLookup, paths: Sequence[str]) -> MissingQueue | None:
+    """The queue ``requested`` names as the provided rule qualifies it (lower-cased, under root, dots of an
+    unqualified name escaped) when no such queue exists; None when it exists or nothing is named. The did-you-mean
+    draws from ``paths`` (the leaves first: only a leaf takes applications)."""
+    if not requested:
+        return None
+    name = requested.lower()
+    path = name if name.startswith(ROOT + DOT) or name == ROOT else f"{ROOT}{DOT}{name.replace(DOT, DOT_REPLACE)}"
+    if lookup(path) is not None:
+        return None
+    unescaped = path.replace(DOT_REPLACE, DOT)  # "team.a" was probably meant as root.team.a
+    close = difflib.get_close_matches(path, paths, n=2, cutoff=0.8) or \
+        difflib.get_close_matches(unescaped, paths, n=2, cutoff=0.8)
+    return MissingQueue(path, tuple(close))
 
 
 def rule_error(rule: RuleConf) -> str | None:

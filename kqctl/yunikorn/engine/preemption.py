@@ -605,14 +605,14 @@ def by_victim_list(results: dict[str, QueueSnapshot]) -> list[Ask]:
 def preconditions(now: int, ask: Ask, leaf: Queue) -> str:
     """E1-E4 ``CheckPreconditions``: "" when preemption may be tried, else the first that fails."""
     if not ask.pod.allow_preempt_other:
-        return "E1: the pod's preemptionPolicy is Never"
+        return "YK-E1: the pod's preemptionPolicy is Never"
     if ask.preempt_triggered:
-        return "E2: the ask has already triggered preemption"
+        return "YK-E2: the ask has already triggered preemption"
     delay = leaf.settings.preemption_delay
     if now < ask.created + delay:
-        return f"E3: the ask is younger than the queue's preemption.delay ({props.format_duration(delay)})"
+        return f"YK-E3: the ask is younger than the queue's preemption.delay ({props.format_duration(delay)})"
     if ask.preempt_checked:
-        return "E4: preemption was tried for this ask in the last 15s"
+        return "YK-E4: preemption was tried for this ask in the last 15s"
     return ""
 
 

@@ -15,7 +15,8 @@ from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.engine import properties as props
 from kqctl.yunikorn.engine import sorting
-from kqctl.yunikorn.engine.partition import Partition
+from kqctl.yunikorn.engine.objects import REJECTED
+from kqctl.yunikorn.engine.partition import Partition, leaf_path
 from kqctl.yunikorn.engine.queue import MAX_PRIORITY, MIN_PRIORITY, Queue
 
 
@@ -55,11 +56,22 @@ class Level:
 
 
 @dataclass(frozen=True)
+class RejectedApp:
+    """An application placement refused that asked for this queue or one below it (or any, for root)."""
+
+    app_id: str
+    pods: tuple[str, ...]
+    requested: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class QueueReport:
     path: str
     chain: tuple[QueuePriority, ...]  # root first
     levels: tuple[Level, ...]  # root's children first
     settings: dict[str, object]
+    rejected: tuple[RejectedApp, ...] = ()
 
 
 def queue_priority(partition: Partition, queue: Queue) -> QueuePriority:
@@ -106,11 +118,26 @@ def queue_report(partition: Partition, path: str) -> QueueReport:
     chain = tuple(queue_priority(partition, q) for q in queue.path_from_root())
     levels = tuple(sibling_order(partition, q) for q in queue.path_from_root() if not q.leaf)
     settings = queue.settings
-    return QueueReport(queue.path, chain, levels, {
+    return QueueReport(queue.path, chain, levels, settings={
         props.SORT_POLICY: settings.sort_policy if queue.leaf else "fair (parent)",
         props.SORT_PRIORITY: "enabled" if settings.priority_sort_enabled else "disabled",
         props.PRIORITY_POLICY: settings.priority_policy,
         props.PRIORITY_OFFSET: settings.priority_offset,
         props.PREEMPTION_POLICY: settings.preemption_policy,
         props.PREEMPTION_DELAY: props.format_duration(settings.preemption_delay),
-    })
+    }, rejected=rejected_apps(partition, queue))
+
+
+def rejected_apps(partition: Partition, queue: Queue) -> tuple[RejectedApp, ...]:
+    """Applications refused (placement or AddApplication) that named this queue or one below it; at root, all:
+    their pods are pending nowhere, so the priorities above do not show them."""
+    found = []
+    for app in sorted(partition.apps.values(), key=lambda a: a.app_id):
+        if app.state != REJECTED:
+            continue
+        requested = leaf_path(app.requested_queue.lower()) if app.requested_queue else ""
+        if queue.parent is not None and requested != queue.path and not requested.startswith(queue.path + "."):
+            continue
+        reason = f"{app.rejected} ({app.passed_over})" if app.passed_over else app.rejected
+        found.append(RejectedApp(app.app_id, tuple(ask.key for ask in app.asks), requested, reason))
+    return tuple(found)

@@ -23,6 +23,7 @@ ALLOCATED_STATE = "Allocated"  # placed by the simulation
 PENDING = "Pending"
 REJECTED_STATE = "Rejected"
 PREEMPTED_STATE = "Preempted"
+PREEMPTED_FOR = "preempted to make room for "  # a victim's reason, followed by the preemptor's namespace/name
 MAX_CYCLES = 1_000_000
 
 
@@ -122,7 +123,7 @@ def _pod(ask: Ask, preempted_by: dict[str, tuple[str, ...]]) -> PodOutcome:
                   priority=ask.priority, resource=dict(ask.resource), labels=tuple(sorted(ask.pod.labels.items())))
     if ask.preempted_by:
         return PodOutcome(**common, state=PREEMPTED_STATE, node="", order=0,  # type: ignore[arg-type]
-                          reason=f"preempted to make room for {ask.preempted_by}")
+                          reason=f"{PREEMPTED_FOR}{ask.preempted_by}")
     if app.state == REJECTED:
         return PodOutcome(**common, state=REJECTED_STATE, node="", order=0,  # type: ignore[arg-type]
                           reason=app.rejected)

@@ -24,6 +24,22 @@ class Limit:
     name: str  # the limit's description
 
 
+@dataclass(frozen=True)
+class Binding:
+    """A user or group limit that applies on the path: who, where, the limit's name, its max and the usage."""
+
+    kind: str  # "user" or "group"
+    name: str
+    queue: str
+    limit: str
+    max_resources: Resource
+    used: Resource
+
+    @property
+    def left(self) -> Resource:
+        return res.sub_only_existing(self.max_resources, self.used) or {}
+
+
 @dataclass
 class Usage:
     resource: Resource = field(default_factory=dict)
@@ -60,20 +76,20 @@ class UserGroupLimits:
         group_limit = self.groups.get(path, {}).get(group) if group else None
         return user_limit, group_limit
 
-    def headroom(self, leaf: str, user: str, group: str) -> tuple[Resource | None, list[str]]:
+    def headroom(self, leaf: str, user: str, group: str) -> tuple[Resource | None, list[Binding]]:
         """The user's (and group's) headroom along the path; nil is unlimited. Also which limits bound it."""
         headroom: Resource | None = None
-        binding: list[str] = []
+        binding: list[Binding] = []
         for path in _paths(leaf):
             user_limit, group_limit = self._limit(path, user, group)
-            for who, limit, usage in ((f"user {user}", user_limit, self.user_usage.get((user, path))),
-                                      (f"group {group}", group_limit, self.group_usage.get((group, path)))):
-                if limit is None or res.is_zero(limit.max_resources):
+            for kind, who, limit, usage in (("user", user, user_limit, self.user_usage.get((user, path))),
+                                            ("group", group, group_limit, self.group_usage.get((group, path)))):
+                if limit is None or limit.max_resources is None or res.is_zero(limit.max_resources):
                     continue
                 left = res.sub_only_existing(limit.max_resources, usage.resource if usage else None)
                 headroom = res.component_wise_min(left, headroom)
-                binding.append(f"{who} at {path}: {res.go_string(limit.max_resources)} max, "
-                               f"{res.go_string(usage.resource if usage else {})} used")
+                binding.append(Binding(kind, who, path, limit.name, dict(limit.max_resources),
+                                       dict(usage.resource) if usage else {}))
         return headroom, binding
 
     def can_run_app(self, leaf: str, user: str, group: str, app_id: str) -> str:

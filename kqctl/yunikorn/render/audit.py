@@ -95,10 +95,12 @@ def _findings(report: AuditReport, out: TextIO) -> None:
     for f in report.findings:
         where = f" {f.queue}:" if f.queue else ""
         out.write(f"{f.severity.upper():7} {f.rule}{where} {f.message}\n")
+    errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     cluster = ", ".join(f"{n} {amount(n, v)}" for n, v in sorted(report.cluster.items()))
-    out.write(f"{len(report.queues)} queue(s), cluster {cluster}: {warnings} warning(s), "
-              f"{len(report.findings) - warnings} info(s)\n")
+    counted = f"{errors} error(s), " if errors else ""
+    out.write(f"{len(report.queues)} queue(s), cluster {cluster}: {counted}{warnings} warning(s), "
+              f"{len(report.findings) - warnings - errors} info(s)\n")
 
 
 def _markdown(report: AuditReport, out: TextIO) -> None:

@@ -4,14 +4,16 @@ json/yaml contracts (resources in YuniKorn's internal integers; priorities as in
 nothing pending)::
 
     queue: {path, settings, chain: [{path, leaf, raw, source, offset, policy, reported, rule}],
-            levels: [{parent, considersPriority, order: [{name, path, priority, fairShare, pending, tieWithNext}]}]}
+            levels: [{parent, considersPriority, order: [{name, path, priority, fairShare, pending, tieWithNext}]}],
+            rejected: [{application, pods, requestedQueue, reason}]}
     pod:   {pod, application, queue, state, node, order, reason, request, priority, requestedQueue,
             placement: {queue, rule, error, steps: [{rule, result, outcome}]}, applicationState,
             maxApplications: [{queue, running, max, ok}], chain, levels,
             position: {sortPolicy, order: [{application, priority, submitted, usage, tieWithNext, this}]},
-            userLimits: {headroom, limits}, headroom: [{queue, resource, max, allocated, headroom, ask, fits}],
+            userLimits: {headroom, limits: [{kind, name, queue, limit, maxResources, used}]},
+            headroom: [{queue, resource, max, allocated, headroom, ask, fits}],
             nodes, preemption: {enabled, verdict, preconditions, fence, victims, remainingGuaranteed},
-            suggestions: [{change, verified, outcome}]}
+            suggestions: [{change, verified, outcome}], missingQueue: {queue, didYouMean}}
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ def queue_contract(report: QueueReport) -> dict[str, Any]:
         "settings": report.settings,
         "chain": [_chain_dict(c) for c in report.chain],
         "levels": [_level_dict(level) for level in report.levels],
+        "rejected": [{"application": r.app_id, "pods": list(r.pods), "requestedQueue": r.requested or None,
+                      "reason": r.reason} for r in report.rejected],
     }
 
 
@@ -65,6 +69,19 @@ def render_queue(report: QueueReport, fmt: str, out: TextIO) -> None:
     out.write("  " + ", ".join(f"{k}: {v}" for k, v in report.settings.items()) + "\n\n")
     _write_chain(out, report.chain)
     _write_levels(out, report.levels, {c.path for c in report.chain})
+    _write_rejected(out, report)
+
+
+def _write_rejected(out: TextIO, report: QueueReport) -> None:
+    """Applications refused before they reached any queue: nothing of theirs is pending, so say why."""
+    if not report.rejected:
+        return
+    where = "" if report.path == "root" else f" that ask for {report.path} or a queue below it"
+    out.write(f"\nRejected applications{where} (YK-PL; their pods are pending in no queue):\n")
+    for r in report.rejected:
+        pods = ", ".join(r.pods[:3]) + (f" and {len(r.pods) - 3} more" if len(r.pods) > 3 else "")
+        asked = f", asks for {r.requested}" if r.requested else ""
+        out.write(f"  {r.app_id} ({pods}{asked}): {r.reason}\n")
 
 
 def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...]) -> None:
@@ -126,7 +143,9 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
         "position": {"sortPolicy": e.sort_policy, "order": [
             {"application": p.app_id, "priority": p.priority, "submitted": p.submitted, "usage": exact(p.usage),
              "tieWithNext": p.tie_with_next, "this": p.this} for p in e.position]},
-        "userLimits": {"headroom": exact(e.user_headroom), "limits": list(e.user_limits)},
+        "userLimits": {"headroom": exact(e.user_headroom), "limits": [
+            {"kind": b.kind, "name": b.name, "queue": b.queue, "limit": b.limit or None,
+             "maxResources": exact(b.max_resources), "used": exact(b.used)} for b in e.user_limits]},
         "headroom": [{"queue": r.queue, "resource": r.resource, "max": r.max, "allocated": r.allocated,
                       "headroom": r.headroom, "ask": r.ask, "fits": r.fits} for r in e.headroom],
         "nodes": e.nodes or None,
@@ -136,6 +155,8 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
             "victims": list(e.preemption.victims),
             "remainingGuaranteed": exact(e.preemption.remaining_guaranteed)},
         "suggestions": [{"change": s.change, "verified": s.verified, "outcome": s.outcome} for s in e.suggestions],
+        "missingQueue": None if e.missing_queue is None else {"queue": e.missing_queue.path,
+                                                              "didYouMean": list(e.missing_queue.close)},
     }
 
 
@@ -166,15 +187,20 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
     where = f" on {pod.node} (allocation #{pod.order} of the simulation)" if pod.order else \
         (f" on {pod.node}" if pod.node else "")
     out.write(f"Pod {pod.key}: {pod.state}{where} (at the end of the simulation)\n")
-    out.write(f"  application {pod.app_id}, priority {pod.priority}, request {full(pod.resource)}\n")
-    if pod.state not in ("Running", "Allocated"):
+    out.write(f"  application {pod.app_id}, priority {pod.priority} (YK-P1), request {full(pod.resource)}\n")
+    if pod.state == "Pending":
+        # recorded when YuniKorn last tried the pod; the sections below show the end of the simulation
+        out.write(f"  when last tried: {pod.reason}\n")
+    elif pod.state not in ("Running", "Allocated"):
         out.write(f"  {pod.reason}\n")
     _write_placement(out, e)
     if pod.state == "Rejected" and "task group request" in pod.reason:
         where = e.placement.queue if e.placement is not None and e.placement.queue else "the queue"
-        out.write(f"\nGang application (YK-V28): {where} takes an application with task groups only when it sorts "
-                  "its applications fifo and the smallest max on its path below root holds all its placeholders\n")
+        out.write(f"\nGang application (YK-V28, YK-G7): {where} takes an application with task groups only when it "
+                  "sorts its applications fifo and the smallest max on its path below root holds all its "
+                  "placeholders\n")
     if not pod.queue:
+        _write_suggestions(out, e)
         return
     waiting = any(not row.ok for row in e.apps)
     state_note = {"Accepted": " (placed; none of its pods runs yet" + (", and maxapplications stops it from starting, "
@@ -210,12 +236,15 @@ def _write_placement(out: TextIO, e: Explanation) -> None:
         out.write(f"  placed in {placement.queue}\n")
     else:
         out.write(f"  rejected: {placement.error}\n")
+    if e.missing_queue is not None:
+        out.write(f"  the pod's {e.missing_queue.describe()}\n")
 
 
 def _write_position(out: TextIO, e: Explanation) -> None:
     if not e.position:
         return
-    out.write(f"\nApplications of {e.pod.queue} in order (YK-S2, {e.sort_policy}):\n")
+    out.write(f"\nApplications of {e.pod.queue} in order (YK-S2, {e.sort_policy}; an application's priority is its "
+              "highest pending pod's, YK-P2):\n")
     names = max(len(p.app_id) for p in e.position)
     priorities = [priority_text(p.priority) for p in e.position]
     digits = max(len(text) for text in priorities)
@@ -231,15 +260,18 @@ def _write_limits(out: TextIO, e: Explanation) -> None:
     if not e.user_limits:
         return
     out.write("\nUser and group limits (YK-G2):\n")
-    for line in e.user_limits:
-        out.write(f"  {line}\n")
+    for b in e.user_limits:
+        name = f" ({b.limit})" if b.limit else ""
+        out.write(f"  {b.kind} {b.name} at {b.queue}{name}: max {full(b.max_resources)}, used {full(b.used)}, "
+                  f"left {full(b.left)}\n")
     out.write(f"  headroom: {full(e.user_headroom)}\n")
 
 
 def _write_headroom(out: TextIO, e: Explanation) -> None:
     if not e.headroom:
         return
-    out.write("\nQueue headroom up the path (YK-G3: max - allocated, the smaller of the queue's and its parent's):\n")
+    out.write("\nQueue headroom up the path at the end of the simulation (YK-G3: max - allocated, the smaller of the "
+              "queue's and its parent's; guaranteed never gates, YK-G5):\n")
     table = Table((Column("Queue"), Column("Resource"), Column("Max", right=True), Column("Allocated", right=True),
                    Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:

@@ -25,6 +25,7 @@ from kqctl.render.columns import Column, Table, TableOptions
 from kqctl.yunikorn.engine.simulation import (
     ALLOCATED_STATE,
     PENDING,
+    PREEMPTED_FOR,
     PREEMPTED_STATE,
     REJECTED_STATE,
     RUNNING,
@@ -174,14 +175,22 @@ def pod_table(result: SimulationResult, keep: Callable[[PodOutcome], bool]) -> T
 def short_reason(pod: PodOutcome) -> str:
     """The table's reason cell: a token a person can scan (the full text is under "Why not allocated")."""
     if pod.state in (RUNNING, ALLOCATED_STATE):
-        return f"preempted {len(pod.preempted)}" if pod.preempted else "-"
+        return f"preempted {len(pod.preempted)}: {_names(pod.preempted)}" if pod.preempted else "-"
     text = pod.reason
+    if pod.state == PREEMPTED_STATE and text.startswith(PREEMPTED_FOR):
+        return f"preempted by {text[len(PREEMPTED_FOR):]}"
     for token in ("Not enough queue quota", "Not enough user quota", "waiting to run", "no node fits",
                   "every node is reserved", "preempted", "failed to place", "placement rules cannot be built",
                   "failed to create"):
         if text.startswith(token):
             return token
     return text.split(";")[0].split(":")[0]
+
+
+def _names(keys: tuple[str, ...], shown: int = 3) -> str:
+    """Who was preempted, whole names (the table never cuts a name); past ``shown``, a count (json has them all)."""
+    more = f" and {len(keys) - shown} more" if len(keys) > shown else ""
+    return ", ".join(keys[:shown]) + more
 
 
 def _state_style(state: str) -> str | None:

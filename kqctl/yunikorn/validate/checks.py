@@ -21,8 +21,8 @@ from kqctl.yunikorn.validate import lints, runtime
 from kqctl.yunikorn.validate.effective import effective_config
 
 FIRST_HINT = "YuniKorn's first error: the message its admission webhook rejects the change with"
-LATER_HINT = "YuniKorn reports one error at a time: this one once its first ({first}) and the errors it checks " \
-    "before this one are fixed"
+LATER_HINT = "YuniKorn reports one error at a time: it reports this one only once its first error ({first}) and " \
+    "any error it checks before this one are fixed"
 RUNTIME_HINTS = {
     "YK-V20": "the validator accepts this, but YuniKorn cannot build the queues: the config is not applied",
     "YK-V21": "the validator accepts this, but the placement rules cannot be built: at start-up YuniKorn then has no "
@@ -30,11 +30,28 @@ RUNTIME_HINTS = {
     "YK-V27B": "add a partition named default with at least a root queue",
     "YK-V27C": "name the partition default (or leave the name empty)",
 }
-_DECODE_KEYS = ("partitions", "checksum", "name", "queues", "placementrules", "limits", "preemption",
-                "nodesortpolicy", "usergroupresolver", "parent", "resources", "maxapplications", "properties",
-                "adminacl", "submitacl", "childtemplate", "guaranteed", "max", "limit", "users", "groups",
-                "maxresources", "create", "filter", "value", "type", "enabled", "quotapreemptionenabled",
-                "resourceweights")
+# The keys of each struct of yunikorn-core's pkg/common/configs/config.go (Go field names, lower case): a
+# did-you-mean only offers keys of the struct the unknown key was written in.
+_STRUCT_KEYS: dict[str, tuple[str, ...]] = {
+    "SchedulerConfig": ("partitions", "checksum"),
+    "PartitionConfig": ("name", "queues", "placementrules", "limits", "preemption", "nodesortpolicy",
+                        "usergroupresolver"),
+    "QueueConfig": ("name", "parent", "resources", "maxapplications", "properties", "adminacl", "submitacl",
+                    "childtemplate", "queues", "limits"),
+    "ChildTemplate": ("maxapplications", "properties", "resources"),
+    "Resources": ("guaranteed", "max"),
+    "PlacementRule": ("name", "create", "filter", "parent", "value"),
+    "Filter": ("type", "users", "groups"),
+    "Limit": ("limit", "users", "groups", "maxresources", "maxapplications"),
+    "PartitionPreemptionConfig": ("enabled", "quotapreemptionenabled"),
+    "NodeSortingPolicy": ("type", "resourceweights"),
+    "UserGroupResolver": ("type",),
+}
+_STRUCT_NAMES = {"SchedulerConfig": "the top level", "PartitionConfig": "a partition", "QueueConfig": "a queue",
+                 "ChildTemplate": "a childtemplate", "Resources": "resources", "PlacementRule": "a placement rule",
+                 "Filter": "a placement rule's filter", "Limit": "a limit", "PartitionPreemptionConfig":
+                 "a partition's preemption", "NodeSortingPolicy": "nodesortpolicy",
+                 "UserGroupResolver": "usergroupresolver"}
 
 
 @dataclass(frozen=True)
@@ -123,12 +140,29 @@ def _finding(violation: Violation, severity: Severity, hint: str) -> Finding:
 
 
 def _decode_finding(error: DecodeError, first: bool) -> Finding:
-    """A decode problem with go-yaml's wording; a misspelt key gets a did-you-mean (keys are lower-case)."""
+    """A decode problem with go-yaml's wording; an unknown key gets a did-you-mean among the keys of its struct,
+    or where it belongs when it is a key of another one."""
     hint = FIRST_HINT if first else LATER_HINT
-    if error.message.startswith("field "):
-        key = error.message.split()[1]
-        close = difflib.get_close_matches(key.lower(), _DECODE_KEYS, n=1, cutoff=0.75)
-        if close:
-            better = f"did you mean {close[0]}? YuniKorn's keys are the Go field names in lower case, no separators"
-            hint = f"{better}; {hint}" if first else better
+    better = unknown_key_hint(error.message)
+    if better:
+        hint = f"{better}; {hint}" if first else better
     return Finding("YK-DECODE", Severity.ERROR, error.path, error.message, hint, error.line)
+
+
+def unknown_key_hint(message: str) -> str:
+    """For go-yaml's ``field K not found in type configs.T``: a key of T close to K (never K itself), else the
+    structs K belongs to; "" when there is nothing useful to say."""
+    words = message.split()
+    if len(words) < 7 or words[0] != "field" or not words[-1].startswith("configs."):
+        return ""
+    key, struct = words[1], words[-1].removeprefix("configs.")
+    keys = [k for k in _STRUCT_KEYS.get(struct, ()) if k != key]
+    close = difflib.get_close_matches(key.lower(), keys, n=1, cutoff=0.75)
+    if close:
+        return f"did you mean {close[0]}? YuniKorn's keys are the Go field names in lower case, no separators"
+    owners = [_STRUCT_NAMES[name] for name, valid in _STRUCT_KEYS.items() if key.lower() in valid and name != struct]
+    if owners:
+        return f"{key.lower()} is a key of {' or '.join(owners)}, not of {_STRUCT_NAMES.get(struct, struct)}"
+    if keys:
+        return f"{_STRUCT_NAMES.get(struct, struct)} takes: {', '.join(_STRUCT_KEYS[struct])}"
+    return ""

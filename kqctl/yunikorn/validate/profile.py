@@ -1,13 +1,16 @@
 """YuniKorn's part of ``kqctl validate`` (a :class:`~kqctl.validate.profile.ValidationProfile`).
 
-A bare ``queues.yaml`` is checked as the document it is; a ConfigMap ``yunikorn-configs`` or
-``yunikorn-defaults`` has the key its ``service.policyGroup`` names (``queues.yaml``) checked, with every
-finding's line moved from inside the embedded text to the ConfigMap file's line (exact for a ``|`` block,
-the key's line otherwise). Across the two ConfigMaps: which one's configuration YuniKorn reads.
+A bare ``queues.yaml`` is checked as the document it is. The ConfigMaps ``yunikorn-defaults`` and
+``yunikorn-configs`` are checked across objects, merged as the shim's webhook merges them (``validateConfigMap``:
+key by key, ``service.policyGroup`` choosing the key): the merged ``<policyGroup>.yaml`` is checked and every
+finding's line moved from inside the embedded text to the line in the file of the ConfigMap the key came from
+(exact for a ``|`` block, the key's line otherwise). Also across objects: pods naming a queue nobody creates
+(YK-PL-QUEUE) and namespace annotations the shim ignores (YK-G6).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -22,12 +25,16 @@ from kqctl.yunikorn.api import configmap
 from kqctl.yunikorn.api.config import parse_config_node
 from kqctl.yunikorn.api.decoding import from_yaml_node
 from kqctl.yunikorn.validate.checks import ConfigCheck, check_config, check_config_text
+from kqctl.yunikorn.validate.namespaces import annotation_problems
+from kqctl.yunikorn.validate.pods import unknown_queues
 
 _CHECKED: dict[int, tuple[LoadedObject, ConfigCheck | None, str]] = {}
+# The merged check of the ConfigMaps of the last cross-object pass, by ConfigMap object: (object, check, source).
+_MERGED: dict[int, tuple[LoadedObject, ConfigCheck, str]] = {}
 
 
 def _check(obj: LoadedObject) -> tuple[ConfigCheck | None, str]:
-    """The check of the object's configuration and the key it came from ("" for a bare file)."""
+    """The check of the object's configuration alone and the key it came from ("" for a bare file)."""
     cached = _CHECKED.get(id(obj))
     if cached is not None and cached[0] is obj:
         return cached[1], cached[2]
@@ -53,45 +60,37 @@ def _check_bare(obj: LoadedObject) -> ConfigCheck:
 
 
 def inspect(obj: LoadedObject) -> list[Finding]:
-    """Every finding of the object's queue configuration, located in its file."""
+    """Every finding of a bare queues.yaml, located in its file. A ConfigMap's own problems only: its queue
+    configuration is checked across objects, merged with the other YuniKorn ConfigMap as the webhook merges."""
     if obj.info is kinds.CONFIG_MAP:
-        return list(_config_map_findings(obj))
+        return [warning("YK-CONFIGMAP", ("binaryData", key), problem, "gzip the text and name the key <name>.gz")
+                for _, key, problem in configmap.flatten([obj.body]).problems]
     check, _ = _check(obj)
     return list(check.findings) if check is not None else []
 
 
-def _config_map_findings(obj: LoadedObject) -> Iterator[Finding]:
-    flattened = configmap.flatten([obj.body])
-    for _, key, problem in flattened.problems:
-        yield warning("YK-CONFIGMAP", ("binaryData", key), problem, "gzip the text and name the key <name>.gz")
-    check, raw_key = _check(obj)
-    if check is None:
-        yield info("YK-CONFIGMAP", ("data",), f"{obj.name} has no {flattened.config_key}: unless the other "
-                   "YuniKorn ConfigMap has one, YuniKorn uses its built-in default configuration (every namespace "
-                   "in a dynamic queue root.<namespace>)")
-        return
-    entry = flattened.queue_config()
-    assert entry is not None
-    field = entry.field
-    place = _Placement(obj, field, raw_key)
+def _entry_findings(holder: LoadedObject, entry: configmap.Entry, check: ConfigCheck) -> Iterator[Finding]:
+    """The findings of the text of ``entry`` (a key of ``holder``), located in the holder's file."""
+    place = _Placement(holder, entry.field, entry.raw_key)
     for finding in check.findings:
-        yield Finding(finding.rule_id, finding.severity, (field, raw_key, *finding.path), finding.message,
-                      finding.hint, place.line(finding.line), finding.related)
+        yield Finding(finding.rule_id, finding.severity, (entry.field, entry.raw_key, *finding.path),
+                      finding.message, finding.hint, place.line(finding.line), finding.related)
 
 
 class _Placement:
     """Moves a line inside an embedded text to the ConfigMap file's line."""
 
     def __init__(self, obj: LoadedObject, field: str, key: str) -> None:
-        self.key_line = obj.line_of((field, key))
         tree = obj.document.tree()
+        # None when the document is not at hand (a parallel run sends a bare copy): the runner looks the line up.
+        self.key_line = obj.line_of((field, key)) if obj.document.body is not None else None
         node = _node_at(tree, (*obj.prefix, field, key)) if tree is not None else None
         # Only a literal block keeps the text's lines one for one (its first line follows the indicator).
         self.literal = isinstance(node, yaml.ScalarNode) and node.style == "|"
         self.start = node.start_mark.line + 1 if node is not None else self.key_line
 
-    def line(self, inner: int | None) -> int:
-        if inner is None or not self.literal:
+    def line(self, inner: int | None) -> int | None:
+        if inner is None or not self.literal or self.start is None:
             return self.key_line
         return self.start + inner
 
@@ -110,37 +109,82 @@ def _node_at(node: yaml.Node | None, path: Sequence[str | int]) -> yaml.Node | N
 
 
 def effective(obj: LoadedObject) -> dict[str, Any] | None:
-    check, _ = _check(obj)
+    """What YuniKorn uses: for a ConfigMap, the merged configuration when the cross-object pass saw both."""
+    merged = _MERGED.get(id(obj))
+    if merged is not None and merged[0] is obj:
+        return _with_source(merged[1].effective, merged[2])
+    check, raw_key = _check(obj)
     if check is None:
         if obj.info is kinds.CONFIG_MAP:
             default = check_config_text("")
             return default.effective
         return None
+    if obj.info is kinds.CONFIG_MAP:
+        return _with_source(check.effective, f"{raw_key} of ConfigMap {obj.namespace}/{obj.name}")
     return check.effective
 
 
+def _with_source(found: dict[str, Any] | None, source: str) -> dict[str, Any] | None:
+    """The effective document naming the key it was read from (the check itself is cached: copied, not changed)."""
+    if found is None:
+        return None
+    # A copy: the cached check is shared, and two documents sharing one dict would print as YAML aliases.
+    copied = copy.deepcopy(found)
+    if "source" in copied:
+        copied["source"] = source
+    return copied
+
+
 def cross_object(objects: Sequence[LoadedObject], closed: bool) -> Iterable[tuple[LoadedObject, Finding]]:
-    """Which ConfigMap's configuration YuniKorn reads when both are given (yunikorn-configs wins)."""
-    config_maps = {obj.name: obj for obj in objects if obj.info is kinds.CONFIG_MAP}
+    """The queue configuration of the YuniKorn ConfigMaps, flattened as the shim's webhook flattens them
+    (``validateConfigMap``: yunikorn-defaults, then yunikorn-configs over it, key by key): the merged
+    ``<service.policyGroup>.yaml`` is checked, its findings located in the ConfigMap the winning key came from."""
+    # == not is: a parallel run sends the objects over from the workers (pickled, the kind info copied)
+    config_maps = {obj.name: obj for obj in objects if obj.info == kinds.CONFIG_MAP}
     ordered = [config_maps[name] for name in kinds.CONFIG_MAP_NAMES if name in config_maps]
-    if len(ordered) < 2:
-        return []
+    _MERGED.clear()
+    found: list[tuple[LoadedObject, Finding]] = [*unknown_queues(objects), *annotation_problems(objects)]
+    if not ordered:
+        return found
     merged = configmap.flatten([obj.body for obj in ordered])
-    found: list[tuple[LoadedObject, Finding]] = []
     winner = merged.queue_config()
+    if winner is None:
+        last = ordered[-1]
+        names = " nor ".join(obj.name or "" for obj in ordered)
+        what = f"neither {names} has" if len(ordered) > 1 else f"{last.name} has no"
+        found.append((last, info("YK-CONFIGMAP", ("data",), f"{what} {merged.config_key}"
+                                 f"{'' if len(ordered) > 1 else ': unless the other YuniKorn ConfigMap has one'}"
+                                 ", YuniKorn uses its built-in default configuration (every namespace in a dynamic "
+                                 "queue root.<namespace>)")))
+        return found
+    holder = config_maps[winner.source]
+    check = check_config_text(winner.text)
+    source = f"{winner.raw_key} of ConfigMap {holder.namespace}/{holder.name}"
+    for obj in ordered:
+        _MERGED[id(obj)] = (obj, check, source)
+    found.extend((holder, finding) for finding in _entry_findings(holder, winner, check))
+    if len(ordered) > 1:
+        found.extend(_unused_keys(ordered, merged, winner))
+    return found
+
+
+def _unused_keys(ordered: Sequence[LoadedObject], merged: configmap.Flattened,
+                 winner: configmap.Entry) -> Iterator[tuple[LoadedObject, Finding]]:
+    """A ConfigMap's own queue configuration that YuniKorn does not read: another policy group, or replaced."""
     for obj in ordered:
         own = configmap.flatten([obj.body])
         own_entry = own.queue_config()
-        if own.config_key != merged.config_key and own_entry is not None:
-            found.append((obj, warning("YK-CONFIGMAP", (own_entry.field, own_entry.raw_key),
-                                       f"YuniKorn reads {merged.config_key} ({configmap.POLICY_GROUP_KEY} of the "
-                                       f"merged ConfigMaps), not {own.config_key}",
-                                       f"set {configmap.POLICY_GROUP_KEY} in one ConfigMap only")))
-        elif own_entry is not None and winner is not None and winner.source != obj.name:
-            found.append((obj, Finding("YK-CONFIGMAP", Severity.INFO, (own_entry.field, own_entry.raw_key),
-                                       f"{own_entry.key} of {obj.name} is not used: the one in {winner.source} "
-                                       "replaces it (yunikorn-configs wins key by key)", None)))
-    return found
+        if own_entry is None:
+            continue
+        if own.config_key != merged.config_key:
+            yield obj, warning("YK-CONFIGMAP", (own_entry.field, own_entry.raw_key),
+                               f"YuniKorn reads {merged.config_key} ({configmap.POLICY_GROUP_KEY} of the merged "
+                               f"ConfigMaps), not {own.config_key}", f"set {configmap.POLICY_GROUP_KEY} in one "
+                               "ConfigMap only")
+        elif winner.source != obj.name:
+            yield obj, Finding("YK-CONFIGMAP", Severity.INFO, (own_entry.field, own_entry.raw_key),
+                               f"{own_entry.key} of {obj.name} is not used: the one in {winner.source} replaces it "
+                               "(yunikorn-configs wins key by key)", None)
 
 
 PROFILE = ValidationProfile(
