@@ -69,7 +69,7 @@ app.command("replay", help=replay.HELP, epilog=replay.EXAMPLES)(replay.replay_co
 app.command("diff", help=diff.HELP, epilog=diff.EXAMPLES)(diff.diff_command)
 app.command("plan", help=plan.HELP, epilog=plan.EXAMPLES)(plan.plan_command)
 app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
-app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP)
+app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP, epilog=snapshot.SAVE_EXAMPLES)
 app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)
 app.command("version", help=version.HELP, epilog=version.EXAMPLES)(version.version_command)
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -41,11 +42,15 @@ EXAMPLES = options.examples(
     "kqctl diff cluster.yaml --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40",
     "kqctl diff base/ head/ --replay --runtime 45m -o markdown > comment.md",
     "kqctl diff base/ head/ --fail-on regression",
+    "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10 "
+    "-n team-a -l 'kueue.x-k8s.io/job-uid'",
 )
 
 DIFF_FORMATS = ("table", "json", "yaml", "markdown")
 WithOption = typer.Option(None, "--with", metavar="PATH", help="Inputs both sides share (repeatable).")
 FAIL_ON = ("regression",)
+# As on simulate, -n and -l choose what is listed, never what is simulated or counted.
+LISTED = "as on simulate, both sides still run every workload; the counts and --fail-on cover every workload"
 
 
 def diff_command(
@@ -69,10 +74,18 @@ def diff_command(
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml or markdown."),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="WHAT",
                                        help="regression: exit 1 when a workload admitted before is not after."),
+    namespace: str | None = options.namespace_option(LISTED),
+    all_namespaces: bool = options.AllNamespacesOption,
+    selector: str | None = options.selector_option(LISTED),
     limit: int = options.LimitOption,
     show_all: bool = options.ShowAllOption,
     strict: bool = options.StrictOption,
     sets: list[str] | None = options.SetOption,
+    override: bool = typer.Option(False, "--override",
+                                  help="When an object is defined twice within one side's inputs (BEFORE's or "
+                                       "AFTER's files, or the --with inputs and the cluster), the one read last wins "
+                                       "instead of a LOAD-DUPLICATE error. BEFORE's and AFTER's objects replace "
+                                       "--with's without it."),
     from_cluster: bool = options.FromClusterOption,
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
@@ -89,21 +102,24 @@ def diff_command(
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose: {', '.join(FAIL_ON)}")
     if after is None and not sets:
         raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
+    parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
     replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
                                     feature_gates).options() if replay else None
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     clock = parse_now(now)
-    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler)
-    old = _side(before, shared, recursive, strict, None, scheduler, clock)
-    new = _side(after or before, shared, recursive, strict, sets, scheduler, clock)
+    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override)
+    old = _side(before, shared, recursive, strict, None, scheduler, clock, override)
+    new = _side(after or before, shared, recursive, strict, sets, scheduler, clock, override)
     for side in (old, new):
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
         if replay:
             check_runtimes(side)
+    options.check_namespace_present(namespace, (w.namespace for side in (old, new) for w in side.workloads))
+    listed_keys = listed(old, new, namespace, parsed_selector)
     report = diff_snapshots(old, new, sim_options, replay_options)
     view = TableOptions(limit=options.row_limit(limit, show_all))
     try:
-        render_diff(report, output, sys.stdout, view)
+        render_diff(report, output, sys.stdout, view, listed_keys)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if fail_on == "regression" and report.regressions:
@@ -115,18 +131,29 @@ def diff_command(
     raise typer.Exit(EXIT_OK)
 
 
+def listed(old: Snapshot, new: Snapshot, namespace: str | None,
+           selector: dict[str, Any] | None) -> Callable[[str], bool] | None:
+    """The workloads -n and -l list, by key: a workload is listed when it matches on either side (a --set or AFTER
+    may change its labels; an added or removed one exists on one side only). None lists every one."""
+    if namespace is None and selector is None:
+        return None
+    matches = options.workload_matcher(namespace, selector)
+    return {w.key for side in (old, new) for w in side.workloads if matches(w.namespace, w.labels)}.__contains__
+
+
 def _shared(paths: list[str] | None, recursive: bool, strict: bool, from_cluster: bool, context: str | None,
-            kubeconfig: str | None, scheduler: str | None) -> LoadResult | None:
+            kubeconfig: str | None, scheduler: str | None, override: bool) -> LoadResult | None:
     if not paths and not from_cluster:
         options.check_cluster_options(from_cluster, context, kubeconfig)
         return None
-    return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, False,
+    return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, override,
                                scheduler)
 
 
 def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
-          scheduler: str | None, clock: object) -> Snapshot:
-    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes."""
+          scheduler: str | None, clock: object, override: bool) -> Snapshot:
+    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes.
+    ``override``: within this side's own files, the definition read last wins (--with's were resolved already)."""
     from datetime import datetime
 
     from kqctl.cli.simulate import load_snapshot
@@ -134,7 +161,7 @@ def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, s
     from kqctl.load.overrides import parse_override
 
     overrides = [parse_override(text) for text in sets or []]
-    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, False, scheduler)
+    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, override, scheduler)
     if shared is not None:
         own = LoadResult(_replacing(shared.objects, own.objects), [*shared.unreadable, *own.unreadable],
                          [*shared.files, *own.files])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -47,6 +48,70 @@ def parse_selector(text: str) -> dict[str, Any]:
     if problems:
         raise UsageError(f"-l {text!r}: invalid label selector: {problems[0].body()}")
     return selector
+
+
+def namespace_option(listed: str) -> Any:
+    """-n, worded for what the command lists (``listed``: e.g. "the replay still covers every workload")."""
+    return typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                        help=f"Only list workloads of this namespace ({listed}).")
+
+
+AllNamespacesOption = typer.Option(False, "-A", "--all-namespaces",
+                                   help="List workloads of every namespace (the default).")
+
+
+def selector_option(listed: str) -> Any:
+    return typer.Option(None, "-l", "--selector", metavar="SELECTOR",
+                        help=f"Only list workloads whose labels match, e.g. team=a,tier!=batch ({listed}).")
+
+
+def check_workload_filter(namespace: str | None, all_namespaces: bool, selector: str | None) -> dict[str, Any] | None:
+    """-n, -A and -l checked as simulate checks them, before anything is read: -n with -A, or a malformed -l, is a
+    usage error. Returns the parsed selector (None without -l)."""
+    if namespace and all_namespaces:
+        from kqctl.errors import UsageError
+
+        raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    return parse_selector(selector) if selector else None
+
+
+def workload_matcher(namespace: str | None,
+                     selector: dict[str, Any] | None) -> Callable[[str, Mapping[str, str]], bool]:
+    """-n and -l as kubectl applies them to one workload (its namespace and labels); simulate's filter."""
+    from kqctl.k8s.selectors import selector_matches
+
+    def matches(workload_namespace: str, labels: Mapping[str, str]) -> bool:
+        if namespace is not None and workload_namespace != namespace:
+            return False
+        return selector is None or selector_matches(selector, labels)
+
+    return matches
+
+
+NAMESPACES_NAMED = 10  # namespaces listed in the message for a -n that names none of them
+
+
+def check_namespace_present(namespace: str | None, present: Iterable[str]) -> None:
+    """-n naming a namespace in which no workload exists is a usage error (most likely a typo) with a did-you-mean
+    over the namespaces that hold workloads, instead of an empty table that looks like an answer."""
+    if namespace is None:
+        return
+    namespaces = sorted(set(present))
+    if namespace in namespaces:
+        return
+    import difflib
+
+    from kqctl.errors import UsageError
+
+    close = difflib.get_close_matches(namespace, namespaces, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    if not namespaces:
+        where = "the inputs hold no workloads"
+    else:
+        named = ", ".join(namespaces[:NAMESPACES_NAMED])
+        more = f" and {len(namespaces) - NAMESPACES_NAMED:,} more" if len(namespaces) > NAMESPACES_NAMED else ""
+        where = f"workloads are in: {named}{more}"
+    raise UsageError(f"-n {namespace}: no workload in namespace {namespace!r}{hint} ({where})")
 
 
 def row_limit(limit: int, show_all: bool) -> int | None:

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -36,6 +36,7 @@ HELP = "\n\n".join((
 
 EXAMPLES = options.examples(
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
+    "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z -n team-a",
     "kqctl replay cluster/ jobs-tomorrow.yaml --runtime 45m",
     "kqctl replay cluster/ --trace arrivals.csv -o json",
     "kqctl replay --generator kueue/test/performance/scheduler/configs/baseline/generator.yaml -o summary",
@@ -117,6 +118,8 @@ def parse_runtime(text: str | None) -> Distribution | None:
 
 
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
+# As on simulate, -n and -l choose what is listed, never what is replayed.
+LISTED = "as on simulate, the replay and its percentiles and usage still cover every workload"
 BAR = 16  # characters of the progress bar
 
 
@@ -144,8 +147,9 @@ def replay_command(
     plot: str | None = typer.Option(None, "--plot", metavar="DIR",
                                     help="Also write charts to DIR: usage over time per ClusterQueue and cohort, "
                                          "time to admission per priority (SVG; PNG too with matplotlib)."),
-    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
-                                         help="Only list workloads of this namespace."),
+    namespace: str | None = options.namespace_option(LISTED),
+    all_namespaces: bool = options.AllNamespacesOption,
+    selector: str | None = options.selector_option(LISTED),
     no_headers: bool = options.NoHeadersOption,
     sort_by: str | None = options.SortByOption,
     limit: int = options.LimitOption,
@@ -165,6 +169,10 @@ def replay_command(
 
     if output not in REPLAY_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(REPLAY_FORMATS)}")
+    parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
+    if output == "summary" and (namespace is not None or parsed_selector is not None):
+        raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "
+                         "every workload)")
     settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates)
     replay_options = settings.options()
     if plot is not None:
@@ -173,6 +181,8 @@ def replay_command(
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
                             from_cluster, context, kubeconfig, scheduler)
+    options.check_namespace_present(namespace, (w.namespace for w in snapshot.workloads))
+    shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
     progress.done()
     if plot is not None:
@@ -182,8 +192,17 @@ def replay_command(
     view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
     from kqctl.kueue.render.replay import render_replay
 
-    render_replay(report, output, sys.stdout, view, namespace)
+    render_replay(report, output, sys.stdout, view, shown)
     raise typer.Exit(EXIT_OK)
+
+
+def listed(snapshot: Snapshot, namespace: str | None, selector: dict[str, Any] | None) -> Callable[[str], bool] | None:
+    """The workloads -n and -l list, by key, judged on the snapshot's workloads (arrivals of a trace included);
+    None lists every one."""
+    if namespace is None and selector is None:
+        return None
+    matches = options.workload_matcher(namespace, selector)
+    return {w.key for w in snapshot.workloads if matches(w.namespace, w.labels)}.__contains__
 
 
 def progress_reporter(progress: Progress, snapshot: Snapshot) -> Callable[[int, int, int], None]:

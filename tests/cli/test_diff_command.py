@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from support import REPO, Run
@@ -112,3 +113,147 @@ def test_the_readme_says_when_the_preempted_pretraining_job_gets_in_and_finishes
     readme = " ".join((REPO / "README.md").read_text().split())
     assert "it gets in for the last time 4h45m after it was created" in readme
     assert "is done 6h45m after it was created" in readme
+
+
+CHANGED_BY_LESS_CPU = {"team-a/job-feature-etl-7b2e0", "team-a/job-hparam-sweep-21f8c",
+                       "team-a/job-pretrain-resnet-4c1d9"}
+LABEL_HPARAM = "workload/team-a/job-hparam-sweep-21f8c.metadata.labels.tier=gpu"  # on the AFTER side only
+
+
+@pytest.mark.parametrize("args,listed", [
+    ((), CHANGED_BY_LESS_CPU),
+    (("-A",), CHANGED_BY_LESS_CPU),
+    (("-n", "team-a"), CHANGED_BY_LESS_CPU),
+    (("-n", "team-b"), set()),
+    (("-l", "tier=gpu"), {"team-a/job-hparam-sweep-21f8c"}),  # labelled after only: a match on either side lists
+    (("-l", "tier!=gpu", "-n", "team-a"), CHANGED_BY_LESS_CPU),  # hparam-sweep has no tier before: it matches
+    (("-l", "tier", "-n", "team-b"), set()),
+])
+def test_namespace_and_selector_choose_the_changes_listed_and_nothing_else(kqctl: Kqctl, args: tuple[str, ...],
+                                                                          listed: set[str]) -> None:
+    diff = ("diff", SAMPLE, "--set", LESS_CPU, "--set", LABEL_HPARAM, *NOW)
+    everything = json.loads(kqctl(*diff, "-o", "json").out)
+    result = kqctl(*diff, "-o", "json", *args)
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert set(data["workloads"]) == listed
+    assert data["regressions"] == sorted(listed & {"team-a/job-hparam-sweep-21f8c"})
+    # The counts cover every workload, as simulate's summary does; only the lists are filtered.
+    for key in ("compared", "changed", "before", "after", "configuration"):
+        assert data[key] == everything[key], key
+    table = kqctl(*diff, *args).out
+    assert table.startswith("3 of 6 workloads change; 1 admitted before is no longer admitted.")
+    assert {key for key in CHANGED_BY_LESS_CPU if f"{key} " in table} == listed
+    hidden = len(CHANGED_BY_LESS_CPU) - len(listed)
+    assert (f"{hidden} other workload change(s) not listed (-n/-l)." in table) == bool(hidden)
+    markdown = kqctl(*diff, *args, "-o", "markdown").out
+    assert {key for key in CHANGED_BY_LESS_CPU if f"| {key} |" in markdown} == listed
+
+
+def test_fail_on_regression_covers_every_workload_as_simulates_fail_on_does(kqctl: Kqctl) -> None:
+    result = kqctl("diff", SAMPLE, "--set", LESS_CPU, "-n", "team-b", "--fail-on", "regression", *NOW)
+    assert result.code == 1 and "team-a/job-hparam-sweep-21f8c" in result.err
+
+
+def _split_sample(tmp_path: Path, base_workloads: str, head_workloads: str) -> tuple[str, str]:
+    for side, workloads in (("base", base_workloads), ("head", head_workloads)):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "cluster.yaml").write_text((REPO / SAMPLE / "cluster.yaml").read_text())
+        (tmp_path / side / "workloads.yaml").write_text(workloads)
+    return str(tmp_path / "base"), str(tmp_path / "head")
+
+
+def test_a_removed_workload_is_listed_by_its_labels_before(kqctl: Kqctl, tmp_path: Path) -> None:
+    documents = (REPO / SAMPLE / "workloads.yaml").read_text().split("\n---\n")
+    model_eval = next(d for d in documents if "name: job-model-eval-6a0f3" in d)
+    labelled = model_eval.replace("  labels:\n", "  labels:\n    tier: eval\n", 1)
+    assert labelled != model_eval
+    base, head = _split_sample(tmp_path, "\n---\n".join(labelled if d is model_eval else d for d in documents),
+                               "\n---\n".join(d for d in documents if d is not model_eval))
+    data = json.loads(kqctl("diff", base, head, *NOW, "-o", "json", "-l", "tier=eval").out)
+    assert data["workloads"]["team-b/job-model-eval-6a0f3"]["changes"] == ["removed"]
+    assert len(data["workloads"]) == 1
+
+
+@pytest.mark.parametrize("namespace,message", [
+    ("team-bb", "-n team-bb: no workload in namespace 'team-bb'; did you mean team-b? "
+                "(workloads are in: team-a, team-b)"),
+    ("default", "-n default: no workload in namespace 'default' (workloads are in: team-a, team-b)"),
+])
+def test_a_namespace_without_workloads_on_either_side_is_a_usage_error(kqctl: Kqctl, namespace: str,
+                                                                       message: str) -> None:
+    result = kqctl("diff", SAMPLE, "--set", LESS_CPU, *NOW, "-n", namespace)
+    assert result.code == 2 and message in result.err, result.err
+    assert result.out == ""
+
+
+def test_a_namespace_with_workloads_on_one_side_only_is_listed(kqctl: Kqctl, tmp_path: Path) -> None:
+    workloads = (REPO / SAMPLE / "workloads.yaml").read_text()
+    base, head = _split_sample(tmp_path, workloads, workloads.replace("namespace: team-b", "namespace: team-c"))
+    result = kqctl("diff", base, head, *NOW, "-o", "json", "-n", "team-c")
+    assert result.code == 0, result.err
+    assert {c["changes"][0] for c in json.loads(result.out)["workloads"].values()} == {"added"}
+
+
+@pytest.mark.parametrize("args,message", [
+    (("-n", "team-a", "-A"), "-n/--namespace and -A/--all-namespaces cannot be used together"),
+    (("-l", "tier in gpu"), "-l 'tier in gpu': "),
+    (("-l", "tier=-gpu-"), "-l 'tier=-gpu-': invalid label selector"),
+])
+def test_bad_namespace_and_selector_options_are_usage_errors_before_reading(kqctl: Kqctl, args: tuple[str, ...],
+                                                                           message: str) -> None:
+    result = kqctl("diff", "no/such/dir", "--set", LESS_CPU, *args)
+    assert result.code == 2 and message in result.err, result.err
+
+
+def _override_dirs(tmp_path: Path, where: str, extra: str) -> tuple[str, ...]:
+    """BEFORE and AFTER hold the sample's cluster.yaml, --with its workloads.yaml; ``where`` also gets ``extra``
+    (z-extra.yaml, read after the others) redefining one of those objects."""
+    for side in ("before", "after", "with"):
+        (tmp_path / side).mkdir(parents=True)
+    (tmp_path / "before" / "cluster.yaml").write_text((REPO / SAMPLE / "cluster.yaml").read_text())
+    (tmp_path / "after" / "cluster.yaml").write_text((REPO / SAMPLE / "cluster.yaml").read_text())
+    (tmp_path / "with" / "workloads.yaml").write_text((REPO / SAMPLE / "workloads.yaml").read_text())
+    (tmp_path / where / "z-extra.yaml").write_text(extra)
+    return "diff", str(tmp_path / "before"), str(tmp_path / "after"), "--with", str(tmp_path / "with"), *NOW, \
+        "-o", "json"
+
+
+def _refused_without_override(kqctl: Kqctl, diff: tuple[str, ...]) -> dict[str, Any]:
+    refused = kqctl(*diff)
+    assert refused.code == 3 and "LOAD-DUPLICATE" in refused.err and "--override" in refused.err, refused.err
+    result = kqctl(*diff, "--override")
+    assert result.code == 0, result.err
+    return cast(dict[str, Any], json.loads(result.out))
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_override_lets_the_last_definition_win_within_before_or_after(kqctl: Kqctl, tmp_path: Path,
+                                                                      where: str) -> None:
+    """--override as on simulate, within one side's inputs: BEFORE's (or AFTER's) directory defines ClusterQueue
+    team-a twice, the second with 10 CPUs; with --override that one is the side's team-a."""
+    import yaml
+
+    team_a = next(d for d in yaml.safe_load_all((REPO / SAMPLE / "cluster.yaml").read_text())
+                  if d and d["kind"] == "ClusterQueue" and d["metadata"]["name"] == "team-a")
+    team_a["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 10
+    data = _refused_without_override(kqctl, _override_dirs(tmp_path, where, yaml.safe_dump(team_a)))
+    [change] = data["configuration"]
+    assert (change["before"], change["after"]) == (("10", "20") if where == "before" else ("20", "10"))
+    regression = ["team-a/job-hparam-sweep-21f8c"]
+    assert data["regressions"] == (regression if where == "after" else [])
+    assert data["workloads"]["team-a/job-hparam-sweep-21f8c"]["changes"] == ["decision"]
+
+
+def test_override_lets_the_last_definition_win_within_the_shared_inputs(kqctl: Kqctl, tmp_path: Path) -> None:
+    """--with's inputs define job-hparam-sweep twice, the second asking for 250m CPU a pod instead of 2: with
+    --override both sides get that one, so AFTER's 10-CPU team-a (--set) still admits it."""
+    documents = (REPO / SAMPLE / "workloads.yaml").read_text().split("\n---\n")
+    sweep = next(d for d in documents if "name: job-hparam-sweep-21f8c" in d)
+    smaller = sweep.replace('cpu: "2"', 'cpu: 250m', 1)
+    assert smaller != sweep
+    diff = _override_dirs(tmp_path, "with", smaller)
+    data = _refused_without_override(kqctl, (*diff, "--set", LESS_CPU))
+    assert data["regressions"] == []
+    base = _override_dirs(tmp_path / "plain", "with", "")
+    assert json.loads(kqctl(*base, "--set", LESS_CPU).out)["regressions"] == ["team-a/job-hparam-sweep-21f8c"]

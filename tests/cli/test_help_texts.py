@@ -32,6 +32,21 @@ def _commands() -> Iterator[tuple[str, ...]]:
 COMMANDS = sorted(_commands())
 
 
+def _groups() -> Iterator[tuple[str, ...]]:
+    """Sub-command groups (kqctl snapshot): their own --help is a page a user reads too."""
+    def walk(command: object, prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        if hasattr(command, "commands"):
+            if prefix:
+                yield prefix
+            for name, sub in command.commands.items():
+                yield from walk(sub, (*prefix, name))
+
+    return walk(typer.main.get_command(app), ())
+
+
+GROUPS = sorted(_groups())
+
+
 def _help(kqctl: Callable[..., Run], command: tuple[str, ...]) -> str:
     run = kqctl(*command, "--help", env={"COLUMNS": "100"})
     assert run.code == 0, run.err
@@ -45,7 +60,7 @@ def test_help_placeholders_are_words_not_python_types(kqctl: Callable[..., Run],
     assert "{" not in text.splitlines()[0], text.splitlines()[0]  # usage line: WORKLOAD, not {WORKLOAD}
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+@pytest.mark.parametrize("command", COMMANDS + GROUPS, ids=[" ".join(c) for c in COMMANDS + GROUPS])
 def test_every_command_help_has_an_examples_section(kqctl: Callable[..., Run], command: tuple[str, ...]) -> None:
     text = _help(kqctl, command)
     assert "Examples:" in text

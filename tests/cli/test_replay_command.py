@@ -276,3 +276,85 @@ def test_small_usage_mistakes_are_usage_errors(kqctl: Kqctl) -> None:
     ):
         result = kqctl("replay", "samples/replay", *args)
         assert result.code == 2 and message in result.err, (args, result.err)
+
+
+def _labelled_replay_sample(tmp_path: Path) -> str:
+    """samples/replay with labels on two of its Workloads (tier=pretrain on team-a's, tier=serving on team-b's)."""
+    import shutil
+
+    copy = tmp_path / "replay"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "samples" / "replay", copy)
+    running = copy / "running.yaml"
+    text = running.read_text()
+    for name, tier in (("pretrain-shard-3", "pretrain"), ("batch-inference-eu", "serving")):
+        text = text.replace(f"  name: {name}\n", f"  name: {name}\n  labels: {{tier: {tier}}}\n", 1)
+    running.write_text(text)
+    return str(copy)
+
+
+@pytest.mark.parametrize("args,listed", [
+    (("-l", "tier=pretrain"), {"team-a/pretrain-shard-3"}),
+    (("-l", "tier in (pretrain,serving)"), {"team-a/pretrain-shard-3", "team-b/batch-inference-eu"}),
+    (("-l", "tier!=pretrain", "-n", "team-b"), {"team-b/batch-inference-eu", "team-b/job-finetune-llama-cb6db"}),
+    (("-l", "!tier"), {"team-a/job-notebook-alice-af17c", "team-b/job-finetune-llama-cb6db"}),
+    (("-A",), {"team-a/job-notebook-alice-af17c", "team-a/pretrain-shard-3", "team-b/batch-inference-eu",
+               "team-b/job-finetune-llama-cb6db"}),
+])
+def test_namespace_and_selector_list_the_workloads_simulate_lists_and_replay_them_all(
+        kqctl: Kqctl, tmp_path: Path, args: tuple[str, ...], listed: set[str]) -> None:
+    sample = _labelled_replay_sample(tmp_path)
+    now = ("--now", "2026-09-14T09:00:00Z")
+    everything = json.loads(kqctl("replay", sample, *now, "-o", "json").out)
+    result = kqctl("replay", sample, *now, "-o", "json", *args)
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert set(data["workloads"]) == listed
+    assert set(json.loads(kqctl("simulate", sample, *now, "-o", "json", *args).out)["workloads"]) == listed
+    # What is replayed (and so every percentile, usage and eviction) does not depend on what is listed.
+    assert {key: value for key, value in data.items() if key != "workloads"} == \
+        {key: value for key, value in everything.items() if key != "workloads"}
+    table = kqctl("replay", sample, *now, *args, "--no-headers").out.splitlines()
+    assert {line.split()[0] for line in table} == listed
+
+
+def test_a_selector_lists_generated_workloads_by_their_class_label(kqctl: Kqctl, write: Write) -> None:
+    config = write("generator.yaml", SMALL_GENERATOR)
+    result = kqctl("replay", "--generator", config, "-o", "json", "-l",
+                   "kueue.x-k8s.io/performance-scheduler-class=large")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert len(data["workloads"]) == 4 * 5 and {w["class"] for w in data["workloads"].values()} == {"large"}
+    assert data["overall"]["workloads"] == 4 * 25  # every workload was replayed
+
+
+@pytest.mark.parametrize("namespace,message", [
+    ("team-aa", "-n team-aa: no workload in namespace 'team-aa'; did you mean team-a? "
+                "(workloads are in: team-a, team-b)"),
+    ("prod", "-n prod: no workload in namespace 'prod' (workloads are in: team-a, team-b)"),
+])
+def test_a_namespace_without_workloads_is_a_usage_error_with_a_did_you_mean(kqctl: Kqctl, namespace: str,
+                                                                             message: str) -> None:
+    result = kqctl("replay", *SAMPLE, "-n", namespace)
+    assert result.code == 2 and message in result.err, result.err
+    assert result.out == ""
+
+
+def test_a_namespace_that_only_a_trace_fills_is_listed(kqctl: Kqctl, write: Write) -> None:
+    trace = write("arrivals.csv", "time,namespace,queue,cpu,runtime\n0s,team-a,team-a-queue,1,5m\n")
+    result = kqctl("replay", "samples/replay", "--now", "2026-09-14T09:00:00Z", "--trace", trace, "-o", "json",
+                   "-l", "!kueue.x-k8s.io/job-uid", "-n", "team-a")
+    assert result.code == 0, result.err
+    assert set(json.loads(result.out)["workloads"]) == {"team-a/pretrain-shard-3", "team-a/trace-1"}
+
+
+@pytest.mark.parametrize("args,message", [
+    (("-n", "team-a", "-A"), "-n/--namespace and -A/--all-namespaces cannot be used together"),
+    (("-l", "tier in pretrain"), "-l 'tier in pretrain': "),
+    (("-l", "-bad-=x"), "-l '-bad-=x': invalid label selector"),
+    (("-l", "tier=a", "-o", "summary"), "-o summary lists none"),
+    (("-n", "team-a", "-o", "summary"), "-o summary lists none"),
+])
+def test_bad_namespace_and_selector_options_are_usage_errors_before_reading(kqctl: Kqctl, args: tuple[str, ...],
+                                                                           message: str) -> None:
+    result = kqctl("replay", "no/such/dir", *args)  # exit 2, not the unreadable input's 3: nothing was read
+    assert result.code == 2 and message in result.err, result.err

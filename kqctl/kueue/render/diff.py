@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
@@ -29,34 +30,47 @@ def view_data(view: WorkloadView | None) -> dict[str, Any] | None:
             "message": view.message or None}
 
 
-def diff_data(report: DiffReport) -> dict[str, Any]:
+def listed(report: DiffReport, shown: Callable[[str], bool] | None) -> tuple[WorkloadChange, ...]:
+    """The changes -n and -l list (by workload key); the counts always cover every workload, as on simulate."""
+    return report.changes if shown is None else tuple(c for c in report.changes if shown(c.key))
+
+
+def hidden_note(report: DiffReport, changes: tuple[WorkloadChange, ...]) -> str:
+    hidden = len(report.changes) - len(changes)
+    return f"{hidden:,} other workload change(s) not listed (-n/-l)." if hidden else ""
+
+
+def diff_data(report: DiffReport, shown: Callable[[str], bool] | None = None) -> dict[str, Any]:
+    changes = listed(report, shown)
     return {
         "compared": report.compared,
         "changed": len(report.changes),
-        "regressions": [c.key for c in report.regressions],
+        "regressions": [c.key for c in changes if c.regression],
         "before": dict(report.before_counts),
         "after": dict(report.after_counts),
         "configuration": [{"kind": c.kind, "name": c.name, "field": c.field, "before": c.before, "after": c.after}
                           for c in report.configuration],
         "workloads": {c.key: {"changes": list(c.kinds), "regression": c.regression, "before": view_data(c.before),
-                              "after": view_data(c.after)} for c in report.changes},
+                              "after": view_data(c.after)} for c in changes},
         "timeToAdmission": None if report.percentiles is None else [
             {"by": s.by, "group": s.group, "before": sample_data(s.before), "after": sample_data(s.after)}
             for s in report.percentiles],
     }
 
 
-def render_diff(report: DiffReport, fmt: str, out: TextIO, view: TableOptions) -> None:
+def render_diff(report: DiffReport, fmt: str, out: TextIO, view: TableOptions,
+                shown: Callable[[str], bool] | None = None) -> None:
+    """``shown`` (by workload key; -n and -l) chooses the workload changes listed."""
     from kqctl.render.structured import dump_json, dump_yaml
 
     if fmt == "json":
-        out.write(dump_json(diff_data(report)))
+        out.write(dump_json(diff_data(report, shown)))
     elif fmt == "yaml":
-        out.write(dump_yaml(diff_data(report)))
+        out.write(dump_yaml(diff_data(report, shown)))
     elif fmt == "markdown":
-        out.write(markdown(report))
+        out.write(markdown(report, shown))
     elif fmt == "table":
-        render_table(report, out, view)
+        render_table(report, out, view, shown)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
@@ -84,9 +98,9 @@ def decision_text(view: WorkloadView | None) -> str:
     return text
 
 
-def change_table(report: DiffReport) -> Table:
+def change_table(changes: tuple[WorkloadChange, ...]) -> Table:
     table = Table((Column("Workload"), Column("Before"), Column("After"), Column("Change")))
-    for change in report.changes:
+    for change in changes:
         kinds = ", ".join(change.kinds) + (" (regression)" if change.regression else "")
         table.add([change.key, decision_text(change.before), decision_text(change.after), kinds])
     return table
@@ -124,21 +138,25 @@ def shift_text(before: Sample | None, after: Sample | None, p: int) -> str:
     return f"{old} → {new} ({sign}{duration(abs(delta))})"
 
 
-def render_table(report: DiffReport, out: TextIO, view: TableOptions) -> None:
+def render_table(report: DiffReport, out: TextIO, view: TableOptions,
+                 shown: Callable[[str], bool] | None = None) -> None:
+    changes = listed(report, shown)
     out.write(headline(report) + "\n")
     if report.configuration:
         out.write("\nConfiguration changes:\n")
         write_limited(out, configuration_table(report), view, None, "configuration changes")
-    if report.changes:
+    if changes:
         out.write("\nWorkloads whose outcome changes (steady state of Kueue's scheduler):\n")
-        write_limited(out, change_table(report), view, None, "workloads")
+        write_limited(out, change_table(changes), view, None, "workloads")
+    if hidden_note(report, changes):
+        out.write(("\n" if not changes else "") + hidden_note(report, changes) + "\n")
     if report.percentiles is not None:
         out.write("\nTime to admission (replay):\n")
         table = percentile_table(report.percentiles)
         if table.rows:
             write_limited(out, table, view, None, "groups")
         out.write((unmoved_note(report.percentiles) or "") + ("\n" if unmoved_note(report.percentiles) else ""))
-    for change in report.regressions[:20]:
+    for change in [c for c in changes if c.regression][:20]:
         message = change.after.message if change.after is not None else ""
         out.write(f"regression: {change.key}: {change.before.decision if change.before else '-'} → "
                   f"{change.after.decision if change.after else '-'}{': ' + message if message else ''}\n")
@@ -161,8 +179,9 @@ def _md_table(table: Table, limit: int | None = None) -> list[str]:
 MARKDOWN_ROWS = 50
 
 
-def markdown(report: DiffReport) -> str:
+def markdown(report: DiffReport, shown: Callable[[str], bool] | None = None) -> str:
     """A PR comment: the verdict first, then what changed, then the evidence."""
+    changes = listed(report, shown)
     verdict = "⚠️ regression" if report.regressions else ("changes" if report.changes else "no change")
     lines = [f"### kqctl diff: {verdict}", "", headline(report), ""]
     before = ", ".join(f"{n:,} {s.lower()}" for s, n in report.before_counts)
@@ -170,8 +189,9 @@ def markdown(report: DiffReport) -> str:
     lines += [f"- before: {before or 'no workloads'}", f"- after: {after or 'no workloads'}", ""]
     if report.configuration:
         lines += ["#### Configuration changes", "", *_md_table(configuration_table(report), MARKDOWN_ROWS), ""]
-    if report.changes:
-        lines += ["#### Workloads whose outcome changes", "", *_md_table(change_table(report), MARKDOWN_ROWS), ""]
+    if changes:
+        lines += ["#### Workloads whose outcome changes", "", *_md_table(change_table(changes), MARKDOWN_ROWS), ""]
+    lines += [hidden_note(report, changes), ""] if hidden_note(report, changes) else []
     if report.percentiles is not None:
         table = percentile_table(report.percentiles)
         lines += ["#### Time to admission (replay)", ""]

@@ -147,11 +147,13 @@ def summary_data(report: ReplayReport) -> dict[str, Any]:
 
 
 def render_replay(report: ReplayReport, fmt: str, out: TextIO, view: TableOptions,
-                  namespace: str | None = None) -> None:
+                  shown: Callable[[str], bool] | None = None) -> None:
+    """``shown`` (by workload key; -n and -l) chooses the workloads listed; percentiles, usage and the summary
+    always cover every workload replayed."""
     from kqctl.render.structured import dump_json, dump_yaml
 
     def keep(workload: WorkloadTimes) -> bool:
-        return namespace is None or workload.key.split("/", 1)[0] == namespace
+        return shown is None or shown(workload.key)
 
     if fmt == "json":
         out.write(dump_json(report_data(report, keep)))
