@@ -34,7 +34,8 @@ class InputError(KqctlError):
         self.detail = message
         where = file if line is None else f"{file}:{line}"
         if index is not None:
-            where += f" (document {index})"
+            # ``index`` counts from 0 inside kqctl; users count documents from 1, as kubectl's errors do.
+            where += f" (document {index + 1})"
         super().__init__(f"{where}: {message}")
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None, int | None]]:
