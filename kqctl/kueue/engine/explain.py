@@ -33,7 +33,7 @@ from kqctl.kueue.engine.preemption.targets import (
     within_nominal,
 )
 from kqctl.kueue.engine.quota import QuotaNode
-from kqctl.kueue.engine.results import SimulationResult
+from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
@@ -124,6 +124,8 @@ class Decision:
     victims: tuple[str, ...]
     preempted_by: str | None
     admitted: bool = False  # holds quota at the end of that run
+    text: str = ""  # the state as simulate shows it: ``Admitted (4/8 pods)`` for a partial admission
+    cut_short: str | None = None  # the warning of a run the cycle limit stopped before its steady state
 
 
 @dataclass(frozen=True)
@@ -377,8 +379,9 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
 def _decision_of(run: SimulationResult, key: str) -> Decision:
     workload = run.workloads[key]
     cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
+    cut_short = run.warnings[-1] if run.stop_reason == CYCLE_LIMIT and run.warnings else None
     return Decision(workload.state, workload.last_reason, workload.last_message, cycle, workload.victims,
-                    workload.preempted_by, workload.admission is not None)
+                    workload.preempted_by, workload.admission is not None, workload.decision_text, cut_short)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------

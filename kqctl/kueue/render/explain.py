@@ -25,6 +25,7 @@ from kqctl.kueue.replay.estimate import WaitEstimate
 from kqctl.render.units import human
 
 NO_WRAP_WIDTH = 100_000
+LISTED = 10  # rows of "Ahead of it" and "Preemption" shown; json and yaml list every one
 
 
 def explanation_data(explanation: Explanation) -> dict[str, Any]:
@@ -117,7 +118,8 @@ def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
     return {"state": decision.state, "reason": decision.reason, "message": decision.message,
-            "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by}
+            "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by,
+            "cycleLimitReached": decision.cut_short}
 
 
 def _flavor_report_data(report: FlavorReport) -> dict[str, Any]:
@@ -245,19 +247,23 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
     if analysis.ahead:
         branch = tree.add(f"Ahead of it in ClusterQueue {escape(explanation.cluster_queue or '')}"
                           f" ({len(analysis.ahead)})")
-        for entry in analysis.ahead[:10]:
+        for entry in analysis.ahead[:LISTED]:
             branch.add(f"{escape(entry.key)}: {escape(entry.why)}")
+        if len(analysis.ahead) > LISTED:
+            branch.add(f"[dim]and {len(analysis.ahead) - LISTED:,} more (-o json lists them all)[/]")
         if analysis.blocked_by:
             branch.add(f"[yellow]StrictFIFO: it waits behind {escape(analysis.blocked_by)} even if it would fit[/]")
     if analysis.assignment is not None:
         _assignment_branch(tree, analysis, escape)
     if analysis.targets or analysis.candidates:
         branch = tree.add("Preemption")
-        for target in analysis.targets:
-            branch.add(f"[red]victim[/] {escape(target.workload)} ({escape(target.reason)})")
-        for candidate in analysis.candidates:
-            branch.add(f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
-                       f" {candidate.priority}: {escape(candidate.verdict)}")
+        lines = [f"[red]victim[/] {escape(target.workload)} ({escape(target.reason)})" for target in analysis.targets]
+        lines += [f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
+                  f" {candidate.priority}: {escape(candidate.verdict)}" for candidate in analysis.candidates]
+        for line in lines[:LISTED]:
+            branch.add(line)
+        if len(lines) > LISTED:
+            branch.add(f"[dim]and {len(lines) - LISTED:,} more (-o json lists them all)[/]")
 
 
 def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
@@ -288,7 +294,9 @@ def suggestion_text(suggestion: Any) -> str:
 def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: Any, details: bool = True) -> None:
     if decision is None:
         return
-    text = f"{label}: [bold]{escape(decision.state)}[/]"
+    if decision.cut_short is not None:
+        label = label.replace("Steady state", "End of the run")
+    text = f"{label}: [bold]{escape(decision.text or decision.state)}[/]"
     if decision.cycle is not None:
         text += f" (cycle {decision.cycle})"
     if decision.victims:
@@ -300,6 +308,8 @@ def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: A
     node = tree.add(text)
     if details and decision.message and not decision.admitted:
         node.add(escape(decision.message))
+    if decision.cut_short is not None:
+        node.add(f"[yellow]warning: {escape(decision.cut_short)}[/]")
 
 
 def _mode_text(mode: str | None, analysis: Analysis) -> str:

@@ -184,7 +184,7 @@ _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "adm
 def _summary_line(result: SimulationResult) -> str:
     tokens = [workload.decision for workload in result.workloads.values()]
     parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
-    stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "200-cycle limit",
+    stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "cycle limit reached, NOT a steady state",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"
     return f"{result.cycles} cycle(s), {stop}, {mode} ordering: " + (", ".join(parts) or "no workloads")
