@@ -167,7 +167,8 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
 
-    waiting = [e.key for e in explanations if not e.admitted]
+    # A workload that is not queued (no LocalQueue, a stopped one...) waits for a change, not for time.
+    waiting = [e.key for e in explanations if not e.admitted and (e.steady is None or e.steady.queue_problem is None)]
     if not waiting:
         return {}
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)

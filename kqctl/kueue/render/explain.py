@@ -233,6 +233,9 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
         _decision_branch(tree, "Next cycle (before the steady state)", following, escape, details=False)
     if estimate is not None:
         _estimate_branch(tree, estimate, escape)
+    elif explanation.steady is not None and explanation.steady.queue_problem is not None:
+        reason, message = explanation.steady.queue_problem
+        tree.add(f"[bold]Wait estimate[/]: never while it is not queued ({escape(reason)}: {escape(message)})")
     analysis = explanation.steady
     if analysis is not None:
         _analysis_branches(tree, analysis, explanation, escape)
@@ -268,7 +271,9 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
 
 def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
     if explanation.suggestions:
-        branch = tree.add("[green]What would make it fit[/] (each checked by running the engine again)")
+        checked = " (each checked by running the engine again)" if all(
+            s.verified for s in explanation.suggestions) else ""
+        branch = tree.add(f"[green]What would make it fit[/]{checked}")
         for suggestion in explanation.suggestions:
             branch.add(escape(suggestion_text(suggestion)))
     elif explanation.steady is not None and explanation.steady.queue_problem is not None:
