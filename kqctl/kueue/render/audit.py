@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape as xml_escape
 from kqctl.k8s.quantity import UNLIMITED, format_resource_value
 from kqctl.kueue.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
 from kqctl.render.columns import Column, Table
-from kqctl.render.units import human
+from kqctl.render.units import human, human_request
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
 PLOT_SUFFIXES = (".svg", ".png")
@@ -66,7 +66,7 @@ def _ratio(value: Fraction | None) -> float | None:
 
 
 def pending_text(node: AuditNode) -> str:
-    return ", ".join(f"{d.resource} {human(d.resource, d.amount)}" for d in node.pending) or "-"
+    return ", ".join(f"{d.resource} {human_request(d.resource, d.amount)}" for d in node.pending) or "-"
 
 
 def _short_status(node: AuditNode) -> str:

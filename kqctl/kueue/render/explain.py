@@ -22,7 +22,7 @@ from kqctl.kueue.engine.explain import (
 )
 from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
 from kqctl.kueue.replay.estimate import WaitEstimate
-from kqctl.render.units import human
+from kqctl.render.units import human, human_request
 
 NO_WRAP_WIDTH = 100_000
 LISTED = 10  # rows of "Ahead of it" and "Preemption" shown; json and yaml list every one
@@ -290,9 +290,9 @@ def suggestion_text(suggestion: Any) -> str:
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
-        amounts = ", ".join(f"{r} by {human(r, v)}" for r, v in suggestion.amounts.items())
+        amounts = ", ".join(f"{r} by {human_request(r, v)}" for r, v in suggestion.amounts.items())
         return f"{suggestion.action}: {amounts}"
-    amounts = ", ".join(f"{r} {human(r, v)}" for r, v in suggestion.amounts.items())
+    amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
 
@@ -357,7 +357,8 @@ def check_line(check: ResourceCheck) -> str:
     def q(value: int | None) -> str:
         return human(r, value)
 
-    line = (f"{r}: needs {q(check.needed)} (this pod set {q(check.requested)}); nominal {q(check.nominal)}, used"
+    needed, requested = human_request(r, check.needed), human_request(r, check.requested)
+    line = (f"{r}: needs {needed} (this pod set {requested}); nominal {q(check.nominal)}, used"
             f" {q(check.usage)}, available {q(max(0, check.available))}, at most {q(check.potential)}")
     if check.borrowing_limit is not None:
         line += f", borrowingLimit {q(check.borrowing_limit)}"
