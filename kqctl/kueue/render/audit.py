@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from kqctl.k8s.quantity import UNLIMITED, format_resource_value
 from kqctl.kueue.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
-from kqctl.render.columns import Column, Table
+from kqctl.render.columns import Column, Table, printable
 from kqctl.render.units import human, human_request
 
 AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
@@ -238,7 +238,7 @@ def _write_findings(out: TextIO, findings: tuple[AuditFinding, ...],
     for f in findings:
         severity = paint(f.severity, "yellow" if f.severity == "warning" else "cyan") if paint else f.severity
         hint = f" (hint: {f.hint})" if f.hint else ""
-        out.write(f"  {severity} {f.rule_id} {f.object}: {f.message}{hint}\n")
+        out.write(f"  {severity} {f.rule_id} {printable(f.object)}: {printable(f.message + hint)}\n")
 
 
 def summary_line(report: AuditReport) -> str:

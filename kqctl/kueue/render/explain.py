@@ -216,8 +216,14 @@ def _estimate_branch(tree: Any, estimate: WaitEstimate, escape: Any) -> None:
 
 
 def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: WaitEstimate | None = None) -> None:
-    from rich.markup import escape
+    from rich.markup import escape as markup_escape
     from rich.tree import Tree
+
+    from kqctl.render.columns import printable
+
+    def escape(text: str) -> str:
+        # Names are user input: neither rich markup nor a newline or terminal escape in them takes effect.
+        return markup_escape(printable(text))
 
     from kqctl.render.console import make_console
 

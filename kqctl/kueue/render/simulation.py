@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
 from kqctl.kueue.engine.workloads import Admission
-from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.columns import Column, Table, TableOptions, printable
 from kqctl.render.units import human
 
 
@@ -172,7 +172,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
         out.write(f"Livelock in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
                   f"{', '.join(result.livelock.workloads)} keep trading places (Kueue never settles here).\n")
     for warning in result.warnings:
-        out.write(f"warning: {warning}\n")
+        out.write(f"warning: {printable(warning)}\n")
 
 
 _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "admitted in an inactive ClusterQueue",
@@ -325,7 +325,7 @@ def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
         if workload.admission is not None:
             continue
         if workload.message:
-            name = paint(key, "bold") if paint is not None else key
-            lines.append(f"  {name}: {workload.message}")
+            name = paint(printable(key), "bold") if paint is not None else printable(key)
+            lines.append(f"  {name}: {printable(workload.message)}")
     if lines:
         out.write("\nWhy not admitted:\n" + "\n".join(lines) + "\n")
