@@ -112,8 +112,10 @@ def _check_decodable(obj: LoadedObject) -> None:
 
 def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int, ...]) -> None:
     where = format_path(path)  # as validate writes it: spec.podSets[0].count
-    raise InputError(obj.origin.file, f"{obj.kind} {obj.name}: {where}: {message} ({rule_id}; kqctl validate "
-                     "shows every problem)", line=obj.line_of(path), index=obj.origin.index)
+    set_by = obj.set_by(path)
+    source = f" (the value comes from --set {set_by!r}, not from the file)" if set_by else ""
+    raise InputError(obj.origin.file, f"{obj.kind} {obj.name}: {where}: {message}{source} ({rule_id}; kqctl "
+                     "validate shows every problem)", line=obj.line_of(path), index=obj.origin.index)
 
 
 def _add(snapshot: Snapshot, obj: LoadedObject) -> None:

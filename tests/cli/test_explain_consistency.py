@@ -72,6 +72,14 @@ def test_unknown_name_gets_did_you_mean(kqctl: Kq) -> None:
     assert run.code == 2 and "did you mean payments-prod/job-fraud-model-retrain-3c4d5?" in run.err
 
 
+def test_a_misspelled_namespace_gets_did_you_mean_not_give_namespace(kqctl: Kq) -> None:
+    run = kqctl("explain", "defualt/job-train-resnet-5d0e7", "samples/single-clusterqueue", *NOW)
+    assert run.code == 2 and "did you mean default/job-train-resnet-5d0e7?" in run.err
+    assert "give namespace/name" not in run.err
+    far = kqctl("explain", "defualt/nothing-like-it", "samples/single-clusterqueue", *NOW)
+    assert far.code == 2 and "(workloads are in namespace(s) default)" in far.err
+
+
 def test_a_job_kueue_makes_no_workload_for_says_why(kqctl: Kq) -> None:
     run = kqctl("explain", "team-a/ablation-study", "samples/submit-jobs", *NOW)
     assert run.code == 0

@@ -257,7 +257,13 @@ def resolve_key(snapshot: Snapshot, name: str) -> str:
         if key_name == short and (not namespace or namespace == key_namespace):
             raise NoWorkload(kind, key, reason)
     close = similar_names(name, [*keys, *snapshot.without_workload])
-    hint = f"; did you mean {' or '.join(close)}?" if close else " (give namespace/name)"
+    if close:
+        hint = f"; did you mean {' or '.join(close)}?"
+    elif namespace:
+        namespaces = sorted({w.namespace for w in snapshot.workloads})
+        hint = f" (workloads are in namespace(s) {', '.join(namespaces)})" if namespaces else " (it holds none)"
+    else:
+        hint = " (give namespace/name)"
     raise UnknownWorkload(f"no workload {name!r} in the inputs{hint}")
 
 
@@ -272,7 +278,14 @@ def similar_names(name: str, keys: Iterable[str], limit: int = 3) -> list[str]:
     by_name = {k.rpartition("/")[2]: k for k in pool}
     spelled = [by_name[n] for n in difflib.get_close_matches(short, list(by_name), n=limit, cutoff=0.6)]
     spelled += [k for k in difflib.get_close_matches(name, pool, n=limit, cutoff=0.6) if k not in spelled]
-    return list(dict.fromkeys([*prefixed, *spelled]))[:limit]
+    found = list(dict.fromkeys([*prefixed, *spelled]))[:limit]
+    if found or not namespace:
+        return found
+    # The namespace itself may be the typo (defualt/...): the same name elsewhere, then the closest keys.
+    everywhere = sorted(keys)
+    same_name = [k for k in everywhere if k.rpartition("/")[2] == short]
+    spelled = difflib.get_close_matches(name, everywhere, n=limit, cutoff=0.6)
+    return list(dict.fromkeys([*same_name, *spelled]))[:limit]
 
 
 def _is_job_workload_name(workload_name: str, job_name: str) -> bool:

@@ -547,7 +547,7 @@ class TrimmedWorkload(LoadedObject):
 
 def _trimmed_workload(origin: Origin, prefix: FieldPath, body: Any, info: KindInfo | None,
                       findings: list[Finding], pod_requests: list[dict[str, int]] | None) -> TrimmedWorkload:
-    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_requests)
+    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_requests=pod_requests)
 
 
 def trimmed(obj: LoadedObject) -> LoadedObject:
