@@ -59,3 +59,11 @@ def test_a_bad_value_from_set_is_blamed_on_the_set_not_only_on_the_file_line(kqc
     validated = kqctl("validate", SAMPLE, *bad)
     assert validated.code == 1 and "(the value comes from --set 'cq/team-a." in validated.out
     assert "--set" not in kqctl("validate", SAMPLE).out
+
+
+def test_convert_applies_set_before_converting(kqctl: Kq) -> None:
+    legacy = "samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml"
+    run = kqctl("convert", legacy, "--set", "clusterqueue/legacy-batch.spec.stopPolicy=Hold")
+    assert run.code in (0, 1), run.err
+    assert "stopPolicy: Hold" in run.out and "stopPolicy" not in kqctl("convert", legacy).out
+    assert kqctl("convert", legacy, "--set", "clusterqueue/nope.spec.stopPolicy=Hold").code == 2
