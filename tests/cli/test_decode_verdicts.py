@@ -4,6 +4,7 @@ reads the same way."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -169,3 +170,14 @@ def test_a_workload_node_affinity_key_that_is_not_a_string_is_refused(kqctl: Kq,
         run = kqctl(*command, str(tmp_path))
         assert run.code == 3, (command, run.out)
         assert "nodeSelectorTerms[0].matchExpressions[0].key: Invalid value: \"integer\"" in run.err
+
+
+def test_a_refusal_counts_documents_from_1_and_writes_paths_as_validate_does(kqctl: Kq, tmp_path: Path) -> None:
+    (tmp_path / "cluster.yaml").write_text((SAMPLE / "cluster.yaml").read_text())
+    good = WORKLOAD.replace("job-model-eval-6a0f3", "first", 1)
+    (tmp_path / "workload.yaml").write_text(good + "\n---\n" + WORKLOAD.replace("count: 1", "count: -1", 1))
+    run = kqctl("simulate", str(tmp_path))
+    assert run.code == 3
+    assert "(document 2): Workload job-model-eval-6a0f3: spec.podSets[0].count:" in run.err, run.err
+    field = json.loads(kqctl("validate", str(tmp_path), "-o", "json").out)
+    assert "spec.podSets[0].count" in {f["field"] for d in field["documents"] for f in d["findings"]}
