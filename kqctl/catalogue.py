@@ -132,6 +132,8 @@ _rule("VAL-META-5", "error", "apiserver", "A finalizer is not a valid qualified 
 _rule("VAL-PC-1", "error", "apiserver", "PriorityClass names starting with \"system-\" are reserved for the "
       "system's own classes")
 _rule("VAL-PC-2", "error", "apiserver", "A user PriorityClass value must be at most 1000000000")
+_rule("VAL-BJOB-1", "error", "apiserver", "A Job's parallelism, completions and backoffLimit must not be "
+      "negative")
 
 # --- ClusterQueue -----------------------------------------------------------------------------------
 _rule("VAL-CQ-1", "error", "apiserver", "ClusterQueue name must be a DNS-1123 subdomain of at most 253 characters")

@@ -38,7 +38,8 @@ class InputError(KqctlError):
         if line is not None and column is not None:
             where += f":{column}"
         if index is not None:
-            where += f" (document {index})"
+            # ``index`` counts from 0 inside kqctl; users count documents from 1, as kubectl's errors do.
+            where += f" (document {index + 1})"
         super().__init__(f"{where}: {message}")
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str, str, int | None, int | None, int | None]]:

@@ -13,6 +13,7 @@ from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.kueue.engine.audit import AuditReport
+    from kqctl.render.columns import TableOptions
 
 # One line per paragraph: rich rewraps help text to the terminal and keeps hard line breaks.
 HELP = "\n\n".join((
@@ -30,12 +31,13 @@ HELP = "\n\n".join((
     "starved queues and PodGroups that can never fit.",
 ))
 
-AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
+AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
 
 EXAMPLES = options.examples(
     "kqctl audit samples/cohort-borrowing",
     "kqctl audit snapshot.yaml -o markdown > quota-report.md",
+    "kqctl audit cluster/ -o wide --sort-by pending --limit 20",
     "kqctl audit --from-cluster --plot quota.svg",
     "kqctl audit --scheduler volcano samples/volcano-hierarchy",
 )
@@ -45,11 +47,16 @@ def audit_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
-                               help="table, json, yaml, markdown or name."),
+                               help="table, wide, json, yaml, markdown or name."),
     plot: str | None = typer.Option(None, "--plot", metavar="FILE",
                                     help="Also write a bar chart: FILE.svg (always) or FILE.png "
                                          "(needs the plot extra, kqctl[plot])."),
     no_headers: bool = options.NoHeadersOption,
+    sort_by: str | None = typer.Option(None, "--sort-by", metavar="KEY",
+                                       help="Sort the ClusterQueue table by a column (e.g. pending) or the "
+                                            "findings by severity, rule or object."),
+    limit: int = options.LimitOption,
+    show_all: bool = options.ShowAllOption,
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     sets: list[str] | None = options.SetOption,
@@ -83,7 +90,10 @@ def audit_command(
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)
-    _render(report, output, color, not no_headers)
+    from kqctl.render.columns import TableOptions
+
+    view = TableOptions(sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
+    _render(report, output, color, not no_headers, view)
     raise typer.Exit(EXIT_OK)
 
 
@@ -105,10 +115,10 @@ def _write_plot(report: AuditReport, path: str) -> None:
         raise UsageError(f"--plot {path!r}: cannot write the file: {exc.strerror or exc}") from None
 
 
-def _render(report: AuditReport, output: str, color: str, headers: bool) -> None:
+def _render(report: AuditReport, output: str, color: str, headers: bool, view: TableOptions) -> None:
     from kqctl.kueue.render.audit import render_audit
 
     try:
-        render_audit(report, output, sys.stdout, color=color, headers=headers)
+        render_audit(report, output, sys.stdout, color=color, headers=headers, view=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -24,6 +24,7 @@ EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
     "kqctl convert old/ --to v1beta1 -o json",
     "kubectl get clusterqueues -o yaml | kqctl convert -",
+    "kqctl convert old/ --set clusterqueue/team-a.spec.stopPolicy=Hold  # change a field while converting",
     "kqctl convert -f volcano-queues.yaml --to kueue > kueue-queues.yaml",
     "kqctl convert -f queues.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
 )
@@ -36,6 +37,7 @@ def convert_command(
                            "versions), or kueue (Volcano Queues, or a YuniKorn queues.yaml or its ConfigMap, to "
                            "Kueue)."),
     output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    sets: list[str] | None = options.SetOption,
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
     from kqctl.load.objects import load_paths
@@ -44,11 +46,17 @@ def convert_command(
         raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
     if output not in ("yaml", "json"):
         raise UsageError(f"unknown output format {output!r}; choose yaml or json")
+    from kqctl.load.overrides import parse_override
+
+    parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
     result = load_paths(ALL_KINDS, options.all_paths(paths, filenames), recursive=recursive)
     for problem in result.unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     if result.unreadable:
         raise typer.Exit(EXIT_INPUT)
+    if parsed and to == "kueue":
+        raise UsageError("--set applies to Kueue manifests (--to v1beta2 or v1beta1), not to --to kueue")
+    result = options.edited(result, parsed, False)
     if to == "kueue":
         from kqctl.cli.schedulers import present
 

@@ -101,9 +101,14 @@ def explain_command(
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     assumed_runtime = parse_runtime(runtime)
+    from kqctl.cli.progress import Progress
+
+    progress = Progress()
+    progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):
+        progress.done()
         volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
                                          runtime=runtime)
         raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
@@ -114,29 +119,43 @@ def explain_command(
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import explain_yunikorn
 
+        progress.done()
         if runtime is not None:
             raise UsageError("--runtime applies to Kueue only (the input is YuniKorn's)")
         explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
     if queue is not None:
         raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
+    size = len(inputs.objects)
+    progress.step(f"kqctl: building the snapshot of {size:,} objects...", size)
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     if selector is not None:
+        progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", size)
         keys = _selected(snapshot, sim_options, parsed, namespace)
-        explanations = [explain(snapshot, key, sim_options) for key in keys]
+        explanations = []
+        for number, key in enumerate(keys, 1):
+            progress.step(f"kqctl: explaining {key} ({number:,} of {len(keys):,})...", size)
+            explanations.append(explain(snapshot, key, sim_options))
+        progress.step("kqctl: replaying for the wait estimates...", size)
         estimates = _estimates(snapshot, explanations, sim_options, assumed_runtime) if estimate else {}
+        progress.done()
         render_explanations(explanations, output, sys.stdout, color, estimates)
         raise typer.Exit(EXIT_OK)
     assert workload is not None
     name = f"{namespace}/{workload}" if namespace and "/" not in workload else workload
     try:
         key = resolve_key(snapshot, name)
+        progress.step(f"kqctl: explaining {key} among {len(snapshot.workloads):,} workloads...", size)
         explanation = explain(snapshot, key, sim_options)
     except UnknownWorkload as exc:
+        progress.done()
         raise UsageError(str(exc)) from None
     except NoWorkload as exc:
+        progress.done()
         render_no_workload(exc.kind, exc.key, exc.reason, output, sys.stdout)
         raise typer.Exit(EXIT_OK) from None
+    progress.step("kqctl: replaying for the wait estimate...", size)
     estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime) if estimate else {}
+    progress.done()
     render_explanation(explanation, output, sys.stdout, color, estimates.get(key))
     raise typer.Exit(EXIT_OK)
 
@@ -149,7 +168,8 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
 
-    waiting = [e.key for e in explanations if not e.admitted]
+    # A workload that is not queued (no LocalQueue, a stopped one...) waits for a change, not for time.
+    waiting = [e.key for e in explanations if not e.admitted and (e.steady is None or e.steady.queue_problem is None)]
     if not waiting:
         return {}
     check_runtimes(snapshot)

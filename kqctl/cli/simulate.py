@@ -31,8 +31,9 @@ a state some workload ends in (then 1)."""
 SIMULATE_FORMATS = ("table", "wide", "name", "json", "yaml")
 FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]",
                             help="Exit 1 when any workload ends in one of these states: inadmissible (includes "
-                                 "workloads that are not queued, e.g. their LocalQueue is missing), pending "
-                                 "(includes waiting for preemption), preempted. Repeatable or comma-separated.")
+                                 "workloads that are not queued, e.g. their LocalQueue is missing, and preempted ones "
+                                 "now inadmissible), pending (includes waiting for preemption and preempted ones now "
+                                 "pending), preempted. Repeatable or comma-separated.")
 
 
 EXAMPLES = options.examples(
@@ -148,10 +149,16 @@ def parse_fail_on(values: list[str] | None) -> set[str]:
     return states
 
 
+# A preempted workload also ends somewhere: "Preempted (inadmissible)" ends inadmissible and preempted.
+FAIL_ON_PREEMPTED_IN = {"inadmissible": "Preempted (inadmissible)", "pending": "Preempted (pending)"}
+
+
 def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]:
     """The workloads whose final decision falls in one of the --fail-on states, by name."""
     wanted = {token for state in states for token in FAIL_ON_DECISIONS[state]}
-    return sorted(key for key, workload in result.workloads.items() if workload.decision in wanted)
+    words = {FAIL_ON_PREEMPTED_IN[state] for state in states if state in FAIL_ON_PREEMPTED_IN}
+    return sorted(key for key, workload in result.workloads.items()
+                  if workload.decision in wanted or workload.state in words)
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None,

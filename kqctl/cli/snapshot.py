@@ -46,6 +46,10 @@ STDOUT = "-"
 snapshot_app = typer.Typer(
     name="snapshot",
     help=HELP,
+    epilog=examples(  # the group's --help shows examples too, as every command's does
+        "kqctl snapshot save prod.yaml --context prod",
+        "kqctl snapshot save - | kqctl simulate -",
+    ),
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,  # plain help, as the main app: no rich import for --help

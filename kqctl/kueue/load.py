@@ -33,6 +33,7 @@ from kqctl.kueue.kinds import CONFIG_GROUP as KUEUE_CONFIG_GROUP
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
 from kqctl.kueue.submitted import Submitted, add_submitted_workloads
 from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.origin import format_path
 
 
 def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
@@ -77,17 +78,21 @@ def _check_loadable(obj: LoadedObject, snapshot: Snapshot) -> None:
 _FULLY_VALIDATED = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "Queue", "WorkloadPriorityClass",
                     "AdmissionCheck", "Topology"}
 _OUTSIDE_THE_SIMULATION = {"MultiKueueCluster", "MultiKueueConfig", "ProvisioningRequestConfig"}
-_UNSTORABLE = {"SCHEMA-TYPE", "DEF-3-DECODE"}
+# A number out of its field's range (a WorkloadPriorityClass value beyond int32) does not decode either,
+# nor does a Job whose pod counts are negative (the API server's VAL-BJOB-1).
+_UNSTORABLE = {"SCHEMA-TYPE", "SCHEMA-RANGE", "DEF-3-DECODE", "VAL-BJOB-1"}
 # Names that break a CRD pattern ("A", "b_one") are left to validate: Kueue's own scenarios use them.
 # A quantity that breaks the quantity pattern cannot be read as a number at all.
 _QUANTITY_FIELDS = {"nominalQuota", "borrowingLimit", "lendingLimit", "weight"}
+_QUANTITY_MAPS = {"requests", "limits", "overhead"}  # a pod spec's resources: every value is a quantity
 
 
 def _unstorable(finding: Finding) -> bool:
     if finding.severity is not Severity.ERROR:
         return False
     if finding.rule_id == "SCHEMA-PATTERN":
-        return bool(finding.path) and finding.path[-1] in _QUANTITY_FIELDS
+        path = finding.path
+        return bool(path) and (path[-1] in _QUANTITY_FIELDS or (len(path) > 1 and path[-2] in _QUANTITY_MAPS))
     return finding.rule_id in _UNSTORABLE
 
 
@@ -97,18 +102,20 @@ def _check_decodable(obj: LoadedObject) -> None:
     from kqctl.validate.runner import validate_object
 
     assert obj.info is not None
-    if obj.info.group != KUEUE_GROUP:
-        return
-    if obj.info.kind in _FULLY_VALIDATED:
+    # Jobs and Pods become Workloads (REQ-1..3): what the API server cannot store is not submitted at all.
+    submitted = (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS
+    if submitted or (obj.info.group == KUEUE_GROUP and obj.info.kind in _FULLY_VALIDATED):
         for finding in validate_object(obj, (PROFILE,)):
             if _unstorable(finding):
                 _refuse(obj, finding.rule_id, finding.message, finding.path)
 
 
 def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int, ...]) -> None:
-    where = ".".join(str(p) for p in path)
-    raise InputError(obj.origin.file, f"{obj.kind} {obj.name}: {where}: {message} ({rule_id}; kqctl validate "
-                     "shows every problem)", line=obj.line_of(path), index=obj.origin.index)
+    where = format_path(path)  # as validate writes it: spec.podSets[0].count
+    set_by = obj.set_by(path)
+    source = f" (the value comes from --set {set_by!r}, not from the file)" if set_by else ""
+    raise InputError(obj.origin.file, f"{obj.kind} {obj.name}: {where}: {message}{source} ({rule_id}; kqctl "
+                     "validate shows every problem)", line=obj.line_of(path), index=obj.origin.index)
 
 
 def _add(snapshot: Snapshot, obj: LoadedObject) -> None:

@@ -309,7 +309,8 @@ def _connect(context: str | None, kubeconfig: str | None) -> _Connection:
         message = f"cannot use the kubeconfig{_where(kubeconfig)}: {_config_problem(exc)}"
         raise ClusterError(_redact(message, secrets)) from None
     configuration.retries = 1  # urllib3 retries a refused connection; once is enough to rule out a blip
-    if not configuration.verify_ssl:
+    if not configuration.verify_ssl and str(configuration.host).lower().startswith("https://"):
+        # (a plain http:// server has no certificate to verify: the setting changes nothing there)
         # One line per run, here; urllib3's own warning (one per request) is silenced in read_cluster.
         sys.stderr.write(f"kqctl: warning: TLS certificate of {_public_url(configuration.host)} is not verified "
                          "(insecure-skip-tls-verify in the kubeconfig)\n")

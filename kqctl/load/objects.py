@@ -31,6 +31,15 @@ class LoadedObject:
     body: Any
     info: KindInfo | None
     findings: list[Finding] = field(default_factory=list)
+    # (field path, --set text) of every value a --set put there: an error there names the --set, not the file.
+    overridden: tuple[tuple[FieldPath, str], ...] = ()
+
+    def set_by(self, path: FieldPath) -> str | None:
+        """The --set that wrote ``path`` (or a field above it), if one did."""
+        for prefix, text in reversed(self.overridden):
+            if tuple(path[:len(prefix)]) == prefix:
+                return text
+        return None
 
     @property
     def api_version(self) -> str:

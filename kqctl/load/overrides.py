@@ -104,7 +104,8 @@ def apply_overrides(objects: Sequence[LoadedObject], overrides: Iterable[Overrid
             hint = f"; did you mean {close[0]}?" if close else ""
             raise UsageError(f"--set {override.text!r}: {obj.kind} has no field {where}{hint}")
         _set(body, path, override)
-        result[index] = dataclasses.replace(obj, body=body, findings=list(obj.findings))
+        result[index] = dataclasses.replace(obj, body=body, findings=list(obj.findings),
+                                            overridden=(*obj.overridden, (path, override.text)))
     return result
 
 
@@ -170,9 +171,23 @@ def _expand_short_form(body: dict[str, Any], override: Override, path: Path) -> 
             for r, quota in enumerate(entry.get("resources") or []):
                 if isinstance(quota, dict) and quota.get("name") == resource:
                     return ("spec", "resourceGroups", g, "flavors", f, "resources", r, str(field))
+            names = [q.get("name") for q in entry.get("resources") or [] if isinstance(q, dict)]
             raise UsageError(f"--set {override.text!r}: flavor {flavor} of {override.kind} has no resource "
-                             f"{resource!r}")
-    raise UsageError(f"--set {override.text!r}: {override.kind} has no flavor {flavor!r} in its resourceGroups")
+                             f"{resource!r}{_did_you_mean(resource, names)}")
+    flavors = [entry.get("name") for group in (groups if isinstance(groups, list) else []) if isinstance(group, dict)
+               for entry in group.get("flavors") or [] if isinstance(entry, dict)]
+    raise UsageError(f"--set {override.text!r}: {override.kind} has no flavor {flavor!r} in its resourceGroups"
+                     f"{_did_you_mean(flavor, flavors)}")
+
+
+def _did_you_mean(wrong: object, names: list[Any]) -> str:
+    """``; did you mean default-flavor?`` (or the names there are, when none is close)."""
+    known = sorted({str(n) for n in names if isinstance(n, str)})
+    if not known:
+        return ""
+    close = difflib.get_close_matches(str(wrong), known, n=3, cutoff=0.5)
+    close += [n for n in known if n.startswith(str(wrong)) and n not in close]
+    return f"; did you mean {' or '.join(close[:3])}?" if close else f"; it has: {', '.join(known[:10])}"
 
 
 def _set(body: Any, path: Path, override: Override) -> None:

@@ -52,6 +52,28 @@ class Table:
         self.styles.append(list(styles) if styles is not None else [None] * len(cells))
 
 
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b", "\f": "\\f",
+                  "\v": "\\v"}
+
+
+def printable(text: str) -> str:
+    """A cell as one line of visible characters: a newline, tab or terminal escape in a name (objects can be
+    named anything in a file) is written as Go's %q writes it (``\\n``, ``\\x1b``), as the messages show it,
+    so it can neither split a row nor drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def _escape(char: str) -> str:
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    code = ord(char)
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def shown_columns(columns: Sequence[Column], wide: bool) -> list[int]:
     return [i for i, column in enumerate(columns) if wide or not column.wide]
 
@@ -61,7 +83,7 @@ def format_lines(table: Table, wide: bool = False, headers: bool = True,
     """The table as text lines; ``paint(text, style)`` colours a padded cell (None: no colour)."""
     keep = shown_columns(table.columns, wide)
     header_row = [table.columns[i].header.upper() for i in keep]
-    body = [[row[i] for i in keep] for row in table.rows]
+    body = [[printable(row[i]) for i in keep] for row in table.rows]  # rows keep the raw text (keys, sorting)
     styles = [[style[i] for i in keep] for style in table.styles]
     widths = [max([len(header_row[j]) if headers else 0, *(len(r[j]) for r in body)]) for j in range(len(keep))]
     lines = []

@@ -34,11 +34,26 @@ def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], clo
     for profile in profiles:
         for obj, finding in profile.cross_object(result.known_objects, closed):
             findings[id(obj)].append(finding)
-    documents = [report_for(obj, findings[id(obj)], profiles) for obj in result.objects]
+    documents = [report_for(obj, _naming_set(obj, findings[id(obj)]), profiles) for obj in result.objects]
     documents.extend(unreadable_report(exc) for exc in result.unreadable)
     position = {name: i for i, name in enumerate(result.files)}
     documents.sort(key=lambda d: position.get(d.origin.file, len(position)))  # stable: file order
     return ValidationReport(documents)
+
+
+def _naming_set(obj: LoadedObject, findings: list[Finding]) -> list[Finding]:
+    """A finding on a value a --set wrote says so: the file's line holds another value."""
+    if not obj.overridden:
+        return findings
+    named = []
+    for finding in findings:
+        set_by = obj.set_by(finding.path) if finding.path else None
+        if set_by is not None:
+            finding = Finding(finding.rule_id, finding.severity, finding.path,
+                              f"{finding.message} (the value comes from --set {set_by!r})", finding.hint,
+                              finding.line, finding.related)
+        named.append(finding)
+    return named
 
 
 def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> list[Finding]:

@@ -104,3 +104,12 @@ def test_shell_completion_completes_commands_and_options() -> None:
     options = kqctl(env={"_KQCTL_COMPLETE": "complete_bash", "COMP_WORDS": "kqctl simulate --feat",
                          "COMP_CWORD": "2"})
     assert options.out.split() == ["--feature-gates"]
+
+
+def test_command_groups_have_examples_too(kqctl: Callable[..., Run]) -> None:
+    root = typer.main.get_command(app)
+    groups = [name for name, sub in root.commands.items() if hasattr(sub, "commands")]  # type: ignore[attr-defined]
+    assert "snapshot" in groups
+    for group in groups:
+        text = _help(kqctl, (group,))
+        assert "Examples:" in text and f"kqctl {group} " in text.split("Examples:", 1)[1], group

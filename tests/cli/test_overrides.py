@@ -42,3 +42,28 @@ def test_override_lets_the_later_file_win(kqctl: Kq, write: Callable[..., str]) 
     run = kqctl("simulate", SAMPLE, bigger, "--override", "-o", "json")
     assert run.code == 0, run.err
     assert json.loads(run.out)["clusterQueues"]["team-a"]["default-flavor/cpu"]["nominal"] == "40"
+
+
+def test_a_misspelled_flavor_or_resource_in_the_short_form_gets_did_you_mean(kqctl: Kq) -> None:
+    flavor = kqctl("simulate", SAMPLE, "--set", "clusterqueue/team-a.flavor.default.cpu.nominalQuota=40")
+    assert flavor.code == 2 and "no flavor 'default' in its resourceGroups; did you mean default-flavor?" in flavor.err
+    resource = kqctl("simulate", SAMPLE, "--set", "clusterqueue/team-a.flavor.default-flavor.cpus.nominalQuota=40")
+    assert resource.code == 2 and "no resource 'cpus'; did you mean cpu?" in resource.err
+
+
+def test_a_bad_value_from_set_is_blamed_on_the_set_not_only_on_the_file_line(kqctl: Kq) -> None:
+    bad = ("--set", "cq/team-a.flavor.default-flavor.cpu.nominalQuota=abc")
+    refused = kqctl("simulate", SAMPLE, *bad)
+    assert refused.code == 3
+    assert "the value comes from --set 'cq/team-a.flavor.default-flavor.cpu.nominalQuota=abc'" in refused.err
+    validated = kqctl("validate", SAMPLE, *bad)
+    assert validated.code == 1 and "(the value comes from --set 'cq/team-a." in validated.out
+    assert "--set" not in kqctl("validate", SAMPLE).out
+
+
+def test_convert_applies_set_before_converting(kqctl: Kq) -> None:
+    legacy = "samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml"
+    run = kqctl("convert", legacy, "--set", "clusterqueue/legacy-batch.spec.stopPolicy=Hold")
+    assert run.code in (0, 1), run.err
+    assert "stopPolicy: Hold" in run.out and "stopPolicy" not in kqctl("convert", legacy).out
+    assert kqctl("convert", legacy, "--set", "clusterqueue/nope.spec.stopPolicy=Hold").code == 2

@@ -159,3 +159,13 @@ def test_cluster_queue_summary_shows_what_a_lender_lends(kqctl: Kq) -> None:
     assert queues["team-a"]["default-flavor/cpu"] == {"nominal": "20", "used": "26", "borrowed": "6", "lent": "0"}
     assert queues["team-b"]["default-flavor/cpu"]["lent"] == "6"
     assert queues["team-b"]["default-flavor/memory"]["lent"] == "24Gi"
+
+
+def test_an_empty_namespace_says_so_with_did_you_mean(kqctl: Kq) -> None:
+    run = kqctl("simulate", "samples/cohort-borrowing", "-n", "team-z")
+    assert run.code == 0
+    assert "No workload in namespace team-z; did you mean team-b or team-a? (namespaces with workloads: team-a, " \
+           "team-b)" in run.out
+    selected = kqctl("simulate", "samples/cohort-borrowing", "-n", "team-b", "-l", "x=y")
+    assert "No workload in namespace team-b matches -l x=y" in selected.out
+    assert "No workload" not in kqctl("simulate", "samples/cohort-borrowing", "-n", "team-a").out

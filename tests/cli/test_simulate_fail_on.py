@@ -18,6 +18,9 @@ def sample(name: str) -> str:
     ("preemption", ["--cycles", "1", "--fail-on", "preempted"], 1,
      "fraud-research/job-ablation-dropout-0a1b2"),
     ("preemption", ["--cycles", "1", "--fail-on", "inadmissible"], 0, None),
+    # Steady state: the victims end "Preempted (inadmissible)", which is inadmissible too (README).
+    ("preemption", ["--fail-on", "inadmissible"], 1, "fraud-research/job-ablation-dropout-0a1b2"),
+    ("preemption", ["--fail-on", "pending"], 0, None),
     ("single-clusterqueue", ["--fail-on", "inadmissible"], 1, "default/job-nightly-report-9e3d6"),
     ("single-clusterqueue", ["--fail-on", "preempted", "--fail-on", "pending"], 0, None),
     ("single-clusterqueue", ["--fail-on", "pending,inadmissible"], 1, "2 workload(s)"),

@@ -7,6 +7,9 @@ nested deeply — and validate, simulate, explain and audit run in-process on th
 * never exit 70 (a kqctl bug) and never a traceback;
 * when validate accepts the input (exit 0), simulate and audit do not reject it as undecodable
   (exit 3): validate promises what the engine can read;
+* when validate rejects (an error at the very field a single mutation changed) a field the engine reads —
+  a Workload's, Job's or Pod's counts, priority, requests, node selectors and tolerations, a
+  WorkloadPriorityClass value — simulate refuses the input (exit 3) instead of simulating it;
 * when the JSON Schema of the kind (the generated schemas, checked with ``jsonschema``, the
   reference implementation, after CRD defaulting as the API server does) rejects the mutated
   document, validate does not exit 0. Mutations to ``null`` or to non-integral numbers are left
@@ -37,6 +40,7 @@ from kqctl.findings import Severity
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
 from kqctl.kueue.validate.webhook_defaults import apply_mutating_webhooks
 from kqctl.load.documents import parse_documents
+from kqctl.origin import format_path
 from kqctl.validate.schema import LIST_MAP_KEYS, apply_schema_defaults, load_schema
 
 EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "25"))
@@ -103,6 +107,7 @@ class Mutated:
     # The API server drops `status` on create, so validate only informs about it; simulate and audit
     # read it as the cluster's state and must refuse what they cannot decode there.
     touches_status: bool = False
+    set_path: Path_ | None = None  # the field the last "set" step replaced
 
 
 def _paths(value: Any, path: Path_ = ()) -> Iterator[Path_]:
@@ -168,6 +173,7 @@ def mutated_inputs(draw: st.DrawFn) -> Mutated:
         else:
             value = draw(values)
             result.schema_comparable &= not _has_null_or_float(value)
+            result.set_path = path
             if path:
                 _get(result.document, path[:-1])[path[-1]] = value
             else:
@@ -235,6 +241,49 @@ def schema_rejects(document: Any) -> bool | None:
     return next(iter(_Reference(schema).iter_errors(held)), None) is not None
 
 
+# --- the fields the engine reads ------------------------------------------------------------------------
+
+_POD_SPEC_READ = {("containers", "resources"), ("initContainers", "resources")}
+
+
+def _pod_spec_field_read(rest: Path_) -> bool:
+    """A pod spec's requests, limits, overhead, node selector and tolerations (REQ-5/6, FA-5)."""
+    if len(rest) == 5 and (rest[0], rest[2]) in _POD_SPEC_READ and rest[3] in ("requests", "limits"):
+        return isinstance(rest[1], int)
+    if len(rest) == 2 and rest[0] in ("overhead", "nodeSelector"):
+        return True
+    return len(rest) == 3 and rest[0] == "tolerations" and rest[2] in ("key", "operator", "value", "effect")
+
+
+def engine_reads(kind: Any, path: Path_) -> bool:
+    if kind == "WorkloadPriorityClass":
+        return path == ("value",)
+    if kind == "Workload":
+        if path == ("spec", "priority"):
+            return True
+        if path[:2] != ("spec", "podSets") or len(path) < 4:
+            return False
+        return (len(path) == 4 and path[3] in ("count", "minCount")) or (
+            path[3:5] == ("template", "spec") and _pod_spec_field_read(path[5:]))
+    if kind == "Job":
+        return path in (("spec", "parallelism"), ("spec", "completions")) or (
+            path[:3] == ("spec", "template", "spec") and _pod_spec_field_read(path[3:]))
+    return kind == "Pod" and path[:1] == ("spec",) and _pod_spec_field_read(path[1:])
+
+
+def validate_rejects_field(inputs: str, mutated: Mutated, scheduler: tuple[str, ...]) -> bool:
+    """validate reports an error at the one field the mutation set (so the refusal is about that field)."""
+    if len(mutated.steps) != 1 or not mutated.steps[0].startswith("set ") or not isinstance(mutated.document, dict):
+        return False
+    path = mutated.set_path
+    if path is None or not engine_reads(mutated.document.get("kind"), path):
+        return False
+    report = json.loads(run_kqctl("validate", inputs, "-o", "json", *scheduler).out)
+    wanted = format_path(path)
+    return any(d["file"].endswith(f"{mutated.index:03d}.json") and f["severity"] == "error" and f["field"] == wanted
+               for d in report["documents"] for f in d["findings"])
+
+
 # --- the property ----------------------------------------------------------------------------------------
 
 
@@ -255,6 +304,12 @@ def check(mutated: Mutated, directory: Path) -> None:
         for command in ("simulate", "audit"):
             assert runs[command].code != EXIT_INPUT, (
                 f"validate accepts {where} but {command} cannot read it: {runs[command].err}")
+    if (runs["validate"].code == 1 and mutated.schema_comparable
+            and not mutated.case.name.startswith(("volcano-", "yunikorn-"))
+            and validate_rejects_field(inputs, mutated, scheduler)):
+        assert runs["simulate"].code == EXIT_INPUT, (
+            f"validate rejects a field the engine reads in {where} but simulate does not refuse it: "
+            f"{runs['simulate'].out[-300:]}")
     if mutated.schema_comparable and not mutated.touches_status and schema_rejects(mutated.document):
         assert runs["validate"].code != EXIT_OK, f"the schema rejects {where} but validate accepts it"
 
@@ -265,6 +320,39 @@ def check(mutated: Mutated, directory: Path) -> None:
 def test_mutated_manifests_never_crash_any_command(mutated: Mutated, tmp_path_factory: pytest.TempPathFactory
                                                    ) -> None:
     check(mutated, tmp_path_factory.getbasetemp() / "fuzz-inputs")
+
+
+_KUEUE_CASES = [case for case in CASES if not case.name.startswith(("volcano-", "yunikorn-"))]
+_ENGINE_READ = [(case, i, path) for case in _KUEUE_CASES for i, document in enumerate(case.documents)
+                if isinstance(document, dict) for path in _paths(document) if engine_reads(document.get("kind"), path)]
+
+
+@st.composite
+def engine_field_mutations(draw: st.DrawFn) -> Mutated:
+    """One field the engine reads set to another value: the direction validate ⇒ simulate refuses."""
+    case, index, path = draw(st.sampled_from(_ENGINE_READ))
+    result = Mutated(case, index, copy.deepcopy(case.documents[index]), set_path=path)
+    value = draw(values)
+    result.schema_comparable = not _has_null_or_float(value)
+    _get(result.document, path[:-1])[path[-1]] = value
+    result.steps.append(f"set {list(path)} to {value!r:.80}")
+    return result
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@given(mutated=engine_field_mutations())
+def test_validate_rejecting_a_field_the_engine_reads_means_simulate_refuses(
+        mutated: Mutated, tmp_path_factory: pytest.TempPathFactory) -> None:
+    check(mutated, tmp_path_factory.getbasetemp() / "fuzz-engine-inputs")
+
+
+def test_the_engine_read_fields_are_found_in_the_samples() -> None:
+    kinds = {case.documents[i]["kind"] for case, i, _ in _ENGINE_READ}
+    assert {"Workload", "Job", "WorkloadPriorityClass"} <= kinds
+    assert engine_reads("Workload", ("spec", "podSets", 0, "template", "spec", "containers", 0, "resources",
+                                     "requests", "cpu"))
+    assert not engine_reads("Workload", ("spec", "podSets", 0, "template", "spec", "containers", 0, "image"))
 
 
 def test_the_fuzz_covers_every_sample() -> None:

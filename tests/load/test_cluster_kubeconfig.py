@@ -246,3 +246,12 @@ def test_a_verified_tls_server_needs_no_warning(fake: FakeCluster, tmp_path: Pat
         path = server.write_kubeconfig(tmp_path / "config", cluster={"certificate-authority": certificate[0]})
         assert read_cluster(READ_PLAN, None, path).counts()["Cohort"] == 1
     assert "warning" not in capsys.readouterr().err
+
+
+def test_insecure_skip_tls_verify_on_a_plain_http_server_warns_of_nothing(fake: FakeCluster, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeApiServer(fake) as server:
+        assert server.url.startswith("http://")
+        path = server.write_kubeconfig(tmp_path / "config", cluster={"insecure-skip-tls-verify": True})
+        assert read_cluster(READ_PLAN, None, path).counts()["Cohort"] == 1
+    assert "not verified" not in capsys.readouterr().err

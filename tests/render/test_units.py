@@ -31,3 +31,18 @@ GI = 1024**3
 ])
 def test_human_units(resource: str, value: int | None, expected: str) -> None:
     assert human(resource, value) == expected
+
+
+@pytest.mark.parametrize("resource,value,expected", [
+    ("cpu", UNLIMITED, "9.2P"),                     # a saturated request is huge, never "unlimited"
+    ("cpu", 2_305_843_009_213_693_950, "2.3P"),     # not 2305843009213693.95
+    ("cpu", 1500, "1.5"),
+    ("cpu", 10**15 - 1, "999999999999.999"),        # below the threshold: exact
+    ("memory", UNLIMITED, "8Ei"),
+    ("pods", UNLIMITED, "9.2E"),
+    ("nvidia.com/gpu", 8, "8"),
+])
+def test_requests_read_as_finite_amounts_in_human_units(resource: str, value: int, expected: str) -> None:
+    from kqctl.render.units import human_request
+
+    assert human_request(resource, value) == expected

@@ -4,7 +4,7 @@ fields the admission engine reads.
 ``kqctl validate`` runs every rule; simulate, explain and audit read tens of thousands of Workloads
 and check only these, so that they refuse (instead of simulating) what validate rejects: a request
 that is not a quantity, a negative request, a negative count, a minCount out of range, a priority
-that is not an int32.
+that is not an int32, a node selector, affinity or toleration that is not a string.
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from kqctl.k8s.quantity import QuantityError, parse_quantity
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 _CONTAINER_LISTS = ("containers", "initContainers")
 _RESOURCE_LISTS = ("requests", "limits")
+_SELECTOR_LISTS = ("matchExpressions", "matchFields")
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect")
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (list, "array"))  # bool before int
 
 Path = tuple[str | int, ...]
 Problem = tuple[Path, str, str]  # (field path, message, rule ID)
@@ -60,12 +63,56 @@ def _pod_spec_problems(pod_spec: Mapping[str, Any], path: Path) -> Iterator[Prob
             resources = container.get("resources") if isinstance(container, Mapping) else None
             if isinstance(resources, Mapping):
                 yield from _resources_problems(resources, (*path, list_name, j, "resources"))
+    yield from _placement_problems(pod_spec, path)
     overhead = pod_spec.get("overhead")
     if isinstance(overhead, Mapping):
         yield from _quantities_problems(overhead, (*path, "overhead"))
     resources = pod_spec.get("resources")
     if isinstance(resources, Mapping):
         yield from _resources_problems(resources, (*path, "resources"))
+
+
+def _placement_problems(pod_spec: Mapping[str, Any], path: Path) -> Iterator[Problem]:
+    """The strings the flavor assigner matches against flavors (FA-5): a number there is not stored."""
+    selector = pod_spec.get("nodeSelector")
+    if isinstance(selector, Mapping):
+        for key, value in selector.items():
+            yield from _not_string(value, (*path, "nodeSelector", str(key)))
+    required = _child(pod_spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    terms_path = (*path, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                  "nodeSelectorTerms")
+    for i, term in enumerate(terms if isinstance(terms, list) else []):
+        for list_name in _SELECTOR_LISTS:
+            requirements = term.get(list_name) if isinstance(term, Mapping) else None
+            for j, requirement in enumerate(requirements if isinstance(requirements, list) else []):
+                if isinstance(requirement, Mapping):
+                    yield from _requirement_problems(requirement, (*terms_path, i, list_name, j))
+    tolerations = pod_spec.get("tolerations")
+    for i, toleration in enumerate(tolerations if isinstance(tolerations, list) else []):
+        if isinstance(toleration, Mapping):
+            for name in _TOLERATION_FIELDS:
+                yield from _not_string(toleration.get(name), (*path, "tolerations", i, name))
+
+
+def _requirement_problems(requirement: Mapping[str, Any], path: Path) -> Iterator[Problem]:
+    yield from _not_string(requirement.get("key"), (*path, "key"))
+    yield from _not_string(requirement.get("operator"), (*path, "operator"))
+    values = requirement.get("values")
+    for k, value in enumerate(values if isinstance(values, list) else []):
+        yield from _not_string(value, (*path, "values", k))
+
+
+def _not_string(value: Any, path: Path) -> Iterator[Problem]:
+    if value is not None and not isinstance(value, str):
+        kind = next((name for cls, name in _JSON_TYPES if isinstance(value, cls)), "object")
+        yield path, f'Invalid value: "{kind}": must be of type string: "{kind}"', "SCHEMA-TYPE"
+
+
+def _child(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, Mapping) else None
+    return obj
 
 
 def _resources_problems(resources: Mapping[str, Any], path: Path) -> Iterator[Problem]:

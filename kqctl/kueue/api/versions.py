@@ -94,6 +94,9 @@ class _Context:
         self.legacy_rf_labels = legacy_rf_labels
 
     def add(self, severity: IssueSeverity, path: FieldPath, message: str, rule_id: str) -> None:
+        # Every reader puts the rule ID in front ("LEG-3: ..."): a message naming its own rule again would
+        # print it twice ("LEG-3: ... (LEG-3)"). A reference to another rule stays.
+        message = message.removeprefix(f"{rule_id}: ").removesuffix(f" ({rule_id})")
         self.issues.append(ConversionIssue(severity, path, message, rule_id))
 
     def dropped(self, path: FieldPath, why: str) -> None:
@@ -572,20 +575,44 @@ def _legacy_resources(resources: list[Any], ctx: _Context) -> list[_LegacyResour
                 ("spec", "resources", i), f"resource {resource.get('name')} has no flavors, so no quota"
             )
             continue
+        for j, flavor in flavors:
+            name = flavor.get("name")
+            if not isinstance(name, str):
+                # Carried over as it is (the schema rejects it, and validate says so), but named for what it is.
+                ctx.add("warning", ("spec", "resources", i, "flavors", j, "name"),
+                        f"flavor name {json.dumps(name, default=str)} of resource {resource.get('name')} is "
+                        f"{_json_type(name)}, not a string: it names no ResourceFlavor (carried over as it is)",
+                        "LEG-3")
         legacy.append(_LegacyResource(i, resource.get("name"), flavors))
     return legacy
+
+
+def _all_strings(names: tuple[Any, ...]) -> bool:
+    return all(isinstance(name, str) for name in names)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    for kind, name in ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (list, "a list"),
+                       (dict, "a mapping")):
+        if isinstance(value, kind):
+            return name
+    return "not a string"
 
 
 def _check_shared_flavors(legacy: list[_LegacyResource], ctx: _Context) -> None:
     """LEG-3.2: a flavor can belong to one resource group only (v1alpha2 rejected this too)."""
     for i, later in enumerate(legacy):
         for earlier in legacy[:i]:
+            if not (_all_strings(later.flavor_names) and _all_strings(earlier.flavor_names)):
+                continue  # a name that is no string is reported as such, not as a difference of order
             shares = set(later.flavor_keys) & set(earlier.flavor_keys)
             if shares and later.flavor_keys != earlier.flavor_keys:
                 ctx.add(
                     "error",
                     ("spec", "resources", later.index, "flavors"),
-                    f"LEG-3: resources {earlier.name} and {later.name} share flavors in a different order; "
+                    f"resources {earlier.name} and {later.name} share flavors in a different order; "
                     "a flavor belongs to one resource group only, so this ClusterQueue cannot be "
                     "represented in v1beta2",
                     "LEG-3",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from kqctl.k8s.quantity import UNLIMITED, format_resource_value, sat_add, sat_sub
+from kqctl.k8s.quantity import UNLIMITED, sat_add, sat_sub
 from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.api.models import ClusterQueue, FlavorResource, LocalQueue
 from kqctl.kueue.api.snapshot import Snapshot
@@ -395,8 +395,10 @@ def _not_admitting_reason(state: ClusterQueueState) -> str:
 
 
 def _amount(resource: str, value: int) -> str:
-    """A quota-side value as Kueue prints it (QTY-6; UNLIMITED is ``<unlimited>``)."""
-    return format_resource_value(resource, value, quota_side=True)
+    """A quota-side value in human units (UNLIMITED is "unlimited")."""
+    from kqctl.k8s.units import human
+
+    return human(resource, value)
 
 
 def _unusable_with_group(state: ClusterQueueState) -> Iterator[AuditFinding]:
@@ -493,7 +495,9 @@ def _group_never_fits(state: ClusterQueueState, flavors: tuple[str, ...], wanted
 
 
 def _request(resource: str, value: int) -> str:
-    return format_resource_value(resource, value)
+    from kqctl.k8s.units import human_request
+
+    return human_request(resource, value)
 
 
 # AUDIT-NO-BORROWING -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ in, each one verified by running the engine again on a changed snapshot (never g
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -20,6 +20,7 @@ from kqctl.kueue.api.models import (
     FlavorResource,
     Preemption,
     ResourceGroup,
+    Workload,
 )
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
@@ -33,7 +34,7 @@ from kqctl.kueue.engine.preemption.targets import (
     within_nominal,
 )
 from kqctl.kueue.engine.quota import QuotaNode
-from kqctl.kueue.engine.results import SimulationResult
+from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
@@ -124,6 +125,8 @@ class Decision:
     victims: tuple[str, ...]
     preempted_by: str | None
     admitted: bool = False  # holds quota at the end of that run
+    text: str = ""  # the state as simulate shows it: ``Admitted (4/8 pods)`` for a partial admission
+    cut_short: str | None = None  # the warning of a run the cycle limit stopped before its steady state
 
 
 @dataclass(frozen=True)
@@ -254,7 +257,13 @@ def resolve_key(snapshot: Snapshot, name: str) -> str:
         if key_name == short and (not namespace or namespace == key_namespace):
             raise NoWorkload(kind, key, reason)
     close = similar_names(name, [*keys, *snapshot.without_workload])
-    hint = f"; did you mean {' or '.join(close)}?" if close else " (give namespace/name)"
+    if close:
+        hint = f"; did you mean {' or '.join(close)}?"
+    elif namespace:
+        namespaces = sorted({w.namespace for w in snapshot.workloads})
+        hint = f" (workloads are in namespace(s) {', '.join(namespaces)})" if namespaces else " (it holds none)"
+    else:
+        hint = " (give namespace/name)"
     raise UnknownWorkload(f"no workload {name!r} in the inputs{hint}")
 
 
@@ -269,7 +278,14 @@ def similar_names(name: str, keys: Iterable[str], limit: int = 3) -> list[str]:
     by_name = {k.rpartition("/")[2]: k for k in pool}
     spelled = [by_name[n] for n in difflib.get_close_matches(short, list(by_name), n=limit, cutoff=0.6)]
     spelled += [k for k in difflib.get_close_matches(name, pool, n=limit, cutoff=0.6) if k not in spelled]
-    return list(dict.fromkeys([*prefixed, *spelled]))[:limit]
+    found = list(dict.fromkeys([*prefixed, *spelled]))[:limit]
+    if found or not namespace:
+        return found
+    # The namespace itself may be the typo (defualt/...): the same name elsewhere, then the closest keys.
+    everywhere = sorted(keys)
+    same_name = [k for k in everywhere if k.rpartition("/")[2] == short]
+    spelled = difflib.get_close_matches(name, everywhere, n=limit, cutoff=0.6)
+    return list(dict.fromkeys([*same_name, *spelled]))[:limit]
 
 
 def _is_job_workload_name(workload_name: str, job_name: str) -> bool:
@@ -303,8 +319,17 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
         return result  # it gets in: no arithmetic of a failure, no suggestions
     analysed = _analyse(steady, steady.outcomes[key], reset_clock=False)
     result = dataclasses.replace(result, steady=analysed.analysis)
+    if analysed.analysis.assignment is not None and steady_state.message:
+        # The headline is the steady state's own answer, the one its arithmetic below lays out: the message
+        # recorded when the workload was last tried can predate later admissions (a partial admission that
+        # took more of the quota, for example).
+        steady_state = dataclasses.replace(steady_state, message=analysed.analysis.assignment.message)
+        result = dataclasses.replace(result, steady_state=steady_state)
     assignment = analysed.assignment
-    if analysed.analysis.queue_problem is None and assignment is not None and assignment.representative_mode() != FIT:
+    if analysed.analysis.queue_problem is not None:
+        found = _queue_suggestions(snapshot, key, options)
+        return dataclasses.replace(result, suggestions=tuple(found))
+    if assignment is not None and assignment.representative_mode() != FIT:
         state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
         found = suggestions(snapshot, key, options, state, assignment, analysed.targets)
         result = dataclasses.replace(result, suggestions=tuple(found), suggestions_tried=SUGGESTIONS_TRIED)
@@ -377,8 +402,9 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
 def _decision_of(run: SimulationResult, key: str) -> Decision:
     workload = run.workloads[key]
     cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
+    cut_short = run.warnings[-1] if run.stop_reason == CYCLE_LIMIT and run.warnings else None
     return Decision(workload.state, workload.last_reason, workload.last_message, cycle, workload.victims,
-                    workload.preempted_by, workload.admission is not None)
+                    workload.preempted_by, workload.admission is not None, workload.decision_text, cut_short)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------
@@ -535,7 +561,8 @@ def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadI
 
 def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
                 assignment: Assignment, targets: tuple[Target, ...]) -> list[Suggestion]:
-    """Changes under which the same simulation (next cycle, or steady state) admits the workload."""
+    """Changes under which the workload gets in, each made to the steady state the headline and the
+    arithmetic describe (its quota, its holders, its policies) and verified by running the cycles on."""
     found: list[Suggestion] = []
     found.extend(_quota_suggestions(snapshot, key, options, state, assignment))
     found.extend(_completion_suggestions(snapshot, key, options, state))
@@ -545,14 +572,38 @@ def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state:
 
 
 def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> bool:
-    """Does the engine admit the workload on this (changed) snapshot? The check behind every suggestion.
+    """Does the engine admit the workload on this (changed) snapshot?
 
     Read from the live simulation: a probe needs one workload's admission, not the whole frozen result.
     """
     sim = Simulation(snapshot, options)
     sim.run_cycles()
+    return _holds_quota(sim, key)
+
+
+def _holds_quota(sim: Simulation, key: str) -> bool:
     outcome = sim.outcomes.get(key)
     return outcome is not None and outcome.workload.admission is not None
+
+
+def from_steady_state(snapshot: Snapshot, options: SimulationOptions, change: Callable[[Simulation], None],
+                      ) -> Simulation:
+    """The steady state, then ``change`` made to it as a cluster would see it (a requeue event for every
+    ClusterQueue, SIM-6), then the cycles run on to the next steady state: the check behind every suggestion."""
+    sim = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+    sim.run_cycles()
+    change(sim)
+    sim.requeue_inadmissible()
+    sim.run_cycles()
+    return sim
+
+
+def _raise_quota(cq: str, flavor: str, increases: Mapping[str, int]) -> Callable[[Simulation], None]:
+    def change(sim: Simulation) -> None:
+        for resource, value in increases.items():
+            fr = (flavor, resource)
+            sim.cache.update_nominal_quota(cq, fr, sim.cache.cluster_queues[cq].node.limits(fr).nominal + value)
+    return change
 
 
 def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
@@ -562,8 +613,8 @@ def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
     for flavor, resources in _flavor_resources(state, assignment).items():
         needed = {r: _total_request(assignment, r) for r in resources}
         increases = {r: v for r, v in needed.items() if v > 0}
-        if not increases or not admitted_after(with_nominal_increases(snapshot, state.name, flavor, increases), key,
-                                               options):
+        if not increases or not _holds_quota(from_steady_state(snapshot, options,
+                                                               _raise_quota(state.name, flavor, increases)), key):
             continue
         for resource in resource_order(increases):
             increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource)
@@ -589,7 +640,8 @@ def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions,
     low, high = 0, increases[resource]
     while low < high:
         middle = (low + high) // 2
-        if admitted_after(with_nominal_increases(snapshot, cq, flavor, {**increases, resource: middle}), key, options):
+        probe = from_steady_state(snapshot, options, _raise_quota(cq, flavor, {**increases, resource: middle}))
+        if _holds_quota(probe, key):
             high = middle
         else:
             low = middle + 1
@@ -628,17 +680,17 @@ def _with_cluster_queue(snapshot: Snapshot, model: ClusterQueue) -> Snapshot:
 
 def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
                             state: ClusterQueueState) -> list[Suggestion]:
-    """Admitted workloads of the same quota tree whose completion alone lets it in."""
-    sim = Simulation(snapshot, options)
-    root = sim.cache.root_of(sim.cache.cluster_queues[state.name])
-    queues = [sim.cache.cluster_queues[state.name]] if not root.is_cohort else sim.cache.subtree_cluster_queues(root)
+    """Workloads holding quota in its quota tree in the steady state whose completion alone lets it in."""
+    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+    steady.run_cycles()
+    root = steady.cache.root_of(steady.cache.cluster_queues[state.name])
+    queues = [steady.cache.cluster_queues[state.name]] if not root.is_cohort else \
+        steady.cache.subtree_cluster_queues(root)
     holders = sorted((w for cq in queues for w in cq.workloads.values()),
                      key=lambda w: (sum(w.usage().values()), w.key))
     found: list[Suggestion] = []
-    for holder in holders:
-        remaining = dataclasses.replace(snapshot, workloads=[w for w in snapshot.workloads
-                                                             if f"{w.namespace}/{w.name}" != holder.key])
-        if admitted_after(remaining, key, options):
+    for holder in holders[:MAX_COMPLETION_SUGGESTIONS]:
+        if _holds_quota(from_steady_state(snapshot, options, _finish(holder.key)), key):
             where = holder.admission.cluster_queue if holder.admission else "?"
             frees = _by_resource(holder.usage())
             action = f"it gets in once {holder.key} (ClusterQueue {where}) finishes"
@@ -646,9 +698,21 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
             found.append(Suggestion("completion", f"{action}, freeing {text}" if text else action, True,
                                     {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
                                     frees, action))
-            if len(found) >= MAX_COMPLETION_SUGGESTIONS:
-                break
     return found
+
+
+def _finish(holder: str) -> Callable[[Simulation], None]:
+    """The workload finishes: it leaves the cache and releases its quota, and is not queued again."""
+    def change(sim: Simulation) -> None:
+        workload = sim.outcomes[holder].workload
+        if workload.admission is None:
+            return
+        state = sim.cache.cluster_queues.get(workload.admission.cluster_queue)
+        sim.cache.remove_workload(workload)
+        workload.admission = None
+        if state is not None:
+            state.generation += 1
+    return change
 
 
 def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
@@ -666,17 +730,115 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
     for text, preemption in variants:
         if preemption == current:
             continue
-        changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
-        workload = simulate(changed, options).workloads.get(key)
-        if workload is not None and workload.admission is not None:
-            victims = list(workload.victims)
-            frees = _by_resource(_usage_of(changed, victims))
-            action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
-                f" by preempting {', '.join(victims)}" if victims else "")
-            freed = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
-            found.append(Suggestion("policy", f"{action}, freeing {freed}" if freed else action, True,
-                                    {"preemption": text, "victims": victims,
-                                     "frees": {r: _fmt(r, v) for r, v in frees.items()}}, frees, action))
+        held: dict[str, dict[FlavorResource, int]] = {}
+        sim = from_steady_state(snapshot, options, _set_preemption(state.name, preemption, held))
+        if not _holds_quota(sim, key):
+            continue
+        victims = [v for v in sim.outcomes[key].victims if v in held]
+        victims = list(dict.fromkeys(victims))
+        frees = _by_resource({fr: sum(held[v].get(fr, 0) for v in victims) for fr in
+                              {fr for v in victims for fr in held[v]}})
+        action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
+            f" by preempting {', '.join(victims)}" if victims else "")
+        freed = ", ".join(f"{r} {_fmt(r, v)}" for r, v in frees.items())
+        found.append(Suggestion("policy", f"{action}, freeing {freed}" if freed else action, True,
+                                {"preemption": text, "victims": victims,
+                                 "frees": {r: _fmt(r, v) for r, v in frees.items()}}, frees, action))
+    return found
+
+
+def _set_preemption(cq: str, preemption: Preemption, held: dict[str, dict[FlavorResource, int]],
+                    ) -> Callable[[Simulation], None]:
+    """The ClusterQueue's preemption policy changes; ``held`` records what every holder held before."""
+    def change(sim: Simulation) -> None:
+        for queue in sim.cache.cluster_queues.values():
+            for workload in queue.workloads.values():
+                held[workload.key] = dict(workload.usage())
+        for outcome in sim.outcomes.values():
+            outcome.victims.clear()  # only the preemptions the change makes are counted
+        state = sim.cache.cluster_queues[cq]
+        state.model = dataclasses.replace(state.model, preemption=preemption)
+    return change
+
+
+MAX_QUEUE_SUGGESTIONS = 3
+
+
+def _queue_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions) -> list[Suggestion]:
+    """What gets a workload that is not queued into a queue: its LocalQueue created (or started, or pointed at
+    an existing ClusterQueue), each verified by running the engine on the changed snapshot."""
+    from kqctl.kueue.api.models import LocalQueue
+
+    workload = next(w for w in snapshot.workloads if f"{w.namespace}/{w.name}" == key)
+    lq_key = f"{workload.namespace}/{workload.queue_name}"
+    existing = snapshot.local_queues.get(lq_key)
+    if existing is not None and existing.stop_policy != "None":
+        started = dataclasses.replace(existing, stop_policy="None")
+        changed = dataclasses.replace(snapshot, local_queues={**snapshot.local_queues, lq_key: started})
+        action = f"set spec.stopPolicy: None on LocalQueue {lq_key} (it is stopped: {existing.stop_policy})"
+        gets_in = admitted_after(changed, key, options)
+        return [Suggestion("local-queue", action + (": it then gets in" if gets_in else
+                                                    ": it is then queued, but still not admitted"), True,
+                           {"localQueue": lq_key, "stopPolicy": "None", "admitted": gets_in}, action=action)]
+    if not workload.queue_name:
+        return []
+    found: list[Suggestion] = []
+    queued: list[str] = []
+    for cq in sorted(snapshot.cluster_queues):
+        if existing is not None and existing.cluster_queue == cq:
+            continue
+        queue = LocalQueue(workload.namespace, workload.queue_name, cq, "None", 1.0)
+        changed = dataclasses.replace(snapshot, local_queues={**snapshot.local_queues, lq_key: queue})
+        if existing is None:
+            action = (f"create LocalQueue {workload.queue_name} in namespace {workload.namespace} "
+                      f"with spec.clusterQueue: {cq}")
+        else:
+            action = f"point LocalQueue {lq_key} at ClusterQueue {cq} (its ClusterQueue {existing.cluster_queue} " \
+                     "does not exist)"
+        if admitted_after(changed, key, options):
+            found.append(Suggestion("local-queue", f"{action}: it then gets in", True,
+                                    {"localQueue": lq_key, "clusterQueue": cq, "admitted": True}, action=action))
+        else:
+            queued.append(cq)
+        if len(found) >= MAX_QUEUE_SUGGESTIONS:
+            break
+    if not found and queued:
+        what = "create LocalQueue" if existing is None else "point LocalQueue"
+        action = (f"{what} {workload.queue_name} in namespace {workload.namespace} at one of ClusterQueue(s) "
+                  f"{', '.join(queued[:MAX_QUEUE_SUGGESTIONS])}{' ...' if len(queued) > MAX_QUEUE_SUGGESTIONS else ''}"
+                  ": it is then queued, but none of them admits it in the steady state")
+        found.append(Suggestion("local-queue", action, True, {"localQueue": lq_key, "admitted": False},
+                                action=action))
+    if not snapshot.cluster_queues:
+        action = (f"create LocalQueue {workload.queue_name} in namespace {workload.namespace} and the "
+                  "ClusterQueue it points at (the inputs hold no ClusterQueue)")
+        found.append(Suggestion("local-queue", action, False, {"localQueue": lq_key, "admitted": None},
+                                action=action))
+    if existing is None:
+        found.extend(_other_local_queues(snapshot, key, options, workload))
+    return found
+
+
+def _other_local_queues(snapshot: Snapshot, key: str, options: SimulationOptions, workload: Workload,
+                        ) -> list[Suggestion]:
+    """The LocalQueues that do exist in its namespace, closest name first: a typo in the queue-name label."""
+    import difflib
+
+    names = sorted(q.name for q in snapshot.local_queues.values() if q.namespace == workload.namespace)
+    if not names:
+        return []
+    close = difflib.get_close_matches(workload.queue_name, names, n=len(names), cutoff=0.0)
+    found: list[Suggestion] = []
+    for name in close[:MAX_QUEUE_SUGGESTIONS]:
+        relabelled = dataclasses.replace(workload, queue_name=name)
+        changed = dataclasses.replace(snapshot, workloads=[relabelled if w is workload else w
+                                                           for w in snapshot.workloads])
+        gets_in = admitted_after(changed, key, options)
+        action = (f"submit it to the existing LocalQueue {name} of namespace {workload.namespace} instead "
+                  "(label kueue.x-k8s.io/queue-name, spec.queueName)")
+        found.append(Suggestion("local-queue", action + (": it then gets in" if gets_in else
+                                                         ": it is then queued, but still not admitted"), True,
+                                {"localQueue": f"{workload.namespace}/{name}", "admitted": gets_in}, action=action))
     return found
 
 
@@ -686,20 +848,3 @@ def _by_resource(usage: dict[FlavorResource, int]) -> dict[str, int]:
     for (_, resource), value in usage.items():
         totals[resource] = totals.get(resource, 0) + value
     return {r: totals[r] for r in resource_order(totals)}
-
-
-def _usage_of(snapshot: Snapshot, keys: list[str]) -> dict[FlavorResource, int]:
-    """What these workloads held in the inputs (before they were preempted)."""
-    models = {f"{w.namespace}/{w.name}": w for w in snapshot.workloads}
-    total: dict[FlavorResource, int] = {}
-    for key in keys:
-        model = models.get(key)
-        admission = model.admission if model is not None else None
-        if admission is None:
-            continue
-        for pod_set in admission.pod_set_assignments:
-            for resource, value in pod_set.resource_usage.items():
-                flavor = pod_set.flavors.get(resource)
-                if flavor is not None:
-                    total[(flavor, resource)] = total.get((flavor, resource), 0) + value
-    return total

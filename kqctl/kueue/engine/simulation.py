@@ -34,7 +34,7 @@ from kqctl.kueue.engine.results import (
 )
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
-MAX_CYCLES = 200  # SIM-8
+MAX_CYCLES = 200  # SIM-8: the spec's limit, kept as the floor of the scaled one (cycle_limit)
 AFS_MODE = "UsageBasedAdmissionFairSharing"
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -45,7 +45,7 @@ class SimulationOptions:
     fair_sharing: bool | None = None  # None: as the Kueue Configuration in the inputs says
     gates: FeatureGates = field(default_factory=FeatureGates)
     now: datetime | None = None
-    max_cycles: int = MAX_CYCLES
+    max_cycles: int | None = None  # None: scaled to the input (cycle_limit)
     fail_admissions: bool = False  # simulate a failing status patch for every admission
     # FS-11: LocalQueue usage to start from, overriding what LocalQueue statuses say.
     local_queue_usage: Mapping[str, Mapping[str, Fraction]] | None = None
@@ -65,6 +65,19 @@ def limit_range_summaries(snapshot: Snapshot) -> dict[str, LimitRangeSummary]:
     return {ns: summarize_limit_ranges(items) for ns, items in by_namespace.items()}  # type: ignore[arg-type]
 
 
+def cycle_limit(snapshot: Snapshot) -> int:
+    """SIM-8's safety limit on a run to a steady state, scaled to the input.
+
+    A cycle pops one head per ClusterQueue, and a head may stay on top while Kueue walks its flavors
+    (FA-4), so one ClusterQueue with N pending workloads needs up to N × flavors cycles before every
+    workload was tried; a preempted workload is tried again. A fixed 200 would stop a 10,000-workload
+    queue long before its steady state. Termination does not rely on the limit: the state space is
+    finite and SIM-7's repetition checks stop any run that cycles.
+    """
+    flavors = max((len(queue.flavor_quotas) for queue in snapshot.cluster_queues.values()), default=1)
+    return MAX_CYCLES + 2 * len(snapshot.workloads) * max(1, flavors)
+
+
 class Simulation:
     """The engine's state between cycles: cache, queues, workloads, and the clock."""
 
@@ -81,7 +94,9 @@ class Simulation:
         self.outcomes: dict[str, WorkloadOutcome] = {}
         self.cycle_results: list[CycleResult] = []
         self.stop_reason = STEADY
+        self.max_cycles = options.max_cycles if options.max_cycles is not None else cycle_limit(snapshot)
         self.livelock: Livelock | None = None
+        self._with_memory: set[str] = set()  # queued workloads with flavor-scan memory (_track_memory)
         self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
                                    gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
@@ -172,15 +187,27 @@ class Simulation:
 
     def result(self) -> SimulationResult:
         """The state after the cycles run so far, frozen (results.py)."""
+        warnings = list(self.snapshot.warnings)
+        if self.stop_reason == CYCLE_LIMIT:
+            warnings.append(self.limit_warning())
         return freeze(self.cache, self.queues, self.outcomes, self.cycle_results, self.stop_reason, self.fair_sharing,
-                      self.livelock, self.snapshot.warnings)
+                      self.livelock, warnings)
+
+    def limit_warning(self) -> str:
+        """What a run stopped by the cycle limit must say: its end is not the steady state."""
+        queued = sum(len(queue.active) for queue in self.queues.values())
+        return (f"the simulation stopped at its limit of {len(self.cycle_results):,} cycles before reaching a "
+                f"steady state ({queued:,} workload(s) still queued to be tried): what it shows is not the steady "
+                "state; --cycles N runs more cycles")
 
     def run_cycles(self) -> None:
         """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit."""
         results = self.cycle_results
         seen_quiet: list[tuple[object, ...]] = []
         seen_full: dict[tuple[object, ...], int] = {}
-        limit = self.options.cycles if self.options.cycles is not None else self.options.max_cycles
+        quiet_inadmissible = -1
+        self._track_memory(None, rebuild=True)
+        limit = self.options.cycles if self.options.cycles is not None else self.max_cycles
         while True:
             if len(results) >= limit:
                 self.stop_reason = CYCLES_GIVEN if self.options.cycles is not None else CYCLE_LIMIT
@@ -199,6 +226,7 @@ class Simulation:
                 self.options.between_cycles(self, len(results) - 1)
             if self.options.cycles is not None:
                 continue
+            self._track_memory(result, rebuild=changed or self.options.between_cycles is not None)
             state = self._state()
             if changed:
                 seen_quiet.clear()
@@ -208,10 +236,35 @@ class Simulation:
                     self.stop_reason = LIVELOCK
                     return
                 seen_full[full] = len(results)
-            elif state in seen_quiet:
+                continue
+            if state in seen_quiet:
                 return
+            inadmissible = sum(len(q.inadmissible) for q in self.queues.values())
+            if inadmissible > quiet_inadmissible:
+                # Without admissions, releases or requeue events the inadmissible sets only grow: a state
+                # with fewer inadmissible workloads never comes back, so it need not be remembered (this
+                # keeps a 10,000-workload run from holding 10,000 states).
+                seen_quiet.clear()
+            quiet_inadmissible = inadmissible
+            seen_quiet.append(state)
+
+    def _track_memory(self, result: CycleResult | None, rebuild: bool) -> None:
+        """The queued workloads with flavor-scan memory (FA-4), for :meth:`_state`.
+
+        In a quiet cycle only its heads changed; after an admission, a release, a requeue event or an
+        engine-API caller's change, every queue is looked at again.
+        """
+        if rebuild:
+            self._with_memory = {k for q in self.queues.values() for k, w in q.active.items()
+                                 if w.scan_memory is not None}
+            return
+        for entry in result.entries if result is not None else ():
+            workload = entry.workload
+            queue = self.queues.get(workload.cluster_queue or "")
+            if workload.scan_memory is not None and queue is not None and workload.key in queue.active:
+                self._with_memory.add(workload.key)
             else:
-                seen_quiet.append(state)
+                self._with_memory.discard(workload.key)
 
     def _anything_to_pop(self) -> bool:
         """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""
@@ -310,14 +363,18 @@ class Simulation:
     # --- steady-state detection (SIM-7, SIM-8) ------------------------------------------------------
 
     def _state(self) -> tuple[object, ...]:
-        queues = tuple(
-            (name, tuple(sorted(q.active)), tuple(sorted(q.inadmissible)),
-             tuple(sorted((k, _memory_key(w)) for k, w in q.active.items())))
-            for name, q in sorted(self.queues.items()))
-        return queues
+        """SIM-7's state: each queue's active and inadmissible sets and its workloads' flavor-scan progress.
 
-    def _holdings(self) -> tuple[object, ...]:
-        return tuple(sorted(key for q in self.cache.cluster_queues.values() for key in q.workloads))
+        Sets, not sorted tuples: built in C, a state of 10,000 workloads costs little per cycle.
+        """
+        memory = self._with_memory
+        return tuple(
+            (name, frozenset(q.active), frozenset(q.inadmissible),
+             frozenset((k, _memory_key(q.active[k])) for k in memory if k in q.active))
+            for name, q in sorted(self.queues.items()))
+
+    def _holdings(self) -> frozenset[str]:
+        return frozenset(key for q in self.cache.cluster_queues.values() for key in q.workloads)
 
     def _livelock(self, first: int, last: int, results: list[CycleResult]) -> Livelock:
         involved: set[str] = set()

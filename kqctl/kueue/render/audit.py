@@ -8,18 +8,19 @@ the terminal table uses human units.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, TextIO
 from xml.sax.saxutils import escape as xml_escape
 
+from kqctl.errors import UsageError
 from kqctl.k8s.quantity import UNLIMITED, format_resource_value
 from kqctl.kueue.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
-from kqctl.render.columns import Column, Table
-from kqctl.render.units import human
+from kqctl.render.columns import Column, Table, TableOptions, printable
+from kqctl.render.units import human, human_request
 
-AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
+AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 PLOT_SUFFIXES = (".svg", ".png")
 PNG_NEEDS_MATPLOTLIB = "PNG needs matplotlib: pip install 'kqctl[plot]' (or matplotlib), or use .svg"
 
@@ -28,14 +29,21 @@ class PlotError(ValueError):
     """The chart cannot be written as asked (unknown suffix, PNG without matplotlib)."""
 
 
-def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto", headers: bool = True) -> None:
-    """Render in ``table`` (plain columns, human units), ``json``, ``yaml``, ``markdown`` or ``name``."""
+def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto", headers: bool = True,
+                 view: TableOptions | None = None) -> None:
+    """Render in ``table`` or ``wide`` (plain columns, human units), ``json``, ``yaml``, ``markdown`` or ``name``.
+
+    ``view`` (--sort-by, --limit/--show-all) applies to the tables only; machine formats hold everything.
+    """
+    view = replace(view or TableOptions(color=color), headers=headers, wide=fmt == "wide")
     if fmt == "name":
         out.writelines(f"clusterqueue.kueue.x-k8s.io/{node.name}\n" for node in report.cluster_queues)
-    elif not headers and fmt == "table":
+    elif not headers and fmt in ("table", "wide"):
         from kqctl.render.columns import format_lines
 
-        out.writelines(line + "\n" for line in format_lines(_quota_table(report), headers=False))
+        quota = _quota_table(report)
+        _check_sort_key(view.sort_by)
+        out.writelines(line + "\n" for line in format_lines(_limited(quota, view.limit), headers=False))
     elif fmt in ("json", "yaml"):
         from kqctl.render.structured import dump_json, dump_yaml
 
@@ -43,8 +51,8 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto"
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
     elif fmt == "markdown":
         out.write(markdown(report))
-    elif fmt == "table":
-        render_table(report, out, color)
+    elif fmt in ("table", "wide"):
+        render_table(report, out, color, view)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
 
@@ -66,7 +74,7 @@ def _ratio(value: Fraction | None) -> float | None:
 
 
 def pending_text(node: AuditNode) -> str:
-    return ", ".join(f"{d.resource} {human(d.resource, d.amount)}" for d in node.pending) or "-"
+    return ", ".join(f"{d.resource} {human_request(d.resource, d.amount)}" for d in node.pending) or "-"
 
 
 def _short_status(node: AuditNode) -> str:
@@ -176,20 +184,72 @@ def _row_cells(row: ResourceRow) -> list[str]:
             percent(row.utilisation)]
 
 
-def render_table(report: AuditReport, out: TextIO, color: str) -> None:
-    """kubectl-style tables (nothing cut or wrapped), then the findings, one line each."""
-    from kqctl.render.columns import format_lines, rich_painter
+def render_table(report: AuditReport, out: TextIO, color: str, view: TableOptions | None = None) -> None:
+    """kubectl-style tables (nothing cut or wrapped), then the findings, one line each.
+
+    --sort-by orders the ClusterQueue table, or the findings by severity, rule or object (the quota table is
+    a tree); --limit keeps that many rows of each table and findings, and says how many more there are.
+    """
+    from kqctl.render.columns import rich_painter, sort_rows
     from kqctl.render.console import use_color
 
+    view = view or TableOptions(color=color)
     paint = rich_painter(use_color(out, color))
-    for line in format_lines(_quota_table(report), paint=paint):
-        out.write(line + "\n")
+    _check_sort_key(view.sort_by)
+    _write_limited(out, _quota_table(report), view, paint, "quota rows")
     if report.cluster_queues:
         out.write("\n")
-        for line in format_lines(_queue_table(report), paint=paint):
-            out.write(line + "\n")
-    _write_findings(out, report.findings, paint)
+        queues = _queue_table(report)
+        if view.sort_by and _normal_key(view.sort_by) not in _FINDING_KEYS:
+            sort_rows(queues, view.sort_by)
+        _write_limited(out, queues, view, paint, "ClusterQueue rows")
+    findings = report.findings
+    if view.sort_by and _normal_key(view.sort_by) in _FINDING_KEYS:
+        findings = tuple(sorted(findings, key=_FINDING_KEYS[_normal_key(view.sort_by)]))
+    _write_findings(out, findings, paint, view.limit)
     out.write("\n" + summary_line(report) + "\n")
+
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_FINDING_KEYS: dict[str, Callable[[AuditFinding], str | int]] = {
+    "severity": lambda f: _SEVERITY_ORDER.get(str(f.severity), 3),
+    "rule": lambda f: f.rule_id,
+    "object": lambda f: f.object,
+}
+
+
+def _normal_key(key: str) -> str:
+    return key.lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
+def _check_sort_key(key: str | None) -> None:
+    """--sort-by names a column of the ClusterQueue table or a field of the findings."""
+    if not key:
+        return
+    columns = [c.header for c in _QUEUE_TABLE_COLUMNS]
+    if _normal_key(key) in _FINDING_KEYS or _normal_key(key) in {_normal_key(c) for c in columns}:
+        return
+    valid = [c.lower().replace(" ", "-") for c in columns] + list(_FINDING_KEYS)
+    raise UsageError(f"--sort-by {key!r}: no such column; choose one of: {', '.join(valid)}")
+
+
+def _limited(table: Table, limit: int | None) -> Table:
+    return table if limit is None else Table(table.columns, table.rows[:limit], table.styles[:limit])
+
+
+def _write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
+                   what: str) -> None:
+    from kqctl.render.columns import format_lines
+
+    for line in format_lines(_limited(table, view.limit), wide=view.wide, paint=paint):
+        out.write(line + "\n")
+    _more(out, len(table.rows), view.limit, what)
+
+
+def _more(out: TextIO, total: int, limit: int | None, what: str) -> None:
+    if limit is not None and total > limit:
+        out.write(f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or "
+                  "--show-all for more, -o json for everything)\n")
 
 
 def _node_label(node: AuditNode, prefix: str) -> str:
@@ -218,27 +278,43 @@ def _quota_table(report: AuditReport) -> Table:
     return table
 
 
-_QUEUE_TABLE_COLUMNS = (Column("ClusterQueue"), Column("LocalQueues", right=True), Column("Admitted", right=True),
-                        Column("Pending", right=True), Column("Pending demand"))
+def _count(cell: str) -> int:
+    return int(cell) if cell.isdigit() else -1
+
+
+_QUEUE_TABLE_COLUMNS = (Column("ClusterQueue"), Column("Cohort", wide=True), Column("Status", wide=True),
+                        Column("LocalQueues", right=True, sort_key=_count),
+                        Column("Admitted", right=True, sort_key=_count),
+                        Column("Pending", right=True, sort_key=_count), Column("Pending demand"),
+                        Column("LocalQueue names", wide=True))
 
 
 def _queue_table(report: AuditReport) -> Table:
     table = Table(_QUEUE_TABLE_COLUMNS)
     for node in report.cluster_queues:
-        table.add([node.name, str(len(node.local_queues)), str(node.admitted_workloads),
-                   str(node.pending_workloads), pending_text(node)])
+        table.add([node.name, node.parent or "-", node.status or "-", str(len(node.local_queues)),
+                   str(node.admitted_workloads), str(node.pending_workloads), pending_text(node),
+                   ",".join(node.local_queues) or "-"])
     return table
 
 
 def _write_findings(out: TextIO, findings: tuple[AuditFinding, ...],
-                    paint: Callable[[str, str], str] | None) -> None:
+                    paint: Callable[[str, str], str] | None, limit: int | None = None) -> None:
     if not findings:
         return
     out.write("\nFindings:\n")
-    for f in findings:
+    shown = findings if limit is None else findings[:limit]
+    for f in shown:
         severity = paint(f.severity, "yellow" if f.severity == "warning" else "cyan") if paint else f.severity
         hint = f" (hint: {f.hint})" if f.hint else ""
-        out.write(f"  {severity} {f.rule_id} {f.object}: {f.message}{hint}\n")
+        out.write(f"  {severity} {f.rule_id} {printable(f.object)}: {printable(f.message + hint)}\n")
+    if len(shown) < len(findings):
+        left: dict[str, int] = {}
+        for f in findings[len(shown):]:
+            left[f.rule_id] = left.get(f.rule_id, 0) + 1
+        by_rule = ", ".join(f"{rule} {count:,}" for rule, count in sorted(left.items(), key=lambda x: (-x[1], x[0])))
+        out.write(f"  ... {len(findings) - len(shown):,} more findings not shown ({by_rule}; first {len(shown):,} of "
+                  f"{len(findings):,}; --limit N or --show-all for more, -o json for everything)\n")
 
 
 def summary_line(report: AuditReport) -> str:

@@ -22,9 +22,10 @@ from kqctl.kueue.engine.explain import (
 )
 from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
 from kqctl.kueue.replay.estimate import WaitEstimate
-from kqctl.render.units import human
+from kqctl.render.units import human, human_request
 
 NO_WRAP_WIDTH = 100_000
+LISTED = 10  # rows of "Ahead of it" and "Preemption" shown; json and yaml list every one
 
 
 def explanation_data(explanation: Explanation) -> dict[str, Any]:
@@ -117,7 +118,8 @@ def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
     return {"state": decision.state, "reason": decision.reason, "message": decision.message,
-            "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by}
+            "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by,
+            "cycleLimitReached": decision.cut_short}
 
 
 def _flavor_report_data(report: FlavorReport) -> dict[str, Any]:
@@ -214,8 +216,14 @@ def _estimate_branch(tree: Any, estimate: WaitEstimate, escape: Any) -> None:
 
 
 def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: WaitEstimate | None = None) -> None:
-    from rich.markup import escape
+    from rich.markup import escape as markup_escape
     from rich.tree import Tree
+
+    from kqctl.render.columns import printable
+
+    def escape(text: str) -> str:
+        # Names are user input: neither rich markup nor a newline or terminal escape in them takes effect.
+        return markup_escape(printable(text))
 
     from kqctl.render.console import make_console
 
@@ -231,6 +239,9 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
         _decision_branch(tree, "Next cycle (before the steady state)", following, escape, details=False)
     if estimate is not None:
         _estimate_branch(tree, estimate, escape)
+    elif explanation.steady is not None and explanation.steady.queue_problem is not None:
+        reason, message = explanation.steady.queue_problem
+        tree.add(f"[bold]Wait estimate[/]: never while it is not queued ({escape(reason)}: {escape(message)})")
     analysis = explanation.steady
     if analysis is not None:
         _analysis_branches(tree, analysis, explanation, escape)
@@ -245,24 +256,30 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
     if analysis.ahead:
         branch = tree.add(f"Ahead of it in ClusterQueue {escape(explanation.cluster_queue or '')}"
                           f" ({len(analysis.ahead)})")
-        for entry in analysis.ahead[:10]:
+        for entry in analysis.ahead[:LISTED]:
             branch.add(f"{escape(entry.key)}: {escape(entry.why)}")
+        if len(analysis.ahead) > LISTED:
+            branch.add(f"[dim]and {len(analysis.ahead) - LISTED:,} more (-o json lists them all)[/]")
         if analysis.blocked_by:
             branch.add(f"[yellow]StrictFIFO: it waits behind {escape(analysis.blocked_by)} even if it would fit[/]")
     if analysis.assignment is not None:
         _assignment_branch(tree, analysis, escape)
     if analysis.targets or analysis.candidates:
         branch = tree.add("Preemption")
-        for target in analysis.targets:
-            branch.add(f"[red]victim[/] {escape(target.workload)} ({escape(target.reason)})")
-        for candidate in analysis.candidates:
-            branch.add(f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
-                       f" {candidate.priority}: {escape(candidate.verdict)}")
+        lines = [f"[red]victim[/] {escape(target.workload)} ({escape(target.reason)})" for target in analysis.targets]
+        lines += [f"{escape(candidate.key)} in {escape(candidate.cluster_queue)}, priority"
+                  f" {candidate.priority}: {escape(candidate.verdict)}" for candidate in analysis.candidates]
+        for line in lines[:LISTED]:
+            branch.add(line)
+        if len(lines) > LISTED:
+            branch.add(f"[dim]and {len(lines) - LISTED:,} more (-o json lists them all)[/]")
 
 
 def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
     if explanation.suggestions:
-        branch = tree.add("[green]What would make it fit[/] (each checked by running the engine again)")
+        checked = " (each checked by running the engine again)" if all(
+            s.verified for s in explanation.suggestions) else ""
+        branch = tree.add(f"[green]What would make it fit[/]{checked}")
         for suggestion in explanation.suggestions:
             branch.add(escape(suggestion_text(suggestion)))
     elif explanation.steady is not None and explanation.steady.queue_problem is not None:
@@ -279,16 +296,18 @@ def suggestion_text(suggestion: Any) -> str:
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
-        amounts = ", ".join(f"{r} by {human(r, v)}" for r, v in suggestion.amounts.items())
+        amounts = ", ".join(f"{r} by {human_request(r, v)}" for r, v in suggestion.amounts.items())
         return f"{suggestion.action}: {amounts}"
-    amounts = ", ".join(f"{r} {human(r, v)}" for r, v in suggestion.amounts.items())
+    amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
 
 def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: Any, details: bool = True) -> None:
     if decision is None:
         return
-    text = f"{label}: [bold]{escape(decision.state)}[/]"
+    if decision.cut_short is not None:
+        label = label.replace("Steady state", "End of the run")
+    text = f"{label}: [bold]{escape(decision.text or decision.state)}[/]"
     if decision.cycle is not None:
         text += f" (cycle {decision.cycle})"
     if decision.victims:
@@ -300,6 +319,8 @@ def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: A
     node = tree.add(text)
     if details and decision.message and not decision.admitted:
         node.add(escape(decision.message))
+    if decision.cut_short is not None:
+        node.add(f"[yellow]warning: {escape(decision.cut_short)}[/]")
 
 
 def _mode_text(mode: str | None, analysis: Analysis) -> str:
@@ -342,7 +363,8 @@ def check_line(check: ResourceCheck) -> str:
     def q(value: int | None) -> str:
         return human(r, value)
 
-    line = (f"{r}: needs {q(check.needed)} (this pod set {q(check.requested)}); nominal {q(check.nominal)}, used"
+    needed, requested = human_request(r, check.needed), human_request(r, check.requested)
+    line = (f"{r}: needs {needed} (this pod set {requested}); nominal {q(check.nominal)}, used"
             f" {q(check.usage)}, available {q(max(0, check.available))}, at most {q(check.potential)}")
     if check.borrowing_limit is not None:
         line += f", borrowingLimit {q(check.borrowing_limit)}"

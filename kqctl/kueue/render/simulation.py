@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
 from kqctl.kueue.engine.workloads import Admission
-from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.columns import Column, Table, TableOptions, printable
 from kqctl.render.units import human
 
 
@@ -128,8 +128,25 @@ def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace
                 out.write(f"workload.kueue.x-k8s.io/{workload.name}\n")
     elif fmt in ("table", "wide"):
         render_tables(result, out, keep, replace(view, wide=view.wide or fmt == "wide"))
+        if view.headers and result.workloads and not any(keep(w) for w in result.workloads.values()):
+            out.write(nothing_shown_note(result, namespace, selector) + "\n")
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, name, json, yaml")
+
+
+def nothing_shown_note(result: SimulationResult, namespace: str | None, selector: str | None) -> str:
+    """Why the workload table is empty although the inputs hold workloads: the namespace (with did-you-mean)
+    or the selector matched none."""
+    import difflib
+
+    namespaces = sorted({w.namespace for w in result.workloads.values()})
+    if namespace is not None and namespace not in namespaces:
+        close = difflib.get_close_matches(namespace, namespaces, n=3, cutoff=0.5)
+        mean = f"; did you mean {' or '.join(close)}?" if close else ""
+        return (f"No workload in namespace {printable(namespace)}{mean} (namespaces with workloads: "
+                f"{', '.join(printable(n) for n in namespaces)})")
+    where = f" in namespace {printable(namespace)}" if namespace is not None else ""
+    return f"No workload{where} matches -l {printable(selector or '')}"
 
 
 def workload_filter(namespace: str | None, selector: str | None) -> Callable[[WorkloadResult], bool]:
@@ -172,7 +189,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
         out.write(f"Livelock in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
                   f"{', '.join(result.livelock.workloads)} keep trading places (Kueue never settles here).\n")
     for warning in result.warnings:
-        out.write(f"warning: {warning}\n")
+        out.write(f"warning: {printable(warning)}\n")
 
 
 _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "admitted in an inactive ClusterQueue",
@@ -184,7 +201,7 @@ _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "adm
 def _summary_line(result: SimulationResult) -> str:
     tokens = [workload.decision for workload in result.workloads.values()]
     parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
-    stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "200-cycle limit",
+    stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "cycle limit reached, NOT a steady state",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"
     return f"{result.cycles} cycle(s), {stop}, {mode} ordering: " + (", ".join(parts) or "no workloads")
@@ -325,7 +342,7 @@ def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
         if workload.admission is not None:
             continue
         if workload.message:
-            name = paint(key, "bold") if paint is not None else key
-            lines.append(f"  {name}: {workload.message}")
+            name = paint(printable(key), "bold") if paint is not None else printable(key)
+            lines.append(f"  {name}: {printable(workload.message)}")
     if lines:
         out.write("\nWhy not admitted:\n" + "\n".join(lines) + "\n")

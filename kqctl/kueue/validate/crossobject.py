@@ -443,7 +443,7 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
     """XO-5 and XO-9: a workload asking for a resource its ClusterQueue does not cover, or more of a
     resource than any flavor of its group could ever provide, can never be admitted."""
     from kqctl.k8s.pods import spec_requests
-    from kqctl.k8s.quantity import format_resource_value
+    from kqctl.k8s.units import human, human_request
     from kqctl.kueue.engine.quota import potential
 
     built = world.quota_cache()
@@ -488,8 +488,10 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
             smallest = pod_set.get("minCount", pod_set.get("count", 1))
             count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
             requests = computed[i] if computed is not None else spec_requests(_pod_spec(pod_set))
+            full = pod_set.get("count", 1)
+            full = full if isinstance(full, int) and not isinstance(full, bool) and full > 0 else count
             for resource, per_pod in sorted(requests.items()):
-                total = per_pod * count
+                total = _scaled_total(per_pod, full, count)
                 if total <= 0:
                     continue
                 known = verdicts.get((state.name, resource))
@@ -508,10 +510,20 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                 if total > best:
                     yield obj, world.missing(
                         "XO-WL-NEVER-FITS", path,
-                        f"pod set {pod_set.get('name', i)} needs {format_resource_value(resource, total)} {resource},"
+                        f"pod set {pod_set.get('name', i)} needs {human_request(resource, total)} {resource},"
                         f" more than any flavor of ClusterQueue {state.name} can ever provide"
-                        f" ({format_resource_value(resource, best, quota_side=True)} with everything borrowed)",
+                        f" ({human(resource, best)} with everything borrowed)",
                         "raise nominalQuota or borrowingLimit, or shrink the pod set")
+
+
+def _scaled_total(per_pod: int, count: int, smallest: int) -> int:
+    """The pod set's total as Kueue's engine counts it (REQ-7, REQ-13): per pod x count in saturating int64,
+    then scaled to ``smallest`` pods (divide, then multiply), so that validate names the amount audit and
+    explain name."""
+    from kqctl.k8s.quantity import sat_mul
+
+    total = sat_mul(per_pod, count)
+    return total if smallest == count or count == 0 else sat_mul(total // count, smallest)
 
 
 _UNSEEN: Any = object()
@@ -535,7 +547,7 @@ class TrimmedWorkload(LoadedObject):
 
 def _trimmed_workload(origin: Origin, prefix: FieldPath, body: Any, info: KindInfo | None,
                       findings: list[Finding], pod_requests: list[dict[str, int]] | None) -> TrimmedWorkload:
-    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_requests)
+    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_requests=pod_requests)
 
 
 def trimmed(obj: LoadedObject) -> LoadedObject:

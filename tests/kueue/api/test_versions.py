@@ -385,7 +385,24 @@ def test_leg3_2_flavors_shared_in_a_different_order_is_an_error() -> None:
     [issue] = issues_with(result, "LEG-3")
     assert issue.severity == "error" and not result.ok
     assert issue.field == "spec.resources[1].flavors"
-    assert issue.message.startswith("LEG-3: resources cpu and memory share flavors in a different order")
+    assert issue.message.startswith("resources cpu and memory share flavors in a different order")  # once: the
+    # rule ID is printed in front of the message by every reader
+
+
+def test_leg3_a_flavor_name_that_is_not_a_string_is_named_as_such_not_as_an_order_problem() -> None:
+    body = alpha_cq([resource("cpu", (7, {}), ("b", {})), resource("memory", ("a", {}), ("b", {}))])
+
+    [issue] = issues_with(to_v1beta2(body), "LEG-3")
+
+    assert issue.severity == "warning" and issue.field == "spec.resources[0].flavors[0].name"
+    assert issue.message.startswith("flavor name 7 of resource cpu is an integer, not a string")
+    assert "order" not in issue.message
+
+
+def test_no_conversion_message_repeats_its_own_rule_id() -> None:
+    body = alpha_cq([resource("cpu", ("a", {}), ("b", {})), resource("memory", ("b", {}), ("a", {}))], cohort=None)
+    for issue in to_v1beta2(body).issues:
+        assert not issue.message.startswith(f"{issue.rule_id}:") and f"({issue.rule_id})" not in issue.message
 
 
 def test_leg3_4_max_without_cohort_is_dropped_with_a_warning() -> None:

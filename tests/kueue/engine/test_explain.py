@@ -130,3 +130,34 @@ def test_resolve_key_accepts_a_job_name_and_rejects_unknown_ones() -> None:
     assert resolve_key(snap, "ns/train") == "ns/job-train-1a2b3"
     with pytest.raises(UnknownWorkload):
         resolve_key(snap, "ns/nothing")
+
+
+def test_sim_8_a_run_cut_short_by_the_cycle_limit_is_not_called_the_steady_state() -> None:
+    import dataclasses
+    import io
+
+    from kqctl.kueue.render.explain import render_explanation
+
+    workloads = [wl(f"w{i}", f"{1000 + i}m", second=i) for i in range(6)]
+    explanation = explain(snapshot(*workloads), "ns/w5", dataclasses.replace(NOW, max_cycles=2))
+    assert explanation.steady_state is not None and explanation.steady_state.cut_short is not None
+    out = io.StringIO()
+    render_explanation(explanation, "table", out, color="never")
+    assert "Steady state" not in out.getvalue().split("\n")[1] and "End of the run: Pending" in out.getvalue()
+    assert "before reaching a steady state" in out.getvalue()
+    steady = explain(snapshot(*workloads), "ns/w5", NOW)
+    assert steady.steady_state is not None and steady.steady_state.cut_short is None
+
+
+def test_the_preemption_list_shows_the_first_ten_and_counts_the_rest() -> None:
+    import io
+
+    from kqctl.kueue.render.explain import render_explanation
+
+    holders = [wl(f"h{i:02d}", "100m", second=0, admitted=True) for i in range(30)]
+    explanation = explain(snapshot(*holders, wl("w", "2", priority=0, second=1)), "ns/w", NOW)
+    out = io.StringIO()
+    render_explanation(explanation, "table", out, color="never")
+    text = out.getvalue()
+    assert explanation.steady is not None and len(explanation.steady.candidates) == 30
+    assert "ns/h09 in cq" in text and "ns/h10 in cq" not in text and "and 20 more" in text

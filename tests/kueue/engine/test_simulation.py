@@ -53,6 +53,22 @@ def test_sim_8_the_cycle_limit_stops_a_run_that_would_go_on() -> None:
                    workload("a", created="2025-12-31T00:00:00Z"), workload("b", created="2025-12-31T00:00:01Z"),
                    max_cycles=1).run()
     assert (result.stop_reason, result.cycles, result.workloads["ns/b"].decision) == ("limit", 1, "Pending")
+    assert any("stopped at its limit of 1 cycles before reaching a steady state" in w and "not the steady state" in w
+               for w in result.warnings), "a capped run must never pass for the steady state"
+
+
+def test_sim_8_the_cycle_limit_scales_with_the_workloads_so_large_queues_reach_their_steady_state() -> None:
+    # 300 workloads of different shapes (no equivalence bulk move) in one BestEffortFIFO queue: one head per
+    # cycle, so 300 cycles before every one was tried, more than SIM-8's fixed 200.
+    workloads = [workload(f"w{i:03d}", cpu=f"{1000 + i}m", created=f"2025-12-31T00:{i // 60:02d}:{i % 60:02d}Z")
+                 for i in range(300)]
+    sim = setup(cluster_queue("cq", {"default": {"cpu": "4"}}, strategy="BestEffortFIFO"), *workloads)
+    assert sim.max_cycles >= 2 * 300
+    result = sim.run()
+    assert (result.stop_reason, result.cycles) == ("steady", 300)
+    decisions = [w.decision for w in result.workloads.values()]
+    assert (decisions.count("Admitted"), decisions.count("Inadmissible")) == (3, 297)
+    assert not any("limit" in w for w in result.warnings)
 
 
 def test_sim_5_a_victim_releases_its_quota_at_once_and_goes_back_to_its_queue() -> None:
