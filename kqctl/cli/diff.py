@@ -114,7 +114,7 @@ def diff_command(
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
         if replay:
             check_runtimes(side)
-    options.check_namespace_present(namespace, (w.namespace for side in (old, new) for w in side.workloads))
+    options.note_namespace(namespace, (w.namespace for side in (old, new) for w in side.workloads))
     listed_keys = listed(old, new, namespace, parsed_selector)
     report = diff_snapshots(old, new, sim_options, replay_options)
     view = TableOptions(limit=options.row_limit(limit, show_all))

@@ -91,27 +91,34 @@ def workload_matcher(namespace: str | None,
 NAMESPACES_NAMED = 10  # namespaces listed in the message for a -n that names none of them
 
 
-def check_namespace_present(namespace: str | None, present: Iterable[str]) -> None:
-    """-n naming a namespace in which no workload exists is a usage error (most likely a typo) with a did-you-mean
-    over the namespaces that hold workloads, instead of an empty table that looks like an answer."""
+def namespace_note(namespace: str | None, present: Iterable[str], what: str = "workload") -> str | None:
+    """A note for -n naming a namespace in which no workload exists (most likely a typo): a did-you-mean over the
+    namespaces that hold workloads, instead of an empty table that looks like an answer. Not an error, as
+    kubectl's "No resources found in NAMESPACE namespace." is not: a CI job filtering on a team that has nothing
+    queued today must not fail. None when the namespace holds workloads (or no -n was given)."""
     if namespace is None:
-        return
+        return None
     namespaces = sorted(set(present))
     if namespace in namespaces:
-        return
+        return None
     import difflib
-
-    from kqctl.errors import UsageError
 
     close = difflib.get_close_matches(namespace, namespaces, n=1)
     hint = f"; did you mean {close[0]}?" if close else ""
     if not namespaces:
-        where = "the inputs hold no workloads"
+        where = f"the inputs hold no {what}s"
     else:
         named = ", ".join(namespaces[:NAMESPACES_NAMED])
         more = f" and {len(namespaces) - NAMESPACES_NAMED:,} more" if len(namespaces) > NAMESPACES_NAMED else ""
-        where = f"workloads are in: {named}{more}"
-    raise UsageError(f"-n {namespace}: no workload in namespace {namespace!r}{hint} ({where})")
+        where = f"{what}s are in: {named}{more}"
+    return f"no {what} in namespace {namespace!r}{hint} ({where})"
+
+
+def note_namespace(namespace: str | None, present: Iterable[str], what: str = "workload") -> None:
+    """Writes namespace_note's note, if any, to stderr: never into the output a pipe may parse."""
+    note = namespace_note(namespace, present, what)
+    if note is not None:
+        sys.stderr.write(f"kqctl: note: -n {namespace}: {note}\n")
 
 
 def row_limit(limit: int, show_all: bool) -> int | None:

@@ -181,7 +181,7 @@ def replay_command(
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
                             from_cluster, context, kubeconfig, scheduler)
-    options.check_namespace_present(namespace, (w.namespace for w in snapshot.workloads))
+    options.note_namespace(namespace, (w.namespace for w in snapshot.workloads))
     shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
     progress.done()

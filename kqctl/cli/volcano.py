@@ -224,6 +224,9 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
     progress.step(f"kqctl: simulating {len(snapshot.pod_groups):,} PodGroups...", len(inputs.objects))
     result = run(snapshot, SimulationOptions(sessions=cycles))
     progress.done()
+    from kqctl.cli import options
+
+    options.note_namespace(namespace, (group.namespace for group in snapshot.pod_groups.values()), "PodGroup")
     try:
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
     except ValueError as exc:

@@ -104,6 +104,9 @@ def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | No
     progress.step(f"kqctl: simulating {len(snapshot.pods):,} YuniKorn pods...", len(inputs.objects))
     result = run_simulation(snapshot, cycles)
     progress.done()
+    from kqctl.cli import options
+
+    options.note_namespace(namespace, (pod.namespace for pod in snapshot.pods), "pod")
     try:
         render_simulation(result, output, sys.stdout, namespace=namespace, view=view, selector=selector)
     except ValueError as exc:

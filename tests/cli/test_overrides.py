@@ -55,7 +55,7 @@ def test_a_bad_value_from_set_is_blamed_on_the_set_not_only_on_the_file_line(kqc
     bad = ("--set", "cq/team-a.flavor.default-flavor.cpu.nominalQuota=abc")
     refused = kqctl("simulate", SAMPLE, *bad)
     assert refused.code == 3
-    assert "the value comes from --set 'cq/team-a.flavor.default-flavor.cpu.nominalQuota=abc'" in refused.err
+    assert "--set 'cq/team-a.flavor.default-flavor.cpu.nominalQuota=abc': the API server would reject" in refused.err
     validated = kqctl("validate", SAMPLE, *bad)
     assert validated.code == 1 and "(the value comes from --set 'cq/team-a." in validated.out
     assert "--set" not in kqctl("validate", SAMPLE).out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
 from support import REPO, Run
 
 Kq = Callable[..., Run]
@@ -169,3 +170,19 @@ def test_an_empty_namespace_says_so_with_did_you_mean(kqctl: Kq) -> None:
     selected = kqctl("simulate", "samples/cohort-borrowing", "-n", "team-b", "-l", "x=y")
     assert "No workload in namespace team-b matches -l x=y" in selected.out
     assert "No workload" not in kqctl("simulate", "samples/cohort-borrowing", "-n", "team-a").out
+
+
+@pytest.mark.parametrize("sample,namespace,note", [
+    ("volcano-two-teams", "team-z",
+     "kqctl: note: -n team-z: no PodGroup in namespace 'team-z'; did you mean team-b? (PodGroups are in: team-a, "
+     "team-b)"),
+    ("yunikorn-multi-tenant", "trainin",
+     "kqctl: note: -n trainin: no pod in namespace 'trainin'; did you mean training? (pods are in: dashboards, "
+     "nightly, reports, training)"),
+])
+def test_a_namespace_without_volcano_or_yunikorn_work_gets_a_did_you_mean_note_not_an_error(
+        kqctl: Kq, sample: str, namespace: str, note: str) -> None:
+    # As kubectl's "No resources found": exit 0, the note on stderr, JSON on stdout still parses.
+    run = kqctl("simulate", str(REPO / "samples" / sample), "-n", namespace, "-o", "json")
+    assert run.code == 0 and note in run.err, run.err
+    json.loads(run.out)
