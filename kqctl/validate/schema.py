@@ -20,10 +20,11 @@ Behaviour that follows the API server rather than plain JSON Schema:
 from __future__ import annotations
 
 import datetime
+import difflib
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -259,8 +260,11 @@ def format_value(value: Any) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _unknown_field(path: FieldPath) -> Finding:
-    return error(UNKNOWN_FIELD, path, f'unknown field "{format_path(path)}"')
+def _unknown_field(path: FieldPath, known: Iterable[str] = ()) -> Finding:
+    # kubectl says only "unknown field"; most unknown fields are typos of a field defined right there.
+    close = difflib.get_close_matches(str(path[-1]), sorted(known), n=1, cutoff=0.75) if path else []
+    hint = f"did you mean {close[0]}?" if close else None
+    return error(UNKNOWN_FIELD, path, f'unknown field "{format_path(path)}"', hint)
 
 
 def _required(path: FieldPath) -> Finding:
@@ -400,7 +404,7 @@ def _object_check(
             sub = get_prop(key)
             if sub is None:
                 if strict:
-                    out.append(_unknown_field(path + (key,)))
+                    out.append(_unknown_field(path + (key,), props))
                 elif extra is not None and item is not None:
                     extra(item, path + (key,), out)
             elif sub is _plain_string:

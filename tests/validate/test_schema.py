@@ -295,6 +295,18 @@ def test_unknown_field_deep_in_a_list_points_at_the_key() -> None:
     assert finding.message == 'unknown field "spec.resourceGroups[0].flavors[0].resources[0].quota"'
 
 
+@pytest.mark.parametrize("field,hint", [
+    ("nominalQuta", "did you mean nominalQuota?"),  # a typo of a field defined right there
+    ("borowingLimit", "did you mean borrowingLimit?"),
+    ("quota", None),  # nothing close: no guess
+])
+def test_unknown_field_hints_the_close_field_defined_at_that_place(field: str, hint: str | None) -> None:
+    body = cluster_queue()
+    resource(body)[field] = "1"
+    finding = only(findings_of(body))
+    assert finding.rule_id == "SCHEMA-UNKNOWN-FIELD" and finding.hint == hint
+
+
 def test_unknown_field_is_reported_even_when_null() -> None:
     body = workload()
     body["spec"]["podSets"][0]["template"]["metadata"]["creationTimestamp"] = None

@@ -8,7 +8,9 @@ certain from the inputs alone (cohort cycles) are always errors.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+import difflib
+import functools
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -58,10 +60,23 @@ class World:
     def namespaced_names(self, kind: str) -> set[tuple[str, str]]:
         return {(obj.namespace or "", obj.name) for obj, _ in self.of_kind(kind) if obj.name}
 
-    def missing(self, rule_id: str, path: tuple[str | int, ...], message: str, hint: str | None = None) -> Finding:
-        """A reference to an object not in the inputs: a warning, or an error with --closed."""
+    def missing(self, rule_id: str, path: tuple[str | int, ...], message: str, hint: str | None = None,
+                name: str | None = None, known: Collection[str] = ()) -> Finding:
+        """A reference to an object not in the inputs: a warning, or an error with --closed. With the ``name``
+        referred to and the ``known`` names of its kind, the hint starts with the close ones: most missing
+        references are typos."""
         severity = Severity.ERROR if self.closed else Severity.WARNING
+        close = _close_names(name, tuple(sorted(known))) if name is not None else ()
+        if close:
+            mean = f"did you mean {' or '.join(repr(c) for c in close)}?"
+            hint = f"{mean} {hint}" if hint else mean
         return Finding(rule_id, severity, path, message, hint)
+
+
+@functools.lru_cache(maxsize=1024)
+def _close_names(name: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    # Remembered: 10,000 Workloads may share one misspelt LocalQueue.
+    return tuple(difflib.get_close_matches(name, known, n=2, cutoff=0.75))
 
 
 def _kind(obj: LoadedObject) -> str:
@@ -115,7 +130,7 @@ def check_missing_flavors(world: World) -> Iterator[Located]:
                     "XO-CQ-FLAVOR", path,
                     f"ResourceFlavor {name!r} is not in the inputs: ClusterQueue {obj.name} would be inactive"
                     " (FlavorNotFound) and admit nothing",
-                    f"create ResourceFlavor {name!r} or remove it from the ClusterQueue")
+                    f"create ResourceFlavor {name!r} or remove it from the ClusterQueue", name, flavors)
 
 
 def check_missing_admission_checks(world: World) -> Iterator[Located]:
@@ -130,7 +145,7 @@ def check_missing_admission_checks(world: World) -> Iterator[Located]:
                 yield obj, world.missing(
                     "XO-CQ-CHECK", ("spec", "admissionChecksStrategy", "admissionChecks", i, "name"),
                     f"AdmissionCheck {name!r} is not in the inputs: ClusterQueue {obj.name} would be inactive"
-                    " (AdmissionCheckNotFound) and admit nothing")
+                    " (AdmissionCheckNotFound) and admit nothing", None, name, checks)
 
 
 def check_nil_namespace_selector(world: World) -> Iterator[Located]:
@@ -155,7 +170,7 @@ def check_local_queue_targets(world: World) -> Iterator[Located]:
             yield obj, world.missing(
                 "XO-LQ-CQ", ("spec", "clusterQueue"),
                 f"ClusterQueue {target!r} is not in the inputs: workloads in LocalQueue {obj.namespace}/{obj.name}"
-                f" would stay pending with \"ClusterQueue {target} doesn't exist\"")
+                f" would stay pending with \"ClusterQueue {target} doesn't exist\"", None, target, queues)
             continue
         yield from _selector_reachability(world, obj, target, queues[target], namespaces)
 
@@ -237,13 +252,16 @@ def check_implicit_cohorts(world: World) -> Iterator[Located]:
 def check_workload_queues(world: World) -> Iterator[Located]:
     """XO-4: a Workload naming a missing LocalQueue stays pending (Misconfigured)."""
     queues = world.namespaced_names("LocalQueue")
+    in_namespace: dict[str, set[str]] = {}
+    for namespace, name in queues:
+        in_namespace.setdefault(namespace, set()).add(name)
     for obj, body in world.of_kind("Workload"):
         queue = _spec(body).get("queueName")
         if isinstance(queue, str) and queue and (obj.namespace or "", queue) not in queues:
             yield obj, world.missing(
                 "XO-WL-LQ", ("spec", "queueName"),
                 f"LocalQueue {obj.namespace}/{queue} is not in the inputs: the workload would stay pending with"
-                f" \"LocalQueue {queue} doesn't exist\"")
+                f" \"LocalQueue {queue} doesn't exist\"", None, queue, in_namespace.get(obj.namespace or "", ()))
 
 
 def check_workload_priority_classes(world: World) -> Iterator[Located]:
@@ -257,7 +275,7 @@ def check_workload_priority_classes(world: World) -> Iterator[Located]:
         kind, name = ref.get("kind"), ref.get("name")
         if isinstance(kind, str) and kind in known and isinstance(name, str) and name not in known[kind]:
             yield obj, world.missing("XO-WL-PRIORITY", ("spec", "priorityClassRef", "name"),
-                                     f"{kind} {name!r} is not in the inputs")
+                                     f"{kind} {name!r} is not in the inputs", None, name, known[kind])
 
 
 def check_job_priority_classes(world: World) -> Iterator[Located]:
@@ -270,7 +288,7 @@ def check_job_priority_classes(world: World) -> Iterator[Located]:
             yield obj, world.missing(
                 "XO-JOB-PRIORITY", ("metadata", "labels", "kueue.x-k8s.io/priority-class"),
                 f"WorkloadPriorityClass {name!r} is not in the inputs: Kueue would not create a Workload for this"
-                " Job (WorkloadPriorityClassNotFound)")
+                " Job (WorkloadPriorityClassNotFound)", None, name, classes)
 
 
 def check_local_queue_weights(world: World) -> Iterator[Located]:
@@ -327,7 +345,7 @@ def check_admission_check_parameters(world: World) -> Iterator[Located]:
             yield obj, world.missing(
                 "XO-AC-PARAMS", ("spec", "parameters", "name"),
                 f"{kind} {name!r} is not in the inputs: AdmissionCheck {obj.name} would be inactive ({reason})"
-                " and the ClusterQueues using it would admit nothing")
+                " and the ClusterQueues using it would admit nothing", None, name, world.names(kind))
 
 
 def check_multikueue_clusters(world: World) -> Iterator[Located]:
@@ -339,7 +357,7 @@ def check_multikueue_clusters(world: World) -> Iterator[Located]:
             if isinstance(name, str) and name not in known:
                 yield obj, world.missing("XO-MK-CLUSTER", ("spec", "clusters", i),
                                          f"MultiKueueCluster {name!r} is not in the inputs: admission checks using"
-                                         f" MultiKueueConfig {obj.name} report it missing")
+                                         f" MultiKueueConfig {obj.name} report it missing", None, name, known)
 
 
 CHECKS: tuple[Callable[[World], Iterator[Located]], ...] = (

@@ -166,3 +166,23 @@ def test_xo9_borrowing_from_the_cohort_counts_as_possible_capacity() -> None:
 def test_xo9_a_pod_set_that_can_shrink_only_has_to_fit_at_min_count() -> None:
     shrinkable = wl(count=4, requests="{cpu: '3'}").replace("count: 4", "count: 4\n    minCount: 1")
     assert rules(*BASE, shrinkable) == set()
+
+
+def hints(*docs: str) -> dict[str, str | None]:
+    objects = load_text(ALL_KINDS, "---\n".join(docs)).known_objects
+    return {f.rule_id: f.hint for _, f in cross_object_findings(objects)}
+
+
+def test_xo_missing_references_hint_the_close_names_of_their_kind() -> None:
+    # Most missing references are typos: the hint names the close existing names first.
+    assert hints(RF.format(name="on-demand"), cq(flavor="on-demnd"))["XO-CQ-FLAVOR"] == \
+        "did you mean 'on-demand'? create ResourceFlavor 'on-demnd' or remove it from the ClusterQueue"
+    assert hints(cq(name="team-a"), LQ.format(name="q", ns="ns", cq="team-aa"))["XO-LQ-CQ"] == \
+        "did you mean 'team-a'?"
+    # A Workload's LocalQueue is looked for in its own namespace only.
+    lqs = LQ.format(name="training", ns="ns", cq="a") + "---\n" + LQ.format(name="trainer", ns="other", cq="a")
+    assert hints(cq(), lqs, wl(queue="trainng"))["XO-WL-LQ"] == "did you mean 'training'?"
+    # Nothing close: no guess, and a hint that had none stays empty.
+    assert hints(RF.format(name="on-demand"), cq(flavor="gpu"))["XO-CQ-FLAVOR"] == \
+        "create ResourceFlavor 'gpu' or remove it from the ClusterQueue"
+    assert hints(cq(name="team-a"), LQ.format(name="q", ns="ns", cq="payments"))["XO-LQ-CQ"] is None
