@@ -267,7 +267,8 @@ class Scheduler(SchedulerState):
         for ask in sorted(candidates, key=lambda a: (a.app.app_id, a.key)):
             opened = candidates.get(ask)
             self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
-            if ask.blocked or ask.allocated or ask not in self.reserved:
+            # reserved_node is set exactly while the ask is in self.reserved (a list: membership is slow)
+            if ask.blocked or ask.allocated or not ask.reserved_node:
                 continue
             queue = ask.app.queue
             assert queue is not None
