@@ -104,17 +104,16 @@ class Node:
     reserved_by: Ask | None = None
     score: float = 0.0
     free: Resource = field(default_factory=dict)  # total - allocated - occupied, per type of the total
+    # not cordoned (the snapshot's NodeInfo is frozen): a plain attribute, read for every node a search passes
+    schedulable: bool = field(init=False, default=True)
 
     def __post_init__(self) -> None:
         self.free = dict(self.total)
+        self.schedulable = not self.info.unschedulable
 
     @property
     def name(self) -> str:
         return self.info.name
-
-    @property
-    def schedulable(self) -> bool:
-        return not self.info.unschedulable
 
     @property
     def available(self) -> Resource:
