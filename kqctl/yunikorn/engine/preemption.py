@@ -458,10 +458,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         memo[memo_key] = known
     if not known[1]:
         return None, GUARANTEES_FAILED
-    by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
-    by_node: dict[str, list[Ask]] = {}
-    for victim in by_victim_list(results):
-        by_node.setdefault(victim.node, []).append(victim)
+    by_victim, by_node, less_order = _victim_index(scheduler, results)
     # YuniKorn takes the node whose victims let the ask fit soonest (lowest index), then by name. Nodes are
     # tried by name, and one that cannot reach a lower index than the best so far is not worked out.
     best: tuple[int, str, list[Ask]] | None = None
@@ -484,7 +481,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         return None, DOES_NOT_HELP
     index, node_name, victims = best
     node = p.nodes.by_name[node_name]
-    extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path)
+    extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path, less_order)
     if not ok:
         return None, DOES_NOT_HELP
     victims = victims + extra
@@ -528,8 +525,10 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
 
 
 def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, QueueSnapshot],
-                       by_victim: dict[int, QueueSnapshot], ask_path: str) -> tuple[list[Ask], bool]:
-    """``calculateAdditionalVictims``: victims elsewhere that bring the ask's queue under its guaranteed."""
+                       by_victim: dict[int, QueueSnapshot], ask_path: str,
+                       less_order: list[Ask] | None = None) -> tuple[list[Ask], bool]:
+    """``calculateAdditionalVictims``: victims elsewhere that bring the ask's queue under its guaranteed.
+    ``less_order``: every victim of ``results`` sorted by ``_less_key`` (worked out here when not given)."""
     copies: dict[str, QueueSnapshot] = {}
     for original in results.values():
         original.duplicate(copies)
@@ -543,7 +542,9 @@ def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, Que
         if owner is not None and owner.path in copies:
             copies[owner.path].remove(victim.resource)
             seen.add(id(victim))
-    others = sorted((v for v in by_victim_list(results) if id(v) not in seen), key=_less_key)
+    if less_order is None:
+        less_order = sorted(by_victim_list(results), key=_less_key)
+    others = [v for v in less_order if id(v) not in seen]  # a stable sort: filtering after sorting is the same
     extra: list[Ask] = []
     for victim in others:
         owner = by_victim.get(id(victim))
@@ -579,6 +580,27 @@ def _less_key(victim: Ask) -> tuple[int, int]:
     """``compareAllocationLess``: originators and tasks that opt out of preemption last, then newest first."""
     score = (1 << 33 if victim.originator else 0) | (0 if victim.pod.allow_preempt_self else 1 << 34)
     return (score, -victim.created)
+
+
+def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) \
+        -> tuple[dict[int, QueueSnapshot], dict[str, list[Ask]], list[Ask]]:
+    """The victims of ``results`` by id (their queue's snapshot), by node, and in ``_less_key`` order: kept per
+    ``results`` (the attempts of asks alike share them, and a victim's node only changes with a release, which
+    makes new ``results``)."""
+    cache = scheduler.victim_index
+    known = cache.get(id(results))
+    if known is not None and known[0] is results:  # the entry keeps ``results`` alive: its id is not reused
+        return known[1]
+    by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
+    by_node: dict[str, list[Ask]] = {}
+    listed = by_victim_list(results)
+    for victim in listed:
+        by_node.setdefault(victim.node, []).append(victim)
+    index = (by_victim, by_node, sorted(listed, key=_less_key))
+    if len(cache) > 64:
+        cache.clear()
+    cache[id(results)] = (results, index)
+    return index
 
 
 def _cached_victims(scheduler: SchedulerState, ask: Ask) -> dict[str, QueueSnapshot]:
