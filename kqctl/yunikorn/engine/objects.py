@@ -36,6 +36,7 @@ class Ask:
     reserved_node: str = ""
     preempt_checked: bool = False  # E4: a preemption attempt was made (kqctl's clock does not advance)
     preempt_triggered: bool = False  # E2
+    preempt_short: str = ""  # E2: why its one preemption left it short (YuniKorn's victim selection), if it did
     preempted_by: str = ""  # this allocation was chosen as a victim of that ask
     preempted_from: str = ""  # the node it ran on
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt

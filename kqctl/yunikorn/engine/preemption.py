@@ -490,11 +490,19 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
     fits_already = res.fit_in(node.available, ask.resource)
     chosen: list[Ask] = []
     total: Resource = {}
+    considered = 0
+    passed: list[str] = []  # the ask's types the victims' total went above, when YuniKorn stopped choosing
     for victim in victims:
         if not fits_already and victim.node != node_name:
             continue
+        considered += 1
+        # YuniKorn keeps a victim only while the ask is StrictlyGreaterThanOnlyExisting the total so far: once the
+        # total is above the ask in any one type (memory, or pods: every pod counts 1), no later victim is taken,
+        # even when the ask still lacks another type. The shortfall check below is on the total of all of them.
         if res.strictly_greater_only_existing(ask.resource, total):
             chosen.append(victim)
+        elif not passed:
+            passed = sorted(name for name, value in ask.resource.items() if total.get(name, 0) > value)
         total = res.add(total, victim.resource)
     if res.strictly_greater_only_existing(ask.resource, total):
         return None, SHORTFALL
@@ -507,6 +515,12 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         if victim.preempted_from != node_name:
             scheduler.node_opened(p.nodes.by_name[victim.preempted_from])
     ask.preempt_triggered = True
+    if len(chosen) < considered and not (res.fit_in(node.available, ask.resource)
+                                         and res.fit_in_max_undef(p.headroom(leaf), ask.resource)):
+        exceeded = f" (here {' and '.join(passed)})" if passed else ""
+        ask.preempt_short = (f"it preempted {len(chosen)} of {considered} victims: YuniKorn stops taking victims once "
+                             f"their total exceeds the ask in one resource type{exceeded}, which left it short, and "
+                             "an ask preempts only once")
     if node.reserved_by is not None and node.reserved_by is not ask:
         other = node.reserved_by
         p.unreserve(other)
@@ -629,7 +643,8 @@ def preconditions(now: int, ask: Ask, leaf: Queue) -> str:
     if not ask.pod.allow_preempt_other:
         return "YK-E1: the pod's preemptionPolicy is Never"
     if ask.preempt_triggered:
-        return "YK-E2: the ask has already triggered preemption"
+        why = f"; {ask.preempt_short}" if ask.preempt_short else ""
+        return f"YK-E2: the ask has already triggered preemption{why}"
     delay = leaf.settings.preemption_delay
     if now < ask.created + delay:
         return f"YK-E3: the ask is younger than the queue's preemption.delay ({props.format_duration(delay)})"
