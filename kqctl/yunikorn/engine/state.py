@@ -73,7 +73,7 @@ class SchedulerState:
         self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
         self._app_cache: dict[str, tuple[int, list[Application]]] = {}
         self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue] | None]] = {}
-        self._share_cache: dict[Application, tuple[Resource, Resource | None, list[float]]] = {}
+        self._share_cache: dict[Application, tuple[Resource, Resource | None, tuple[float, ...]]] = {}
         self.version: dict[str, int] = {}
         self.reserved = Reservations()
         # reserved asks for which something grew since they last failed: the nodes that opened for them
