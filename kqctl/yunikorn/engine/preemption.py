@@ -187,6 +187,13 @@ def eligible_victims(scheduler: SchedulerState, ask: Ask) -> tuple[dict[str, Que
     assert leaf is not None
     priorities: dict[str, int] = {}
     fence = fence_root(scheduler, leaf, ask, priorities)
+    return _eligible_below(scheduler, ask, leaf, fence, priorities), fence
+
+
+def _eligible_below(scheduler: SchedulerState, ask: Ask, leaf: Queue, fence: Queue,
+                    priorities: dict[str, int]) -> dict[str, QueueSnapshot]:
+    """``eligible_victims`` once the fence and the priorities along the path are known: the result depends on the
+    ask only through its leaf, its priority and its resource types."""
     results: dict[str, QueueSnapshot] = {}
     _snapshot(leaf, results, leaf.path)
     for queue in leaf.path_from_root():
@@ -194,7 +201,7 @@ def eligible_victims(scheduler: SchedulerState, ask: Ask) -> tuple[dict[str, Que
             results[queue.path].ask_queue = results[leaf.path]
     _collect(scheduler, fence, results, leaf.path, ask, priorities, priorities[fence.path], False)
     _prune(results, leaf.path)
-    return results, fence
+    return results
 
 
 def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSnapshot], ask_path: str, ask: Ask,
@@ -618,17 +625,21 @@ def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) 
 
 
 def _cached_victims(scheduler: SchedulerState, ask: Ask) -> dict[str, QueueSnapshot]:
-    """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority and resource types) while
-    nothing is allocated or released: many asks of one queue fail the same way in one walk."""
+    """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority, resource types and fence:
+    the ask's size only matters through the fence, F1) while nothing is allocated or released: many asks of one
+    queue fail the same way in one walk."""
     p = scheduler.p
-    assert ask.app.queue is not None
-    key = (p.allocations, p.releases, ask.app.queue.path, ask.priority,
-           tuple(sorted(n for n, v in ask.resource.items() if v)), tuple(sorted(ask.resource.items())))
+    leaf = ask.app.queue
+    assert leaf is not None
+    priorities: dict[str, int] = {}
+    fence = fence_root(scheduler, leaf, ask, priorities)
+    key = (p.allocations, p.releases, leaf.path, ask.priority,
+           tuple(sorted(n for n, v in ask.resource.items() if v)), fence.path)
     cached = scheduler.victim_cache.get(key)
     if cached is None:
         if len(scheduler.victim_cache) > 256:
             scheduler.victim_cache.clear()
-        cached, _ = eligible_victims(scheduler, ask)
+        cached = _eligible_below(scheduler, ask, leaf, fence, priorities)
         scheduler.victim_cache[key] = cached
     # the snapshots carry the ask's own queue as AskQueue: the same for every ask of the leaf
     return cached  # type: ignore[return-value]
