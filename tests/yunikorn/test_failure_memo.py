@@ -59,3 +59,30 @@ def test_guarantees_checked_once_equal_victims_one_by_one() -> None:
             assert fast == check_guarantees_stepwise(results, ask, ask.app.queue.path), (seed, ask.key)
             answers.add(fast)
     assert answers == {True, False}
+
+
+def _victim_search(results: dict[str, preemption.QueueSnapshot]) -> dict[str, tuple[object, ...]]:
+    return {path: (snap.leaf, snap.parent.path if snap.parent else "", snap.ask_queue.path if snap.ask_queue else "",
+                   dict(snap.allocated), dict(snap.preempting), tuple(v.key for v in snap.victims),
+                   dict(snap.victim_total)) for path, snap in results.items()}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_yk_preempt_shared_victim_searches_equal_a_fresh_search(seed: int) -> None:
+    """The eligible victims one ask's attempt found are reused by asks of the same leaf, priority, resource types and
+    fence until something is allocated or released: at every cycle, for every pending ask, they must be what a
+    search of its own finds (F1-F4)."""
+    snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
+    scheduler = Scheduler(build_partition(snapshot))
+    compared = 0
+    for _ in range(200):
+        for ask in list(scheduler.p.asks.values()):
+            if ask.allocated or ask.app.queue is None:
+                continue
+            shared = preemption._cached_victims(scheduler, ask)
+            fresh, _ = preemption.eligible_victims(scheduler, ask)
+            assert _victim_search(shared) == _victim_search(fresh), (seed, ask.key)
+            compared += 1
+        if scheduler.cycle() is None:
+            break
+    assert compared
