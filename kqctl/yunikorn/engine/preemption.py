@@ -618,7 +618,7 @@ def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) 
     for victim in listed:
         by_node.setdefault(victim.node, []).append(victim)
     index = (by_victim, by_node, sorted(listed, key=_less_key))
-    if len(cache) > 64:
+    if len(cache) >= 8:  # victim sets only live until the next allocation or release: a few are enough
         cache.clear()
     cache[id(results)] = (results, index)
     return index
