@@ -16,7 +16,8 @@ from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.load.objects import load_text
 from kqctl.yunikorn.engine import nodes, preemption
 from kqctl.yunikorn.engine.allocation import Scheduler
-from kqctl.yunikorn.engine.partition import build_partition
+from kqctl.yunikorn.engine.partition import Partition, build_partition
+from kqctl.yunikorn.engine.queue import MIN_PRIORITY, Queue, reported_priority
 from kqctl.yunikorn.load import build_snapshot
 
 
@@ -86,3 +87,26 @@ def test_yk_preempt_shared_victim_searches_equal_a_fresh_search(seed: int) -> No
         if scheduler.cycle() is None:
             break
     assert compared
+
+
+def _raw_priority_from_scratch(partition: Partition, queue: Queue) -> int:
+    if queue.leaf:
+        values = [app.ask_max_priority() for app in partition.leaf_apps.get(queue.path, [])]
+    else:
+        values = [reported_priority(_raw_priority_from_scratch(partition, child), child.settings.priority_policy,
+                                    child.settings.priority_offset) for child in queue.children.values()]
+    return max(values, default=MIN_PRIORITY)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_yk_p3_priorities_refreshed_up_the_path_equal_a_full_recompute(seed: int) -> None:
+    """refresh_priority stops at the first level whose priority does not change: after every cycle each queue's
+    raw priority (P3) must still be what working the whole tree out again gives."""
+    snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
+    scheduler = Scheduler(build_partition(snapshot))
+    partition = scheduler.p
+    for _ in range(300):
+        for queue in partition.tree.queues():
+            assert queue.raw_priority == _raw_priority_from_scratch(partition, queue), (seed, queue.path)
+        if scheduler.cycle() is None:
+            break
