@@ -536,7 +536,10 @@ _rule("YK-G7", "-", "yunikorn-core", "A gang application's placeholders must fit
       "path below root, else it is rejected (see YK-V28)")
 _rule("YK-E1", "-", "yunikorn-core", "Preemption precondition: the pod may preempt others (preemptionPolicy is not "
       "Never)")
-_rule("YK-E2", "-", "yunikorn-core", "Preemption precondition: the ask has not triggered preemption before")
+_rule("YK-E2", "-", "yunikorn-core", "Preemption precondition: the ask has not triggered preemption before",
+      "An ask preempts once. YuniKorn takes victims only while their total stays below the ask in every resource "
+      "type (each pod counts pods: 1), so that one preemption may free too little (two 0.5-core pods for a "
+      "2-core ask) and the ask then waits.")
 _rule("YK-E3", "-", "yunikorn-core", "Preemption precondition: the ask is older than its leaf's preemption.delay "
       "(default 30s)", "kqctl's clock is --now (default: the current time); pods created less than the delay "
       "before it cannot preempt yet.")

@@ -4,7 +4,8 @@ takes the same decisions.
 - ``check_guarantees_stepwise``: ``checkPreemptionQueueGuarantees`` removing victims one by one, looking after
   each (the engine removes them all and looks once).
 - ``ReferenceScheduler``: retries every ask on every cycle (``remember_failures=False``), tries nodes one by one
-  in the full sorted order (the engine skips blocks of nodes with no room) and checks guarantees step by step.
+  in the full sorted order (the engine skips blocks of nodes with no room), checks guarantees step by step and
+  keeps none of preemption's memos.
 """
 
 from __future__ import annotations
@@ -54,9 +55,23 @@ def stepwise_guarantees() -> Iterator[None]:
         preemption.check_guarantees = fast  # type: ignore[assignment]
 
 
+class _Forgetful(dict):  # type: ignore[type-arg]
+    """A memo that never keeps anything: every lookup misses, so the work is done again each time."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        return None
+
+
 class ReferenceScheduler(Scheduler):
     def __init__(self, partition: Partition) -> None:
         super().__init__(partition, remember_failures=False)
+        # preemption's memos (failed attempts, eligible victims, guarantee checks, victim indexes, leaf victims):
+        # the reference works everything out again, so the tests check the memos change no decision
+        self.failed_attempts = _Forgetful()
+        self.victim_cache = _Forgetful()
+        self.guarantee_cache = _Forgetful()
+        self.victim_index = _Forgetful()
+        self.leaf_victims = _Forgetful()
 
     def try_nodes(self, ask: Ask) -> CycleResult | None:
         best: Node | None = None

@@ -16,7 +16,8 @@ from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.load.objects import load_text
 from kqctl.yunikorn.engine import nodes, preemption
 from kqctl.yunikorn.engine.allocation import Scheduler
-from kqctl.yunikorn.engine.partition import build_partition
+from kqctl.yunikorn.engine.partition import Partition, build_partition
+from kqctl.yunikorn.engine.queue import MIN_PRIORITY, Queue, reported_priority
 from kqctl.yunikorn.load import build_snapshot
 
 
@@ -59,3 +60,53 @@ def test_guarantees_checked_once_equal_victims_one_by_one() -> None:
             assert fast == check_guarantees_stepwise(results, ask, ask.app.queue.path), (seed, ask.key)
             answers.add(fast)
     assert answers == {True, False}
+
+
+def _victim_search(results: dict[str, preemption.QueueSnapshot]) -> dict[str, tuple[object, ...]]:
+    return {path: (snap.leaf, snap.parent.path if snap.parent else "", snap.ask_queue.path if snap.ask_queue else "",
+                   dict(snap.allocated), dict(snap.preempting), tuple(v.key for v in snap.victims),
+                   dict(snap.victim_total)) for path, snap in results.items()}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_yk_preempt_shared_victim_searches_equal_a_fresh_search(seed: int) -> None:
+    """The eligible victims one ask's attempt found are reused by asks of the same leaf, priority, resource types and
+    fence until something is allocated or released: at every cycle, for every pending ask, they must be what a
+    search of its own finds (F1-F4)."""
+    snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
+    scheduler = Scheduler(build_partition(snapshot))
+    compared = 0
+    for _ in range(200):
+        for ask in list(scheduler.p.asks.values()):
+            if ask.allocated or ask.app.queue is None:
+                continue
+            shared = preemption._cached_victims(scheduler, ask)
+            fresh, _ = preemption.eligible_victims(scheduler, ask)
+            assert _victim_search(shared) == _victim_search(fresh), (seed, ask.key)
+            compared += 1
+        if scheduler.cycle() is None:
+            break
+    assert compared
+
+
+def _raw_priority_from_scratch(partition: Partition, queue: Queue) -> int:
+    if queue.leaf:
+        values = [app.ask_max_priority() for app in partition.leaf_apps.get(queue.path, [])]
+    else:
+        values = [reported_priority(_raw_priority_from_scratch(partition, child), child.settings.priority_policy,
+                                    child.settings.priority_offset) for child in queue.children.values()]
+    return max(values, default=MIN_PRIORITY)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_yk_p3_priorities_refreshed_up_the_path_equal_a_full_recompute(seed: int) -> None:
+    """refresh_priority stops at the first level whose priority does not change: after every cycle each queue's
+    raw priority (P3) must still be what working the whole tree out again gives."""
+    snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
+    scheduler = Scheduler(build_partition(snapshot))
+    partition = scheduler.p
+    for _ in range(300):
+        for queue in partition.tree.queues():
+            assert queue.raw_priority == _raw_priority_from_scratch(partition, queue), (seed, queue.path)
+        if scheduler.cycle() is None:
+            break

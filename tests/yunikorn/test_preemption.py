@@ -88,3 +88,30 @@ def test_yk_preempt_simulate_table_names_victims_and_preemptor(tmp_path, hogs: i
     assert rows["default/want"].rstrip().endswith(preemptor)
     for victim in victims:
         assert "Preempted" in rows[victim] and rows[victim].rstrip().endswith("preempted by default/want")
+
+
+# YuniKorn (yunikorn-core be3bb487, preemption.go TryPreemption) keeps a victim only while
+# ask.StrictlyGreaterThanOnlyExisting(total of the victims so far): once that total is above the ask in any one type
+# it takes no more, even if the ask still lacks vcore. Every pod asks pods: 1 (k8shim), so the total's pods pass the
+# ask's after two victims: here two 0.5-core victims free 1 core of the 2 asked. The shortfall check that follows
+# adds up all the victims found, so the preemption still happens; the ask is marked (E2, MarkTriggeredPreemption,
+# never reset) and CheckPreconditions refuses it any later attempt: it stays pending. kqctl does the same.
+@pytest.mark.parametrize(("want_cpu", "want_memory", "preempted", "state", "passed"), [
+    ("2", "512Mi", 2, "Pending", "memory and pods"),  # memory 1Gi > 512Mi and pods 2 > 1 after two victims
+    ("2", "2Gi", 2, "Pending", "pods"),  # memory stays below the ask's: pods alone stop the choice
+    ("1", "512Mi", 2, "Allocated", ""),  # two victims are all it needs
+])
+def test_e2_a_preemption_takes_victims_only_while_their_total_stays_below_the_ask(
+        want_cpu: str, want_memory: str, preempted: int, state: str, passed: str) -> None:
+    hogs = [pod(f"hog-{i}", "root.best-effort", "hogs", cpu="500m", memory="512Mi", node_name="n1",
+                age=timedelta(hours=1, minutes=-i)) for i in range(4)]
+    result = _run(*hogs, pod("want", "root.guaranteed", "w", cpu=want_cpu, memory=want_memory))
+    assert [e.kind for e in result.events].count("preempted") == 1  # an ask preempts once (E2)
+    pods = {p.name: p for p in result.pods}
+    assert [p.state for p in result.pods].count("Preempted") == preempted
+    assert pods["want"].state == state
+    if passed:
+        assert "YK-E2: the ask has already triggered preemption; it preempted 2 of 4 victims" in pods["want"].reason
+        assert f"exceeds the ask in one resource type (here {passed})" in pods["want"].reason
+    else:
+        assert "YK-E2" not in pods["want"].reason

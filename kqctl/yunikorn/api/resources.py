@@ -101,11 +101,22 @@ def sub_val(a: int, b: int) -> int:
     return add_val(a, -b)
 
 
+def _saturated(value: int) -> int:
+    return MAX_INT64 if value > MAX_INT64 else MIN_INT64 if value < MIN_INT64 else value
+
+
+# add, sub_only_existing and add_only_existing run hundreds of thousands of times in a simulation: they
+# saturate inline (the same result as add_val) and call out only when a value leaves the int64 range.
+
+
 def add(left: ResourceView | None, right: ResourceView | None) -> Resource:
     """``Add``: the union of types, nil as empty."""
-    out = dict(left or {})
-    for name, value in (right or {}).items():
-        out[name] = add_val(out.get(name, 0), value)
+    out = dict(left) if left else {}
+    if right:
+        get = out.get
+        for name, value in right.items():
+            result = get(name, 0) + value
+            out[name] = result if MIN_INT64 <= result <= MAX_INT64 else _saturated(result)
     return out
 
 
@@ -123,7 +134,9 @@ def sub_only_existing(base: ResourceView | None, delta: ResourceView | None) -> 
         return None
     if delta is None:
         return dict(base)
-    return {name: sub_val(value, delta.get(name, 0)) for name, value in base.items()}
+    get = delta.get
+    return {name: result if MIN_INT64 <= (result := value - get(name, 0)) <= MAX_INT64 else _saturated(result)
+            for name, value in base.items()}
 
 
 def add_only_existing(base: ResourceView | None, delta: ResourceView | None) -> Resource | None:
@@ -132,7 +145,9 @@ def add_only_existing(base: ResourceView | None, delta: ResourceView | None) -> 
         return None
     if delta is None:
         return dict(base)
-    return {name: add_val(value, delta.get(name, 0)) for name, value in base.items()}
+    get = delta.get
+    return {name: result if MIN_INT64 <= (result := value + get(name, 0)) <= MAX_INT64 else _saturated(result)
+            for name, value in base.items()}
 
 
 def prune(resource: ResourceView | None) -> Resource | None:

@@ -118,18 +118,19 @@ class Scheduler(SchedulerState):
         cache = self._share_cache
 
         def fair_shares(app: Application) -> tuple[float, ...]:
+            """The app's usage shares, largest first, padded with zeros to one width: compared in order."""
             known = cache.get(app)
             if known is not None and known[0] is app.allocated and known[1] is total:
                 shares = known[2]  # app.allocated is replaced, never changed in place
             else:
-                shares = sorted(res.usage_shares(app.allocated, total), reverse=True)
+                shares = tuple(sorted(res.usage_shares(app.allocated, total), reverse=True))
                 cache[app] = (app.allocated, total, shares)
-            return tuple(-s for s in shares) + (0.0,) * (width - len(shares))
+            return shares + (0.0,) * (width - len(shares))
 
         if policy == sorting.FAIR:
             if consider:
-                return lambda app: (-app.ask_max_priority(), tuple(-x for x in fair_shares(app)), app.app_id)
-            return lambda app: (tuple(-x for x in fair_shares(app)), -app.ask_max_priority(), app.app_id)
+                return lambda app: (-app.ask_max_priority(), fair_shares(app), app.app_id)
+            return lambda app: (fair_shares(app), -app.ask_max_priority(), app.app_id)
         if consider:
             return lambda app: (-app.ask_max_priority(), app.submission, app.app_id)
         return lambda app: (app.submission, -app.ask_max_priority(), app.app_id)
@@ -267,7 +268,8 @@ class Scheduler(SchedulerState):
         for ask in sorted(candidates, key=lambda a: (a.app.app_id, a.key)):
             opened = candidates.get(ask)
             self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
-            if ask.blocked or ask.allocated or ask not in self.reserved:
+            # reserved_node is set exactly while the ask is in self.reserved (a list: membership is slow)
+            if ask.blocked or ask.allocated or not ask.reserved_node:
                 continue
             queue = ask.app.queue
             assert queue is not None

@@ -206,7 +206,6 @@ class NodeSet:
                 if room.get(name, 0) < value:
                     break
             else:
-                exact: dict[str, int] = {}  # the block's room, worked out again on the way
                 for _, name in block.entries:
                     node = by_name[name]
                     if node.reserved_by is not None:
@@ -218,11 +217,10 @@ class NodeSet:
                     else:
                         if node.schedulable and fits(node):
                             return node
-                    if node.schedulable:
-                        for key, value in free.items():
-                            if value > exact.get(key, value - 1):
-                                exact[key] = value
-                block.room = exact
+                # nothing here: the room was above the exact figure, work it out again (only now: a search that
+                # finds a node would throw it away)
+                block.room = None
+                self._room(block)
             if len(no_fit) > 256:
                 no_fit.clear()
             no_fit[shape] = version

@@ -36,6 +36,7 @@ class Ask:
     reserved_node: str = ""
     preempt_checked: bool = False  # E4: a preemption attempt was made (kqctl's clock does not advance)
     preempt_triggered: bool = False  # E2
+    preempt_short: str = ""  # E2: why its one preemption left it short (YuniKorn's victim selection), if it did
     preempted_by: str = ""  # this allocation was chosen as a victim of that ask
     preempted_from: str = ""  # the node it ran on
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt
@@ -104,17 +105,16 @@ class Node:
     reserved_by: Ask | None = None
     score: float = 0.0
     free: Resource = field(default_factory=dict)  # total - allocated - occupied, per type of the total
+    # not cordoned (the snapshot's NodeInfo is frozen): a plain attribute, read for every node a search passes
+    schedulable: bool = field(init=False, default=True)
 
     def __post_init__(self) -> None:
         self.free = dict(self.total)
+        self.schedulable = not self.info.unschedulable
 
     @property
     def name(self) -> str:
         return self.info.name
-
-    @property
-    def schedulable(self) -> bool:
-        return not self.info.unschedulable
 
     @property
     def available(self) -> Resource:

@@ -114,14 +114,18 @@ class Partition:
 
     def refresh_priority(self, queue: Queue) -> None:
         """P3 up the path: a leaf's raw priority is its applications' maximum, a parent's its children's
-        reported maximum."""
+        reported maximum. A level whose priority does not change leaves its ancestors' as they are (every change
+        comes through here, so they were worked out from the same values): the walk stops there."""
         current: Queue | None = queue
         while current is not None:
             if current.leaf:
                 values = [app.ask_max_priority() for app in self.leaf_apps.get(current.path, [])]
             else:
                 values = [child.reported_priority() for child in current.children.values()]
-            current.raw_priority = max(values, default=MIN_PRIORITY)
+            raw = max(values, default=MIN_PRIORITY)
+            if raw == current.raw_priority:
+                return
+            current.raw_priority = raw
             current = current.parent
 
     # --- bookkeeping of an allocation -------------------------------------------------------------------

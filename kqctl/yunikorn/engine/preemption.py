@@ -187,6 +187,13 @@ def eligible_victims(scheduler: SchedulerState, ask: Ask) -> tuple[dict[str, Que
     assert leaf is not None
     priorities: dict[str, int] = {}
     fence = fence_root(scheduler, leaf, ask, priorities)
+    return _eligible_below(scheduler, ask, leaf, fence, priorities), fence
+
+
+def _eligible_below(scheduler: SchedulerState, ask: Ask, leaf: Queue, fence: Queue,
+                    priorities: dict[str, int]) -> dict[str, QueueSnapshot]:
+    """``eligible_victims`` once the fence and the priorities along the path are known: the result depends on the
+    ask only through its leaf, its priority and its resource types."""
     results: dict[str, QueueSnapshot] = {}
     _snapshot(leaf, results, leaf.path)
     for queue in leaf.path_from_root():
@@ -194,7 +201,7 @@ def eligible_victims(scheduler: SchedulerState, ask: Ask) -> tuple[dict[str, Que
             results[queue.path].ask_queue = results[leaf.path]
     _collect(scheduler, fence, results, leaf.path, ask, priorities, priorities[fence.path], False)
     _prune(results, leaf.path)
-    return results, fence
+    return results
 
 
 def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSnapshot], ask_path: str, ask: Ask,
@@ -458,10 +465,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         memo[memo_key] = known
     if not known[1]:
         return None, GUARANTEES_FAILED
-    by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
-    by_node: dict[str, list[Ask]] = {}
-    for victim in by_victim_list(results):
-        by_node.setdefault(victim.node, []).append(victim)
+    by_victim, by_node, less_order = _victim_index(scheduler, results)
     # YuniKorn takes the node whose victims let the ask fit soonest (lowest index), then by name. Nodes are
     # tried by name, and one that cannot reach a lower index than the best so far is not worked out.
     best: tuple[int, str, list[Ask]] | None = None
@@ -484,7 +488,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         return None, DOES_NOT_HELP
     index, node_name, victims = best
     node = p.nodes.by_name[node_name]
-    extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path)
+    extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path, less_order)
     if not ok:
         return None, DOES_NOT_HELP
     victims = victims + extra
@@ -493,11 +497,19 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
     fits_already = res.fit_in(node.available, ask.resource)
     chosen: list[Ask] = []
     total: Resource = {}
+    considered = 0
+    passed: list[str] = []  # the ask's types the victims' total went above, when YuniKorn stopped choosing
     for victim in victims:
         if not fits_already and victim.node != node_name:
             continue
+        considered += 1
+        # YuniKorn keeps a victim only while the ask is StrictlyGreaterThanOnlyExisting the total so far: once the
+        # total is above the ask in any one type (memory, or pods: every pod counts 1), no later victim is taken,
+        # even when the ask still lacks another type. The shortfall check below is on the total of all of them.
         if res.strictly_greater_only_existing(ask.resource, total):
             chosen.append(victim)
+        elif not passed:
+            passed = sorted(name for name, value in ask.resource.items() if total.get(name, 0) > value)
         total = res.add(total, victim.resource)
     if res.strictly_greater_only_existing(ask.resource, total):
         return None, SHORTFALL
@@ -510,6 +522,12 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         if victim.preempted_from != node_name:
             scheduler.node_opened(p.nodes.by_name[victim.preempted_from])
     ask.preempt_triggered = True
+    if len(chosen) < considered and not (res.fit_in(node.available, ask.resource)
+                                         and res.fit_in_max_undef(p.headroom(leaf), ask.resource)):
+        exceeded = f" (here {' and '.join(passed)})" if passed else ""
+        ask.preempt_short = (f"it preempted {len(chosen)} of {considered} victims: YuniKorn stops taking victims once "
+                             f"their total exceeds the ask in one resource type{exceeded}, which left it short, and "
+                             "an ask preempts only once")
     if node.reserved_by is not None and node.reserved_by is not ask:
         other = node.reserved_by
         p.unreserve(other)
@@ -528,8 +546,10 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
 
 
 def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, QueueSnapshot],
-                       by_victim: dict[int, QueueSnapshot], ask_path: str) -> tuple[list[Ask], bool]:
-    """``calculateAdditionalVictims``: victims elsewhere that bring the ask's queue under its guaranteed."""
+                       by_victim: dict[int, QueueSnapshot], ask_path: str,
+                       less_order: list[Ask] | None = None) -> tuple[list[Ask], bool]:
+    """``calculateAdditionalVictims``: victims elsewhere that bring the ask's queue under its guaranteed.
+    ``less_order``: every victim of ``results`` sorted by ``_less_key`` (worked out here when not given)."""
     copies: dict[str, QueueSnapshot] = {}
     for original in results.values():
         original.duplicate(copies)
@@ -543,7 +563,9 @@ def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, Que
         if owner is not None and owner.path in copies:
             copies[owner.path].remove(victim.resource)
             seen.add(id(victim))
-    others = sorted((v for v in by_victim_list(results) if id(v) not in seen), key=_less_key)
+    if less_order is None:
+        less_order = sorted(by_victim_list(results), key=_less_key)
+    others = [v for v in less_order if id(v) not in seen]  # a stable sort: filtering after sorting is the same
     extra: list[Ask] = []
     for victim in others:
         owner = by_victim.get(id(victim))
@@ -581,18 +603,43 @@ def _less_key(victim: Ask) -> tuple[int, int]:
     return (score, -victim.created)
 
 
+def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) \
+        -> tuple[dict[int, QueueSnapshot], dict[str, list[Ask]], list[Ask]]:
+    """The victims of ``results`` by id (their queue's snapshot), by node, and in ``_less_key`` order: kept per
+    ``results`` (the attempts of asks alike share them, and a victim's node only changes with a release, which
+    makes new ``results``)."""
+    cache = scheduler.victim_index
+    known = cache.get(id(results))
+    if known is not None and known[0] is results:  # the entry keeps ``results`` alive: its id is not reused
+        return known[1]
+    by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
+    by_node: dict[str, list[Ask]] = {}
+    listed = by_victim_list(results)
+    for victim in listed:
+        by_node.setdefault(victim.node, []).append(victim)
+    index = (by_victim, by_node, sorted(listed, key=_less_key))
+    if len(cache) >= 8:  # victim sets only live until the next allocation or release: a few are enough
+        cache.clear()
+    cache[id(results)] = (results, index)
+    return index
+
+
 def _cached_victims(scheduler: SchedulerState, ask: Ask) -> dict[str, QueueSnapshot]:
-    """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority and resource types) while
-    nothing is allocated or released: many asks of one queue fail the same way in one walk."""
+    """``eligible_victims``, shared by the attempts of asks alike (same leaf, priority, resource types and fence:
+    the ask's size only matters through the fence, F1) while nothing is allocated or released: many asks of one
+    queue fail the same way in one walk."""
     p = scheduler.p
-    assert ask.app.queue is not None
-    key = (p.allocations, p.releases, ask.app.queue.path, ask.priority,
-           tuple(sorted(n for n, v in ask.resource.items() if v)), tuple(sorted(ask.resource.items())))
+    leaf = ask.app.queue
+    assert leaf is not None
+    priorities: dict[str, int] = {}
+    fence = fence_root(scheduler, leaf, ask, priorities)
+    key = (p.allocations, p.releases, leaf.path, ask.priority,
+           tuple(sorted(n for n, v in ask.resource.items() if v)), fence.path)
     cached = scheduler.victim_cache.get(key)
     if cached is None:
         if len(scheduler.victim_cache) > 256:
             scheduler.victim_cache.clear()
-        cached, _ = eligible_victims(scheduler, ask)
+        cached = _eligible_below(scheduler, ask, leaf, fence, priorities)
         scheduler.victim_cache[key] = cached
     # the snapshots carry the ask's own queue as AskQueue: the same for every ask of the leaf
     return cached  # type: ignore[return-value]
@@ -607,7 +654,8 @@ def preconditions(now: int, ask: Ask, leaf: Queue) -> str:
     if not ask.pod.allow_preempt_other:
         return "YK-E1: the pod's preemptionPolicy is Never"
     if ask.preempt_triggered:
-        return "YK-E2: the ask has already triggered preemption"
+        why = f"; {ask.preempt_short}" if ask.preempt_short else ""
+        return f"YK-E2: the ask has already triggered preemption{why}"
     delay = leaf.settings.preemption_delay
     if now < ask.created + delay:
         return f"YK-E3: the ask is younger than the queue's preemption.delay ({props.format_duration(delay)})"

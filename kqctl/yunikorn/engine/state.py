@@ -7,7 +7,9 @@ Split from ``allocation`` (the cycle) so that ``preemption`` needs only this, no
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.engine import sorting
@@ -30,6 +32,36 @@ class CycleResult:
     victims: tuple[Ask, ...] = ()
 
 
+class Reservations:
+    """The reserved asks in the order they reserved (a list's ``append``, ``remove``, ``in`` and iteration), also
+    grouped by shape: a node that opens is checked once per shape, not once per reserved ask."""
+
+    def __init__(self) -> None:
+        self._asks: dict[Ask, None] = {}
+        self.by_shape: dict[tuple[object, ...], dict[Ask, None]] = {}
+
+    def append(self, ask: Ask) -> None:
+        self._asks[ask] = None
+        self.by_shape.setdefault(shape_of(ask), {})[ask] = None
+
+    def remove(self, ask: Ask) -> None:
+        del self._asks[ask]
+        shape = shape_of(ask)
+        group = self.by_shape[shape]
+        del group[ask]
+        if not group:
+            del self.by_shape[shape]
+
+    def __contains__(self, ask: object) -> bool:
+        return ask in self._asks
+
+    def __iter__(self) -> Iterator[Ask]:
+        return iter(self._asks)
+
+    def __len__(self) -> int:
+        return len(self._asks)
+
+
 class SchedulerState:
     """A partition under scheduling: what cycles and preemption attempts read and update."""
 
@@ -41,9 +73,9 @@ class SchedulerState:
         self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
         self._app_cache: dict[str, tuple[int, list[Application]]] = {}
         self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue] | None]] = {}
-        self._share_cache: dict[Application, tuple[Resource, Resource | None, list[float]]] = {}
+        self._share_cache: dict[Application, tuple[Resource, Resource | None, tuple[float, ...]]] = {}
         self.version: dict[str, int] = {}
-        self.reserved: list[Ask] = []
+        self.reserved = Reservations()
         # reserved asks for which something grew since they last failed: the nodes that opened for them
         # (None: anything may have changed, retry every node)
         self.reserved_dirty: dict[Ask, set[str] | None] = {}
@@ -55,6 +87,7 @@ class SchedulerState:
         self.failed_attempts: dict[tuple[object, ...], str] = {}
         self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
         self.guarantee_cache: dict[tuple[object, ...], tuple[object, bool]] = {}
+        self.victim_index: dict[int, tuple[object, Any]] = {}  # preemption._victim_index, by id(results)
         self._refresh_active()
 
     # --- which asks can still change anything ------------------------------------------------------------
@@ -110,11 +143,8 @@ class SchedulerState:
             self.unblock(node.reserved_by)  # only the ask it is reserved for can use the room
             self.reserved_dirty.setdefault(node.reserved_by, set())
             return
-        shapes: dict[tuple[object, ...], list[Ask]] = {}
-        for waiting in self.reserved:
-            shapes.setdefault(shape_of(waiting), []).append(waiting)
-        for group in shapes.values():
-            sample = group[0]
+        for group in self.reserved.by_shape.values():
+            sample = next(iter(group))
             if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource):
                 for waiting in group:
                     opened = self.reserved_dirty.setdefault(waiting, set())

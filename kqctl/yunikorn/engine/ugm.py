@@ -9,6 +9,7 @@ limited; running applications count against ``maxapplications``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from kqctl.yunikorn.api import resources as res
@@ -80,6 +81,8 @@ class UserGroupLimits:
         """The user's (and group's) headroom along the path; nil is unlimited. Also which limits bound it."""
         headroom: Resource | None = None
         binding: list[Binding] = []
+        if self.empty:
+            return headroom, binding  # no limits anywhere: nothing bounds anyone (the common case, asked per ask)
         for path in _paths(leaf):
             user_limit, group_limit = self._limit(path, user, group)
             for kind, who, limit, usage in (("user", user, user_limit, self.user_usage.get((user, path))),
@@ -94,6 +97,8 @@ class UserGroupLimits:
 
     def can_run_app(self, leaf: str, user: str, group: str, app_id: str) -> str:
         """"" when the application may start; else which limit stops it."""
+        if self.empty:
+            return ""
         for path in _paths(leaf):
             user_limit, group_limit = self._limit(path, user, group)
             for who, limit, usage in ((f"user {user}", user_limit, self.user_usage.get((user, path))),
@@ -107,7 +112,10 @@ class UserGroupLimits:
         return ""
 
     def track(self, leaf: str, user: str, group: str, app_id: str, delta: Resource) -> None:
-        """``IncreaseTrackedResource`` / decrease with a negative delta, along the path."""
+        """``IncreaseTrackedResource`` / decrease with a negative delta, along the path. Without any limit the
+        usage is never read (limits come from the configuration only), so it is not kept."""
+        if self.empty:
+            return
         for path in _paths(leaf):
             for key, table in (((user, path), self.user_usage), ((group, path), self.group_usage)):
                 if key[0] == "" and table is self.group_usage:
@@ -120,9 +128,11 @@ class UserGroupLimits:
                     usage.apps.add(app_id)
 
 
-def _paths(leaf: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _paths(leaf: str) -> tuple[str, ...]:
+    """root, ..., the leaf's path (asked for on every allocation: kept per leaf)."""
     parts = leaf.split(DOT)
-    return [DOT.join(parts[: i + 1]) for i in range(len(parts))]
+    return tuple(DOT.join(parts[: i + 1]) for i in range(len(parts)))
 
 
 def from_config(root: QueueConf) -> UserGroupLimits:
