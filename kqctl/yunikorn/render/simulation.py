@@ -74,14 +74,14 @@ def summary(result: SimulationResult, pods: list[PodOutcome]) -> dict[str, int]:
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
                       queue: str | None = None, view: TableOptions | None = None, selector: str | None = None) -> None:
+    from kqctl.render.jsontext import dumps_indented
     from kqctl.render.structured import dump_yaml
-    from kqctl.yunikorn.render.jsontext import dumps_indented
 
     keep = pod_filter(namespace, queue, selector)
     options = view or TableOptions()
     if fmt in ("json", "yaml"):
         data = contract(result, keep)
-        out.write(dumps_indented(data) if fmt == "json" else dump_yaml(data))
+        out.write(dumps_indented(data, ensure_ascii=False) if fmt == "json" else dump_yaml(data))
     elif fmt == "name":
         out.writelines(f"pod/{p.name}\n" for p in result.pods if keep(p))
     elif fmt in ("table", "wide"):
