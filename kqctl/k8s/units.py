@@ -67,9 +67,7 @@ def _scaled_decimal(value: int) -> str:
     """``2.3P``: one decimal with the largest SI suffix the value reaches, rounded half up in integers."""
     sign = "-" if value < 0 else ""
     value = abs(value)
-    power = 0
-    while power < len(_DECIMAL_SUFFIXES) - 1 and value >= 1000 ** (power + 1):
-        power += 1
+    power = _largest_power(value, 1000, len(_DECIMAL_SUFFIXES))
     unit = 1000**power
     tenths = (value * 10 + unit // 2) // unit
     whole, fraction = divmod(tenths, 10)
@@ -77,14 +75,20 @@ def _scaled_decimal(value: int) -> str:
     return f"{sign}{text}{_DECIMAL_SUFFIXES[power]}"
 
 
+def _largest_power(value: int, base: int, suffixes: int) -> int:
+    """The largest power of ``base`` (below ``suffixes``, the number of suffixes there are) that ``value`` reaches."""
+    power = 0
+    while power < suffixes - 1 and value >= base ** (power + 1):
+        power += 1
+    return power
+
+
 def human_bytes(value: int) -> str:
     """Exact with the largest binary suffix that divides it (``80Gi``, ``1536Mi``); otherwise rounded to
     one decimal in the largest unit it reaches (``12.3Gi``), never raw bytes above 1Ki."""
     sign = "-" if value < 0 else ""
     value = abs(value)
-    power = 0
-    while power < len(_BINARY_SUFFIXES) - 1 and value >= 1024 ** (power + 1):
-        power += 1
+    power = _largest_power(value, 1024, len(_BINARY_SUFFIXES))
     unit = 1024**power
     if value % unit == 0:
         return f"{sign}{value // unit}{_BINARY_SUFFIXES[power]}"
