@@ -50,7 +50,8 @@ DIFF_FORMATS = ("table", "json", "yaml", "markdown")
 WithOption = typer.Option(None, "--with", metavar="PATH", help="Inputs both sides share (repeatable).")
 FAIL_ON = ("regression",)
 # As on simulate, -n and -l choose what is listed, never what is simulated or counted.
-LISTED = "as on simulate, both sides still run every workload; the counts and --fail-on cover every workload"
+LISTED = ("as on simulate, both sides still run every workload and the counts cover every one; --fail-on asks"
+          " about the workloads listed")
 
 
 def diff_command(
@@ -122,8 +123,9 @@ def diff_command(
         render_diff(report, output, sys.stdout, view, listed_keys)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if fail_on == "regression" and report.regressions:
-        keys = [c.key for c in report.regressions]
+    # --fail-on asks about the workloads -n and -l list, as simulate's does.
+    keys = [c.key for c in report.regressions if listed_keys is None or listed_keys(c.key)]
+    if fail_on == "regression" and keys:
         shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
         sys.stderr.write(f"kqctl: {len(keys)} workload(s) admitted before are not admitted after "
                          f"(--fail-on regression): {shown}\n")

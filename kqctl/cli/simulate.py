@@ -123,7 +123,7 @@ def simulate_command(
     progress.done()
 
     render(result, output, namespace, selector, view)
-    failing = workloads_in_states(result, failing_states)
+    failing = workloads_in_states(result, failing_states, namespace, selector)
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
         sys.stderr.write(f"kqctl: {len(failing)} workload(s) end {' or '.join(sorted(failing_states))} "
@@ -153,12 +153,17 @@ def parse_fail_on(values: list[str] | None) -> set[str]:
 FAIL_ON_PREEMPTED_IN = {"inadmissible": "Preempted (inadmissible)", "pending": "Preempted (pending)"}
 
 
-def workloads_in_states(result: SimulationResult, states: set[str]) -> list[str]:
-    """The workloads whose final decision falls in one of the --fail-on states, by name."""
+def workloads_in_states(result: SimulationResult, states: set[str], namespace: str | None = None,
+                        selector: str | None = None) -> list[str]:
+    """The workloads whose final decision falls in one of the --fail-on states, by name: among those -n and -l
+    show (a CI job for one team asks about that team's workloads), in every scheduler alike."""
+    from kqctl.kueue.render.simulation import workload_filter
+
+    keep = workload_filter(namespace, selector)
     wanted = {token for state in states for token in FAIL_ON_DECISIONS[state]}
     words = {FAIL_ON_PREEMPTED_IN[state] for state in states if state in FAIL_ON_PREEMPTED_IN}
     return sorted(key for key, workload in result.workloads.items()
-                  if workload.decision in wanted or workload.state in words)
+                  if (workload.decision in wanted or workload.state in words) and keep(workload))
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None,

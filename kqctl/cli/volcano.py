@@ -231,8 +231,10 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    failing = sorted(key for key, o in result.groups.items() if _in_states(o, failing_states)
-                     and (namespace is None or key.startswith(f"{namespace}/")))
+    from kqctl.volcano.render.simulation import group_filter
+
+    shown_groups = group_filter(result, namespace, selector)  # --fail-on asks about the PodGroups -n and -l show
+    failing = sorted(key for key, o in result.groups.items() if _in_states(o, failing_states) and shown_groups(o))
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
         sys.stderr.write(f"kqctl: {len(failing)} PodGroup(s) end {' or '.join(sorted(failing_states))} "

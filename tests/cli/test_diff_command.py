@@ -150,9 +150,12 @@ def test_namespace_and_selector_choose_the_changes_listed_and_nothing_else(kqctl
     assert {key for key in CHANGED_BY_LESS_CPU if f"| {key} |" in markdown} == listed
 
 
-def test_fail_on_regression_covers_every_workload_as_simulates_fail_on_does(kqctl: Kqctl) -> None:
-    result = kqctl("diff", SAMPLE, "--set", LESS_CPU, "-n", "team-b", "--fail-on", "regression", *NOW)
-    assert result.code == 1 and "team-a/job-hparam-sweep-21f8c" in result.err
+def test_fail_on_regression_asks_about_the_workloads_listed_as_simulates_fail_on_does(kqctl: Kqctl) -> None:
+    # The regression is team-a's: a CI job for team-b passes, one for team-a (or for everybody) fails.
+    assert kqctl("diff", SAMPLE, "--set", LESS_CPU, "-n", "team-b", "--fail-on", "regression", *NOW).code == 0
+    for scope in (("-n", "team-a"), ()):
+        result = kqctl("diff", SAMPLE, "--set", LESS_CPU, *scope, "--fail-on", "regression", *NOW)
+        assert result.code == 1 and "team-a/job-hparam-sweep-21f8c" in result.err
 
 
 def _split_sample(tmp_path: Path, base_workloads: str, head_workloads: str) -> tuple[str, str]:

@@ -37,3 +37,16 @@ def test_fail_on_exits_1_only_when_a_workload_ends_in_a_named_state(kqctl: Kq, n
 def test_an_unknown_fail_on_state_is_a_usage_error(kqctl: Kq) -> None:
     run = kqctl("simulate", sample("preemption"), "--fail-on", "admitted")
     assert run.code == 2 and "choose from: inadmissible, pending, preempted" in run.err
+
+
+@pytest.mark.parametrize("name, state, quiet, failing, named", [
+    ("cohort-borrowing", "inadmissible", "team-b", "team-a", "team-a/job-llm-finetune-0d5b7"),
+    ("volcano-hierarchy", "inadmissible", "ml", "web", "web/render"),  # never enqueued: Pending
+    ("yunikorn-priority", "pending", "kube-ops", "team1", "team1/"),
+])
+def test_fail_on_asks_about_the_namespace_shown_in_every_scheduler(kqctl: Kq, name: str, state: str, quiet: str,
+                                                                    failing: str, named: str) -> None:
+    # A CI job for one team fails on that team's work only: --fail-on follows -n (and -l) as the table does.
+    assert kqctl("simulate", sample(name), "-n", quiet, "--fail-on", state).code == 0
+    run = kqctl("simulate", sample(name), "-n", failing, "--fail-on", state)
+    assert run.code == 1 and named in run.err and "--fail-on" in run.err
