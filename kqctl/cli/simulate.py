@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -10,10 +13,13 @@ import typer
 
 from kqctl.cli import options
 from kqctl.cli import volcano as volcano_cli
+from kqctl.cli.progress import LARGE_INPUT
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
+    from kqctl.cli.progress import Progress
     from kqctl.kueue.api.snapshot import Snapshot
+    from kqctl.kueue.engine.entry import CycleResult
     from kqctl.kueue.engine.results import SimulationResult
     from kqctl.kueue.engine.simulation import SimulationOptions
     from kqctl.load.objects import LoadResult
@@ -119,6 +125,8 @@ def simulate_command(
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
     snapshot = load_snapshot(inputs, scheduler, sim_options.now)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))
+    if progress.enabled and len(inputs.objects) >= LARGE_INPUT:
+        sim_options = dataclasses.replace(sim_options, on_cycle=cycle_progress(progress, len(snapshot.workloads)))
     result = simulate(snapshot, sim_options)
     progress.done()
 
@@ -130,6 +138,23 @@ def simulate_command(
                          f"(--fail-on): {shown}\n")
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
+
+
+def cycle_progress(progress: Progress, workloads: int) -> Callable[[CycleResult, int], None]:
+    """The progress line during the cycles (a large input can take thousands of them), at most 5 times a second."""
+    admitted = 0
+    shown_at = 0.0
+
+    def on_cycle(result: CycleResult, limit: int) -> None:
+        nonlocal admitted, shown_at
+        admitted += len(result.admitted)
+        now = time.monotonic()
+        if now - shown_at >= 0.2:
+            shown_at = now
+            progress.step(f"kqctl: simulating {workloads:,} workloads: cycle {result.number:,} of at most {limit:,},"
+                          f" {admitted:,} admitted so far")
+
+    return on_cycle
 
 
 FAIL_ON_STATES = ("inadmissible", "pending", "preempted")

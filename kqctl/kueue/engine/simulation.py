@@ -53,6 +53,9 @@ class SimulationOptions:
     # callers that change state no manifest carries between cycles, e.g. a quota change in the cache only
     # (QuotaCache.update_nominal_quota) and then Simulation.requeue_inadmissible.
     between_cycles: Callable[[Simulation, int], None] | None = None
+    # Told of every cycle's result as it ends (its number is result.number), with the cycle limit of the run;
+    # only looks (a progress line), so unlike between_cycles it costs the run nothing.
+    on_cycle: Callable[[CycleResult, int], None] | None = None
 
 
 def limit_range_summaries(snapshot: Snapshot) -> dict[str, LimitRangeSummary]:
@@ -96,7 +99,13 @@ class Simulation:
         self.stop_reason = STEADY
         self.max_cycles = options.max_cycles if options.max_cycles is not None else cycle_limit(snapshot)
         self.livelock: Livelock | None = None
-        self._with_memory: set[str] = set()  # queued workloads with flavor-scan memory (_track_memory)
+        # The flavor-scan memory (FA-4) of queued workloads that have one, per ClusterQueue, with where each key
+        # is held (_track_memory): kept up to date cycle by cycle so that _state costs C-level set building only.
+        self._memory_keys: dict[str, dict[str, int]] = {}
+        self._memory_home: dict[str, str] = {}
+        # Each distinct memory as a small number: a state's 10,000 (key, memory) pairs then hash in C, where
+        # nested tuples would be hashed again at every cycle (tuples do not cache their hash).
+        self._memory_ids: dict[object, int] = {}
         self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
                                    gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
@@ -204,7 +213,12 @@ class Simulation:
         """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit."""
         results = self.cycle_results
         seen_quiet: list[tuple[object, ...]] = []
-        seen_full: dict[tuple[object, ...], int] = {}
+        # Full states after a change, by fingerprint: a state holds every queued workload (megabytes at 50,000),
+        # and a long run of admissions and preemptions changes it every cycle. Keeping each one made memory grow
+        # by the state's size per cycle (gigabytes); the fingerprints of the frozensets (whose hashes Python
+        # computes once) take a few bytes. Two different states would have to agree on two 64-bit hashes and
+        # on the number of workloads holding quota to be taken for each other.
+        seen_full: dict[tuple[int, int, int], int] = {}
         quiet_inadmissible = -1
         self._track_memory(None, rebuild=True)
         limit = self.options.cycles if self.options.cycles is not None else self.max_cycles
@@ -218,6 +232,8 @@ class Simulation:
             result = self.scheduler.run_cycle(now)
             results.append(result)
             self._record(result)
+            if self.options.on_cycle is not None:
+                self.options.on_cycle(result, limit)
             last = self.options.cycles is not None and len(results) >= self.options.cycles
             changed = bool(result.admitted) or bool(result.evictions)
             if not last:
@@ -230,7 +246,8 @@ class Simulation:
             state = self._state()
             if changed:
                 seen_quiet.clear()
-                full = (state, self._holdings())
+                holdings = self._holdings()
+                full = (hash(state), hash(holdings), len(holdings))
                 if full in seen_full:
                     self.livelock = self._livelock(seen_full[full], len(results), results)
                     self.stop_reason = LIVELOCK
@@ -255,16 +272,24 @@ class Simulation:
         engine-API caller's change, every queue is looked at again.
         """
         if rebuild:
-            self._with_memory = {k for q in self.queues.values() for k, w in q.active.items()
-                                 if w.scan_memory is not None}
+            self._memory_keys = {name: {k: self._memory_id(w) for k, w in q.active.items()
+                                        if w.scan_memory is not None}
+                                 for name, q in self.queues.items()}
+            self._memory_home = {k: name for name, keys in self._memory_keys.items() for k in keys}
             return
         for entry in result.entries if result is not None else ():
             workload = entry.workload
-            queue = self.queues.get(workload.cluster_queue or "")
+            home = self._memory_home.pop(workload.key, None)
+            if home is not None:
+                self._memory_keys[home].pop(workload.key, None)
+            name = workload.cluster_queue or ""
+            queue = self.queues.get(name)
             if workload.scan_memory is not None and queue is not None and workload.key in queue.active:
-                self._with_memory.add(workload.key)
-            else:
-                self._with_memory.discard(workload.key)
+                self._memory_keys.setdefault(name, {})[workload.key] = self._memory_id(queue.active[workload.key])
+                self._memory_home[workload.key] = name
+
+    def _memory_id(self, workload: WorkloadInfo) -> int:
+        return self._memory_ids.setdefault(_memory_key(workload), len(self._memory_ids))
 
     def _anything_to_pop(self) -> bool:
         """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""
@@ -367,11 +392,19 @@ class Simulation:
 
         Sets, not sorted tuples: built in C, a state of 10,000 workloads costs little per cycle.
         """
-        memory = self._with_memory
-        return tuple(
-            (name, frozenset(q.active), frozenset(q.inadmissible),
-             frozenset((k, _memory_key(q.active[k])) for k in memory if k in q.active))
-            for name, q in sorted(self.queues.items()))
+        return tuple((name, frozenset(q.active), frozenset(q.inadmissible), self._memory_state(name, q.active))
+                     for name, q in sorted(self.queues.items()))
+
+    def _memory_state(self, name: str, active: Mapping[str, WorkloadInfo]) -> frozenset[tuple[str, int]]:
+        """The scan memory of the queue's active workloads. A workload that left the active set in a quiet cycle
+        without being a head (a whole equivalence class moved to inadmissible) keeps its entry until the next
+        rebuild, but is not part of the state."""
+        keys = self._memory_keys.get(name)
+        if not keys:
+            return frozenset()
+        if keys.keys() <= active.keys():
+            return frozenset(keys.items())
+        return frozenset((k, memory) for k, memory in keys.items() if k in active)
 
     def _holdings(self) -> frozenset[str]:
         return frozenset(key for q in self.cache.cluster_queues.values() for key in q.workloads)
