@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
+from typing import Any
 
 from support import run_kqctl
 
@@ -58,52 +61,40 @@ def test_the_line_is_cut_to_the_terminals_width_so_it_never_wraps(monkeypatch) -
     assert fit(long, 80) == long[:78] + "…" and fit("short", 80) == "short"
 
 
-def test_explain_shows_its_progress_on_a_terminal_and_erases_it(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import json
-
-    import kqctl.cli.progress as progress_module
-
-    monkeypatch.setattr(progress_module, "_is_terminal", lambda stream: True)
-    items = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
-             {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
-              "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
-                  {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "100000"}]}]}]}},
-             {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-              "metadata": {"name": "lq", "namespace": "ns"}, "spec": {"clusterQueue": "cq"}}]
+def _large_list(path: Path, cpu_quota: str) -> str:
+    """One ClusterQueue with ``cpu_quota`` cpu and LARGE_INPUT one-cpu Workloads, as one JSON List at ``path``."""
+    items: list[dict[str, Any]] = [
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+         "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+             {"name": "f", "resources": [{"name": "cpu", "nominalQuota": cpu_quota}]}]}]}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+         "metadata": {"name": "lq", "namespace": "ns"}, "spec": {"clusterQueue": "cq"}}]
     items += [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
                "metadata": {"name": f"w{i:04d}", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z"},
                "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
                    "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}}
               for i in range(LARGE_INPUT)]
-    path = tmp_path / "big.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-    run = run_kqctl("explain", "ns/w0001", str(path), "--no-estimate")
+    return str(path)
+
+
+def test_explain_shows_its_progress_on_a_terminal_and_erases_it(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import kqctl.cli.progress as progress_module
+
+    monkeypatch.setattr(progress_module, "_is_terminal", lambda stream: True)
+    run = run_kqctl("explain", "ns/w0001", _large_list(tmp_path / "big.json", "100000"), "--no-estimate")
     assert run.code == 0, run.err
     assert "kqctl: explaining ns/w0001 among 2,000 workloads..." in run.err
     assert run.err.endswith("\r\x1b[K")  # erased: what follows starts on a clean line
 
 
 def test_simulate_shows_its_cycles_on_a_terminal_for_a_large_input(monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    import json
-
     import kqctl.cli.progress as progress_module
 
     monkeypatch.setattr(progress_module, "_is_terminal", lambda stream: True)
-    items = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
-             {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
-              "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
-                  {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "10"}]}]}]}},
-             {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-              "metadata": {"name": "lq", "namespace": "ns"}, "spec": {"clusterQueue": "cq"}}]
-    items += [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-               "metadata": {"name": f"w{i:04d}", "namespace": "ns", "creationTimestamp": "2026-01-01T00:00:00Z"},
-               "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
-                   "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}}
-              for i in range(LARGE_INPUT)]
-    path = tmp_path / "big.json"
-    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     monkeypatch.setenv("COLUMNS", "200")
-    run = run_kqctl("simulate", str(path), "-o", "json")
+    run = run_kqctl("simulate", _large_list(tmp_path / "big.json", "10"), "-o", "json")
     assert run.code == 0, run.err
     # The first cycle is shown at once (later ones at most 5 times a second), then the line is erased.
     assert "kqctl: simulating 2,000 workloads: cycle 1 of at most 4,200, 1 admitted so far" in run.err
