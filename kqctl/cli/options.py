@@ -221,7 +221,7 @@ def refuse_rejected(history: list[tuple[str, LoadedObject]]) -> None:
     """A --set that makes an object one the API server would reject (schema, CEL, webhook) is refused, as the same
     value in a file is: the what-if cannot happen. Only errors the --set brings count (not the file's own);
     ``history`` is the object before any --set, then after each --set that changed it (the one named)."""
-    from kqctl.cli.schedulers import SCHEDULERS
+    from kqctl.cli.schedulers import validation_profiles
     from kqctl.errors import InputError
     from kqctl.findings import Severity
     from kqctl.origin import format_path
@@ -230,7 +230,7 @@ def refuse_rejected(history: list[tuple[str, LoadedObject]]) -> None:
     after = history[-1][1]
     if not after.known or has_error(after.findings):
         return
-    profiles = tuple(s.validation_profile() for s in SCHEDULERS.values())
+    profiles = validation_profiles(None)  # every scheduler's, as validate checks each object by its own
 
     def errors(obj: LoadedObject) -> list[Finding]:
         return [f for f in validate_object(obj, profiles) if f.severity is Severity.ERROR]
