@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from kqctl.cli.schedulers import ALL_KINDS, validation_profiles
 from kqctl.load.objects import load_paths
@@ -131,3 +133,31 @@ def test_a_trimmed_workload_survives_the_trip_between_processes() -> None:
     light = trimmed(obj)
     assert isinstance(light, TrimmedWorkload) and light.pod_requests == [{}, {"cpu": 2000}, {"cpu": 2000}]
     assert pickle.loads(pickle.dumps(light)) == light
+
+
+def test_the_gil_switch_interval_is_short_while_workers_send_results_and_restored_after(tmp_path: Path) -> None:
+    """Workers' results arrive through a 64 KiB pipe that this process's result thread drains: with the default
+    5 ms switch interval a worker sat idle about 0.2 s per large file. The interval is the caller's again after."""
+    import sys
+
+    import kqctl.validate.parallel as parallel
+
+    seen: list[float] = []
+    original = parallel._files_taken
+
+    def spying(*arguments: Any) -> Iterator[tuple[int, parallel.FilePart]]:
+        seen.append(sys.getswitchinterval())  # this process takes files while the workers send theirs
+        return original(*arguments)
+
+    paths = []
+    for i in range(2):
+        (tmp_path / f"{i}.yaml").write_text(RF)
+        paths.append(str(tmp_path / f"{i}.yaml"))
+    before = sys.getswitchinterval()
+    parallel._files_taken = spying  # type: ignore[assignment]
+    try:
+        validate_files_parallel(paths, Job(ALL_KINDS, validation_profiles(None), strict=False), closed=False, jobs=2)
+    finally:
+        parallel._files_taken = original  # type: ignore[assignment]
+    assert seen and all(interval == parallel.RESULT_SWITCH_INTERVAL for interval in seen)
+    assert sys.getswitchinterval() == before
