@@ -99,6 +99,8 @@ def explain_command(
         workload = None
     elif workload is None:
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
+    else:
+        _refuse_swapped_arguments(workload, paths or [])
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     assumed_runtime = parse_runtime(runtime)
     from kqctl.cli.progress import Progress
@@ -190,3 +192,17 @@ def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict
                   if workload.admission is None
                   and (namespace is None or workload.namespace == namespace)
                   and selector_matches(selector, dict(workload.labels)))
+
+
+def _refuse_swapped_arguments(workload: str, paths: list[str]) -> None:
+    """``kqctl explain PATH WORKLOAD`` would otherwise read the workload's name as a file and say only that no
+    such file exists: name the argument order instead."""
+    import os
+
+    if workload == "-" or not os.path.exists(workload):
+        return
+    missing = [path for path in paths if path != "-" and not os.path.exists(path)]
+    if missing:
+        raise UsageError(f"the workload comes first: kqctl explain NAMESPACE/NAME PATH... ({workload!r} is a "
+                         f"{'directory' if os.path.isdir(workload) else 'file'} and {missing[0]!r} is not); "
+                         f"did you mean: kqctl explain {missing[0]} {workload}")

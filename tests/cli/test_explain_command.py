@@ -33,6 +33,14 @@ def test_unknown_workload_is_a_usage_error(kqctl: Kq) -> None:
     assert run.code == 2 and "no workload" in run.err
 
 
+def test_a_path_given_before_the_workload_is_a_usage_error_naming_the_order(kqctl: Kq) -> None:
+    swapped = kqctl("explain", SAMPLE, WAITING)
+    assert swapped.code == 2
+    assert "the workload comes first" in swapped.err and f"kqctl explain {WAITING} {SAMPLE}" in swapped.err
+    # The right order is untouched by the check.
+    assert kqctl("explain", WAITING, SAMPLE, *NOW).code == 0
+
+
 def test_workload_admitted_in_the_snapshot_is_explained_as_admitted(kqctl: Kq) -> None:
     data = json.loads(kqctl("explain", "team-b/job-feature-pipeline-e93a4", SAMPLE, "-o", "json", *NOW).out)
     assert data["admitted"] is True and data["steadyState"]["state"] == "Admitted"
