@@ -7,8 +7,10 @@ does. Colour, when on, is added after alignment so escape codes never shift a co
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TextIO
 
 from kqctl.errors import UsageError
 
@@ -151,3 +153,22 @@ def rich_painter(color_on: bool) -> Callable[[str, str], str] | None:
         return captured.get()
 
     return paint
+
+
+def write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
+                  what: str) -> int:
+    """At most ``view.limit`` rows of ``table`` and a note of how many ``what`` were left out; returns the rows
+    written."""
+    total = len(table.rows)
+    limit = total if view.limit is None else min(view.limit, total)
+    rows, styles = table.rows, table.styles
+    table.rows, table.styles = rows[:limit], styles[:limit]
+    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
+        out.write(line + "\n")
+    table.rows, table.styles = rows, styles
+    if limit < total:
+        # With --no-headers stdout holds rows only (for scripts); the note goes to stderr.
+        (out if view.headers else sys.stderr).write(
+            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
+            "for more, -o json for everything)\n")
+    return limit

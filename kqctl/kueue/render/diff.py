@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
-from kqctl.kueue.render.replay import duration, sample_data, write_limited
+from kqctl.kueue.render.replay import duration, sample_data
 from kqctl.kueue.replay.diff import DiffReport, PercentileShift, WorkloadChange, WorkloadView
-from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.render.units import human
 from kqctl.replay.statistics import Sample
 

@@ -3,7 +3,6 @@ performance ``summary.yaml``, and as charts."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from fractions import Fraction
@@ -13,7 +12,7 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.replay.report import ReplayReport
 from kqctl.render.charts import Chart, Line, has_matplotlib, svg, write_png
-from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.render.units import human
 from kqctl.replay.durations import format_duration
 from kqctl.replay.run import WorkloadTimes
@@ -262,24 +261,6 @@ def headline(report: ReplayReport) -> str:
     return (f"Replayed {len(report.workloads):,} workloads over {duration(report.end)} of virtual time{horizon} "
             f"({report.cycles:,} cycles, {report.api_writes:,} API writes): {states or 'nothing to replay'}.{waits}")
 
-
-def write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
-                  what: str) -> int:
-    """At most ``view.limit`` rows, and how many were left out; returns the rows written."""
-    from kqctl.render.columns import format_lines
-
-    total = len(table.rows)
-    limit = total if view.limit is None else min(view.limit, total)
-    rows, styles = table.rows, table.styles
-    table.rows, table.styles = rows[:limit], styles[:limit]
-    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
-        out.write(line + "\n")
-    table.rows, table.styles = rows, styles
-    if limit < total:
-        (out if view.headers else sys.stderr).write(
-            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
-            "for more, -o json for everything)\n")
-    return limit
 
 
 # --- charts --------------------------------------------------------------------------------------------

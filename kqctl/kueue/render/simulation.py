@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TextIO
@@ -10,7 +9,7 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
 from kqctl.kueue.engine.workloads import Admission
-from kqctl.render.columns import Column, Table, TableOptions, printable
+from kqctl.render.columns import Column, Table, TableOptions, printable, write_limited
 from kqctl.render.units import human
 
 
@@ -175,12 +174,12 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
     if not view.headers:
         # Rows only, for scripts: the workload table alone (two header-less tables could not be told
         # apart), and nothing else on stdout.
-        _write_table(out, workloads, view, None, "workloads")
+        write_limited(out, workloads, view, None, "workloads")
         return
     queues = queue_table(result)
-    _write_table(out, queues, view, paint, "ClusterQueue rows")
+    write_limited(out, queues, view, paint, "ClusterQueue rows")
     out.write("\n")
-    kept = _write_table(out, workloads, view, paint, "workloads")
+    kept = write_limited(out, workloads, view, paint, "workloads")
     _write_reasons(out, result, [row[0] for row in workloads.rows[:kept]], paint)  # column 0: the key
     out.write("\n" + _summary_line(result) + "\n")
     if any(queue.cohort for queue in result.cluster_queues.values()):
@@ -206,25 +205,6 @@ def _summary_line(result: SimulationResult) -> str:
     mode = "fair sharing" if result.fair_sharing else "classical"
     return f"{result.cycles} cycle(s), {stop}, {mode} ordering: " + (", ".join(parts) or "no workloads")
 
-
-def _write_table(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
-                 what: str) -> int:
-    """Write at most ``view.limit`` rows and say how many were left out; returns the rows written."""
-    from kqctl.render.columns import format_lines
-
-    total = len(table.rows)
-    limit = total if view.limit is None else min(view.limit, total)
-    rows, styles = table.rows, table.styles
-    table.rows, table.styles = rows[:limit], styles[:limit]
-    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
-        out.write(line + "\n")
-    table.rows, table.styles = rows, styles
-    if limit < total:
-        # With --no-headers stdout holds rows only (for scripts); the note goes to stderr.
-        (out if view.headers else sys.stderr).write(
-            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
-            "for more, -o json for everything)\n")
-    return limit
 
 
 LENT_NOTE = ("LENT: kqctl's attribution of the cohort's borrowing to the lenders' unused quota; "

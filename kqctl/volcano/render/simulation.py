@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TextIO
 
-from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
@@ -188,14 +187,14 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
     groups = group_table(outcomes)
     sort_rows(groups, view.sort_by)
     if not view.headers:
-        _write(out, groups, view, None, "PodGroups")
+        write_limited(out, groups, view, None, "PodGroups")
         return
     rows = list(result.queues)
     shown = {r.name for r in rows if not r.implicit or r.phases or r.name == "default" and r.allocated.names()}
-    _write(out, queue_table(rows, shown), view, paint, "queue rows")
+    write_limited(out, queue_table(rows, shown), view, paint, "queue rows")
     out.write("\n")
     if outcomes:
-        _write(out, groups, view, paint, "PodGroups")
+        write_limited(out, groups, view, paint, "PodGroups")
     else:
         out.write("No PodGroups.\n")
     waiting = [o for o in outcomes if o.reason is not None]
@@ -240,19 +239,3 @@ def _footnotes(result: SimulationResult, out: TextIO) -> None:
     for warning in result.warnings:
         out.write(f"warning: {warning}\n")
 
-
-def _write(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
-           what: str) -> None:
-    from kqctl.render.columns import format_lines
-
-    total = len(table.rows)
-    limit = total if view.limit is None else min(view.limit, total)
-    rows, styles = table.rows, table.styles
-    table.rows, table.styles = rows[:limit], styles[:limit]
-    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
-        out.write(line + "\n")
-    table.rows, table.styles = rows, styles
-    if limit < total:
-        (out if view.headers else sys.stderr).write(
-            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
-            "for more, -o json for everything)\n")

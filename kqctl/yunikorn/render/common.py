@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Mapping
-from typing import TextIO
+from collections.abc import Mapping
 
-from kqctl.render.columns import Table, TableOptions, format_lines
 from kqctl.render.units import cores, human_bytes, is_bytes
 
 MAIN_TYPES = ("vcore", "memory")
@@ -48,19 +45,3 @@ def exact(resource: Mapping[str, int] | None) -> dict[str, int] | None:
     """For json/yaml: YuniKorn's internal integers (vcore millicores, memory bytes), keys sorted."""
     return None if resource is None else {name: resource[name] for name in sorted(resource)}
 
-
-def write_table(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
-                what: str) -> int:
-    """At most ``view.limit`` rows and a note of how many were left out; returns the rows written."""
-    total = len(table.rows)
-    limit = total if view.limit is None else min(view.limit, total)
-    rows, styles = table.rows, table.styles
-    table.rows, table.styles = rows[:limit], styles[:limit]
-    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
-        out.write(line + "\n")
-    table.rows, table.styles = rows, styles
-    if limit < total:
-        (out if view.headers else sys.stderr).write(
-            f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
-            "for more, -o json for everything)\n")
-    return limit

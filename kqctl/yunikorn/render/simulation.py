@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TextIO
 
-from kqctl.render.columns import Column, Table, TableOptions
+from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.yunikorn.engine.simulation import (
     ALLOCATED_STATE,
     PENDING,
@@ -32,7 +32,7 @@ from kqctl.yunikorn.engine.simulation import (
     PodOutcome,
     SimulationResult,
 )
-from kqctl.yunikorn.render.common import exact, full, others, pair, write_table
+from kqctl.yunikorn.render.common import exact, full, others, pair
 
 STATES = (RUNNING, ALLOCATED_STATE, PENDING, REJECTED_STATE, PREEMPTED_STATE)
 MIN_PRIORITY = -(1 << 31)
@@ -116,11 +116,11 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutc
     pods = pod_table(result, keep)
     sort_rows(pods, view.sort_by)
     if not view.headers:
-        write_table(out, pods, view, None, "pods")
+        write_limited(out, pods, view, None, "pods")
         return
-    write_table(out, queue_table(result), view, paint, "queues")
+    write_limited(out, queue_table(result), view, paint, "queues")
     out.write("\n")
-    shown = write_table(out, pods, view, paint, "pods")
+    shown = write_limited(out, pods, view, paint, "pods")
     by_key = _by_key(result)
     waiting = [p for p in (by_key[row[0]] for row in pods.rows[:shown]) if p.state in (PENDING, REJECTED_STATE)]
     if waiting:
