@@ -1,4 +1,4 @@
-"""Fixtures for CLI tests: the real command, and files to feed it."""
+"""Fixtures for every test that runs kqctl: the real command (in-process), and files to feed it."""
 
 from __future__ import annotations
 
