@@ -480,9 +480,10 @@ _rule("YK-V21", "error", "yunikorn-core", "The validator accepts it, but the pla
 _rule("YK-V22", "warning", "yunikorn-core", "A queue property value that does not parse is replaced by its "
       "default, silently")
 _rule("YK-V23", "warning", "yunikorn-core", "A queue property YuniKorn does not know is ignored")
-_rule("YK-V24", "error", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) limits "
-      "nothing", "Pods reach YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by "
-      "name: a cpu: limit is never matched by anything a pod asks for.")
+_rule("YK-V24", "error", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) or nearly "
+      "vcore or memory (Memory) limits nothing", "Pods reach YuniKorn as vcore (cpu in millicores), memory, pods "
+      "and their other resources by name, case-sensitive. YuniKorn accepts any name in a queue's resources, so a "
+      "cpu: or Memory: limit is kept, but never matched by anything a pod asks for.")
 _rule("YK-V25", "warning", "yunikorn-core", "A guaranteed or max with only zero values is ignored (the queue is "
       "unlimited, not closed)")
 _rule("YK-V26", "warning", "yunikorn-core", "A child template's guaranteed above its max is not checked")

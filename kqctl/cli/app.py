@@ -116,6 +116,11 @@ def main() -> None:
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (this is a bug in kqctl, please report it; "
               "set KQCTL_DEBUG=1 for a traceback)", EXIT_INTERNAL)
+    finally:
+        # The process exits next, and the interpreter's shutdown collection (gc.disable() does not stop it)
+        # would traverse every object still alive: 0.5 s after a 50,000-pod YuniKorn simulate. Frozen objects
+        # are skipped (0.04 s); exit codes, output flushing and atexit are as before.
+        gc.freeze()
 
 
 def _program_name() -> str:

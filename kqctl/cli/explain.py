@@ -141,6 +141,9 @@ def explain_command(
         estimates = _estimates(snapshot, explanations, sim_options, assumed_runtime) if estimate else {}
         progress.done()
         render_explanations(explanations, output, sys.stdout, color, estimates)
+        if not explanations:  # on stderr, as kubectl's "No resources found": stdout stays the (empty) result
+            options.note_namespace(namespace, (w.namespace for w in snapshot.workloads))
+            sys.stderr.write("kqctl: no workload matches that is not admitted in the steady state\n")
         raise typer.Exit(EXIT_OK)
     assert workload is not None
     name = f"{namespace}/{workload}" if namespace and "/" not in workload else workload

@@ -131,6 +131,7 @@ def simulate_command(
     progress.done()
 
     render(result, output, namespace, selector, view)
+    note_nothing_shown(result, namespace, selector)
     failing = workloads_in_states(result, failing_states, namespace, selector)
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
@@ -234,6 +235,22 @@ def parse_now(text: str | None) -> datetime:
         return parse_time(text, ())
     except ModelError:
         raise UsageError(f"--now {text!r} is not an RFC 3339 time such as 2026-01-31T12:00:00Z") from None
+
+
+def note_nothing_shown(result: SimulationResult, namespace: str | None, selector: str | None) -> None:
+    """Why no workload is shown although the inputs hold some, on stderr (as kubectl's "No resources found"), so
+    that stdout stays the result a pipe parses: the -n note every command gives, or -l matching none."""
+    from kqctl.kueue.render.simulation import workload_filter
+    from kqctl.render.columns import printable
+
+    present = [w.namespace for w in result.workloads.values()]
+    if options.namespace_note(namespace, present) is not None:
+        options.note_namespace(namespace, present)
+        return
+    keep = workload_filter(namespace, selector)
+    if selector is not None and present and not any(keep(w) for w in result.workloads.values()):
+        where = f" in namespace {printable(namespace)}" if namespace is not None else ""
+        sys.stderr.write(f"kqctl: note: -l {printable(selector)}: no workload{where} matches\n")
 
 
 def render(result: SimulationResult, output: str, namespace: str | None, selector: str | None,

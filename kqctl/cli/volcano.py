@@ -269,6 +269,11 @@ def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, na
             raise UsageError(str(exc)) from None
     else:
         explanations, matched = _selected(snapshot, namespace, selector or {})
+        if not matched:
+            from kqctl.cli import options
+
+            options.note_namespace(namespace, (group.namespace for group in snapshot.pod_groups.values()),
+                                   "PodGroup")
     if output in ("json", "yaml") and name is None:
         from kqctl.render.structured import dump_json, dump_yaml
         from kqctl.volcano.render.explain import explanation_data

@@ -177,6 +177,7 @@ def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, 
 def _explain_selected(snapshot: Snapshot, selector: str, namespace: str | None, output: str) -> None:
     import copy
 
+    from kqctl.cli import options
     from kqctl.yunikorn.engine.explain import explain_pod
     from kqctl.yunikorn.engine.simulation import PENDING, REJECTED_STATE
     from kqctl.yunikorn.render.explain import render_pods
@@ -186,6 +187,9 @@ def _explain_selected(snapshot: Snapshot, selector: str, namespace: str | None, 
     result = run_simulation(copy.deepcopy(snapshot))
     keys = [p.key for p in result.pods if p.state in (PENDING, REJECTED_STATE) and keep(p)]
     render_pods([explain_pod(copy.deepcopy(snapshot), key) for key in keys], output, sys.stdout)
+    if not keys:  # on stderr, as kubectl's "No resources found": stdout stays the (empty) result
+        options.note_namespace(namespace, (pod.namespace for pod in snapshot.pods), "pod")
+        sys.stderr.write("kqctl: no pod matches that is pending or rejected at the end of the simulation\n")
 
 
 def _explain_pod(snapshot: Snapshot, key: str):  # type: ignore[no-untyped-def]

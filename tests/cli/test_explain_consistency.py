@@ -150,3 +150,24 @@ def test_a_missing_local_queue_is_named_with_the_change_that_gets_it_in(kqctl: K
 
 def test_repo_samples_exist() -> None:
     assert all((REPO / "samples" / s).is_dir() for s in SAMPLES)
+
+
+@pytest.mark.parametrize("sample,notes", [
+    ("cohort-borrowing", ["kqctl: note: -n team-z: no workload in namespace 'team-z'; did you mean team-b? "
+                          "(workloads are in: team-a, team-b)",
+                          "kqctl: no workload matches that is not admitted in the steady state"]),
+    ("volcano-two-teams", ["kqctl: note: -n team-z: no PodGroup in namespace 'team-z'; did you mean team-b? "
+                           "(PodGroups are in: team-a, team-b)"]),
+    ("yunikorn-multi-tenant", ["kqctl: note: -n team-z: no pod in namespace 'team-z' (pods are in: dashboards, "
+                               "nightly, reports, training)",
+                               "kqctl: no pod matches that is pending or rejected at the end of the simulation"]),
+])
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_explain_selector_in_an_empty_namespace_notes_it_on_stderr_only(
+        kqctl: Kq, sample: str, notes: list[str], output: str) -> None:
+    # As kubectl's "No resources found": exit 0, notes on stderr; stdout is empty (table) or an empty list (json).
+    now = () if sample.startswith("volcano") else NOW  # Volcano's simulation has no clock
+    run = kqctl("explain", "-l", "x!=y", "-n", "team-z", f"samples/{sample}", *now, "-o", output)
+    assert run.code == 0, run.err
+    assert all(note in run.err for note in notes), run.err
+    assert run.out == ("" if output == "table" else "[]\n")

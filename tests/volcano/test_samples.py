@@ -13,7 +13,13 @@ from tests.support import REPO, run_kqctl
 
 SAMPLES = REPO / "samples"
 EXPECT = re.compile(r"#\s*expect\s+([A-Z][A-Z0-9-]+)")
+EXPECT_AGAINST = re.compile(r"#\s*expect-against\s+([A-Z][A-Z0-9-]+)")
 VOLCANO = ("--scheduler", "volcano")
+BROKEN = SAMPLES / "volcano-broken"
+# The command 80-against.yaml's comment gives: the sample applied to the cluster in cluster/.
+AGAINST = ("--against", str(BROKEN / "cluster"), "--prune",
+           "--scheduler-conf", str(BROKEN / "cluster" / "volcano-scheduler.conf"),
+           "--webhook-flag", "enable-queue-allocated-pods-check=true")
 
 
 def _rules_per_file(out: str) -> dict[str, set[str]]:
@@ -36,12 +42,25 @@ def test_seed_sample_warns_only_that_deserved_is_ignored() -> None:
 
 
 def test_broken_sample_reports_exactly_the_expected_rules_file_by_file() -> None:
-    run = run_kqctl("validate", str(SAMPLES / "volcano-broken"), *VOLCANO, "-o", "json")
+    run = run_kqctl("validate", str(BROKEN), *VOLCANO, "-o", "json")
     assert run.code == 1
-    expected = {path.name: set(EXPECT.findall(path.read_text()))
-                for path in sorted((SAMPLES / "volcano-broken").glob("*.yaml"))}
+    expected = {path.name: set(EXPECT.findall(path.read_text())) for path in sorted(BROKEN.glob("*.yaml"))}
     got = _rules_per_file(run.out)
     assert {name: rules for name, rules in got.items() if rules} == {n: r for n, r in expected.items() if r}
+
+
+def test_broken_sample_against_its_cluster_adds_the_update_delete_and_tree_rules_file_by_file() -> None:
+    # Q5, H3, H6, H7 judge a queue the cluster already holds (its stored status, its children), D1-D3 a
+    # deletion and VC-TREE-NONLEAF hierarchical capacity: none can fire on the manifests alone.
+    run = run_kqctl("validate", str(BROKEN), *AGAINST, "-o", "json")
+    assert run.code == 1
+    expected = {path.name: set(EXPECT.findall(path.read_text())) | set(EXPECT_AGAINST.findall(path.read_text()))
+                for path in [*sorted(BROKEN.glob("*.yaml")), *sorted((BROKEN / "cluster").glob("*.yaml"))]}
+    expected["50-scheduler-conf.yaml"] = set()  # --scheduler-conf is read instead of this ConfigMap
+    got = _rules_per_file(run.out)
+    assert {name: rules for name, rules in got.items() if rules} == {n: r for n, r in expected.items() if r}
+    assert {"VC-Q5", "VC-H3", "VC-H6", "VC-H7", "VC-D1", "VC-D2", "VC-D3", "VC-TREE-NONLEAF"} <= set().union(
+        *got.values())
 
 
 def test_broken_sample_covers_every_kind_of_finding() -> None:

@@ -43,3 +43,12 @@ def test_yk_v24_audit_and_validate_severities_match_the_catalogue(tmp_path: Path
     assert v24 == {seen["YK-V24"]} == {"error"}
     table = run_kqctl("audit", str(path)).out
     assert "ERROR   YK-V24 root.c: max cpu limits nothing" in table and "1 error(s)" in table
+
+
+def test_yk_v24_audit_reports_near_misses_of_vcore_and_memory_as_validate_does(tmp_path: Path) -> None:
+    path = tmp_path / "q.yaml"
+    path.write_text(text([configmap(CONFIG.replace("{max: {cpu: 2, memory: 1Gi}}", "{max: {Memory: 1Gi}}")),
+                          node("n1"), pod("p", "root.c", "app")]))
+    findings = json.loads(run_kqctl("audit", str(path), "-o", "json").out)["findings"]
+    v24 = [(f["severity"], f["message"]) for f in findings if f["ruleId"] == "YK-V24"]
+    assert v24 == [("error", "max Memory limits nothing: pods ask for memory")], findings

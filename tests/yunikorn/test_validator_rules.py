@@ -182,3 +182,26 @@ def test_v27_v27b_empty_text_and_no_partition(text: str, rule: str, severity: st
     check = check_config_text(text)
     assert [(f.rule_id, f.severity.value) for f in check.findings] == [(rule, severity)]
     assert check.effective is not None and check.effective["validateConf"]["allowed"] is allowed
+
+
+@pytest.mark.parametrize(("resources", "name", "meant"), [
+    ("max: {cpu: 2}", "cpu", "vcore"),                      # kubectl's name
+    ("max: {requests.memory: 1Gi}", "requests.memory", "memory"),
+    ("max: {Memory: 8Gi}", "Memory", "memory"),             # near misses: YuniKorn keeps them as resources
+    ("guaranteed: {Vcore: 2}", "Vcore", "vcore"),           # of their own, which no pod asks for
+    ("max: {MEMORY: 8Gi}", "MEMORY", "memory"),
+    ("max: {memroy: 8Gi}", "memroy", "memory"),
+    ("max: {vcore: 2, memory: 1Gi, pods: 10, nvidia.com/gpu: 1, ephemeral-storage: 1Gi}", None, None),
+])
+def test_v24_a_resource_name_no_pod_asks_for_is_an_error_yunikorn_accepts(
+        resources: str, name: str | None, meant: str | None) -> None:
+    check = check_config_text(_config(_partition(_tree(
+        f"          - name: a\n            resources: {{{resources}}}\n"))))
+    assert check.effective is not None and check.effective["validateConf"]["allowed"] is True
+    v24 = [f for f in check.findings if f.rule_id == "YK-V24"]
+    if name is None:
+        assert v24 == []
+        return
+    assert [f.severity.value for f in v24] == ["error"]
+    assert v24[0].message.startswith(f"resource '{name}' in ") and "limits nothing" in v24[0].message
+    assert v24[0].hint == f"write '{meant}' instead of '{name}'"

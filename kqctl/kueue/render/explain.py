@@ -168,7 +168,8 @@ def render_no_workload(kind: str, key: str, reason: str, fmt: str, out: TextIO) 
 
 def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, color: str = "auto",
                         estimates: Mapping[str, WaitEstimate] | None = None) -> None:
-    """Several explanations (-l): one after another in a table, a list in json/yaml."""
+    """Several explanations (-l): one after another in a table, a list in json/yaml (none: nothing in a table,
+    the cli says why on stderr)."""
     from kqctl.render.structured import dump_json, dump_yaml
 
     estimates = estimates or {}
@@ -176,8 +177,6 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
         data = [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations]
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
         return
-    if not explanations:
-        out.write("No workload matches that is not admitted in the steady state.\n")
     for index, explanation in enumerate(explanations):
         if index:
             out.write("\n")

@@ -127,25 +127,8 @@ def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace
                 out.write(f"workload.kueue.x-k8s.io/{workload.name}\n")
     elif fmt in ("table", "wide"):
         render_tables(result, out, keep, replace(view, wide=view.wide or fmt == "wide"))
-        if view.headers and result.workloads and not any(keep(w) for w in result.workloads.values()):
-            out.write(nothing_shown_note(result, namespace, selector) + "\n")
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, name, json, yaml")
-
-
-def nothing_shown_note(result: SimulationResult, namespace: str | None, selector: str | None) -> str:
-    """Why the workload table is empty although the inputs hold workloads: the namespace (with did-you-mean)
-    or the selector matched none."""
-    import difflib
-
-    namespaces = sorted({w.namespace for w in result.workloads.values()})
-    if namespace is not None and namespace not in namespaces:
-        close = difflib.get_close_matches(namespace, namespaces, n=3, cutoff=0.5)
-        mean = f"; did you mean {' or '.join(close)}?" if close else ""
-        return (f"No workload in namespace {printable(namespace)}{mean} (namespaces with workloads: "
-                f"{', '.join(printable(n) for n in namespaces)})")
-    where = f" in namespace {printable(namespace)}" if namespace is not None else ""
-    return f"No workload{where} matches -l {printable(selector or '')}"
 
 
 def workload_filter(namespace: str | None, selector: str | None) -> Callable[[WorkloadResult], bool]:

@@ -374,6 +374,19 @@ def kubectl_name(name: str) -> str | None:
     return meant
 
 
+def near_miss(name: str) -> str | None:
+    """R4: ``vcore`` or ``memory`` when ``name`` is one of them in other letters or nearly (``Memory``, ``VCore``,
+    ``memroy``), else None. YuniKorn accepts such a name as a resource of its own (``NewResourceFromConf`` parses
+    every key, the validator checks values, never names) and no pod asks for it: Kubernetes only lets a container
+    request cpu, memory, ephemeral-storage, hugepages-* or a domain-prefixed extended resource, all lower-case."""
+    import difflib
+
+    if name in (VCORE, MEMORY):
+        return None
+    close = difflib.get_close_matches(name.lower(), (VCORE, MEMORY), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 # --- text ---------------------------------------------------------------------------------------------
 
 

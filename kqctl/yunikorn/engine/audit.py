@@ -155,7 +155,7 @@ def _config_lints(partition: Partition) -> list[AuditFinding]:
         for label, values in (("guaranteed", conf.resources.guaranteed), ("max", conf.resources.max)):
             names = sorted(values.values) if values else []
             for name in names:
-                meant = res.kubectl_name(name)
+                meant = res.kubectl_name(name) or res.near_miss(name)
                 if meant is not None:
                     found.append(AuditFinding("YK-V24", "error", queue.path, f"{label} {name} limits nothing: "
                                               f"pods ask for {meant}"))

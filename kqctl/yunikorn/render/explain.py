@@ -161,15 +161,14 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
 
 
 def render_pods(explanations: list[Explanation], fmt: str, out: TextIO) -> None:
-    """Several pods (-l): one after another in a table, a list in json/yaml."""
+    """Several pods (-l): one after another in a table, a list in json/yaml (none: nothing in a table, the cli
+    says why on stderr)."""
     from kqctl.render.structured import dump_json, dump_yaml
 
     if fmt in ("json", "yaml"):
         data = [pod_contract(e) for e in explanations]
         out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
         return
-    if not explanations:
-        out.write("No pod matches that is pending or rejected at the end of the simulation.\n")
     for index, explanation in enumerate(explanations):
         if index:
             out.write("\n")

@@ -2,8 +2,9 @@
 
 * V22 a property value that does not parse (replaced by its default, silently);
 * V23 a property key YuniKorn does not know (ignored);
-* V24 a resource named as kubectl names it (``cpu``, ``requests.cpu``, ``limits.memory``): pods reach
-  YuniKorn as ``vcore``, ``memory``, ``pods`` and their extended resources, so such a limit limits nothing;
+* V24 a resource named as kubectl names it (``cpu``, ``requests.cpu``, ``limits.memory``) or nearly ``vcore`` or
+  ``memory`` (``Memory``): pods reach YuniKorn as ``vcore``, ``memory``, ``pods`` and their extended resources, and
+  YuniKorn accepts any name, so such a limit limits nothing;
 * V25 a guaranteed or max with only zero values (dropped: the queue is unlimited, R5);
 * V26 a child template whose guaranteed exceeds its max (not checked; both applied to dynamic leaves).
 """
@@ -53,23 +54,23 @@ def _lint_queue(queue: QueueConf) -> Iterator[Lint]:
 
 
 def _resource_names(conf: MapConf | None, what: str) -> Iterator[Lint]:
-    """V24: names no pod asks for."""
+    """V24: names no pod asks for, kubectl's (cpu, requests.memory) or near misses of vcore and memory."""
     for name in (conf.values if conf else {}):
-        lowered = name.lower()
+        assert conf is not None
         meant = res.kubectl_name(name)
         if meant is not None:
-            assert conf is not None
             yield Lint("YK-V24", "error", f"resource {name!r} in {what} matches nothing a pod asks for: pods reach "
                        f"YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by name, "
                        f"so this limits nothing", f"write {meant!r} instead of {name!r}", conf.loc.at(name),
                        conf.loc.line_of(name))
-        elif name not in (res.VCORE, res.MEMORY) and difflib.get_close_matches(lowered, (res.VCORE, res.MEMORY),
-                                                                                n=1, cutoff=0.8):
-            assert conf is not None
-            close = difflib.get_close_matches(lowered, (res.VCORE, res.MEMORY), n=1, cutoff=0.8)[0]
-            yield Lint("YK-V24", "warning", f"resource {name!r} in {what} is not one YuniKorn's pods ask for; did you "
-                       f"mean {close!r}?", f"resource names are case-sensitive: {close!r}", conf.loc.at(name),
-                       conf.loc.line_of(name))
+            continue
+        meant = res.near_miss(name)
+        if meant is not None:
+            unit = " (and its value is read as a plain number, not in cores)" if meant == res.VCORE else ""
+            yield Lint("YK-V24", "error", f"resource {name!r} in {what} matches nothing a pod asks for: YuniKorn "
+                       f"accepts any resource name and keeps {name!r} as a resource of its own{unit}, but names are "
+                       f"case-sensitive and pods reach YuniKorn as {meant}, so this limits nothing",
+                       f"write {meant!r} instead of {name!r}", conf.loc.at(name), conf.loc.line_of(name))
 
 
 def _zero_only(conf: MapConf | None, what: str, label: str) -> Iterator[Lint]:
