@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -498,20 +498,12 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
             state = targets[(namespace, queue_name)] = target_of(namespace, queue_name)
         if state is None:
             continue
-        computed = obj.pod_requests if isinstance(obj, TrimmedWorkload) else None
+        computed = obj.pod_set_totals if isinstance(obj, TrimmedWorkload) else None
         for i, pod_set in enumerate(_items(spec.get("podSets"))):
             if not isinstance(pod_set, dict):
                 continue
-            # REQ-13: a pod set that may shrink to minCount only has to fit at that size.
-            smallest = pod_set.get("minCount", pod_set.get("count", 1))
-            count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
-            requests = computed[i] if computed is not None else spec_requests(_pod_spec(pod_set))
-            full = pod_set.get("count", 1)
-            full = full if isinstance(full, int) and not isinstance(full, bool) and full > 0 else count
-            for resource, per_pod in sorted(requests.items()):
-                total = _scaled_total(per_pod, full, count)
-                if total <= 0:
-                    continue
+            totals = computed[i] if computed is not None else fit_totals(pod_set, spec_requests(_pod_spec(pod_set)))
+            for resource, total in totals:
                 known = verdicts.get((state.name, resource))
                 group, best = known if known is not None else verdicts.setdefault(
                     (state.name, resource), verdict(state, resource))
@@ -534,6 +526,17 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         "raise nominalQuota or borrowingLimit, or shrink the pod set")
 
 
+def fit_totals(pod_set: dict[str, Any], per_pod: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
+    """What a pod set needs to fit, per resource (sorted, positive amounts only): its per-pod requests times
+    its count (REQ-7), scaled to minCount when it may shrink to that size (REQ-13)."""
+    smallest = pod_set.get("minCount", pod_set.get("count", 1))
+    count = smallest if isinstance(smallest, int) and not isinstance(smallest, bool) else 1
+    full = pod_set.get("count", 1)
+    full = full if isinstance(full, int) and not isinstance(full, bool) and full > 0 else count
+    totals = ((resource, _scaled_total(amount, full, count)) for resource, amount in sorted(per_pod.items()))
+    return tuple((resource, total) for resource, total in totals if total > 0)
+
+
 def _scaled_total(per_pod: int, count: int, smallest: int) -> int:
     """The pod set's total as Kueue's engine counts it (REQ-7, REQ-13): per pod x count in saturating int64,
     then scaled to ``smallest`` pods (divide, then multiply), so that validate names the amount audit and
@@ -552,20 +555,22 @@ CHECKS = (*CHECKS, check_quota_reachability, check_workloads_can_fit, check_admi
 
 @dataclass
 class TrimmedWorkload(LoadedObject):
-    """A Workload as light as the checks need it, with the per-pod requests of each entry of
-    ``spec.podSets`` (REQ-6) already computed where it was read, in a worker; None: compute them."""
+    """A Workload as light as the checks need it, with what each entry of ``spec.podSets`` needs to fit
+    (:func:`fit_totals`) already computed where it was read, in a worker; None: compute them."""
 
-    pod_requests: list[dict[str, int]] | None = None
+    pod_set_totals: list[tuple[tuple[str, int], ...]] | None = None
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Workers send tens of thousands of these: a tuple of the fields pickles in half the time of
         # the dataclasses' state dicts (the placeholder document is made again on arrival).
-        return (_trimmed_workload, (self.origin, self.prefix, self.body, self.info, self.findings, self.pod_requests))
+        return (_trimmed_workload, (self.origin, self.prefix, self.body, self.info, self.findings,
+                                    self.pod_set_totals))
 
 
 def _trimmed_workload(origin: Origin, prefix: FieldPath, body: Any, info: KindInfo | None,
-                      findings: list[Finding], pod_requests: list[dict[str, int]] | None) -> TrimmedWorkload:
-    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_requests=pod_requests)
+                      findings: list[Finding],
+                      pod_set_totals: list[tuple[tuple[str, int], ...]] | None) -> TrimmedWorkload:
+    return TrimmedWorkload(origin, Document(origin, None), prefix, body, info, findings, pod_set_totals=pod_set_totals)
 
 
 def trimmed(obj: LoadedObject) -> LoadedObject:
@@ -588,7 +593,7 @@ def trimmed(obj: LoadedObject) -> LoadedObject:
                  "podSets": [_trimmed_pod_set(ps) if isinstance(ps, dict) else ps for ps in entries]},
     }
     return TrimmedWorkload(obj.origin, Document(obj.origin, None), obj.prefix, light, obj.info,
-                           pod_requests=_pod_requests(entries))
+                           pod_set_totals=_pod_set_totals(entries))
 
 
 def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
@@ -596,11 +601,11 @@ def _trimmed_pod_set(pod_set: dict[str, Any]) -> dict[str, Any]:
     return {key: pod_set[key] for key in ("name", "count", "minCount") if key in pod_set}
 
 
-def _pod_requests(pod_sets: list[Any]) -> list[dict[str, int]] | None:
-    """Per-pod requests of each pod set, as check_workloads_can_fit computes them (read-only: pod sets
-    with the same resources share one dict)."""
+def _pod_set_totals(pod_sets: list[Any]) -> list[tuple[tuple[str, int], ...]] | None:
+    """:func:`fit_totals` of each pod set, as check_workloads_can_fit computes them (the cross-object checks
+    run after every file is read, in one process: what can be computed here is computed on every core)."""
     try:
-        return [_requests_of(_pod_spec(ps)) if isinstance(ps, dict) else {} for ps in pod_sets]
+        return [fit_totals(ps, _requests_of(_pod_spec(ps))) if isinstance(ps, dict) else () for ps in pod_sets]
     except Exception:  # noqa: BLE001  # then the check computes them itself, and fails as it would have
         return None
 
