@@ -186,3 +186,14 @@ def test_xo_missing_references_hint_the_close_names_of_their_kind() -> None:
     assert hints(RF.format(name="on-demand"), cq(flavor="gpu"))["XO-CQ-FLAVOR"] == \
         "create ResourceFlavor 'gpu' or remove it from the ClusterQueue"
     assert hints(cq(name="team-a"), LQ.format(name="q", ns="ns", cq="payments"))["XO-LQ-CQ"] is None
+
+
+def test_the_hub_shortcut_names_the_same_version_and_kinds_as_the_conversion_module() -> None:
+    """crossobject skips importing the conversion module for v1beta2 objects: its copy of the hub's apiVersion
+    and kinds must stay the conversion module's."""
+    from kqctl.kueue.api.versions import KUEUE_KINDS, V1BETA2
+    from kqctl.kueue.kinds import GROUP
+    from kqctl.kueue.validate import crossobject
+
+    assert crossobject._HUB_API_VERSION == f"{GROUP}/{V1BETA2}"
+    assert crossobject._HUB_KINDS == KUEUE_KINDS
