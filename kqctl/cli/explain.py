@@ -100,7 +100,7 @@ def explain_command(
     elif workload is None:
         raise UsageError("name a workload (namespace/name, or a Job name), or pass -l SELECTOR")
     else:
-        _refuse_swapped_arguments(workload, paths or [])
+        _refuse_swapped_arguments(workload, paths or [], filenames or [])
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     assumed_runtime = parse_runtime(runtime)
     from kqctl.cli.progress import Progress
@@ -197,15 +197,18 @@ def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict
                   and selector_matches(selector, dict(workload.labels)))
 
 
-def _refuse_swapped_arguments(workload: str, paths: list[str]) -> None:
-    """``kqctl explain PATH WORKLOAD`` would otherwise read the workload's name as a file and say only that no
-    such file exists: name the argument order instead."""
+def _refuse_swapped_arguments(workload: str, paths: list[str], filenames: list[str]) -> None:
+    """``kqctl explain PATH WORKLOAD`` (or a PATH alone) would otherwise read the path as the workload's name and
+    say only that the workload's name is no file, or that no input was given: name the argument order instead."""
     import os
 
     if workload == "-" or not os.path.exists(workload):
         return
+    what = "directory" if os.path.isdir(workload) else "file"
+    if not paths and not filenames:
+        raise UsageError(f"{workload!r} is a {what}, not a workload: kqctl explain NAMESPACE/NAME {workload} "
+                         f"(or -l SELECTOR {workload} for every workload not admitted)")
     missing = [path for path in paths if path != "-" and not os.path.exists(path)]
     if missing:
         raise UsageError(f"the workload comes first: kqctl explain NAMESPACE/NAME PATH... ({workload!r} is a "
-                         f"{'directory' if os.path.isdir(workload) else 'file'} and {missing[0]!r} is not); "
-                         f"did you mean: kqctl explain {missing[0]} {workload}")
+                         f"{what} and {missing[0]!r} is not); did you mean: kqctl explain {missing[0]} {workload}")

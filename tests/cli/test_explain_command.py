@@ -41,6 +41,12 @@ def test_a_path_given_before_the_workload_is_a_usage_error_naming_the_order(kqct
     assert kqctl("explain", WAITING, SAMPLE, *NOW).code == 0
 
 
+def test_a_path_without_a_workload_is_a_usage_error_saying_the_workload_is_missing(kqctl: Kq) -> None:
+    run = kqctl("explain", SAMPLE)
+    assert run.code == 2
+    assert "is a directory, not a workload" in run.err and f"kqctl explain NAMESPACE/NAME {SAMPLE}" in run.err
+
+
 def test_workload_admitted_in_the_snapshot_is_explained_as_admitted(kqctl: Kq) -> None:
     data = json.loads(kqctl("explain", "team-b/job-feature-pipeline-e93a4", SAMPLE, "-o", "json", *NOW).out)
     assert data["admitted"] is True and data["steadyState"]["state"] == "Admitted"
