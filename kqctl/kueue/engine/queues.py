@@ -12,6 +12,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from kqctl.kueue.engine.fingerprint import FingerprintedDict
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
 BEST_EFFORT_FIFO = "BestEffortFIFO"
@@ -51,6 +52,31 @@ class PendingQueue:
     bulk_moved_shapes: set[str] = field(default_factory=set)  # CYC-12: shapes that follow into the inadmissible set
     _heap: list[tuple[tuple[object, ...], int, str]] = field(default_factory=list)
     _counter: Iterator[int] = field(default_factory=itertools.count)
+
+    def __post_init__(self) -> None:
+        # SIM-7: both sets keep their fingerprint as workloads come and go (steady-state detection reads it
+        # every cycle; rebuilding the sets cost O(queued workloads) per cycle).
+        self.active = FingerprintedDict(self._active_token, self.active.items())
+        self.inadmissible = FingerprintedDict(self._inadmissible_token, self.inadmissible.items())
+
+    def _active_token(self, key: str, workload: WorkloadInfo) -> object:
+        # An active workload's flavor-scan progress (FA-4) is part of the state: it decides the next attempt.
+        return self.name, "active", key, memory_key(workload)
+
+    def _inadmissible_token(self, key: str, workload: WorkloadInfo) -> object:
+        return self.name, "inadmissible", key
+
+    @property
+    def fingerprint(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """SIM-7's state of this queue: its active workloads with their scan memory, its inadmissible ones."""
+        active, inadmissible = self.active, self.inadmissible
+        assert isinstance(active, FingerprintedDict) and isinstance(inadmissible, FingerprintedDict)
+        return active.fingerprint, inadmissible.fingerprint
+
+    def resync_fingerprint(self) -> None:
+        """Take the scan memory of every active workload again (after a change made from outside a cycle)."""
+        assert isinstance(self.active, FingerprintedDict)
+        self.active.resync()
 
     # --- ordering ------------------------------------------------------------------------------------
 
@@ -169,3 +195,9 @@ class PendingQueue:
 
     def __len__(self) -> int:
         return len(self.active) + len(self.inadmissible)
+
+
+def memory_key(workload: WorkloadInfo) -> object:
+    """The workload's flavor-scan memory (FA-4) as a hashable value (None: it has none)."""
+    memory = workload.scan_memory
+    return None if memory is None else tuple(tuple(sorted(t.items())) for t in memory.last_tried)
