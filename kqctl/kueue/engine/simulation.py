@@ -203,8 +203,12 @@ class Simulation:
                 f"steady state ({queued:,} workload(s) still queued to be tried): what it shows is not the steady "
                 "state; --cycles N runs more cycles")
 
-    def run_cycles(self) -> None:
-        """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit."""
+    def run_cycles(self, until: Callable[[CycleResult], bool] | None = None) -> None:
+        """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit.
+
+        ``until``, asked after every cycle (once its victims are released), stops the run early when it says
+        so: for a caller that needs one answer that is known before the end (settled.py), not the end state.
+        """
         results = self.cycle_results
         # SIM-7, SIM-8: states are compared by fingerprint (_state), kept up to date by the queues as workloads
         # come and go, so that a cycle costs no work in proportion to the workloads that it does not touch.
@@ -233,6 +237,8 @@ class Simulation:
                 changed = self._release(result, now) or changed
             if self.options.between_cycles is not None:
                 self.options.between_cycles(self, len(results) - 1)
+            if until is not None and until(result):
+                return
             if self.options.cycles is not None:
                 continue
             if self.options.between_cycles is not None:
