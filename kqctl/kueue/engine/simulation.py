@@ -29,8 +29,10 @@ from kqctl.kueue.engine.results import (
     CYCLES_GIVEN,
     LIVELOCK,
     STEADY,
+    CycleRecord,
     Livelock,
     SimulationResult,
+    cycle_record,
     freeze,
 )
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
@@ -96,7 +98,9 @@ class Simulation:
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
-        self.cycle_results: list[CycleResult] = []
+        # What each cycle did, as the report shows it: its admissions and evictions by key. Not the cycles' entries:
+        # a cycle of 500 heads holds their assignments (megabytes), and a run keeps its history to the end.
+        self.history: list[CycleRecord] = []
         self.stop_reason = STEADY
         self.max_cycles = options.max_cycles if options.max_cycles is not None else cycle_limit(snapshot)
         self.livelock: Livelock | None = None
@@ -193,13 +197,13 @@ class Simulation:
         warnings = list(self.snapshot.warnings)
         if self.stop_reason == CYCLE_LIMIT:
             warnings.append(self.limit_warning())
-        return freeze(self.cache, self.queues, self.outcomes, self.cycle_results, self.stop_reason, self.fair_sharing,
+        return freeze(self.cache, self.queues, self.outcomes, self.history, self.stop_reason, self.fair_sharing,
                       self.livelock, warnings)
 
     def limit_warning(self) -> str:
         """What a run stopped by the cycle limit must say: its end is not the steady state."""
         queued = sum(len(queue.active) for queue in self.queues.values())
-        return (f"the simulation stopped at its limit of {len(self.cycle_results):,} cycles before reaching a "
+        return (f"the simulation stopped at its limit of {len(self.history):,} cycles before reaching a "
                 f"steady state ({queued:,} workload(s) still queued to be tried): what it shows is not the steady "
                 "state; --cycles N runs more cycles")
 
@@ -209,7 +213,7 @@ class Simulation:
         ``until``, asked after every cycle (once its victims are released), stops the run early when it says
         so: for a caller that needs one answer that is known before the end (settled.py), not the end state.
         """
-        results = self.cycle_results
+        results = self.history
         # SIM-7, SIM-8: states are compared by fingerprint (_state), kept up to date by the queues as workloads
         # come and go, so that a cycle costs no work in proportion to the workloads that it does not touch.
         seen_quiet: set[tuple[int, ...]] = set()
@@ -227,7 +231,7 @@ class Simulation:
                 return
             now = self.start + timedelta(seconds=len(results))
             result = self.scheduler.run_cycle(now)
-            results.append(result)
+            results.append(cycle_record(result))
             self._record(result)
             if self.options.on_cycle is not None:
                 self.options.on_cycle(result, limit)
@@ -385,12 +389,12 @@ class Simulation:
     def _holdings(self) -> frozenset[str]:
         return frozenset(key for q in self.cache.cluster_queues.values() for key in q.workloads)
 
-    def _livelock(self, first: int, last: int, results: list[CycleResult]) -> Livelock:
+    def _livelock(self, first: int, last: int, results: list[CycleRecord]) -> Livelock:
         involved: set[str] = set()
         for result in results[first:last]:
-            involved.update(e.workload.key for e in result.admitted)
+            involved.update(result.admitted)
             for eviction in result.evictions:
-                involved.update((eviction.victim.key, eviction.preemptor.key))
+                involved.update((eviction.victim, eviction.preemptor))
         return Livelock((first + 1, last), tuple(sorted(involved)))
 
 

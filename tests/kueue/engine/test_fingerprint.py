@@ -135,7 +135,7 @@ def test_sim_7_sim_8_a_run_stops_where_it_did_with_the_states_rebuilt_every_cycl
         nonlocal expected
         if expected is not None:
             return
-        result = sim.cycle_results[-1]
+        result = sim.history[-1]
         state = exact_state(sim)
         holdings = frozenset(k for q in sim.cache.cluster_queues.values() for k in q.workloads)
         if result.admitted or result.evictions:
@@ -151,5 +151,5 @@ def test_sim_7_sim_8_a_run_stops_where_it_did_with_the_states_rebuilt_every_cycl
     sim = simulation(*documents, between_cycles=reference)
     sim.run_cycles()
     if expected is None:  # the run ended because nothing was left to pop
-        expected = ("steady", len(sim.cycle_results))
+        expected = ("steady", len(sim.history))
     assert (run.stop_reason, run.cycles) == expected, name

@@ -59,11 +59,11 @@ def continuation(documents: list[dict[str, Any]], key: str, change: Change, sett
     """explain's check (from_steady_state): the steady state, the change, a requeue event, the cycles on."""
     sim = simulation(*documents)
     sim.run_cycles()
-    steady_cycles = len(sim.cycle_results)
+    steady_cycles = len(sim.history)
     change(sim)
     sim.requeue_inadmissible()
     sim.run_cycles(until=Settled(sim, key) if settled else None)
-    return sim.outcomes[key].workload.admission is not None, len(sim.cycle_results) - steady_cycles
+    return sim.outcomes[key].workload.admission is not None, len(sim.history) - steady_cycles
 
 
 @pytest.mark.parametrize(("name", "documents", "key", "change", "answer", "early"), CASES,
