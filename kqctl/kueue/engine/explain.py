@@ -35,7 +35,7 @@ from kqctl.kueue.engine.preemption.targets import (
 )
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
-from kqctl.kueue.engine.settled import Settled
+from kqctl.kueue.engine.settled import Settled, evictions_possible
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
@@ -698,8 +698,15 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
     holders = sorted((w for cq in queues for w in cq.workloads.values()),
                      key=lambda w: (sum(w.usage().values()), w.key))
     found: list[Suggestion] = []
+    answers: dict[object, bool] = {}
     for holder in holders[:MAX_COMPLETION_SUGGESTIONS]:
-        if _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key), key):
+        twin = _interchangeable(steady, holder)
+        gets_in = answers.get(twin) if twin is not None else None
+        if gets_in is None:
+            gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key), key)
+            if twin is not None:
+                answers[twin] = gets_in
+        if gets_in:
             where = holder.admission.cluster_queue if holder.admission else "?"
             frees = _by_resource(holder.usage())
             action = f"it gets in once {holder.key} (ClusterQueue {where}) finishes"
@@ -708,6 +715,24 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
                                     {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
                                     frees, action))
     return found
+
+
+def _interchangeable(steady: Simulation, holder: WorkloadInfo) -> object | None:
+    """What makes holders interchangeable for the completion check, or None when who finishes may matter.
+
+    Once a holder finishes, the cycles see what it held only as usage numbers unless something can read who
+    holds quota: a preemption search (its candidates), TAS (its pods' nodes), admission fair sharing (its
+    LocalQueue's usage). With none of them (settled.evictions_possible says no preemption can find a candidate
+    in the tree, now or later), two holders of the same ClusterQueue with the same usage free the same thing,
+    and the engine's answer for one is its answer for the other: the check runs once for them.
+    """
+    admission = holder.admission
+    if admission is None or steady.ledger is not None or steady.cache.tas.flavors:
+        return None
+    state = steady.cache.cluster_queues.get(admission.cluster_queue)
+    if state is None or evictions_possible(steady, state):
+        return None
+    return admission.cluster_queue, tuple(sorted(holder.usage().items()))
 
 
 def _finish(holder: str) -> Callable[[Simulation], None]:

@@ -34,6 +34,46 @@ if TYPE_CHECKING:
 INERT_POLICIES = (None, "", "Never")
 
 
+def tree_of(sim: Simulation, cq: ClusterQueueState) -> list[ClusterQueueState]:
+    """Every ClusterQueue of the cq's quota tree, active or not."""
+    found: list[ClusterQueueState] = []
+    stack: list[QuotaNode] = [sim.cache.root_of(cq)]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        state = sim.cache.cluster_queues.get(node.name) if not node.is_cohort else None
+        if state is not None:
+            found.append(state)
+    return found
+
+
+def evictions_possible(sim: Simulation, cq: ClusterQueueState) -> bool:
+    """Can a later cycle evict anything in the cq's quota tree (preemption, a flavor migration)?
+
+    No workload joins a queue of the tree without an eviction, and one that gets quota comes from a queue: so
+    if this answers False now, it answers False after any number of cycles without evictions.
+    """
+    if sim.options.gates.enabled("ConcurrentAdmission"):
+        return True
+    tree = tree_of(sim, cq)
+    queued = [w.priority for c in tree if (q := sim.queues.get(c.name)) is not None
+              for w in (*q.active.values(), *q.inadmissible.values())]
+    holding = [w.priority for c in tree for w in c.workloads.values()]
+    # LowerPriority finds no candidate if no queued workload outranks any workload that holds or may get quota.
+    lower_is_inert = not queued or max(queued) <= min(queued + holding)
+    for state in tree:
+        policy = state.model.preemption
+        policies: list[str | None] = [policy.within_cluster_queue]
+        if state.has_parent:
+            borrow = policy.borrow_within_cohort
+            policies += [policy.reclaim_within_cohort, borrow.policy if borrow is not None else None]
+        for value in policies:
+            if value in INERT_POLICIES or (value == "LowerPriority" and lower_is_inert):
+                continue
+            return True
+    return False
+
+
 class Settled:
     """``until`` for :meth:`Simulation.run_cycles`: True once whether ``key`` holds quota at the end of the
     run is known (read it from the simulation then; the rest of its state is not the steady state)."""
@@ -53,44 +93,13 @@ class Settled:
             return False
         self.cq = cq
         self.smallest = self._smallest_requests()
-        return not self._can_evict(self._tree(cq))
+        return not evictions_possible(sim, cq)
 
     def _cluster_queue(self) -> ClusterQueueState | None:
         assert self.workload is not None
         admission = self.workload.admission
         name = admission.cluster_queue if admission is not None else self.workload.cluster_queue
         return self.sim.cache.cluster_queues.get(name or "")
-
-    def _tree(self, cq: ClusterQueueState) -> list[ClusterQueueState]:
-        """Every ClusterQueue of the cq's quota tree, active or not."""
-        root = self.sim.cache.root_of(cq)
-        found: list[ClusterQueueState] = []
-        stack: list[QuotaNode] = [root]
-        while stack:
-            node = stack.pop()
-            stack.extend(node.children)
-            state = self.sim.cache.cluster_queues.get(node.name) if not node.is_cohort else None
-            if state is not None:
-                found.append(state)
-        return found
-
-    def _can_evict(self, tree: list[ClusterQueueState]) -> bool:
-        queued = [w.priority for c in tree if (q := self.sim.queues.get(c.name)) is not None
-                  for w in (*q.active.values(), *q.inadmissible.values())]
-        holding = [w.priority for c in tree for w in c.workloads.values()]
-        # LowerPriority finds no candidate if no queued workload outranks any workload that holds or may get quota.
-        lower_is_inert = not queued or max(queued) <= min(queued + holding)
-        for cq in tree:
-            policy = cq.model.preemption
-            policies: list[str | None] = [policy.within_cluster_queue]
-            if cq.has_parent:
-                borrow = policy.borrow_within_cohort
-                policies += [policy.reclaim_within_cohort, borrow.policy if borrow is not None else None]
-            for value in policies:
-                if value in INERT_POLICIES or (value == "LowerPriority" and lower_is_inert):
-                    continue
-                return True
-        return False
 
     def _smallest_requests(self) -> list[dict[str, int]]:
         """Per pod set, the least it asks of each resource at any count the scheduler may try (REQ-14)."""

@@ -89,3 +89,46 @@ def test_sim_7_no_early_answer_when_something_outside_the_cycles_may_change_the_
         options["gates"] = FeatureGates.parse("ConcurrentAdmission=true")
     sim = simulation(*one_queue(), *queue_of(3), **options)
     assert Settled(sim, "ns/w02").enabled == enabled
+
+
+COMPLETION_CASES: list[tuple[str, list[dict[str, Any]], str, int, int]] = [
+    # (name, documents, key, checks run for the five smallest holders, completions suggested)
+    ("holders alike in one ClusterQueue: one check answers for all", [
+        *one_queue(), *[workload(f"h{i}", admitted_in="cq") for i in range(3)], *queue_of(4)], "ns/w00", 1, 3),
+    ("holders of different sizes: one check each size", [
+        flavor("default"), local_queue("lq", "cq"), cluster_queue("cq", {"default": {"cpu": "4"}}),
+        workload("h-small", admitted_in="cq"), workload("h-big", cpu="3", admitted_in="cq"),
+        workload("wide", cpu="2")], "ns/wide", 2, 1),
+    ("a ClusterQueue that can preempt: who finishes may matter, every holder is checked", [
+        *one_queue({"withinClusterQueue": "LowerPriority"}),
+        *[workload(f"h{i}", admitted_in="cq", priority=i) for i in range(3)], *queue_of(4, priority=5)],
+     "ns/w03", 3, 3),
+]
+
+
+@pytest.mark.parametrize(("name", "documents", "key", "checks", "suggested"), COMPLETION_CASES,
+                         ids=[case[0] for case in COMPLETION_CASES])
+def test_sim_7_interchangeable_holders_share_one_completion_check_with_the_same_suggestions(
+        name: str, documents: list[dict[str, Any]], key: str, checks: int, suggested: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqctl.kueue.engine import explain as explain_module
+    from kqctl.kueue.engine.simulation import SimulationOptions
+    from tests.kueue.engine.manifests import NOW, snapshot
+
+    built = snapshot(*documents)
+    options = SimulationOptions(now=NOW)
+    calls: list[object] = []
+    real = explain_module.from_steady_state
+
+    def counted(*args: Any) -> Simulation:
+        calls.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(explain_module, "from_steady_state", counted)
+    monkeypatch.setattr(explain_module, "_quota_suggestions", lambda *args: [])
+    monkeypatch.setattr(explain_module, "_policy_suggestions", lambda *args: [])
+    shared = explain_module.explain(built, key, options).suggestions
+    assert len(calls) == checks, name
+    monkeypatch.setattr(explain_module, "_interchangeable", lambda *args: None)
+    each = explain_module.explain(built, key, options).suggestions
+    assert shared == each and [s.kind for s in shared] == ["completion"] * suggested, name
