@@ -110,13 +110,6 @@ class FingerprintedDict(dict[str, V], Generic[V]):
         self._parts.clear()
         self._first = self._second = 0
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> FingerprintedDict[V]:
-        from copy import deepcopy
-
-        copied: FingerprintedDict[V] = FingerprintedDict(deepcopy(self._token, memo))
-        memo[id(self)] = copied
-        for key, value in self.items():
-            dict.__setitem__(copied, key, deepcopy(value, memo))
-        copied._parts = dict(self._parts)
-        copied._first, copied._second = self._first, self._second
-        return copied
+    def __reduce__(self) -> Any:
+        # A copy rebuilt item by item would count every item twice: engine state is not copied or pickled.
+        raise TypeError("a FingerprintedDict is engine state and is not copied or pickled")

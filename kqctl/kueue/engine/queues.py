@@ -11,6 +11,7 @@ import heapq
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 from kqctl.kueue.engine.fingerprint import FingerprintedDict
 from kqctl.kueue.engine.workloads import WorkloadInfo
@@ -56,15 +57,10 @@ class PendingQueue:
     def __post_init__(self) -> None:
         # SIM-7: both sets keep their fingerprint as workloads come and go (steady-state detection reads it
         # every cycle; rebuilding the sets cost O(queued workloads) per cycle).
-        self.active = FingerprintedDict(self._active_token, self.active.items())
-        self.inadmissible = FingerprintedDict(self._inadmissible_token, self.inadmissible.items())
-
-    def _active_token(self, key: str, workload: WorkloadInfo) -> object:
-        # An active workload's flavor-scan progress (FA-4) is part of the state: it decides the next attempt.
-        return self.name, "active", key, memory_key(workload)
-
-    def _inadmissible_token(self, key: str, workload: WorkloadInfo) -> object:
-        return self.name, "inadmissible", key
+        # The token functions hold the queue's name, not the queue: a dict that referred back to its queue would
+        # make a reference cycle, which the CLI (garbage collector off) would never free (explain runs many).
+        self.active = FingerprintedDict(partial(_active_token, self.name), self.active.items())
+        self.inadmissible = FingerprintedDict(partial(_inadmissible_token, self.name), self.inadmissible.items())
 
     @property
     def fingerprint(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -195,6 +191,15 @@ class PendingQueue:
 
     def __len__(self) -> int:
         return len(self.active) + len(self.inadmissible)
+
+
+def _active_token(name: str, key: str, workload: WorkloadInfo) -> object:
+    # An active workload's flavor-scan progress (FA-4) is part of the state: it decides the next attempt.
+    return name, "active", key, memory_key(workload)
+
+
+def _inadmissible_token(name: str, key: str, workload: WorkloadInfo) -> object:
+    return name, "inadmissible", key
 
 
 def memory_key(workload: WorkloadInfo) -> object:

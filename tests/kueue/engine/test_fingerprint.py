@@ -153,3 +153,24 @@ def test_sim_7_sim_8_a_run_stops_where_it_did_with_the_states_rebuilt_every_cycl
     if expected is None:  # the run ended because nothing was left to pop
         expected = ("steady", len(sim.history))
     assert (run.stop_reason, run.cycles) == expected, name
+
+
+def test_sim_7_a_queue_and_its_fingerprinted_sets_are_freed_without_the_garbage_collector() -> None:
+    """The CLI turns the cyclic garbage collector off and explain builds a simulation per check: a queue whose
+    sets referred back to it would keep every queued workload of every check alive."""
+    import gc
+    import weakref
+
+    from kqctl.kueue.engine.queues import BEST_EFFORT_FIFO
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+        sets = weakref.ref(queue.active)
+        gone = weakref.ref(queue)
+        del queue
+        assert gone() is None and sets() is None
+    finally:
+        if enabled:
+            gc.enable()
