@@ -17,6 +17,7 @@ from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.k8s.core import parse_time
 from kqctl.k8s.quantity import parse_quantity, quota_value
 from kqctl.kueue.api.models import ResourceFlavor
+from kqctl.kueue.engine.entry import CycleResult
 from kqctl.kueue.engine.features import DEFAULTS, FeatureGates
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
 from kqctl.kueue.load import build_snapshot
@@ -75,10 +76,12 @@ def test_the_topology_failure_is_what_kueue_reported(case: Case) -> None:
     """The pending workload's QuotaReserved=False event of cycle 2 (the Warning Kueue recorded)."""
     expected = next(e["message"] for e in case.expected["events"] if e["eventType"] == "Warning")
     config = case.config
+    seen: list[CycleResult] = []  # the cycles' entries, as they end (the simulation keeps only their records)
     sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(case.snapshot)])), SimulationOptions(
-        cycles=2, fair_sharing=True, gates=gates_of(config), between_cycles=between_cycles(config)))
+        cycles=2, fair_sharing=True, gates=gates_of(config), between_cycles=between_cycles(config),
+        on_cycle=lambda result, _: seen.append(result)))
     sim.run_cycles()
-    entry = next(e for e in sim.cycle_results[1].entries if e.workload.key == "default/pending")
+    entry = next(e for e in seen[1].entries if e.workload.key == "default/pending")
     assert (entry.message, entry.reason, entry.mode) == (expected, "WaitingForQuota", "Preempt")
 
 

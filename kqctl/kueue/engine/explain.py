@@ -35,6 +35,7 @@ from kqctl.kueue.engine.preemption.targets import (
 )
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
+from kqctl.kueue.engine.settled import Settled, evictions_possible
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
@@ -331,7 +332,7 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
         return dataclasses.replace(result, suggestions=tuple(found))
     if assignment is not None and assignment.representative_mode() != FIT:
         state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
-        found = suggestions(snapshot, key, options, state, assignment, analysed.targets)
+        found = suggestions(snapshot, key, options, state, assignment, analysed.targets, steady)
         result = dataclasses.replace(result, suggestions=tuple(found), suggestions_tried=SUGGESTIONS_TRIED)
     return result
 
@@ -560,12 +561,15 @@ def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadI
 
 
 def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
-                assignment: Assignment, targets: tuple[Target, ...]) -> list[Suggestion]:
+                assignment: Assignment, targets: tuple[Target, ...], steady: Simulation | None = None,
+                ) -> list[Suggestion]:
     """Changes under which the workload gets in, each made to the steady state the headline and the
-    arithmetic describe (its quota, its holders, its policies) and verified by running the cycles on."""
+    arithmetic describe (its quota, its holders, its policies) and verified by running the cycles on.
+
+    ``steady``: that steady state, already run (its holders are read, never changed); None: run it here."""
     found: list[Suggestion] = []
     found.extend(_quota_suggestions(snapshot, key, options, state, assignment))
-    found.extend(_completion_suggestions(snapshot, key, options, state))
+    found.extend(_completion_suggestions(snapshot, key, options, state, steady))
     if not targets:
         found.extend(_policy_suggestions(snapshot, key, options, state))
     return found
@@ -577,7 +581,7 @@ def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> 
     Read from the live simulation: a probe needs one workload's admission, not the whole frozen result.
     """
     sim = Simulation(snapshot, options)
-    sim.run_cycles()
+    sim.run_cycles(until=Settled(sim, key))
     return _holds_quota(sim, key)
 
 
@@ -587,14 +591,17 @@ def _holds_quota(sim: Simulation, key: str) -> bool:
 
 
 def from_steady_state(snapshot: Snapshot, options: SimulationOptions, change: Callable[[Simulation], None],
-                      ) -> Simulation:
+                      key: str) -> Simulation:
     """The steady state, then ``change`` made to it as a cluster would see it (a requeue event for every
-    ClusterQueue, SIM-6), then the cycles run on to the next steady state: the check behind every suggestion."""
+    ClusterQueue, SIM-6), then the cycles run on to the next steady state: the check behind every suggestion.
+
+    The run stops as soon as whether ``key`` holds quota at the end is known (settled.py): ask it only that.
+    """
     sim = Simulation(snapshot, dataclasses.replace(options, cycles=None))
     sim.run_cycles()
     change(sim)
     sim.requeue_inadmissible()
-    sim.run_cycles()
+    sim.run_cycles(until=Settled(sim, key))
     return sim
 
 
@@ -614,7 +621,8 @@ def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
         needed = {r: _total_request(assignment, r) for r in resources}
         increases = {r: v for r, v in needed.items() if v > 0}
         if not increases or not _holds_quota(from_steady_state(snapshot, options,
-                                                               _raise_quota(state.name, flavor, increases)), key):
+                                                               _raise_quota(state.name, flavor, increases), key),
+                                             key):
             continue
         for resource in resource_order(increases):
             increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource)
@@ -640,7 +648,7 @@ def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions,
     low, high = 0, increases[resource]
     while low < high:
         middle = (low + high) // 2
-        probe = from_steady_state(snapshot, options, _raise_quota(cq, flavor, {**increases, resource: middle}))
+        probe = from_steady_state(snapshot, options, _raise_quota(cq, flavor, {**increases, resource: middle}), key)
         if _holds_quota(probe, key):
             high = middle
         else:
@@ -679,18 +687,26 @@ def _with_cluster_queue(snapshot: Snapshot, model: ClusterQueue) -> Snapshot:
 
 
 def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
-                            state: ClusterQueueState) -> list[Suggestion]:
+                            state: ClusterQueueState, steady: Simulation | None) -> list[Suggestion]:
     """Workloads holding quota in its quota tree in the steady state whose completion alone lets it in."""
-    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
-    steady.run_cycles()
+    if steady is None:
+        steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+        steady.run_cycles()
     root = steady.cache.root_of(steady.cache.cluster_queues[state.name])
     queues = [steady.cache.cluster_queues[state.name]] if not root.is_cohort else \
         steady.cache.subtree_cluster_queues(root)
     holders = sorted((w for cq in queues for w in cq.workloads.values()),
                      key=lambda w: (sum(w.usage().values()), w.key))
     found: list[Suggestion] = []
+    answers: dict[object, bool] = {}
     for holder in holders[:MAX_COMPLETION_SUGGESTIONS]:
-        if _holds_quota(from_steady_state(snapshot, options, _finish(holder.key)), key):
+        twin = _interchangeable(steady, holder)
+        gets_in = answers.get(twin) if twin is not None else None
+        if gets_in is None:
+            gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key), key)
+            if twin is not None:
+                answers[twin] = gets_in
+        if gets_in:
             where = holder.admission.cluster_queue if holder.admission else "?"
             frees = _by_resource(holder.usage())
             action = f"it gets in once {holder.key} (ClusterQueue {where}) finishes"
@@ -699,6 +715,24 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
                                     {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
                                     frees, action))
     return found
+
+
+def _interchangeable(steady: Simulation, holder: WorkloadInfo) -> object | None:
+    """What makes holders interchangeable for the completion check, or None when who finishes may matter.
+
+    Once a holder finishes, the cycles see what it held only as usage numbers unless something can read who
+    holds quota: a preemption search (its candidates), TAS (its pods' nodes), admission fair sharing (its
+    LocalQueue's usage). With none of them (settled.evictions_possible says no preemption can find a candidate
+    in the tree, now or later), two holders of the same ClusterQueue with the same usage free the same thing,
+    and the engine's answer for one is its answer for the other: the check runs once for them.
+    """
+    admission = holder.admission
+    if admission is None or steady.ledger is not None or steady.cache.tas.flavors:
+        return None
+    state = steady.cache.cluster_queues.get(admission.cluster_queue)
+    if state is None or evictions_possible(steady, state):
+        return None
+    return admission.cluster_queue, tuple(sorted(holder.usage().items()))
 
 
 def _finish(holder: str) -> Callable[[Simulation], None]:
@@ -731,7 +765,7 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
         if preemption == current:
             continue
         held: dict[str, dict[FlavorResource, int]] = {}
-        sim = from_steady_state(snapshot, options, _set_preemption(state.name, preemption, held))
+        sim = from_steady_state(snapshot, options, _set_preemption(state.name, preemption, held), key)
         if not _holds_quota(sim, key):
             continue
         victims = [v for v in sim.outcomes[key].victims if v in held]

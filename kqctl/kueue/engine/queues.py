@@ -11,7 +11,9 @@ import heapq
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
+from kqctl.kueue.engine.fingerprint import FingerprintedDict
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
 BEST_EFFORT_FIFO = "BestEffortFIFO"
@@ -51,6 +53,26 @@ class PendingQueue:
     bulk_moved_shapes: set[str] = field(default_factory=set)  # CYC-12: shapes that follow into the inadmissible set
     _heap: list[tuple[tuple[object, ...], int, str]] = field(default_factory=list)
     _counter: Iterator[int] = field(default_factory=itertools.count)
+
+    def __post_init__(self) -> None:
+        # SIM-7: both sets keep their fingerprint as workloads come and go (steady-state detection reads it
+        # every cycle; rebuilding the sets cost O(queued workloads) per cycle).
+        # The token functions hold the queue's name, not the queue: a dict that referred back to its queue would
+        # make a reference cycle, which the CLI (garbage collector off) would never free (explain runs many).
+        self.active = FingerprintedDict(partial(_active_token, self.name), self.active.items())
+        self.inadmissible = FingerprintedDict(partial(_inadmissible_token, self.name), self.inadmissible.items())
+
+    @property
+    def fingerprint(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """SIM-7's state of this queue: its active workloads with their scan memory, its inadmissible ones."""
+        active, inadmissible = self.active, self.inadmissible
+        assert isinstance(active, FingerprintedDict) and isinstance(inadmissible, FingerprintedDict)
+        return active.fingerprint, inadmissible.fingerprint
+
+    def resync_fingerprint(self) -> None:
+        """Take the scan memory of every active workload again (after a change made from outside a cycle)."""
+        assert isinstance(self.active, FingerprintedDict)
+        self.active.resync()
 
     # --- ordering ------------------------------------------------------------------------------------
 
@@ -169,3 +191,18 @@ class PendingQueue:
 
     def __len__(self) -> int:
         return len(self.active) + len(self.inadmissible)
+
+
+def _active_token(name: str, key: str, workload: WorkloadInfo) -> object:
+    # An active workload's flavor-scan progress (FA-4) is part of the state: it decides the next attempt.
+    return name, "active", key, memory_key(workload)
+
+
+def _inadmissible_token(name: str, key: str, workload: WorkloadInfo) -> object:
+    return name, "inadmissible", key
+
+
+def memory_key(workload: WorkloadInfo) -> object:
+    """The workload's flavor-scan memory (FA-4) as a hashable value (None: it has none)."""
+    memory = workload.scan_memory
+    return None if memory is None else tuple(tuple(sorted(t.items())) for t in memory.last_tried)

@@ -129,10 +129,10 @@ class SimulationResult:
 
 
 def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapping[str, WorkloadOutcome],
-           cycle_results: Iterable[CycleResult], stop_reason: str, fair_sharing: bool, livelock: Livelock | None,
+           history: Iterable[CycleRecord], stop_reason: str, fair_sharing: bool, livelock: Livelock | None,
            warnings: Iterable[str]) -> SimulationResult:
-    """The run's end state as frozen values."""
-    history = tuple(_cycle_record(result) for result in cycle_results)
+    """The run's end state as frozen values (``history``: :func:`cycle_record` of every cycle run)."""
+    history = tuple(history)
 
     def admission_order(workload: WorkloadInfo) -> tuple[object, ...]:
         """Admitted by the simulation (later cycles later) after anything admitted in the snapshot."""
@@ -195,6 +195,7 @@ def _cluster_queue_result(state: ClusterQueueState, queue: PendingQueue | None, 
                               pending, inadmissible)
 
 
-def _cycle_record(result: CycleResult) -> CycleRecord:
+def cycle_record(result: CycleResult) -> CycleRecord:
+    """What the report keeps of a cycle, taken as it ends: the keys it admitted and its evictions."""
     return CycleRecord(result.number, tuple(entry.workload.key for entry in result.admitted),
                        tuple(EvictionRecord(e.victim.key, e.preemptor.key, e.reason) for e in result.evictions))

@@ -20,6 +20,7 @@ from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.cycle import Scheduler
 from kqctl.kueue.engine.entry import CycleResult
 from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.fingerprint import MASK
 from kqctl.kueue.engine.outcomes import WorkloadOutcome
 from kqctl.kueue.engine.preemption.preemptor import Preemptor
 from kqctl.kueue.engine.queues import PendingQueue
@@ -28,8 +29,10 @@ from kqctl.kueue.engine.results import (
     CYCLES_GIVEN,
     LIVELOCK,
     STEADY,
+    CycleRecord,
     Livelock,
     SimulationResult,
+    cycle_record,
     freeze,
 )
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
@@ -95,17 +98,12 @@ class Simulation:
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
-        self.cycle_results: list[CycleResult] = []
+        # What each cycle did, as the report shows it: its admissions and evictions by key. Not the cycles' entries:
+        # a cycle of 500 heads holds their assignments (megabytes), and a run keeps its history to the end.
+        self.history: list[CycleRecord] = []
         self.stop_reason = STEADY
         self.max_cycles = options.max_cycles if options.max_cycles is not None else cycle_limit(snapshot)
         self.livelock: Livelock | None = None
-        # The flavor-scan memory (FA-4) of queued workloads that have one, per ClusterQueue, with where each key
-        # is held (_track_memory): kept up to date cycle by cycle so that _state costs C-level set building only.
-        self._memory_keys: dict[str, dict[str, int]] = {}
-        self._memory_home: dict[str, str] = {}
-        # Each distinct memory as a small number: a state's 10,000 (key, memory) pairs then hash in C, where
-        # nested tuples would be hashed again at every cycle (tuples do not cache their hash).
-        self._memory_ids: dict[object, int] = {}
         self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
                                    gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
@@ -199,28 +197,31 @@ class Simulation:
         warnings = list(self.snapshot.warnings)
         if self.stop_reason == CYCLE_LIMIT:
             warnings.append(self.limit_warning())
-        return freeze(self.cache, self.queues, self.outcomes, self.cycle_results, self.stop_reason, self.fair_sharing,
+        return freeze(self.cache, self.queues, self.outcomes, self.history, self.stop_reason, self.fair_sharing,
                       self.livelock, warnings)
 
     def limit_warning(self) -> str:
         """What a run stopped by the cycle limit must say: its end is not the steady state."""
         queued = sum(len(queue.active) for queue in self.queues.values())
-        return (f"the simulation stopped at its limit of {len(self.cycle_results):,} cycles before reaching a "
+        return (f"the simulation stopped at its limit of {len(self.history):,} cycles before reaching a "
                 f"steady state ({queued:,} workload(s) still queued to be tried): what it shows is not the steady "
                 "state; --cycles N runs more cycles")
 
-    def run_cycles(self) -> None:
-        """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit."""
-        results = self.cycle_results
-        seen_quiet: list[tuple[object, ...]] = []
-        # Full states after a change, by fingerprint: a state holds every queued workload (megabytes at 50,000),
-        # and a long run of admissions and preemptions changes it every cycle. Keeping each one made memory grow
-        # by the state's size per cycle (gigabytes); the fingerprints of the frozensets (whose hashes Python
-        # computes once) take a few bytes. Two different states would have to agree on two 64-bit hashes and
-        # on the number of workloads holding quota to be taken for each other.
-        seen_full: dict[tuple[int, int, int], int] = {}
+    def run_cycles(self, until: Callable[[CycleResult], bool] | None = None) -> None:
+        """Exactly ``options.cycles`` cycles, or cycles until a steady state, a livelock or the cycle limit.
+
+        ``until``, asked after every cycle (once its victims are released), stops the run early when it says
+        so: for a caller that needs one answer that is known before the end (settled.py), not the end state.
+        """
+        results = self.history
+        # SIM-7, SIM-8: states are compared by fingerprint (_state), kept up to date by the queues as workloads
+        # come and go, so that a cycle costs no work in proportion to the workloads that it does not touch.
+        seen_quiet: set[tuple[int, ...]] = set()
+        # States after a change, by fingerprint and the workloads holding quota: a long run of admissions and
+        # preemptions changes the state every cycle, and each one stays remembered.
+        seen_full: dict[tuple[object, ...], int] = {}
         quiet_inadmissible = -1
-        self._track_memory(None, rebuild=True)
+        self._resync_fingerprints()  # scan memory may have changed since the last run (explain, engine API)
         limit = self.options.cycles if self.options.cycles is not None else self.max_cycles
         while True:
             if len(results) >= limit:
@@ -230,7 +231,7 @@ class Simulation:
                 return
             now = self.start + timedelta(seconds=len(results))
             result = self.scheduler.run_cycle(now)
-            results.append(result)
+            results.append(cycle_record(result))
             self._record(result)
             if self.options.on_cycle is not None:
                 self.options.on_cycle(result, limit)
@@ -240,14 +241,17 @@ class Simulation:
                 changed = self._release(result, now) or changed
             if self.options.between_cycles is not None:
                 self.options.between_cycles(self, len(results) - 1)
+            if until is not None and until(result):
+                return
             if self.options.cycles is not None:
                 continue
-            self._track_memory(result, rebuild=changed or self.options.between_cycles is not None)
+            if self.options.between_cycles is not None:
+                self._resync_fingerprints()  # the caller may have changed anything, scan memory included
             state = self._state()
             if changed:
                 seen_quiet.clear()
                 holdings = self._holdings()
-                full = (hash(state), hash(holdings), len(holdings))
+                full = (state, hash(holdings), len(holdings))
                 if full in seen_full:
                     self.livelock = self._livelock(seen_full[full], len(results), results)
                     self.stop_reason = LIVELOCK
@@ -256,40 +260,18 @@ class Simulation:
                 continue
             if state in seen_quiet:
                 return
-            inadmissible = sum(len(q.inadmissible) for q in self.queues.values())
+            inadmissible = state[1]
             if inadmissible > quiet_inadmissible:
                 # Without admissions, releases or requeue events the inadmissible sets only grow: a state
                 # with fewer inadmissible workloads never comes back, so it need not be remembered (this
                 # keeps a 10,000-workload run from holding 10,000 states).
                 seen_quiet.clear()
             quiet_inadmissible = inadmissible
-            seen_quiet.append(state)
+            seen_quiet.add(state)
 
-    def _track_memory(self, result: CycleResult | None, rebuild: bool) -> None:
-        """The queued workloads with flavor-scan memory (FA-4), for :meth:`_state`.
-
-        In a quiet cycle only its heads changed; after an admission, a release, a requeue event or an
-        engine-API caller's change, every queue is looked at again.
-        """
-        if rebuild:
-            self._memory_keys = {name: {k: self._memory_id(w) for k, w in q.active.items()
-                                        if w.scan_memory is not None}
-                                 for name, q in self.queues.items()}
-            self._memory_home = {k: name for name, keys in self._memory_keys.items() for k in keys}
-            return
-        for entry in result.entries if result is not None else ():
-            workload = entry.workload
-            home = self._memory_home.pop(workload.key, None)
-            if home is not None:
-                self._memory_keys[home].pop(workload.key, None)
-            name = workload.cluster_queue or ""
-            queue = self.queues.get(name)
-            if workload.scan_memory is not None and queue is not None and workload.key in queue.active:
-                self._memory_keys.setdefault(name, {})[workload.key] = self._memory_id(queue.active[workload.key])
-                self._memory_home[workload.key] = name
-
-    def _memory_id(self, workload: WorkloadInfo) -> int:
-        return self._memory_ids.setdefault(_memory_key(workload), len(self._memory_ids))
+    def _resync_fingerprints(self) -> None:
+        for queue in self.queues.values():
+            queue.resync_fingerprint()
 
     def _anything_to_pop(self) -> bool:
         """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""
@@ -387,40 +369,33 @@ class Simulation:
 
     # --- steady-state detection (SIM-7, SIM-8) ------------------------------------------------------
 
-    def _state(self) -> tuple[object, ...]:
-        """SIM-7's state: each queue's active and inadmissible sets and its workloads' flavor-scan progress.
+    def _state(self) -> tuple[int, int, int, int]:
+        """SIM-7's state, as a fingerprint: each queue's active and inadmissible sets and the flavor-scan
+        progress (FA-4) of its active workloads.
 
-        Sets, not sorted tuples: built in C, a state of 10,000 workloads costs little per cycle.
+        (active workloads, inadmissible workloads, and two 64-bit hash sums over both): the queues keep their
+        parts up to date (queues.py, fingerprint.py), so this costs one addition per ClusterQueue. Each item is
+        tagged with its queue's name and set, so equal sums stand for equal sets in every queue.
         """
-        return tuple((name, frozenset(q.active), frozenset(q.inadmissible), self._memory_state(name, q.active))
-                     for name, q in sorted(self.queues.items()))
-
-    def _memory_state(self, name: str, active: Mapping[str, WorkloadInfo]) -> frozenset[tuple[str, int]]:
-        """The scan memory of the queue's active workloads. A workload that left the active set in a quiet cycle
-        without being a head (a whole equivalence class moved to inadmissible) keeps its entry until the next
-        rebuild, but is not part of the state."""
-        keys = self._memory_keys.get(name)
-        if not keys:
-            return frozenset()
-        if keys.keys() <= active.keys():
-            return frozenset(keys.items())
-        return frozenset((k, memory) for k, memory in keys.items() if k in active)
+        active = inadmissible = first = second = 0
+        for queue in self.queues.values():
+            (count_a, first_a, second_a), (count_i, first_i, second_i) = queue.fingerprint
+            active += count_a
+            inadmissible += count_i
+            first += first_a + first_i
+            second += second_a + second_i
+        return active, inadmissible, first & MASK, second & MASK
 
     def _holdings(self) -> frozenset[str]:
         return frozenset(key for q in self.cache.cluster_queues.values() for key in q.workloads)
 
-    def _livelock(self, first: int, last: int, results: list[CycleResult]) -> Livelock:
+    def _livelock(self, first: int, last: int, results: list[CycleRecord]) -> Livelock:
         involved: set[str] = set()
         for result in results[first:last]:
-            involved.update(e.workload.key for e in result.admitted)
+            involved.update(result.admitted)
             for eviction in result.evictions:
-                involved.update((eviction.victim.key, eviction.preemptor.key))
+                involved.update((eviction.victim, eviction.preemptor))
         return Livelock((first + 1, last), tuple(sorted(involved)))
-
-
-def _memory_key(workload: WorkloadInfo) -> object:
-    memory = workload.scan_memory
-    return None if memory is None else tuple(tuple(sorted(t.items())) for t in memory.last_tried)
 
 
 def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> SimulationResult:

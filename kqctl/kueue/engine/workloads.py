@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from typing import Any
 
 from kqctl.k8s.pods import (
@@ -70,13 +71,19 @@ class PodSetInfo:
 
     @property
     def total(self) -> Resources:
+        """Per-pod requests times the count (a new dict: callers add to it)."""
+        return dict(self._total)
+
+    @cached_property
+    def _total(self) -> Resources:
+        # Worked out once: a pod set's requests and count never change, and every attempt asks for them.
         return {name: sat_mul(value, self.count) for name, value in self.per_pod.items()}
 
     def total_for(self, count: int) -> Resources:
-        """Totals for another count, scaled as Kueue's ``ScaledTo`` does (divide, then multiply)."""
+        """Totals for another count, scaled as Kueue's ``ScaledTo`` does (divide, then multiply); a new dict."""
         if self.count == 0 or count == self.count:
             return self.total
-        return {name: sat_mul(value // self.count, count) for name, value in self.total.items()}
+        return {name: sat_mul(value // self.count, count) for name, value in self._total.items()}
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,14 @@ class Admission:
     pod_sets: tuple[PodSetAdmission, ...]
 
     def usage(self) -> dict[FlavorResource, int]:
-        """REQ-10: usage per (flavor, resource); resources without a flavor hold no quota."""
+        """REQ-10: usage per (flavor, resource); resources without a flavor hold no quota (a new dict)."""
+        return dict(self._usage)
+
+    # An admission never changes once made, and preemption searches ask every admitted workload of a cohort for
+    # its usage and flavors many times per cycle: both are worked out once (cached_property on a frozen dataclass
+    # stores in the instance dict, outside the fields that equality and hashing see).
+    @cached_property
+    def _usage(self) -> dict[FlavorResource, int]:
         result: dict[FlavorResource, int] = {}
         for pod_set in self.pod_sets:
             for resource, value in pod_set.usage.items():
@@ -105,6 +119,11 @@ class Admission:
                 if flavor is not None:
                     result[(flavor, resource)] = result.get((flavor, resource), 0) + value
         return result
+
+    @cached_property
+    def flavor_resources(self) -> frozenset[FlavorResource]:
+        """Every (flavor, resource) a pod set of it was assigned (PRE-4), held quota or not."""
+        return frozenset((flavor, resource) for ps in self.pod_sets for resource, flavor in ps.flavors.items())
 
 
 @dataclass

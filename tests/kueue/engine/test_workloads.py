@@ -107,3 +107,32 @@ def test_req_7_excluded_resource_prefixes_are_dropped() -> None:
 ])
 def test_cyc_12_the_scheduling_shape_ignores_name_namespace_and_time(other: dict[str, Any], equivalent: bool) -> None:
     assert (info().shape == info(**other).shape) is equivalent
+
+
+@pytest.mark.parametrize("ask", [
+    lambda w: w.usage(),
+    lambda w: w.pod_sets[0].total,
+    lambda w: w.pod_sets[0].total_for(3),
+    lambda w: w.pod_sets[0].total_for(2),
+])
+def test_req_10_req_14_usage_and_totals_worked_out_once_are_handed_out_as_new_dicts(ask: Any) -> None:
+    """Admission usage and pod-set totals are remembered; a caller that adds to what it got (the flavor assigner
+    adds ``pods``) must not change what the next caller gets."""
+    admitted = info(cpu="1", count=3, admitted_in="cq", admitted_flavor="spot")
+    first = ask(admitted)
+    expected = dict(first)
+    first["pods"] = 99
+    first.pop("cpu", None)
+    assert ask(admitted) == expected
+
+
+@pytest.mark.parametrize(("needed", "uses"), [
+    ({("spot", "cpu")}, True), ({("spot", "memory")}, False), ({("on-demand", "cpu")}, False),
+    ({("on-demand", "cpu"), ("spot", "cpu")}, True), (set(), False),
+])
+def test_pre_4_a_candidate_uses_a_flavor_resource_its_admission_assigned(needed: set[Any], uses: bool) -> None:
+    from kqctl.kueue.engine.preemption.targets import uses_resources
+
+    admitted = info(cpu="1", count=3, admitted_in="cq", admitted_flavor="spot")
+    assert uses_resources(admitted, needed) is uses
+    assert uses_resources(info(cpu="1"), needed) is False, "a workload without admission uses nothing"

@@ -60,10 +60,10 @@ def satisfies_policy(policy: str, preemptor: WorkloadInfo, candidate: WorkloadIn
 
 def uses_resources(workload: WorkloadInfo, needed: set[FlavorResource]) -> bool:
     """PRE-4: the candidate holds quota on at least one (flavor, resource) that needs preemption."""
-    if workload.admission is None:
+    admission = workload.admission
+    if admission is None:
         return False
-    return any((flavor, resource) in needed for ps in workload.admission.pod_sets
-               for resource, flavor in ps.flavors.items())
+    return not admission.flavor_resources.isdisjoint(needed)
 
 
 def within_nominal(node: QuotaNode, frs: set[FlavorResource]) -> bool:
