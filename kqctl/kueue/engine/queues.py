@@ -54,25 +54,29 @@ class PendingQueue:
     _heap: list[tuple[tuple[object, ...], int, str]] = field(default_factory=list)
     _counter: Iterator[int] = field(default_factory=itertools.count)
 
-    def __post_init__(self) -> None:
-        # SIM-7: both sets keep their fingerprint as workloads come and go (steady-state detection reads it
-        # every cycle; rebuilding the sets cost O(queued workloads) per cycle).
-        # The token functions hold the queue's name, not the queue: a dict that referred back to its queue would
-        # make a reference cycle, which the CLI (garbage collector off) would never free (explain runs many).
-        self.active = FingerprintedDict(partial(_active_token, self.name), self.active.items())
-        self.inadmissible = FingerprintedDict(partial(_inadmissible_token, self.name), self.inadmissible.items())
-
     @property
     def fingerprint(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-        """SIM-7's state of this queue: its active workloads with their scan memory, its inadmissible ones."""
+        """SIM-7's state of this queue: its active workloads with their scan memory, its inadmissible ones (kept
+        once :meth:`track_fingerprint` was called)."""
         active, inadmissible = self.active, self.inadmissible
-        assert isinstance(active, FingerprintedDict) and isinstance(inadmissible, FingerprintedDict)
+        if not isinstance(active, FingerprintedDict) or not isinstance(inadmissible, FingerprintedDict):
+            raise RuntimeError(f"queue {self.name}: track_fingerprint() first")
         return active.fingerprint, inadmissible.fingerprint
 
-    def resync_fingerprint(self) -> None:
-        """Take the scan memory of every active workload again (after a change made from outside a cycle)."""
-        assert isinstance(self.active, FingerprintedDict)
-        self.active.resync()
+    def track_fingerprint(self) -> None:
+        """SIM-7: from now on both sets keep their fingerprint as workloads come and go (steady-state detection
+        reads it every cycle; rebuilding the sets cost O(queued workloads) per cycle). Called again, the scan memory
+        of every active workload is taken again (it may have changed from outside a cycle). Only runs that compare
+        states ask for it: a replay, which never does, would pay for it on every change of a queue.
+
+        The token functions hold the queue's name, not the queue: a dict that referred back to its queue would
+        make a reference cycle, which the CLI (garbage collector off) would never free (explain runs many).
+        """
+        if isinstance(self.active, FingerprintedDict):
+            self.active.resync()
+            return
+        self.active = FingerprintedDict(partial(_active_token, self.name), self.active.items())
+        self.inadmissible = FingerprintedDict(partial(_inadmissible_token, self.name), self.inadmissible.items())
 
     # --- ordering ------------------------------------------------------------------------------------
 

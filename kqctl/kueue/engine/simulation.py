@@ -221,7 +221,8 @@ class Simulation:
         # preemptions changes the state every cycle, and each one stays remembered.
         seen_full: dict[tuple[object, ...], int] = {}
         quiet_inadmissible = -1
-        self._resync_fingerprints()  # scan memory may have changed since the last run (explain, engine API)
+        if self.options.cycles is None:  # states are compared: the queues keep their fingerprints from here on
+            self._track_fingerprints()  # (again: scan memory may have changed since the last run, explain, API)
         limit = self.options.cycles if self.options.cycles is not None else self.max_cycles
         while True:
             if len(results) >= limit:
@@ -246,7 +247,7 @@ class Simulation:
             if self.options.cycles is not None:
                 continue
             if self.options.between_cycles is not None:
-                self._resync_fingerprints()  # the caller may have changed anything, scan memory included
+                self._track_fingerprints()  # the caller may have changed anything, scan memory included
             state = self._state()
             if changed:
                 seen_quiet.clear()
@@ -269,9 +270,9 @@ class Simulation:
             quiet_inadmissible = inadmissible
             seen_quiet.add(state)
 
-    def _resync_fingerprints(self) -> None:
+    def _track_fingerprints(self) -> None:
         for queue in self.queues.values():
-            queue.resync_fingerprint()
+            queue.track_fingerprint()
 
     def _anything_to_pop(self) -> bool:
         """SIM-2: some ClusterQueue that gives heads has a non-empty active heap."""

@@ -167,6 +167,7 @@ def test_sim_7_a_queue_and_its_fingerprinted_sets_are_freed_without_the_garbage_
     gc.disable()
     try:
         queue = PendingQueue("cq", BEST_EFFORT_FIFO)
+        queue.track_fingerprint()
         sets = weakref.ref(queue.active)
         gone = weakref.ref(queue)
         del queue
@@ -174,3 +175,19 @@ def test_sim_7_a_queue_and_its_fingerprinted_sets_are_freed_without_the_garbage_
     finally:
         if enabled:
             gc.enable()
+
+
+def test_sim_7_only_runs_that_compare_states_keep_fingerprints() -> None:
+    """A run of a given number of cycles (and the replay, which drives cycles itself) never compares states: its
+    queues stay plain dicts, so no queue change pays for a fingerprint. A run to a steady state keeps them."""
+    documents = SCENARIOS[0][1]
+    counted = simulation(*documents, cycles=2)
+    counted.run_cycles()
+    assert all(type(q.active) is dict and type(q.inadmissible) is dict for q in counted.queues.values())
+    with pytest.raises(RuntimeError, match="track_fingerprint"):
+        _ = next(iter(counted.queues.values())).fingerprint
+    steady = simulation(*documents)
+    steady.run_cycles()
+    assert all(isinstance(q.active, FingerprintedDict) and isinstance(q.inadmissible, FingerprintedDict)
+               for q in steady.queues.values())
+    assert all(q.fingerprint == recomputed(q) for q in steady.queues.values())
