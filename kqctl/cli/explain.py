@@ -179,7 +179,7 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
         return {}
     check_runtimes(snapshot)
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
-    report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime)
+    report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
     found = {key: estimate_from(report, key) for key in waiting}
     return {key: value for key, value in found.items() if value is not None}
 

@@ -27,6 +27,9 @@ class ReplayOptions:
     # ms between the end of a workload's runtime and the release of its quota (controllers noticing it)
     finish_latency: int = 0
     on_progress: Callable[[int, int, int], None] | None = None  # (now, finished, total)
+    # Stop once every one of these workloads has finished: a caller that reads only their times (explain's wait
+    # estimate) does not need the rest of the replay, whose later events cannot change them. Empty: run to the end.
+    until_finished: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class Replay:
         self._cycle_at: int | None = None
         self._free_at = 0
         self._idle_cycles = 0  # cycles in a row without an admission (the scheduler's back-off)
+        self._watched = set(self.options.until_finished)  # not finished yet, of options.until_finished
 
     # --- what the scheduler reports (Reporter) -------------------------------------------------------
 
@@ -133,7 +137,10 @@ class Replay:
         until = self.options.until
         handlers = (self._arrive, self._start, self._stop, self._complete, self._timer, self._cycle)
         count = 0
+        watching = bool(self._watched)
         while len(self.loop):
+            if watching and not self._watched:
+                return self.loop.now, False  # every watched workload has finished
             next_time = self.loop.next_time()
             if until is not None and next_time is not None and next_time > until:
                 self.loop.now = until
@@ -173,6 +180,7 @@ class Replay:
         record.running = False
         record.finished = at
         self.finished += 1
+        self._watched.discard(str(key))
         if self.scheduler.complete(str(key), at, self):
             self._want_cycle(at)
 

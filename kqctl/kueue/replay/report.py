@@ -31,6 +31,7 @@ class KueueReplayOptions:
     timeline: TimelineOptions = field(default_factory=TimelineOptions)
     until: int | None = None  # ms
     finish_latency: int = 0  # ms
+    until_finished: frozenset[str] = frozenset()  # stop once these workloads have finished (ReplayOptions)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def replay_snapshot(snapshot: Snapshot, options: KueueReplayOptions | None = Non
     timeline = KueueTimeline(snapshot, options.timeline)
     # Virtual time cannot go past the calendar (year 9999): a replay that would is stopped there, as --until does.
     until = min(options.until if options.until is not None else timeline.horizon, timeline.horizon)
-    run = replay(timeline, ReplayOptions(until, options.finish_latency, on_progress))
+    run = replay(timeline, ReplayOptions(until, options.finish_latency, on_progress, options.until_finished))
     workloads = run.workloads
     arrived = [w for w in workloads if w.arrival is not None]
     return ReplayReport(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 
 from replay_support import CQ, WL, snapshot
 from support import Run
@@ -39,6 +40,30 @@ def test_a_workload_that_never_fits_is_not_given_a_time() -> None:
     estimate = estimate_from(report, "ns/huge")
     assert estimate is not None and estimate.admitted_after is None
     assert estimate.sentence().startswith("not admitted in a replay")
+
+
+QUEUE_OF_TEN = [WL("running", "q", "4", created_ms=-700_000, admitted_ms=-600_000, runtime="30m"),
+                *[WL(f"w{i}", "q", "2", created_ms=-60_000 + i * 1000, runtime="10m") for i in range(10)]]
+
+
+def test_a_replay_for_some_workloads_stops_once_they_have_finished_with_the_same_estimates() -> None:
+    whole = replay_for_estimates(snapshot([CQ("q", "4")], QUEUE_OF_TEN))
+    for keys in (["ns/w0"], ["ns/w3", "ns/w1"], ["ns/w9"]):
+        early = replay_for_estimates(snapshot([CQ("q", "4")], QUEUE_OF_TEN), keys=keys)
+        for key in keys:
+            # Everything but how much was replayed (shown only for a workload that never gets in).
+            assert replace(estimate_from(early, key), replayed=0) == replace(estimate_from(whole, key), replayed=0)
+        last_finish = max((w.finished or 0) for w in early.workloads if w.key in keys)
+        assert early.end == last_finish <= whole.end  # it stops with the last of them, not later
+    assert whole.end - 600_000 > max(w.finished or 0 for w in whole.workloads if w.key in ("ns/w0", "ns/w1", "ns/w3"))
+
+
+def test_a_replay_for_a_workload_that_never_gets_in_runs_to_the_end() -> None:
+    documents = [*QUEUE_OF_TEN, WL("huge", "q", "8")]
+    whole = replay_for_estimates(snapshot([CQ("q", "4")], documents))
+    early = replay_for_estimates(snapshot([CQ("q", "4")], documents), keys=["ns/huge", "ns/w0"])
+    assert early.end == whole.end
+    assert estimate_from(early, "ns/huge") == estimate_from(whole, "ns/huge")
 
 
 def test_waits_in_words() -> None:
