@@ -31,3 +31,6 @@ KINDS: tuple[KindInfo, ...] = (
     _kueue("ProvisioningRequestConfig", False),
     KindInfo(CONFIG_GROUP, "Configuration", False, ("v1beta2", "v1beta1"), "kueue"),
 )
+
+#: Kinds served in v1beta1 and v1beta2 (§1.1): every kind of the group but the v1alpha1-only Queue.
+KUEUE_KINDS = frozenset(info.kind for info in KINDS if info.group == GROUP and "v1beta2" in info.versions)

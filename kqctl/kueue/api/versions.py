@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from kqctl.k8s.kinds import split_api_version
 from kqctl.k8s.quantity import Quantity, QuantityError, parse_quantity
-from kqctl.kueue.kinds import GROUP
+from kqctl.kueue.kinds import GROUP, KUEUE_KINDS
 from kqctl.origin import FieldPath, format_path
 
 V1BETA2 = "v1beta2"
@@ -31,23 +31,6 @@ V1ALPHA1 = "v1alpha1"
 SUPPORTED_VERSIONS = (V1BETA2, V1BETA1, V1ALPHA2, V1ALPHA1)
 #: Versions kqctl can write (``kqctl convert --to``).
 CONVERSION_TARGETS = (V1BETA2, V1BETA1)
-
-#: Kinds served in v1beta1 and v1beta2 (§1.1).
-KUEUE_KINDS = frozenset(
-    {
-        "ClusterQueue",
-        "Cohort",
-        "ResourceFlavor",
-        "LocalQueue",
-        "Workload",
-        "WorkloadPriorityClass",
-        "AdmissionCheck",
-        "Topology",
-        "ProvisioningRequestConfig",
-        "MultiKueueCluster",
-        "MultiKueueConfig",
-    }
-)
 
 RULE_DROPPED = "CONV-DROPPED"
 

@@ -18,6 +18,7 @@ from kqctl.findings import Finding, Severity, error, info, warning
 from kqctl.k8s.kinds import KindInfo
 from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
+from kqctl.kueue.kinds import KUEUE_KINDS
 from kqctl.load.documents import Document
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath, Origin
@@ -92,19 +93,16 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool = False)
     return located
 
 
-# The hub version's apiVersion and the kinds it serves (kqctl.kueue.api.versions, not imported at start-up).
+# The hub version's apiVersion (kqctl.kueue.api.versions, which has the rest, is not imported at start-up).
 _HUB_API_VERSION = f"{KUEUE_GROUP}/v1beta2"
-_HUB_KINDS = frozenset({"ClusterQueue", "Cohort", "ResourceFlavor", "LocalQueue", "Workload", "WorkloadPriorityClass",
-                        "AdmissionCheck", "Topology", "ProvisioningRequestConfig", "MultiKueueCluster",
-                        "MultiKueueConfig"})
 
 
 def _v1beta2(obj: LoadedObject) -> dict[str, Any]:
     if obj.info is None or obj.info.group != KUEUE_GROUP:
         return obj.body  # type: ignore[no-any-return]
-    if obj.body.get("apiVersion") == _HUB_API_VERSION and obj.body.get("kind") in _HUB_KINDS:
+    if obj.body.get("apiVersion") == _HUB_API_VERSION and obj.body.get("kind") in KUEUE_KINDS:
         return obj.body  # type: ignore[no-any-return]  # the common case, for 50,000 objects, without imports
-    from kqctl.kueue.api.versions import KUEUE_KINDS, V1BETA2, to_v1beta2
+    from kqctl.kueue.api.versions import V1BETA2, to_v1beta2
 
     if obj.version == V1BETA2 and obj.kind in KUEUE_KINDS:
         return obj.body  # type: ignore[no-any-return]  # what to_v1beta2(copy_hub=False) returns, sooner

@@ -190,10 +190,13 @@ def test_xo_missing_references_hint_the_close_names_of_their_kind() -> None:
 
 def test_the_hub_shortcut_names_the_same_version_and_kinds_as_the_conversion_module() -> None:
     """crossobject skips importing the conversion module for v1beta2 objects: its copy of the hub's apiVersion
-    and kinds must stay the conversion module's."""
+    must stay the conversion module's, and both read the kinds served in v1beta2 from kqctl.kueue.kinds."""
     from kqctl.kueue.api.versions import KUEUE_KINDS, V1BETA2
     from kqctl.kueue.kinds import GROUP
     from kqctl.kueue.validate import crossobject
 
     assert crossobject._HUB_API_VERSION == f"{GROUP}/{V1BETA2}"
-    assert crossobject._HUB_KINDS == KUEUE_KINDS
+    assert crossobject.KUEUE_KINDS is KUEUE_KINDS
+    assert KUEUE_KINDS == {"ClusterQueue", "Cohort", "ResourceFlavor", "LocalQueue", "Workload",
+                           "WorkloadPriorityClass", "AdmissionCheck", "Topology", "ProvisioningRequestConfig",
+                           "MultiKueueCluster", "MultiKueueConfig"}
