@@ -114,11 +114,12 @@ def namespace_note(namespace: str | None, present: Iterable[str], what: str = "w
     return f"no {what} in namespace {namespace!r}{hint} ({where})"
 
 
-def note_namespace(namespace: str | None, present: Iterable[str], what: str = "workload") -> None:
-    """Writes namespace_note's note, if any, to stderr: never into the output a pipe may parse."""
+def note_namespace(namespace: str | None, present: Iterable[str], what: str = "workload") -> bool:
+    """Writes namespace_note's note, if any, to stderr: never into the output a pipe may parse. True if it did."""
     note = namespace_note(namespace, present, what)
     if note is not None:
         sys.stderr.write(f"kqctl: note: -n {namespace}: {note}\n")
+    return note is not None
 
 
 def row_limit(limit: int, show_all: bool) -> int | None:

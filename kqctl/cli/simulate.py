@@ -244,8 +244,7 @@ def note_nothing_shown(result: SimulationResult, namespace: str | None, selector
     from kqctl.render.columns import printable
 
     present = [w.namespace for w in result.workloads.values()]
-    if options.namespace_note(namespace, present) is not None:
-        options.note_namespace(namespace, present)
+    if options.note_namespace(namespace, present):
         return
     keep = workload_filter(namespace, selector)
     if selector is not None and present and not any(keep(w) for w in result.workloads.values()):
