@@ -131,5 +131,8 @@ def _program_name() -> str:
 
 
 def _fail(message: str, code: int) -> None:
+    from kqctl.cli.progress import erase_shown
+
+    erase_shown()  # the message starts its own line, not after a progress line the error cut short
     sys.stderr.write(f"kqctl: error: {message}\n")
     sys.exit(code)

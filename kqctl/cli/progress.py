@@ -18,6 +18,11 @@ LARGE_INPUT = 2_000  # objects; below this a run takes well under a second
 DEFAULT_WIDTH = 80  # when the terminal does not say (and $COLUMNS is not set)
 
 
+# The line on the terminal now, if any: an error ends a command wherever it is, and its message must start on a
+# clean line, not after "kqctl: reading the inputs..." (see erase_shown).
+_shown: Progress | None = None
+
+
 class Progress:
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
@@ -28,16 +33,27 @@ class Progress:
         """Show ``text`` (when ``size``, the number of objects, is large enough to be worth it)."""
         if not self.enabled or (size is not None and size < LARGE_INPUT):
             return
+        global _shown
         self.stream.write(f"\r\x1b[K{fit(text, terminal_width(self.stream))}")
         self.stream.flush()
         self.shown = True
+        _shown = self
 
     def done(self) -> None:
         """Erase the line, so that what follows starts on a clean line."""
+        global _shown
         if self.shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self.shown = False
+        if _shown is self:
+            _shown = None
+
+
+def erase_shown() -> None:
+    """Erase whichever progress line is on the terminal (before an error message is written)."""
+    if _shown is not None:
+        _shown.done()
 
 
 def _is_terminal(stream: TextIO) -> bool:

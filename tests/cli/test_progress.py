@@ -26,6 +26,19 @@ def test_progress_is_written_to_a_terminal_and_erased() -> None:
     assert terminal.getvalue().endswith("\r\x1b[K")
 
 
+def test_an_error_erases_the_progress_line_before_its_message(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from kqctl.cli import app
+
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    Progress(terminal).step("kqctl: reading the inputs...")
+    with pytest.raises(SystemExit):
+        app._fail("<stdin>:4: bad quantity", 3)
+    assert terminal.getvalue().endswith("kqctl: reading the inputs...\r\x1b[Kkqctl: error: <stdin>:4: bad quantity\n")
+
+
 def test_small_inputs_and_pipes_get_no_progress(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     terminal = _Terminal()
     Progress(terminal).step("x", LARGE_INPUT - 1)
