@@ -19,6 +19,7 @@ from kqctl.errors import InputError
 from kqctl.findings import Severity
 from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, json_kind, metadata
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
+from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, Origin
 from kqctl.volcano.api.config import CHART_DEFAULT, CHART_DEFAULT_SOURCE, SchedulerConf, parse_conf
@@ -276,6 +277,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         creation=meta.opt_time("creationTimestamp"),
         gated=bool(spec.list("schedulingGates")),
         unmodelled=tuple(f for f in UNMODELLED_POD_FIELDS if f != "nodeName" and spec.raw(f)),
+        tolerations=with_api_server_defaults(read_tolerations(spec)),
         created_by=created_by,
         origin=origin,
     )
@@ -489,6 +491,22 @@ def _note_assumptions(snapshot: Snapshot) -> None:
     snapshot.notes.append(f"scheduler configuration: {snapshot.conf.source}")
 
 
+def _prefer_no_schedule_unscored(snapshot: Snapshot) -> list[str]:
+    """TAINT-3: nodes whose PreferNoSchedule taint some pending Volcano pod does not tolerate, when nodeorder
+    scores taints (``tainttoleration.weight``, 3 by default); kqctl's node scores leave taints out."""
+    from kqctl.k8s.taints import intolerable_prefer_no_schedule
+
+    nodeorder = snapshot.conf.plugin("nodeorder")
+    weight = nodeorder.argument("tainttoleration.weight") if nodeorder is not None else 0
+    if nodeorder is None or weight == 0:
+        return []
+    tainted = [n for n in snapshot.nodes.values() if any(t.effect == "PreferNoSchedule" for t in n.taints)]
+    if not tainted:
+        return []
+    pending = {p.tolerations for p in snapshot.pods if not p.node_name and p.scheduler_name == VOLCANO_SCHEDULER}
+    return sorted(n.name for n in tainted if any(intolerable_prefer_no_schedule(n.taints, t) for t in pending))
+
+
 def note_limitations(snapshot: Snapshot) -> None:
     """What the input uses that kqctl does not simulate, one line each (simulate prints them)."""
     from kqctl.volcano.api.config import SIMULATED_ACTIONS, SIMULATED_PLUGINS
@@ -516,10 +534,12 @@ def note_limitations(snapshot: Snapshot) -> None:
         used = ", ".join(f"{name} ({count} pod{'s' if count > 1 else ''})" for name, count in sorted(fields.items()))
         found.append(f"pending pods use {used}: kqctl places pods by resources and pod count only; the predicates "
                      "and node scores these fields drive are not evaluated")
-    tainted = sorted(n.name for n in snapshot.nodes.values() if n.tainted)
-    if tainted:
-        shown = ", ".join(tainted[:3]) + (", ..." if len(tainted) > 3 else "")
-        found.append(f"{len(tainted)} node(s) have taints ({shown}): taints and tolerations are not evaluated")
+    preferred = _prefer_no_schedule_unscored(snapshot)
+    if preferred:
+        shown = ", ".join(preferred[:3]) + (", ..." if len(preferred) > 3 else "")
+        found.append(f"{len(preferred)} node(s) have PreferNoSchedule taints a pending pod does not tolerate "
+                     f"({shown}): Volcano's nodeorder scores them lower (tainttoleration.weight), kqctl does not "
+                     "score taints (NoSchedule and NoExecute taints are evaluated)")
     if any(g.network_topology or g.sub_groups for g in snapshot.pod_groups.values()):
         found.append("PodGroups with networkTopology or subGroupPolicy: topology-aware placement is not simulated")
     if any(q.has_affinity for q in snapshot.queues.values()):

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from kqctl.k8s.core import Fields, ModelError, json_kind, metadata
+from kqctl.k8s.taints import Taint, Toleration, read_taints
 from kqctl.origin import Origin
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
 
@@ -32,9 +33,9 @@ ROOT_QUEUE = "root"
 DEFAULT_QUEUE = "default"
 OPEN = "Open"
 
-# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources and pod count).
-UNMODELLED_POD_FIELDS = ("nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "nodeName",
-                         "resourceClaims")
+# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources, pod count, and
+# taints against tolerations).
+UNMODELLED_POD_FIELDS = ("nodeSelector", "affinity", "topologySpreadConstraints", "nodeName", "resourceClaims")
 
 
 def resources_at(fields: Fields, key: str) -> dict[str, int] | None:
@@ -180,6 +181,7 @@ class Pod:
     creation: datetime | None = None
     gated: bool = False
     unmodelled: tuple[str, ...] = ()  # pod spec fields with predicates kqctl does not evaluate
+    tolerations: tuple[Toleration, ...] = ()  # as the API server stores the pod (its default tolerations added)
     created_by: str = ""  # "" written in the input; "Job/<name>" when kqctl creates a vcjob's pod
     origin: Origin | None = None
 
@@ -213,7 +215,7 @@ class Node:
     allocatable: ResourceList = field(hash=False)
     ready: bool = True
     unschedulable: bool = False
-    tainted: bool = False
+    taints: tuple[Taint, ...] = ()
     origin: Origin | None = None
 
     @classmethod
@@ -229,7 +231,7 @@ class Node:
             if condition.string("type") == "Ready":
                 ready = condition.string("status") == "True"
         return cls(metadata(body).string("name"), allocatable, ready, spec.boolean("unschedulable", False),
-                   bool(spec.list("taints")), origin)
+                   read_taints(spec), origin)
 
 
 def scoring_request(requests: Mapping[str, int], containers: int) -> tuple[int, int]:
