@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
 from kqctl.k8s.core import Fields
 
 NO_SCHEDULE = "NoSchedule"
