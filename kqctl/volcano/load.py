@@ -519,9 +519,6 @@ def note_limitations(snapshot: Snapshot) -> None:
     plugins = sorted({p.name for p in conf.plugins() if p.name not in SIMULATED_PLUGINS})
     if plugins:
         found.append(f"plugin(s) {', '.join(plugins)} are configured but not simulated (they vote nothing here)")
-    drf = conf.plugin("drf")
-    if drf is not None and drf.hierarchy:
-        found.append("drf with enableHierarchy (hierarchical DRF) is not simulated: only drf's job order is")
     capacity = conf.plugin("capacity")
     if capacity is not None and capacity.argument("ancestorReclaimLevel"):
         found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")

@@ -43,7 +43,8 @@ def audit(snapshot: Snapshot) -> AuditReport:
     quiet = replace(snapshot, conf=replace(snapshot.conf, actions=()))
     world = initial_world(snapshot)
     opened = run_session(quiet, world)
-    reports = queue_reports(snapshot, world, opened.quota, opened.quota_plugin == "capacity (hierarchical)")
+    reports = queue_reports(snapshot, world, opened.quota, opened.quota_plugin == "capacity (hierarchical)",
+                            opened.hdrf)
     cluster = Resource()
     for node in snapshot.nodes.values():
         if node.ready:

@@ -477,6 +477,7 @@ HOOK_FLAGS = {
     "job_enqueueable": "enableJobEnqueued", "job_enqueued": "enableJobEnqueued",
     "allocatable": "enabledAllocatable", "overused": "enabledOverused", "preemptive": "enablePreemptive",
     "reclaimable": "enableReclaimable", "predicate": "enablePredicate", "node_order": "enableNodeOrder",
+    "preemptable": "enablePreemptable",
 }
 
 
