@@ -162,3 +162,24 @@ def test_drf_2_preemptable_victims_have_at_least_the_preemptors_share() -> None:
 def test_hdrf_is_no_longer_reported_as_not_simulated() -> None:
     snap = snapshot(*_three_branches())
     assert not any("enableHierarchy" in line or "hierarchical DRF" in line for line in snap.limitations)
+
+
+def test_hdrf_simulate_shows_the_tree_and_each_queues_share(tmp_path: Any) -> None:
+    import json
+
+    import yaml
+
+    from tests.support import run_kqctl
+
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(_three_branches()), encoding="utf-8")
+    table = run_kqctl("simulate", str(path))
+    assert table.code == 0, table.err
+    assert "Hierarchical DRF (drf enableHierarchy)" in table.out
+    assert [line.split()[:4] for line in table.out.splitlines() if line.strip().startswith(("n2 ", "a ", "b "))] \
+        == [["n2", "-", "1", "0.1"], ["a", "q2a", "1", "0.4"], ["b", "q2b", "1", "0.1"]]
+    data = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)
+    assert data["queues"]["q2a"]["hdrf"]["path"] == "root/n2/a"
+    assert data["queues"]["q2a"]["hierarchy"] == "root/n2/a"
+    assert data["queues"]["default"]["hdrf"] is None
+    assert [level["path"] for level in data["hdrf"]] == ["root", "root/n1", "root/n2", "root/n2/a", "root/n2/b"]
