@@ -59,15 +59,17 @@ def _tree_order(reports: list[QueueReport]) -> list[QueueRow]:
     by_name = {r.name: r for r in reports}
     rows: list[QueueRow] = []
 
-    def visit(name: str, depth: int) -> None:
+    # Depth first, children in name order, without recursion: a tree may be thousands of levels deep.
+    stack = [(name, 0) for name in reversed(by_name[ROOT_QUEUE].children if ROOT_QUEUE in by_name else ())]
+    seen: set[str] = set()
+    while stack:
+        name, depth = stack.pop()
+        if name in seen:
+            continue  # a parent cycle (refused by the webhook) must not loop
+        seen.add(name)
         report = by_name[name]
         rows.append(QueueRow(report, depth))
-        for child in report.children:
-            if child in by_name:
-                visit(child, depth + 1)
-
-    for name in by_name[ROOT_QUEUE].children if ROOT_QUEUE in by_name else ():
-        visit(name, 0)
+        stack.extend((child, depth + 1) for child in reversed(report.children) if child in by_name)
     placed = {row.report.name for row in rows}
     rows.extend(QueueRow(r, 0) for r in reports if r.name not in placed and r.name != ROOT_QUEUE)
     return rows

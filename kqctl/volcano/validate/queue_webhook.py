@@ -387,16 +387,22 @@ def _children_constraints(queue: QueueView, children: list[QueueView], lister: L
 
 
 def _subtree_max_capability(queue: QueueView, name: str, lister: Lister, seen: set[str]) -> int:
-    """``findSubtreeMaxCapability``: the queue's own capability when set, else the largest below it."""
-    if queue.capability:
-        value = queue.vector("capability").get(name)
-        if value > 0:
-            return int(value)
-    if queue.name in seen:
-        return 0
-    seen.add(queue.name)
-    return max((_subtree_max_capability(child, name, lister, seen) for child in lister.children(queue.name)),
-               default=0)
+    """``findSubtreeMaxCapability``: the queue's own capability when set, else the largest below it (walked
+    without recursion: a subtree may be deep)."""
+    largest = 0
+    stack = [queue]
+    while stack:
+        current = stack.pop()
+        if current.capability:
+            value = current.vector("capability").get(name)
+            if value > 0:
+                largest = max(largest, int(value))
+                continue
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        stack.extend(lister.children(current.name))
+    return largest
 
 
 def format_typed(name: str, value: Any) -> str:
