@@ -1,4 +1,5 @@
-"""Hierarchical DRF: the drf plugin with enableHierarchy (HDRF-1..HDRF-4) and drf's preemptable vote (DRF-2),
+"""Hierarchical DRF: the drf plugin with enableHierarchy (VC-HDRF-1..VC-HDRF-4) and drf's preemptable vote
+(VC-DRF-2),
 as ``plugins/drf/drf.go`` computes them."""
 
 from __future__ import annotations

@@ -1,22 +1,22 @@
 """The drf plugin (``plugins/drf/drf.go``): dominant resource fairness for jobs, and with ``enableHierarchy``
 hierarchical DRF (HDRF) for queues.
 
-DRF-1 job order: the job with the smaller dominant share goes first; a job's share is the largest
+VC-DRF-1 job order: the job with the smaller dominant share goes first; a job's share is the largest
 allocated/total over the cluster's resources (``pods`` included).
-DRF-2 preemptable (the preempt action's victims): a preemptee is a victim when the preemptor's share with its
+VC-DRF-2 preemptable (the preempt action's victims): a preemptee is a victim when the preemptor's share with its
 task added is at most the preemptee's job's share with that task removed (within 0.000001).
-HDRF-1 the tree: each queue's ``volcano.sh/hierarchy`` annotation is a path (``root/eng/dev``) and
+VC-HDRF-1 the tree: each queue's ``volcano.sh/hierarchy`` annotation is a path (``root/eng/dev``) and
 ``volcano.sh/hierarchy-weights`` the weight of each level (``1/2/8``); a level's weight below 1, or not a
 number, is 1; every job hangs below its queue's path (a queue without the annotation: below root).
-HDRF-2 shares, bottom up: a job is saturated when it got all it asked for on some resource, or asks for a
+VC-HDRF-2 shares, bottom up: a job is saturated when it got all it asked for on some resource, or asks for a
 resource the jobs already hold entirely; a level takes the smallest dominant share M among its
 non-saturated children with something allocated, scales each such child's allocation to share M, adds the
 saturated children's allocations as they are, and its share is the dominant share of that sum; it is
 saturated when every child is.
-HDRF-3 queue order: down both queues' paths, level by level: a saturated level goes last, else the smaller
+VC-HDRF-3 queue order: down both queues' paths, level by level: a saturated level goes last, else the smaller
 share/weight first; equal levels look one level further down.
-HDRF-4 reclaimable: with the reclaimer's task added to its job and one candidate's task removed from its job,
-the candidate is a victim when the reclaimer's queue then orders before the candidate's (HDRF-3).
+VC-HDRF-4 reclaimable: with the reclaimer's task added to its job and one candidate's task removed from its job,
+the candidate is a victim when the reclaimer's queue then orders before the candidate's (VC-HDRF-3).
 The annotations are read from the Queues (``QueueInfo.Hierarchy``/``Weights``), not from PodGroups.
 
 Shares are float64 as in Volcano: they only order queues and jobs, and equal shares must compare equal as
@@ -102,7 +102,7 @@ class Drf:
                 best = value
         return best
 
-    # --- DRF-1, DRF-2 ---------------------------------------------------------------------------------------
+    # --- VC-DRF-1, VC-DRF-2 ---------------------------------------------------------------------------------------
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
         l_share, r_share = self.shares.get(left.key, 0), self.shares.get(right.key, 0)
@@ -111,7 +111,7 @@ class Drf:
         return -1 if l_share < r_share else 1
 
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
-        """DRF-2 (``preemptableFn``)."""
+        """VC-DRF-2 (``preemptableFn``)."""
         mine = self._share(preemptor.job.allocated.clone().add(preemptor.request))
         left: dict[str, Resource] = {}
         victims = []
@@ -126,7 +126,7 @@ class Drf:
         self.shares[task.job.key] = self._share(task.job.allocated)
         self.dirty = True
 
-    # --- HDRF-1: the tree ------------------------------------------------------------------------------------
+    # --- VC-HDRF-1: the tree ------------------------------------------------------------------------------------
 
     def _build(self, job: JobInfo) -> None:
         """``buildHierarchy``: the levels of the job's queue's path, created on first use, then the job."""
@@ -149,7 +149,7 @@ class Drf:
             request.add(task.request)  # TotalRequest: every task of the job, whatever its status
         self.requests[job.key] = request
 
-    # --- HDRF-2: shares ---------------------------------------------------------------------------------------
+    # --- VC-HDRF-2: shares ---------------------------------------------------------------------------------------
 
     def _refresh(self, overrides: dict[str, Resource] | None = None) -> None:
         """``UpdateHierarchicalShare`` from the jobs' allocations (or ``overrides`` of some of them)."""
@@ -196,7 +196,7 @@ class Drf:
                 return True
         return False
 
-    # --- HDRF-3, HDRF-4 -------------------------------------------------------------------------------------
+    # --- VC-HDRF-3, VC-HDRF-4 -------------------------------------------------------------------------------------
 
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
         if self.dirty:
@@ -227,7 +227,7 @@ class Drf:
         return 0.0
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
-        """HDRF-4 (``reclaimFn``): each candidate judged alone, against the reclaimer with its task placed."""
+        """VC-HDRF-4 (``reclaimFn``): each candidate judged alone, against the reclaimer with its task placed."""
         mine = reclaimer.job.allocated.clone().add(reclaimer.request)
         lqueue = self.ssn.queues[reclaimer.job.queue]
         victims = []

@@ -347,10 +347,11 @@ def _podgroup_findings(obj: LoadedObject, result: ApplyResult, hierarchical: boo
     queue = str(spec.get("queue") or DEFAULT_QUEUE)
     found = _queue_checks(queue, result, ("spec", "queue"), job_kind=False, closed=closed)
     if hierarchical and result.lister.get(queue) is not None and result.lister.children(queue):
-        found.append(error("VC-TREE-NONLEAF", ("spec", "queue"),
-                           f"The Queue <{queue}> of Job <{obj.namespace}/{obj.name}> is not leaf queue",
-                           "hierarchical capacity stops scheduling every job while one sits in a queue with "
-                           "children; submit to a leaf queue"))
+        found.append(warning("VC-TREE-NONLEAF", ("spec", "queue"),
+                             f"The Queue <{queue}> of Job <{obj.namespace}/{obj.name}> is not leaf queue: the API "
+                             "server accepts the PodGroup, but hierarchical capacity then refuses every enqueue and "
+                             "allocation of every job in the cluster while it sits there",
+                             "submit to a leaf queue"))
     return found
 
 
