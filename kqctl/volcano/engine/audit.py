@@ -80,8 +80,10 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
     on_nodes = set(cluster.as_dict()) | {CPU, MEMORY, PODS}
     for report in reports:
         queue = snapshot.queues[report.name]
-        # root's guarantee (hierarchical capacity sums its children's) holds nothing back from a sibling
-        for name in sorted(report.guarantee.as_dict() if report.name != ROOT_QUEUE else ()):
+        # root's guarantee (hierarchical capacity sums its children's) holds nothing back from a sibling; a queue
+        # with pending work is not idle: its guarantee is about to be used (its own work waits, not the others')
+        pending_work = any(report.request.get(n) > report.allocated.get(n) for n in report.request.as_dict())
+        for name in sorted(report.guarantee.as_dict() if report.name != ROOT_QUEUE and not pending_work else ()):
             unused = report.guarantee.get(name) - report.allocated.get(name)
             if name != PODS and unused > 0:
                 found.append(AuditFinding(
