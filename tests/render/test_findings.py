@@ -397,12 +397,12 @@ def test_table_falls_back_to_ascii_icons_on_non_utf8_streams() -> None:
     assert "x error" in text
 
 
-def test_console_off_a_terminal_is_120_columns_wide_unless_columns_is_set(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    assert make_console(io.StringIO()).width == 120
-    monkeypatch.setenv("COLUMNS", "200")
-    assert make_console(io.StringIO()).width == 200
+def test_console_off_a_terminal_never_wraps_whatever_columns_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqctl.render.console import NO_WRAP_WIDTH, terminal_width
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert make_console(io.StringIO()).width == NO_WRAP_WIDTH
+    assert terminal_width(io.StringIO()) is None
 
 
 def test_console_rejects_unknown_color_modes() -> None:
