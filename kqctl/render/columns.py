@@ -144,9 +144,9 @@ def _wrap_room(columns: Sequence[Column], widths: list[int], width: int | None,
     index = wrapping[-1]
     others = total - widths[index]
     floor = max(MIN_WRAP_WIDTH, len(header_row[index]) if header_row is not None else 0)
-    room = max(floor, width - others)
-    if room >= widths[index]:
-        return None
+    room = width - others
+    if room < floor or room >= widths[index]:
+        return None  # the other columns alone are too wide (the row runs past the edge anyway), or it fits
     widths[index] = room
     return index, room
 

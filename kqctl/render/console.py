@@ -20,8 +20,8 @@ Rich is imported lazily so that machine formats never load it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import textwrap
 from typing import TYPE_CHECKING, Literal, TextIO
 
 if TYPE_CHECKING:
@@ -92,18 +92,24 @@ def terminal_width(stream: TextIO) -> int | None:
 def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | None = None) -> list[str]:
     """``text`` as lines of at most ``width`` columns, the first after ``indent``, the others after
     ``hanging`` (default: ``indent`` and two spaces). Breaks only at spaces: never inside a word, so a
-    name, a quantity or a hyphenated token stays whole (a word longer than the line runs past it).
-    ``width`` None (not a terminal) gives one line."""
-    if width is None:
+    name, a quantity or a hyphenated token stays whole (a word longer than the line runs past it), and
+    ``indent`` (e.g. a finding's file:line and rule) is never broken either: a first line it leaves less
+    than MIN_WRAP_WIDTH of still takes that much text. ``width`` None (not a terminal) gives one line."""
+    if width is None or len(indent) + len(text) <= width:
         return [indent + text]
     rest = indent + "  " if hanging is None else hanging
-    room = max(width, len(indent) + MIN_WRAP_WIDTH, len(rest) + MIN_WRAP_WIDTH)
-    if len(indent) + len(text) <= room:
-        return [indent + text]
-    wrapper = textwrap.TextWrapper(width=room, initial_indent=indent, subsequent_indent=rest,
-                                   break_long_words=False, break_on_hyphens=False, replace_whitespace=False,
-                                   drop_whitespace=True)
-    return wrapper.wrap(text) or [indent + text]
+    lines: list[str] = []
+    line, room = indent, max(width, len(indent) + MIN_WRAP_WIDTH)
+    empty = True  # nothing of ``text`` on ``line`` yet
+    # Words with the spaces before them: a line keeps the spacing it was given (two spaces stay two).
+    for gap, word in re.findall(r"( *)(\S+)", text):
+        if not empty and len(line) + len(gap) + len(word) > room:
+            lines.append(line)
+            line, room, empty = rest, max(width, len(rest) + MIN_WRAP_WIDTH), True
+        line += word if empty else gap + word
+        empty = False
+    lines.append(line)
+    return lines
 
 
 def write_wrapped(out: TextIO, text: str, indent: str = "", hanging: str | None = None) -> None:
