@@ -217,7 +217,8 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
                                  f"; the queues are: {', '.join(known[:15])}")
 
 
-def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool) -> None:
+def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
+                   sort_by: str | None = None) -> None:
     """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
     import typer
 
@@ -235,7 +236,7 @@ def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: b
         except OSError as exc:
             raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
-        render_audit(report, output, sys.stdout, headers=headers)
+        render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise typer.Exit(EXIT_OK)
