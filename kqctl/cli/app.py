@@ -14,7 +14,20 @@ import typer
 from typer.core import TyperArgument
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, diff, explain, plan, replay, rules, simulate, snapshot, validate, version
+from kqctl.cli import (
+    audit,
+    convert,
+    diff,
+    explain,
+    fields,
+    plan,
+    replay,
+    rules,
+    simulate,
+    snapshot,
+    validate,
+    version,
+)
 from kqctl.errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
@@ -71,6 +84,7 @@ app.command("plan", help=plan.HELP, epilog=plan.EXAMPLES)(plan.plan_command)
 app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP, epilog=snapshot.SAVE_EXAMPLES)
 app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)
+app.command("fields", help=fields.HELP, epilog=fields.EXAMPLES)(fields.fields_command)
 app.command("version", help=version.HELP, epilog=version.EXAMPLES)(version.version_command)
 
 

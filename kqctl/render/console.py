@@ -118,17 +118,31 @@ def write_wrapped(out: TextIO, text: str, indent: str = "", hanging: str | None 
         out.write(line + "\n")
 
 
+TABLE_GAP = "   "  # columns.GAP: a line holding it after its indent is a table row (or aligned list), never wrapped
+
+
 def wrap_lines(lines: list[str], width: int | None) -> list[str]:
     """Prose lines wrapped at ``width``, each keeping its own leading indent plus two spaces as its hanging
-    indent. Only for prose: a table's lines are laid out by ``columns.format_lines``."""
+    indent. A table row (columns.format_lines' lines, told by the three spaces between its columns) or an
+    aligned list is left whole: its columns would not survive wrapping."""
     if width is None:
         return lines
     wrapped: list[str] = []
     for line in lines:
         body = line.lstrip(" ")
         indent = line[:len(line) - len(body)]
-        wrapped.extend(wrap_text(body, width, indent) if body else [line])
+        wrapped.extend(wrap_text(body, width, indent) if body and TABLE_GAP not in body else [line])
     return wrapped
+
+
+def write_prose(out: TextIO, text: str) -> None:
+    """Text of prose lines (and tables) to ``out``, its prose wrapped on a terminal (see ``wrap_lines``)."""
+    width = terminal_width(out)
+    if width is None:
+        out.write(text)
+        return
+    ending = "\n" if text.endswith("\n") else ""
+    out.write("\n".join(wrap_lines(text[:len(text) - len(ending)].split("\n"), width)) + ending)
 
 
 def _color_system(forced: bool) -> _ColorSystem:
