@@ -112,19 +112,30 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": HELP_WIDTH},
     epilog=EXIT_CODES,
 )
-app.command("validate", help=validate.HELP, short_help=SUMMARIES["validate"], epilog=validate.EXAMPLES)(validate.validate_command)
-app.command("simulate", help=simulate.HELP, short_help=SUMMARIES["simulate"], epilog=simulate.EXAMPLES)(simulate.simulate_command)
-app.command("explain", help=explain.HELP, short_help=SUMMARIES["explain"], epilog=explain.EXAMPLES)(explain.explain_command)
-app.command("audit", help=audit.HELP, short_help=SUMMARIES["audit"], epilog=audit.EXAMPLES)(audit.audit_command)
-app.command("replay", help=replay.HELP, short_help=SUMMARIES["replay"], epilog=replay.EXAMPLES)(replay.replay_command)
-app.command("diff", help=diff.HELP, short_help=SUMMARIES["diff"], epilog=diff.EXAMPLES)(diff.diff_command)
-app.command("plan", help=plan.HELP, short_help=SUMMARIES["plan"], epilog=plan.EXAMPLES)(plan.plan_command)
-app.command("convert", help=convert.HELP, short_help=SUMMARIES["convert"], epilog=convert.EXAMPLES)(convert.convert_command)
+app.command("validate", help=validate.HELP, short_help=SUMMARIES["validate"],
+            epilog=validate.EXAMPLES)(validate.validate_command)
+app.command("simulate", help=simulate.HELP, short_help=SUMMARIES["simulate"],
+            epilog=simulate.EXAMPLES)(simulate.simulate_command)
+app.command("explain", help=explain.HELP, short_help=SUMMARIES["explain"],
+            epilog=explain.EXAMPLES)(explain.explain_command)
+app.command("audit", help=audit.HELP, short_help=SUMMARIES["audit"],
+            epilog=audit.EXAMPLES)(audit.audit_command)
+app.command("replay", help=replay.HELP, short_help=SUMMARIES["replay"],
+            epilog=replay.EXAMPLES)(replay.replay_command)
+app.command("diff", help=diff.HELP, short_help=SUMMARIES["diff"],
+            epilog=diff.EXAMPLES)(diff.diff_command)
+app.command("plan", help=plan.HELP, short_help=SUMMARIES["plan"],
+            epilog=plan.EXAMPLES)(plan.plan_command)
+app.command("convert", help=convert.HELP, short_help=SUMMARIES["convert"],
+            epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP, short_help=SUMMARIES["snapshot"],
               epilog=snapshot.SAVE_EXAMPLES)
-app.command("rules", help=rules.HELP, short_help=SUMMARIES["rules"], epilog=rules.EXAMPLES)(rules.rules_command)
-app.command("fields", help=fields.HELP, short_help=SUMMARIES["fields"], epilog=fields.EXAMPLES)(fields.fields_command)
-app.command("version", help=version.HELP, short_help=SUMMARIES["version"], epilog=version.EXAMPLES)(version.version_command)
+app.command("rules", help=rules.HELP, short_help=SUMMARIES["rules"],
+            epilog=rules.EXAMPLES)(rules.rules_command)
+app.command("fields", help=fields.HELP, short_help=SUMMARIES["fields"],
+            epilog=fields.EXAMPLES)(fields.fields_command)
+app.command("version", help=version.HELP, short_help=SUMMARIES["version"],
+            epilog=version.EXAMPLES)(version.version_command)
 
 
 def _version_callback(value: bool) -> None:

@@ -71,7 +71,6 @@ def audit_command(
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit
-
     from kqctl.render.output import check_output
 
     check_output(output, AUDIT_FORMATS)

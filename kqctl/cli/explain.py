@@ -55,7 +55,8 @@ def explain_command(
                                              help="Kueue feature gates, Name=bool,..."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="The workload's namespace (or, with -l, only this namespace)."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces",
@@ -85,7 +86,6 @@ def explain_command(
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
-
     from kqctl.render.output import check_output
 
     check_output(output, EXPLAIN_FORMATS)

@@ -65,7 +65,8 @@ def simulate_command(
                                                      "gates that do not change admission have no effect."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, wide, name, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide, name, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="Only show workloads of this namespace."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="Show workloads of every namespace "
@@ -89,7 +90,6 @@ def simulate_command(
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
-
     from kqctl.render.output import check_output
 
     check_output(output, SIMULATE_FORMATS)

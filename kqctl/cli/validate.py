@@ -64,9 +64,8 @@ def validate_command(
 ) -> None:
     from kqctl import __version__
     from kqctl.cli.schedulers import validation_profiles
-    from kqctl.render.validation import VALIDATE_FORMATS, render_validation
-
     from kqctl.render.output import check_output
+    from kqctl.render.validation import VALIDATE_FORMATS, render_validation
 
     check_output(output, VALIDATE_FORMATS)
     if fail_on not in FAIL_ON:

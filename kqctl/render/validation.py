@@ -511,7 +511,8 @@ def _compact_lines(row: list[str], styles: list[str | None], paint: Any, width: 
     from kqctl.render.console import wrap_text
 
     location, severity, rule, _, field, message, name = (printable(cell) for cell in row)
-    glued = severity.replace(" ", "\ue000")  # (a private-use character) "✖ error" is one token: a line never ends between icon and word
+    # "✖ error" is one token (a private-use character glues it): a line never ends between icon and word.
+    glued = severity.replace(" ", "\ue000")
     head = _COMPACT_GAP.join([location, glued, rule, name])
     text = f"{head}{_COMPACT_GAP}{field + ': ' if field != '-' else ''}{message}"
     lines = [line.replace(glued, severity, 1) for line in wrap_text(text, width, "", "    ")]

@@ -236,7 +236,6 @@ def _limited(table: Table, limit: int | None) -> Table:
 def _write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
                    what: str) -> None:
     from kqctl.render.columns import format_lines
-
     from kqctl.render.console import terminal_width
 
     for line in format_lines(_limited(table, view.limit), wide=view.wide, headers=view.headers, paint=paint,

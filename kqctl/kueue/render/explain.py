@@ -219,9 +219,7 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
         # Names are user input: neither rich markup nor a newline or terminal escape in them takes effect.
         return markup_escape(printable(text))
 
-    from kqctl.render.console import make_console
-
-    from kqctl.render.console import terminal_width
+    from kqctl.render.console import make_console, terminal_width
 
     console = make_console(out, color)
     # Into a pipe lines are never wrapped (like kubectl describe); on a terminal rich wraps a branch's text at

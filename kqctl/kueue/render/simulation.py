@@ -148,9 +148,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
                   view: TableOptions) -> None:
     """Two kubectl-style tables (ClusterQueues, then workloads), Kueue's reasons, and a summary line."""
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
-
-    from kqctl.render.console import write_wrapped
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     workloads = workload_table(result, keep)

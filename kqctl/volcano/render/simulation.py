@@ -181,9 +181,7 @@ def group_table(outcomes: list[GroupOutcome]) -> Table:
 def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOutcome], bool],
                   view: TableOptions) -> None:
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
-
-    from kqctl.render.console import write_wrapped
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     outcomes = [o for o in result.groups.values() if keep(o)]

@@ -115,9 +115,7 @@ def pod_filter(namespace: str | None, queue: str | None, selector: str | None = 
 def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutcome], bool],
                   view: TableOptions) -> None:
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
-
-    from kqctl.render.console import write_wrapped
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     pods = pod_table(result, keep)
