@@ -115,40 +115,54 @@ def format_lines(table: Table, wide: bool = False, headers: bool = True,
     body = [[printable(row[i]) for i in keep] for row in table.rows]  # rows keep the raw text (keys, sorting)
     styles = [[style[i] for i in keep] for style in table.styles]
     widths = [max([len(header_row[j]) if headers else 0, *(len(r[j]) for r in body)]) for j in range(len(keep))]
-    room = _wrap_room(columns, widths, width, header_row if headers else None)
+    rooms = _wrap_rooms(columns, widths, width, header_row if headers else None)
+    wrapped = [{index: wrap_text(row[index], room, "", "  ") for index, room in rooms.items()} for row in body]
+    for index in rooms:  # a word longer than its room stays whole: the column widens to it
+        widths[index] = max([widths[index], *(len(piece) for pieces in wrapped for piece in pieces[index])])
     lines = []
     if headers:
         lines.append(_line(header_row, widths, columns, None, None))
-    for row, style in zip(body, styles, strict=True):
-        if room is None:
+    for row, style, pieces in zip(body, styles, wrapped, strict=True):
+        if not rooms:
             lines.append(_line(row, widths, columns, style, paint))
             continue
-        index, column_width = room
-        pieces = wrap_text(row[index], column_width, "", "  ")
-        for number, piece in enumerate(pieces):
-            cells = row if number == 0 else [""] * len(row)
-            lines.append(_line([*cells[:index], piece, *cells[index + 1:]], widths, columns, style, paint))
+        for number in range(max(len(p) for p in pieces.values())):
+            cells = [(pieces[j][number] if number < len(pieces[j]) else "") if j in pieces else
+                     (cell if number == 0 else "") for j, cell in enumerate(row)]
+            lines.append(_line(cells, widths, columns, style, paint))
     return lines
 
 
-def _wrap_room(columns: Sequence[Column], widths: list[int], width: int | None,
-               header_row: list[str] | None) -> tuple[int, int] | None:
-    """(index, width) of the wrap column when rows are wider than ``width``, its width narrowed to what the other
-    columns leave (never below MIN_WRAP_WIDTH or its header); ``widths`` is updated. None: nothing wraps."""
+def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None,
+                header_row: list[str] | None) -> dict[int, int]:
+    """The width each wrap column gets when rows are wider than ``width``: what the other columns leave, shared
+    (the narrower ones keep their own width, the rest split what remains), never below MIN_WRAP_WIDTH or the
+    header. ``widths`` is updated. Empty: nothing wraps (rows fit, or the other columns alone are too wide)."""
     if width is None:
-        return None
+        return {}
     total = sum(widths) + len(GAP) * (len(widths) - 1)
     wrapping = [j for j, column in enumerate(columns) if column.wrap]
     if total <= width or not wrapping:
-        return None
-    index = wrapping[-1]
-    others = total - widths[index]
-    floor = max(MIN_WRAP_WIDTH, len(header_row[index]) if header_row is not None else 0)
-    room = width - others
-    if room < floor or room >= widths[index]:
-        return None  # the other columns alone are too wide (the row runs past the edge anyway), or it fits
-    widths[index] = room
-    return index, room
+        return {}
+    left = width - (total - sum(widths[j] for j in wrapping))
+    least = MIN_WRAP_WIDTH if len(wrapping) == 1 else MIN_WRAP_WIDTH // 2  # several share the room
+    floors = {j: max(least, len(header_row[j]) if header_row is not None else 0) for j in wrapping}
+    if left < sum(floors.values()):
+        return {}  # the other columns alone are too wide: the row runs past the edge anyway
+    rooms: dict[int, int] = {}
+    pending = sorted(wrapping, key=lambda j: widths[j])
+    while pending:
+        share = left // len(pending)
+        j = pending[0]
+        if widths[j] <= share:  # fits in its share: keeps its width, the rest share what it leaves
+            left -= widths[j]
+            pending.pop(0)
+            continue
+        for j in pending:
+            rooms[j] = max(floors[j], left // len(pending))
+            widths[j] = rooms[j]
+        break
+    return rooms
 
 
 def _line(cells: Sequence[str], widths: Sequence[int], columns: Sequence[Column],
