@@ -115,8 +115,9 @@ def format_lines(table: Table, wide: bool = False, headers: bool = True,
     body = [[printable(row[i]) for i in keep] for row in table.rows]  # rows keep the raw text (keys, sorting)
     styles = [[style[i] for i in keep] for style in table.styles]
     widths = [max([len(header_row[j]) if headers else 0, *(len(r[j]) for r in body)]) for j in range(len(keep))]
-    rooms = _wrap_rooms(columns, widths, width, header_row if headers else None)
-    wrapped = [{index: wrap_text(row[index], room, "", "  ") for index, room in rooms.items()} for row in body]
+    rooms = _wrap_rooms(columns, widths, width, header_row if headers else None, body)
+    wrapped = [{index: wrap_text(row[index], room, "", "  ", least=1) for index, room in rooms.items()}
+               for row in body]
     for index in rooms:  # a word longer than its room stays whole: the column widens to it
         widths[index] = max([widths[index], *(len(piece) for pieces in wrapped for piece in pieces[index])])
     lines = []
@@ -133,11 +134,12 @@ def format_lines(table: Table, wide: bool = False, headers: bool = True,
     return lines
 
 
-def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None,
-                header_row: list[str] | None) -> dict[int, int]:
-    """The width each wrap column gets when rows are wider than ``width``: what the other columns leave, shared
-    (the narrower ones keep their own width, the rest split what remains), never below MIN_WRAP_WIDTH or the
-    header. ``widths`` is updated. Empty: nothing wraps (rows fit, or the other columns alone are too wide)."""
+def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None, header_row: list[str] | None,
+                body: list[list[str]]) -> dict[int, int]:
+    """The width each wrap column gets when rows are wider than ``width``: each first gets its longest word (and
+    its hanging indent) or its header, never less than a few columns, then what is left goes, share by share, to
+    those that want more. ``widths`` is updated. Empty: nothing wraps (rows fit, or the other columns alone
+    leave too little: the row runs past the edge, as kubectl's do)."""
     if width is None:
         return {}
     total = sum(widths) + len(GAP) * (len(widths) - 1)
@@ -145,23 +147,26 @@ def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None,
     if total <= width or not wrapping:
         return {}
     left = width - (total - sum(widths[j] for j in wrapping))
-    least = MIN_WRAP_WIDTH if len(wrapping) == 1 else MIN_WRAP_WIDTH // 2  # several share the room
-    floors = {j: max(least, len(header_row[j]) if header_row is not None else 0) for j in wrapping}
-    if left < sum(floors.values()):
-        return {}  # the other columns alone are too wide: the row runs past the edge anyway
+    least = MIN_WRAP_WIDTH if len(wrapping) == 1 else MIN_WRAP_WIDTH // 2
     rooms: dict[int, int] = {}
-    pending = sorted(wrapping, key=lambda j: widths[j])
-    while pending:
-        share = left // len(pending)
-        j = pending[0]
-        if widths[j] <= share:  # fits in its share: keeps its width, the rest share what it leaves
-            left -= widths[j]
-            pending.pop(0)
-            continue
-        for j in pending:
-            rooms[j] = max(floors[j], left // len(pending))
-            widths[j] = rooms[j]
-        break
+    for j in wrapping:
+        longest = max((len(word) for row in body for word in row[j].split()), default=0) + 2
+        rooms[j] = min(widths[j], max(least, len(header_row[j]) if header_row is not None else 0, longest))
+    if sum(rooms.values()) > left:
+        return {}
+    spare = left - sum(rooms.values())
+    wanting = [j for j in wrapping if rooms[j] < widths[j]]
+    while spare > 0 and wanting:
+        share = max(1, spare // len(wanting))
+        for j in list(wanting):
+            extra = min(share, widths[j] - rooms[j], spare)
+            rooms[j] += extra
+            spare -= extra
+            if rooms[j] >= widths[j]:
+                wanting.remove(j)
+    rooms = {j: room for j, room in rooms.items() if room < widths[j]}
+    for j, room in rooms.items():
+        widths[j] = room
     return rooms
 
 

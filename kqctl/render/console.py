@@ -89,23 +89,24 @@ def terminal_width(stream: TextIO) -> int | None:
     return shutil.get_terminal_size(fallback=(80, 24)).columns
 
 
-def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | None = None) -> list[str]:
+def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | None = None,
+              least: int = MIN_WRAP_WIDTH) -> list[str]:
     """``text`` as lines of at most ``width`` columns, the first after ``indent``, the others after
     ``hanging`` (default: ``indent`` and two spaces). Breaks only at spaces: never inside a word, so a
     name, a quantity or a hyphenated token stays whole (a word longer than the line runs past it), and
     ``indent`` (e.g. a finding's file:line and rule) is never broken either: a first line it leaves less
-    than MIN_WRAP_WIDTH of still takes that much text. ``width`` None (not a terminal) gives one line."""
+    than ``least`` columns of still takes that much text. ``width`` None (not a terminal) gives one line."""
     if width is None or len(indent) + len(text) <= width:
         return [indent + text]
     rest = indent + "  " if hanging is None else hanging
     lines: list[str] = []
-    line, room = indent, max(width, len(indent) + MIN_WRAP_WIDTH)
+    line, room = indent, max(width, len(indent) + least)
     empty = True  # nothing of ``text`` on ``line`` yet
     # Words with the spaces before them: a line keeps the spacing it was given (two spaces stay two).
     for gap, word in re.findall(r"( *)(\S+)", text):
         if not empty and len(line) + len(gap) + len(word) > room:
             lines.append(line)
-            line, room, empty = rest, max(width, len(rest) + MIN_WRAP_WIDTH), True
+            line, room, empty = rest, max(width, len(rest) + least), True
         line += word if empty else gap + word
         empty = False
     lines.append(line)

@@ -193,7 +193,7 @@ _QUEUE_COLUMNS = (
     Column("ClusterQueue"), Column("Cohort", wide=True), Column("Flavor"), Column("Resource"),
     Column("Nominal", right=True, sort_key=None), Column("Borrow limit", right=True, wide=True),
     Column("Lend limit", right=True, wide=True), Column("Used", right=True), Column("Borrowed", right=True),
-    Column("Lent", right=True, wide=True), Column("Pending", right=True), Column("Status", wide=True),
+    Column("Lent", right=True, wide=True), Column("Pending", right=True, wide=True), Column("Status", wide=True),
 )
 
 
@@ -235,7 +235,7 @@ _WORKLOAD_COLUMNS = (
     Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue", wide=True),
     Column("Priority", right=True, wide=True, sort_key=_number_key),
     Column("Cycle", right=True, wide=True, sort_key=_number_key),
-    Column("Decision"), Column("Flavors", wide=True), Column("Borrowed", wide=True),
+    Column("Decision", wrap=True), Column("Flavors", wide=True), Column("Borrowed", wide=True),
     Column("Preemption", wide=True), Column("Victims", wide=True), Column("Preemption reason", wide=True),
     Column("Reason", wide=True), Column("Detail", narrow=True, wrap=True),
 )
@@ -260,18 +260,16 @@ def workload_table(result: SimulationResult, keep: Callable[[WorkloadResult], bo
 
 
 def _detail_text(workload: WorkloadResult) -> str:
-    """DETAIL: for a workload that got in, what it borrows and whom it preempts; else Kueue's reason."""
+    """DETAIL: for a workload that got in, what it borrows and whom it preempts; else Kueue's reason (a name
+    of a preemptor would not fit 80 columns beside the workload's own)."""
     if workload.admission is None or workload.preempted_by:
-        parts = [f"by {workload.preempted_by}"] if workload.preempted_by else []
-        reason = _reason_token(workload)
-        return "; ".join([*parts, *([reason] if reason != "-" else [])]) or "-"
+        return _reason_token(workload)  # who preempted it: -o wide (PREEMPTION), -o json and explain
     parts = []
     borrowed = _borrowed_text(workload)
     if borrowed != "-":
         parts.append(f"borrows {borrowed}")
-    preemption = _preemption_text(workload)
-    if preemption != "-":
-        parts.append(preemption)
+    if workload.victims:
+        parts.append(f"preempts {len(workload.victims)}")  # whom: -o wide (VICTIMS), -o json and explain
     return "; ".join(parts) or "-"
 
 

@@ -16,7 +16,7 @@ FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 PLOT_SUFFIXES = (".svg", ".png")
 
 # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
-_COLUMNS = (Column("Queue"), Column("State"), Column("Weight", right=True), Column("Resource"),
+_COLUMNS = (Column("Queue"), Column("State", wide=True), Column("Weight", right=True), Column("Resource"),
             Column("Capability", right=True, wide=True), Column("Guarantee", right=True, wide=True),
             Column("Deserved", right=True), Column("Real cap", right=True, wide=True),
             Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True))

@@ -123,7 +123,7 @@ def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | No
 
 # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
 _QUEUE_COLUMNS = (
-    Column("Queue"), Column("State"), Column("Weight", right=True), Column("Resource"),
+    Column("Queue"), Column("State", wide=True), Column("Weight", right=True), Column("Resource"),
     Column("Capability", right=True, wide=True), Column("Guarantee", right=True, wide=True),
     Column("Deserved", right=True), Column("Real cap", right=True, wide=True), Column("Allocated", right=True),
     Column("Inqueue", right=True), Column("Share", right=True), Column("Parent", wide=True),
