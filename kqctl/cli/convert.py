@@ -36,7 +36,8 @@ def convert_command(
     to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target: v1beta2 or v1beta1 (Kueue "
                            "versions), or kueue (Volcano Queues, or a YuniKorn queues.yaml or its ConfigMap, to "
                            "Kueue)."),
-    output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT",
+                               help="yaml, json, jsonpath=TEMPLATE or custom-columns=SPEC (over the List of objects)."),
     sets: list[str] | None = options.SetOption,
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
@@ -44,8 +45,9 @@ def convert_command(
 
     if to not in TARGETS:
         raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
-    if output not in ("yaml", "json"):
-        raise UsageError(f"unknown output format {output!r}; choose yaml or json")
+    from kqctl.render.output import check_output
+
+    check_output(output, ("yaml", "json"))
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
@@ -68,7 +70,7 @@ def convert_command(
 
         raise typer.Exit(convert_to_kueue(result, output))
     converted, failed = _convert_all(result.objects, to)
-    _print(converted, output)
+    write_manifests(converted, output)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
@@ -90,6 +92,22 @@ def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:
             failed = failed or issue.severity == "error"
         converted.append(result.body)
     return converted, failed
+
+
+def write_manifests(documents: list[Any], output: str, single: bool = True) -> None:
+    """The converted objects: YAML documents, or (json, templates) one object or a ``kind: List`` of them
+    (``single``: one object is printed alone, as kubectl prints one object)."""
+    from kqctl.render.output import is_data_format, write_data
+
+    if output not in ("json", "yaml") and is_data_format(output):
+        write_data(sys.stdout, {"apiVersion": "v1", "kind": "List", "items": documents}, output, rows="items")
+        return
+    if output == "json" and not single:
+        from kqctl.render.structured import dump_json
+
+        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
+        return
+    _print(documents, output)
 
 
 def _print(documents: list[Any], output: str) -> None:

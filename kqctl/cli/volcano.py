@@ -383,12 +383,9 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     if others:
         sys.stderr.write(f"kqctl: note: {others} other object(s) of the input are not converted (Kueue runs Jobs "
                          "labelled kueue.x-k8s.io/queue-name=<LocalQueue>, not PodGroups)\n")
-    from kqctl.render.structured import dump_json, dump_yaml_documents
+    from kqctl.cli.convert import write_manifests
 
-    if output == "json":
-        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": objects}))
-    else:
-        sys.stdout.write(dump_yaml_documents(objects))
+    write_manifests(objects, output, single=False)
     return EXIT_OK
 
 

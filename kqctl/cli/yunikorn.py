@@ -280,7 +280,6 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     from kqctl.cli.schedulers import kinds_for
     from kqctl.errors import EXIT_OK, InputError
     from kqctl.load.objects import load_paths
-    from kqctl.render.structured import dump_json, dump_yaml_documents
     from kqctl.yunikorn.convert import to_kueue
     from kqctl.yunikorn.load import config_source
 
@@ -301,8 +300,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
-    if output == "json":
-        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
-    else:
-        sys.stdout.write(dump_yaml_documents(documents))
+    from kqctl.cli.convert import write_manifests
+
+    write_manifests(documents, output, single=False)
     raise typer.Exit(EXIT_OK)

@@ -363,7 +363,9 @@ def test_table_lists_findings_by_file_then_line_with_hint_and_summary() -> None:
 
     assert text.index("queues.yaml") < text.index("KQ205") < text.index("KQ101") < text.index("KQ301")
     assert "✖ error" in text and "⚠ warning" in text and "ℹ info" in text
-    assert "ClusterQueue team-a" in text and "LocalQueue team-a/default" in text
+    assert "ClusterQueue/team-a" in text and "LocalQueue/team-a/default" in text  # compact: Kind/name
+    wide = render(sample_report(), "wide")
+    assert "ClusterQueue team-a" in wide and "LocalQueue team-a/default" in wide  # the table's OBJECT column
     assert "add it to coveredResources" in text
     assert text.rstrip().splitlines()[-2] == "3 documents, 2 valid, 1 invalid: 1 error, 1 warning, 1 info"
     assert text.rstrip().splitlines()[-1].startswith("kqctl rules ID explains a rule")
