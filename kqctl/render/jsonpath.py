@@ -252,7 +252,8 @@ def value_text(value: Any) -> str:
 
 
 def relaxed(expression: str) -> str:
-    """kubectl's RelaxedJSONPathExpression: ``{.a.b}``, ``.a.b`` and ``a.b`` all mean the path ``.a.b``."""
+    """kubectl's RelaxedJSONPathExpression (kubectl/pkg/cmd/get/customcolumn.go): ``{.a.b}``, ``.a.b`` and ``a.b``
+    all mean the path ``.a.b``."""
     text = expression.strip()
     if text.startswith("{") and text.endswith("}"):
         text = text[1:-1].strip()
@@ -269,8 +270,9 @@ def values_of(expression: str, item: Any) -> list[Any]:
 
 
 def sort_key_for(expression: str) -> Callable[[Any], tuple[Any, ...]]:
-    """--sort-by PATH: a key ordering items by the path's first value, as kubectl's sorter does: numbers by
-    value, strings in natural order (``job-2`` before ``job-10``), items without the field last."""
+    """--sort-by PATH: a key ordering items by the path's first value, as kubectl's sorter does
+    (kubectl/pkg/cmd/get/sorter.go, isLess): numbers by value, strings in natural order (sortorder.NaturalLess:
+    ``job-2`` before ``job-10``); items without the field last (kubectl refuses a path no item has)."""
     path = library_path(relaxed(expression))
 
     def key(item: Any) -> tuple[Any, ...]:
