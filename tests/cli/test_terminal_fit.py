@@ -40,6 +40,9 @@ def test_every_line_fits_80_columns_and_no_token_is_broken(kqctl: Kq, sample: st
     piped = kqctl(command, "-R", f"samples/{sample}", env={"COLUMNS": "80"})
     # Wrapping only moves words to the next line: every word of the terminal's output is a whole word of the pipe's.
     assert _tokens(run.out) <= _tokens(piped.out)
+    if command == "validate":  # the longest lines: at 200 columns they use the width, and still break no word
+        wide = _terminal(kqctl, 200, command, "-R", f"samples/{sample}")
+        assert all(len(line) <= 200 for line in wide.out.splitlines()) and _tokens(wide.out) <= _tokens(piped.out)
 
 
 @pytest.mark.parametrize("sample, workload", sorted(EXPLAINED.items()))
