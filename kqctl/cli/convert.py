@@ -94,27 +94,7 @@ def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:
     return converted, failed
 
 
-def write_manifests(documents: list[Any], output: str, single: bool = True) -> None:
-    """The converted objects: YAML documents, or (json, templates) one object or a ``kind: List`` of them
-    (``single``: one object is printed alone, as kubectl prints one object)."""
-    from kqctl.render.output import is_data_format, write_data
+def write_manifests(documents: list[Any], output: str) -> None:
+    from kqctl.render.output import write_manifests as write
 
-    if output not in ("json", "yaml") and is_data_format(output):
-        write_data(sys.stdout, {"apiVersion": "v1", "kind": "List", "items": documents}, output, rows="items")
-        return
-    if output == "json" and not single:
-        from kqctl.render.structured import dump_json
-
-        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
-        return
-    _print(documents, output)
-
-
-def _print(documents: list[Any], output: str) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml_documents
-
-    if output == "json":
-        body: Any = documents[0] if len(documents) == 1 else {"apiVersion": "v1", "kind": "List", "items": documents}
-        sys.stdout.write(dump_json(body))
-    else:
-        sys.stdout.write(dump_yaml_documents(documents))
+    write(sys.stdout, documents, output)

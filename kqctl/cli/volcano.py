@@ -383,9 +383,9 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     if others:
         sys.stderr.write(f"kqctl: note: {others} other object(s) of the input are not converted (Kueue runs Jobs "
                          "labelled kueue.x-k8s.io/queue-name=<LocalQueue>, not PodGroups)\n")
-    from kqctl.cli.convert import write_manifests
+    from kqctl.render.output import write_manifests
 
-    write_manifests(objects, output, single=False)
+    write_manifests(sys.stdout, objects, output, single=False)
     return EXIT_OK
 
 

@@ -300,7 +300,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
-    from kqctl.cli.convert import write_manifests
+    from kqctl.render.output import write_manifests
 
-    write_manifests(documents, output, single=False)
+    write_manifests(sys.stdout, documents, output, single=False)
     raise typer.Exit(EXIT_OK)

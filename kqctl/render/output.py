@@ -104,6 +104,20 @@ def write_data(out: TextIO, data: Any, fmt: str, rows: str | None = None, sort_b
         raise ValueError(f"not a data format: {fmt!r}")
 
 
+def write_manifests(out: TextIO, documents: list[Any], fmt: str, single: bool = True) -> None:
+    """Kubernetes objects (convert's output): YAML documents, or in json and templates one object or a ``kind:
+    List`` of them (``single``: one object alone, as kubectl prints one object); templates see the List."""
+    from kqctl.render.structured import dump_json, dump_yaml_documents
+
+    listed = {"apiVersion": "v1", "kind": "List", "items": documents}
+    if fmt == "yaml":
+        out.write(dump_yaml_documents(documents))
+    elif fmt == "json":
+        out.write(dump_json(documents[0] if single and len(documents) == 1 else listed))
+    else:
+        write_data(out, listed, fmt, rows="items")
+
+
 def _write_custom_columns(out: TextIO, columns: Any, data: Any, rows: str | None, headers: bool) -> None:
     from kqctl.render.columns import Column, Table, format_lines
     from kqctl.render.jsonpath import custom_column_cell
