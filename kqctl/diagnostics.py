@@ -14,19 +14,18 @@ from datetime import datetime
 
 _level = 0
 _started = time.monotonic()
+_said: set[str] = set()
 
 
 def set_level(level: int) -> None:
     global _level, _started
     _level = max(0, level)
     _started = time.monotonic()
+    _said.clear()
 
 
 def level() -> int:
     return _level
-
-
-_said: set[str] = set()
 
 
 def log_once(at: int, message: str) -> None:

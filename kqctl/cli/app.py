@@ -168,9 +168,8 @@ def main() -> None:
     argv, verbosity, problem = extract_verbosity(sys.argv[1:])
     if problem is not None:
         _fail(problem, EXIT_USAGE)
-    if verbosity is not None:
-        diagnostics.set_level(verbosity)
-        diagnostics.log(1, f"kqctl {__version__}: {' '.join(argv)}")
+    diagnostics.set_level(verbosity or 0)  # every run starts from its own flags (tests run many in one process)
+    diagnostics.log(1, f"kqctl {__version__}: {' '.join(argv)}")
     try:
         app(args=argv, prog_name=_program_name())
     except SystemExit as exited:
