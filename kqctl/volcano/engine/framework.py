@@ -295,7 +295,7 @@ class NodeInfo:
             return self._key[1]
         key = (tuple(sorted(self.allocatable.as_dict().items())), tuple(sorted(self.idle.as_dict().items())),
                tuple(sorted(self.releasing.as_dict().items())), tuple(sorted(self.pipelined.as_dict().items())),
-               tuple(self.nonzero), self.model.unschedulable)
+               tuple(self.nonzero), self.model.unschedulable, self.model.taints)
         self._key = (self.version, key)
         return key
 
@@ -477,6 +477,7 @@ HOOK_FLAGS = {
     "job_enqueueable": "enableJobEnqueued", "job_enqueued": "enableJobEnqueued",
     "allocatable": "enabledAllocatable", "overused": "enabledOverused", "preemptive": "enablePreemptive",
     "reclaimable": "enableReclaimable", "predicate": "enablePredicate", "node_order": "enableNodeOrder",
+    "preemptable": "enablePreemptable",
 }
 
 

@@ -99,7 +99,7 @@ def execute(ssn: Session) -> None:
                 task = tasks[job.key].pop()
                 if task.pod.preempt_never or not ssn.preemptive(queue, [task]):
                     continue
-                shape = (job.queue, tuple(sorted(task.request.as_dict().items())))
+                shape = (job.queue, tuple(sorted(task.request.as_dict().items())), task.pod.tolerations)
                 if failed.get(shape) == ssn.epoch:
                     continue
                 if not reclaim_for_task(ssn, statement, task, job, rooms, shape[1:]):

@@ -15,7 +15,7 @@ from kqctl.volcano.api.config import SchedulerConf
 from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod
 from kqctl.volcano.engine import allocate, backfill, conformance, enqueue, gang, predicates, priority, reclaim
 from kqctl.volcano.engine.capacity import Capacity
-from kqctl.volcano.engine.drf import Drf
+from kqctl.volcano.engine.drf import Drf, HdrfLevel
 from kqctl.volcano.engine.framework import (
     ALLOCATED,
     BINDING,
@@ -64,6 +64,7 @@ class SessionResult:
     rounds: list[Any]  # proportion's water-filling rounds
     broken: str  # hierarchical capacity refused the session, and why
     trace: Trace | None
+    hdrf: dict[str, HdrfLevel] = field(default_factory=dict)  # drf enableHierarchy: the tree's levels by path
 
 
 @dataclass
@@ -158,6 +159,7 @@ def _settle_task(cache: Cache, job: JobInfo, task: TaskInfo, nominated: dict[str
 class _Opened:
     proportion: Proportion | None = None
     capacity: Capacity | None = None
+    drf: Drf | None = None
 
 
 def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
@@ -174,7 +176,8 @@ def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
             elif option.name == "conformance":
                 conformance.open_session(ssn, plugin)
             elif option.name == "drf":
-                Drf(ssn, plugin)
+                drf = Drf(ssn, plugin)
+                opened.drf = opened.drf or drf
             elif option.name == "overcommit":
                 Overcommit(ssn, plugin)
             elif option.name == "predicates":
@@ -212,7 +215,7 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
         phases=phases,
         reasons={key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
         gang=gang_messages, quota=quota, quota_plugin=quota_plugin, rounds=rounds, broken=broken,
-        trace=ssn.trace)
+        trace=ssn.trace, hdrf=opened.drf.levels() if opened.drf is not None else {})
 
 
 def group_phase(job: JobInfo) -> str:
