@@ -217,7 +217,8 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
                                  f"; the queues are: {', '.join(known[:15])}")
 
 
-def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool) -> None:
+def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
+                   sort_by: str | None = None) -> None:
     """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
     import typer
 
@@ -235,7 +236,7 @@ def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: b
         except OSError as exc:
             raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
-        render_audit(report, output, sys.stdout, headers=headers)
+        render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise typer.Exit(EXIT_OK)
@@ -279,7 +280,6 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     from kqctl.cli.schedulers import kinds_for
     from kqctl.errors import EXIT_OK, InputError
     from kqctl.load.objects import load_paths
-    from kqctl.render.structured import dump_json, dump_yaml_documents
     from kqctl.yunikorn.convert import to_kueue
     from kqctl.yunikorn.load import config_source
 
@@ -300,8 +300,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
-    if output == "json":
-        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
-    else:
-        sys.stdout.write(dump_yaml_documents(documents))
+    from kqctl.render.output import write_manifests
+
+    write_manifests(sys.stdout, documents, output, single=False)
     raise typer.Exit(EXIT_OK)

@@ -23,14 +23,14 @@ GATE_WHERE = {
 
 
 def render_explanation(explanation: Explanation, fmt: str, out: TextIO) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(explanation_data(explanation)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(explanation_data(explanation)))
+    if is_data_format(fmt):
+        write_data(out, explanation_data(explanation), fmt)
     elif fmt == "table":
-        out.write(text(explanation))
+        from kqctl.render.console import write_prose
+
+        write_prose(out, text(explanation))
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 

@@ -19,13 +19,12 @@ CONTRACT_VERSION = 1
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
                       selector: str | None = None, table: TableOptions | None = None) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     keep = group_filter(result, namespace, selector)
     view = table or TableOptions()
-    if fmt in ("json", "yaml"):
-        data = contract(result, keep)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, contract(result, keep), fmt, rows="podGroups", sort_by=view.sort_by, headers=view.headers)
     elif fmt == "name":
         for key, outcome in result.groups.items():
             if keep(outcome):
@@ -138,16 +137,18 @@ def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | No
 
 # --- tables ----------------------------------------------------------------------------------------------------
 
+# The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
 _QUEUE_COLUMNS = (
-    Column("Queue"), Column("State"), Column("Weight", right=True), Column("Resource"),
-    Column("Capability", right=True), Column("Guarantee", right=True), Column("Deserved", right=True),
-    Column("Real cap", right=True), Column("Allocated", right=True), Column("Inqueue", right=True),
-    Column("Share", right=True), Column("Parent", wide=True), Column("Priority", right=True, wide=True),
-    Column("PodGroups", wide=True),
+    Column("Queue"), Column("State", wide=True), Column("Weight", right=True), Column("Resource"),
+    Column("Capability", right=True, wide=True), Column("Guarantee", right=True, wide=True),
+    Column("Deserved", right=True), Column("Real cap", right=True, wide=True), Column("Allocated", right=True),
+    Column("Inqueue", right=True), Column("Share", right=True), Column("Parent", wide=True),
+    Column("Priority", right=True, wide=True), Column("PodGroups", wide=True),
 )
 _GROUP_COLUMNS = (
-    Column("PodGroup"), Column("Queue"), Column("Phase"), Column("Min", right=True), Column("Bound", right=True),
-    Column("Nodes"), Column("Evicted", right=True), Column("Reason"), Column("Pods", wide=True),
+    Column("PodGroup"), Column("Queue"), Column("Phase"), Column("Min", right=True, wide=True),
+    Column("Bound", right=True), Column("Nodes", wide=True), Column("Evicted", right=True),
+    Column("Reason", wrap=True), Column("Pods", wide=True),
 )
 
 
@@ -219,24 +220,23 @@ def group_table(outcomes: list[GroupOutcome]) -> Table:
         style = None if o.phase in ("Running", "Completed") else "yellow"
         table.add([o.key, o.queue, o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
                    str(len(o.evicted)) if o.evicted else "-", reason, pods],
-                  [None, None, style, None, None, None, None, None, None])
+                  [None, None, style, None, None, None, None, None, None], item={"name": o.key, **group_data(o)})
     return table
 
 
 def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOutcome], bool],
                   view: TableOptions) -> None:
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     outcomes = [o for o in result.groups.values() if keep(o)]
     groups = group_table(outcomes)
     sort_rows(groups, view.sort_by)
-    if not view.headers:
-        write_limited(out, groups, view, None, "PodGroups")
-        return
     rows = list(result.queues)
     shown = {r.name for r in rows if not r.implicit or r.phases or r.name == "default" and r.allocated.names()}
+    if len(outcomes) < len(result.groups):  # -n, -l: the queues of the PodGroups shown
+        shown &= {o.queue for o in outcomes}
     write_limited(out, queue_table(rows, shown), view, paint, "queue rows")
     out.write("\n")
     if result.hdrf:
@@ -254,11 +254,12 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
         listed = waiting[: view.limit or len(waiting)]
         for o in listed:
             assert o.reason is not None
-            out.write(f"  {o.key}: {o.reason[1]}\n")
+            write_wrapped(out, f"{o.key}: {o.reason[1]}", "  ", "    ")
         if len(listed) < len(waiting):
             out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
                       "everything)\n")
-    out.write("\n" + summary(result, outcomes) + "\n")
+    out.write("\n")
+    write_wrapped(out, summary(result, outcomes))
     _footnotes(result, out)
 
 
@@ -275,18 +276,20 @@ def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
 
 
 def _footnotes(result: SimulationResult, out: TextIO) -> None:
+    from kqctl.render.console import write_wrapped
+
     if any(r.state_assumed and not r.implicit for r in result.queues):
-        out.write("*: no status.state in the input; taken as Open, as the queue controller sets a new queue.\n")
+        write_wrapped(out, "*: no status.state in the input; taken as Open, as the queue controller sets a new queue.")
     if result.hierarchy_broken:
-        out.write(f"Hierarchical capacity refuses the whole session: {result.hierarchy_broken}\n")
+        write_wrapped(out, f"Hierarchical capacity refuses the whole session: {result.hierarchy_broken}")
     if result.livelock is not None:
         a, b = result.livelock.sessions
-        out.write(f"Livelock: the state after session {b} repeats the one after session {a}; "
-                  f"{', '.join(result.livelock.pods)} are evicted and bound again and again.\n")
+        write_wrapped(out, f"Livelock: the state after session {b} repeats the one after session {a}; "
+                      f"{', '.join(result.livelock.pods)} are evicted and bound again and again.")
     for note in result.notes:
-        out.write(f"note: {note}\n")
+        write_wrapped(out, f"note: {note}")
     for limitation in result.limitations:
-        out.write(f"not simulated: {limitation}\n")
+        write_wrapped(out, f"not simulated: {limitation}")
     for warning in result.warnings:
-        out.write(f"warning: {warning}\n")
+        write_wrapped(out, f"warning: {warning}")
 
