@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kqctl.cli import options
+from kqctl.cli import options, timeline
+from kqctl.cli import volcano as volcano_cli
+from kqctl.cli.timeline import SchedulePeriodOption
 from kqctl.errors import EXIT_OK, InputError, UsageError
 
 if TYPE_CHECKING:
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport
     from kqctl.load.documents import Document
+    from kqctl.load.objects import LoadResult
+    from kqctl.render.columns import TableOptions
     from kqctl.replay.durations import Distribution
 
 HELP = "\n\n".join((
@@ -162,6 +166,9 @@ def replay_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    schedule_period: str | None = SchedulePeriodOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.replay.report import replay_snapshot
@@ -170,6 +177,18 @@ def replay_command(
 
     check_output(output, REPLAY_FORMATS)
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
+    loaded = None
+    if generator is None:
+        loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
+                                           kubeconfig, scheduler, yunikorn_namespace)
+        if product != "Kueue":
+            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, output)
+            raise typer.Exit(replay_other(product, loaded, traces or [], runtime, finish_latency, until, seed, now,
+                                          schedule_period, scheduler_conf, output, namespace, parsed_selector, plot,
+                                          TableOptions(headers=not no_headers, sort_by=sort_by,
+                                                       limit=options.row_limit(limit, show_all), color=color)))
+    timeline.refuse_schedule_period("Kueue", schedule_period, None)
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     if output == "summary" and (namespace is not None or parsed_selector is not None):
         raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "
                          "every workload)")
@@ -180,7 +199,7 @@ def replay_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler)
+                            from_cluster, context, kubeconfig, scheduler, loaded=loaded)
     options.note_namespace(namespace, (w.namespace for w in snapshot.workloads))
     shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
@@ -194,6 +213,46 @@ def replay_command(
 
     render_replay(report, output, sys.stdout, view, shown)
     raise typer.Exit(EXIT_OK)
+
+
+def scheduler_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
+                     sets: list[str] | None, override: bool, from_cluster: bool, context: str | None,
+                     kubeconfig: str | None, scheduler: str | None,
+                     yunikorn_namespace: str | None) -> tuple[LoadResult, str]:
+    """The inputs (files, cluster, --set) and the product of the scheduler they are for (Kueue, Volcano, YuniKorn)."""
+    from kqctl.cli.schedulers import choose
+
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
+    return inputs, choose(scheduler, inputs.objects).product
+
+
+def refuse_kueue_replay_options(product: str, cycle_latency: str, fair_sharing: bool | None,
+                                feature_gates: str | None, output: str | None = None) -> None:
+    """Kueue's replay options for another scheduler's inputs: a usage error, never a silent no-op."""
+    if output == "summary":
+        raise UsageError(f"-o summary is Kueue's performance summary.yaml; the input is {product}'s (-o json has "
+                         "every figure)")
+    timeline.refuse_kueue_options(product, cycle_latency=None if cycle_latency == "calibrated" else cycle_latency,
+                                  fair_sharing=fair_sharing, feature_gates=feature_gates)
+
+
+def replay_other(product: str, inputs: LoadResult, traces: list[str], runtime: str | None, finish_latency: str,
+                 until: str | None, seed: int, now: str | None, schedule_period: str | None,
+                 scheduler_conf: str | None, output: str, namespace: str | None, selector: dict[str, Any] | None,
+                 plot: str | None, view: TableOptions) -> int:
+    """``kqctl replay`` for Volcano or YuniKorn."""
+    from kqctl.cli.progress import Progress
+
+    timeline.refuse_schedule_period(product, schedule_period, scheduler_conf)
+    time = timeline.settings(runtime, finish_latency, until, seed, now, schedule_period)
+    if plot is not None:
+        check_plot_directory(plot)
+    progress = Progress()
+    if product == "Volcano":
+        return timeline.replay_volcano(inputs, scheduler_conf, traces, time, output, namespace, selector, view, plot,
+                                       progress)
+    return timeline.replay_yunikorn(inputs, traces, time, output, namespace, selector, view, plot, progress)
 
 
 def listed(snapshot: Snapshot, namespace: str | None, selector: dict[str, Any] | None) -> Callable[[str], bool] | None:
@@ -240,8 +299,9 @@ def write_plots(report: ReplayReport, directory: str) -> list[str]:
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
                  traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
                  override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
-                 scheduler: str | None, command: str = "replay") -> Snapshot:
-    """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster), plus traces."""
+                 scheduler: str | None, command: str = "replay", loaded: LoadResult | None = None) -> Snapshot:
+    """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster; ``loaded`` when already
+    read), plus traces."""
     from kqctl.cli.simulate import load_snapshot, parse_now
 
     if generator is not None:
@@ -251,8 +311,8 @@ def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive
         snapshot = generator_snapshot(generator, start, seed)
     else:
         start = parse_now(now)
-        inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                     override, scheduler)
+        inputs = loaded or options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                               sets, override, scheduler)
         snapshot = load_snapshot(inputs, scheduler, start, command)
     add_traces(snapshot, traces or [], seed)
     check_runtimes(snapshot)

@@ -1,0 +1,385 @@
+"""The replay, diff and plan commands' Volcano and YuniKorn branches: their inputs (files, traces, runtimes) as
+each scheduler's snapshot, their options, and the rendering.
+
+The shared commands (``kqctl replay``, ``diff``, ``plan``) call in here once they know the input is Volcano's or
+YuniKorn's; Kueue's options are refused here with a usage error rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from kqctl.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.cli.progress import Progress
+    from kqctl.load.objects import LoadedObject, LoadResult
+    from kqctl.replay.durations import Distribution
+    from kqctl.replay.traces import QueueCheck, TraceRow
+    from kqctl.volcano.api.snapshot import Snapshot as VolcanoSnapshot
+    from kqctl.yunikorn.api.snapshot import Snapshot as YuniKornSnapshot
+
+SchedulePeriodOption = typer.Option(None, "--schedule-period", metavar="DURATION",
+                                    help="Volcano: the time between two sessions (vc-scheduler's --schedule-period; "
+                                         "default 1s).")
+
+
+@dataclass(frozen=True)
+class TimeSettings:
+    """The replay options Volcano and YuniKorn share (Kueue's own ones are refused before)."""
+
+    runtime: Distribution | None
+    finish_latency: int  # ms
+    until: int | None  # ms
+    seed: int
+    start: datetime
+    period: int | None  # ms: Volcano's --schedule-period (None: its default)
+
+
+def settings(runtime: str | None, finish_latency: str, until: str | None, seed: int, now: str | None,
+             schedule_period: str | None) -> TimeSettings:
+    from kqctl.cli.replay import _duration, parse_runtime
+    from kqctl.cli.simulate import parse_now
+
+    limit = _duration("--until", until) if until is not None else None
+    if limit is not None and limit <= 0:
+        raise UsageError("--until must be longer than 0")
+    period = _duration("--schedule-period", schedule_period) if schedule_period is not None else None
+    if period is not None and period <= 0:
+        raise UsageError("--schedule-period must be longer than 0")
+    return TimeSettings(parse_runtime(runtime), _duration("--finish-latency", finish_latency), limit, seed,
+                        parse_now(now), period)
+
+
+def refuse_kueue_options(product: str, **given: object) -> None:
+    """Kueue's replay options make no sense for Volcano or YuniKorn: a usage error, not a silent no-op."""
+    named = [f"--{name.replace('_', '-')}" for name, value in given.items() if value not in (None, False)]
+    if named:
+        raise UsageError(f"{', '.join(named)} {'applies' if len(named) == 1 else 'apply'} to Kueue only; the input "
+                         f"is {product}'s")
+
+
+def refuse_schedule_period(product: str, period: str | None, scheduler_conf: str | None) -> None:
+    if period is not None and product != "Volcano":
+        raise UsageError(f"--schedule-period applies to Volcano only; the input is {product}'s (YuniKorn's "
+                         "scheduling interval is service.schedulingInterval in its ConfigMaps)")
+    if scheduler_conf is not None and product != "Volcano":
+        raise UsageError(f"--scheduler-conf applies to Volcano only; the input is {product}'s")
+
+
+# --- traces as objects ------------------------------------------------------------------------------------------
+
+
+def trace_rows(paths: Iterable[str], queue_check: QueueCheck) -> list[tuple[str, list[TraceRow]]]:
+    """Each trace file's rows (CSV or YAML, as Kueue's traces); an unreadable row is a located input error."""
+    from kqctl.cli.replay import _single_document, is_csv
+    from kqctl.load.documents import decode_text
+    from kqctl.load.sources import read_source
+    from kqctl.replay.traces import TraceError, parse_csv_trace, parse_yaml_trace
+
+    found = []
+    for path in paths:
+        source = read_source(path)
+        text = decode_text(source.data, source.name)
+        if not text.strip():
+            raise InputError(source.name, "an empty trace: expected CSV with a header row (time,namespace,queue,"
+                             "...) or a YAML list of arrivals")
+        try:
+            if is_csv(source.name, text):
+                rows = parse_csv_trace(text, queue_check)
+            else:
+                document = _single_document(path, "a trace (CSV with a header row, or a YAML list)", text, source.name)
+                body = document.body
+                lines = [document.line_of((i,)) for i in range(len(body))] if isinstance(body, list) else None
+                rows = parse_yaml_trace(body, lines, queue_check)
+        except TraceError as exc:
+            raise InputError(source.name, str(exc), line=exc.line, column=exc.column) from None
+        found.append((source.name, rows))
+    return found
+
+
+def trace_objects(file: str, bodies: Iterable[tuple[TraceRow, dict[str, Any]]]) -> list[LoadedObject]:
+    """The objects a trace submits, as if read from the trace file at the row's line (messages point there)."""
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.load.documents import Document
+    from kqctl.load.objects import objects_of
+    from kqctl.origin import Origin
+
+    found = []
+    for row, body in bodies:
+        found.extend(objects_of(ALL_KINDS, Document(Origin(file, 0, row.line), body)))
+    return found
+
+
+def _with(inputs: LoadResult, extra: list[LoadedObject]) -> LoadResult:
+    from kqctl.load.objects import LoadResult, mark_duplicates
+
+    objects = [*inputs.objects, *extra]
+    if extra:
+        mark_duplicates(objects)
+    return LoadResult(objects, inputs.unreadable, inputs.files)
+
+
+def _priority_classes(inputs: LoadResult) -> dict[str, int]:
+    found = {}
+    for obj in inputs.objects:
+        if obj.kind == "PriorityClass" and isinstance(obj.body, dict) and isinstance(obj.body.get("value"), int):
+            found[str(obj.name)] = obj.body["value"]
+    return found
+
+
+def _trace_error(file: str, exc: Exception) -> InputError:
+    from kqctl.replay.traces import TraceError
+
+    assert isinstance(exc, TraceError)
+    return InputError(file, str(exc), line=exc.line, column=exc.column)
+
+
+# --- Volcano ------------------------------------------------------------------------------------------------
+
+
+def volcano_snapshot(inputs: LoadResult, scheduler_conf: str | None, traces: list[str],
+                     start: datetime) -> VolcanoSnapshot:
+    """The Volcano snapshot of the inputs and the traces' vcjobs; runtime annotations checked."""
+    from kqctl.cli import volcano as volcano_cli
+    from kqctl.k8s.names import is_dns1123_subdomain
+    from kqctl.replay.traces import TraceError
+    from kqctl.volcano.replay.arrivals import trace_jobs
+    from kqctl.volcano.replay.timeline import RuntimeDeclarationError, check_runtimes
+
+    queues = {str(o.name) for o in inputs.objects if o.kind == "Queue" and o.info is not None
+              and o.info.scheduler == "volcano"} | {"default"}
+    taken = {f"{o.namespace}/{o.name}" for o in inputs.objects if o.kind == "Job"}
+    extra: list[LoadedObject] = []
+    for file, rows in trace_rows(traces, is_dns1123_subdomain):
+        try:
+            bodies = trace_jobs(rows, start, queues, _priority_classes(inputs), taken)
+        except TraceError as exc:
+            raise _trace_error(file, exc) from None
+        taken |= {f"{row.namespace}/{row.name}" for row, _ in bodies}
+        extra.extend(trace_objects(file, bodies))
+    snapshot = volcano_cli.load_snapshot(_with(inputs, extra), scheduler_conf)
+    try:
+        check_runtimes(snapshot)
+    except RuntimeDeclarationError as exc:
+        origin = exc.where.origin
+        raise InputError(origin.file if origin else "<inputs>", str(exc),
+                         line=origin.line if origin and origin.line else None) from None
+    return snapshot
+
+
+def volcano_options(snapshot: VolcanoSnapshot, time: TimeSettings) -> Any:
+    from kqctl.volcano.replay.report import VolcanoReplayOptions
+    from kqctl.volcano.replay.timeline import DEFAULT_PERIOD_MS, TimelineOptions
+
+    return VolcanoReplayOptions(TimelineOptions(time.start, time.period or DEFAULT_PERIOD_MS, time.runtime, time.seed),
+                                time.until, time.finish_latency)
+
+
+def replay_volcano(inputs: LoadResult, scheduler_conf: str | None, traces: list[str], time: TimeSettings,
+                   output: str, namespace: str | None, selector: dict[str, Any] | None, view: Any,
+                   plot: str | None, progress: Progress) -> int:
+    from kqctl.cli import options
+    from kqctl.errors import EXIT_OK
+    from kqctl.volcano.render.replay import render_replay
+    from kqctl.volcano.replay.report import replay_snapshot
+
+    progress.step(f"kqctl: building the Volcano snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
+    snapshot = volcano_snapshot(inputs, scheduler_conf, traces, time.start)
+    options.note_namespace(namespace, (g.namespace for g in snapshot.pod_groups.values()), "PodGroup")
+    shown = _listed(((g.key, g.namespace, g.labels) for g in snapshot.pod_groups.values()), namespace, selector)
+    report = replay_snapshot(snapshot, volcano_options(snapshot, time),
+                             on_progress=_progress(progress, len(snapshot.pod_groups), "PodGroups"))
+    progress.done()
+    render_replay(report, output, sys.stdout, view, shown)
+    if plot is not None:
+        write_timeline_plots(report, plot, "volcano")
+    return EXIT_OK
+
+
+# --- YuniKorn -----------------------------------------------------------------------------------------------
+
+
+def yunikorn_queue_check(path: str) -> list[str]:
+    """A queue path as YuniKorn names queues: dot-separated names of letters, digits, ``_`` and ``-``."""
+    from kqctl.yunikorn.api.names import is_queue_name_valid
+
+    bad = [part for part in path.split(".") if not is_queue_name_valid(part)]
+    return [f"{part!r} is not a YuniKorn queue name (letters, digits, _ and -, at most 64)" for part in bad]
+
+
+def yunikorn_snapshot(inputs: LoadResult, traces: list[str], start: datetime) -> YuniKornSnapshot:
+    """The YuniKorn snapshot of the inputs and the traces' pods; runtime annotations checked."""
+    from kqctl.cli.yunikorn import yunikorn_snapshot as build
+    from kqctl.replay.traces import TraceError
+    from kqctl.yunikorn.replay.arrivals import trace_pods
+    from kqctl.yunikorn.replay.timeline import RuntimeDeclarationError, check_runtimes
+
+    snapshot = build(inputs, start)
+    if traces:
+        partition = _partition(snapshot)
+        taken = {pod.key for pod in snapshot.pods}
+        extra: list[LoadedObject] = []
+        for file, rows in trace_rows(traces, yunikorn_queue_check):
+            try:
+                bodies = trace_pods(rows, start, _queue_problem(partition), _priority_classes(inputs), taken)
+            except TraceError as exc:
+                raise _trace_error(file, exc) from None
+            taken |= {f"{body['metadata']['namespace']}/{body['metadata']['name']}" for _, body in bodies}
+            extra.extend(trace_objects(file, bodies))
+        snapshot = build(_with(inputs, extra), start)
+    try:
+        check_runtimes(snapshot)
+    except RuntimeDeclarationError as exc:
+        origin = exc.pod.origin
+        raise InputError(origin.file if origin else "<inputs>", str(exc),
+                         line=origin.line if origin and origin.line else None) from None
+    return snapshot
+
+
+def _partition(snapshot: YuniKornSnapshot) -> Any:
+    """The partition simulate builds; one YuniKorn could not build is an input error naming why."""
+    from kqctl.yunikorn.engine.partition import PartitionError, build_partition
+
+    try:
+        return build_partition(snapshot)
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None
+
+
+def _queue_problem(partition: Any) -> Callable[[str], str]:
+    """Why no application of a trace could run in a queue path ("" when it can: a leaf, or a path placement may
+    create because a rule creates queues)."""
+    import difflib
+
+    from kqctl.yunikorn.engine.partition import leaf_path
+
+    leaves = sorted(q.path for q in partition.tree.leaves())
+    creates = any(getattr(rule, "create", False) for rule in partition.rules or [])
+
+    def problem(path: str) -> str:
+        full = leaf_path(path.lower())
+        queue = partition.tree.get(full)
+        if queue is not None:
+            return "" if queue.leaf else f"queue {full} is a parent queue: applications run in leaf queues"
+        if creates:
+            return ""
+        close = difflib.get_close_matches(full, leaves, n=1)
+        hint = f"; did you mean {close[0]}?" if close else f"; the leaf queues are: {', '.join(leaves[:10])}"
+        return f"queue {full} is not in the configuration and no placement rule creates queues{hint}"
+
+    return problem
+
+
+def replay_yunikorn(inputs: LoadResult, traces: list[str], time: TimeSettings, output: str, namespace: str | None,
+                    selector: dict[str, Any] | None, view: Any, plot: str | None, progress: Progress) -> int:
+    from kqctl.cli import options
+    from kqctl.errors import EXIT_OK
+    from kqctl.yunikorn.render.replay import render_replay
+
+    progress.step(f"kqctl: building the YuniKorn snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
+    snapshot = yunikorn_snapshot(inputs, traces, time.start)
+    options.note_namespace(namespace, (pod.namespace for pod in snapshot.pods), "pod")
+    items = [(pod.key, pod.namespace, pod.labels) for pod in snapshot.pods]
+    pod_shown = _listed(items, namespace, selector)
+    shown = None
+    if pod_shown is not None:
+        keys = {pod.key for pod in snapshot.pods if pod_shown(pod.key)} | \
+            {pod.app_id for pod in snapshot.pods if pod_shown(pod.key)}
+        shown = keys.__contains__
+    report = yunikorn_replay(snapshot, time, _progress(progress, len(snapshot.pods), "pods"))
+    progress.done()
+    render_replay(report, output, sys.stdout, view, shown)
+    if plot is not None:
+        write_timeline_plots(report, plot, "yunikorn")
+    return EXIT_OK
+
+
+def yunikorn_options(time: TimeSettings) -> Any:
+    from kqctl.yunikorn.replay.report import YuniKornReplayOptions
+    from kqctl.yunikorn.replay.timeline import TimelineOptions
+
+    return YuniKornReplayOptions(TimelineOptions(time.runtime, time.seed), time.until, time.finish_latency)
+
+
+def yunikorn_replay(snapshot: YuniKornSnapshot, time: TimeSettings,
+                    on_progress: Callable[[int, int, int], None] | None = None) -> Any:
+    """The replay; a partition YuniKorn could not build is an input error naming why (as simulate says it)."""
+    from kqctl.yunikorn.engine.partition import PartitionError
+    from kqctl.yunikorn.replay.report import replay_snapshot
+
+    try:
+        return replay_snapshot(snapshot, yunikorn_options(time), on_progress)
+    except PartitionError as exc:
+        where = snapshot.config.origin
+        raise InputError(where.file if where else snapshot.config.description, str(exc),
+                         where.line if where else None) from None
+
+
+# --- shared -------------------------------------------------------------------------------------------------
+
+
+def _listed(items: Iterable[tuple[str, str, Any]], namespace: str | None,
+            selector: dict[str, Any] | None) -> Callable[[str], bool] | None:
+    """The keys -n and -l list (None: every one)."""
+    from kqctl.cli import options
+
+    if namespace is None and selector is None:
+        return None
+    matches = options.workload_matcher(namespace, selector)
+    return {key for key, ns, labels in items if matches(ns, dict(labels))}.__contains__
+
+
+def _progress(progress: Progress, total: int, what: str) -> Callable[[int, int, int], None]:
+    from kqctl.cli.replay import BAR
+    from kqctl.replay.durations import format_duration
+
+    def report(now: int, finished: int, _: int) -> None:
+        done = min(BAR, finished * BAR // total) if total else 0
+        progress.step(f"kqctl: replaying [{'#' * done}{'.' * (BAR - done)}] {finished:,}/{total:,} {what} done, "
+                      f"virtual time {format_duration(now)}", total)
+
+    return report
+
+
+def write_timeline_plots(report: Any, directory: str, scheduler: str) -> list[str]:
+    """Every chart of the replay into ``directory``; says what it wrote on stderr."""
+    from pathlib import Path
+
+    from kqctl.render.charts import has_matplotlib, svg, write_png
+    from kqctl.render.replay_charts import charts
+
+    folder = Path(directory)
+    written = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        png = has_matplotlib()
+        units = _units(scheduler)
+        for stem, chart in charts(report, units):
+            path = folder / f"{stem}.svg"
+            path.write_text(svg(chart), encoding="utf-8")
+            written.append(str(path))
+            if png:
+                write_png(chart, str(folder / f"{stem}.png"))
+                written.append(str(folder / f"{stem}.png"))
+    except OSError as exc:
+        raise UsageError(f"--plot {directory!r}: cannot write the charts: {exc.strerror or exc}") from None
+    sys.stderr.write(f"kqctl: wrote {len(written)} chart(s) to {directory}: "
+                     f"{', '.join(p.rsplit('/', 1)[-1] for p in written)}\n")
+    return written
+
+
+def _units(scheduler: str) -> Any:
+    if scheduler == "volcano":
+        from kqctl.volcano.render.replay import UNITS
+    else:
+        from kqctl.yunikorn.render.replay import UNITS
+    return UNITS
