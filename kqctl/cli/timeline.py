@@ -383,3 +383,61 @@ def _units(scheduler: str) -> Any:
     else:
         from kqctl.yunikorn.render.replay import UNITS
     return UNITS
+
+
+# --- diff -----------------------------------------------------------------------------------------------------
+
+
+def diff_other(product: str, old_inputs: LoadResult, new_inputs: LoadResult, traces: list[str], replay: bool,
+               time: TimeSettings, schedule_period: str | None, scheduler_conf: str | None, output: str,
+               fail_on: str | None, namespace: str | None, selector: dict[str, Any] | None, view: Any) -> int:
+    """``kqctl diff`` for Volcano or YuniKorn: both sides simulated (and replayed with ``replay``) and compared; with
+    ``--fail-on regression`` exit 1 when a workload running before is not after, in the steady state or the replay."""
+    from kqctl.cli import options
+    from kqctl.errors import EXIT_FINDINGS, EXIT_OK
+    from kqctl.render.scheduler_diff import render_diff
+
+    refuse_schedule_period(product, schedule_period, scheduler_conf)
+    if not replay and (time.runtime is not None or traces):
+        # Runtimes and arrivals only matter to a replay: without --replay they would silently change nothing.
+        raise UsageError("--runtime and --trace shape the replays: pass --replay with them")
+    if product == "Volcano":
+        from kqctl.volcano.replay.diff import diff_snapshots as diff_volcano
+
+        old_v = volcano_snapshot(old_inputs, scheduler_conf, traces, time.start)
+        new_v = volcano_snapshot(new_inputs, scheduler_conf, traces, time.start)
+        items = [(g.key, g.namespace, g.labels) for side in (old_v, new_v) for g in side.pod_groups.values()]
+        options.note_namespace(namespace, (item[1] for item in items), "PodGroup")
+        report = diff_volcano(old_v, new_v, volcano_options(old_v, time) if replay else None)
+    else:
+        from kqctl.yunikorn.engine.partition import PartitionError
+        from kqctl.yunikorn.replay.diff import diff_snapshots as diff_yunikorn
+
+        old_y = yunikorn_snapshot(old_inputs, traces, time.start)
+        new_y = yunikorn_snapshot(new_inputs, traces, time.start)
+        pods = [pod for side in (old_y, new_y) for pod in side.pods]
+        items = [(pod.key, pod.namespace, pod.labels) for pod in pods]
+        options.note_namespace(namespace, (pod.namespace for pod in pods), "pod")
+        for side in (old_y, new_y):
+            _partition(side)  # a configuration YuniKorn could not build is an input error on its side
+        try:
+            report = diff_yunikorn(old_y, new_y, yunikorn_options(time) if replay else None)
+        except PartitionError as exc:
+            raise InputError(new_y.config.description, str(exc)) from None
+    shown = _listed(items, namespace, selector)
+    if shown is not None and product == "YuniKorn":
+        matched = {key for key, _, _ in items if shown(key)}
+        matched |= {pod.app_id for pod in pods if pod.key in matched}  # the replay compares applications
+        shown = matched.__contains__
+    try:
+        render_diff(report, output, sys.stdout, view, shown)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    # --fail-on asks about the workloads -n and -l list, as simulate's does.
+    regressed = [key for key in report.regressed_keys() if shown is None or shown(key)]
+    if fail_on == "regression" and regressed:
+        named = ", ".join(regressed[:5]) + (f" and {len(regressed) - 5} more" if len(regressed) > 5 else "")
+        sys.stderr.write(f"kqctl: {len(regressed)} workload(s) running before are not running after "
+                         f"(--fail-on regression): {named}\n")
+        return EXIT_FINDINGS
+    return EXIT_OK
