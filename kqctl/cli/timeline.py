@@ -441,3 +441,128 @@ def diff_other(product: str, old_inputs: LoadResult, new_inputs: LoadResult, tra
                          f"(--fail-on regression): {named}\n")
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+# --- plan -----------------------------------------------------------------------------------------------------
+
+# Each worker process holds the snapshot once (inherited at fork, or sent once to a spawned process).
+_WORKER: tuple[Callable[..., Any], Any, Any, Any] | None = None
+
+
+def _init_worker(evaluate: Callable[..., Any], snapshot: Any, problem: Any, replay_options: Any) -> None:
+    import gc
+
+    global _WORKER
+    gc.disable()  # as the kqctl process itself: many small acyclic objects per replay
+    _WORKER = (evaluate, snapshot, problem, replay_options)
+
+
+def _evaluate_in_worker(values: tuple[int, ...]) -> Any:
+    assert _WORKER is not None
+    evaluate, snapshot, problem, replay_options = _WORKER
+    return evaluate(snapshot, problem, values, replay_options)
+
+
+class Evaluator:
+    """Replays candidates with the scheduler's ``evaluate``, in parallel processes when there is more than one core."""
+
+    def __init__(self, evaluate: Callable[..., Any], snapshot: Any, problem: Any, replay_options: Any, workers: int,
+                 progress: Progress) -> None:
+        self.evaluate, self.snapshot, self.problem, self.replay_options = evaluate, snapshot, problem, replay_options
+        self.workers = workers
+        self.progress = progress
+        self.count = 0
+        self.pool: Any = None
+
+    def __enter__(self) -> Evaluator:
+        if self.workers > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(self.workers, initializer=_init_worker,
+                                            initargs=(self.evaluate, self.snapshot, self.problem, self.replay_options))
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+    def __call__(self, candidates: list[tuple[int, ...]]) -> list[Any]:
+        self.progress.step(f"kqctl: planning: {self.count} replays done, {len(candidates)} running...")
+        if self.pool is None:
+            results = [self.evaluate(self.snapshot, self.problem, c, self.replay_options) for c in candidates]
+        else:
+            results = list(self.pool.map(_evaluate_in_worker, candidates))
+        self.count += len(results)
+        return results
+
+
+def plan_other(product: str, inputs: LoadResult, traces: list[str], time: TimeSettings, schedule_period: str | None,
+               scheduler_conf: str | None, scope: str, target: str, field: str | None, resources: list[str],
+               steps: list[str], maximum: list[str], workers: int, budget: int, output: str) -> int:
+    """``kqctl plan`` for Volcano (capability, deserved, guarantee or weight of a Queue) or YuniKorn (guaranteed or
+    max of a queue path). Exit 1 when nothing up to the cap meets the target."""
+    from kqctl.cli.progress import Progress
+    from kqctl.errors import EXIT_FINDINGS, EXIT_OK
+    from kqctl.render.scheduler_plan import render_plan
+    from kqctl.replay.planning import PlanError, search
+
+    refuse_schedule_period(product, schedule_period, scheduler_conf)
+    progress = Progress()
+    progress.step("kqctl: reading the inputs...")
+    if product == "Volcano":
+        from kqctl.volcano.render.replay import UNITS as VOLCANO_UNITS
+        from kqctl.volcano.replay import plan as volcano_plan
+
+        snapshot: Any = volcano_snapshot(inputs, scheduler_conf, traces, time.start)
+        plans: Any = volcano_plan
+        replay_options: Any = volcano_options(snapshot, time)
+        units = VOLCANO_UNITS
+        chosen = field or "capability"
+    else:
+        from kqctl.yunikorn.render.replay import UNITS as YUNIKORN_UNITS
+        from kqctl.yunikorn.replay import plan as yunikorn_plan
+
+        snapshot = yunikorn_snapshot(inputs, traces, time.start)
+        _partition(snapshot)  # a configuration YuniKorn could not build is an input error, before any replay
+        plans, replay_options, units = yunikorn_plan, yunikorn_options(time), YUNIKORN_UNITS
+        chosen = field or "guaranteed"
+    try:
+        problem = plans.make_problem(snapshot, target, scope, chosen, resources, steps)
+    except PlanError as exc:
+        raise UsageError(str(exc)) from None
+    cap = _cap(maximum, problem, plans.default_cap(snapshot, problem), product)
+    with Evaluator(plans.evaluate, snapshot, problem, replay_options, workers, progress) as evaluator:
+        result = search(problem, evaluator, cap, workers, budget)
+    progress.done()
+    render_plan(result, output, sys.stdout, workers, units)
+    return EXIT_OK if result.answer is not None else EXIT_FINDINGS
+
+
+def _cap(texts: list[str], problem: Any, default: tuple[int, ...], product: str) -> tuple[int, ...]:
+    """--max for the resources it names (in the scheduler's units); the others keep the default cap."""
+    given: dict[str, int] = {}
+    for text in texts:
+        resource, _, amount = text.partition("=")
+        value = _amount(product, resource, amount)
+        if value is None:
+            raise UsageError(f"--max {text!r}: expected RESOURCE=QUANTITY, e.g. cpu=64 or memory=256Gi")
+        if resource not in problem.resources:
+            raise UsageError(f"--max {text!r}: {resource} is not planned; planned: {', '.join(problem.resources)}")
+        given[resource] = value
+    planned = zip(problem.resources, default, problem.steps, strict=True)
+    return tuple(max(given.get(resource, fallback), step) for resource, fallback, step in planned)
+
+
+def _amount(product: str, resource: str, text: str) -> int | None:
+    if resource == "weight":
+        return int(text) if text.isdigit() else None
+    try:
+        if product == "Volcano":
+            from kqctl.volcano.api.resource import resource_list
+
+            return resource_list({resource: text}).get(resource)
+        from kqctl.yunikorn.api.resources import parse_config_value
+
+        return parse_config_value(resource, text)
+    except ValueError:
+        return None
