@@ -44,10 +44,11 @@ def _assumptions(timeline: VolcanoTimeline, options: VolcanoReplayOptions) -> li
     notes = [f"a session every {format_duration(timeline.period)} (vc-scheduler --schedule-period) when something "
              "changed; binds take effect in their session, evicted pods leave their node at once"]
     notes += timeline.runtimes.notes("PodGroup(s)")
-    deleted = sorted({e.workload for e in timeline.evictions if timeline.ended.get(e.workload) == DELETED})
-    if deleted:
-        notes.append(f"{len(deleted):,} PodGroup(s) lost bare pods to evictions: nothing makes a deleted bare pod "
-                     "again (a pod with a controller is made again by it)")
+    if timeline.deleted_pods:
+        ended = sum(1 for why in timeline.ended.values() if why == DELETED)
+        gone = f"; {ended:,} PodGroup(s) lost every pod" if ended else ""
+        notes.append(f"{timeline.deleted_pods:,} evicted bare pod(s) were deleted: nothing makes a deleted bare pod "
+                     f"again (a pod with a controller is made again by it){gone}")
     if timeline.livelocks:
         notes.append(f"{timeline.livelocks:,} time(s) the sessions came back to a state seen since the last arrival "
                      "or completion (a livelock: pods evicted and bound over and over); sessions then waited for the "

@@ -143,6 +143,7 @@ class VolcanoTimeline:
         self.evictions: list[Eviction] = []
         self.sessions = 0
         self.livelocks = 0
+        self.deleted_pods = 0  # evicted bare pods: nothing makes them again
         self.dirty = True  # something changed since the last session: the next one may decide differently
         self.tick_due = False
         self.last_session: int | None = None
@@ -312,6 +313,7 @@ class VolcanoTimeline:
         if policy is None:  # not a vcjob: each pod's own controller, if it has one
             bare = [p for p in pods if not job.tasks[p].pod.controller]
             changes.delete_tasks(self.cache, job, bare)
+            self.deleted_pods += len(bare)
             if not job.tasks:
                 self._end(key, DELETED, now)
             return "deleted: a bare pod is not made again" if bare else "made again by its controller"
