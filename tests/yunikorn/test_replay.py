@@ -45,7 +45,8 @@ def pod(name: str, app: str, queue: str, cpu: str = "1", at_ms: int = 0, bound: 
     if runtime is not None:
         meta["annotations"] = {"kqctl.dev/runtime": runtime}
     if owner:
-        meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": app, "uid": "u", "controller": True}]
+        meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": app, "uid": "u",
+                                    "controller": True}]
     spec: dict[str, Any] = {"schedulerName": "yunikorn", "priority": priority,
                             "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}
     if bound:
