@@ -550,6 +550,12 @@ _rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its gua
       "must be below guaranteed, victims come from queues above theirs below the fence",
       "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
       "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
+_rule("YK-PREEMPT-NODE", "-", "yunikorn-core", "Preemption evicts on the node with the lowest solution score: "
+      "evicting an application's first pod or a pod that opted out is avoided, then the fewest victims",
+      "Every node where evicting victims makes room is checked; a victim up to the one that makes room that is its "
+      "application's originator costs a large penalty, one with allow-preemption: false a larger one, then each "
+      "victim counts. Equal scores: YuniKorn keeps the check that answered first (goroutine order); kqctl the first "
+      "by node name.")
 _rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
       "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
       "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "
