@@ -169,3 +169,22 @@ def test_yk_preempt_node_prefers_more_victims_to_one_that_opted_out() -> None:
     assert states["keep"] == ("Running", "n1") and states["origin"] == ("Running", "n2")
     assert states["small-0"][0] == states["small-1"][0] == "Preempted"
     assert states["want"] == ("Allocated", "n2")
+
+
+def test_yk_preempt_an_ask_holding_a_reservation_preempts_when_every_node_is_reserved() -> None:
+    # yunikorn-core Application.tryAllocate: with every node reserved the iterator over unreserved nodes is empty (not
+    # nil), tryNodes finds nothing and tryPreemption(nodesTried=true) runs; the ask's own reserved node is a candidate
+    # (Preemptor.initWorkingState skips only nodes reserved for other asks). kqctl used to leave it pending.
+    config = CONFIG.replace("          - name: guaranteed\n",
+                            "          - name: urgent\n            properties: {priority.offset: \"100\"}\n"
+                            "          - name: guaranteed\n")
+    hogs = [pod(f"hog-{i}", "root.best-effort", "hogs", cpu="2", node_name=f"n{i}", age=timedelta(hours=3 - i))
+            for i in (1, 2)]
+    result = simulate(snapshot(config, node("n1", cpu="3", memory="4Gi"), node("n2", cpu="3", memory="4Gi"), *hogs,
+                               pod("urgent", "root.urgent", "u", cpu="2", preemptionPolicy="Never"),
+                               pod("want", "root.guaranteed", "w", cpu="2")))
+    assert [(e.kind, e.pod, e.node) for e in result.events] == [
+        ("reserved", "default/urgent", "n1"), ("reserved", "default/want", "n2"),  # now every node is reserved
+        ("preempted", "default/want", "n2"), ("allocated-reserved", "default/want", "n2")]
+    states = {p.name: (p.state, p.node) for p in result.pods}
+    assert states["hog-2"][0] == "Preempted" and states["urgent"][0] == "Pending"
