@@ -6,7 +6,7 @@ nothing pending)::
     queue: {path, settings, chain: [{path, leaf, raw, source, offset, policy, reported, rule}],
             levels: [{parent, considersPriority, order: [{name, path, priority, fairShare, pending, tieWithNext}]}],
             rejected: [{application, pods, requestedQueue, reason}]}
-    pod:   {pod, application, queue, state, node, order, reason, request, priority, requestedQueue,
+    pod:   {pod, application, queue, state, node, order, reason, request, failOn, neverFits, priority, requestedQueue,
             placement: {queue, rule, error, steps: [{rule, result, outcome}]}, applicationState,
             maxApplications: [{queue, running, max, ok}], chain, levels,
             position: {sortPolicy, order: [{application, priority, submitted, usage, tieWithNext, this}]},
@@ -132,6 +132,7 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
         "scheduler": "yunikorn",
         "pod": pod.key, "application": pod.app_id, "queue": pod.queue or None, "state": pod.state,
         "node": pod.node or None, "order": pod.order or None, "reason": pod.reason, "request": exact(pod.resource),
+        "failOn": list(pod.fail_on), "neverFits": pod.inadmissible or None,
         "priority": pod.priority, "requestedQueue": e.requested_queue or None,
         "placement": None if placement is None else {
             "queue": placement.queue or None, "rule": placement.rule or None, "error": placement.error or None,
@@ -190,6 +191,8 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
     if pod.state == "Pending":
         # recorded when YuniKorn last tried the pod; the sections below show the end of the simulation
         out.write(f"  when last tried: {pod.reason}\n")
+        if pod.inadmissible:
+            out.write(f"  it can never get in as configured (inadmissible): {pod.inadmissible}\n")
     elif pod.state not in ("Running", "Allocated"):
         out.write(f"  {pod.reason}\n")
     _write_placement(out, e)
