@@ -105,7 +105,8 @@ def test_explain_and_simulate_give_each_pod_the_same_fail_on_states() -> None:
     simulated = {f"{p['namespace']}/{p['name']}": p for p in
                  json.loads(run_kqctl("simulate", sample, *now, "-o", "json").out)["pods"]}
     assert any("inadmissible" in p["failOn"] for p in simulated.values())
-    for key, pod in simulated.items():
-        if pod["state"] in ("Pending", "Rejected"):
+    for key, simulated_pod in simulated.items():
+        if simulated_pod["state"] in ("Pending", "Rejected"):
             explained = json.loads(run_kqctl("explain", key, sample, *now, "-o", "json").out)
-            assert (explained["failOn"], explained["neverFits"]) == (pod["failOn"], pod["neverFits"]), key
+            assert (explained["failOn"], explained["neverFits"]) == \
+                (simulated_pod["failOn"], simulated_pod["neverFits"]), key

@@ -298,8 +298,9 @@ def _write_preemption(out: TextIO, e: Explanation) -> None:
 def _write_suggestions(out: TextIO, e: Explanation) -> None:
     if e.pod.state in ("Running", "Allocated"):
         return
-    out.write("\nWhat would let it run (each checked by simulating again with the change):\n")
+    out.write("\nWhat would let it run (each the smallest change that does, checked by simulating again with it):\n")
     if not e.suggestions:
-        out.write("  nothing kqctl tried (a max, maxapplications, an offset, a fence, one more node) is enough alone\n")
+        out.write("  nothing kqctl tried (a max, a user or group limit, maxapplications, an offset, a fence, one more "
+                  "node) is enough alone\n")
     for s in e.suggestions:
         out.write(f"  - {s.change}: it would then be {s.outcome}\n")
