@@ -511,26 +511,31 @@ _rule("YK-V18", "error", "yunikorn-validator", "A parent's maxapplications binds
       "no larger")
 _rule("YK-V19", "error", "yunikorn-validator", "User and group limits: names, duplicates, wildcard order, values, "
       "and no more than the same name's (or the wildcard's) limit above")
-_rule("YK-V20", "error", "yunikorn-core", "The validator accepts it, but the queues cannot be built",
-      "A child template with a bad quantity; an ACL with doubled or leading spaces (the validator splits on runs "
-      "of blanks, the queue on single spaces); a top queue spelled Root or ROOT (the partition wants root).")
-_rule("YK-V21", "error", "yunikorn-core", "The validator accepts it, but the placement rules cannot be built",
-      "An unknown rule name, recovery, tag or fixed without a value, a qualified fixed rule with a parent: at "
-      "start-up the placement manager has no rules and rejects every application; on a reload the old rules stay.")
+_rule("YK-V20", "warning", "yunikorn-core", "YuniKorn accepts it, but the queues cannot be built",
+      "YuniKorn's validator and admission webhook allow it; a reload with it then fails and the old configuration "
+      "stays, and at start-up the partition cannot be created. A child template with a bad quantity; an ACL with "
+      "doubled or leading spaces (the validator splits on runs of blanks, the queue on single spaces); a top queue "
+      "spelled Root or ROOT (the partition wants root).")
+_rule("YK-V21", "warning", "yunikorn-core", "YuniKorn accepts it, but the placement rules cannot be built",
+      "Rule names are matched in any case (PrimaryGroup is primarygroup, a rule yunikorn-core does not have). An "
+      "unknown rule name, recovery, tag or fixed without a value, a qualified fixed rule with a parent: at start-up "
+      "the placement manager has no rules and rejects every application; a reload with it fails and the old "
+      "configuration stays. YuniKorn's validator and admission webhook allow it.")
 _rule("YK-V22", "warning", "yunikorn-core", "A queue property value that does not parse is replaced by its "
       "default, silently")
 _rule("YK-V23", "warning", "yunikorn-core", "A queue property YuniKorn does not know is ignored")
-_rule("YK-V24", "error", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) or nearly "
+_rule("YK-V24", "warning", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) or nearly "
       "vcore or memory (Memory) limits nothing", "Pods reach YuniKorn as vcore (cpu in millicores), memory, pods "
       "and their other resources by name, case-sensitive. YuniKorn accepts any name in a queue's resources, so a "
-      "cpu: or Memory: limit is kept, but never matched by anything a pod asks for.")
+      "cpu: or Memory: limit is kept (the configuration is valid), but never matched by anything a pod asks for: "
+      "a max does not limit, a guaranteed guarantees nothing, a user limit does not limit.")
 _rule("YK-V25", "warning", "yunikorn-core", "A guaranteed or max with only zero values is ignored (the queue is "
       "unlimited, not closed)")
 _rule("YK-V26", "warning", "yunikorn-core", "A child template's guaranteed above its max is not checked")
 _rule("YK-V27", "info", "yunikorn-shim", "An empty queues.yaml: YuniKorn uses its built-in default")
-_rule("YK-V27B", "error", "yunikorn-core", "No partition at all: nothing is scheduled")
-_rule("YK-V27C", "error", "yunikorn-shim", "No partition named default: the shim submits every application to "
-      "default")
+_rule("YK-V27B", "warning", "yunikorn-core", "No partition at all: YuniKorn accepts it, and nothing is scheduled")
+_rule("YK-V27C", "warning", "yunikorn-shim", "No partition named default: YuniKorn accepts it, but the shim submits "
+      "every application to default")
 _rule("YK-V28", "-", "yunikorn-core", "A gang application (task groups) is rejected by a queue that does not sort "
       "its applications fifo, or whose max below root cannot hold its placeholders",
       "The Kubernetes shim reads the yunikorn.apache.org/task-groups annotation (per group minMember pods, each with "
@@ -590,6 +595,12 @@ _rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its gua
       "must be below guaranteed, victims come from queues above theirs below the fence",
       "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
       "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
+_rule("YK-PREEMPT-NODE", "-", "yunikorn-core", "Preemption evicts on the node with the lowest solution score: "
+      "evicting an application's first pod or a pod that opted out is avoided, then the fewest victims",
+      "Every node where evicting victims makes room is checked; a victim up to the one that makes room that is its "
+      "application's originator costs a large penalty, one with allow-preemption: false a larger one, then each "
+      "victim counts. Equal scores: YuniKorn keeps the check that answered first (goroutine order); kqctl the first "
+      "by node name.")
 _rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
       "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
       "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "
