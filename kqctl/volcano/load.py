@@ -36,7 +36,6 @@ from kqctl.volcano.api.models import (
     Pod,
     PodGroup,
     Queue,
-    scoring_request,
 )
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, is_scalar_resource_name
 from kqctl.volcano.api.snapshot import Snapshot
@@ -233,9 +232,25 @@ def pod_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]
     return result
 
 
-def _containers(pod_spec: Mapping[str, Any]) -> int:
-    containers = pod_spec.get("containers")
-    return len(containers) if isinstance(containers, list) else 1
+# kube-scheduler's defaults for a container that requests no cpu or no memory (``schedutil.DefaultMilliCPURequest``,
+# ``DefaultMemoryRequest``): its node scorers count them so that such pods still weigh something.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+def scoring_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]] | None = None) -> tuple[int, int]:
+    """VC-SCORE-1: the non-zero cpu and memory requests kube-scheduler's NodeResourcesFit scores with
+    (``PodRequests`` with ``NonMissingContainerRequests``): every container, init containers included, that
+    does not name cpu (memory) counts 100m (200Mi); one that names 0 counts 0."""
+    from kqctl.k8s.pods import adjust
+
+    limits = summarize_limit_ranges(limit_items) if limit_items else None
+    pod = adjust(read_pod_resources(pod_spec), limits)
+    for container in [*pod.init_containers, *pod.containers]:
+        container.requests.setdefault(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        container.requests.setdefault(MEMORY, DEFAULT_MEMORY_REQUEST)
+    requests = pod_requests(pod)
+    return requests.get(CPU, 0), requests.get(MEMORY, 0)
 
 
 def _pod(obj: LoadedObject, snapshot: Snapshot, limits: Mapping[str, list[Mapping[str, Any]]]) -> Pod:
@@ -267,7 +282,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         phase=status.string("phase") or "Pending",
         deleting=meta.has("deletionTimestamp"),
         request=request,
-        score_request=scoring_request(request, _containers(spec.obj)),
+        score_request=scoring_request(spec.obj, limit_items),
         priority=_task_priority(spec, annotations, snapshot),
         preemptable=_preemptable(annotations, labels),
         preempt_never=policy == "Never",

@@ -6,7 +6,18 @@ minMember tasks are allocated or running, is never reclaimed below minMember, an
 
 from __future__ import annotations
 
-from kqctl.volcano.engine.framework import PENDING, PERMIT, REJECT, JobInfo, Plugin, Session, TaskInfo, ValidateResult
+from kqctl.volcano.engine.framework import (
+    PENDING,
+    PERMIT,
+    PIPELINED,
+    REJECT,
+    RELEASING,
+    JobInfo,
+    Plugin,
+    Session,
+    TaskInfo,
+    ValidateResult,
+)
 
 
 def open_session(ssn: Session, plugin: Plugin) -> None:
@@ -47,6 +58,16 @@ def job_order(left: JobInfo, right: JobInfo) -> int:
     if l_ready == r_ready:
         return 0
     return 1 if l_ready else -1
+
+
+def releasing_fills_gang(job: JobInfo) -> bool:
+    """VC-GANG-1 ``shouldSkipUnschedulableForReleasing``: a job that is not ready only because some of its
+    scheduled pods are being deleted (still on their nodes), with nothing pending or pipelined, gets no
+    Unschedulable condition, so its PodGroup keeps its phase instead of turning Unknown."""
+    releasing = sum(1 for task in job.with_status(RELEASING) if task.node)
+    if releasing == 0 or job.count(PENDING, PIPELINED):
+        return False
+    return job.scheduled_task_num() + releasing >= job.min_available
 
 
 def unready_message(job: JobInfo) -> str:
