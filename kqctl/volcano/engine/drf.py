@@ -1,14 +1,17 @@
 """The drf plugin's job order (``plugins/drf/drf.go``): the job with the smaller dominant share goes first.
 
 A job's share is the largest allocated/total over the cluster's resources (``pods`` included). kqctl models
-the job order only; drf's hierarchy (``enableHierarchy``) and namespace order are reported as not simulated.
+the job order and the preempt action's victims (DRF-2); drf's hierarchy (``enableHierarchy``) and namespace
+order are reported as not simulated.
 """
 
 from __future__ import annotations
 
 from kqctl.volcano.api.resource import Resource
-from kqctl.volcano.engine.framework import JobInfo, Plugin, Session, TaskInfo
+from kqctl.volcano.engine.framework import PERMIT, JobInfo, Plugin, Session, TaskInfo
 from kqctl.volcano.engine.queue_attr import float_share
+
+SHARE_DELTA = 0.000001
 
 
 class Drf:
@@ -17,6 +20,7 @@ class Drf:
         self.names = [(name, self.total.get(name)) for name in ssn.total.names()]
         self.shares: dict[str, float] = {key: self._share(job.allocated) for key, job in ssn.jobs.items()}
         plugin.hooks["job_order"] = self.job_order
+        plugin.hooks["preemptable"] = self.preemptable
         ssn.event_handlers.append((self.on_change, self.on_change))
 
     def _share(self, allocated: Resource) -> float:
@@ -33,6 +37,19 @@ class Drf:
         if l_share == r_share:
             return 0
         return -1 if l_share < r_share else 1
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """DRF-2 (``preemptableFn``): a victim when the preemptor's share with its task added is at most the
+        preemptee's job's share with that task removed (within 0.000001)."""
+        mine = self._share(preemptor.job.allocated.clone().add(preemptor.request))
+        left: dict[str, Resource] = {}
+        victims = []
+        for preemptee in preemptees:
+            allocated = left.setdefault(preemptee.job.key, preemptee.job.allocated.clone())
+            theirs = self._share(allocated.sub(preemptee.request))
+            if mine < theirs or abs(mine - theirs) <= SHARE_DELTA:
+                victims.append(preemptee)
+        return victims, PERMIT
 
     def on_change(self, task: TaskInfo) -> None:
         self.shares[task.job.key] = self._share(task.job.allocated)

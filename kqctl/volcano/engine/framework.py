@@ -530,6 +530,7 @@ HOOK_FLAGS = {
     "job_enqueueable": "enableJobEnqueued", "job_enqueued": "enableJobEnqueued",
     "allocatable": "enabledAllocatable", "overused": "enabledOverused", "preemptive": "enablePreemptive",
     "reclaimable": "enableReclaimable", "predicate": "enablePredicate", "node_order": "enableNodeOrder",
+    "preemptable": "enablePreemptable",
     "batch_node_order": "enableNodeOrder",
 }
 
@@ -712,24 +713,35 @@ class Session:
         return 0.0 + order + batch
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
-        """``Reclaimable``: within a tier the voters' victims intersect; the first tier with victims decides."""
-        victims: list[TaskInfo] | None = None
-        for tier in self.hooks("reclaimable"):
-            for fn in tier:
-                candidates, vote = fn(reclaimer, reclaimees)
-                if vote == ABSTAIN:
-                    continue
-                if not candidates:
-                    victims = None
-                    break
-                if victims is None:
-                    victims = list(candidates)
-                else:
-                    keep = {id(c) for c in candidates}
-                    victims = [v for v in victims if id(v) in keep]
-            if victims is not None:
-                return victims
-        return victims or []
+        """``Reclaimable``: the reclaim action's victims (see :func:`_victims`)."""
+        return _victims(self.hooks("reclaimable"), reclaimer, reclaimees)
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+        """``Preemptable``: the preempt action's victims (see :func:`_victims`)."""
+        return _victims(self.hooks("preemptable"), preemptor, preemptees)
+
+
+def _victims(tiers: list[list[Callable[..., Any]]], evictor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+    """Tier by tier, the voters' victims intersect; a voter with none ends the tier undecided; the first tier
+    that decided wins. As in Go, an empty intersection is no decision either (a nil slice), so the next voter
+    of the tier starts afresh."""
+    victims: list[TaskInfo] | None = None
+    for tier in tiers:
+        for fn in tier:
+            chosen, vote = fn(evictor, candidates)
+            if vote == ABSTAIN:
+                continue
+            if not chosen:
+                victims = None
+                break
+            if victims is None:
+                victims = list(chosen)
+            else:
+                keep = {id(c) for c in chosen}
+                victims = [v for v in victims if id(v) in keep] or None
+        if victims is not None:
+            return victims
+    return []
 
 
 def _tier_vote(tiers: list[list[Callable[..., Any]]], job: JobInfo) -> bool:
@@ -764,3 +776,12 @@ def fits_node(task: TaskInfo, node: NodeInfo) -> list[str]:
 
 def fits_idle(task: TaskInfo, node: NodeInfo) -> bool:
     return less_equal(task.request, node.idle, "zero")
+
+
+def validate_victims(task: TaskInfo, node: NodeInfo, victims: list[TaskInfo]) -> bool:
+    """``util.ValidateVictims``: the node's future idle plus every victim must hold the task; no victim at all
+    is fine when the task fits as it is."""
+    room = node.future_idle()
+    for victim in victims:
+        room.add(victim.request)
+    return less_equal(task.request, room, "zero")

@@ -23,6 +23,7 @@ from kqctl.volcano.engine.framework import (
 def open_session(ssn: Session, plugin: Plugin) -> None:
     plugin.hooks["job_valid"] = job_valid
     plugin.hooks["reclaimable"] = lambda reclaimer, reclaimees: evictable(reclaimees)
+    plugin.hooks["preemptable"] = lambda preemptor, preemptees: evictable(preemptees)
     plugin.hooks["job_order"] = job_order
     plugin.hooks["job_ready"] = lambda job: job.check_task_ready() and job.is_ready()
     plugin.hooks["job_pipelined"] = lambda job: PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT

@@ -27,6 +27,7 @@ from kqctl.volcano.engine.framework import (
     Session,
     Statement,
     TaskInfo,
+    validate_victims,
 )
 
 
@@ -128,7 +129,7 @@ def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: Jo
         if not reclaimees:
             continue
         victims = ssn.reclaimable(task, sorted(reclaimees, key=lambda t: t.key))
-        if not _victims_make_room(task, node, victims):
+        if not validate_victims(task, node, victims):
             continue
         if evict_until_fit(ssn, statement, task, node, victims, "reclaim"):
             ssn.note(job, trace.RECLAIM, f"{task.pod.name} reclaims on {node.name} from "
@@ -160,11 +161,3 @@ def evict_until_fit(ssn: Session, statement: Statement, task: TaskInfo, node: No
     statement.merge(node_statement)
     return True
 
-
-def _victims_make_room(task: TaskInfo, node: NodeInfo, victims: list[TaskInfo]) -> bool:
-    """``ValidateVictims``: the node's future idle plus every victim must hold the task (no victim at all is
-    fine when the task fits as it is)."""
-    room = node.future_idle()
-    for victim in victims:
-        room.add(victim.request)
-    return less_equal(task.request, room, "zero")

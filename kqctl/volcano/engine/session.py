@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from kqctl.volcano.api.config import SchedulerConf
 from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod
-from kqctl.volcano.engine import allocate, backfill, conformance, enqueue, gang, predicates, priority, reclaim
+from kqctl.volcano.engine import (
+    allocate,
+    backfill,
+    conformance,
+    enqueue,
+    gang,
+    predicates,
+    preempt,
+    priority,
+    reclaim,
+)
 from kqctl.volcano.engine.capacity import Capacity
 from kqctl.volcano.engine.drf import Drf
 from kqctl.volcano.engine.framework import (
@@ -102,6 +112,8 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
             allocate.execute(ssn, "enqueue" in snapshot.conf.actions)
         elif action == "reclaim":
             reclaim.execute(ssn)
+        elif action == "preempt":
+            preempt.execute(ssn)
         elif action == "backfill":
             backfill.execute(ssn)
     return _close(ssn, plugins)

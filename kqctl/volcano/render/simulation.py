@@ -207,15 +207,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
         write_limited(out, groups, view, paint, "PodGroups")
     else:
         out.write("No PodGroups.\n")
-    pipelined = [(pod, node) for o in outcomes for pod, node in o.pipelined.items()]
-    if pipelined:
-        out.write("\nPipelined (a node holds them room until resources being released free up; not bound yet):\n")
-        listed = pipelined[: view.limit or len(pipelined)]
-        for pod, node in listed:
-            out.write(f"  {pod} -> {node}\n")
-        if len(listed) < len(pipelined):
-            out.write(f"  ... {len(pipelined) - len(listed):,} more (--limit N or --show-all for more, -o json for "
-                      "everything)\n")
+    _pipelined(outcomes, out, view)
     waiting = [o for o in outcomes if o.reason is not None]
     if waiting:
         out.write("\nWhy not running:\n")
@@ -228,6 +220,20 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
                       "everything)\n")
     out.write("\n" + summary(result, outcomes) + "\n")
     _footnotes(result, out)
+
+
+def _pipelined(outcomes: list[GroupOutcome], out: TextIO, view: TableOptions) -> None:
+    """The pods the last session pipelined: a node holds them room for the next session; none is bound."""
+    pipelined = [(pod, node) for o in outcomes for pod, node in o.pipelined.items()]
+    if not pipelined:
+        return
+    out.write("\nPipelined (a node is reserved for them in the next session; not bound yet):\n")
+    listed = pipelined[: view.limit or len(pipelined)]
+    for pod, node in listed:
+        out.write(f"  {pod} -> {node}\n")
+    if len(listed) < len(pipelined):
+        out.write(f"  ... {len(pipelined) - len(listed):,} more (--limit N or --show-all for more, -o json for "
+                  "everything)\n")
 
 
 def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
