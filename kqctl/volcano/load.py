@@ -9,7 +9,7 @@ not decode, a duplicate or an unreadable input stops here with a located error (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -141,28 +141,36 @@ def _conf(configmaps: list[LoadedObject], conf_file: ConfSource | None) -> Sched
         raise _located(obj, path, f"the ConfigMap has no string key {SCHEDULER_CONF_KEY}, so the scheduler has "
                        "no configuration to load")
     where = f"ConfigMap {obj.namespace}/{obj.name}"
-    return conf_from_text(text, where, obj.origin.file, obj.line_of(path), refuse_errors=True)
+    # The key's line is looked up only for an error: finding it composes the input's whole YAML stream.
+    return conf_from_text(text, where, obj.origin.file, lambda: obj.line_of(path), refuse_errors=True)
 
 
-def conf_from_text(text: str, source: str, file: str, line: int, refuse_errors: bool = False) -> SchedulerConf:
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def conf_from_text(text: str, source: str, file: str, line: int | Callable[[], int],
+                   refuse_errors: bool = False) -> SchedulerConf:
     """A ``volcano-scheduler.conf`` text; YAML or type errors are located errors (exit 3), and with
-    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict)."""
+    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict). ``line`` is
+    where the text starts, or how to find it."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader, libyaml's when there is one
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        line = line() if callable(line) else line
         at = line + (mark.line if mark is not None else 0)
         raise InputError(file, f"{source}: volcano-scheduler.conf is not valid YAML: "
                          f"{getattr(exc, 'problem', None) or exc}", line=at) from None
     try:
         conf = parse_conf(data, source)
     except ModelError as exc:
-        raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line) from None
+        raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line() if callable(line) else line) \
+            from None
     if refuse_errors and conf.errors:
         problem = conf.errors[0]
         hint = f" ({problem.hint})" if problem.hint else ""
         raise InputError(file, f"{source}: volcano-scheduler.conf: {problem.message}{hint}: Volcano refuses this "
-                         "configuration (kqctl validate shows every problem)", line=line)
+                         "configuration (kqctl validate shows every problem)", line=line() if callable(line) else line)
     return conf
 
 
