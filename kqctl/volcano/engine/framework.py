@@ -722,9 +722,9 @@ class Session:
 
 
 def _victims(tiers: list[list[Callable[..., Any]]], evictor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
-    """Tier by tier, the voters' victims intersect; a voter with none ends the tier undecided; the first tier
-    that decided wins. As in Go, an empty intersection is no decision either (a nil slice), so the next voter
-    of the tier starts afresh."""
+    """VC-VICTIMS-1: tier by tier, the voters' victims intersect; a voter with none ends the tier undecided; the
+    first tier that decided wins. As in Go, an empty intersection is no decision either (a nil slice), so the
+    next voter of the tier starts afresh."""
     victims: list[TaskInfo] | None = None
     for tier in tiers:
         for fn in tier:

@@ -23,9 +23,9 @@ every node the same score on the inputs kqctl simulates: they are left out.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from kqctl.volcano.api.resource import CPU, MEMORY, is_scalar_resource_name
+from kqctl.volcano.api.resource import CPU, MEMORY, Resource, is_scalar_resource_name
 from kqctl.volcano.engine.framework import NodeInfo, Plugin, Session, TaskInfo
 
 MAX_NODE_SCORE = 100
@@ -129,6 +129,12 @@ def balanced_allocation(task: TaskInfo, node: NodeInfo) -> int:
         allocatable.append(capacity)
         with_pod.append(used + request)
         without.append(used)
+    return balanced_score(with_pod, without, allocatable)
+
+
+def balanced_score(with_pod: Sequence[int], without: Sequence[int], allocatable: Sequence[int]) -> int:
+    """``balancedResourceScorer`` (v1.36): 75 when the pod leaves the balance as it is, 100 from perfectly
+    unbalanced to perfectly balanced, 50 the other way round."""
     gain = balance(with_pod, allocatable) - balance(without, allocatable)
     return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + gain) // 2
 
@@ -168,27 +174,31 @@ def open_binpack(ssn: Session, plugin: Plugin) -> None:
     weights[MEMORY] = memory if memory >= 0 else 1
     if weight == 0:
         return  # Volcano registers no score at all
+    plugin.hooks["node_order"] = lambda task, node: binpack_score(task.request, node.used, node.allocatable, weights,
+                                                                  weight)
 
-    def score(task: TaskInfo, node: NodeInfo) -> float:
-        # float64, as Volcano computes it: a score, not a quantity.
-        total = 0.0
-        weight_sum = 0
-        for name in task.request.names():
-            request = task.request.get(name)
-            resource_weight = weights.get(name)
-            if request == 0 or resource_weight is None:
-                continue
-            capacity = float(node.allocatable.get(name))
-            if capacity == 0 or resource_weight == 0:
-                weight_sum += resource_weight
-                continue
-            used = float(request) + float(node.used.get(name))
-            if used > capacity:
-                return 0.0
-            total += used * float(resource_weight) / capacity
+
+def binpack_score(request: Resource, used: Resource, allocatable: Resource, weights: Mapping[str, int],
+                  weight: int) -> float:
+    """VC-SCORE-4: per requested resource with a weight, (used + request) / allocatable times its weight, their
+    weighted mean (0 for a resource the node lacks, whose weight still counts), times 100 x binpack.weight; 0
+    when any of them would not fit. float64, as Volcano computes it: a score, not a quantity."""
+    total = 0.0
+    weight_sum = 0
+    for name in request.names():
+        amount = request.get(name)
+        resource_weight = weights.get(name)
+        if amount == 0 or resource_weight is None:
+            continue
+        capacity = float(allocatable.get(name))
+        if capacity == 0 or resource_weight == 0:
             weight_sum += resource_weight
-        if weight_sum > 0:
-            total /= float(weight_sum)
-        return total * float(MAX_NODE_SCORE * weight)
-
-    plugin.hooks["node_order"] = score
+            continue
+        used_finally = float(amount) + float(used.get(name))
+        if used_finally > capacity:
+            return 0.0
+        total += used_finally * float(resource_weight) / capacity
+        weight_sum += resource_weight
+    if weight_sum > 0:
+        total /= float(weight_sum)
+    return total * float(MAX_NODE_SCORE * weight)
