@@ -432,6 +432,9 @@ _rule("VC-PREEMPT-4", "-", "volcano-scheduler", "preempt tries the nodes in scor
       "Victims: the running or bound, preemptable tasks the plugins' Preemptable vote picks (gang, conformance, "
       "priority, drf); a best-effort task evicts only best-effort ones. preemptionPolicy: Never never preempts, "
       "nor does a pod whose nominated node already passes the predicates.")
+_rule("VC-BACKFILL-1", "-", "volcano-scheduler", "backfill places best-effort pods (no requests) in queue, job and "
+      "task order on the best-scored node, and binds a job's allocated pods only once the job is ready",
+      "Pending best-effort pods count as ready for gang, so a gang of best-effort pods alone is bound at once.")
 # --- the scheduler configuration ------------------------------------------------------------------------------------
 _rule("VC-CONF-INVALID", "error", "volcano-conf", "volcano-scheduler.conf cannot be read (YAML, or a value of the "
       "wrong type): the scheduler keeps its previous configuration")

@@ -182,3 +182,21 @@ def test_simulate_shows_the_pods_left_pipelined(kqctl: Any, write: Any) -> None:
     assert "Pipelined (a node is reserved for them in the next session; not bound yet):\n  ns/w -> n1\n" in table
     assert "0 pod(s) bound, 1 pipelined, 0 evicted" in table
     assert "w=-(pipelined to n1)" in kqctl("simulate", path, "--cycles", "1", "-o", "wide").out
+
+
+def _best_effort(name: str, group_name: str) -> dict[str, Any]:
+    body = pod(name, group_name)
+    del body["spec"]["containers"][0]["resources"]
+    return body
+
+
+def test_vc_backfill_1_best_effort_pods_are_bound_only_once_their_gang_is_ready() -> None:
+    # A gang of 2: one pod asks for more than the node has, the other asks for nothing. backfill allocates the
+    # best-effort pod, but the job is not ready (1 of 2), so nothing is bound; pending best-effort pods count as
+    # ready, so a gang of best-effort pods alone is bound as soon as they are allocated.
+    tiers = (["priority", "gang"], ["predicates", "proportion", "nodeorder"])
+    objects = [conf("enqueue, allocate, backfill", *tiers), node("n1", cpu="2", pods="3"), queue("q")]
+    mixed = session(*objects, group("g", "q", min_member=2), pod("big", "g", cpu="4"), _best_effort("small", "g"))
+    assert mixed.binds == []
+    alone = session(*objects, group("g", "q", min_member=3), *[_best_effort(f"p{i}", "g") for i in range(3)])
+    assert sorted(pod for pod, _ in alone.binds) == ["ns/p0", "ns/p1", "ns/p2"]

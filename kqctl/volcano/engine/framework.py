@@ -467,6 +467,15 @@ class Statement:
         self.session.fire_deallocate(task)
         self.operations.append(Operation("evict", task, task.node, previous, reason))
 
+    def unpipeline(self, task: TaskInfo) -> None:
+        """``UnPipeline``: a pipelined task back to pending, off its node (not an operation of the statement)."""
+        self.session.epoch += 1
+        node = self.session.nodes[task.node]
+        node.remove(task.key, PIPELINED, task.request)
+        task.job.update_task_status(task, PENDING)
+        self.session.fire_deallocate(task)
+        task.node = ""
+
     def has_evictions(self) -> bool:
         return any(op.kind == "evict" for op in self.operations)
 
@@ -501,8 +510,7 @@ class Statement:
         for op in self.operations:
             op.task.last_transaction = None  # ClearLastTxContext
             if op.kind == "allocate":
-                op.task.job.update_task_status(op.task, BINDING)
-                self.session.binds.append(op.task)
+                self.session.dispatch(op.task)
             elif op.kind == "evict":
                 self.session.evictions.append((op.task, op.reason))
         self.operations = []
@@ -592,6 +600,25 @@ class Session:
         for _, on_deallocate in self.event_handlers:
             if on_deallocate is not None:
                 on_deallocate(task)
+
+    # --- direct changes (no statement) --------------------------------------------------------------------------
+
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """``Session.Allocate`` (backfill): the task is allocated at once, with nothing to undo it; once its job
+        is ready, every allocated task of the job is bound."""
+        self.epoch += 1
+        task.job.update_task_status(task, ALLOCATED)
+        task.node = node.name
+        node.add(task.key, ALLOCATED, task.request, task)
+        self.fire_allocate(task)
+        if self.job_ready(task.job):
+            for allocated in sorted(task.job.with_status(ALLOCATED), key=lambda t: t.key):
+                self.dispatch(allocated)
+
+    def dispatch(self, task: TaskInfo) -> None:
+        """``dispatch``: the task is bound (Binding until the next session sees it run)."""
+        task.job.update_task_status(task, BINDING)
+        self.binds.append(task)
 
     # --- orders ----------------------------------------------------------------------------------------------
 
