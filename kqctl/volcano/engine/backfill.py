@@ -40,6 +40,8 @@ def _pending_tasks(ssn: Session) -> list[TaskInfo]:
     tasks: dict[str, PriorityQueue[TaskInfo]] = {}
     for key in sorted(ssn.jobs):
         job = ssn.jobs[key]
+        if not job.pending_best_effort_num() and not any(t.best_effort for t in job.with_status(PIPELINED)):
+            continue  # nothing to backfill (checked first: the checks below read the whole job)
         if job.is_pending() or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
             continue
         found: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_less)

@@ -245,7 +245,7 @@ class NodeInfo:
     """A node's resources in the session (``api.NodeInfo``): idle, used, releasing and pipelined; and the pods
     kube-scheduler's NodeInfo holds for the node scorers (``scored``)."""
 
-    __slots__ = ("model", "name", "allocatable", "idle", "used", "releasing", "pipelined", "tasks", "others",
+    __slots__ = ("model", "name", "allocatable", "idle", "used", "releasing", "pipelined", "tasks", "on_node",
                  "scored", "version", "_key")
 
     def __init__(self, model: Node) -> None:
@@ -257,15 +257,19 @@ class NodeInfo:
         self.releasing = Resource()
         self.pipelined = Resource()
         self.tasks: dict[str, TaskInfo] = {}
-        self.others: list[Pod] = []  # pods on the node that are no task (other schedulers, no PodGroup)
-        self.scored = ScoredPods()
+        self.on_node = ScoredPods()  # every pod on the node, whatever its status: kube-scheduler's view at open
+        self.scored = ScoredPods()  # kube-scheduler's view during the session
         self.version = 0  # bumped on every change: node-choice caches key on it
         self._key: tuple[int, tuple[Any, ...]] | None = None
 
-    def add(self, key: str, status: str, request: Resource, task: TaskInfo | None) -> None:
-        """``AddTask``: releasing and running tasks use the node; a pipelined one only reserves future idle."""
+    def add(self, key: str, status: str, request: Resource, task: TaskInfo | None, pod: Pod | None = None) -> None:
+        """``AddTask``: releasing and running tasks use the node; a pipelined one only reserves future idle.
+        ``pod``: a pod on the node that is no task (another scheduler's)."""
         if task is not None:
             self.tasks[key] = task
+            self.on_node.add(task.pod)
+        elif pod is not None:
+            self.on_node.add(pod)
         if status == PIPELINED:
             self.pipelined.add(request)
         else:
@@ -276,7 +280,9 @@ class NodeInfo:
         self.version += 1
 
     def remove(self, key: str, status: str, request: Resource) -> None:
-        self.tasks.pop(key, None)
+        task = self.tasks.pop(key, None)
+        if task is not None:
+            self.on_node.remove(task.pod)
         if status == PIPELINED:
             self.pipelined.sub(request)
         else:
@@ -289,11 +295,7 @@ class NodeInfo:
     def open_scored(self) -> None:
         """At session open kube-scheduler's view of the node holds every pod on it, whatever its status
         (``framework.GenerateNodeMapAndSlice``: ``NewNodeInfo(node.Pods()...)``)."""
-        self.scored = ScoredPods()
-        for pod in self.others:
-            self.scored.add(pod)
-        for task in self.tasks.values():
-            self.scored.add(task.pod)
+        self.scored = self.on_node.copy()
         self.version += 1
 
     def score_add(self, pod: Pod) -> None:
@@ -309,12 +311,12 @@ class NodeInfo:
         return self.idle.clone().add(self.releasing).sub(self.pipelined)
 
     def state_key(self) -> tuple[Any, ...]:
-        """Nodes with the same key are interchangeable for fit and resource scores."""
+        """Nodes with the same key are interchangeable for fit and resource scores (used is allocatable - idle)."""
         if self._key is not None and self._key[0] == self.version:
             return self._key[1]
         key = (tuple(sorted(self.allocatable.as_dict().items())), tuple(sorted(self.idle.as_dict().items())),
                tuple(sorted(self.releasing.as_dict().items())), tuple(sorted(self.pipelined.as_dict().items())),
-               tuple(sorted(self.used.as_dict().items())), self.scored.key(), self.model.unschedulable)
+               self.scored.key(), self.model.unschedulable)
         self._key = (self.version, key)
         return key
 
@@ -332,21 +334,29 @@ class ScoredPods:
         self.nonzero_cpu = 0
         self.nonzero_memory = 0
 
+    def copy(self) -> ScoredPods:
+        copied = ScoredPods()
+        copied.requested = dict(self.requested)
+        copied.nonzero_cpu, copied.nonzero_memory = self.nonzero_cpu, self.nonzero_memory
+        return copied
+
     def add(self, pod: Pod) -> None:
+        requested = self.requested
         for name, amount in pod.request.items():
-            self.requested[name] = self.requested.get(name, 0) + amount
+            requested[name] = requested.get(name, 0) + amount
         self.nonzero_cpu += pod.score_request[0]
         self.nonzero_memory += pod.score_request[1]
 
     def remove(self, pod: Pod) -> None:
+        requested = self.requested
         for name, amount in pod.request.items():
-            self.requested[name] = self.requested.get(name, 0) - amount
+            requested[name] = requested.get(name, 0) - amount
         self.nonzero_cpu -= pod.score_request[0]
         self.nonzero_memory -= pod.score_request[1]
 
     def key(self) -> tuple[Any, ...]:
-        return (tuple(sorted((k, v) for k, v in self.requested.items() if v)), self.nonzero_cpu,
-                self.nonzero_memory)
+        # Names with their amounts in the dict's order: equal states may differ in order (a cache miss only).
+        return (tuple(self.requested.items()), self.nonzero_cpu, self.nonzero_memory)
 
 
 @dataclass

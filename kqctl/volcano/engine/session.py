@@ -137,8 +137,7 @@ def build_cache(snapshot: Snapshot, world: World) -> Cache:
                 nodes[task.node].add(task.key, task.status, task.request, task)
         elif pod.node_name in nodes and pod.status not in ("Succeeded", "Failed"):
             # Pods of other schedulers (or without a PodGroup) still use the node.
-            nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), None)
-            nodes[pod.node_name].others.append(pod)
+            nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), None, pod)
     return Cache(queues, jobs, nodes)
 
 
