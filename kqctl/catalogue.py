@@ -432,6 +432,8 @@ _rule("VC-PREEMPT-4", "-", "volcano-scheduler", "preempt tries the nodes in scor
       "Victims: the running or bound, preemptable tasks the plugins' Preemptable vote picks (gang, conformance, "
       "priority, drf); a best-effort task evicts only best-effort ones. preemptionPolicy: Never never preempts, "
       "nor does a pod whose nominated node already passes the predicates.")
+_rule("VC-DRF-1", "-", "volcano-scheduler", "drf orders jobs by their dominant share of the cluster, counting "
+      "what the session allocated or pipelined to them since it opened and taking back what it evicted")
 _rule("VC-BACKFILL-1", "-", "volcano-scheduler", "backfill places best-effort pods (no requests) in queue, job and "
       "task order on the best-scored node, and binds a job's allocated pods only once the job is ready",
       "Pending best-effort pods count as ready for gang, so a gang of best-effort pods alone is bound at once.")

@@ -200,3 +200,21 @@ def test_vc_backfill_1_best_effort_pods_are_bound_only_once_their_gang_is_ready(
     assert mixed.binds == []
     alone = session(*objects, group("g", "q", min_member=3), *[_best_effort(f"p{i}", "g") for i in range(3)])
     assert sorted(pod for pod, _ in alone.binds) == ["ns/p0", "ns/p1", "ns/p2"]
+
+
+def test_vc_drf_1_a_pipelined_task_counts_in_its_jobs_share() -> None:
+    from kqctl.volcano.engine.framework import Session, Statement
+    from kqctl.volcano.engine.session import _open_plugins, build_cache
+
+    snap = snapshot(conf("allocate", ["drf"]), node("n1"), queue("q"), group("a", "q"), pod("a0", "a", cpu="2"),
+                    group("b", "q"), pod("b0", "b", cpu="1"))
+    cache = build_cache(snap, initial_world(snap))
+    ssn = Session(snap.conf, cache.queues, cache.jobs, cache.nodes)
+    _open_plugins(ssn, snap.conf)
+    a, b = ssn.jobs["ns/a"], ssn.jobs["ns/b"]
+    assert ssn.job_less(a, b)  # both hold nothing: by name
+    statement = Statement(ssn)
+    statement.pipeline(a.tasks["ns/a0"], ssn.nodes["n1"])
+    assert ssn.job_less(b, a)  # drf counts a's pipelined task: a now holds more
+    statement.discard()
+    assert ssn.job_less(a, b)
