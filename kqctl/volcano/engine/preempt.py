@@ -142,20 +142,22 @@ def preempt(ssn: Session, statement: Statement, preemptor: TaskInfo, candidates:
         node_statement = Statement(ssn)
         heap = ssn.victims_queue(victims, preemptor)
         fits = _fits(ssn, queue, preemptor, node)
-        evicted = False
+        evicted: list[TaskInfo] = []
         while not heap.empty() and not fits:
             victim = heap.pop()
             victim.evicted_by = preemptor.key
             node_statement.evict(victim, f"preempted by {preemptor.key}")
-            evicted = evicted or not victim.request.is_empty()
+            evicted.append(victim)
             fits = _fits(ssn, queue, preemptor, node)
         if not fits:
             node_statement.discard()
             continue
-        node_statement.pipeline(preemptor, node, evicted)
+        # EvictionOccurred: something was preempted (a victim that requests nothing does not count)
+        node_statement.pipeline(preemptor, node, any(not v.request.is_empty() for v in evicted))
         statement.merge(node_statement)
-        ssn.note(preemptor.job, trace.PREEMPT, f"{preemptor.pod.name} preempts on {node.name}"
-                 + (f" from {', '.join(sorted({v.job.key for v in victims}))}" if evicted else ""))
+        ssn.note(preemptor.job, trace.PREEMPT, f"{preemptor.pod.name} preempts on {node.name} from "
+                 f"{', '.join(sorted({v.job.key for v in evicted}))}" if evicted else
+                 f"{preemptor.pod.name} is pipelined to {node.name} by preempt (it fits there; nothing to evict)")
         return True
     return False
 

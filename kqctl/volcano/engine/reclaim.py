@@ -131,20 +131,22 @@ def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: Jo
         victims = ssn.reclaimable(task, sorted(reclaimees, key=lambda t: t.key))
         if not validate_victims(task, node, victims):
             continue
-        if evict_until_fit(ssn, statement, task, node, victims, "reclaim"):
+        evicted = evict_until_fit(ssn, statement, task, node, victims, "reclaim")
+        if evicted is not None:
             ssn.note(job, trace.RECLAIM, f"{task.pod.name} reclaims on {node.name} from "
-                     f"{', '.join(sorted({v.job.queue for v in victims}))}")
+                     f"{', '.join(sorted({v.job.queue for v in evicted}))}" if evicted else
+                     f"{task.pod.name} is pipelined to {node.name} by reclaim (it fits there; nothing to evict)")
             return True
     return False
 
 
 def evict_until_fit(ssn: Session, statement: Statement, task: TaskInfo, node: NodeInfo, victims: list[TaskInfo],
-                    reason: str) -> bool:
+                    reason: str) -> list[TaskInfo] | None:
     """Victims in victim order until the task fits the node's future idle, then the task pipelined there; the
-    node's own statement is merged into the job's only when the task fits (else undone)."""
+    node's own statement is merged into the job's only when the task fits (else undone, and None)."""
     available = node.future_idle()
     node_statement = Statement(ssn)
-    evicted = False
+    evicted: list[TaskInfo] = []
     queue = ssn.victims_queue(victims, task)
     while not queue.empty():
         if less_equal(task.request, available, "zero"):
@@ -153,11 +155,11 @@ def evict_until_fit(ssn: Session, statement: Statement, task: TaskInfo, node: No
         victim.evicted_by = task.key
         node_statement.evict(victim, f"{reason}ed by {task.key}")
         available.add(victim.request)
-        evicted = True
+        evicted.append(victim)
     if not less_equal(task.request, available, "zero"):
         node_statement.discard()
-        return False
-    node_statement.pipeline(task, node, evicted)
+        return None
+    node_statement.pipeline(task, node, bool(evicted))
     statement.merge(node_statement)
-    return True
+    return evicted
 
