@@ -7,6 +7,7 @@ minMember tasks are allocated or running, is never reclaimed below minMember, an
 from __future__ import annotations
 
 from kqctl.volcano.engine.framework import (
+    ALLOCATED_STATUSES,
     PENDING,
     PERMIT,
     PIPELINED,
@@ -73,8 +74,11 @@ def releasing_fills_gang(job: JobInfo) -> bool:
 
 def unready_message(job: JobInfo) -> str:
     """The PodGroup condition gang writes when the job is not ready (``OnSessionClose``, ``FitError``)."""
-    schedulable = job.ready_task_num()
-    unready = job.min_available - schedulable
+    # a pending task counts as schedulable when its last transaction, undone by a discarded statement, was an
+    # allocation (``schedulableTaskNum``)
+    undone = sum(1 for task in job.with_status(PENDING)
+                 if task.last_transaction is not None and task.last_transaction[0] in ALLOCATED_STATUSES)
+    unready = job.min_available - job.ready_task_num() - undone
     histogram: dict[str, int] = {}
     for status, tasks in job.by_status.items():
         if tasks:
