@@ -29,6 +29,8 @@ SOURCES = {
     "volcano-vap": "the ValidatingAdmissionPolicy Volcano's Helm chart installs with custom.vap_enable=true",
     "volcano-conf": "Volcano's scheduler loading volcano-scheduler.conf",
     "volcano-scheduler": "Volcano's scheduler (how its session decides)",
+    "kube-scheduler": "Kubernetes' scheduling rules every scheduler here runs (kube-scheduler's filter and score "
+                      "plugins, the API server's admission defaults for pods)",
     "yunikorn-validator": "YuniKorn's config validator (/ws/v1/validate-conf; its admission webhook rejects the "
                           "ConfigMap)",
     "yunikorn-core": "YuniKorn's scheduler core (queue building, placement, sorting, quota and allocation)",
@@ -46,6 +48,7 @@ FAMILIES = {
     "LOAD": "reading the input",
     "REQ": "what a Job or pod set requests",
     "SCHEMA": "OpenAPI schema checks of the CRDs and core kinds",
+    "TAINT": "node taints and pod tolerations, as Kubernetes matches them (used by Volcano's predicates)",
     "SIM": "replay in virtual time: what happens between Kueue's scheduling cycles (kqctl replay, diff --replay, "
            "plan, explain's wait estimate)",
     "VAL": "validation rules of the API server and Kueue's webhooks, per kind",
@@ -364,6 +367,11 @@ _rule("VC-VAP-EMPTY", "error", "volcano-vap", "Capability, deserved and guarante
 _rule("VC-VAP-CAPABILITY", "error", "volcano-vap", "Deserved must be <= capability (the chart's policy)")
 _rule("VC-VAP-GUARANTEE", "error", "volcano-vap", "Guarantee needs deserved >= guarantee for every resource (the "
       "chart's policy)")
+_rule("VC-VAP-QUANTITY-TYPE", "error", "volcano-vap", "An unquoted (integer) quantity that the policy compares: "
+      "its CEL fails and the API server refuses the Queue", "The policy compares capability with deserved and "
+      "deserved with guarantee through CEL's quantity(), which takes strings only; an integer there (cpu: 10, or "
+      "cpu: 1e3, which the API server decodes as 1000) makes the expression fail, and failurePolicy: Fail refuses "
+      "the request. Quote the quantity. Only with --vap (the chart's custom.vap_enable).")
 _rule("VC-VAP-HIERARCHY", "error", "volcano-vap", "The hierarchy annotations must have matching lengths and weights "
       "above 0 (the chart's policy)")
 _rule("VC-VAP-DELETE", "error", "volcano-vap", "The default and root queues cannot be deleted (the chart's policy)")
@@ -380,10 +388,11 @@ _rule("VC-PG-QUEUE", "error", "volcano-webhook", "A PodGroup's queue must exist"
       "a warning (it may exist in the cluster), an error with --closed or --against. Volcano's scheduler silently "
       "ignores a PodGroup whose queue is missing.")
 _rule("VC-PG-QUEUE-STATE", "error", "volcano-webhook", "A PodGroup can only be submitted to an Open queue")
-_rule("VC-TREE-NONLEAF", "error", "volcano-scheduler", "A PodGroup in a queue with children: hierarchical capacity "
-      "stops scheduling altogether", "The capacity plugin with enableHierarchy refuses every enqueue and "
-      "allocation in the session while any job sits in a non-leaf queue (it only logs why).")
-# --- the scheduler's session (simulate, explain) ---------------------------------------------------------------------
+_rule("VC-TREE-NONLEAF", "warning", "volcano-scheduler", "A PodGroup in a queue with children: the API server "
+      "accepts it, but hierarchical capacity then stops scheduling altogether", "The capacity plugin with "
+      "enableHierarchy refuses every enqueue and allocation in the session while any job sits in a non-leaf queue "
+      "(it only logs why). A warning: the PodGroup webhook does not refuse it (only the vcjob webhook checks leaves).")
+# --- the scheduling rules simulate and explain cite --------------------------------------------------------------
 _rule("VC-SCORE-1", "-", "volcano-scheduler", "nodeorder's leastrequested.weight (default 1): kube-scheduler's "
       "NodeResourcesFit LeastAllocated on cpu and memory, weighted 50 each, on the non-zero requests",
       "Per resource (allocatable - requested) x 100 / allocatable in integers (0 when over), their weighted mean; "
@@ -432,11 +441,40 @@ _rule("VC-PREEMPT-4", "-", "volcano-scheduler", "preempt tries the nodes in scor
       "Victims: the running or bound, preemptable tasks the plugins' Preemptable vote picks (gang, conformance, "
       "priority, drf); a best-effort task evicts only best-effort ones. preemptionPolicy: Never never preempts, "
       "nor does a pod whose nominated node already passes the predicates.")
-_rule("VC-DRF-1", "-", "volcano-scheduler", "drf orders jobs by their dominant share of the cluster, counting "
-      "what the session allocated or pipelined to them since it opened and taking back what it evicted")
 _rule("VC-BACKFILL-1", "-", "volcano-scheduler", "backfill places best-effort pods (no requests) in queue, job and "
       "task order on the best-scored node, and binds a job's allocated pods only once the job is ready",
       "Pending best-effort pods count as ready for gang, so a gang of best-effort pods alone is bound at once.")
+_rule("VC-DRF-1", "-", "volcano-scheduler", "drf job order: the job with the smaller dominant share (allocated over "
+      "the cluster, pods included) goes first", "allocated as drf keeps it: the job's allocated pods when the "
+      "session opens, then what the session allocates or pipelines to it, less what it evicts.")
+_rule("VC-DRF-2", "-", "volcano-scheduler", "drf preemptable: a task is a victim while its job's share without it "
+      "stays at least the preemptor's share with its task (within 0.000001)")
+_rule("VC-HDRF-1", "-", "volcano-scheduler", "Hierarchical DRF's tree: the Queues' volcano.sh/hierarchy path and "
+      "volcano.sh/hierarchy-weights; a weight below 1 or not a number is 1", "drf with enableHierarchy: true. "
+      "The annotations are read from Queues (not PodGroups); a path not starting with root is stored with root/ "
+      "(and weight 1/) in front by the mutating webhook. Jobs of a queue without the annotation hang below root.")
+_rule("VC-HDRF-2", "-", "volcano-scheduler", "Hierarchical DRF's shares: children scaled to the smallest dominant "
+      "share among the non-saturated ones, saturated children added as they are",
+      "A job is saturated when it has all it asked for on some resource, or asks for one the jobs hold entirely; a "
+      "level is saturated when all its children are.")
+_rule("VC-HDRF-3", "-", "volcano-scheduler", "Hierarchical DRF's queue order: level by level down both paths, a "
+      "saturated level last, then the smaller share/weight")
+_rule("VC-HDRF-4", "-", "volcano-scheduler", "Hierarchical DRF's reclaim vote: a candidate is a victim when, with the "
+      "reclaimer's task placed and the candidate's removed, the reclaimer's queue orders first")
+_rule("TAINT-1", "-", "kube-scheduler", "A toleration matches a taint: same effect (or none), same key (or none), and "
+      "Exists, or Equal (the default) with the same value", "Lt and Gt match nothing while their alpha feature gate "
+      "(TaintTolerationComparisonOperators) is off, its default.")
+_rule("TAINT-2", "-", "kube-scheduler", "A node whose NoSchedule or NoExecute taint the pod does not tolerate takes "
+      "no new pod: node(s) had untolerated taint(s)", "Volcano's predicates plugin runs kube-scheduler's "
+      "TaintToleration filter (argument predicate.TaintTolerationEnable, true by default).")
+_rule("TAINT-3", "-", "kube-scheduler", "PreferNoSchedule taints never filter: they only lower a node's score",
+      "Volcano's nodeorder scores them with tainttoleration.weight (3 by default); kqctl does not, and says so.")
+_rule("TAINT-4", "-", "kube-scheduler", "Every pod the API server creates tolerates node.kubernetes.io/not-ready and "
+      "unreachable (NoExecute, 300 s) unless it already does", "The DefaultTolerationSeconds admission plugin; kqctl "
+      "adds them to pods read from files as the API server would.")
+_rule("TAINT-5", "-", "kube-scheduler", "A cordoned node (spec.unschedulable) takes only pods that tolerate "
+      "node.kubernetes.io/unschedulable:NoSchedule: node(s) were unschedulable")
+
 # --- the scheduler configuration ------------------------------------------------------------------------------------
 _rule("VC-CONF-INVALID", "error", "volcano-conf", "volcano-scheduler.conf cannot be read (YAML, or a value of the "
       "wrong type): the scheduler keeps its previous configuration")

@@ -19,6 +19,7 @@ from kqctl.errors import InputError
 from kqctl.findings import Severity
 from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, json_kind, metadata
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
+from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, Origin
 from kqctl.volcano.api.config import CHART_DEFAULT, CHART_DEFAULT_SOURCE, SchedulerConf, parse_conf
@@ -75,13 +76,13 @@ def build_snapshot(result: LoadResult, conf_file: ConfSource | None = None) -> S
     for obj in by_kind.get((GROUP, "PodGroup"), []):
         group = _decoded(obj, PodGroup.from_body, _with_namespace(obj))
         snapshot.pod_groups[group.key] = _repointed(group, namespaces)
+    for obj in by_kind.get(("", "Node"), []):
+        node = _decoded(obj, Node.from_body, obj.body)
+        snapshot.nodes[node.name] = node
     pods = [_pod(obj, snapshot, limits) for obj in by_kind.get(("", "Pod"), [])]
     for obj in by_kind.get((BATCH_GROUP, "Job"), []):
         pods.extend(_add_vcjob(snapshot, obj, pods, limits, namespaces))
     snapshot.pods = _grouped(snapshot, pods, namespaces)
-    for obj in by_kind.get(("", "Node"), []):
-        node = _decoded(obj, Node.from_body, obj.body)
-        snapshot.nodes[node.name] = node
     _note_assumptions(snapshot)
     note_limitations(snapshot)
     return snapshot
@@ -299,6 +300,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         creation=meta.opt_time("creationTimestamp"),
         gated=bool(spec.list("schedulingGates")),
         unmodelled=tuple(f for f in UNMODELLED_POD_FIELDS if f != "nodeName" and spec.raw(f)),
+        tolerations=with_api_server_defaults(read_tolerations(spec)),
         created_by=created_by,
         origin=origin,
     )
@@ -348,8 +350,10 @@ def _add_vcjob(snapshot: Snapshot, obj: LoadedObject, pods: list[Pod], limits: M
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         snapshot.vcjobs[f"{job.namespace}/{job.name}"] = group.key
         existing = {p.name for p in pods if p.namespace == job.namespace}
+        cluster = _cluster_size(snapshot)
         created = [pod_model(pod_body, snapshot, limits.get(job.namespace), obj.origin, f"Job/{job.name}")
-                   for pod_body in job.pod_bodies(group.name) if pod_body["metadata"]["name"] not in existing]
+                   for pod_body in job.pod_bodies(group.name, cluster, snapshot.notes)
+                   if pod_body["metadata"]["name"] not in existing]
     except ModelError as exc:
         raise _located(obj, exc.path, exc.detail) from None
     return created
@@ -438,17 +442,25 @@ class _VcJob:
                 break
         return counts
 
-    def pod_bodies(self, group: str) -> list[dict[str, Any]]:
-        """Each task's replicas as pods ``<job>-<task>-<index>``, annotated with the PodGroup and task."""
+    def pod_bodies(self, group: str, cluster: Mapping[str, int] | None = None,
+                   notes: list[str] | None = None) -> list[dict[str, Any]]:
+        """Each task's replicas as pods ``<job>-<task>-<index>``, annotated with the PodGroup and task; with the
+        cluster's size, at most :func:`replicas_kept` of them (said in ``notes``)."""
         bodies = []
         for task in self.tasks:
+            kept = replicas_kept(task.replicas, task.request(), cluster) if cluster is not None else task.replicas
+            if kept < task.replicas and notes is not None:
+                notes.append(f"vcjob {self.namespace}/{self.name}: task {task.name} has {task.replicas:,} replicas; "
+                             f"kqctl creates the first {kept:,} pods, more than the cluster could ever run at once "
+                             "and more than it has of every resource they request (the PodGroup's minMember and "
+                             f"minResources still count all {task.replicas:,})")
             template = task.template
             meta = dict(template.get("metadata") or {})
             spec = dict(template.get("spec") or {})
             spec.setdefault("schedulerName", self.scheduler)
             if not spec.get("priorityClassName") and self.priority_class:
                 spec["priorityClassName"] = self.priority_class
-            for index in range(task.replicas):
+            for index in range(kept):
                 annotations = {**(meta.get("annotations") or {}), GROUP_NAME_ANNOTATION: group,
                                TASK_SPEC_KEY: task.name}
                 bodies.append({"apiVersion": "v1", "kind": "Pod",
@@ -457,6 +469,32 @@ class _VcJob:
                                             **({"creationTimestamp": self.creation} if self.creation else {})},
                                "spec": spec, "status": {"phase": "Pending"}})
         return bodies
+
+
+ALWAYS_KEPT = 10_000
+
+
+def _cluster_size(snapshot: Snapshot) -> dict[str, int]:
+    """The Ready nodes' allocatable, summed, in Volcano's units."""
+    total: dict[str, int] = {}
+    for node in snapshot.nodes.values():
+        if node.ready:
+            for name, value in node.allocatable.items():
+                total[name] = total.get(name, 0) + value
+    return total
+
+
+def replicas_kept(replicas: int, request: Mapping[str, int], cluster: Mapping[str, int]) -> int:
+    """How many of a task's replicas kqctl creates as pods: all of them, up to one more than the cluster has pod
+    slots and one more than it could hold of every resource a pod requests. The pods beyond could never run at
+    the same time as the others and ask for what no node has left, so every gate decides alike with them or
+    without (a vcjob with 2,000,000,000 replicas must not exhaust memory). Up to :data:`ALWAYS_KEPT` replicas
+    are always created, so an ordinary job looks the same whatever nodes the input holds."""
+    bound = max(ALWAYS_KEPT, cluster.get(PODS, 0) + 1)
+    for name, amount in request.items():
+        if name != PODS and amount > 0:
+            bound = max(bound, -(-cluster.get(name, 0) // amount) + 1)
+    return max(0, min(replicas, bound))
 
 
 class _Task:
@@ -507,9 +545,26 @@ def _grouped(snapshot: Snapshot, pods: list[Pod], namespaces: Mapping[str, str])
 def _note_assumptions(snapshot: Snapshot) -> None:
     assumed = sorted(q.name for q in snapshot.queues.values() if q.state_assumed and not q.implicit)
     if assumed:
-        snapshot.notes.append(f"queue(s) without status.state taken as Open, the state the queue controller gives "
-                              f"a new queue: {', '.join(assumed)}")
+        shown = ", ".join(assumed[:10]) + (f" and {len(assumed) - 10:,} more" if len(assumed) > 10 else "")
+        snapshot.notes.append(f"{len(assumed):,} queue(s) without status.state taken as Open, the state the queue "
+                              f"controller gives a new queue: {shown}")
     snapshot.notes.append(f"scheduler configuration: {snapshot.conf.source}")
+
+
+def _prefer_no_schedule_unscored(snapshot: Snapshot) -> list[str]:
+    """TAINT-3: nodes whose PreferNoSchedule taint some pending Volcano pod does not tolerate, when nodeorder
+    scores taints (``tainttoleration.weight``, 3 by default); kqctl's node scores leave taints out."""
+    from kqctl.k8s.taints import intolerable_prefer_no_schedule
+
+    nodeorder = snapshot.conf.plugin("nodeorder")
+    weight = nodeorder.argument("tainttoleration.weight") if nodeorder is not None else 0
+    if nodeorder is None or weight == 0:
+        return []
+    tainted = [n for n in snapshot.nodes.values() if any(t.effect == "PreferNoSchedule" for t in n.taints)]
+    if not tainted:
+        return []
+    pending = {p.tolerations for p in snapshot.pods if not p.node_name and p.scheduler_name == VOLCANO_SCHEDULER}
+    return sorted(n.name for n in tainted if any(intolerable_prefer_no_schedule(n.taints, t) for t in pending))
 
 
 def note_limitations(snapshot: Snapshot) -> None:
@@ -524,9 +579,6 @@ def note_limitations(snapshot: Snapshot) -> None:
     plugins = sorted({p.name for p in conf.plugins() if p.name not in SIMULATED_PLUGINS})
     if plugins:
         found.append(f"plugin(s) {', '.join(plugins)} are configured but not simulated (they vote nothing here)")
-    drf = conf.plugin("drf")
-    if drf is not None and drf.hierarchy:
-        found.append("drf with enableHierarchy (hierarchical DRF) is not simulated: only drf's job order is")
     capacity = conf.plugin("capacity")
     if capacity is not None and capacity.argument("ancestorReclaimLevel"):
         found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")
@@ -539,10 +591,12 @@ def note_limitations(snapshot: Snapshot) -> None:
         used = ", ".join(f"{name} ({count} pod{'s' if count > 1 else ''})" for name, count in sorted(fields.items()))
         found.append(f"pending pods use {used}: kqctl places pods by resources and pod count only; the predicates "
                      "and node scores these fields drive are not evaluated")
-    tainted = sorted(n.name for n in snapshot.nodes.values() if n.tainted)
-    if tainted:
-        shown = ", ".join(tainted[:3]) + (", ..." if len(tainted) > 3 else "")
-        found.append(f"{len(tainted)} node(s) have taints ({shown}): taints and tolerations are not evaluated")
+    preferred = _prefer_no_schedule_unscored(snapshot)
+    if preferred:
+        shown = ", ".join(preferred[:3]) + (", ..." if len(preferred) > 3 else "")
+        found.append(f"{len(preferred)} node(s) have PreferNoSchedule taints a pending pod does not tolerate "
+                     f"({shown}): Volcano's nodeorder scores them lower (tainttoleration.weight), kqctl does not "
+                     "score taints (NoSchedule and NoExecute taints are evaluated)")
     if any(g.network_topology or g.sub_groups for g in snapshot.pod_groups.values()):
         found.append("PodGroups with networkTopology or subGroupPolicy: topology-aware placement is not simulated")
     if any(q.has_affinity for q in snapshot.queues.values()):

@@ -316,7 +316,7 @@ class NodeInfo:
             return self._key[1]
         key = (tuple(sorted(self.allocatable.as_dict().items())), tuple(sorted(self.idle.as_dict().items())),
                tuple(sorted(self.releasing.as_dict().items())), tuple(sorted(self.pipelined.as_dict().items())),
-               self.scored.key(), self.model.unschedulable)
+               self.scored.key(), self.model.unschedulable, self.model.taints)
         self._key = (self.version, key)
         return key
 

@@ -87,8 +87,10 @@ def execute(ssn: Session) -> None:
             tasks[job.key] = pending
     # A task that found no node leaves the session as it was; another task of its queue with the same request
     # would search the same nodes with the same votes (the voters read the reclaimer's queue and request only:
-    # gang, conformance, proportion, capacity), so it is skipped until something changes.
+    # gang, conformance, proportion, capacity), so it is skipped until something changes. Hierarchical drf's vote
+    # also reads the reclaimer's job: then only the job's own tasks are skipped.
     failed: dict[tuple[object, ...], int] = {}
+    per_job = any(p.name == "drf" and p.hierarchy for p in ssn.conf.plugins())
     rooms = _Rooms(ssn)
     while not queues.empty():
         queue = queues.pop()
@@ -102,11 +104,12 @@ def execute(ssn: Session) -> None:
                 task = tasks[job.key].pop()
                 if task.pod.preempt_never or not ssn.preemptive(queue, [task]):
                     continue
-                shape = (job.queue, tuple(sorted(task.request.as_dict().items())))
-                if failed.get(shape) == ssn.epoch:
+                shape = (job.queue, tuple(sorted(task.request.as_dict().items())), task.pod.tolerations)
+                memo = (*shape, job.key) if per_job else shape
+                if failed.get(memo) == ssn.epoch:
                     continue
                 if not reclaim_for_task(ssn, statement, task, job, rooms, shape[1:]):
-                    failed[shape] = ssn.epoch
+                    failed[memo] = ssn.epoch
             if ssn.job_pipelined(job):
                 statement.commit()
             else:

@@ -25,7 +25,7 @@ from kqctl.volcano.engine import (
     reclaim,
 )
 from kqctl.volcano.engine.capacity import Capacity
-from kqctl.volcano.engine.drf import Drf
+from kqctl.volcano.engine.drf import Drf, HdrfLevel
 from kqctl.volcano.engine.framework import (
     ALLOCATED,
     BINDING,
@@ -76,6 +76,7 @@ class SessionResult:
     rounds: list[Any]  # proportion's water-filling rounds
     broken: str  # hierarchical capacity refused the session, and why
     trace: Trace | None
+    hdrf: dict[str, HdrfLevel] = field(default_factory=dict)  # drf enableHierarchy: the tree's levels by path
 
 
 @dataclass
@@ -177,6 +178,7 @@ def _settle_task(cache: Cache, job: JobInfo, task: TaskInfo) -> None:
 class _Opened:
     proportion: Proportion | None = None
     capacity: Capacity | None = None
+    drf: Drf | None = None
 
 
 def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
@@ -193,7 +195,8 @@ def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
             elif option.name == "conformance":
                 conformance.open_session(ssn, plugin)
             elif option.name == "drf":
-                Drf(ssn, plugin)
+                drf = Drf(ssn, plugin)
+                opened.drf = opened.drf or drf
             elif option.name == "overcommit":
                 Overcommit(ssn, plugin)
             elif option.name == "predicates":
@@ -235,7 +238,7 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
         phases=phases,
         reasons={key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
         gang=gang_messages, quota=quota, quota_plugin=quota_plugin, rounds=rounds, broken=broken,
-        trace=ssn.trace)
+        trace=ssn.trace, hdrf=opened.drf.levels() if opened.drf is not None else {})
 
 
 def _nominations(ssn: Session) -> dict[str, tuple[TaskInfo, str]]:

@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.drf import HdrfLevel
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
 
@@ -91,6 +92,7 @@ class SimulationResult:
     reasons: Mapping[str, tuple[str, str]]  # PodGroup -> (gate, message) of the last session's last "no"
     gang: Mapping[str, str]  # PodGroup -> the unschedulable condition gang wrote in the last session
     livelock: Livelock | None = None
+    hdrf: tuple[HdrfLevel, ...] = ()  # drf enableHierarchy: every level of the tree, by path, after the last session
     notes: tuple[str, ...] = ()
     limitations: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -162,7 +164,9 @@ def _freeze(snapshot: Snapshot, world: World, sessions: int, stop: str, start_ph
         sessions=sessions, stop_reason=stop, binds=tuple(binds), evictions=evicted,
         pipelined=_frozen(dict(last.pipelined)),
         groups=_frozen(_group_outcomes(snapshot, world, start_phases, binds, evicted, last)),
-        queues=tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)")),
+        queues=tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)",
+                                   last.hdrf)),
+        hdrf=tuple(last.hdrf[path] for path in sorted(last.hdrf)),
         quota_plugin=last.quota_plugin, hierarchy_broken=last.broken,
         configuration=Configuration(conf.source, tuple(conf.actions),
                                     tuple(tuple(p.name for p in tier) for tier in conf.tiers)),

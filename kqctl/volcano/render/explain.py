@@ -102,11 +102,11 @@ def text(explanation: Explanation) -> str:
         lines.extend(_rounds(explanation))
     if explanation.suggestions:
         lines.append("")
-        lines.append("What would let it run (each change simulated again):")
+        lines.append("What would let it run (each change simulated again, the smallest that works; changes that "
+                     "would not help are left out):")
         for s in explanation.suggestions:
-            mark = "yes" if s.helps else "no "
             side = f"; but {'; '.join(s.side_effects)}" if s.side_effects else ""
-            lines.append(f"  [{mark}] {s.change}: {s.effect}{side}")
+            lines.append(f"  - {s.change}: {s.effect}{side}")
     elif not explanation.running:
         lines.append("")
         lines.append("No change kqctl tries helps here.")

@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.volcano.api.resource import Resource
+from kqctl.volcano.engine.drf import HdrfLevel
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
 from kqctl.volcano.render.units import display, quantity, ratio
@@ -76,7 +77,21 @@ def queue_data(report: QueueReport) -> dict[str, Any]:
         "share": ratio(report.share) if report.share is not None else None,
         "podGroups": dict(sorted(report.phases.items())),
         "children": list(report.children),
+        "hierarchy": report.hierarchy or None,
+        "hdrf": hdrf_data(report.hdrf) if report.hdrf is not None else None,
     }
+
+
+def hdrf_data(level: HdrfLevel) -> dict[str, Any]:
+    """One level of the HDRF tree: share and share/weight are float64 ratios as drf.go keeps them (rounded to
+    six places here); the allocation is the rescaled one its share is the dominant share of."""
+    return {"path": level.path, "weight": _number(level.weight), "share": round(level.share, 6),
+            "shareOverWeight": round(level.weighted_share, 6), "saturated": level.saturated,
+            "allocated": {name: quantity(name, value) for name, value in sorted(level.allocated.items())}}
+
+
+def _number(value: float) -> int | float:
+    return int(value) if value.is_integer() else value
 
 
 def group_data(outcome: GroupOutcome) -> dict[str, Any]:
@@ -116,6 +131,7 @@ def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | No
         "livelock": None if result.livelock is None else {
             "sessions": list(result.livelock.sessions), "pods": list(result.livelock.pods)},
         "hierarchyBroken": result.hierarchy_broken or None,
+        "hdrf": [hdrf_data(level) for level in result.hdrf],
         "notes": list(result.notes),
         "limitations": list(result.limitations),
         "warnings": list(result.warnings),
@@ -150,8 +166,38 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
                        _cell(report.deserved, name, "-"), _cell(report.real_capability, name, "-"),
                        _cell(report.allocated, name, "0"), _cell(report.inqueue, name, "0"),
-                       ratio(report.share) if report.share is not None else "-",
+                       _share_cell(report),
                        report.parent or "-", str(report.priority), groups])
+    return table
+
+
+def _share_cell(report: QueueReport) -> str:
+    """The queue plugin's share; with hierarchical DRF alone, the HDRF share of the queue's level."""
+    if report.share is not None:
+        return ratio(report.share)
+    if report.hdrf is not None:
+        return _float_ratio(report.hdrf.share)
+    return "-"
+
+
+def _float_ratio(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def hdrf_table(levels: tuple[HdrfLevel, ...], queues: tuple[QueueReport, ...]) -> Table:
+    """The HDRF tree level by level: what queue order compares (saturated last, then share/weight)."""
+    by_path: dict[str, list[str]] = {}
+    for report in queues:
+        if report.hdrf is not None:
+            by_path.setdefault(report.hdrf.path, []).append(report.name)
+    table = Table((Column("Hierarchy"), Column("Queues"), Column("Weight", right=True), Column("Share", right=True),
+                   Column("Share/weight", right=True), Column("Saturated")))
+    for level in levels:
+        depth = level.path.count("/")
+        name = "  " * depth + level.path.rsplit("/", 1)[-1]
+        table.add([name, ", ".join(sorted(by_path.get(level.path, ()))) or "-", f"{_number(level.weight):g}",
+                   _float_ratio(level.share), _float_ratio(level.weighted_share),
+                   "yes" if level.saturated else "no"])
     return table
 
 
@@ -203,6 +249,11 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
     shown = {r.name for r in rows if not r.implicit or r.phases or r.name == "default" and r.allocated.names()}
     write_limited(out, queue_table(rows, shown), view, paint, "queue rows")
     out.write("\n")
+    if result.hdrf:
+        out.write("Hierarchical DRF (drf enableHierarchy): queues go in the order of their levels, a saturated level "
+                  "last, then the smaller share/weight; it computes no deserved amount\n")
+        write_limited(out, hdrf_table(result.hdrf, result.queues), view, paint, "levels")
+        out.write("\n")
     if outcomes:
         write_limited(out, groups, view, paint, "PodGroups")
     else:
