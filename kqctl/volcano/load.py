@@ -582,6 +582,10 @@ def note_limitations(snapshot: Snapshot) -> None:
     capacity = conf.plugin("capacity")
     if capacity is not None and capacity.argument("ancestorReclaimLevel"):
         found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")
+    topology_aware = conf.configurations.get("preempt", {}).get("enableTopologyAwarePreemption")
+    if "preempt" in conf.actions and topology_aware in (True, "1", "t", "T", "true", "True", "TRUE"):
+        found.append("preempt's enableTopologyAwarePreemption is not simulated: kqctl preempts node by node, in "
+                     "node score order, as Volcano does without it")
     fields: dict[str, int] = {}
     for pod in snapshot.pods:
         if not pod.node_name and pod.scheduler_name == VOLCANO_SCHEDULER:

@@ -218,3 +218,12 @@ def test_vc_drf_1_a_pipelined_task_counts_in_its_jobs_share() -> None:
     assert ssn.job_less(b, a)  # drf counts a's pipelined task: a now holds more
     statement.discard()
     assert ssn.job_less(a, b)
+
+
+def test_vc_preempt_4_topology_aware_preemption_is_said_not_simulated() -> None:
+    text = ("actions: enqueue, allocate, preempt\nconfigurations:\n- name: preempt\n  arguments:\n"
+            "    enableTopologyAwarePreemption: true\ntiers:\n- plugins:\n  - name: gang\n")
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap",
+                 "metadata": {"namespace": "volcano-system", "name": "volcano-scheduler-configmap"},
+                 "data": {"volcano-scheduler.conf": text}}
+    assert any("enableTopologyAwarePreemption" in line for line in run(configmap, node("n1")).limitations)
