@@ -111,11 +111,12 @@ def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | No
         render_simulation(result, output, sys.stdout, namespace=namespace, view=view, selector=selector)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    states = {"inadmissible": "Rejected", "pending": "Pending", "preempted": "Preempted"}
     from kqctl.yunikorn.render.simulation import pod_filter
 
     shown_pods = pod_filter(namespace, None, selector)  # --fail-on asks about the pods -n and -l show
-    failing = sorted(p.key for p in result.pods if p.state in {states[s] for s in failing_states} and shown_pods(p))
+    # each pod's fail_on: inadmissible (Rejected, or can never fit as configured), pending (not running at the end
+    # for any reason), preempted (kqctl.yunikorn.engine.inadmissible)
+    failing = sorted(p.key for p in result.pods if failing_states.intersection(p.fail_on) and shown_pods(p))
     if failing:
         shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
         sys.stderr.write(f"kqctl: {len(failing)} pod(s) end {' or '.join(sorted(failing_states))} (--fail-on): "

@@ -200,3 +200,18 @@ def test_the_replay_of_random_yunikorn_clusters_starts_where_simulate_ends(seed:
     from yunikorn_random import NOW
 
     start_state_matches_simulate(yaml.safe_dump_all(cluster(seed), sort_keys=False), NOW)
+
+
+CORE_RANDOM = sorted((REPO / "tests" / "conformance" / "data" / "yunikorn" / "random").glob("*/expected.json"))
+
+
+@pytest.mark.parametrize("expected", CORE_RANDOM, ids=[p.parent.name for p in CORE_RANDOM])
+def test_the_replay_of_yunikorn_core_s_random_clusters_starts_where_simulate_ends(expected: Path) -> None:
+    """The clusters yunikorn-core decided (tests/conformance/data/yunikorn/random), at their recorded time."""
+    import json
+
+    folder = expected.parent
+    now = datetime.fromisoformat(json.loads(expected.read_text(encoding="utf-8"))["now"].replace("Z", "+00:00"))
+    files = [folder / name for name in ("yunikorn-configs.yaml", "cluster.yaml", "pods.yaml")]
+    text = "\n---\n".join(path.read_text(encoding="utf-8") for path in files if path.exists())
+    start_state_matches_simulate(text, now)

@@ -33,21 +33,21 @@ def add_group(cache: Cache, snapshot: Snapshot, group: PodGroup, pods: Iterable[
         else:
             node = cache.nodes.get(pod.node_name)
             if node is not None and pod.status not in FINISHED:
-                node.add(pod.key, pod.status, request_of(pod), pod.score_request, None)
+                node.add(pod.key, pod.status, request_of(pod), None, pod)
     return job
 
 
 def _take_node(cache: Cache, task: TaskInfo) -> None:
     node = cache.nodes.get(task.node)
     if task.node and node is not None and task.status not in FINISHED:
-        node.add(task.key, task.status, task.request, task.pod.score_request, task)
+        node.add(task.key, task.status, task.request, task)
 
 
 def release_task(cache: Cache, task: TaskInfo) -> None:
     """The task's pod leaves its node (finished or deleted): the node's resources are free again."""
     node = cache.nodes.get(task.node)
     if task.node and node is not None and task.status not in FINISHED:
-        node.remove(task.key, task.status, task.request, task.pod.score_request)
+        node.remove(task.key, task.status, task.request)
     task.node = ""
 
 

@@ -18,7 +18,7 @@ GATE_WHERE = {
     "queue-missing": "the scheduler's cache", "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
-    "gang": "allocate: gang", "reclaim": "reclaim",
+    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt",
 }
 
 

@@ -283,8 +283,9 @@ class VolcanoTimeline:
         return job.count(*SCHEDULED_STATUSES) >= max(1, job.min_available)
 
     def _nominations(self, result: SessionResult) -> bool:
+        """The nominatedNodeName the session wrote (VC-NOMINATE-1): a change simulate's steady state counts too."""
         changed = False
-        for pod_key, node in result.pipelined:
+        for pod_key, node in result.nominated:
             if self.nominated.get(pod_key) != node:
                 self.nominated[pod_key] = node
                 changed = True
@@ -300,7 +301,7 @@ class VolcanoTimeline:
             key = self.group_of[pod_key]
             job = self.cache.jobs[key]
             self._unbind(key, pod_key, now, job)
-            self.nominated.pop(pod_key, None)
+            self.nominated.pop(pod_key, None)  # the re-created pod has no status yet
             by_group.setdefault(key, []).append((pod_key, by))
         for key, evicted in by_group.items():
             outcome = self._controller(key, [pod for pod, _ in evicted], now)
