@@ -30,14 +30,15 @@ if TYPE_CHECKING:
     from kqctl.load.objects import LoadedObject, LoadResult
 
 HELP = "\n\n".join((
-    "Compare two configurations: two snapshots, two configuration directories (a PR's base and head), or one "
-    "snapshot and the same with --set changes. Kueue's scheduler runs on both to a steady state and the diff lists "
-    "the workloads whose decision, flavor, borrowing or victims change, and the configuration fields that differ.",
+    "Compare two configurations: two snapshots, two configuration directories (a PR's base and head: Kueue's "
+    "queues, Volcano's Queues and scheduler configuration, YuniKorn's queues.yaml or ConfigMaps), or one snapshot and "
+    "the same with --set changes (a YuniKorn queue as queue/root.PATH.FIELD). The scheduler runs on both to a steady "
+    "state and the diff lists the workloads whose outcome changes, and the configuration fields that differ.",
     "--with PATH adds inputs both sides share (the workloads of a cluster snapshot, for example); BEFORE's and "
-    "AFTER's own objects replace theirs. --replay also replays both sides in virtual time and shows how the time "
-    "to admission percentiles move per ClusterQueue and priority.",
-    "-o markdown is a ready pull-request comment. Exit code 1 with --fail-on regression when a workload admitted "
-    "before is not admitted after; otherwise 0.",
+    "AFTER's own objects replace theirs. --replay also replays both sides in virtual time and shows how the waits' "
+    "percentiles move per queue and priority; a workload that never gets in counts as never, and is named.",
+    "-o markdown is a ready pull-request comment. Exit code 1 with --fail-on regression when a workload running "
+    "before is not running after (in the steady state, or in the replay); otherwise 0.",
 ))
 
 EXAMPLES = options.examples(
@@ -48,6 +49,9 @@ EXAMPLES = options.examples(
     "kqctl diff base/ head/ --fail-on regression",
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10 "
     "-n team-a -l 'kueue.x-k8s.io/job-uid'",
+    "kqctl diff samples/volcano-two-teams --set queue/team-a.spec.weight=3 -o markdown",
+    "kqctl diff samples/yunikorn-priority --set queue/root.tenant1.properties.priority.offset=11 --replay "
+    "--runtime 30m --now 2026-01-01T12:00:00Z",
 )
 
 DIFF_FORMATS = ("table", "json", "yaml", "markdown")
@@ -78,7 +82,8 @@ def diff_command(
     now: str | None = typer.Option(None, "--now", metavar="TIME", help="The clock of both sides (RFC 3339)."),
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml or markdown."),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="WHAT",
-                                       help="regression: exit 1 when a workload admitted before is not after."),
+                                       help="regression: exit 1 when a workload running before is not after "
+                                            "(steady state or replay)."),
     namespace: str | None = options.namespace_option(LISTED),
     all_namespaces: bool = options.AllNamespacesOption,
     selector: str | None = options.selector_option(LISTED),

@@ -32,8 +32,10 @@ if TYPE_CHECKING:
     from kqctl.kueue.replay.report import KueueReplayOptions
 
 HELP = "\n\n".join((
-    "Find the smallest nominal quota, per flavor and resource, of a ClusterQueue (--for clusterqueue/NAME) or of "
-    "a cohort's ClusterQueues together (--for cohort/NAME) that meets a target on the replay of their workloads: "
+    "Find the smallest quota that meets a target on the replay of the workloads it covers: Kueue's nominal quota, "
+    "per flavor and resource, of a ClusterQueue (--for clusterqueue/NAME) or a cohort's ClusterQueues together "
+    "(--for cohort/NAME); a Volcano Queue's capability, deserved, guarantee or weight (--for queue/NAME --field "
+    "...); a YuniKorn queue's guaranteed or max (--for queue/root.PATH --field ...). Targets: "
     "'p95(time-to-admission) < 30m', 'mean(time-to-finish) <= 2h', 'no workload inadmissible', or several joined "
     "with 'and'.",
     "Candidates are replayed in parallel processes (one per core, --jobs). The answer is printed with the replays "
@@ -47,6 +49,10 @@ EXAMPLES = options.examples(
     "kqctl plan cluster/ --trace arrivals.csv --for clusterqueue/team-a --target 'p95(time-to-admission) < 30m'",
     "kqctl plan cluster/ --for cohort/ml --resource default/cpu --target 'no workload inadmissible' --runtime 1h",
     "kqctl plan --generator baseline/generator.yaml --for cohort/cohort-0 --target 'p95(time-to-admission) < 2m'",
+    "kqctl plan samples/volcano-two-teams --for queue/team-a --field weight --runtime 30m --now "
+    "2026-01-01T12:00:00Z --target 'p95(time-to-admission) < 20m'",
+    "kqctl plan samples/yunikorn-priority --for queue/root.tenant1 --field guaranteed --runtime 30m --now "
+    "2026-01-01T12:00:00Z --target 'p95(time-to-admission) < 10m'",
 )
 
 PLAN_FORMATS = ("table", "json", "yaml")

@@ -25,22 +25,27 @@ if TYPE_CHECKING:
     from kqctl.replay.durations import Distribution
 
 HELP = "\n\n".join((
-    "Replay Kueue in virtual time: workloads arrive at their creation time (Jobs and Workloads dated in the "
-    "future, a --trace, or Kueue's own performance --generator config), are admitted by Kueue's scheduling "
-    "cycles, run for their runtime and release their quota; preempted workloads are requeued as Kueue requeues "
-    "them.",
-    "Prints per workload the time to admission and to finish and its evictions, per ClusterQueue and priority "
-    "the P50/P95/P99 time to admission, and per ClusterQueue and cohort the quota held over time. -o summary "
-    "prints Kueue's performance summary.yaml; --plot DIR writes charts.",
-    "Runtimes come from the annotation kqctl.dev/runtime (on a Workload or its Job, e.g. 45m), Kueue's "
-    "performance label, the trace, or --runtime. The controller's speed is --cycle-latency (default: calibrated "
-    "against Kueue's published performance runs; see the README). Deterministic: the same inputs and --seed "
-    "give the same replay.",
+    "Replay Kueue, Volcano or YuniKorn in virtual time: workloads arrive at their creation time (objects dated in "
+    "the future, a --trace, or Kueue's own performance --generator config), are admitted by the scheduler's own "
+    "cycles (Kueue's scheduling cycles, Volcano's sessions every --schedule-period, YuniKorn's core cycles fed by "
+    "its shim), run for their runtime and release what they hold; preempted or reclaimed workloads come back as "
+    "the scheduler's controllers bring them back.",
+    "Prints per workload (a Kueue Workload, a Volcano PodGroup, a YuniKorn application) the time until it runs and "
+    "until it finishes and its evictions, per queue and priority the P50/P95/P99 wait, and per queue the usage "
+    "over time. -o summary prints Kueue's performance summary.yaml; --plot DIR writes charts.",
+    "Runtimes come from the annotation kqctl.dev/runtime (on a Workload or its Job, a PodGroup or vcjob, a pod, "
+    "e.g. 45m), Kueue's performance label, the trace, or --runtime. Kueue's controller speed is --cycle-latency "
+    "(default: calibrated against Kueue's published performance runs; see the README). Deterministic: the same "
+    "inputs and --seed give the same replay.",
 ))
 
 EXAMPLES = options.examples(
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z -n team-a",
+    "kqctl replay samples/volcano-two-teams --trace samples/volcano-two-teams/arrivals.csv --runtime 30m "
+    "--now 2026-01-01T12:00:00Z",
+    "kqctl replay samples/yunikorn-priority --trace samples/yunikorn-priority/arrivals.csv --runtime 30m "
+    "--now 2026-01-01T12:00:00Z",
     "kqctl replay cluster/ jobs-tomorrow.yaml --runtime 45m",
     "kqctl replay cluster/ --trace arrivals.csv -o json",
     "kqctl replay --generator kueue/test/performance/scheduler/configs/baseline/generator.yaml -o summary",
@@ -58,8 +63,9 @@ FinishLatencyOption = typer.Option("0s", "--finish-latency", metavar="DURATION",
                                    help="Time between a workload's end and the release of its quota.")
 SeedOption = typer.Option(0, "--seed", metavar="N", help="Seed for everything drawn at random (runtimes, UIDs).")
 TraceOption = typer.Option(None, "--trace", metavar="FILE",
-                           help="Arrivals: CSV or YAML rows of time, namespace, queue, priority, pods, requests, "
-                                "runtime (repeatable; '-' reads stdin, CSV or YAML told by its first line).")
+                           help="Arrivals: CSV or YAML rows of time, namespace, queue (a Kueue LocalQueue, a Volcano "
+                                "Queue, a YuniKorn queue path), priority, pods, requests, runtime (repeatable; '-' "
+                                "reads stdin, CSV or YAML told by its first line).")
 GeneratorOption = typer.Option(None, "--generator", metavar="FILE",
                                help="Kueue's scheduler performance config (a generator.yaml of its "
                                     "test/performance/scheduler/configs) instead of PATHs.")
