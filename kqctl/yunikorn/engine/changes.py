@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot
 from kqctl.yunikorn.engine.allocation import Scheduler
-from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask
+from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
 from kqctl.yunikorn.engine.partition import _place, to_ns
 
 COMPLETING = "Completing"
@@ -90,8 +90,10 @@ def _new_queues(scheduler: Scheduler) -> None:
         scheduler.p.compute_fair_max()
 
 
-def release(scheduler: Scheduler, ask: Ask) -> None:
-    """The pod finished: its allocation goes away (``RemoveAllocation``), and what it held may fit others now."""
+def release(scheduler: Scheduler, ask: Ask) -> Node:
+    """The pod finished: its allocation goes away (``RemoveAllocation``). Returns its node: the caller tells the
+    scheduler what grew with :func:`grown` once every release of the moment is done (YuniKorn's memo of failed
+    asks is then undone once, not once per release)."""
     p = scheduler.p
     node = p.nodes.by_name[ask.node]
     app = ask.app
@@ -101,32 +103,14 @@ def release(scheduler: Scheduler, ask: Ask) -> None:
     p.refresh_priority(app.queue)
     if not res.strictly_greater_than_zero(app.allocated) and not app.pending_asks():
         complete_application(scheduler, app)
-    scheduler.node_opened(node)
+    return node
+
+
+def grown(scheduler: Scheduler, nodes: Iterable[Node]) -> None:
+    """Quota was given back and these nodes have more room: asks that failed on either may fit now."""
+    for node in nodes:
+        scheduler.node_opened(node)
     scheduler.quota_released()
-
-
-def withdraw(scheduler: Scheduler, ask: Ask) -> None:
-    """A pending ask goes away (its pod was deleted before it ran)."""
-    p = scheduler.p
-    app = ask.app
-    if ask.allocated or app.queue is None:
-        return
-    if ask.reserved_node:
-        node = p.nodes.by_name.get(ask.reserved_node)
-        p.unreserve(ask)
-        scheduler.reserved.remove(ask)
-        if node is not None:
-            scheduler.node_opened(node)
-    minus = {name: -value for name, value in ask.resource.items()}
-    app.pending = res.prune(res.add(app.pending, minus)) or {}
-    p.path_add(app.queue, {}, minus)
-    if not ask.blocked:
-        scheduler._add_active(app.queue.path, -1)
-    app.asks.remove(ask)
-    app.asks_changed()
-    p.asks.pop(ask.key, None)
-    scheduler._changed(app.queue)
-    p.refresh_priority(app.queue)
 
 
 def complete_application(scheduler: Scheduler, app: Application) -> None:

@@ -40,7 +40,7 @@ from kqctl.replay.statistics import StepSeries
 from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot
 from kqctl.yunikorn.engine import changes
 from kqctl.yunikorn.engine.allocation import Scheduler
-from kqctl.yunikorn.engine.objects import REJECTED, Ask
+from kqctl.yunikorn.engine.objects import REJECTED, Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, build_partition, to_ns
 from kqctl.yunikorn.engine.state import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, RESERVED, CycleResult
 
@@ -125,6 +125,7 @@ class YuniKornTimeline:
         self.ended: dict[str, str] = {}
         self.held: dict[str, _Usage] = {}
         self.evictions: list[Eviction] = []
+        self.grown: dict[str, Node] = {}  # nodes releases opened since the last cycle
         self.cycles = 0
         self.recreated = 0
         self.deleted = 0
@@ -182,7 +183,8 @@ class YuniKornTimeline:
             return False
         self._hold(ask, now, -1)
         changes.set_clock(self.scheduler, self._ns(now))
-        changes.release(self.scheduler, ask)
+        node = changes.release(self.scheduler, ask)
+        self.grown[node.name] = node  # told to the scheduler before its next cycle, with the moment's other releases
         self.ended[key] = "Succeeded"
         return True
 
@@ -246,6 +248,9 @@ class YuniKornTimeline:
     def cycle(self, now: int, reporter: Reporter) -> CycleReport:
         """YK-R1: the core's cycles back to back until one does nothing."""
         changes.set_clock(self.scheduler, self._ns(now))
+        if self.grown:
+            changes.grown(self.scheduler, sorted(self.grown.values(), key=lambda n: n.name))
+            self.grown.clear()
         allocated = 0
         while True:
             result = self.scheduler.cycle()
