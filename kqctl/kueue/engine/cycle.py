@@ -183,7 +183,7 @@ class Scheduler:
     def get_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                         nomination: dict[str, dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
         """CYC-5: full assignment; its victims; else the partial-admission reducer (REQ-14); then TAS-6."""
-        if workload.scan_memory is not None and self._memory_outdated(workload.scan_memory, workload, cq):
+        if workload.scan_memory is not None and self.memory_outdated(workload.scan_memory, workload, cq):
             workload.scan_memory = None
         assignment, targets = self._initial_assignments(workload, cq, nomination)
         if self._topology_aware:
@@ -271,7 +271,7 @@ class Scheduler:
                 return assignment, targets
         return None
 
-    def _memory_outdated(self, memory: ScanMemory, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+    def memory_outdated(self, memory: ScanMemory, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
         """FA-4: a changed shape, or an old memory while the ClusterQueue's tree changed."""
         if self.gates.enabled("FlavorFungibilityPreserveScanProgress"):
             if memory.shape != workload.shape:

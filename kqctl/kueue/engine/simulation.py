@@ -35,6 +35,7 @@ from kqctl.kueue.engine.results import (
     cycle_record,
     freeze,
 )
+from kqctl.kueue.engine.verdict import verdicts
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8: the spec's limit, kept as the floor of the scaled one (cycle_limit)
@@ -197,8 +198,18 @@ class Simulation:
         warnings = list(self.snapshot.warnings)
         if self.stop_reason == CYCLE_LIMIT:
             warnings.append(self.limit_warning())
+        answers = verdicts(self, self.outcomes)
         return freeze(self.cache, self.queues, self.outcomes, self.history, self.stop_reason, self.fair_sharing,
-                      self.livelock, warnings)
+                      self.livelock, warnings, answers)
+
+    def compares_times(self) -> bool:
+        """Whether some preemption policy compares workloads' queue-order times (PRE-3 LowerOrNewerEqualPriority)."""
+        return any("LowerOrNewerEqualPriority" in (p.within_cluster_queue, p.reclaim_within_cohort)
+                   for p in (state.model.preemption for state in self.cache.cluster_queues.values()))
+
+    def next_cycle_time(self) -> datetime:
+        """The clock of the cycle that would run next (cycle i runs at the start plus i seconds)."""
+        return self.start + timedelta(seconds=len(self.history))
 
     def limit_warning(self) -> str:
         """What a run stopped by the cycle limit must say: its end is not the steady state."""

@@ -64,6 +64,15 @@ class Status:
     reasons: list[str] = field(default_factory=list)
     error: str | None = None
     no_fit_reason: str = ""
+    # The "<n> more needed" of each "insufficient unused quota" reason, as a number: the unused quota the
+    # (flavor, resource) lacks, counting what earlier pod sets were assigned there (the amount users are shown).
+    missing: dict[FlavorResource, int] = field(default_factory=dict)
+
+    def add(self, other: Status) -> None:
+        """Take over another status's reasons and missing amounts (the larger amount of a (flavor, resource))."""
+        self.reasons.extend(other.reasons)
+        for fr, amount in other.missing.items():
+            self.missing[fr] = max(amount, self.missing.get(fr, 0))
 
     @property
     def is_fit(self) -> bool:

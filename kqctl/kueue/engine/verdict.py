@@ -1,0 +1,288 @@
+"""Why each workload ends where it ends: the one reason, message and missing amounts every command shows.
+
+A workload that holds no quota at the end of a run is out for a reason that the end state itself
+gives: what Kueue's scheduler answers when it tries the workload there (CYC-4, CYC-5: its nomination,
+flavor assignment and preemption search on the end state's quota and holders). That answer is the
+one simulate, explain, audit, diff and replay show; it is worked out here, once per run, by
+:func:`verdicts`, and frozen with the rest of the result (results.py).
+
+Why not the message of the workload's last scheduling attempt, which is what Kueue writes into the
+workload's ``QuotaReserved`` condition? Two of Kueue's rules make that message describe another state
+than the end state:
+
+* flavor-scan memory (FA-4): an attempt that resumes the scan after the flavor the previous attempt
+  stopped at looks at the later flavors only. Its message names only them ("untolerated taint ...
+  in flavor spot") although the resource group it never reached is what keeps the workload out; the
+  scan reached the last flavor, so the next attempt starts from the first again;
+* admissions later in the same cycle, or in later cycles, take quota after the attempt, without a
+  requeue event (CYC-14 requeues only when quota is freed): "12 more needed" when the attempt was
+  made, 14 more in the end state.
+
+The next attempt on the end state (the one Kueue makes when anything frees quota) answers with the
+end state's numbers; where nothing changed since the last attempt it is the same answer. The last
+attempt's own reason and message stay in the result (``last_reason``, ``last_message``).
+
+The same module says whether the workload could ever get in as configured (``never``): Kueue's flavor
+assignment on the same ClusterQueues with no workload holding any quota (Q-5 then equals the maximum
+capacity, Q-6), after the checks that come before any flavor (CYC-4: a LocalQueue, an active
+ClusterQueue, a namespace it admits, requests within limits). A workload too big for every flavor of
+a resource group, with no eligible flavor (FA-5: taints, node affinity), or in a closed queue can never
+get in, whatever finishes; every other one could, once enough quota is free.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from kqctl.kueue.api.models import FlavorResource
+from kqctl.kueue.engine.cache import ClusterQueueState
+from kqctl.kueue.engine.entry import WAITING_FOR_QUOTA
+from kqctl.kueue.engine.flavors.assignment import FIT, NO_FIT, PREEMPT, Assignment
+from kqctl.kueue.engine.outcomes import WorkloadOutcome, reported_reason
+from kqctl.kueue.engine.preemption.targets import Target
+from kqctl.kueue.engine.queues import STRICT_FIFO
+from kqctl.kueue.engine.workloads import WorkloadInfo
+
+if TYPE_CHECKING:
+    from kqctl.kueue.engine.simulation import Simulation
+
+PENDING_REASON = "Pending"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One workload's answer at the end of a run, for a workload that holds no quota there."""
+
+    reason: str | None  # Kueue's QuotaReserved=False reason of that answer (WaitingForQuota, NoMatchingFlavor, ...)
+    message: str | None  # Kueue's message of that answer
+    missing: Mapping[FlavorResource, int] = field(default_factory=dict)  # the unused quota it lacks ("N more needed")
+    never: str | None = None  # why it can never get in as configured; None: it could (or we cannot say it cannot)
+    blocked_by: str | None = None  # StrictFIFO: the head it waits behind
+
+
+@dataclass
+class Nomination:
+    """The end-state nomination behind a verdict (live engine values: explain lays them out)."""
+
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+
+
+def verdicts(sim: Simulation, keys: Iterable[str]) -> dict[str, Verdict]:
+    """The verdict of every workload of ``keys`` that holds no quota at the end of ``sim``'s run."""
+    judge = _Judge(sim, shared=True)
+    wanted = [key for key in keys if sim.outcomes[key].workload.admission is None]
+    found: dict[str, Verdict] = {}
+    queued: list[tuple[str, ClusterQueueState]] = []
+    for key in wanted:
+        early = judge.before_nomination(key)
+        if isinstance(early, Verdict):
+            found[key] = early
+        else:
+            queued.append((key, early))
+    never = _never_reasons(sim, queued)
+    for key, state in queued:
+        found[key] = judge.nominated(key, state, never.get(key))[0]
+    return {key: found[key] for key in wanted}
+
+
+def verdict_of(sim: Simulation, key: str) -> tuple[Verdict, Nomination]:
+    """One workload's verdict and the nomination behind it (explain: the same answer :func:`verdicts` gives)."""
+    judge = _Judge(sim, shared=False)
+    early = judge.before_nomination(key)
+    if isinstance(early, Verdict):
+        return early, Nomination()
+    return judge.nominated(key, early, _never_reasons(sim, [(key, early)]).get(key))
+
+
+class _Judge:
+    """Verdicts on one end state: StrictFIFO heads read once, nominations shared by equivalent workloads."""
+
+    def __init__(self, sim: Simulation, shared: bool) -> None:
+        self.sim = sim
+        self.heads = _strict_heads(sim)
+        self.memo: dict[object, Nomination] | None = {} if shared and _shareable(sim) else None
+        self.compares_times = sim.compares_times() if self.memo is not None else False
+
+    def before_nomination(self, key: str) -> Verdict | ClusterQueueState:
+        """The verdict when the answer comes before any flavor (CYC-4), else the ClusterQueue to nominate it in."""
+        sim = self.sim
+        outcome = sim.outcomes[key]
+        workload = outcome.workload
+        if outcome.queue_reason is not None:
+            message = outcome.queue_message or outcome.queue_reason
+            return Verdict(outcome.queue_reason, outcome.queue_message, never=message)
+        state = sim.cache.cluster_queues.get(workload.cluster_queue or "")
+        if state is None or _queue_of(sim, workload) is None:
+            # Preempted, and not requeued (its LocalQueue was stopped or removed since): out of every queue.
+            return _last_attempt(outcome)
+        if sim.options.cycles is not None and outcome.last_entry is None and outcome.preempted_in is None:
+            # --cycles N: a run cut short on purpose; what was never tried is only that (and costs nothing: 49,000
+            # workloads behind the heads of one cycle are not looked at, as the cycle does not look at them).
+            return Verdict(PENDING_REASON, f"not tried in the {sim.options.cycles:,} cycle(s) run (--cycles): it did "
+                           "not reach the head of its queue")
+        failure = sim.scheduler.nomination_failure(workload, state.name)
+        if failure is not None:
+            return Verdict(failure.reason, failure.message, never=failure.message)
+        return state
+
+    def nominated(self, key: str, state: ClusterQueueState, never: str | None) -> tuple[Verdict, Nomination]:
+        sim = self.sim
+        outcome = sim.outcomes[key]
+        workload = outcome.workload
+        nomination = None
+        if self.memo is not None:
+            equivalence = _equivalence(sim, workload, state, self.compares_times)
+            nomination = self.memo.get(equivalence)
+            if nomination is None:
+                nomination = self.memo[equivalence] = nominate(sim, workload, state)
+        else:
+            nomination = nominate(sim, workload, state)
+        assignment = nomination.assignment
+        assert assignment is not None
+        mode = assignment.representative_mode()
+        blocked_by = self.heads.get(key)
+        if mode == NO_FIT or (mode == PREEMPT and not nomination.targets):
+            reason = assignment.no_fit_reason if mode == NO_FIT else WAITING_FOR_QUOTA
+            return Verdict(reason or WAITING_FOR_QUOTA, assignment.message(), missing_amounts(assignment), never,
+                           blocked_by), nomination
+        # It fits (or would preempt) on its next attempt: the run ended before it was tried again (a cycle limit, a
+        # livelock, --cycles), or it waits behind a StrictFIFO head. Its last attempt says what happened.
+        verdict = dataclasses.replace(_last_attempt(outcome), never=never)
+        if blocked_by is not None:
+            message = f"waiting behind {blocked_by}, the head of StrictFIFO ClusterQueue {state.name}"
+            return dataclasses.replace(verdict, message=message, blocked_by=blocked_by), nomination
+        return verdict, nomination
+
+
+def _shareable(sim: Simulation) -> bool:
+    """Whether equivalent workloads (_equivalence) get the same nomination: not when the assignment reads more of the
+    workload than its scheduling shape (TAS requests, ConcurrentAdmission annotations) or preemption reads its
+    LocalQueue's usage (admission fair sharing)."""
+    return not sim.cache.tas.flavors and sim.ledger is None and not sim.options.gates.enabled("ConcurrentAdmission")
+
+
+def _equivalence(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, compares_times: bool) -> object:
+    """What a nomination on one state reads of the workload: its ClusterQueue, its scheduling shape (CYC-12: requests,
+    pod spec, priority), the flavor-scan memory (FA-4) the next cycle would use, and its queue-order time where a
+    policy compares it (PRE-3)."""
+    memory = workload.scan_memory
+    scheduler = sim.scheduler
+    if memory is not None:
+        scheduler.cycle += 1  # as the next cycle reads it
+        try:
+            outdated = scheduler.memory_outdated(memory, workload, state)
+        finally:
+            scheduler.cycle -= 1
+        if outdated:
+            memory = None
+    scan = None if memory is None else tuple(tuple(sorted(d.items())) for d in memory.last_tried)
+    return state.name, workload.shape, scan, workload.queue_order_time if compares_times else None
+
+
+def nominate(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> Nomination:
+    """CYC-5 for the workload as the next cycle would run it on the end state, leaving the state as it was.
+
+    The next cycle's number and clock: flavor-scan memory (FA-4) is read as that cycle reads it, and
+    preemption orders candidates as of its time.
+    """
+    scheduler, preemptor = sim.scheduler, sim.preemptor
+    saved = scheduler.cycle, scheduler.now, preemptor.now, workload.scan_memory
+    scheduler.cycle += 1
+    scheduler.now = preemptor.now = sim.next_cycle_time()
+    try:
+        assignment, targets = scheduler.get_assignments(workload, state)
+    finally:
+        scheduler.cycle, scheduler.now, preemptor.now, workload.scan_memory = saved
+    return Nomination(assignment, list(targets))
+
+
+def missing_amounts(assignment: Assignment) -> dict[FlavorResource, int]:
+    """Per (flavor, resource), the unused quota the assignment lacks (the largest over its pod sets: a later pod set
+    counts what earlier ones were assigned, FA-6)."""
+    missing: dict[FlavorResource, int] = {}
+    for pod_set in assignment.pod_sets:
+        if pod_set.mode() == FIT:
+            continue
+        for fr, amount in pod_set.status.missing.items():
+            missing[fr] = max(amount, missing.get(fr, 0))
+    return dict(sorted(missing.items()))
+
+
+def _last_attempt(outcome: WorkloadOutcome) -> Verdict:
+    """What its last attempt said (the preemption that followed, for one admitted then preempted)."""
+    if outcome.last_entry is not None or outcome.preempted_in is not None:
+        reason, message = reported_reason(outcome)
+        return Verdict(reason or PENDING_REASON, message or None)
+    return Verdict(PENDING_REASON, "not tried yet: the run ended before it reached the head of its queue")
+
+
+def _queue_of(sim: Simulation, workload: WorkloadInfo) -> str | None:
+    queue = sim.queues.get(workload.cluster_queue or "")
+    if queue is not None and (workload.key in queue.active or workload.key in queue.inadmissible):
+        return queue.name
+    return None
+
+
+def _strict_heads(sim: Simulation, only: str | None = None) -> dict[str, str]:
+    """StrictFIFO (CYC-2): every active workload but the head waits behind the head, whatever it would fit."""
+    behind: dict[str, str] = {}
+    for name, queue in sim.queues.items():
+        if (only is not None and name != only) or queue.strategy != STRICT_FIFO or len(queue.active) < 2:
+            continue
+        ordered = queue.ordered()
+        head = ordered[0].key
+        behind.update((w.key, head) for w in ordered[1:])
+    return behind
+
+
+# --- can it ever get in? -----------------------------------------------------------------------------------
+
+
+def _never_reasons(sim: Simulation, queued: list[tuple[str, ClusterQueueState]]) -> dict[str, str]:
+    """Why each of ``queued`` (nominated in that ClusterQueue, holding no quota) can never get in as configured, for
+    those that cannot.
+
+    Flavor assignment (with partial admission and TAS, as the next cycle runs it) while no workload holds any
+    quota: every holder leaves the cache for the check and comes back in the same order.
+    """
+    if not queued:
+        return {}
+    candidates = [(sim.outcomes[key].workload, state) for key, state in queued]
+    holders = [w for state in sim.cache.cluster_queues.values() for w in state.workloads.values()]
+    for holder in holders:
+        sim.cache.remove_workload(holder)
+    found: dict[str, str] = {}
+    memo: dict[tuple[str, str], str | None] = {}
+    shareable = not sim.cache.tas.flavors  # a TAS request is not in the scheduling shape
+    try:
+        for workload, state in candidates:
+            memo_key = (state.name, workload.shape)
+            if shareable and memo_key in memo:
+                reason = memo[memo_key]
+            else:
+                reason = _never_on_empty(sim, workload, state)
+                memo[memo_key] = reason
+            if reason is not None:
+                found[workload.key] = reason
+    finally:
+        for holder in holders:
+            sim.cache.add_workload(holder)
+    return found
+
+
+def _never_on_empty(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> str | None:
+    saved = workload.scan_memory
+    workload.scan_memory = None  # every flavor, from the first
+    try:
+        nomination = nominate(sim, workload, state)
+    finally:
+        workload.scan_memory = saved
+    assignment = nomination.assignment
+    assert assignment is not None
+    if assignment.representative_mode() != NO_FIT:
+        return None
+    return assignment.message() or assignment.no_fit_reason or "no flavor fits it"
