@@ -127,8 +127,8 @@ class Replay:
         for item in running:
             self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True)
             if item.runtime is not None:
-                end = item.since + item.runtime + self.options.finish_latency
-                self.loop.schedule(max(0, end), (COMPLETE, item.key, 0))
+                left = item.remaining if item.remaining is not None else item.since + item.runtime
+                self.loop.schedule(max(0, left + self.options.finish_latency), (COMPLETE, item.key, 0))
         self._want_cycle(0)
         end, horizon = self._drain()
         return ReplayRun(end, self.cycles, self._times(), tuple(self.scheduler.usage()), horizon)

@@ -24,7 +24,7 @@ from kqctl.kueue.api.models import (
 )
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
-from kqctl.kueue.engine.flavors.assignment import FIT, Assignment
+from kqctl.kueue.engine.flavors.assignment import FIT, PREEMPT, Assignment
 from kqctl.kueue.engine.outcomes import WorkloadOutcome
 from kqctl.kueue.engine.preemption.targets import (
     PreemptionContext,
@@ -37,6 +37,7 @@ from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
 from kqctl.kueue.engine.settled import Settled, evictions_possible
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.kueue.engine.verdict import Nomination, verdict_of
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
@@ -128,6 +129,10 @@ class Decision:
     admitted: bool = False  # holds quota at the end of that run
     text: str = ""  # the state as simulate shows it: ``Admitted (4/8 pods)`` for a partial admission
     cut_short: str | None = None  # the warning of a run the cycle limit stopped before its steady state
+    # The verdict's amounts (verdict.py), as simulate reports them: unused quota it lacks per (flavor, resource),
+    # and why it can never get in as configured.
+    missing: Mapping[FlavorResource, int] = field(default_factory=dict, hash=False)
+    never: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +212,11 @@ class Analysis:
     ahead: tuple[AheadEntry, ...] = ()
     blocked_by: str | None = None
     preemption_allowed: bool = True  # False: every preemption policy of its ClusterQueue is Never
+    # Why no workload is preempted although its policies allow some candidates (PRE-6..PRE-9, FS-8).
+    no_preemption: str | None = None
+    # Its next attempt would admit it or preempt for it, but Kueue does not make one: a workload in the inadmissible
+    # set is tried again only when quota is freed (CYC-14), and the admissions since its last attempt freed none.
+    not_retried: str | None = None
 
 
 @dataclass(frozen=True)
@@ -318,14 +328,11 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
                          next_cycle, steady_state)
     if result.gets_in:
         return result  # it gets in: no arithmetic of a failure, no suggestions
-    analysed = _analyse(steady, steady.outcomes[key], reset_clock=False)
+    # The headline's reason, message and amounts are the verdict simulate reports (verdict.py); the arithmetic below
+    # lays out the same nomination.
+    _, nomination = verdict_of(steady, key)
+    analysed = _analyse(steady, steady.outcomes[key], reset_clock=False, nomination=nomination)
     result = dataclasses.replace(result, steady=analysed.analysis)
-    if analysed.analysis.assignment is not None and steady_state.message:
-        # The headline is the steady state's own answer, the one its arithmetic below lays out: the message
-        # recorded when the workload was last tried can predate later admissions (a partial admission that
-        # took more of the quota, for example).
-        steady_state = dataclasses.replace(steady_state, message=analysed.analysis.assignment.message)
-        result = dataclasses.replace(result, steady_state=steady_state)
     assignment = analysed.assignment
     if analysed.analysis.queue_problem is not None:
         found = _queue_suggestions(snapshot, key, options)
@@ -351,8 +358,10 @@ class _Analysed:
     targets: tuple[Target, ...] = ()
 
 
-def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> _Analysed:
-    """Nominate the workload on the simulation's current state and lay out why it fits or not."""
+def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool,
+             nomination: Nomination | None = None) -> _Analysed:
+    """Nominate the workload on the simulation's current state (or take ``nomination``, the verdict's) and lay out
+    why it fits or not."""
     workload = outcome.workload
     if outcome.queue_reason is not None:
         return _Analysed(Analysis(queue_problem=(outcome.queue_reason, outcome.queue_message or "")))
@@ -366,13 +375,25 @@ def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> _A
     problem = _nomination_problem(sim, workload, state)
     if problem is not None:
         return _Analysed(Analysis(problem, ahead=tuple(ahead), blocked_by=blocked_by, preemption_allowed=allowed))
-    assignment, targets = _nominate(sim, workload, state, reset_clock)
+    if nomination is not None and nomination.assignment is not None:
+        assignment, targets = nomination.assignment, list(nomination.targets)
+    else:
+        assignment, targets = _nominate(sim, workload, state, reset_clock)
     flavors = _flavor_reports(sim, workload, state, assignment)
-    candidates = _candidates(sim, workload, state, assignment) if assignment.representative_mode() != FIT else []
+    mode = assignment.representative_mode()
+    candidates = _candidates(sim, workload, state, assignment) if mode != FIT else []
     victims = tuple(VictimReport(t.workload.key, t.cluster_queue.name, t.reason)
                     for t in sorted(targets, key=lambda t: t.workload.key))
+    no_preemption = None
+    if mode == PREEMPT and not targets and any(c.verdict.startswith("allowed") for c in candidates):
+        no_preemption = why_no_preemption(sim, workload, state, assignment, candidates)
+    not_retried = None
+    if not reset_clock and (mode == FIT or targets) and workload.key in sim.queues[state.name].inadmissible:
+        what = "admit it" if mode == FIT else f"preempt {', '.join(v.workload for v in victims)} for it"
+        not_retried = (f"tried now, Kueue would {what}; but it waits in the inadmissible set, which Kueue requeues "
+                       "only when quota is freed (CYC-14), and the admissions since its last attempt freed none")
     analysis = Analysis(None, assignment_report(assignment), victims, tuple(flavors), tuple(candidates), tuple(ahead),
-                        blocked_by, allowed)
+                        blocked_by, allowed, no_preemption, not_retried)
     return _Analysed(analysis, assignment, tuple(targets))
 
 
@@ -401,11 +422,14 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
 
 
 def _decision_of(run: SimulationResult, key: str) -> Decision:
+    """The run's answer for the workload, as simulate reports it (results.py, verdict.py)."""
     workload = run.workloads[key]
     cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
     cut_short = run.warnings[-1] if run.stop_reason == CYCLE_LIMIT and run.warnings else None
-    return Decision(workload.state, workload.last_reason, workload.last_message, cycle, workload.victims,
-                    workload.preempted_by, workload.admission is not None, workload.decision_text, cut_short)
+    holds = workload.admission is not None
+    reason, message = (workload.last_reason, workload.last_message) if holds else (workload.reason, workload.message)
+    return Decision(workload.state, reason, message, cycle, workload.victims, workload.preempted_by, holds,
+                    workload.decision_text, cut_short, dict(workload.missing), workload.never)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------
@@ -555,6 +579,56 @@ def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadI
     if within_nominal(cq.node, context.needed):
         return "not allowed: its ClusterQueue is not borrowing what is needed (within nominal quota)"
     return "allowed (reclaim from a borrowing ClusterQueue)"
+
+
+def why_no_preemption(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, assignment: Assignment,
+                      candidates: list[CandidateReport]) -> str:
+    """Why Kueue's preemption search chose no victim although its policies allow some of the candidates.
+
+    Asked of the quota tree with every allowed candidate gone (as the search removes them, PRE-9): whether the
+    workload then fits at all, and whether it fits without borrowing (PRE-8's attempts).
+    """
+    from kqctl.k8s.quantity import format_resource_value
+    from kqctl.kueue.engine.flavors.assignment import total_requests_for
+    from kqctl.kueue.engine.preemption.classical import borrowing_forbidden
+    from kqctl.kueue.engine.preemption.targets import put_back, take_out, workload_fits
+
+    if sim.fair_sharing:
+        return ("none is preempted: with fair sharing a candidate is preempted only when a preemption strategy "
+                "allows it (FS-8: its ClusterQueue's share must stay at or above the preemptor's), and none does")
+    allowed = {c.key for c in candidates if c.verdict.startswith("allowed")}
+    holders = [w for cq in sim.cache.cluster_queues.values() for w in cq.workloads.values() if w.key in allowed]
+    context = PreemptionContext(workload, state, assignment.flavors_needing_preemption(),
+                                total_requests_for(workload, assignment))
+    take_out(sim.cache, holders)
+    try:
+        fits_borrowing = workload_fits(sim.cache, context, allow_borrowing=True)
+        fits_within = workload_fits(sim.cache, context, allow_borrowing=False)
+        short = {fr: v - sim.cache.available(state, fr) for fr, v in sorted(context.usage.items())
+                 if v > sim.cache.available(state, fr)}
+        over = {fr: state.usage(fr) + v for fr, v in sorted(context.usage.items()) if state.borrowing_with(fr, v)}
+    finally:
+        put_back(sim.cache, holders)
+    count = f"the {len(allowed)} allowed candidates" if len(allowed) > 1 else "the allowed candidate"
+    if not fits_borrowing:
+        lacking = ", ".join(f"{format_resource_value(r, v, quota_side=True)} {r} in flavor {f}"
+                            for (f, r), v in short.items())
+        return f"none is preempted: even with {count} gone it would still lack {lacking} (PRE-9)"
+    if not fits_within:
+        uses = ", ".join(f"{r} {format_resource_value(r, total, quota_side=True)} of nominal "
+                         f"{format_resource_value(r, state.nominal((f, r)), quota_side=True)} in flavor {f}"
+                         for (f, r), total in over.items())
+        if borrowing_forbidden(state):
+            policy = state.model.preemption.borrow_within_cohort
+            setting = "unset" if policy is None else f"policy {policy.policy}"
+            return (f"none is preempted: with {count} gone it would still have to borrow ({uses}), and Kueue "
+                    f"preempts in the cohort for a workload that borrows only under borrowWithinCohort ({setting} "
+                    f"on ClusterQueue {state.name}) (PRE-8, PRE-9)")
+        return (f"none is preempted: with {count} gone it would still have to borrow ({uses}), and while it borrows "
+                "only candidates of a lower priority than its own (and at most borrowWithinCohort."
+                "maxPriorityThreshold) may be preempted in the cohort (PRE-6, PRE-9)")
+    return (f"none is preempted: Kueue takes victims from another ClusterQueue only while that one uses more than "
+            f"its nominal quota (PRE-9), and {count} stop being candidates before it fits")
 
 
 # --- what would make it fit (each verified by running the engine again) --------------------------------
