@@ -44,7 +44,7 @@ from kqctl.kueue.engine.flavors.assignment import FIT, NO_FIT, PREEMPT, Assignme
 from kqctl.kueue.engine.outcomes import WorkloadOutcome, reported_reason
 from kqctl.kueue.engine.preemption.targets import Target
 from kqctl.kueue.engine.queues import STRICT_FIFO
-from kqctl.kueue.engine.workloads import WorkloadInfo
+from kqctl.kueue.engine.workloads import ScanMemory, WorkloadInfo
 
 if TYPE_CHECKING:
     from kqctl.kueue.engine.simulation import Simulation
@@ -76,16 +76,20 @@ def verdicts(sim: Simulation, keys: Iterable[str]) -> dict[str, Verdict]:
     judge = _Judge(sim, shared=True)
     wanted = [key for key in keys if sim.outcomes[key].workload.admission is None]
     found: dict[str, Verdict] = {}
-    queued: list[tuple[str, ClusterQueueState]] = []
+    queued: list[tuple[str, ClusterQueueState, _Answer]] = []
+    states: list[tuple[str, ClusterQueueState]] = []
     for key in wanted:
         early = judge.before_nomination(key)
         if isinstance(early, Verdict):
             found[key] = early
         else:
-            queued.append((key, early))
-    never = _never_reasons(sim, queued)
-    for key, state in queued:
-        found[key] = judge.nominated(key, state, never.get(key))[0]
+            states.append((key, early))
+    for key, state in states:  # first the nominations the cycles made that still hold, for equivalent workloads
+        judge.seed(key, state)
+    queued = [(key, state, judge.answer(key, state)) for key, state in states]
+    never = _never_reasons(sim, [(key, state) for key, state, answer in queued if not answer.fits_when_empty])
+    for key, state, answer in queued:
+        found[key] = judge.verdict(key, state, answer, never.get(key))
     return {key: found[key] for key in wanted}
 
 
@@ -95,7 +99,9 @@ def verdict_of(sim: Simulation, key: str) -> tuple[Verdict, Nomination]:
     early = judge.before_nomination(key)
     if isinstance(early, Verdict):
         return early, Nomination()
-    return judge.nominated(key, early, _never_reasons(sim, [(key, early)]).get(key))
+    answer = judge.answer(key, early)
+    never = None if answer.fits_when_empty else _never_reasons(sim, [(key, early)]).get(key)
+    return judge.verdict(key, early, answer, never), answer.nomination
 
 
 class _Judge:
@@ -104,7 +110,7 @@ class _Judge:
     def __init__(self, sim: Simulation, shared: bool) -> None:
         self.sim = sim
         self.heads = _strict_heads(sim)
-        self.memo: dict[object, Nomination] | None = {} if shared and _shareable(sim) else None
+        self.memo: dict[object, _Answer] | None = {} if shared and _shareable(sim) else None
         self.compares_times = sim.compares_times() if self.memo is not None else False
 
     def before_nomination(self, key: str) -> Verdict | ClusterQueueState:
@@ -129,33 +135,92 @@ class _Judge:
             return Verdict(failure.reason, failure.message, never=failure.message)
         return state
 
-    def nominated(self, key: str, state: ClusterQueueState, never: str | None) -> tuple[Verdict, Nomination]:
+    def answer(self, key: str, state: ClusterQueueState) -> _Answer:
+        """The end-state nomination of the workload: its own last one when nothing it read has changed since
+        (_still_valid), else one shared by equivalent workloads (_equivalence), else a new one."""
         sim = self.sim
-        outcome = sim.outcomes[key]
-        workload = outcome.workload
-        nomination = None
-        if self.memo is not None:
+        workload = sim.outcomes[key].workload
+        if self.memo is None:
+            return _Answer.of(sim, workload, state, self._nomination(key, state))
+        equivalence = _equivalence(sim, workload, state, self.compares_times)
+        answer = self.memo.get(equivalence)
+        if answer is None:
+            answer = self.memo[equivalence] = _Answer.of(sim, workload, state, self._nomination(key, state))
+        return answer
+
+    def seed(self, key: str, state: ClusterQueueState) -> None:
+        """Remember the workload's last nomination for its equivalent workloads, when it still holds."""
+        if self.memo is None:
+            return
+        sim = self.sim
+        workload = sim.outcomes[key].workload
+        if _still_valid(sim, key, state) is not None:
             equivalence = _equivalence(sim, workload, state, self.compares_times)
-            nomination = self.memo.get(equivalence)
-            if nomination is None:
-                nomination = self.memo[equivalence] = nominate(sim, workload, state)
-        else:
-            nomination = nominate(sim, workload, state)
-        assignment = nomination.assignment
-        assert assignment is not None
-        mode = assignment.representative_mode()
+            if equivalence not in self.memo:
+                self.memo[equivalence] = _Answer.of(sim, workload, state, self._nomination(key, state))
+
+    def _nomination(self, key: str, state: ClusterQueueState) -> Nomination:
+        kept = _still_valid(self.sim, key, state)
+        return kept if kept is not None else nominate(self.sim, self.sim.outcomes[key].workload, state)
+
+    def verdict(self, key: str, state: ClusterQueueState, answer: _Answer, never: str | None) -> Verdict:
+        outcome = self.sim.outcomes[key]
         blocked_by = self.heads.get(key)
-        if mode == NO_FIT or (mode == PREEMPT and not nomination.targets):
-            reason = assignment.no_fit_reason if mode == NO_FIT else WAITING_FOR_QUOTA
-            return Verdict(reason or WAITING_FOR_QUOTA, assignment.message(), missing_amounts(assignment), never,
-                           blocked_by), nomination
+        out = answer.out
+        if out is not None:
+            return Verdict(out.reason, out.message, out.missing, never, blocked_by)
         # It fits (or would preempt) on its next attempt: the run ended before it was tried again (a cycle limit, a
         # livelock, --cycles), or it waits behind a StrictFIFO head. Its last attempt says what happened.
         verdict = dataclasses.replace(_last_attempt(outcome), never=never)
         if blocked_by is not None:
             message = f"waiting behind {blocked_by}, the head of StrictFIFO ClusterQueue {state.name}"
-            return dataclasses.replace(verdict, message=message, blocked_by=blocked_by), nomination
-        return verdict, nomination
+            return dataclasses.replace(verdict, message=message, blocked_by=blocked_by)
+        return verdict
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A nomination; the verdict it gives when it keeps the workload out (None: it would admit or preempt); and
+    whether it shows on its own that the workload fits a ClusterQueue where no quota is used (_shows_room)."""
+
+    nomination: Nomination
+    out: Verdict | None
+    fits_when_empty: bool
+
+    @classmethod
+    def of(cls, sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, nomination: Nomination) -> _Answer:
+        assignment = nomination.assignment
+        assert assignment is not None
+        mode = assignment.representative_mode()
+        room = mode != NO_FIT or _shows_room(sim, workload, state, assignment)
+        if mode == NO_FIT or (mode == PREEMPT and not nomination.targets):
+            reason = assignment.no_fit_reason if mode == NO_FIT else WAITING_FOR_QUOTA
+            return cls(nomination, Verdict(reason or WAITING_FOR_QUOTA, assignment.message(),
+                                           missing_amounts(assignment)), room)
+        return cls(nomination, None, room)
+
+
+def _shows_room(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, assignment: Assignment) -> bool:
+    """Whether the assignment itself shows that every pod set would fit with no quota used: for each resource group
+    a pod set asks of, a flavor it found eligible and within its maximum capacity (FA-5, FA-6: mode Fit or Preempt,
+    or NoFit only for want of unused quota, WaitingForQuota). A flavor-scan memory (FA-4) or a failing earlier group
+    can leave that unproven: then the check on an emptied cache decides (_never_reasons). Not with TAS (nodes)."""
+    if sim.cache.tas.flavors or len(assignment.pod_sets) != len(workload.pod_sets):
+        return False
+    for pod_set in assignment.pod_sets:
+        if pod_set.status.error is not None:
+            return False
+        room = {a.flavor for a in pod_set.attempts if a.mode != NO_FIT or a.no_fit_reason == WAITING_FOR_QUOTA}
+        room.update(choice.flavor for choice in pod_set.flavors.values())
+        for resource, value in pod_set.requests.items():
+            group = state.group_for(resource)
+            if group is None:
+                if value:
+                    return False  # XO-5 (or ignored): the emptied cache decides
+                continue
+            if not room.intersection(group.flavors):
+                return False
+    return True
 
 
 def _shareable(sim: Simulation) -> bool:
@@ -169,18 +234,38 @@ def _equivalence(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueSta
     """What a nomination on one state reads of the workload: its ClusterQueue, its scheduling shape (CYC-12: requests,
     pod spec, priority), the flavor-scan memory (FA-4) the next cycle would use, and its queue-order time where a
     policy compares it (PRE-3)."""
-    memory = workload.scan_memory
-    scheduler = sim.scheduler
-    if memory is not None:
-        scheduler.cycle += 1  # as the next cycle reads it
-        try:
-            outdated = scheduler.memory_outdated(memory, workload, state)
-        finally:
-            scheduler.cycle -= 1
-        if outdated:
-            memory = None
+    memory = _effective_memory(sim, workload, state)
     scan = None if memory is None else tuple(tuple(sorted(d.items())) for d in memory.last_tried)
     return state.name, workload.shape, scan, workload.queue_order_time if compares_times else None
+
+
+def _effective_memory(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> ScanMemory | None:
+    """The flavor-scan memory the next cycle would start from (None: every group from its first flavor)."""
+    memory = workload.scan_memory
+    if memory is None:
+        return None
+    scheduler = sim.scheduler
+    scheduler.cycle += 1  # as the next cycle reads it
+    try:
+        outdated = scheduler.memory_outdated(memory, workload, state)
+    finally:
+        scheduler.cycle -= 1
+    return None if outdated or not memory.has_pending_flavors() else memory
+
+
+def _still_valid(sim: Simulation, key: str, state: ClusterQueueState) -> Nomination | None:
+    """The workload's last nomination, when the next cycle would make the same one: made from scratch (no flavor-scan
+    memory in effect, FA-4; not a recomputation, CYC-10) in the same ClusterQueue, on a quota tree in which no usage
+    or quota has changed since (QuotaNode.version), with no flavor-scan memory in effect now either, and not under TAS
+    or admission fair sharing (they read more than the tree's quota: _shareable)."""
+    entry = sim.outcomes[key].last_entry
+    if entry is None or entry.assignment is None or not entry.assignment.from_first_flavors:
+        return None
+    if entry.cq_name != state.name or entry.tree_version != sim.cache.tree_version(state) or not _shareable(sim):
+        return None
+    if _effective_memory(sim, sim.outcomes[key].workload, state) is not None:
+        return None
+    return Nomination(entry.assignment, list(entry.targets))
 
 
 def nominate(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> Nomination:

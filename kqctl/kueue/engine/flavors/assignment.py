@@ -110,6 +110,9 @@ class Assignment:
     no_fit_reason: str = ""
     mode_override: str | None = None
     tas_usage: TASUsage = ()  # TAS-6: Usage.TAS, the node usage of its topology assignments
+    # A nomination from scratch: no nomination mapping (CYC-10) and every resource group scanned from its first flavor
+    # (no flavor-scan memory in effect, FA-4). Such an answer depends only on the workload and the quota tree.
+    from_first_flavors: bool = False
 
     def representative_mode(self) -> str:
         if not self.pod_sets:
