@@ -42,7 +42,7 @@ def test_every_suggestion_has_its_amounts(kqctl: Kq) -> None:
     out = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW).out
     suggestions = out.split("What would make it fit", 1)[1].splitlines()[1:]
     assert suggestions and all(re.search(r"\d", line) for line in suggestions), suggestions
-    assert "freeing" in out and "cpu by 10, memory by 40Gi" in out
+    assert "freeing" in out and "cpu by 10 (to 30), memory by 40Gi (to 120Gi)" in out
 
 
 def test_preempt_is_not_offered_when_every_policy_is_never(kqctl: Kq) -> None:
@@ -127,14 +127,17 @@ def test_explain_of_every_pending_workload_describes_one_steady_state(kqctl: Kq,
             assert re.search(r"create LocalQueue|point LocalQueue|stopPolicy: None|existing LocalQueue", fixes), fixes
 
 
-def test_headline_arithmetic_and_suggestion_name_the_same_shortfall(kqctl: Kq) -> None:
+def test_headline_and_arithmetic_name_the_same_shortfall_and_a_smaller_raise_says_why(kqctl: Kq) -> None:
     # single-clusterqueue: hyperparam-sweep is admitted with 4 of its 8 pods before train-resnet is tried again,
     # so in the steady state train-resnet lacks 6 cpu and 600Mi, not the 2 cpu of an earlier attempt.
     run = kqctl("explain", "default/job-train-resnet-5d0e7", "samples/single-clusterqueue", *NOW, "--no-estimate")
     headline = run.out.splitlines()[2]
     assert "cpu in flavor default-flavor, 6 more needed" in headline and "600Mi more needed" in headline
     assert "2 more needed" not in run.out
-    assert "cpu by 6, memory by 600Mi" in run.out
+    # Written into the ClusterQueue and simulated from the start, 2 more cpu get it in before hyperparam-sweep takes
+    # the rest: the suggestion is that smaller raise, and says why it is below the shortfall.
+    assert ("cpu by 2 (to 11) (less than the cpu and memory it lacks in the steady state: with the raise in the "
+            "manifests it is admitted before the workloads that take that quota now)") in run.out
 
 
 def test_a_missing_local_queue_is_named_with_the_change_that_gets_it_in(kqctl: Kq) -> None:

@@ -304,8 +304,10 @@ def suggestion_text(suggestion: Any) -> str:
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
-        amounts = ", ".join(f"{r} by {human_request(r, v)}" for r, v in suggestion.amounts.items())
-        return f"{suggestion.action}: {amounts}"
+        totals = suggestion.totals
+        amounts = ", ".join(f"{r} by {human_request(r, v)}" + (f" (to {human(r, totals[r])})" if r in totals else "")
+                            for r, v in suggestion.amounts.items())
+        return f"{suggestion.action}: {amounts}" + (f" ({suggestion.note})" if suggestion.note else "")
     amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
