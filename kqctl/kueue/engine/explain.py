@@ -394,7 +394,7 @@ def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool,
     if not reset_clock and (mode == FIT or targets) and workload.key in sim.queues[state.name].inadmissible:
         what = "admit it" if mode == FIT else f"preempt {', '.join(v.workload for v in victims)} for it"
         not_retried = (f"tried now, Kueue would {what}; but it waits in the inadmissible set, which Kueue requeues "
-                       "only when quota is freed (CYC-14), and the admissions since its last attempt freed none")
+                       "only when quota is freed, and the admissions since its last attempt freed none")
     analysis = Analysis(None, assignment_report(assignment), victims, tuple(flavors), tuple(candidates), tuple(ahead),
                         blocked_by, allowed, no_preemption, not_retried)
     return _Analysed(analysis, assignment, tuple(targets))
@@ -598,7 +598,7 @@ def why_no_preemption(sim: Simulation, workload: WorkloadInfo, state: ClusterQue
 
     if sim.fair_sharing:
         return ("none is preempted: with fair sharing a candidate is preempted only when a preemption strategy "
-                "allows it (FS-8: its ClusterQueue's share must stay at or above the preemptor's), and none does")
+                "allows it (its ClusterQueue's share must stay at or above the preemptor's), and none does")
     allowed = {c.key for c in candidates if c.verdict.startswith("allowed")}
     holders = [w for cq in sim.cache.cluster_queues.values() for w in cq.workloads.values() if w.key in allowed]
     context = PreemptionContext(workload, state, assignment.flavors_needing_preemption(),
@@ -616,7 +616,7 @@ def why_no_preemption(sim: Simulation, workload: WorkloadInfo, state: ClusterQue
     if not fits_borrowing:
         lacking = ", ".join(f"{format_resource_value(r, v, quota_side=True)} {r} in flavor {f}"
                             for (f, r), v in short.items())
-        return f"none is preempted: even with {count} gone it would still lack {lacking} (PRE-9)"
+        return f"none is preempted: even with {count} gone it would still lack {lacking}"
     if not fits_within:
         uses = ", ".join(f"{r} {format_resource_value(r, total, quota_side=True)} of nominal "
                          f"{format_resource_value(r, state.nominal((f, r)), quota_side=True)} in flavor {f}"
@@ -626,12 +626,12 @@ def why_no_preemption(sim: Simulation, workload: WorkloadInfo, state: ClusterQue
             setting = "unset" if policy is None else f"policy {policy.policy}"
             return (f"none is preempted: with {count} gone it would still have to borrow ({uses}), and Kueue "
                     f"preempts in the cohort for a workload that borrows only under borrowWithinCohort ({setting} "
-                    f"on ClusterQueue {state.name}) (PRE-8, PRE-9)")
+                    f"on ClusterQueue {state.name})")
         return (f"none is preempted: with {count} gone it would still have to borrow ({uses}), and while it borrows "
                 "only candidates of a lower priority than its own (and at most borrowWithinCohort."
-                "maxPriorityThreshold) may be preempted in the cohort (PRE-6, PRE-9)")
+                "maxPriorityThreshold) may be preempted in the cohort")
     return (f"none is preempted: Kueue takes victims from another ClusterQueue only while that one uses more than "
-            f"its nominal quota (PRE-9), and {count} stop being candidates before it fits")
+            f"its nominal quota, and {count} stop being candidates before it fits")
 
 
 # --- what would make it fit (each verified by running the engine again) --------------------------------
