@@ -37,14 +37,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kqctl.k8s.quantity import sat_add
+from kqctl.k8s.units import human, human_request
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState
 from kqctl.kueue.engine.entry import WAITING_FOR_QUOTA
+from kqctl.kueue.engine.flavors.assigner import FlavorAssigner
 from kqctl.kueue.engine.flavors.assignment import FIT, NO_FIT, PREEMPT, Assignment
 from kqctl.kueue.engine.outcomes import WorkloadOutcome, reported_reason
 from kqctl.kueue.engine.preemption.targets import Target
 from kqctl.kueue.engine.queues import STRICT_FIFO
-from kqctl.kueue.engine.workloads import ScanMemory, WorkloadInfo
+from kqctl.kueue.engine.quota import potential
+from kqctl.kueue.engine.workloads import PodSetInfo, ScanMemory, WorkloadInfo
 
 if TYPE_CHECKING:
     from kqctl.kueue.engine.simulation import Simulation
@@ -87,7 +91,7 @@ def verdicts(sim: Simulation, keys: Iterable[str]) -> dict[str, Verdict]:
     for key, state in states:  # first the nominations the cycles made that still hold, for equivalent workloads
         judge.seed(key, state)
     queued = [(key, state, judge.answer(key, state)) for key, state in states]
-    never = _never_reasons(sim, [(key, state) for key, state, answer in queued if not answer.fits_when_empty])
+    never = never_reasons(sim, [(key, state) for key, state, _ in queued])
     for key, state, answer in queued:
         found[key] = judge.verdict(key, state, answer, never.get(key))
     return {key: found[key] for key in wanted}
@@ -100,7 +104,7 @@ def verdict_of(sim: Simulation, key: str) -> tuple[Verdict, Nomination]:
     if isinstance(early, Verdict):
         return early, Nomination()
     answer = judge.answer(key, early)
-    never = None if answer.fits_when_empty else _never_reasons(sim, [(key, early)]).get(key)
+    never = never_reasons(sim, [(key, early)]).get(key)
     return judge.verdict(key, early, answer, never), answer.nomination
 
 
@@ -141,11 +145,11 @@ class _Judge:
         sim = self.sim
         workload = sim.outcomes[key].workload
         if self.memo is None:
-            return _Answer.of(sim, workload, state, self._nomination(key, state))
+            return _Answer.of(self._nomination(key, state))
         equivalence = _equivalence(sim, workload, state, self.compares_times)
         answer = self.memo.get(equivalence)
         if answer is None:
-            answer = self.memo[equivalence] = _Answer.of(sim, workload, state, self._nomination(key, state))
+            answer = self.memo[equivalence] = _Answer.of(self._nomination(key, state))
         return answer
 
     def seed(self, key: str, state: ClusterQueueState) -> None:
@@ -157,7 +161,7 @@ class _Judge:
         if _still_valid(sim, key, state) is not None:
             equivalence = _equivalence(sim, workload, state, self.compares_times)
             if equivalence not in self.memo:
-                self.memo[equivalence] = _Answer.of(sim, workload, state, self._nomination(key, state))
+                self.memo[equivalence] = _Answer.of(self._nomination(key, state))
 
     def _nomination(self, key: str, state: ClusterQueueState) -> Nomination:
         kept = _still_valid(self.sim, key, state)
@@ -180,47 +184,21 @@ class _Judge:
 
 @dataclass(frozen=True)
 class _Answer:
-    """A nomination; the verdict it gives when it keeps the workload out (None: it would admit or preempt); and
-    whether it shows on its own that the workload fits a ClusterQueue where no quota is used (_shows_room)."""
+    """A nomination, and the verdict it gives when it keeps the workload out (None: it would admit or preempt)."""
 
     nomination: Nomination
     out: Verdict | None
-    fits_when_empty: bool
 
     @classmethod
-    def of(cls, sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, nomination: Nomination) -> _Answer:
+    def of(cls, nomination: Nomination) -> _Answer:
         assignment = nomination.assignment
         assert assignment is not None
         mode = assignment.representative_mode()
-        room = mode != NO_FIT or _shows_room(sim, workload, state, assignment)
         if mode == NO_FIT or (mode == PREEMPT and not nomination.targets):
             reason = assignment.no_fit_reason if mode == NO_FIT else WAITING_FOR_QUOTA
             return cls(nomination, Verdict(reason or WAITING_FOR_QUOTA, assignment.message(),
-                                           missing_amounts(assignment)), room)
-        return cls(nomination, None, room)
-
-
-def _shows_room(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, assignment: Assignment) -> bool:
-    """Whether the assignment itself shows that every pod set would fit with no quota used: for each resource group
-    a pod set asks of, a flavor it found eligible and within its maximum capacity (FA-5, FA-6: mode Fit or Preempt,
-    or NoFit only for want of unused quota, WaitingForQuota). A flavor-scan memory (FA-4) or a failing earlier group
-    can leave that unproven: then the check on an emptied cache decides (_never_reasons). Not with TAS (nodes)."""
-    if sim.cache.tas.flavors or len(assignment.pod_sets) != len(workload.pod_sets):
-        return False
-    for pod_set in assignment.pod_sets:
-        if pod_set.status.error is not None:
-            return False
-        room = {a.flavor for a in pod_set.attempts if a.mode != NO_FIT or a.no_fit_reason == WAITING_FOR_QUOTA}
-        room.update(choice.flavor for choice in pod_set.flavors.values())
-        for resource, value in pod_set.requests.items():
-            group = state.group_for(resource)
-            if group is None:
-                if value:
-                    return False  # XO-5 (or ignored): the emptied cache decides
-                continue
-            if not room.intersection(group.flavors):
-                return False
-    return True
+                                           missing_amounts(assignment)))
+        return cls(nomination, None)
 
 
 def _shareable(sim: Simulation) -> bool:
@@ -301,7 +279,11 @@ def _last_attempt(outcome: WorkloadOutcome) -> Verdict:
     """What its last attempt said (the preemption that followed, for one admitted then preempted)."""
     if outcome.last_entry is not None or outcome.preempted_in is not None:
         reason, message = reported_reason(outcome)
-        return Verdict(reason or PENDING_REASON, message or None)
+        entry = outcome.last_entry
+        # The amounts its message states (a preemptor waiting for its victims still lacks them).
+        own = entry is not None and entry.assignment is not None and message == entry.message
+        missing = missing_amounts(entry.assignment) if own and entry is not None and entry.assignment else {}
+        return Verdict(reason or PENDING_REASON, message or None, missing)
     return Verdict(PENDING_REASON, "not tried yet: the run ended before it reached the head of its queue")
 
 
@@ -327,47 +309,99 @@ def _strict_heads(sim: Simulation, only: str | None = None) -> dict[str, str]:
 # --- can it ever get in? -----------------------------------------------------------------------------------
 
 
-def _never_reasons(sim: Simulation, queued: list[tuple[str, ClusterQueueState]]) -> dict[str, str]:
-    """Why each of ``queued`` (nominated in that ClusterQueue, holding no quota) can never get in as configured, for
-    those that cannot.
+def never_reasons(sim: Simulation, queued: list[tuple[str, ClusterQueueState]]) -> dict[str, str]:
+    """Why each of ``queued`` (queued in that ClusterQueue, past the checks before any flavor, CYC-4) can never get in
+    as configured, for those that cannot (XO-5, XO-9).
 
-    Flavor assignment (with partial admission and TAS, as the next cycle runs it) while no workload holds any
-    quota: every holder leaves the cache for the check and comes back in the same order.
+    Some pod set (with its FA-15 group, at its smallest partial-admission count, REQ-13) finds, for some resource
+    group it asks of, no flavor that both admits it (FA-5: taints, node affinity, TAS) and could ever hold it (Q-6:
+    its maximum capacity, everything borrowed, holds every resource of the group); or it asks for a resource no
+    group covers. A sufficient condition: pod sets that each fit alone but not together are not caught (the greedy
+    assignment of FA may find a way in one state and not another), so "never" is only said when it is certain.
     """
-    if not queued:
-        return {}
-    candidates = [(sim.outcomes[key].workload, state) for key, state in queued]
-    holders = [w for state in sim.cache.cluster_queues.values() for w in state.workloads.values()]
-    for holder in holders:
-        sim.cache.remove_workload(holder)
     found: dict[str, str] = {}
     memo: dict[tuple[str, str], str | None] = {}
     shareable = not sim.cache.tas.flavors  # a TAS request is not in the scheduling shape
-    try:
-        for workload, state in candidates:
-            memo_key = (state.name, workload.shape)
-            if shareable and memo_key in memo:
-                reason = memo[memo_key]
-            else:
-                reason = _never_on_empty(sim, workload, state)
-                memo[memo_key] = reason
-            if reason is not None:
-                found[workload.key] = reason
-    finally:
-        for holder in holders:
-            sim.cache.add_workload(holder)
+    for key, state in queued:
+        workload = sim.outcomes[key].workload
+        memo_key = (state.name, workload.shape)
+        if shareable and memo_key in memo:
+            reason = memo[memo_key]
+        else:
+            reason = memo[memo_key] = _never(sim, workload, state)
+        if reason is not None:
+            found[key] = reason
     return found
 
 
-def _never_on_empty(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> str | None:
-    saved = workload.scan_memory
-    workload.scan_memory = None  # every flavor, from the first
-    try:
-        nomination = nominate(sim, workload, state)
-    finally:
-        workload.scan_memory = saved
-    assignment = nomination.assignment
-    assert assignment is not None
-    if assignment.representative_mode() != NO_FIT:
+def _never(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState) -> str | None:
+    groups: dict[str, tuple[list[PodSetInfo], dict[str, int]]] = {}
+    for pod_set in workload.pod_sets:
+        members, summed = groups.setdefault(pod_set.group, ([], {}))
+        members.append(pod_set)
+        for resource, value in _smallest_requests(sim, state, pod_set).items():
+            summed[resource] = sat_add(summed.get(resource, 0), value)
+    for members, requests in groups.values():
+        reason = _group_never(sim, workload, state, members, {r: v for r, v in requests.items() if v > 0})
+        if reason is not None:
+            names = ", ".join(ps.name or str(ps.index) for ps in members)
+            return f"pod set {names} {reason}"
+    return None
+
+
+def _smallest_requests(sim: Simulation, state: ClusterQueueState, pod_set: PodSetInfo) -> dict[str, int]:
+    """REQ-13: with partial admission a pod set may shrink to its minCount; ``pods`` counted when covered (REQ-11)."""
+    count = pod_set.count
+    if sim.options.gates.enabled("PartialAdmission") and pod_set.min_count is not None and pod_set.count > 0:
+        count = min(pod_set.count, pod_set.min_count)
+    requests = pod_set.total_for(count)
+    if state.covers("pods"):
+        requests["pods"] = count
+    return requests
+
+
+def _group_never(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, members: list[PodSetInfo],
+                 requests: Mapping[str, int]) -> str | None:
+    ignore_undeclared = (sim.snapshot.config.quota_check_strategy == "IgnoreUndeclared"
+                         and sim.options.gates.enabled("QuotaCheckStrategy"))
+    by_group: dict[int, dict[str, int]] = {}
+    for resource, value in sorted(requests.items()):
+        group = state.group_for(resource)
+        if group is None:
+            if ignore_undeclared:
+                continue
+            return f"requests {resource}, which no resource group of the ClusterQueue covers (XO-5)"
+        by_group.setdefault(state.model.resource_groups.index(group), {})[resource] = value
+    for index, wanted in sorted(by_group.items()):
+        group = state.model.resource_groups[index]
+        assigner = FlavorAssigner(workload, state, sim.cache, _no_preemption,
+                                  topology_aware=sim.options.gates.enabled("TopologyAwareScheduling"))
+        refusals = {f: assigner.eligibility(f, members, group.covered) for f in group.flavors}
+        eligible = [f for f, status in refusals.items() if status.is_fit]
+        if not eligible:
+            why = "; ".join(status.message() for status in refusals.values()) or "the group lists no flavor"
+            return f"can use no flavor of its resource group for {', '.join(sorted(wanted))}: {why}"
+        reason = _capacity_never(state, eligible, wanted, "any flavor" if len(eligible) == len(refusals) else
+                                 "any flavor it may use")
+        if reason is not None:
+            return reason
+    return None
+
+
+def _capacity_never(state: ClusterQueueState, flavors: list[str], wanted: Mapping[str, int],
+                    which: str) -> str | None:
+    """One flavor must hold every resource of the group (FA), within its maximum capacity (Q-6)."""
+    caps = {f: {r: potential(state.node, (f, r)) for r in wanted} for f in flavors}
+    if any(all(v <= caps[f][r] for r, v in wanted.items()) for f in flavors):
         return None
-    return assignment.message() or assignment.no_fit_reason or "no flavor fits it"
+    for resource, value in wanted.items():
+        best = max((caps[f][resource] for f in flavors), default=0)
+        if value > best:
+            return (f"needs {human_request(resource, value)} {resource}, more than {which} can ever provide "
+                    f"({human(resource, best)} with everything borrowed)")
+    together = " and ".join(f"{human_request(r, v)} {r}" for r, v in wanted.items())
+    return f"needs {together} on one flavor, and no{which.removeprefix('any')} can ever provide them together"
+
+
+def _no_preemption(fr: FlavorResource, amount: int) -> tuple[str, int]:
+    return "NoCandidates", 0  # eligibility asks no quota question

@@ -287,6 +287,10 @@ class FlavorAssigner:
         allowed = allowed_flavors(self.workload)
         return allowed is None or flavor in allowed
 
+    def eligibility(self, name: str, pod_sets: list[PodSetInfo], covered: tuple[str, ...] = ()) -> Status:
+        """FA-5 for these pod sets on one flavor, whatever quota is used: TAS match, taints, node selection."""
+        return self._check_flavor(name, [(pod_set, {}, pod_set.count) for pod_set in pod_sets], covered)
+
     def _check_flavor(self, name: str, members: list[tuple[PodSetInfo, dict[str, int], int]],
                       covered: tuple[str, ...] = ()) -> Status:
         """FA-5: TAS match (TAS-2), taints and node selection, for every pod set of the group."""
