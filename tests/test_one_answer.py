@@ -224,3 +224,89 @@ def test_every_kueue_sample_is_covered() -> None:
              if "kueue.x-k8s.io" in p.read_text() or "batch/v1" in p.read_text()}
     assert kueue - {"broken", "legacy-v1alpha1"} <= set(KUEUE_SAMPLES), kueue - set(KUEUE_SAMPLES)
 
+
+
+# --- Volcano ---------------------------------------------------------------------------------------------------
+
+VOLCANO_SAMPLES = ["volcano-hierarchy", "volcano-seed", "volcano-two-teams"]
+VOLCANO_CASES = sorted((REPO / "tests" / "conformance" / "data" / "volcano").glob("*-enqueue-allocate/*.yaml"))
+
+
+def _volcano(text: str) -> Any:
+    from kqctl.volcano.load import build_snapshot as build_volcano
+
+    return build_volcano(load_text(ALL_KINDS, text, "volcano.yaml"), None)
+
+
+def _volcano_sources() -> list[tuple[str, str]]:
+    import yaml
+    from volcano_cases import scenario_text
+
+    return ([(f"sample:{name}", _sample_text(name)) for name in VOLCANO_SAMPLES]
+            + [(f"case:{path.stem}", scenario_text(yaml.safe_load(path.read_text()))) for path in VOLCANO_CASES])
+
+
+@pytest.mark.parametrize("source, text", _volcano_sources(), ids=[s for s, _ in _volcano_sources()])
+def test_volcano_simulate_explain_audit_and_fail_on_tell_one_story(source: str, text: str) -> None:
+    from kqctl.cli.volcano import endings as volcano_endings
+    from kqctl.volcano.engine.audit import audit as volcano_audit
+    from kqctl.volcano.engine.explain import explain as volcano_explain
+    from kqctl.volcano.engine.simulation import simulate as volcano_simulate
+    from kqctl.volcano.render.explain import explanation_data as volcano_explanation
+    from kqctl.volcano.render.simulation import contract as volcano_contract
+
+    snapshot = _volcano(text)
+    result = volcano_simulate(snapshot)
+    groups = json.loads(json.dumps(volcano_contract(result)))["podGroups"]
+    ends = {e.key: e.states() for e in volcano_endings(snapshot, result)}
+    for key, group in groups.items():
+        explained = volcano_explanation(volcano_explain(snapshot, key, with_suggestions=False))
+        assert explained["phase"] == group["phase"], (source, key)
+        last = explained["gates"][-1] if explained["gates"] else None
+        if group["reason"] is not None and not group["ignored"]:
+            assert last is not None and (last["gate"], last["message"]) == (
+                group["reason"]["gate"], group["reason"]["message"]), (source, key, explained["gates"])
+        running = group["phase"] in ("Running", "Completed") and not group["ignored"]
+        assert ("pending" in ends[key]) == (not running), (source, key, ends[key])
+        assert ("preempted" in ends[key]) == bool(group["evictions"]), (source, key)
+    never = {f.object for f in volcano_audit(snapshot).findings if f.rule_id == "VC-AUDIT-NEVER-FITS"}
+    assert all("inadmissible" in ends[key] for key in never), (source, never, ends)
+
+
+# --- YuniKorn --------------------------------------------------------------------------------------------------
+
+YUNIKORN_SAMPLES = ["yunikorn-multi-tenant", "yunikorn-priority"]
+
+
+def _yunikorn_sources() -> list[tuple[str, str]]:
+    import yaml
+    from yunikorn_random import cluster
+
+    return ([(f"sample:{name}", _sample_text(name)) for name in YUNIKORN_SAMPLES]
+            + [(f"generated:{seed}", yaml.safe_dump_all(cluster(seed))) for seed in range(0, 60, 4)])
+
+
+@pytest.mark.parametrize("source, text", _yunikorn_sources(), ids=[s for s, _ in _yunikorn_sources()])
+def test_yunikorn_simulate_explain_and_fail_on_tell_one_story(source: str, text: str) -> None:
+    import copy
+
+    from yunikorn_random import NOW as YUNIKORN_NOW
+
+    from kqctl.cli.yunikorn import endings as yunikorn_endings
+    from kqctl.yunikorn.engine.explain import explain_pod
+    from kqctl.yunikorn.engine.simulation import simulate as yunikorn_simulate
+    from kqctl.yunikorn.load import build_snapshot as build_yunikorn
+    from kqctl.yunikorn.render.explain import pod_contract
+    from kqctl.yunikorn.render.simulation import contract as yunikorn_contract
+
+    snapshot = build_yunikorn(load_text(ALL_KINDS, text, "yunikorn.yaml"), YUNIKORN_NOW)
+    result = yunikorn_simulate(copy.deepcopy(snapshot))
+    pods = json.loads(json.dumps(yunikorn_contract(result)))["pods"]
+    ends = {e.key: e.states() for e in yunikorn_endings(result)}
+    for pod in pods:
+        key = f"{pod['namespace']}/{pod['name']}"
+        explained = pod_contract(explain_pod(copy.deepcopy(snapshot), key, suggest=False))
+        assert (explained["state"], explained["reason"]) == (pod["state"], pod["reason"]), (source, key)
+        running = pod["state"] in ("Running", "Allocated")
+        assert ("pending" in ends[key]) == (not running), (source, key, ends[key])
+        assert ("preempted" in ends[key]) == (pod["state"] == "Preempted"), (source, key)
