@@ -231,6 +231,7 @@ class Simulation:
         # States after a change, by fingerprint and the workloads holding quota: a long run of admissions and
         # preemptions changes the state every cycle, and each one stays remembered.
         seen_full: dict[tuple[object, ...], int] = {}
+        confirming: tuple[int, object] | None = None  # a repeat of the fingerprint: its cycle and _whole_state
         quiet_inadmissible = -1
         if self.options.cycles is None:  # states are compared: the queues keep their fingerprints from here on
             self._track_fingerprints()  # (again: scan memory may have changed since the last run, explain, API)
@@ -265,9 +266,17 @@ class Simulation:
                 holdings = self._holdings()
                 full = (state, hash(holdings), len(holdings))
                 if full in seen_full:
-                    self.livelock = self._livelock(seen_full[full], len(results), results)
-                    self.stop_reason = LIVELOCK
-                    return
+                    # SIM-8: the fingerprint repeats; a livelock only if everything Kueue's cycles read repeats too,
+                    # one period on (the fingerprint leaves out what is costly to keep: _whole_state).
+                    earlier = seen_full[full]
+                    if confirming is not None and confirming[0] == earlier:
+                        if confirming[1] == self._whole_state():
+                            self.livelock = self._livelock(earlier, len(results), results)
+                            self.stop_reason = LIVELOCK
+                            return
+                        confirming = None
+                    if confirming is None:
+                        confirming = (len(results), self._whole_state())
                 seen_full[full] = len(results)
                 continue
             if state in seen_quiet:
@@ -397,6 +406,22 @@ class Simulation:
             first += first_a + first_i
             second += second_a + second_i
         return active, inadmissible, first & MASK, second & MASK
+
+    def _whole_state(self) -> object:
+        """Everything the next cycles read that the fingerprint leaves out (SIM-8): the holders in the order of their
+        reservation (preemption tries the most recently reserved first, PRE-7) with their admissions, each queue's
+        sticky preemptor (CYC-13) and bulk-moved shapes (CYC-12), and whether a requeue event came after its last pop
+        (CYC-11). Asked only when the fingerprint repeats. Admission fair sharing's usage decays with time: with it
+        no state repeats (None is never equal to an earlier None here: a fresh object each time)."""
+        if self.ledger is not None:
+            return object()
+        holders = sorted(((w.reservation_time.timestamp() if w.reservation_time is not None else float("-inf"),
+                           w.key, w.admission)
+                          for q in self.cache.cluster_queues.values() for w in q.workloads.values()),
+                         key=lambda item: (item[0], item[1]))
+        queues = tuple((name, q.preemptor, q.sticky, tuple(sorted(q.bulk_moved_shapes)),
+                        q.queue_inadmissible_cycle >= q.pop_cycle) for name, q in sorted(self.queues.items()))
+        return tuple((key, admission) for _, key, admission in holders), queues
 
     def _holdings(self) -> frozenset[str]:
         return frozenset(key for q in self.cache.cluster_queues.values() for key in q.workloads)

@@ -179,7 +179,19 @@ class _Judge:
         if blocked_by is not None:
             message = f"waiting behind {blocked_by}, the head of StrictFIFO ClusterQueue {state.name}"
             return dataclasses.replace(verdict, message=message, blocked_by=blocked_by)
+        if outcome.last_entry is None and outcome.preempted_in is None:
+            targets = answer.nomination.targets
+            would = (f"preempt {', '.join(sorted(t.workload.key for t in targets))}" if targets else "admit it")
+            return dataclasses.replace(verdict, message=f"not tried: {self._why_stopped()} before it reached the head "
+                                       f"of its queue; its next attempt would {would}")
         return verdict
+
+    def _why_stopped(self) -> str:
+        sim = self.sim
+        if sim.livelock is not None:
+            first, last = sim.livelock.cycles
+            return f"the run stopped at a livelock (cycles {first}-{last} repeat)"
+        return f"the run stopped after {len(sim.history):,} cycles"
 
 
 @dataclass(frozen=True)
