@@ -142,6 +142,7 @@ def test_a_diff_without_a_change_counts_what_simulate_shows_on_both_sides(source
 # --- simulate's steady state is a replay's end state when nothing finishes --------------------------------------
 
 
+# samples/replay declares runtimes (kqctl.dev/runtime): there its workloads do finish.
 @pytest.mark.parametrize("source", [f"sample:{name}" for name in KUEUE_SAMPLES if name != "replay"]
                          + [f"generated:{seed}" for seed in range(0, 300, 5)])
 def test_a_replay_in_which_nothing_finishes_ends_where_simulate_settles(source: str) -> None:

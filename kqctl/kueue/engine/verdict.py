@@ -33,27 +33,69 @@ get in, whatever finishes; every other one could, once enough quota is free.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Protocol
 
 from kqctl.k8s.quantity import sat_add
 from kqctl.k8s.units import human, human_request
 from kqctl.kueue.api.models import FlavorResource
-from kqctl.kueue.engine.cache import ClusterQueueState
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.cycle import Scheduler
 from kqctl.kueue.engine.entry import WAITING_FOR_QUOTA
+from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.flavors.assigner import FlavorAssigner
 from kqctl.kueue.engine.flavors.assignment import FIT, NO_FIT, PREEMPT, Assignment
 from kqctl.kueue.engine.outcomes import WorkloadOutcome, reported_reason
+from kqctl.kueue.engine.preemption.preemptor import Preemptor
 from kqctl.kueue.engine.preemption.targets import Target
-from kqctl.kueue.engine.queues import STRICT_FIFO
+from kqctl.kueue.engine.queues import STRICT_FIFO, PendingQueue
 from kqctl.kueue.engine.quota import potential
 from kqctl.kueue.engine.workloads import PodSetInfo, ScanMemory, WorkloadInfo
 
-if TYPE_CHECKING:
-    from kqctl.kueue.engine.simulation import Simulation
-
 PENDING_REASON = "Pending"
+
+
+class _Options(Protocol):
+    @property
+    def cycles(self) -> int | None: ...
+    @property
+    def gates(self) -> FeatureGates: ...
+
+
+class _Livelock(Protocol):
+    @property
+    def cycles(self) -> tuple[int, int]: ...
+
+
+class Simulation(Protocol):
+    """What a verdict reads of a run (engine.simulation.Simulation), named here so that the simulation can ask for
+    verdicts without the two modules importing each other."""
+
+    @property
+    def snapshot(self) -> Snapshot: ...
+    @property
+    def options(self) -> _Options: ...
+    @property
+    def cache(self) -> QuotaCache: ...
+    @property
+    def queues(self) -> Mapping[str, PendingQueue]: ...
+    @property
+    def outcomes(self) -> Mapping[str, WorkloadOutcome]: ...
+    @property
+    def scheduler(self) -> Scheduler: ...
+    @property
+    def preemptor(self) -> Preemptor: ...
+    @property
+    def ledger(self) -> object | None: ...
+    @property
+    def history(self) -> Sequence[object]: ...
+    @property
+    def livelock(self) -> _Livelock | None: ...
+    def compares_times(self) -> bool: ...
+    def next_cycle_time(self) -> datetime: ...
 
 
 @dataclass(frozen=True)
