@@ -24,8 +24,16 @@ class Run:
     err: str
 
 
-def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Run:
-    """``kqctl ARGS`` through the installed command's entry point, in this process.
+class TerminalOutput(io.StringIO):
+    """Standard output as a terminal: kqctl wraps free text at $COLUMNS there (never into a pipe)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, tty: bool = False) -> Run:
+    """``kqctl ARGS`` through the installed command's entry point, in this process; ``tty``: standard output is a
+    terminal (of $COLUMNS columns, given in ``env``) instead of a pipe.
 
     Starting a Python per command cost most of the suite's time; what a subprocess would isolate
     (argv, standard streams, environment, working directory, the garbage collector that main()
@@ -34,7 +42,7 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
     """
     from kqctl.cli import app as app_module
 
-    out, err = io.StringIO(), io.StringIO()
+    out, err = TerminalOutput() if tty else io.StringIO(), io.StringIO()
     stdin_stream = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
     code: int | str | None = None
     cwd = os.getcwd()

@@ -47,7 +47,8 @@ def audit_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
-                               help="table, wide, json, yaml, markdown or name."),
+                               help="table, wide, json, yaml, markdown, name, jsonpath=TEMPLATE or "
+                                    "custom-columns=SPEC."),
     plot: str | None = typer.Option(None, "--plot", metavar="FILE",
                                     help="Also write a bar chart: FILE.svg (always) or FILE.png "
                                          "(needs the plot extra, kqctl[plot])."),
@@ -70,22 +71,22 @@ def audit_command(
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit
+    from kqctl.render.output import check_output
 
-    if output not in AUDIT_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
+    check_output(output, AUDIT_FORMATS)
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                  override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):
-        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers))
+        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by))
     volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import audit_yunikorn
 
-        audit_yunikorn(inputs, output, plot, not no_headers)
+        audit_yunikorn(inputs, output, plot, not no_headers, sort_by)
     snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
     if plot is not None:

@@ -96,9 +96,9 @@ def diff_command(
     from kqctl.kueue.render.diff import render_diff
     from kqctl.kueue.replay.diff import diff_snapshots
     from kqctl.render.columns import TableOptions
+    from kqctl.render.output import check_output
 
-    if output not in DIFF_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(DIFF_FORMATS)}")
+    check_output(output, DIFF_FORMATS)
     if fail_on is not None and fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose: {', '.join(FAIL_ON)}")
     if after is None and not sets:

@@ -55,7 +55,8 @@ def explain_command(
                                              help="Kueue feature gates, Name=bool,..."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="The workload's namespace (or, with -l, only this namespace)."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces",
@@ -85,9 +86,10 @@ def explain_command(
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
+    from kqctl.render.output import check_output
 
-    if output not in EXPLAIN_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(EXPLAIN_FORMATS)}")
+    check_output(output, EXPLAIN_FORMATS)
+    _refuse_field_path(workload)
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     if selector is not None:
@@ -198,6 +200,19 @@ def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict
                   if workload.admission is None
                   and (namespace is None or workload.namespace == namespace)
                   and selector_matches(selector, dict(workload.labels)))
+
+
+def _refuse_field_path(workload: str | None) -> None:
+    """``kqctl explain clusterqueue.spec.preemption`` means kubectl explain's field documentation: say that kqctl
+    explain takes a workload and name the command that documents fields."""
+    if workload is None or "/" in workload or "." not in workload:
+        return
+    from kqctl.validate.field_docs import names_a_kind
+
+    if names_a_kind(workload.split(".", 1)[0]):
+        raise UsageError(f"kqctl explain takes a workload (namespace/name), not a field: {workload!r} looks like "
+                         f"kubectl explain's RESOURCE.FIELD; for the field's documentation run: kqctl fields "
+                         f"{workload}")
 
 
 def _refuse_swapped_arguments(workload: str, paths: list[str], filenames: list[str]) -> None:

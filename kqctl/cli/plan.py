@@ -90,9 +90,9 @@ def plan_command(
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
     from kqctl.kueue.replay.plan import PlanError, default_cap, make_problem, search
+    from kqctl.render.output import check_output
 
-    if output not in PLAN_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(PLAN_FORMATS)}")
+    check_output(output, PLAN_FORMATS)
     replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
                                     feature_gates).options()
     progress = Progress()

@@ -166,9 +166,9 @@ def replay_command(
     from kqctl.cli.progress import Progress
     from kqctl.kueue.replay.report import replay_snapshot
     from kqctl.render.columns import TableOptions
+    from kqctl.render.output import check_output
 
-    if output not in REPLAY_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(REPLAY_FORMATS)}")
+    check_output(output, REPLAY_FORMATS)
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
     if output == "summary" and (namespace is not None or parsed_selector is not None):
         raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "

@@ -145,8 +145,13 @@ def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:
         products = " and ".join(s.product for s in others)
         raise UsageError(f"--scheduler {chosen.name}, but the input holds objects of {products} "
                          f"({_some_objects(others, objects)}): one simulation serves one scheduler; split the input")
+    from kqctl import diagnostics
+
     if chosen is not None:
+        diagnostics.log_once(2, f"scheduler: {chosen.name} (--scheduler)")
         return chosen
+    diagnostics.log_once(2, f"scheduler: {found[0].name if len(found) == 1 else DEFAULT} (the input holds objects of "
+                       f"{', '.join(s.product for s in found) or 'no scheduler: core kinds only'})")
     if len(found) > 1:
         raise UsageError(f"the input holds objects of {' and '.join(s.product for s in found)}: one simulation "
                          "serves one scheduler; pass --scheduler NAME or split the input")

@@ -62,7 +62,8 @@ def simulate_command(
                                                      "gates that do not change admission have no effect."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, wide, name, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide, name, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="Only show workloads of this namespace."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="Show workloads of every namespace "
@@ -86,9 +87,9 @@ def simulate_command(
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
+    from kqctl.render.output import check_output
 
-    if output not in SIMULATE_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(SIMULATE_FORMATS)}")
+    check_output(output, SIMULATE_FORMATS)
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     if selector is not None:

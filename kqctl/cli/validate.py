@@ -37,7 +37,8 @@ def validate_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
-                               help="table, json, yaml, junit, sarif, github or name."),
+                               help="table (one line per finding), wide (a table), json, yaml, junit, sarif, github, "
+                                    "name, jsonpath=TEMPLATE or custom-columns=SPEC."),
     fail_on: str = typer.Option("error", "--fail-on", metavar="SEVERITY",
                                 help="Lowest severity that fails: error, warning, info, never."),
     closed: bool = typer.Option(False, "--closed", help="The inputs are the whole world: a reference to an object "
@@ -63,10 +64,10 @@ def validate_command(
 ) -> None:
     from kqctl import __version__
     from kqctl.cli.schedulers import validation_profiles
+    from kqctl.render.output import check_output
     from kqctl.render.validation import VALIDATE_FORMATS, render_validation
 
-    if output not in VALIDATE_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(VALIDATE_FORMATS)}")
+    check_output(output, VALIDATE_FORMATS)
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
     profiles = validation_profiles(scheduler)

@@ -10,7 +10,6 @@ import typer
 
 from kqctl import __version__
 from kqctl.cli import options
-from kqctl.errors import UsageError
 
 HELP = """Print kqctl's version and the scheduler versions it mirrors."""
 
@@ -45,11 +44,15 @@ EXAMPLES = options.examples(
 def version_command(
     output: str = typer.Option("text", "-o", "--output", metavar="FORMAT", help="text or json."),
 ) -> None:
+    from kqctl.render.output import check_output, is_data_format, write_data
+
+    check_output(output, ("text", "json"))
     if output == "json":
         sys.stdout.write(json.dumps({"kqctl": __version__, "schedulers": MIRRORED}, indent=2) + "\n")
         return
-    if output != "text":
-        raise UsageError(f"unknown output format {output!r}; choose one of: text, json")
+    if is_data_format(output):
+        write_data(sys.stdout, {"kqctl": __version__, "schedulers": MIRRORED}, output, rows="schedulers")
+        return
     lines = [f"kqctl {__version__}"]
     for name, mirrored in MIRRORED.items():
         if mirrored["supported"]:

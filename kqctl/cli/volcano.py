@@ -328,7 +328,8 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
     return [run_explain(snapshot, key) for key in keys], len(matched)
 
 
-def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool) -> int:
+def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
+          sort_by: str | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
     from kqctl.errors import EXIT_OK
     from kqctl.volcano.engine.audit import audit as run_audit
@@ -345,7 +346,7 @@ def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str
         except OSError as exc:
             raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
-        render_audit(report, output, sys.stdout, headers)
+        render_audit(report, output, sys.stdout, headers, sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return EXIT_OK
@@ -402,12 +403,9 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     if others:
         sys.stderr.write(f"kqctl: note: {others} other object(s) of the input are not converted (Kueue runs Jobs "
                          "labelled kueue.x-k8s.io/queue-name=<LocalQueue>, not PodGroups)\n")
-    from kqctl.render.structured import dump_json, dump_yaml_documents
+    from kqctl.render.output import write_manifests
 
-    if output == "json":
-        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": objects}))
-    else:
-        sys.stdout.write(dump_yaml_documents(objects))
+    write_manifests(sys.stdout, objects, output, single=False)
     return EXIT_OK
 
 

@@ -122,13 +122,13 @@ def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | No
 
 
 def endings(result: SimulationResult) -> list[Ending]:
-    """YuniKorn's pod states in --fail-on's terms (README, "--fail-on"): running when Running (bound before) or
-    Allocated; never when Rejected (the application was rejected: no queue takes it); evicted when Preempted."""
+    """YuniKorn's pod states in --fail-on's terms (README, "--fail-on"), as the engine works them out for each pod
+    (kqctl.yunikorn.engine.inadmissible: Rejected, or a Pending pod that can never fit as configured, is
+    inadmissible; a victim is preempted; Running and Allocated pods run)."""
     from kqctl.cli.fail_on import Ending
-    from kqctl.yunikorn.engine.simulation import ALLOCATED_STATE, PREEMPTED_STATE, REJECTED_STATE, RUNNING
 
-    return [Ending(pod.key, pod.state in (RUNNING, ALLOCATED_STATE), pod.state == REJECTED_STATE,
-                   pod.state == PREEMPTED_STATE) for pod in result.pods]
+    return [Ending(pod.key, "pending" not in pod.fail_on, "inadmissible" in pod.fail_on, "preempted" in pod.fail_on)
+            for pod in result.pods]
 
 
 def run_simulation(snapshot: Snapshot, cycles: int | None = None) -> SimulationResult:
@@ -224,7 +224,8 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
                                  f"; the queues are: {', '.join(known[:15])}")
 
 
-def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool) -> None:
+def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
+                   sort_by: str | None = None) -> None:
     """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
     import typer
 
@@ -242,7 +243,7 @@ def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: b
         except OSError as exc:
             raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
-        render_audit(report, output, sys.stdout, headers=headers)
+        render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     raise typer.Exit(EXIT_OK)
@@ -286,7 +287,6 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     from kqctl.cli.schedulers import kinds_for
     from kqctl.errors import EXIT_OK, InputError
     from kqctl.load.objects import load_paths
-    from kqctl.render.structured import dump_json, dump_yaml_documents
     from kqctl.yunikorn.convert import to_kueue
     from kqctl.yunikorn.load import config_source
 
@@ -307,8 +307,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")
-    if output == "json":
-        sys.stdout.write(dump_json({"apiVersion": "v1", "kind": "List", "items": documents}))
-    else:
-        sys.stdout.write(dump_yaml_documents(documents))
+    from kqctl.render.output import write_manifests
+
+    write_manifests(sys.stdout, documents, output, single=False)
     raise typer.Exit(EXIT_OK)

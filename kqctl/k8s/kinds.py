@@ -24,6 +24,9 @@ class KindInfo:
     names: tuple[str, ...] = ()
     # False for a scheduler's configuration file that is not an API object (no metadata rules apply).
     api_object: bool = True
+    # False for a CRD without a status subresource (Volcano's PodGroup): the API server then keeps and validates
+    # ``status`` on create like any other field, instead of dropping it.
+    status_subresource: bool = True
 
 
 # Core Kubernetes kinds kqctl reads for every scheduler (namespaces, priorities, defaults, jobs, pods, nodes).

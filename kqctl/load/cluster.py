@@ -29,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
+from kqctl import diagnostics
 from kqctl.errors import EXIT_CLUSTER, KqctlError
 from kqctl.load.documents import string_style
 
@@ -716,6 +717,9 @@ def _list_pages(connection: _Connection, plan: ReadPlan, resource: Resource, ver
 def _list_page(connection: _Connection, plan: ReadPlan, resource: Resource, version: str, page_size: int,
                token: str | None) -> dict[str, Any]:
     lister = _lister(connection, resource, version)
+    labels = f", labels {resource.label_selector}" if resource.label_selector else ""
+    diagnostics.log(6, f"GET {resource.group or 'core'}/{version} {resource.name} (limit {page_size}"
+                       f"{', continue' if token else ''}{labels})")
     request = functools.partial(lister, limit=page_size, _continue=token, label_selector=resource.label_selector,
                                 field_selector=resource.field_selector, **_RAW)
     hint = f" (is {plan.product} installed?)" if resource.group == plan.group else ""

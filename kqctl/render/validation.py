@@ -26,7 +26,7 @@ from kqctl.validate.report import DocumentReport, ValidationReport
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
 
-VALIDATE_FORMATS: tuple[str, ...] = ("table", "json", "yaml", "junit", "sarif", "github", "name")
+VALIDATE_FORMATS: tuple[str, ...] = ("table", "wide", "json", "yaml", "junit", "sarif", "github", "name")
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -52,12 +52,16 @@ def render_validation(
     ``rule_descriptions`` (rule ID -> one-line description) feeds SARIF ``shortDescription``,
     which otherwise falls back to the rule's first message.
     """
-    if fmt == "table":
-        _render_table(report, out, color, headers, sort_by)
+    if fmt in ("table", "wide"):
+        _render_table(report, out, color, headers, sort_by, wide=fmt == "wide")
     elif fmt == "name":
         out.writelines(f"{resource_name(doc)}\n" for doc in report.documents if not doc.valid)
-    elif fmt == "json":
+    elif fmt == "json" and not (sort_by and sort_by.startswith((".", "{", "$"))):
         out.write(validation_json(report))
+    elif fmt == "json" or fmt.startswith(("jsonpath=", "custom-columns=")):
+        from kqctl.render.output import write_data
+
+        write_data(out, validation_document(report), fmt, rows="documents", sort_by=sort_by, headers=headers)
     elif fmt == "yaml":
         _render_yaml(report, out)
     elif fmt == "junit":
@@ -435,11 +439,13 @@ def resource_name(doc: DocumentReport) -> str:
 
 
 def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bool = True,
-                  sort_by: str | None = None) -> None:
-    """One line per finding, kubectl-style columns; nothing is cut or wrapped (a long message runs past
-    the screen's edge), so every line can be grepped and its file:line pasted into an editor."""
+                  sort_by: str | None = None, wide: bool = False) -> None:
+    """One line per finding: by default kubeconform's compact shape (``file:line  severity  RULE  Kind/name
+    field: message``), under -o wide kubectl-style columns. Nothing is cut; on a terminal a long message wraps
+    at spaces under its finding (never a name or a path), into a pipe it stays on one line, so every line can be
+    grepped and its file:line pasted into an editor."""
     from kqctl.render.columns import format_lines, rich_painter, sort_rows
-    from kqctl.render.console import use_color
+    from kqctl.render.console import terminal_width, use_color
 
     paint = rich_painter(use_color(out, color))
     icons = _icons_for(out)
@@ -453,10 +459,14 @@ def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bo
         return
     table = _findings_table(rows, icons)
     sort_rows(table, sort_by)
-    for line in format_lines(table, paint=paint, headers=headers):
+    width = terminal_width(out)
+    if wide:
+        lines = format_lines(table, wide=True, paint=paint, headers=headers, width=width)
+    else:
+        lines = [line for row, style in zip(table.rows, table.styles, strict=True)
+                 for line in _compact_lines(row, style, paint, width)]
+    for line in lines:
         out.write(line + "\n")
-    if not headers:
-        return  # rows only, for scripts
     summary = summary_line(report)
     out.write((paint(summary, _summary_style(report)) if paint else summary) + "\n")
     out.write(f"kqctl rules ID explains a rule, e.g. kqctl rules {rows[0][1].rule_id}\n")
@@ -475,7 +485,9 @@ def _location_order(cell: str) -> tuple[str, int]:
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _FINDING_COLUMNS = (Column("Location", sort_key=_location_order),
                     Column("Severity", sort_key=lambda cell: _SEVERITY_RANK.get(cell.split()[-1], 3)),
-                    Column("Rule"), Column("Object"), Column("Field"), Column("Message"))
+                    Column("Rule"), Column("Object"), Column("Field"), Column("Message", wrap=True),
+                    Column("Name", wide=True, narrow=True))  # Kind/name for the compact line (never shown)
+_COMPACT_GAP = "  "
 
 
 def _findings_table(rows: list[FindingRow], icons: _Icons) -> ColumnTable:
@@ -483,10 +495,31 @@ def _findings_table(rows: list[FindingRow], icons: _Icons) -> ColumnTable:
     for doc, finding in rows:
         message = finding.message + (f" (hint: {finding.hint})" if finding.hint else "")
         severity = f"{icons.for_severity(finding.severity)} {finding.severity.value}"
+        name = f"{doc.kind or '<unknown kind>'}/{doc.display_name}"
+        item = {"file": doc.origin.file, "kind": doc.kind, "namespace": doc.namespace, "name": doc.name,
+                **_finding_dict(doc, finding)}
         table.add([f"{doc.origin.file}:{finding_line(doc, finding)}", severity, finding.rule_id,
-                   object_label(doc), finding.field or "-", _one_line(message)],
-                  [None, _SEVERITY_STYLE[finding.severity], "bold", None, None, None])
+                   object_label(doc), finding.field or "-", _one_line(message), name],
+                  [None, _SEVERITY_STYLE[finding.severity], "bold", None, None, None, None], item=item)
     return table
+
+
+def _compact_lines(row: list[str], styles: list[str | None], paint: Any, width: int | None) -> list[str]:
+    """A finding as kubeconform prints a resource, one line: ``file:line  severity  RULE  Kind/name  field:
+    message``; on a terminal narrower than that, the message wraps at spaces under it (four spaces in)."""
+    from kqctl.render.columns import printable
+    from kqctl.render.console import wrap_text
+
+    location, severity, rule, _, field, message, name = (printable(cell) for cell in row)
+    # "✖ error" is one token (a private-use character glues it): a line never ends between icon and word.
+    glued = severity.replace(" ", "\ue000")
+    head = _COMPACT_GAP.join([location, glued, rule, name])
+    text = f"{head}{_COMPACT_GAP}{field + ': ' if field != '-' else ''}{message}"
+    lines = [line.replace(glued, severity, 1) for line in wrap_text(text, width, "", "    ")]
+    if paint is not None:  # the severity and the rule are on the first line, or the line breaks after them
+        lines = [line.replace(severity, paint(severity, styles[1] or ""), 1).replace(rule, paint(rule, "bold"), 1)
+                 if index == 0 else line for index, line in enumerate(lines)]
+    return lines
 
 
 def _one_line(text: str) -> str:

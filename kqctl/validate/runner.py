@@ -89,6 +89,8 @@ _STATUS_KEPT_ON_CREATE = {("", "Node"): (("status", "allocatable"), ("status", "
 
 
 def _kept_in_stored_status(finding: Finding, info: KindInfo | None) -> bool:
+    if info is not None and not info.status_subresource:
+        return True  # no status subresource: the whole status is stored (and checked) on create
     kept = _STATUS_KEPT_ON_CREATE.get((info.group, info.kind), ()) if info is not None else ()
     return any(finding.path[:len(prefix)] == prefix for prefix in kept)
 
@@ -145,7 +147,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
     raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
     schema_findings = _status_ignored_on_create(raw_schema_findings, profiles, info)
     findings.extend(schema_findings)
-    if any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
+    if info.status_subresource and any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
         # The server drops status before its schema, CEL and validating webhooks see the object: a malformed
         # status stops nothing, and the later steps never see it.
         defaulted = {key: value for key, value in defaulted.items() if key != "status"}

@@ -186,15 +186,18 @@ def _accept(value: Any, path: FieldPath, out: list[Finding]) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 def _is_integer(value: Any) -> bool:
-    if type(value) is int:
-        return True
+    """An integer as the API server decodes JSON: a whole number within int64 (a larger one, such as YAML's
+    ``1e20``, is decoded as a float64 and is a "number")."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int):
-        return True
+        return _INT64_MIN <= value <= _INT64_MAX
     # kubectl turns YAML 2.0 into JSON 2, which the server decodes as an integer.
-    return isinstance(value, float) and value.is_integer()
+    return isinstance(value, float) and value.is_integer() and _INT64_MIN <= value <= _INT64_MAX
 
 
 def _is_number(value: Any) -> bool:

@@ -130,3 +130,17 @@ def test_vc_conv_tree_refuses_queues_that_form_no_tree(tmp_path: Path, queues: l
     assert refused == broken
     assert run.code == (1 if broken else 0), run.err
     assert (run.out == "") == bool(broken)  # nothing half-converted on stdout
+
+
+def test_vc_audit_idle_guarantee_never_fires_on_a_queue_with_pending_work() -> None:
+    from kqctl.volcano.engine.audit import audit
+    from tests.volcano.builders import conf, group, node, pod, queue, snapshot
+
+    tiers = (["priority", "gang"], ["predicates", "capacity"])
+    guaranteed = {"deserved": {"cpu": "4"}, "guarantee": {"resource": {"cpu": "4"}}}
+    objects = [conf("enqueue, allocate", *tiers), node("n1", cpu="16"),
+               queue("busy", **guaranteed), group("g", "busy", phase="Pending"), pod("g-0", "g", cpu="1"),
+               queue("idle", **guaranteed)]
+    found = {(f.rule_id, f.subject) for f in audit(snapshot(*objects)).findings}
+    assert ("VC-AUDIT-IDLE-GUARANTEE", "idle") in found
+    assert ("VC-AUDIT-IDLE-GUARANTEE", "busy") not in found

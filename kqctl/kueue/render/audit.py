@@ -35,20 +35,13 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, color: str = "auto"
 
     ``view`` (--sort-by, --limit/--show-all) applies to the tables only; machine formats hold everything.
     """
+    from kqctl.render.output import is_data_format, write_data
+
     view = replace(view or TableOptions(color=color), headers=headers, wide=fmt == "wide")
     if fmt == "name":
         out.writelines(f"clusterqueue.kueue.x-k8s.io/{node.name}\n" for node in report.cluster_queues)
-    elif not headers and fmt in ("table", "wide"):
-        from kqctl.render.columns import format_lines
-
-        quota = _quota_table(report)
-        _check_sort_key(view.sort_by)
-        out.writelines(line + "\n" for line in format_lines(_limited(quota, view.limit), headers=False))
-    elif fmt in ("json", "yaml"):
-        from kqctl.render.structured import dump_json, dump_yaml
-
-        data = report_data(report)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    elif is_data_format(fmt):
+        write_data(out, report_data(report), fmt, rows="nodes", sort_by=view.sort_by, headers=headers)
     elif fmt == "markdown":
         out.write(markdown(report))
     elif fmt in ("table", "wide"):
@@ -207,7 +200,10 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     if view.sort_by and _normal_key(view.sort_by) in _FINDING_KEYS:
         findings = tuple(sorted(findings, key=_FINDING_KEYS[_normal_key(view.sort_by)]))
     _write_findings(out, findings, paint, view.limit)
-    out.write("\n" + summary_line(report) + "\n")
+    from kqctl.render.console import write_wrapped
+
+    out.write("\n")
+    write_wrapped(out, summary_line(report))
 
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -240,8 +236,10 @@ def _limited(table: Table, limit: int | None) -> Table:
 def _write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
                    what: str) -> None:
     from kqctl.render.columns import format_lines
+    from kqctl.render.console import terminal_width
 
-    for line in format_lines(_limited(table, view.limit), wide=view.wide, paint=paint):
+    for line in format_lines(_limited(table, view.limit), wide=view.wide, headers=view.headers, paint=paint,
+                             width=terminal_width(out)):
         out.write(line + "\n")
     _more(out, len(table.rows), view.limit, what)
 
@@ -258,8 +256,11 @@ def _node_label(node: AuditNode, prefix: str) -> str:
     return label + (f" ({_short_status(node)})" if node.status else "")
 
 
+# The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
+_WIDE_QUOTA_COLUMNS = frozenset({"Borrowing limit", "Lending limit", "Can borrow", "Lends", "Borrowed"})
 _QUOTA_TABLE_COLUMNS = (Column("Node"), *(
-    Column(_TABLE_HEADERS.get(column, column), right=column not in ("Flavor", "Resource"))
+    Column(_TABLE_HEADERS.get(column, column), right=column not in ("Flavor", "Resource"),
+           wide=column in _WIDE_QUOTA_COLUMNS)
     for column in QUOTA_COLUMNS))
 
 
@@ -285,7 +286,7 @@ def _count(cell: str) -> int:
 _QUEUE_TABLE_COLUMNS = (Column("ClusterQueue"), Column("Cohort", wide=True), Column("Status", wide=True),
                         Column("LocalQueues", right=True, sort_key=_count),
                         Column("Admitted", right=True, sort_key=_count),
-                        Column("Pending", right=True, sort_key=_count), Column("Pending demand"),
+                        Column("Pending", right=True, sort_key=_count), Column("Pending demand", wrap=True),
                         Column("LocalQueue names", wide=True))
 
 
@@ -302,12 +303,17 @@ def _write_findings(out: TextIO, findings: tuple[AuditFinding, ...],
                     paint: Callable[[str, str], str] | None, limit: int | None = None) -> None:
     if not findings:
         return
+    from kqctl.render.console import terminal_width, wrap_text
+
+    width = terminal_width(out)
     out.write("\nFindings:\n")
     shown = findings if limit is None else findings[:limit]
     for f in shown:
         severity = paint(f.severity, "yellow" if f.severity == "warning" else "cyan") if paint else f.severity
         hint = f" (hint: {f.hint})" if f.hint else ""
-        out.write(f"  {severity} {f.rule_id} {printable(f.object)}: {printable(f.message + hint)}\n")
+        for index, line in enumerate(wrap_text(f"{f.severity} {f.rule_id} {printable(f.object)}: "
+                                               f"{printable(f.message + hint)}", width, "  ", "    ")):
+            out.write((line.replace(f.severity, severity, 1) if index == 0 else line) + "\n")
     if len(shown) < len(findings):
         left: dict[str, int] = {}
         for f in findings[len(shown):]:

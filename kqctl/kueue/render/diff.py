@@ -71,12 +71,10 @@ def _never(replay: ReplayReport | None, shown: Callable[[str], bool] | None) -> 
 def render_diff(report: DiffReport, fmt: str, out: TextIO, view: TableOptions,
                 shown: Callable[[str], bool] | None = None) -> None:
     """``shown`` (by workload key; -n and -l) chooses the workload changes listed."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(diff_data(report, shown)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(diff_data(report, shown)))
+    if is_data_format(fmt):
+        write_data(out, diff_data(report, shown), fmt, rows="workloads", sort_by=view.sort_by, headers=view.headers)
     elif fmt == "markdown":
         out.write(markdown(report, shown))
     elif fmt == "table":
@@ -113,7 +111,7 @@ def decision_text(view: WorkloadView | None) -> str:
 
 
 def change_table(changes: tuple[WorkloadChange, ...]) -> Table:
-    table = Table((Column("Workload"), Column("Before"), Column("After"), Column("Change")))
+    table = Table((Column("Workload"), Column("Before", wrap=True), Column("After", wrap=True), Column("Change")))
     for change in changes:
         kinds = ", ".join(change.kinds) + (" (regression)" if change.regression else "")
         table.add([change.key, decision_text(change.before), decision_text(change.after), kinds])

@@ -158,14 +158,12 @@ def _level_data(resource: str, level: CohortLevel) -> dict[str, Any]:
 
 def render_no_workload(kind: str, key: str, reason: str, fmt: str, out: TextIO) -> None:
     """A Job or Pod Kueue turns into no Workload: there is no admission to explain, only why."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     data = {"workload": None, "submitted": {"kind": kind, "name": key}, "admitted": False,
             "noWorkloadReason": reason}
-    if fmt == "json":
-        out.write(dump_json(data))
-    elif fmt == "yaml":
-        out.write(dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, data, fmt)
     else:
         out.write(f"{kind} {key}: Kueue creates no Workload for it, so it is never queued or admitted.\n"
                   f"  why: {reason}\n")
@@ -175,12 +173,11 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
                         estimates: Mapping[str, WaitEstimate] | None = None) -> None:
     """Several explanations (-l): one after another in a table, a list in json/yaml (none: nothing in a table,
     the cli says why on stderr)."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     estimates = estimates or {}
-    if fmt in ("json", "yaml"):
-        data = [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations]
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations], fmt)
         return
     for index, explanation in enumerate(explanations):
         if index:
@@ -190,12 +187,10 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
 
 def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto",
                        estimate: WaitEstimate | None = None) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(with_estimate(explanation_data(explanation), estimate)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(with_estimate(explanation_data(explanation), estimate)))
+    if is_data_format(fmt):
+        write_data(out, with_estimate(explanation_data(explanation), estimate), fmt)
     elif fmt == "table":
         _render_tree(explanation, out, color, estimate)
     else:
@@ -229,11 +224,12 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
         # Names are user input: neither rich markup nor a newline or terminal escape in them takes effect.
         return markup_escape(printable(text))
 
-    from kqctl.render.console import make_console
+    from kqctl.render.console import make_console, terminal_width
 
     console = make_console(out, color)
-    # Lines are never wrapped (like kubectl describe): a wrapped name or quantity cannot be pasted.
-    console.width = NO_WRAP_WIDTH
+    # Into a pipe lines are never wrapped (like kubectl describe); on a terminal rich wraps a branch's text at
+    # spaces inside the branch, so the tree's gutter goes on beside it (a word longer than the line is not cut).
+    console.width = terminal_width(out) or NO_WRAP_WIDTH
     title = f"[bold]{escape(explanation.key)}[/] (priority {explanation.priority})"
     route = f"LocalQueue {explanation.local_queue or '-'} → ClusterQueue {explanation.cluster_queue or '-'}"
     tree = Tree(f"{title}  {escape(route)}")
@@ -250,7 +246,10 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
     if analysis is not None:
         _analysis_branches(tree, analysis, explanation, escape)
         _suggestion_branch(tree, explanation, escape)
-    console.print(tree)
+    with console.capture() as captured:
+        console.print(tree)
+    # rich leaves the space it broke a line at: no line ends in blanks.
+    out.write("\n".join(line.rstrip(" ") for line in captured.get().split("\n")))
 
 
 def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, escape: Any) -> None:

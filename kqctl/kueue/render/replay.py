@@ -151,15 +151,14 @@ def render_replay(report: ReplayReport, fmt: str, out: TextIO, view: TableOption
                   shown: Callable[[str], bool] | None = None) -> None:
     """``shown`` (by workload key; -n and -l) chooses the workloads listed; percentiles, usage and the summary
     always cover every workload replayed."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
+    from kqctl.render.structured import dump_yaml
 
     def keep(workload: WorkloadTimes) -> bool:
         return shown is None or shown(workload.key)
 
-    if fmt == "json":
-        out.write(dump_json(report_data(report, keep)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(report_data(report, keep)))
+    if is_data_format(fmt):
+        write_data(out, report_data(report, keep), fmt, rows="workloads", sort_by=view.sort_by, headers=view.headers)
     elif fmt == "summary":
         out.write(dump_yaml(summary_data(report)))
     elif fmt in ("table", "wide"):
@@ -215,32 +214,30 @@ def usage_table(usages: Iterable[UsageSummary]) -> Table:
 
 
 def workload_table(workloads: Iterable[WorkloadTimes]) -> Table:
-    table = Table((Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue"),
+    # The default view fits 80 columns; -o wide adds where each workload queued, when it arrived, its evictions.
+    table = Table((Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue", wide=True),
                    Column("Priority", right=True, sort_key=lambda c: int(c) if c.lstrip("-").isdigit() else c),
                    Column("Arrived", right=True, wide=True, sort_key=_duration_key),
                    Column("Wait", right=True, sort_key=_duration_key),
                    Column("Finished after", right=True, sort_key=_duration_key),
-                   Column("Evictions", right=True), Column("State")))
+                   Column("Evictions", right=True, wide=True), Column("State")))
     for w in workloads:
         table.add([w.key, w.labels.queue.split("/", 1)[-1], w.labels.target or "-", str(w.labels.priority),
                    duration(w.arrival), "never" if w.waiting else duration(w.time_to_admission),
-                   duration(w.time_to_finish), str(w.evictions),
-                   w.state])
+                   duration(w.time_to_finish), str(w.evictions), w.state], item={"name": w.key, **workload_data(w)})
     return table
 
 
 def render_tables(report: ReplayReport, out: TextIO, view: TableOptions,
                   keep: Callable[[WorkloadTimes], bool]) -> None:
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     workloads = workload_table(w for w in report.workloads if keep(w))
     sort_rows(workloads, view.sort_by)
-    if not view.headers:
-        write_limited(out, workloads, view, None, "workloads")
-        return
-    out.write(headline(report) + "\n\n")
+    write_wrapped(out, headline(report))
+    out.write("\n")
     for title, table, what in (
         ("Time to admission per ClusterQueue", group_table("ClusterQueue", report.by_cluster_queue), "ClusterQueues"),
         ("Time to admission per priority", group_table("Priority", report.by_priority), "priorities"),
@@ -251,9 +248,9 @@ def render_tables(report: ReplayReport, out: TextIO, view: TableOptions,
         write_limited(out, table, view, paint, what)
         out.write("\n")
     for note in report.assumptions:
-        out.write(f"Assumed: {note}\n")
+        write_wrapped(out, f"Assumed: {note}")
     for warning in report.warnings:
-        out.write(f"warning: {warning}\n")
+        write_wrapped(out, f"warning: {warning}")
 
 
 def headline(report: ReplayReport) -> str:

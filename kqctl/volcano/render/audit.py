@@ -12,13 +12,14 @@ from kqctl.volcano.engine.audit import AuditReport, QueueRow
 from kqctl.volcano.render.simulation import queue_data, resources
 from kqctl.volcano.render.units import display, ratio
 
-FORMATS = ("table", "json", "yaml", "markdown", "name")
+FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 PLOT_SUFFIXES = (".svg", ".png")
 
-_COLUMNS = (Column("Queue"), Column("State"), Column("Weight", right=True), Column("Resource"),
-            Column("Capability", right=True), Column("Guarantee", right=True), Column("Deserved", right=True),
-            Column("Real cap", right=True), Column("Allocated", right=True), Column("Pending", right=True),
-            Column("Share", right=True))
+# The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
+_COLUMNS = (Column("Queue"), Column("State", wide=True), Column("Weight", right=True), Column("Resource"),
+            Column("Capability", right=True, wide=True), Column("Guarantee", right=True, wide=True),
+            Column("Deserved", right=True), Column("Real cap", right=True, wide=True),
+            Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True))
 
 
 class PlotError(ValueError):
@@ -38,24 +39,23 @@ def report_data(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None) -> None:
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(report_data(report)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(report_data(report)))
+    if is_data_format(fmt):
+        write_data(out, report_data(report), fmt, rows="queues", sort_by=sort_by, headers=headers)
     elif fmt == "markdown":
         out.write(markdown(report))
     elif fmt == "name":
         for name in sorted({f.subject for f in report.findings}):
             kind = "podgroup" if "/" in name else "queue"
             out.write(f"{kind}.scheduling.volcano.sh/{name.split('/')[-1]}\n")
-    elif fmt == "table":
-        for line in format_lines(table(report), headers=headers):
+    elif fmt in ("table", "wide"):
+        from kqctl.render.console import terminal_width
+
+        for line in format_lines(table(report), wide=fmt == "wide", headers=headers, width=terminal_width(out)):
             out.write(line + "\n")
-        if headers:
-            _findings_text(report, out)
+        _findings_text(report, out)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
@@ -85,14 +85,18 @@ def table(report: AuditReport) -> Table:
 
 
 def _findings_text(report: AuditReport, out: TextIO) -> None:
+    from kqctl.render.console import write_wrapped
+
     if report.findings:
         out.write("\nFindings:\n")
         for f in report.findings:
-            out.write(f"  {f.severity:<7}  {f.rule_id:<28}  {f.subject}: {f.message} (hint: {f.hint})\n")
+            write_wrapped(out, f"{f.severity:<7}  {f.rule_id:<28}  {f.subject}: {f.message} (hint: {f.hint})", "  ",
+                          "    ")
     plugin = report.quota_plugin or "no queue plugin"
-    out.write(f"\n{len(report.rows)} queue(s), {plugin}; configuration: {report.conf_source}\n")
-    out.write("Nothing is scheduled: allocated is what runs now; deserved is what the queue plugin computes when a "
-              "session opens (proportion: only for queues with jobs).\n")
+    out.write("\n")
+    write_wrapped(out, f"{len(report.rows)} queue(s), {plugin}; configuration: {report.conf_source}")
+    write_wrapped(out, "Nothing is scheduled: allocated is what runs now; deserved is what the queue plugin computes "
+                  "when a session opens (proportion: only for queues with jobs).")
 
 
 def markdown(report: AuditReport) -> str:

@@ -157,7 +157,7 @@ def _config_lints(partition: Partition) -> list[AuditFinding]:
             for name in names:
                 meant = res.kubectl_name(name) or res.near_miss(name)
                 if meant is not None:
-                    found.append(AuditFinding("YK-V24", "error", queue.path, f"{label} {name} limits nothing: "
+                    found.append(AuditFinding("YK-V24", "warning", queue.path, f"{label} {name} limits nothing: "
                                               f"pods ask for {meant}"))
             if values and values.values and (queue.max if label == "max" else queue.guaranteed) is None:
                 found.append(AuditFinding("YK-V25", "warning", queue.path, f"{label} has only zero values: "

@@ -19,7 +19,7 @@ from kqctl.render.columns import Column, Table, format_lines
 from kqctl.yunikorn.engine.audit import AuditReport, QueueRow
 from kqctl.yunikorn.render.common import amount, exact
 
-AUDIT_FORMATS = ("table", "json", "yaml", "markdown", "name")
+AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
 
 def report_data(report: AuditReport) -> dict[str, Any]:
@@ -45,9 +45,10 @@ def types_of(report: AuditReport) -> list[str]:
 
 
 def quota_table(report: AuditReport) -> Table:
+    # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
     table = Table((Column("Queue"), Column("Resource"), Column("Guaranteed", right=True), Column("Max", right=True),
-                   Column("Effective max", right=True), Column("Allocated", right=True), Column("Pending", right=True),
-                   Column("Share", right=True)))
+                   Column("Effective max", right=True, wide=True), Column("Allocated", right=True),
+                   Column("Pending", right=True), Column("Share", right=True, wide=True)))
     names = types_of(report)
     for q in report.queues:
         label = _tree_label(q)
@@ -71,36 +72,38 @@ def _cell(name: str, resource: dict[str, int] | None, zero: bool = False) -> str
     return amount(name, resource[name])
 
 
-def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None) -> None:
+    from kqctl.render.output import is_data_format, write_data
 
     if fmt == "name":
         out.writelines(f"queue/{q.path}\n" for q in report.queues)
-    elif fmt in ("json", "yaml"):
-        data = report_data(report)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    elif is_data_format(fmt):
+        write_data(out, report_data(report), fmt, rows="queues", sort_by=sort_by, headers=headers)
     elif fmt == "markdown":
         _markdown(report, out)
-    elif fmt == "table":
-        for line in format_lines(quota_table(report), headers=headers):
+    elif fmt in ("table", "wide"):
+        from kqctl.render.console import terminal_width
+
+        for line in format_lines(quota_table(report), wide=fmt == "wide", headers=headers, width=terminal_width(out)):
             out.write(line + "\n")
-        if headers:
-            _findings(report, out)
+        _findings(report, out)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
 
 
 def _findings(report: AuditReport, out: TextIO) -> None:
+    from kqctl.render.console import write_wrapped
+
     out.write("\n")
     for f in report.findings:
         where = f" {f.queue}:" if f.queue else ""
-        out.write(f"{f.severity.upper():7} {f.rule}{where} {f.message}\n")
+        write_wrapped(out, f"{f.severity.upper():7} {f.rule}{where} {f.message}", "", "    ")
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     cluster = ", ".join(f"{n} {amount(n, v)}" for n, v in sorted(report.cluster.items()))
     counted = f"{errors} error(s), " if errors else ""
-    out.write(f"{len(report.queues)} queue(s), cluster {cluster}: {counted}{warnings} warning(s), "
-              f"{len(report.findings) - warnings - errors} info(s)\n")
+    write_wrapped(out, f"{len(report.queues)} queue(s), cluster {cluster}: {counted}{warnings} warning(s), "
+                  f"{len(report.findings) - warnings - errors} info(s)")
 
 
 def _markdown(report: AuditReport, out: TextIO) -> None:
