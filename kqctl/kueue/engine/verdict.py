@@ -158,6 +158,10 @@ class _Judge:
         self.heads = _strict_heads(sim)
         self.memo: dict[object, _Answer] | None = {} if shared and _shareable(sim) else None
         self.compares_times = sim.compares_times() if self.memo is not None else False
+        cycles = sim.options.cycles
+        self.untried = None if cycles is None else Verdict(
+            PENDING_REASON, f"not tried in the {cycles:,} cycle(s) run (--cycles): it did not reach the head of its "
+            "queue")
 
     def before_nomination(self, key: str) -> Verdict | ClusterQueueState:
         """The verdict when the answer comes before any flavor (CYC-4), else the ClusterQueue to nominate it in."""
@@ -167,15 +171,14 @@ class _Judge:
         if outcome.queue_reason is not None:
             message = outcome.queue_message or outcome.queue_reason
             return Verdict(outcome.queue_reason, outcome.queue_message, never=message)
+        if self.untried is not None and outcome.last_entry is None and outcome.preempted_in is None:
+            # --cycles N: a run cut short on purpose; what was never tried is only that (and costs nothing: 49,000
+            # workloads behind the heads of one cycle are not looked at, as the cycle does not look at them).
+            return self.untried
         state = sim.cache.cluster_queues.get(workload.cluster_queue or "")
         if state is None or _queue_of(sim, workload) is None:
             # Preempted, and not requeued (its LocalQueue was stopped or removed since): out of every queue.
             return _last_attempt(outcome)
-        if sim.options.cycles is not None and outcome.last_entry is None and outcome.preempted_in is None:
-            # --cycles N: a run cut short on purpose; what was never tried is only that (and costs nothing: 49,000
-            # workloads behind the heads of one cycle are not looked at, as the cycle does not look at them).
-            return Verdict(PENDING_REASON, f"not tried in the {sim.options.cycles:,} cycle(s) run (--cycles): it did "
-                           "not reach the head of its queue")
         failure = sim.scheduler.nomination_failure(workload, state.name)
         if failure is not None:
             return Verdict(failure.reason, failure.message, never=failure.message)
