@@ -81,3 +81,16 @@ def test_markdown_says_regression_for_a_replay_regression(kqctl: Kq, write: Writ
     out = kqctl("diff", base, head, "--replay", *NOW, "-o", "markdown").out
     assert out.startswith("### kqctl diff: ⚠️ regression")
     assert "→ never (worse)" in out and "ns/big" in out
+
+
+def test_replay_counts_a_workload_never_admitted_as_never_and_names_it(kqctl: Kq, write: Write) -> None:
+    _, head = _sides(write)
+    run = kqctl("replay", head, *NOW)
+    assert run.code == 0, run.err
+    assert "(1 never admitted)" in run.out.splitlines()[1] and "never" in run.out
+    data = json.loads(kqctl("replay", head, *NOW, "-o", "json").out)
+    assert data["overall"]["neverAdmitted"] == ["ns/big"] and data["overall"]["timeToAdmission"]["never"] == 1
+    assert data["workloads"]["ns/big"]["neverAdmitted"] is True
+    assert data["workloads"]["ns/big"]["timeToAdmissionMs"] is None
+    # The small ones, 78 days old, wait from the replay's start: seconds, not 78 days.
+    assert all(w["timeToAdmissionMs"] < 120_000 for k, w in data["workloads"].items() if k != "ns/big")
