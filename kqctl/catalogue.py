@@ -308,7 +308,9 @@ _rule("REQ-3", "-", "job-webhook", "A Job's priority: its WorkloadPriorityClass 
 # --- replay in virtual time (kqctl replay, diff --replay, plan, explain's estimate) ------------------------------
 _rule("SIM-R1", "-", "scheduler", "A workload joins its ClusterQueue's queue at its creation time",
       "Workloads (and Jobs) dated after the replay's start, trace rows and Kueue's generator configs arrive then; "
-      "a workload whose shape an equivalence bulk move remembers goes straight to the inadmissible set.")
+      "a workload whose shape an equivalence bulk move remembers goes straight to the inadmissible set. Waits are "
+      "measured from the later of its arrival and the replay's start (a workload created before it waits from the "
+      "start); one still waiting at the end counts as never admitted.")
 _rule("SIM-R2", "-", "scheduler", "An admission holds quota from its cycle; the workload runs once the admission is "
       "written",
       "Kueue's scheduler patches status.admission asynchronously through a client limited to a number of writes per "

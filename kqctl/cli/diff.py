@@ -150,11 +150,11 @@ def diff_command(
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     # --fail-on asks about the workloads -n and -l list, as simulate's does.
-    keys = [c.key for c in report.regressions if listed_keys is None or listed_keys(c.key)]
+    keys = [key for key in report.regression_keys if listed_keys is None or listed_keys(key)]
     if fail_on == "regression" and keys:
         shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
-        sys.stderr.write(f"kqctl: {len(keys)} workload(s) admitted before are not admitted after "
-                         f"(--fail-on regression): {shown}\n")
+        sys.stderr.write(f"kqctl: {len(keys)} workload(s) admitted before are not admitted after (in the steady "
+                         f"state, or never in the replay) (--fail-on regression): {shown}\n")
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 

@@ -175,14 +175,17 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
 
-    # A workload that is not queued (no LocalQueue, a stopped one...) waits for a change, not for time.
-    waiting = [e.key for e in explanations if not e.admitted and (e.steady is None or e.steady.queue_problem is None)]
+    # Every one that holds no quota now, or loses it (preempted) in the steady state; not one that is not queued (no
+    # LocalQueue, a stopped one...): that waits for a change, not for time.
+    waiting = [e.key for e in explanations if (not e.admitted or not e.gets_in)
+               and (e.steady is None or e.steady.queue_problem is None)]
     if not waiting:
         return {}
     check_runtimes(snapshot)
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
     report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
-    found = {key: estimate_from(report, key) for key in waiting}
+    fits = {e.key: e.gets_in for e in explanations}
+    found = {key: estimate_from(report, key, fits[key]) for key in waiting}
     return {key: value for key, value in found.items() if value is not None}
 
 

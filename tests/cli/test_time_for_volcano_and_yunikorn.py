@@ -180,3 +180,12 @@ def test_field_is_refused_for_kueue() -> None:
     run = run_kqctl("plan", "samples/replay", "--for", "clusterqueue/team-a", "--field", "max", "--target",
                     "p95(time-to-admission) < 10m")
     assert run.code == 2 and "--field applies to Volcano" in run.err
+
+
+def test_plot_writes_the_usage_and_wait_charts_and_says_so(tmp_path: Path) -> None:
+    run = run_kqctl("replay", YUNIKORN, "--runtime", "30m", *NOW, "--plot", str(tmp_path / "charts"))
+    assert run.code == 0, run.err
+    written = sorted(p.name for p in (tmp_path / "charts").iterdir())
+    assert {"usage-queues.svg", "time-to-start.svg"} <= set(written)
+    assert "wrote" in run.err and "time-to-start.svg" in run.err
+    assert "root.tenant1 vcore" in (tmp_path / "charts" / "usage-queues.svg").read_text(encoding="utf-8")

@@ -57,6 +57,8 @@ def _analysis_data(analysis: Analysis | None, explanation: Explanation) -> dict[
         "queueProblem": None if analysis.queue_problem is None else {
             "reason": analysis.queue_problem[0], "message": analysis.queue_problem[1]},
         "preemptionAllowed": analysis.preemption_allowed,
+        "noPreemption": analysis.no_preemption,
+        "notRetried": analysis.not_retried,
     }
     if analysis.assignment is not None:
         data.update(_assignment_data(analysis.assignment, explanation))
@@ -118,6 +120,9 @@ def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
     return {"state": decision.state, "reason": decision.reason, "message": decision.message,
+            "missing": {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
+                        for (flavor, resource), amount in decision.missing.items()},
+            "neverAdmitted": decision.never,
             "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by,
             "cycleLimitReached": decision.cut_short}
 
@@ -271,6 +276,10 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
             branch.add(line)
         if len(lines) > LISTED:
             branch.add(f"[dim]and {len(lines) - LISTED:,} more (-o json lists them all)[/]")
+        if analysis.no_preemption is not None:
+            branch.add(f"[yellow]{escape(analysis.no_preemption)}[/]")
+    if analysis.not_retried is not None:
+        tree.add(f"[yellow]Not tried again[/]: {escape(analysis.not_retried)}")
 
 
 def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
@@ -294,8 +303,10 @@ def suggestion_text(suggestion: Any) -> str:
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
-        amounts = ", ".join(f"{r} by {human_request(r, v)}" for r, v in suggestion.amounts.items())
-        return f"{suggestion.action}: {amounts}"
+        totals = suggestion.totals
+        amounts = ", ".join(f"{r} by {human_request(r, v)}" + (f" (to {human(r, totals[r])})" if r in totals else "")
+                            for r, v in suggestion.amounts.items())
+        return f"{suggestion.action}: {amounts}" + (f" ({suggestion.note})" if suggestion.note else "")
     amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
@@ -312,11 +323,14 @@ def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: A
         text += f", preempting {escape(', '.join(decision.victims))}"
     if decision.preempted_by:
         text += f", preempted by {escape(decision.preempted_by)}"
-    if decision.reason and not decision.admitted:
+    if decision.reason and not decision.admitted and decision.reason != decision.state:
         text += f" — {escape(decision.reason)}"
     node = tree.add(text)
     if details and decision.message and not decision.admitted:
         node.add(escape(decision.message))
+    if details and decision.never is not None and not decision.admitted:
+        node.add("[red]it can never get in as configured[/] (whatever finishes): "
+                 f"{escape(decision.never) if decision.never != decision.message else 'see above'}")
     if decision.cut_short is not None:
         node.add(f"[yellow]warning: {escape(decision.cut_short)}[/]")
 

@@ -33,12 +33,13 @@ def sample_data(sample: Sample | None) -> dict[str, Any] | None:
     if sample is None:
         return None
     return {"count": sample.count, "meanMs": int(sample.mean), "p50Ms": sample.p50, "p95Ms": sample.p95,
-            "p99Ms": sample.p99, "maxMs": sample.maximum}
+            "p99Ms": sample.p99, "maxMs": sample.maximum, "never": sample.never}
 
 
 def group_data(group: GroupStats) -> dict[str, Any]:
     return {"workloads": group.workloads, "admitted": group.admitted, "finished": group.finished,
-            "evictions": group.evictions, "timeToAdmission": sample_data(group.time_to_admission),
+            "evictions": group.evictions, "neverAdmitted": list(group.never_admitted),
+            "timeToAdmission": sample_data(group.time_to_admission),
             "timeToFinish": sample_data(group.time_to_finish)}
 
 
@@ -75,9 +76,10 @@ def workload_data(workload: WorkloadTimes) -> dict[str, Any]:
         "firstAdmittedMs": workload.first_admitted,
         "admittedMs": workload.admitted,
         "finishedMs": workload.finished,
-        "timeToAdmissionMs": workload.time_to_admission,
+        "timeToAdmissionMs": None if workload.waiting else workload.time_to_admission,
         "timeToFinishMs": workload.time_to_finish,
         "evictions": workload.evictions,
+        "neverAdmitted": workload.waiting,
     }
 
 
@@ -169,6 +171,11 @@ def duration(value: int | None) -> str:
     return "-" if value is None else format_duration(value)
 
 
+def wait(value: int | None) -> str:
+    """A percentile of waits: None is a wait that never ended (a workload never admitted), Sample's "never"."""
+    return "never" if value is None else format_duration(value)
+
+
 def _duration_key(cell: str) -> object:
     from kqctl.replay.durations import DurationError, parse_duration
 
@@ -188,7 +195,7 @@ def group_table(title: str, groups: Iterable[GroupStats]) -> Table:
                    Column("Finish P50", right=True, wide=True), Column("Evictions", right=True)))
     for group in groups:
         sample, finish = group.time_to_admission, group.time_to_finish
-        times = [duration(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
+        times = [wait(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
         table.add([group.name, f"{group.workloads:,}", f"{group.admitted:,}", *times,
                    duration(finish.p50) if finish else "-", f"{group.evictions:,}"])
     return table
@@ -216,8 +223,8 @@ def workload_table(workloads: Iterable[WorkloadTimes]) -> Table:
                    Column("Evictions", right=True, wide=True), Column("State")))
     for w in workloads:
         table.add([w.key, w.labels.queue.split("/", 1)[-1], w.labels.target or "-", str(w.labels.priority),
-                   duration(w.arrival), duration(w.time_to_admission), duration(w.time_to_finish), str(w.evictions),
-                   w.state], item={"name": w.key, **workload_data(w)})
+                   duration(w.arrival), "never" if w.waiting else duration(w.time_to_admission),
+                   duration(w.time_to_finish), str(w.evictions), w.state], item={"name": w.key, **workload_data(w)})
     return table
 
 
@@ -254,8 +261,13 @@ def headline(report: ReplayReport) -> str:
                        for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
-    waits = (f"\nTime to admission: P50 {duration(overall.p50)}, P95 {duration(overall.p95)}, "
-             f"P99 {duration(overall.p99)}, mean {duration(round(overall.mean))}.") if overall else ""
+    waits = ""
+    if overall is not None:
+        never = f" ({overall.never:,} never admitted)" if overall.never else ""
+        mean = f", mean {duration(round(overall.mean))} of those admitted" if overall.never else \
+            f", mean {duration(round(overall.mean))}"
+        waits = (f"\nTime to admission: P50 {wait(overall.p50)}, P95 {wait(overall.p95)}, P99 {wait(overall.p99)}"
+                 f"{mean}{never}.")
     return (f"Replayed {len(report.workloads):,} workloads over {duration(report.end)} of virtual time{horizon} "
             f"({report.cycles:,} cycles, {report.api_writes:,} API writes): {states or 'nothing to replay'}.{waits}")
 

@@ -104,7 +104,16 @@ def workload_details(workload: WorkloadResult) -> dict[str, Any]:
         "admission": admission_data(workload.admission) if workload.admission is not None else None,
         "borrowed": {f"{flavor}/{resource}": format_resource_value(resource, amount)
                      for (flavor, resource), amount in workload.borrowed.items()},
+        "missing": missing_data(workload),
+        "neverAdmitted": workload.never,
+        "blockedBy": workload.blocked_by,
     }
+
+
+def missing_data(workload: WorkloadResult) -> dict[str, str]:
+    """The unused quota it lacks at the end, per flavor/resource (the "N more needed" of its message), exact."""
+    return {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
+            for (flavor, resource), amount in workload.missing.items()}
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
@@ -178,6 +187,9 @@ _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "adm
 def _summary_line(result: SimulationResult) -> str:
     tokens = [workload.decision for workload in result.workloads.values()]
     parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
+    never = sum(1 for workload in result.workloads.values() if workload.never is not None)
+    if never:
+        parts.append(f"{never:,} of them can never get in as configured")
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "cycle limit reached, NOT a steady state",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"
@@ -335,7 +347,8 @@ def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
         if workload.admission is not None or not workload.message:
             continue
         name = printable(key)
-        pieces = wrap_text(f"{name}: {printable(workload.message)}", width, "  ", "    ")
+        never = " (it can never get in as configured)" if workload.never is not None else ""
+        pieces = wrap_text(f"{name}: {printable(workload.message)}{never}", width, "  ", "    ")
         if paint is not None:
             pieces[0] = "  " + paint(name, "bold") + pieces[0][2 + len(name):]
         lines.extend(pieces)
