@@ -116,6 +116,10 @@ def diff_command(
     if after is None and not sets:
         raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
+    # Every usage error before anything is read.
+    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
+    kueue_settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing, feature_gates)
+    kueue_settings.options()
     shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override,
                      yunikorn_namespace)
     old_inputs = _side_inputs(before, shared, recursive, strict, None, scheduler, override)
@@ -124,15 +128,12 @@ def diff_command(
     if product != "Kueue":
         refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
         view = TableOptions(limit=options.row_limit(limit, show_all))
-        raise typer.Exit(timeline.diff_other(product, old_inputs, new_inputs, traces or [], replay,
-                                             timeline.settings(runtime, finish_latency, None, seed, now,
-                                                               schedule_period),
+        raise typer.Exit(timeline.diff_other(product, old_inputs, new_inputs, traces or [], replay, time,
                                              schedule_period, scheduler_conf, output, fail_on, namespace,
                                              parsed_selector, view))
     timeline.refuse_schedule_period("Kueue", schedule_period, None)
     volcano_cli.refuse_volcano_options(scheduler_conf)
-    replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
-                                    feature_gates).options() if replay else None
+    replay_options = kueue_settings.options() if replay else None
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     clock = parse_now(now)
     old = load_snapshot(old_inputs, scheduler, clock, "diff")

@@ -111,13 +111,16 @@ def plan_command(
     from kqctl.render.output import check_output
 
     check_output(output, PLAN_FORMATS)
+    # Every usage error before anything is read.
+    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
+    replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
+                                    feature_gates).options()
     loaded = None
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
                                            kubeconfig, scheduler, yunikorn_namespace)
         if product != "Kueue":
             refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
-            time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
             raise typer.Exit(timeline.plan_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
                                                  scope, target, field, resources or [], steps or [], maximum or [],
                                                  jobs or os.cpu_count() or 1, budget, output))
@@ -126,8 +129,6 @@ def plan_command(
                          "(guaranteed, max); Kueue's plan finds a nominalQuota")
     timeline.refuse_schedule_period("Kueue", schedule_period, None)
     volcano_cli.refuse_volcano_options(scheduler_conf)
-    replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
-                                    feature_gates).options()
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,

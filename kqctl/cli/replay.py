@@ -183,25 +183,27 @@ def replay_command(
 
     check_output(output, REPLAY_FORMATS)
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
+    # Every usage error before anything is read (a cluster's listing can take minutes).
+    if output == "summary" and (namespace is not None or parsed_selector is not None):
+        raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "
+                         "every workload)")
+    settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates)
+    replay_options = settings.options()
+    time = timeline.settings(runtime, finish_latency, until, seed, now, schedule_period)
+    if plot is not None:
+        check_plot_directory(plot)
     loaded = None
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
                                            kubeconfig, scheduler, yunikorn_namespace)
         if product != "Kueue":
             refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, output)
-            raise typer.Exit(replay_other(product, loaded, traces or [], runtime, finish_latency, until, seed, now,
-                                          schedule_period, scheduler_conf, output, namespace, parsed_selector, plot,
+            raise typer.Exit(replay_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
+                                          output, namespace, parsed_selector, plot,
                                           TableOptions(headers=not no_headers, sort_by=sort_by,
                                                        limit=options.row_limit(limit, show_all), color=color)))
     timeline.refuse_schedule_period("Kueue", schedule_period, None)
     volcano_cli.refuse_volcano_options(scheduler_conf)
-    if output == "summary" and (namespace is not None or parsed_selector is not None):
-        raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "
-                         "every workload)")
-    settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates)
-    replay_options = settings.options()
-    if plot is not None:
-        check_plot_directory(plot)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
@@ -243,17 +245,13 @@ def refuse_kueue_replay_options(product: str, cycle_latency: str, fair_sharing: 
                                   fair_sharing=fair_sharing, feature_gates=feature_gates)
 
 
-def replay_other(product: str, inputs: LoadResult, traces: list[str], runtime: str | None, finish_latency: str,
-                 until: str | None, seed: int, now: str | None, schedule_period: str | None,
-                 scheduler_conf: str | None, output: str, namespace: str | None, selector: dict[str, Any] | None,
-                 plot: str | None, view: TableOptions) -> int:
+def replay_other(product: str, inputs: LoadResult, traces: list[str], time: timeline.TimeSettings,
+                 schedule_period: str | None, scheduler_conf: str | None, output: str, namespace: str | None,
+                 selector: dict[str, Any] | None, plot: str | None, view: TableOptions) -> int:
     """``kqctl replay`` for Volcano or YuniKorn."""
     from kqctl.cli.progress import Progress
 
     timeline.refuse_schedule_period(product, schedule_period, scheduler_conf)
-    time = timeline.settings(runtime, finish_latency, until, seed, now, schedule_period)
-    if plot is not None:
-        check_plot_directory(plot)
     progress = Progress()
     if product == "Volcano":
         return timeline.replay_volcano(inputs, scheduler_conf, traces, time, output, namespace, selector, view, plot,

@@ -35,6 +35,11 @@ def duration(value: int | None) -> str:
     return "-" if value is None else format_duration(value)
 
 
+def wait(value: int | None) -> str:
+    """A percentile of waits: None is a wait that never ended (a workload still waiting at the end)."""
+    return "never" if value is None else format_duration(value)
+
+
 def duration_key(cell: str) -> object:
     try:
         return parse_duration(cell)
@@ -46,16 +51,17 @@ def duration_key(cell: str) -> object:
 
 
 def sample_data(sample: Sample | None) -> dict[str, Any] | None:
+    """null percentiles: never (the rank falls on a workload still waiting at the end); ``never`` counts them."""
     if sample is None:
         return None
     return {"count": sample.count, "meanMs": int(sample.mean), "p50Ms": sample.p50, "p95Ms": sample.p95,
-            "p99Ms": sample.p99, "maxMs": sample.maximum}
+            "p99Ms": sample.p99, "maxMs": sample.maximum, "never": sample.never}
 
 
 def group_data(group: GroupStats) -> dict[str, Any]:
     return {"workloads": group.workloads, "started": group.admitted, "finished": group.finished,
             "evictions": group.evictions, "timeToStart": sample_data(group.time_to_admission),
-            "timeToFinish": sample_data(group.time_to_finish)}
+            "timeToFinish": sample_data(group.time_to_finish), "neverStarted": list(group.never_admitted)}
 
 
 def usage_data(usage: UsageSummary, units: Units, points: bool) -> dict[str, Any]:
@@ -85,6 +91,7 @@ def workload_data(workload: WorkloadTimes) -> dict[str, Any]:
         "timeToStartMs": workload.time_to_admission,
         "timeToFinishMs": workload.time_to_finish,
         "evictions": workload.evictions,
+        "waiting": workload.waiting,
     }
 
 
@@ -154,7 +161,7 @@ def group_table(title: str, groups: Iterable[GroupStats], words: Words) -> Table
                    Column("Finish P50", right=True, wide=True), Column("Evictions", right=True)))
     for group in groups:
         sample, finish = group.time_to_admission, group.time_to_finish
-        times = [duration(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
+        times = [wait(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
         table.add([group.name, f"{group.workloads:,}", f"{group.admitted:,}", *times,
                    duration(finish.p50) if finish else "-", f"{group.evictions:,}"])
     return table
@@ -226,11 +233,11 @@ def headline(report: TimelineReport) -> str:
     states = ", ".join(f"{n:,} {state.lower()}" for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
-    never = report.overall.workloads - report.overall.admitted
-    waits = (f"\nTime until {words.started}: P50 {duration(overall.p50)}, P95 {duration(overall.p95)}, "
-             f"P99 {duration(overall.p99)}, mean {duration(round(overall.mean))}"
-             + (f"; {never:,} never {words.started}" if never else "") + ".") if overall else \
-        (f"\nNo {words.workload} that arrived was {words.started}." if report.overall.workloads else "")
+    never = len(report.overall.never_admitted)
+    waits = (f"\nTime until {words.started}: P50 {wait(overall.p50)}, P95 {wait(overall.p95)}, "
+             f"P99 {wait(overall.p99)}, mean {duration(round(overall.mean))}"
+             + (f"; {never:,} still waiting at the end (never {words.started})" if never else "") + ".") \
+        if overall else (f"\nNo {words.workload} arrived during the replay." if report.overall.workloads else "")
     at_start = f"; {report.running_at_start:,} running at the start (not counted in waits)" \
         if report.running_at_start else ""
     return (f"Replayed {len(report.workloads):,} {words.scheduler} {words.workload}s over {duration(report.end)} of "

@@ -8,9 +8,10 @@ from typing import Any, TextIO
 
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.render.replay import duration
-from kqctl.replay.compare import NAMED, PercentileShift, Waits
+from kqctl.replay.compare import NAMED, PercentileShift
 from kqctl.replay.diffs import Outcome, OutcomeChange, SchedulerDiff
 from kqctl.replay.statistics import PERCENTILES
+from kqctl.replay.summary import GroupStats
 
 FORMATS = ("table", "json", "yaml", "markdown")
 MARKDOWN_ROWS = 50
@@ -25,11 +26,14 @@ def outcome_data(outcome: Outcome | None) -> dict[str, Any] | None:
             "message": outcome.message or None}
 
 
-def waits_data(waits: Waits | None) -> dict[str, Any] | None:
-    if waits is None:
+def waits_data(group: GroupStats | None) -> dict[str, Any] | None:
+    """A group's waits: percentiles (null: never, the rank falls on a workload still waiting at the end), and the
+    workloads still waiting, by name."""
+    if group is None:
         return None
-    return {"count": waits.count, **{f"p{p}Ms": waits.at(p) for p in PERCENTILES}, "maxMs": waits.at(100),
-            "never": list(waits.never)}
+    sample = group.time_to_admission
+    return {"count": group.workloads, **{f"p{p}Ms": sample.at(p) if sample else None for p in PERCENTILES},
+            "maxMs": sample.at(100) if sample else None, "never": list(group.never_admitted)}
 
 
 def listed(report: SchedulerDiff, shown: Callable[[str], bool] | None) -> tuple[OutcomeChange, ...]:
@@ -128,24 +132,29 @@ def percentile_table(shifts: tuple[PercentileShift, ...]) -> Table:
                    Column("Never after", right=True)))
     for shift in shifts:
         if shift.moved:
-            never = len(shift.after.never) if shift.after is not None else 0
+            never = len(shift.after.never_admitted) if shift.after is not None else 0
             table.add([shift.by, shift.group, *(shift_text(shift.before, shift.after, p) for p in PERCENTILES),
                        f"{never:,}"])
     return table
 
 
-def _at(waits: Waits | None, p: int) -> str:
-    if waits is None:
+def _value(group: GroupStats, p: int) -> int | None:
+    sample = group.time_to_admission
+    return sample.at(p) if sample is not None else None
+
+
+def _at(group: GroupStats | None, p: int) -> str:
+    if group is None:
         return "-"
-    value = waits.at(p)
+    value = _value(group, p)
     return NEVER if value is None else duration(value)
 
 
-def shift_text(before: Waits | None, after: Waits | None, p: int) -> str:
+def shift_text(before: GroupStats | None, after: GroupStats | None, p: int) -> str:
     old, new = _at(before, p), _at(after, p)
     if before is None or after is None:
         return f"{old} → {new}"
-    first, second = before.at(p), after.at(p)
+    first, second = _value(before, p), _value(after, p)
     if first is None or second is None:
         return f"{old} → {new}" + (" (worse)" if second is None and first is not None else
                                    " (better)" if first is None and second is not None else "")
@@ -163,9 +172,9 @@ def never_lines(report: SchedulerDiff) -> list[str]:
     """The workloads that never get in after, named (up to NAMED per group; -o json names every one)."""
     lines = []
     for shift in report.percentiles or ():
-        if shift.by != "queue" or shift.after is None or not shift.after.never:
+        if shift.by != "queue" or shift.after is None or not shift.after.never_admitted:
             continue
-        names = shift.after.never
+        names = shift.after.never_admitted
         more = f" and {len(names) - NAMED:,} more" if len(names) > NAMED else ""
         lines.append(f"never {report.words.started} after, in {shift.group}: {', '.join(names[:NAMED])}{more}")
     return lines

@@ -82,11 +82,12 @@ class Measure:
 
 
 def measure(condition: Condition, workloads: Sequence[WorkloadTimes]) -> Measure:
-    missing = sum(1 for w in workloads if w.admitted is None)
+    # Still waiting at the end (never admitted, or evicted and not back): its wait never ended.
+    missing = sum(1 for w in workloads if w.waiting or w.admitted is None)
     if condition.statistic == "all":
         return Measure(condition, None, missing == 0, len(workloads), missing)
-    values = [w.time_to_admission if condition.metric == "time-to-admission" else w.time_to_finish
-              for w in workloads]
+    values = [(None if w.waiting else w.time_to_admission) if condition.metric == "time-to-admission"
+              else w.time_to_finish for w in workloads]
     # A workload that never got in (or never finished) waited at least the whole replay: it counts as
     # infinitely long, so a target is never met by leaving workloads out.
     known = sorted(v for v in values if v is not None)

@@ -94,7 +94,8 @@ def test_a_runtime_annotation_that_does_not_parse_is_a_located_input_error(tmp_p
     assert run.code == 3 and "kqctl.dev/runtime" in run.err and "cluster.yaml:" in run.err
 
 
-@pytest.mark.parametrize("flag", [("--cycle-latency", "50ms"), ("--fair-sharing",), ("--feature-gates", "A=true")])
+@pytest.mark.parametrize("flag", [("--cycle-latency", "50ms"), ("--fair-sharing",),
+                                  ("--feature-gates", "PartialAdmission=false")])
 def test_kueue_s_replay_options_are_refused_for_volcano(flag: tuple[str, ...]) -> None:
     run = run_kqctl("replay", VOLCANO, *flag, *NOW)
     assert run.code == 2 and "Kueue only" in run.err and "Volcano's" in run.err

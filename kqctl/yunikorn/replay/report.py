@@ -66,9 +66,11 @@ def _application(app_id: str, pods: list[WorkloadTimes]) -> WorkloadTimes:
     runtimes = [p.runtime for p in pods if p.runtime is not None]
     first = pods[0].labels
     labels = WorkloadLabels(first.queue, first.target, max(p.labels.priority for p in pods), app_id)
+    # Waiting for its first allocation (or, evicted, for its next): no pod runs or has finished, one still waits.
+    waiting = any(p.waiting for p in pods) and not any(p.state == "Running" or p.finished is not None for p in pods)
     return WorkloadTimes(app_id, labels, arrival, max(runtimes) if len(runtimes) == len(pods) else None,
                          min(firsts) if firsts else None, min(lasts) if lasts else None, finished,
-                         sum(p.evictions for p in pods), _state(pods))
+                         sum(p.evictions for p in pods), _state(pods), waiting)
 
 
 def _state(pods: list[WorkloadTimes]) -> str:
