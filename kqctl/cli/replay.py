@@ -12,17 +12,22 @@ import typer
 
 from kqctl.cli import options, timeline
 from kqctl.cli import volcano as volcano_cli
-from kqctl.cli.timeline import SchedulePeriodOption
+from kqctl.cli.timeline import (  # noqa: F401 (read here by explain, diff and plan too)
+    BAR,
+    SchedulePeriodOption,
+    _duration,
+    _single_document,
+    is_csv,
+    parse_runtime,
+)
 from kqctl.errors import EXIT_OK, InputError, UsageError
 
 if TYPE_CHECKING:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport
-    from kqctl.load.documents import Document
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
-    from kqctl.replay.durations import Distribution
 
 HELP = "\n\n".join((
     "Replay Kueue, Volcano or YuniKorn in virtual time: workloads arrive at their creation time (objects dated in "
@@ -104,33 +109,9 @@ class ReplaySettings:
         return KueueReplayOptions(timeline, until, finish)
 
 
-def _duration(flag: str, text: str) -> int:
-    from kqctl.replay.durations import DurationError, parse_duration
-
-    try:
-        value = parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
-    if value < 0:
-        raise UsageError(f"{flag} must not be negative")
-    return value
-
-
-def parse_runtime(text: str | None) -> Distribution | None:
-    from kqctl.replay.durations import DurationError, parse_distribution
-
-    if text is None:
-        return None
-    try:
-        return parse_distribution(text)
-    except DurationError as exc:
-        raise UsageError(f"--runtime: {exc}") from None
-
-
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
 # As on simulate, -n and -l choose what is listed, never what is replayed.
 LISTED = "as on simulate, the replay and its percentiles and usage still cover every workload"
-BAR = 16  # characters of the progress bar
 
 
 def replay_command(
@@ -349,32 +330,6 @@ def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot
     except GeneratorError as exc:
         raise InputError(document.origin.file, str(exc), line=document.line_of(exc.path)) from None
     return build_snapshot(config, start or DEFAULT_NOW, seed)
-
-
-def _single_document(path: str, what: str, text: str | None = None, name: str | None = None) -> Document:
-    """The one YAML document of ``path`` (or of ``text`` already read from it: stdin can be read once only)."""
-    from kqctl.load.documents import decode_text, parse_documents
-    from kqctl.load.sources import read_source
-
-    if text is None or name is None:
-        source = read_source(path)
-        text, name = decode_text(source.data, source.name), source.name
-    documents = [d for d in parse_documents(text, name) if d.body is not None]
-    if len(documents) != 1:
-        raise InputError(name, f"expected {what}: one YAML document, found {len(documents)}")
-    return documents[0]
-
-
-def is_csv(name: str, text: str) -> bool:
-    """A .csv file; or, from stdin or a file named neither .yaml, .yml nor .json, a header line such as
-    ``time,namespace,queue,cpu`` (YAML's first line is a list item, a mapping key or a flow collection)."""
-    lowered = name.lower()
-    if lowered.endswith(".csv"):
-        return True
-    if lowered.endswith((".yaml", ".yml", ".json")):
-        return False
-    first = next((line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
-    return "," in first and ":" not in first and not first.startswith(("-", "[", "{"))
 
 
 def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:

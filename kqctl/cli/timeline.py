@@ -19,6 +19,7 @@ from kqctl.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from kqctl.cli.progress import Progress
+    from kqctl.load.documents import Document
     from kqctl.load.objects import LoadedObject, LoadResult
     from kqctl.replay.durations import Distribution
     from kqctl.replay.traces import QueueCheck, TraceRow
@@ -28,6 +29,60 @@ if TYPE_CHECKING:
 SchedulePeriodOption = typer.Option(None, "--schedule-period", metavar="DURATION",
                                     help="Volcano: the time between two sessions (vc-scheduler's --schedule-period; "
                                          "default 1s).")
+
+
+# --- option and trace parsing every replay shares (Kueue's too) ------------------------------------------------
+
+BAR = 16  # characters of the progress bar
+
+
+def _duration(flag: str, text: str) -> int:
+    from kqctl.replay.durations import DurationError, parse_duration
+
+    try:
+        value = parse_duration(text)
+    except DurationError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if value < 0:
+        raise UsageError(f"{flag} must not be negative")
+    return value
+
+
+def parse_runtime(text: str | None) -> Distribution | None:
+    from kqctl.replay.durations import DurationError, parse_distribution
+
+    if text is None:
+        return None
+    try:
+        return parse_distribution(text)
+    except DurationError as exc:
+        raise UsageError(f"--runtime: {exc}") from None
+
+
+def _single_document(path: str, what: str, text: str | None = None, name: str | None = None) -> Document:
+    """The one YAML document of ``path`` (or of ``text`` already read from it: stdin can be read once only)."""
+    from kqctl.load.documents import decode_text, parse_documents
+    from kqctl.load.sources import read_source
+
+    if text is None or name is None:
+        source = read_source(path)
+        text, name = decode_text(source.data, source.name), source.name
+    documents = [d for d in parse_documents(text, name) if d.body is not None]
+    if len(documents) != 1:
+        raise InputError(name, f"expected {what}: one YAML document, found {len(documents)}")
+    return documents[0]
+
+
+def is_csv(name: str, text: str) -> bool:
+    """A .csv file; or, from stdin or a file named neither .yaml, .yml nor .json, a header line such as
+    ``time,namespace,queue,cpu`` (YAML's first line is a list item, a mapping key or a flow collection)."""
+    lowered = name.lower()
+    if lowered.endswith(".csv"):
+        return True
+    if lowered.endswith((".yaml", ".yml", ".json")):
+        return False
+    first = next((line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
+    return "," in first and ":" not in first and not first.startswith(("-", "[", "{"))
 
 
 @dataclass(frozen=True)
@@ -44,7 +99,6 @@ class TimeSettings:
 
 def settings(runtime: str | None, finish_latency: str, until: str | None, seed: int, now: str | None,
              schedule_period: str | None) -> TimeSettings:
-    from kqctl.cli.replay import _duration, parse_runtime
     from kqctl.cli.simulate import parse_now
 
     limit = _duration("--until", until) if until is not None else None
@@ -78,7 +132,6 @@ def refuse_schedule_period(product: str, period: str | None, scheduler_conf: str
 
 def trace_rows(paths: Iterable[str], queue_check: QueueCheck) -> list[tuple[str, list[TraceRow]]]:
     """Each trace file's rows (CSV or YAML, as Kueue's traces); an unreadable row is a located input error."""
-    from kqctl.cli.replay import _single_document, is_csv
     from kqctl.load.documents import decode_text
     from kqctl.load.sources import read_source
     from kqctl.replay.traces import TraceError, parse_csv_trace, parse_yaml_trace
@@ -339,7 +392,6 @@ def _listed(items: Iterable[tuple[str, str, Any]], namespace: str | None,
 
 
 def _progress(progress: Progress, total: int, what: str) -> Callable[[int, int, int], None]:
-    from kqctl.cli.replay import BAR
     from kqctl.replay.durations import format_duration
 
     def report(now: int, finished: int, _: int) -> None:
