@@ -14,7 +14,7 @@ import typer
 from typer.core import TyperArgument
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, diff, explain, plan, replay, rules, simulate, snapshot, validate, version
+from kqctl.cli import audit, convert, diff, explain, plan, rbac, replay, rules, simulate, snapshot, validate, version
 from kqctl.errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
@@ -70,6 +70,7 @@ app.command("diff", help=diff.HELP, epilog=diff.EXAMPLES)(diff.diff_command)
 app.command("plan", help=plan.HELP, epilog=plan.EXAMPLES)(plan.plan_command)
 app.command("convert", help=convert.HELP, epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP, epilog=snapshot.SAVE_EXAMPLES)
+app.command("rbac", help=rbac.HELP, epilog=rbac.EXAMPLES)(rbac.rbac_command)
 app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)
 app.command("version", help=version.HELP, epilog=version.EXAMPLES)(version.version_command)
 
@@ -97,6 +98,7 @@ def main() -> None:
     # A short-lived process that builds millions of small acyclic objects: the cyclic garbage
     # collector would only cost time (half of it on 50,000 manifests).
     gc.disable()
+    _new_run()
     try:
         app(prog_name=_program_name())
     except SystemExit as exited:
@@ -121,6 +123,13 @@ def main() -> None:
         # would traverse every object still alive: 0.5 s after a 50,000-pod YuniKorn simulate. Frozen objects
         # are skipped (0.04 s); exit codes, output flushing and atexit are as before.
         gc.freeze()
+
+
+def _new_run() -> None:
+    """Notes said once per run start unsaid (the tests run many commands in one process)."""
+    schedulers = sys.modules.get("kqctl.cli.schedulers")
+    if schedulers is not None:
+        schedulers.NOTED.clear()
 
 
 def _program_name() -> str:

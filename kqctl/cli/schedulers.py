@@ -133,24 +133,68 @@ def present(objects: Iterable[LoadedObject]) -> list[Scheduler]:
 
 
 def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:
-    """One scheduler for commands that simulate: ``--scheduler``, else the one whose objects the input holds.
+    """One scheduler for commands that simulate: ``--scheduler``, else the one a kqctl snapshot in the input was
+    saved for, else the one whose objects the input holds.
 
-    Two schedulers' objects in one simulation is a usage error: their queues never share a decision.
+    With a scheduler named (by ``--scheduler`` or by the snapshot), another scheduler's pods are what they are to
+    it: other pods using node capacity (Volcano, YuniKorn; Kueue reads only the pods submitted to it), and a note
+    on stderr says so once. Another scheduler's own objects (queues, jobs, configuration), or two schedulers'
+    objects with no scheduler named, are a usage error: their queues never share a decision.
     """
     objects = list(objects)
-    chosen = named(requested)
+    chosen = named(requested) or _saved_for(objects)
     found = present(objects)
     others = [s for s in found if s is not chosen]
-    if chosen is not None and others:  # never drop another scheduler's objects silently
-        products = " and ".join(s.product for s in others)
-        raise UsageError(f"--scheduler {chosen.name}, but the input holds objects of {products} "
-                         f"({_some_objects(others, objects)}): one simulation serves one scheduler; split the input")
     if chosen is not None:
+        queued = [s for s in others if any(o.info is not None and o.info.scheduler == s.name for o in objects)]
+        if queued:  # another scheduler's own objects (queues, jobs, its configuration) are never dropped silently
+            products = " and ".join(s.product for s in queued)
+            raise UsageError(f"--scheduler {chosen.name}, but the input holds objects of {products} "
+                             f"({_some_objects(queued, objects)}): one simulation serves one scheduler; split the "
+                             "input")
+        if others:
+            _note_others(chosen, others, objects, "--scheduler" if requested is not None else "snapshot")
         return chosen
     if len(found) > 1:
         raise UsageError(f"the input holds objects of {' and '.join(s.product for s in found)}: one simulation "
-                         "serves one scheduler; pass --scheduler NAME or split the input")
+                         "serves one scheduler; pass --scheduler NAME (another scheduler's pods are then other pods "
+                         "on the nodes) or split the input")
     return found[0] if found else SCHEDULERS[DEFAULT]
+
+
+def _saved_for(objects: list[LoadedObject]) -> Scheduler | None:
+    """The scheduler the kqctl snapshot(s) in the input were saved for, when they agree on one."""
+    saved = {obj.read_for for obj in objects if obj.read_for is not None}
+    return SCHEDULERS.get(saved.pop()) if len(saved) == 1 else None
+
+
+NOTED: set[tuple[str, ...]] = set()  # one note per run, however many times a command asks
+
+
+def _note_others(chosen: Scheduler, others: list[Scheduler], objects: list[LoadedObject], why: str) -> None:
+    key = (chosen.name, *(s.name for s in others))
+    if key in NOTED:
+        return
+    NOTED.add(key)
+    import sys
+
+    how = f"--scheduler {chosen.name}" if why == "--scheduler" else "the snapshot was saved for it"
+    sys.stderr.write(f"kqctl: note: reading the input for {chosen.product} ({how}): "
+                     f"{'; '.join(_what_others_are(chosen, other, objects) for other in others)}\n")
+
+
+def _what_others_are(chosen: Scheduler, other: Scheduler, objects: list[LoadedObject]) -> str:
+    own = [o for o in objects if o.kind != "Pod" and other.claims([o])]
+    pods = [o for o in objects if o.kind == "Pod" and (o.info is None or not o.info.scheduler)
+            and isinstance(o.body, dict) and other.claims([o])]
+    parts = []
+    if pods:
+        use = ("other pods using node capacity" if chosen.name != "kueue"
+               else "ignored (Kueue reads only the pods submitted to it)")
+        parts.append(f"{len(pods)} pod(s) of {other.product} are {use}")
+    if own:  # only what claims() recognises among core kinds (Volcano's scheduler ConfigMap)
+        parts.append(f"{len(own)} object(s) of {other.product} are ignored")
+    return ", ".join(parts) or f"the objects of {other.product} are ignored"
 
 
 def _some_objects(schedulers: list[Scheduler], objects: list[LoadedObject]) -> str:

@@ -26,7 +26,7 @@ from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
-from kqctl.validate.runner import finding_order, with_line
+from kqctl.validate.runner import finding_order, seen_by, with_line
 
 # Below this much input a second process costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
@@ -174,7 +174,7 @@ def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> Load
         for profile in profiles:
             if profile.owns(obj.info.group):
                 return profile.trim(obj)
-    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info)
+    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info, read_for=obj.read_for)
 
 
 def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
@@ -201,7 +201,7 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     by_object = {id(obj): report for report, obj in included}
     objects = [obj for _, obj in included]
     for profile in job.profiles:
-        for obj, finding in profile.cross_object(objects, closed):
+        for obj, finding in profile.cross_object(seen_by(profile, objects), closed):
             line = finding.line if finding.line is not None else lines.line(obj.origin, (*obj.prefix, *finding.path))
             _add(by_object[id(obj)], with_line(finding, line))
     return ValidationReport(reports)

@@ -31,14 +31,23 @@ def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], clo
         if obj.known and not has_error(found):
             found.extend(validate_object(obj, profiles))
         findings[id(obj)] = found
+    known = result.known_objects
     for profile in profiles:
-        for obj, finding in profile.cross_object(result.known_objects, closed):
+        for obj, finding in profile.cross_object(seen_by(profile, known), closed):
             findings[id(obj)].append(finding)
     documents = [report_for(obj, _naming_set(obj, findings[id(obj)]), profiles) for obj in result.objects]
     documents.extend(unreadable_report(exc) for exc in result.unreadable)
     position = {name: i for i, name in enumerate(result.files)}
     documents.sort(key=lambda d: position.get(d.origin.file, len(position)))  # stable: file order
     return ValidationReport(documents)
+
+
+def seen_by(profile: ValidationProfile, objects: list[LoadedObject]) -> list[LoadedObject]:
+    """The objects a scheduler's cross-object checks read: not the pods of a kqctl snapshot saved for another
+    scheduler (they are other pods on its nodes, and this scheduler's configuration was not read with them)."""
+    if not any(obj.read_for is not None for obj in objects):
+        return objects
+    return [obj for obj in objects if obj.read_for in (None, profile.scheduler) or obj.kind != "Pod"]
 
 
 def _naming_set(obj: LoadedObject, findings: list[Finding]) -> list[Finding]:
