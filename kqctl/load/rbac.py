@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kqctl.load.cluster import ReadPlan, Resource
+if TYPE_CHECKING:  # cluster.py names the roles in its 403 message: the plans are only types here
+    from kqctl.load.cluster import ReadPlan, Resource
 
 RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
 LABELS = {"app.kubernetes.io/name": "kqctl"}
