@@ -615,8 +615,6 @@ def _with_role(exc: ClusterError, plan: ReadPlan) -> ClusterError:
     """A 403 names the command that prints the roles of this scheduler, and their names."""
     if exc.status != 403:
         return exc
-    from kqctl.load.rbac import role_names
-
     names = role_names([plan.scheduler])
     roles = f"the ClusterRole {names.cluster_role}"
     if any(resource.names for resource in plan.resources):
@@ -624,6 +622,22 @@ def _with_role(exc: ClusterError, plan: ReadPlan) -> ClusterError:
     text = str(exc).replace("(`kqctl rbac` prints the role it needs)",
                             f"(`kqctl rbac --scheduler {plan.scheduler}` prints {roles})")
     return ClusterError(text, status=exc.status)
+
+
+@dataclass(frozen=True)
+class RoleNames:
+    """What ``kqctl rbac`` calls its objects: one ClusterRole, and a Role for the objects read by name."""
+
+    cluster_role: str
+    config_role: str
+
+
+def role_names(schedulers: list[str]) -> RoleNames:
+    """``kqctl-reader`` for every scheduler together; ``kqctl-<name>-reader`` for one (YuniKorn's Role:
+    ``kqctl-yunikorn-config``, the name the shipped manifests always used)."""
+    if len(schedulers) == 1:
+        return RoleNames(f"kqctl-{schedulers[0]}-reader", f"kqctl-{schedulers[0]}-config")
+    return RoleNames("kqctl-reader", "kqctl-config")
 
 
 def _read_resources(connection: _Connection, plan: ReadPlan, version: str, available: set[str],

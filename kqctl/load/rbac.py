@@ -10,31 +10,13 @@ to one name by a field selector (Volcano's scheduler ConfigMap). No watch, no wr
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # cluster.py names the roles in its 403 message: the plans are only types here
-    from kqctl.load.cluster import ReadPlan, Resource
+from kqctl.load.cluster import ReadPlan, Resource, role_names
 
 RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
 LABELS = {"app.kubernetes.io/name": "kqctl"}
 _NAME_SELECTOR = "metadata.name="
-
-
-@dataclass(frozen=True)
-class RoleNames:
-    """What the objects are called: one ClusterRole, and a Role for the objects read by name."""
-
-    cluster_role: str
-    config_role: str
-
-
-def role_names(schedulers: Sequence[str]) -> RoleNames:
-    """``kqctl-reader`` for every scheduler together; ``kqctl-<name>-reader`` for one (YuniKorn's Role:
-    ``kqctl-yunikorn-config``, the name the shipped manifests always used)."""
-    if len(schedulers) == 1:
-        return RoleNames(f"kqctl-{schedulers[0]}-reader", f"kqctl-{schedulers[0]}-config")
-    return RoleNames("kqctl-reader", "kqctl-config")
 
 
 def _named(resource: Resource) -> tuple[str, ...]:
