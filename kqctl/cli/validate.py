@@ -15,6 +15,7 @@ from kqctl.findings import Severity
 if TYPE_CHECKING:
     from kqctl.validate.profile import ValidationProfile
     from kqctl.validate.report import ValidationReport
+    from kqctl.validate.skip import Skipping
 
 HELP = """Validate Kueue and Volcano manifests and YuniKorn's queues.yaml offline: schema, CEL rules, the
 schedulers' webhooks and validators, and cross-object consistency.
@@ -37,11 +38,20 @@ def validate_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
-                               help="table, json, yaml, junit, sarif, github or name."),
+                               help="table, json, yaml, junit, sarif, github, name, text or tap (text and tap: one "
+                                    "line per object, as kubeconform prints them)."),
     fail_on: str = typer.Option("error", "--fail-on", metavar="SEVERITY",
                                 help="Lowest severity that fails: error, warning, info, never."),
     closed: bool = typer.Option(False, "--closed", help="The inputs are the whole world: a reference to an object "
                                 "not in them is an error, not a warning."),
+    skip: list[str] | None = typer.Option(None, "--skip", metavar="KIND[,KIND]", show_default=False,
+                                          help="Kinds not to validate at all (repeatable), e.g. Deployment,Service or "
+                                               "apps/v1/Deployment; counted as skipped."),
+    ignore_missing_kinds: bool = typer.Option(False, "--ignore-missing-kinds",
+                                              help="Skip objects of kinds kqctl does not validate (a Helm render's "
+                                                   "Deployments, Services) instead of a LOAD-SKIPPED warning each."),
+    summary: bool = typer.Option(True, "--summary/--no-summary",
+                                 help="The closing count line of table, github, text and tap."),
     no_headers: bool = options.NoHeadersOption,
     sort_by: str | None = options.SortByOption,
     strict: bool = options.StrictOption,
@@ -69,6 +79,11 @@ def validate_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(VALIDATE_FORMATS)}")
     if fail_on not in FAIL_ON:
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose one of: {', '.join(FAIL_ON)}")
+    from kqctl.validate.skip import Skipping
+
+    if ignore_missing_kinds and strict:
+        raise UsageError("--ignore-missing-kinds skips the kinds --strict makes errors: pass one of them")
+    skipping = Skipping.parse(skip, ignore_missing_kinds)
     profiles = validation_profiles(scheduler)
     volcano = volcano_options.validate_options(against, prune, webhook_flags, vap, recursive, scheduler_conf,
                                                scheduler)
@@ -83,7 +98,7 @@ def validate_command(
                                      yunikorn_namespace=yunikorn_namespace, refuse=False)
         if volcano is not None:
             result = volcano.with_scheduler_conf(result)
-        report, unreadable = validate_load(result, profiles, closed), [str(p) for p in result.unreadable]
+        report, unreadable = validate_load(result, profiles, closed, skipping), [str(p) for p in result.unreadable]
         if volcano is not None:
             report = volcano.with_deletions(report, result.objects)
     else:
@@ -93,7 +108,7 @@ def validate_command(
         given = options.all_paths(paths, filenames)
         progress = Progress()
         progress.step("kqctl: reading and validating the inputs...")
-        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles, scheduler)
+        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles, scheduler, skipping)
         forced = scheduler is not None and scheduler.lower() == "yunikorn"
         if forced:
             from kqctl.cli.yunikorn import add_empty_configurations
@@ -109,7 +124,7 @@ def validate_command(
 
             raise no_objects_error(given, recursive)
     render_validation(report, output, sys.stdout, color=color, tool_version=__version__, headers=not no_headers,
-                      sort_by=sort_by)
+                      sort_by=sort_by, summary=summary, failing=Severity(fail_on if fail_on != "never" else "error"))
     for problem in unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     raise typer.Exit(exit_code(report, fail_on, unreadable=bool(unreadable)))
@@ -117,24 +132,27 @@ def validate_command(
 
 def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool, jobs: int,
                    profiles: tuple[ValidationProfile, ...],
-                   scheduler: str | None = None) -> tuple[ValidationReport, list[str]]:
+                   scheduler: str | None = None,
+                   skipping: Skipping | None = None) -> tuple[ValidationReport, list[str]]:
     """One process for small inputs; one per core when there is enough to share (same report)."""
     from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import load_paths
     from kqctl.load.sources import expand_paths
     from kqctl.validate.parallel import Job, default_jobs, validate_files_parallel, worth_parallel
     from kqctl.validate.runner import validate_load
+    from kqctl.validate.skip import Skipping
 
     files = expand_paths(paths, recursive)
     kinds = kinds_for(scheduler)
     workers = jobs or default_jobs()
+    skipping = skipping or Skipping()
     if worth_parallel(files, workers):
-        report, _ = validate_files_parallel(files, Job(kinds, profiles, strict), closed, workers)
+        report, _ = validate_files_parallel(files, Job(kinds, profiles, strict, skipping), closed, workers)
         unreadable = [f"{d.origin}: {d.findings[0].message}" for d in report.documents
                       if d.findings and d.findings[0].rule_id == "LOAD-UNREADABLE"]
         return report, unreadable
     result = load_paths(kinds, files, strict=strict)
-    return validate_load(result, profiles, closed), [str(problem) for problem in result.unreadable]
+    return validate_load(result, profiles, closed, skipping), [str(problem) for problem in result.unreadable]
 
 
 def exit_code(report: ValidationReport, fail_on: str, unreadable: bool) -> int:

@@ -26,6 +26,7 @@ from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
+from kqctl.validate.skip import Skipping
 from kqctl.validate.runner import finding_order, seen_by, with_line
 
 # Below this much input a second process costs more than it saves.
@@ -71,6 +72,7 @@ class Job:
     kinds: KindRegistry
     profiles: tuple[ValidationProfile, ...]
     strict: bool
+    skipping: Skipping = Skipping()
 
 
 def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
@@ -157,6 +159,10 @@ def _validate_one(name: str, job: Job) -> FilePart:
         return part
     for document in documents:
         for obj in objects_of(job.kinds, document, job.strict):
+            reason = job.skipping.reason(obj) if job.skipping else None
+            if reason is not None:
+                _add_skipped(part, obj, reason, job)
+                continue
             findings = list(obj.findings)
             if obj.known and not has_error(findings):
                 findings.extend(validate_object(obj, job.profiles))
@@ -166,6 +172,16 @@ def _validate_one(name: str, job: Job) -> FilePart:
                 part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
             part.reports.append(report)
     return part
+
+
+def _add_skipped(part: FilePart, obj: LoadedObject, reason: str, job: Job) -> None:
+    """A skipped object: no finding, never reported on, but others may still refer to it (cross-object)."""
+    from kqctl.validate.runner import has_error, skipped_report
+
+    part.identities.append((None, obj.prefix))  # nor is it a duplicate
+    if obj.known and not has_error(obj.findings):
+        part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
+    part.reports.append(skipped_report(obj, reason))
 
 
 def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> LoadedObject:
@@ -202,6 +218,8 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     objects = [obj for _, obj in included]
     for profile in job.profiles:
         for obj, finding in profile.cross_object(seen_by(profile, objects), closed):
+            if by_object[id(obj)].skipped is not None:
+                continue  # a skipped object is referred to, never reported on
             line = finding.line if finding.line is not None else lines.line(obj.origin, (*obj.prefix, *finding.path))
             _add(by_object[id(obj)], with_line(finding, line))
     return ValidationReport(reports)

@@ -21,12 +21,22 @@ from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
 from kqctl.validate.rules import run_core_rules, run_metadata_rules
 from kqctl.validate.schema import UNKNOWN_FIELD, has_schema, schema_defaulted, validate_schema
+from kqctl.validate.skip import Skipping
+
+NOTHING_SKIPPED = Skipping()
 
 
-def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False) -> ValidationReport:
-    """Validate every loaded object, then the set of them as a whole."""
+def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False,
+                  skipping: Skipping = NOTHING_SKIPPED) -> ValidationReport:
+    """Validate every loaded object, then the set of them as a whole (except what ``skipping`` skips)."""
     findings: dict[int, list[Finding]] = {}
+    skipped: dict[int, str] = {}
     for obj in result.objects:
+        reason = skipping.reason(obj) if skipping else None
+        if reason is not None:
+            skipped[id(obj)] = reason
+            findings[id(obj)] = []
+            continue
         found = list(obj.findings)
         if obj.known and not has_error(found):
             found.extend(validate_object(obj, profiles))
@@ -34,8 +44,10 @@ def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], clo
     known = result.known_objects
     for profile in profiles:
         for obj, finding in profile.cross_object(seen_by(profile, known), closed):
-            findings[id(obj)].append(finding)
-    documents = [report_for(obj, _naming_set(obj, findings[id(obj)]), profiles) for obj in result.objects]
+            if id(obj) not in skipped:  # a skipped object is referred to, never reported on
+                findings[id(obj)].append(finding)
+    documents = [skipped_report(obj, skipped[id(obj)]) if id(obj) in skipped
+                 else report_for(obj, _naming_set(obj, findings[id(obj)]), profiles) for obj in result.objects]
     documents.extend(unreadable_report(exc) for exc in result.unreadable)
     position = {name: i for i, name in enumerate(result.files)}
     documents.sort(key=lambda d: position.get(d.origin.file, len(position)))  # stable: file order
@@ -208,6 +220,11 @@ def with_line(finding: Finding, line: int) -> Finding:
 
 def finding_order(finding: Finding) -> tuple[int, int, str]:
     return (finding.line or 0, -finding.severity.rank, finding.rule_id)
+
+
+def skipped_report(obj: LoadedObject, reason: str) -> DocumentReport:
+    namespace = obj.namespace if obj.info is None or obj.info.namespaced else None
+    return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, [], skipped=reason)
 
 
 def unreadable_report(exc: InputError) -> DocumentReport:
