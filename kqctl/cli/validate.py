@@ -33,6 +33,11 @@ EXAMPLES = options.examples(
     "kqctl validate --scheduler volcano samples/volcano-broken --vap",
 )
 
+SkipOption = typer.Option(None, "--skip", metavar="KIND[,KIND]", show_default=False,
+                          help="Kinds not to validate at all (repeatable), e.g. Deployment,Service or "
+                               "apps/v1/Deployment; counted as skipped.")
+
+
 def validate_command(
     paths: list[str] | None = options.PathsArgument,
     filenames: list[str] | None = options.FilenameOption,
@@ -44,9 +49,7 @@ def validate_command(
                                 help="Lowest severity that fails: error, warning, info, never."),
     closed: bool = typer.Option(False, "--closed", help="The inputs are the whole world: a reference to an object "
                                 "not in them is an error, not a warning."),
-    skip: list[str] | None = typer.Option(None, "--skip", metavar="KIND[,KIND]", show_default=False,
-                                          help="Kinds not to validate at all (repeatable), e.g. Deployment,Service or "
-                                               "apps/v1/Deployment; counted as skipped."),
+    skip: list[str] | None = SkipOption,
     ignore_missing_kinds: bool = typer.Option(False, "--ignore-missing-kinds",
                                               help="Skip objects of kinds kqctl does not validate (a Helm render's "
                                                    "Deployments, Services) instead of a LOAD-SKIPPED warning each."),

@@ -26,8 +26,8 @@ from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
-from kqctl.validate.skip import Skipping
 from kqctl.validate.runner import finding_order, seen_by, with_line
+from kqctl.validate.skip import Skipping
 
 # Below this much input a second process costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024

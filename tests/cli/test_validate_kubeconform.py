@@ -128,8 +128,8 @@ def test_ignore_missing_kinds_with_strict_is_a_usage_error(render: Path) -> None
 
 def test_the_parallel_split_skips_the_same_way(tmp_path: Path) -> None:
     for i in range(3):
-        (tmp_path / f"part-{i}.yaml").write_text(RENDER.replace("name: web", f"name: web-{i}")
-                                                 .replace("name: cq", f"name: cq-{i}").replace("name: lq", f"name: lq{i}")
+        text = RENDER.replace("name: web", f"name: web-{i}").replace("name: cq", f"name: cq-{i}")
+        (tmp_path / f"part-{i}.yaml").write_text(text.replace("name: lq", f"name: lq{i}")
                                                  .replace("clusterQueue: cq", f"clusterQueue: cq-{i}"))
     args = ("validate", "-R", str(tmp_path), "--ignore-missing-kinds", "--skip", "ClusterQueue", "-o", "json")
     serial = run_kqctl(*args, "-j", "1")
