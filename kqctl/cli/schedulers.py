@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kqctl.load.cluster import ReadPlan
     from kqctl.load.objects import LoadedObject
     from kqctl.validate.profile import ValidationProfile
+    from kqctl.validate.releases import Release, ReleaseTable
 
 
 def _kueue_read_plan() -> ReadPlan:
@@ -60,6 +61,27 @@ def _yunikorn_validation() -> ValidationProfile:
     return PROFILE
 
 
+def _kueue_releases() -> ReleaseTable:
+    from kqctl.kueue.validate import releases
+    from kqctl.validate.releases import ReleaseTable
+
+    return ReleaseTable(releases.RELEASES, releases.for_release)
+
+
+def _volcano_releases() -> ReleaseTable:
+    from kqctl.validate.releases import ReleaseTable
+    from kqctl.volcano.validate import releases
+
+    return ReleaseTable(releases.RELEASES, releases.for_release)
+
+
+def _yunikorn_releases() -> ReleaseTable:
+    from kqctl.validate.releases import ReleaseTable
+    from kqctl.yunikorn.validate import releases
+
+    return ReleaseTable(releases.RELEASES, releases.for_release)
+
+
 def _yunikorn_claims(objects: Iterable[LoadedObject]) -> bool:
     # YuniKorn has no kinds of its own: its pods say who schedules them.
     return any(obj.kind == "Pod" and isinstance(obj.body, dict) and yunikorn_kinds.is_yunikorn_pod(obj.body)
@@ -78,6 +100,8 @@ class Scheduler:
     # Imported only when used: ``kqctl --help`` must not pay for every scheduler's modules.
     read_plan: Callable[[], ReadPlan]
     validation_profile: Callable[[], ValidationProfile]
+    # The released versions validate checks against (--<name>-version), the reference kqctl mirrors first.
+    releases: Callable[[], ReleaseTable]
     # Documents known by content (a configuration file, a ConfigMap by name), and core objects that only this
     # scheduler would read (YuniKorn: pods with schedulerName yunikorn).
     recognise: Recogniser | None = None
@@ -91,11 +115,12 @@ class Scheduler:
 
 
 SCHEDULERS: dict[str, Scheduler] = {
-    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
+    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation, _kueue_releases),
     "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation,
-                         claims=volcano_kinds.claims),
+                         _volcano_releases, claims=volcano_kinds.claims),
     "yunikorn": Scheduler("yunikorn", "YuniKorn", yunikorn_kinds.KINDS, _yunikorn_read_plan, _yunikorn_validation,
-                          yunikorn_kinds.recognise, _yunikorn_claims, yunikorn_kinds.QUEUES_CONFIG),
+                          _yunikorn_releases, yunikorn_kinds.recognise, _yunikorn_claims,
+                          yunikorn_kinds.QUEUES_CONFIG),
 }
 DEFAULT = "kueue"  # what an input holding only core kinds (Jobs, Pods, Namespaces) is read for
 ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)),
@@ -211,3 +236,19 @@ def validation_profiles(requested: str | None) -> tuple[ValidationProfile, ...]:
     in the input are still validated rather than passed unread as valid."""
     named(requested)
     return tuple(s.validation_profile() for s in SCHEDULERS.values())
+
+
+def target_releases(requested: Mapping[str, str | None]) -> dict[str, Release]:
+    """The release of each scheduler validate checks against (``--kueue-version`` ...): scheduler name -> release,
+    the reference for those not named. A version kqctl does not ship is a usage error that lists the shipped ones."""
+    from kqctl.validate.releases import pick
+
+    return {name: pick(f"--{name}-version", scheduler.releases().releases, requested.get(name))
+            for name, scheduler in SCHEDULERS.items()}
+
+
+def with_releases(profiles: tuple[ValidationProfile, ...],
+                  releases: Mapping[str, Release]) -> tuple[ValidationProfile, ...]:
+    """Each scheduler's profile checking against its release (the reference's profile is returned unchanged)."""
+    return tuple(SCHEDULERS[p.scheduler].releases().apply(releases[p.scheduler], p)
+                 if p.scheduler in SCHEDULERS and p.scheduler in releases else p for p in profiles)

@@ -33,6 +33,13 @@ EXAMPLES = options.examples(
     "kqctl validate --scheduler volcano samples/volcano-broken --vap",
 )
 
+KueueVersionOption = typer.Option(None, "--kueue-version", metavar="VERSION",
+                                  help="Check Kueue objects against this release's CRDs and webhooks, e.g. v0.19 "
+                                       "(default: the version kqctl mirrors; kqctl version lists them).")
+VolcanoVersionOption = typer.Option(None, "--volcano-version", metavar="VERSION",
+                                    help="Check Volcano objects against this release, e.g. v1.15.")
+YunikornVersionOption = typer.Option(None, "--yunikorn-version", metavar="VERSION",
+                                     help="Check YuniKorn's configuration against this release, e.g. v1.8.")
 SkipOption = typer.Option(None, "--skip", metavar="KIND[,KIND]", show_default=False,
                           help="Kinds not to validate at all (repeatable), e.g. Deployment,Service or "
                                "apps/v1/Deployment; counted as skipped.")
@@ -73,9 +80,12 @@ def validate_command(
     vap: bool = volcano_options.VapOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     scheduler_conf: str | None = volcano_options.SchedulerConfOption,
+    kueue_version: str | None = KueueVersionOption,
+    volcano_version: str | None = VolcanoVersionOption,
+    yunikorn_version: str | None = YunikornVersionOption,
 ) -> None:
     from kqctl import __version__
-    from kqctl.cli.schedulers import validation_profiles
+    from kqctl.cli.schedulers import target_releases, validation_profiles, with_releases
     from kqctl.render.validation import VALIDATE_FORMATS, render_validation
 
     if output not in VALIDATE_FORMATS:
@@ -88,10 +98,12 @@ def validate_command(
         raise UsageError("--ignore-missing-kinds skips the kinds --strict makes errors: pass one of them")
     skipping = Skipping.parse(skip, ignore_missing_kinds)
     profiles = validation_profiles(scheduler)
+    releases = target_releases({"kueue": kueue_version, "volcano": volcano_version, "yunikorn": yunikorn_version})
     volcano = volcano_options.validate_options(against, prune, webhook_flags, vap, recursive, scheduler_conf,
                                                scheduler)
     if volcano is not None:
         profiles = volcano.profiles(profiles)
+    profiles = with_releases(profiles, releases)
     if from_cluster or sets or override or volcano is not None:
         # What-if edits, the cluster and a diff need the objects in one process (no parallel split).
         from kqctl.validate.runner import validate_load

@@ -92,7 +92,8 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
         if has_error(legacy.findings):
             return findings + unserved
     kind = str(body.get("kind", ""))
-    body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles)
+    release = owner.schema_release if owner is not None else None
+    body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles, release)
     findings.extend(steps)
     if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
@@ -146,12 +147,14 @@ def _kept_on_create(finding: Finding, kept: frozenset[str]) -> bool:
 
 
 def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindInfo,
-                  profiles: Sequence[ValidationProfile]) -> tuple[dict[str, Any], list[Finding]]:
-    """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
-    if not has_schema(api_version, kind):
+                  profiles: Sequence[ValidationProfile],
+                  release: str | None = None) -> tuple[dict[str, Any], list[Finding]]:
+    """Defaulting, mutation, schema and CEL; returns the object as the server would hold it (with the CRD
+    schemas of ``release``, a released version of the object's scheduler; None: the reference version)."""
+    if not has_schema(api_version, kind, release):
         return body, run_metadata_rules(info, body)
     # Defaulted without copying: from here on the object is only read (the webhook codec builds its own).
-    defaulted = schema_defaulted(body, api_version, kind)
+    defaulted = schema_defaulted(body, api_version, kind, release)
     findings: list[Finding] = []
     mutated = _mutated(defaulted, kind, info, profiles)
     if mutated is not None:
@@ -161,9 +164,9 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
         # The API server defaults again after a mutating webhook changed the object; the webhook's
         # re-encoding drops empty strings, which the CRD defaults then fill in.
-        defaulted = schema_defaulted(defaulted, api_version, kind)
+        defaulted = schema_defaulted(defaulted, api_version, kind, release)
     # The API server reports metadata and schema errors together, before CEL.
-    raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
+    raw_schema_findings = validate_schema(defaulted, api_version, kind, release) + run_metadata_rules(info, defaulted)
     schema_findings = _status_ignored_on_create(raw_schema_findings, profiles, info)
     findings.extend(schema_findings)
     if any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
@@ -171,7 +174,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
         # status stops nothing, and the later steps never see it.
         defaulted = {key: value for key, value in defaulted.items() if key != "status"}
     if not has_error(schema_findings):
-        findings.extend(validate_cel(defaulted, api_version, kind))
+        findings.extend(validate_cel(defaulted, api_version, kind, release))
     return defaulted, findings
 
 
