@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import typer
@@ -13,7 +14,9 @@ from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
 from kqctl.findings import Severity
 
 if TYPE_CHECKING:
+    from kqctl.validate.cache import ValidationCache
     from kqctl.validate.profile import ValidationProfile
+    from kqctl.validate.releases import Release
     from kqctl.validate.report import ValidationReport
     from kqctl.validate.skip import Skipping
 
@@ -33,6 +36,10 @@ EXAMPLES = options.examples(
     "kqctl validate --scheduler volcano samples/volcano-broken --vap",
 )
 
+CacheOption = typer.Option(None, "--cache", metavar="DIR",
+                           help="Keep each file's results in DIR and reuse them while the file, kqctl and the flags "
+                                "are unchanged (cross-object checks always run again). Under pre-commit the "
+                                "default is the user's cache directory (kqctl/validate).")
 KueueVersionOption = typer.Option(None, "--kueue-version", metavar="VERSION",
                                   help="Check Kueue objects against this release's CRDs and webhooks, e.g. v0.19 "
                                        "(default: the version kqctl mirrors; kqctl version lists them).")
@@ -83,6 +90,8 @@ def validate_command(
     kueue_version: str | None = KueueVersionOption,
     volcano_version: str | None = VolcanoVersionOption,
     yunikorn_version: str | None = YunikornVersionOption,
+    cache: str | None = CacheOption,
+    no_cache: bool = typer.Option(False, "--no-cache", help="No cache, not even under pre-commit."),
 ) -> None:
     from kqctl import __version__
     from kqctl.cli.schedulers import target_releases, validation_profiles, with_releases
@@ -104,6 +113,9 @@ def validate_command(
     if volcano is not None:
         profiles = volcano.profiles(profiles)
     profiles = with_releases(profiles, releases)
+    if cache is not None and (from_cluster or sets or override or volcano is not None):
+        raise UsageError("--cache keeps the results of files read as they are: not with --from-cluster, --set, "
+                         "--override or Volcano's --against/--prune/--vap/--webhook-flag/--scheduler-conf")
     if from_cluster or sets or override or volcano is not None:
         # What-if edits, the cluster and a diff need the objects in one process (no parallel split).
         from kqctl.validate.runner import validate_load
@@ -123,7 +135,9 @@ def validate_command(
         given = options.all_paths(paths, filenames)
         progress = Progress()
         progress.step("kqctl: reading and validating the inputs...")
-        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles, scheduler, skipping)
+        kept = None if no_cache else cache_for(cache, scheduler, strict, skipping, releases)
+        report, unreadable = run_validation(given, recursive, strict, closed, jobs, profiles, scheduler, skipping,
+                                            kept)
         forced = scheduler is not None and scheduler.lower() == "yunikorn"
         if forced:
             from kqctl.cli.yunikorn import add_empty_configurations
@@ -145,15 +159,35 @@ def validate_command(
     raise typer.Exit(exit_code(report, fail_on, unreadable=bool(unreadable)))
 
 
+def cache_for(directory: str | None, scheduler: str | None, strict: bool, skipping: Skipping,
+              releases: Mapping[str, Release]) -> ValidationCache | None:
+    """--cache DIR; under pre-commit (PRE_COMMIT=1) the user's cache directory unless --cache names another.
+    The setting holds every flag that changes a file's per-object results."""
+    import os
+    from pathlib import Path
+
+    from kqctl.validate.cache import default_directory, open_cache
+
+    if directory is None and os.environ.get("PRE_COMMIT") != "1":
+        return None
+    path = Path(directory).expanduser() if directory is not None else default_directory()
+    setting = [f"scheduler={(scheduler or '').lower()}", f"strict={strict}",
+               f"skip={','.join(sorted(skipping.kinds))}", f"missing-kinds={skipping.missing_kinds}",
+               *(f"{name}={release.version}" for name, release in sorted(releases.items()))]
+    return open_cache(path, setting)
+
+
 def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool, jobs: int,
                    profiles: tuple[ValidationProfile, ...],
                    scheduler: str | None = None,
-                   skipping: Skipping | None = None) -> tuple[ValidationReport, list[str]]:
-    """One process for small inputs; one per core when there is enough to share (same report)."""
+                   skipping: Skipping | None = None,
+                   cache: ValidationCache | None = None) -> tuple[ValidationReport, list[str]]:
+    """One process for small inputs; one per core when there is enough to share (same report); with a cache,
+    every unchanged file's per-object results from it (the cross-object checks run again)."""
     from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import load_paths
     from kqctl.load.sources import expand_paths
-    from kqctl.validate.parallel import Job, default_jobs, validate_files_parallel, worth_parallel
+    from kqctl.validate.parallel import Job, default_jobs, validate_cached, validate_files_parallel, worth_parallel
     from kqctl.validate.runner import validate_load
     from kqctl.validate.skip import Skipping
 
@@ -161,8 +195,14 @@ def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool
     kinds = kinds_for(scheduler)
     workers = jobs or default_jobs()
     skipping = skipping or Skipping()
-    if worth_parallel(files, workers):
-        report, _ = validate_files_parallel(files, Job(kinds, profiles, strict, skipping), closed, workers)
+    cached = cache is not None and "-" not in files
+    if cached or worth_parallel(files, workers):
+        job = Job(kinds, profiles, strict, skipping)
+        if cached:
+            assert cache is not None
+            report, _ = validate_cached(files, job, closed, workers, cache)
+        else:
+            report, _ = validate_files_parallel(files, job, closed, workers)
         unreadable = [f"{d.origin}: {d.findings[0].message}" for d in report.documents
                       if d.findings and d.findings[0].rule_id == "LOAD-UNREADABLE"]
         return report, unreadable

@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
@@ -84,6 +84,36 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
     nothing is left to pickle and unpickle when the last file is done. Reports are merged in input
     order whoever validated them.
     """
+    done = validate_parts(files, job, jobs)
+    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+
+
+def validate_cached(files: list[str], job: Job, closed: bool, jobs: int,
+                    cache: PartCache) -> tuple[ValidationReport, bool]:
+    """As :func:`validate_files_parallel`, with each file's part taken from ``cache`` when its content is unchanged
+    (the per-object steps); the cross-object checks always run again, over every file."""
+    parts: list[FilePart | None] = [cache.get(name) for name in files]
+    missing = [i for i, part in enumerate(parts) if part is None]
+    names = [files[i] for i in missing]
+    fresh = validate_parts(names, job, jobs) if worth_parallel(names, jobs) else [_validate_one(n, job) for n in names]
+    for i, part in zip(missing, fresh, strict=True):
+        parts[i] = part
+        if part.unreadable is None:
+            cache.put(files[i], part)
+    done = [part for part in parts if part is not None]
+    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+
+
+class PartCache(Protocol):
+    """Where :func:`validate_cached` keeps a file's part (kqctl.validate.cache)."""
+
+    def get(self, name: str) -> FilePart | None: ...
+
+    def put(self, name: str, part: FilePart) -> None: ...
+
+
+def validate_parts(files: list[str], job: Job, jobs: int) -> list[FilePart]:
+    """Each file's part, in input order, validated by ``jobs`` processes (this one included)."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     taken = context.Value("i", 0)
@@ -106,8 +136,7 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
                     parts[i] = part
     finally:
         sys.setswitchinterval(switch_interval)
-    done = [part for part in parts if part is not None]
-    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+    return [part for part in parts if part is not None]
 
 
 # The counter of files taken so far, shared by this process and the workers (set in each worker).
@@ -188,7 +217,9 @@ def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> Load
     """The object as light as its owner's cross-object checks allow (core kinds are sent whole)."""
     if obj.info is not None:
         for profile in profiles:
-            if profile.owns(obj.info.group):
+            # reads, not owns: a scheduler's own core-kind objects (YuniKorn's ConfigMaps) are trimmed by it, and
+            # keep what it needs to place its findings inside them (their document's lines).
+            if profile.reads(obj.info.scheduler, obj.info.group):
                 return profile.trim(obj)
     return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info, read_for=obj.read_for)
 
