@@ -24,7 +24,8 @@ class Run:
     err: str
 
 
-def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Run:
+def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
+              cwd: Path | None = None) -> Run:
     """``kqctl ARGS`` through the installed command's entry point, in this process.
 
     Starting a Python per command cost most of the suite's time; what a subprocess would isolate
@@ -38,7 +39,7 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
     stdin_stream = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
     code: int | str | None = None
     cwd = os.getcwd()
-    os.chdir(REPO)
+    os.chdir(cwd or REPO)
     try:
         with mock.patch.object(sys, "argv", ["kqctl", *args]), mock.patch.object(app_module.gc, "disable"), \
                 mock.patch.object(sys, "stdin", stdin_stream), \

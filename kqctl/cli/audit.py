@@ -36,8 +36,8 @@ AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
 EXAMPLES = options.examples(
     "kqctl audit samples/cohort-borrowing",
-    "kqctl audit snapshot.yaml -o markdown > quota-report.md",
-    "kqctl audit cluster/ -o wide --sort-by pending --limit 20",
+    "kqctl audit samples/cohort-borrowing -o markdown > quota-report.md",
+    "kqctl audit samples/hierarchical-cohorts -o wide --sort-by pending --limit 20",
     "kqctl audit --from-cluster --plot quota.svg",
     "kqctl audit --scheduler volcano samples/volcano-hierarchy",
 )

@@ -44,8 +44,8 @@ FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]",
 
 EXAMPLES = options.examples(
     "kqctl simulate samples/cohort-borrowing",
-    "kqctl simulate snapshot.yaml --cycles 1 -o json",
-    "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
+    "kqctl simulate samples/preemption --cycles 1 -o json",
+    "kqctl simulate samples/cohort-borrowing samples/submit-jobs --fail-on inadmissible",
     "kqctl simulate --from-cluster --context prod -n team-a",
     "kqctl simulate --scheduler volcano samples/volcano-two-teams",
 )

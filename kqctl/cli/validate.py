@@ -30,9 +30,11 @@ FAIL_ON = ("error", "warning", "info", "never")
 
 EXAMPLES = options.examples(
     "kqctl validate samples/cohort-borrowing",
-    "kqctl validate -R deploy/ --closed",
-    "kqctl validate -o github cluster.yaml  # annotations in a GitHub Actions log",
-    "kubectl get clusterqueues,localqueues -A -o yaml | kqctl validate -",
+    "kqctl validate -R samples/broken --closed",
+    "kqctl validate -o github samples/broken  # annotations in a GitHub Actions log",
+    "kqctl validate -R samples/ --ignore-missing-kinds --skip ConfigMap -o tap  # kubeconform's habits",
+    "kqctl validate samples/spot-gpu --kueue-version v0.19 --cache .kqctl-cache  # the release the cluster runs",
+    "kqctl snapshot save -o - | kqctl validate -",
     "kqctl validate --scheduler volcano samples/volcano-broken --vap",
 )
 
@@ -47,6 +49,10 @@ VolcanoVersionOption = typer.Option(None, "--volcano-version", metavar="VERSION"
                                     help="Check Volcano objects against this release, e.g. v1.15.")
 YunikornVersionOption = typer.Option(None, "--yunikorn-version", metavar="VERSION",
                                      help="Check YuniKorn's configuration against this release, e.g. v1.8.")
+# validate's table has its own columns (simulate's "priority" is not one of them).
+SortByOption = typer.Option(None, "--sort-by", metavar="COLUMN",
+                            help="Sort the table's findings by a column: location, severity, rule, object, field or "
+                                 "message.")
 SkipOption = typer.Option(None, "--skip", metavar="KIND[,KIND]", show_default=False,
                           help="Kinds not to validate at all (repeatable), e.g. Deployment,Service or "
                                "apps/v1/Deployment; counted as skipped.")
@@ -70,7 +76,7 @@ def validate_command(
     summary: bool = typer.Option(True, "--summary/--no-summary",
                                  help="The closing count line of table, github, text and tap."),
     no_headers: bool = options.NoHeadersOption,
-    sort_by: str | None = options.SortByOption,
+    sort_by: str | None = SortByOption,
     strict: bool = options.StrictOption,
     color: str = options.ColorOption,
     jobs: int = typer.Option(0, "-j", "--jobs", metavar="N",
