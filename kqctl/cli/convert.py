@@ -24,9 +24,9 @@ EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
     "kqctl convert samples/legacy-v1alpha1 --to v1beta1 -o json",
     "kqctl convert - < samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
-    "kqctl convert samples/legacy-v1alpha1 --set clusterqueue/legacy-batch.spec.stopPolicy=Hold  # change a field while converting",
+    "kqctl convert samples/legacy-v1alpha1 --set clusterqueue/legacy-batch.spec.stopPolicy=Hold  # and change a field",
     "kqctl convert -f samples/volcano-hierarchy --to kueue > kueue-queues.yaml",
-    "kqctl convert -f samples/yunikorn-priority/yunikorn-configs.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
+    "kqctl convert -f samples/yunikorn-priority/yunikorn-configs.yaml --to kueue  # YuniKorn queues as Kueue's",
 )
 
 def convert_command(
