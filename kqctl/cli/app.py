@@ -14,7 +14,21 @@ import typer
 from typer.core import TyperArgument
 
 from kqctl import __version__
-from kqctl.cli import audit, convert, diff, explain, plan, rbac, replay, rules, simulate, snapshot, validate, version
+from kqctl.cli import (
+    audit,
+    completion,
+    convert,
+    diff,
+    explain,
+    plan,
+    rbac,
+    replay,
+    rules,
+    simulate,
+    snapshot,
+    validate,
+    version,
+)
 from kqctl.errors import EXIT_BROKEN_PIPE, EXIT_INPUT, EXIT_INTERNAL, KqctlError
 
 EXIT_CODES = """Exit codes:
@@ -73,6 +87,7 @@ app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP, epilog
 app.command("rbac", help=rbac.HELP, epilog=rbac.EXAMPLES)(rbac.rbac_command)
 app.command("rules", help=rules.HELP, epilog=rules.EXAMPLES)(rules.rules_command)
 app.command("version", help=version.HELP, epilog=version.EXAMPLES)(version.version_command)
+app.command("completion", help=completion.HELP, epilog=completion.EXAMPLES)(completion.completion_command)
 
 
 def _version_callback(value: bool) -> None:
@@ -100,7 +115,10 @@ def main() -> None:
     gc.disable()
     _new_run()
     try:
-        app(prog_name=_program_name())
+        command = typer.main.get_command(app)
+        if os.environ.get(completion.COMPLETE_VARIABLE) or os.environ.get("_KUBECTL_KQCTL_COMPLETE"):
+            completion.attach(command)  # value completion: only when a shell asks
+        command(prog_name=_program_name())
     except SystemExit as exited:
         # click turns a write to a closed pipe (`kqctl ... | head`) into exit 1, which kqctl uses for
         # findings; say what happened instead, as a shell does for any tool killed by SIGPIPE.
