@@ -75,6 +75,7 @@ def audit_command(
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
+    volcano_cli.refuse_early(scheduler, scheduler_conf)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                  override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):

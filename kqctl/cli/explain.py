@@ -105,6 +105,8 @@ def explain_command(
     assumed_runtime = parse_runtime(runtime)
     from kqctl.cli.progress import Progress
 
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now, runtime=runtime)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,

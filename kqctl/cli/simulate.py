@@ -101,6 +101,9 @@ def simulate_command(
     from kqctl.cli.progress import Progress
     from kqctl.render.columns import TableOptions
 
+    # With --scheduler named, what it refuses is known before the inputs (or a whole cluster) are read.
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
