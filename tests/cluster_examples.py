@@ -1,5 +1,6 @@
 """Running the examples of kqctl's --help pages as a shell would (tests/cli/test_help_texts.py): pipes (``|``),
-redirections (``<``, ``>``) and comments, every command in-process, in a directory that holds the samples, with
+redirections (``<``, ``>``) and comments, every command in-process, in a directory that holds the samples and
+examples, with
 fake clusters for the examples that read one."""
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def serve_sample_clusters(directory: Path) -> Iterator[dict[str, str]]:
 
 def run_example(line: str, workdir: Path, kubeconfigs: dict[str, str]) -> tuple[int, str]:
     """Run one example line: its exit code (the last command's, as a shell's) and everything on stderr."""
-    (workdir / "samples").symlink_to(REPO / "samples")
+    for shipped in ("samples", "examples"):
+        (workdir / shipped).symlink_to(REPO / shipped)
     words = shlex.split(line, comments=True)
     scheduler = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "--scheduler"), "kueue")
     env = {"KUBECONFIG": kubeconfigs.get(scheduler, kubeconfigs["kueue"]), "HTTP_PROXY": "", "HTTPS_PROXY": "",

@@ -38,10 +38,10 @@ HELP = "\n\n".join((
 
 EXAMPLES = options.examples(
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10",
-    "kqctl diff samples/queue-change/base samples/queue-change/head --with samples/cohort-borrowing/workloads.yaml",
-    "kqctl diff samples/queue-change/base samples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
     "--replay --runtime 45m -o markdown > comment.md",
-    "kqctl diff samples/queue-change/base samples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
     "--fail-on regression",
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10 "
     "-n team-a -l 'kueue.x-k8s.io/job-uid'",

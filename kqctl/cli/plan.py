@@ -42,7 +42,7 @@ EXAMPLES = options.examples(
     "clusterqueue/team-a --target 'p95(time-to-admission) < 10m'",
     "kqctl plan samples/replay --trace samples/replay/arrivals.csv --for cohort/ml --resource default/cpu "
     "--target 'no workload inadmissible' --runtime 1h",
-    "kqctl plan --generator samples/replay-generator/kueue-generator.yaml --for cohort/cohort-0 "
+    "kqctl plan --generator examples/kueue-generator.yaml --for cohort/cohort-0 "
     "--target 'p95(time-to-admission) < 2m'",
 )
 

@@ -39,7 +39,7 @@ EXAMPLES = options.examples(
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z -n team-a",
     "kqctl replay samples/cohort-borrowing samples/submit-jobs --runtime 45m",
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv -o json",
-    "kqctl replay --generator samples/replay-generator/kueue-generator.yaml -o summary  # Kueue's generator format",
+    "kqctl replay --generator examples/kueue-generator.yaml -o summary  # Kueue's generator format",
     "kqctl replay --from-cluster --runtime 'lognormal(30m,0.8)' --plot charts/",
 )
 
