@@ -42,17 +42,30 @@ def default_directory() -> Path:
 
 
 def code_fingerprint() -> str:
-    """kqctl's version and the size and modification time of every module and schema file: an edited checkout
-    (same version number) must not read results an older code produced."""
+    """kqctl's version, Python's and its YAML and CEL libraries', and the size and modification time of every
+    module and schema file: an edited checkout (same version number) must not read results older code produced."""
     from kqctl import __version__
 
     root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(f"{FORMAT}\0{__version__}".encode())
+    digest = hashlib.sha256(f"{FORMAT}\0{__version__}\0{sys.version}\0{_dependencies()}".encode())
     for path in sorted((*root.rglob("*.py"), *(root / "schemas").rglob("*.json"))):
         with contextlib.suppress(OSError):
             info = path.stat()
             digest.update(f"{path.relative_to(root)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def _dependencies() -> str:
+    """The versions of the libraries whose answers a result holds (YAML reading, CEL evaluation)."""
+    from importlib import metadata
+
+    versions = []
+    for name in ("pyyaml", "common-expression-language"):
+        try:
+            versions.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name}=-")
+    return ",".join(versions)
 
 
 class ValidationCache:
