@@ -36,8 +36,8 @@ AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
 EXAMPLES = options.examples(
     "kqctl audit samples/cohort-borrowing",
-    "kqctl audit snapshot.yaml -o markdown > quota-report.md",
-    "kqctl audit cluster/ -o wide --sort-by pending --limit 20",
+    "kqctl audit samples/cohort-borrowing -o markdown > quota-report.md",
+    "kqctl audit samples/hierarchical-cohorts -o wide --sort-by pending --limit 20",
     "kqctl audit --from-cluster --plot quota.svg",
     "kqctl audit --scheduler volcano samples/volcano-hierarchy",
 )
@@ -76,6 +76,7 @@ def audit_command(
     check_output(output, AUDIT_FORMATS)
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
+    volcano_cli.refuse_early(scheduler, scheduler_conf)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                  override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):

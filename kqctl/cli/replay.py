@@ -37,9 +37,9 @@ HELP = "\n\n".join((
 EXAMPLES = options.examples(
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z -n team-a",
-    "kqctl replay cluster/ jobs-tomorrow.yaml --runtime 45m",
-    "kqctl replay cluster/ --trace arrivals.csv -o json",
-    "kqctl replay --generator kueue/test/performance/scheduler/configs/baseline/generator.yaml -o summary",
+    "kqctl replay samples/cohort-borrowing samples/submit-jobs --runtime 45m",
+    "kqctl replay samples/replay --trace samples/replay/arrivals.csv -o json",
+    "kqctl replay --generator examples/kueue-generator.yaml -o summary  # Kueue's generator format",
     "kqctl replay --from-cluster --runtime 'lognormal(30m,0.8)' --plot charts/",
 )
 

@@ -182,6 +182,19 @@ def refuse_kueue_options(**given: object) -> None:
                          "is Volcano's")
 
 
+def refuse_early(scheduler: str | None, scheduler_conf: str | None, **kueue_options: object) -> None:
+    """With --scheduler named, the options it refuses are a usage error before anything (a cluster) is read."""
+    from kqctl.cli.schedulers import named
+
+    chosen = named(scheduler)
+    if chosen is None:
+        return
+    if chosen.name == "volcano":
+        refuse_kueue_options(**kueue_options)
+    else:
+        refuse_volcano_options(scheduler_conf)
+
+
 def refuse_volcano_options(scheduler_conf: str | None) -> None:
     if scheduler_conf is not None:
         raise UsageError("--scheduler-conf applies to Volcano only; the input is Kueue's")
