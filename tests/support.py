@@ -46,7 +46,7 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
     out, err = TerminalOutput() if tty else io.StringIO(), io.StringIO()
     stdin_stream = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
     code: int | str | None = None
-    cwd = os.getcwd()
+    previous = os.getcwd()
     os.chdir(cwd or REPO)
     try:
         with mock.patch.object(sys, "argv", ["kqctl", *args]), mock.patch.object(app_module.gc, "disable"), \
@@ -60,7 +60,7 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
             except SystemExit as exited:
                 code = exited.code
     finally:
-        os.chdir(cwd)
+        os.chdir(previous)
     if isinstance(code, str):
         err.write(code + "\n")
     return Run(code if isinstance(code, int) else (0 if code is None else 1), out.getvalue(), err.getvalue())
