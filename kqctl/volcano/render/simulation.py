@@ -10,7 +10,7 @@ from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
-from kqctl.volcano.render.units import display, quantity, ratio
+from kqctl.volcano.render.units import display, display_figure, quantity, ratio
 
 FORMATS = ("table", "wide", "name", "json", "yaml")
 CONTRACT_VERSION = 1
@@ -146,20 +146,21 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
         for name in report.dimensions():
             table.add([report.name, state, str(report.weight), name,
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
-                       _cell(report.deserved, name, "-"), _cell(report.real_capability, name, "-"),
-                       _cell(report.allocated, name, "0"), _cell(report.inqueue, name, "0"),
+                       _cell(report.deserved, name, "-", True), _cell(report.real_capability, name, "-", True),
+                       _cell(report.allocated, name, "0", True), _cell(report.inqueue, name, "0", True),
                        ratio(report.share) if report.share is not None else "-",
                        report.parent or "-", str(report.priority), groups])
     return table
 
 
-def _cell(values: Resource | None, name: str, missing: str) -> str:
+def _cell(values: Resource | None, name: str, missing: str, figure: bool = False) -> str:
+    """A set amount exact, a computed one (``figure``) rounded for reading (kqctl.k8s.units)."""
     if values is None:
         return missing
     amount = values.as_dict().get(name)
     if amount is None:
         return "unlimited" if missing == "unlimited" else ("0" if missing == "0" else "-")
-    return display(name, amount)
+    return display_figure(name, amount) if figure else display(name, amount)
 
 
 def group_table(outcomes: list[GroupOutcome]) -> Table:
