@@ -43,7 +43,7 @@ def test_audit_formats(tmp_path: Path, fmt: str) -> None:
     if fmt == "json":
         assert json.loads(run.out)["queues"]["eng-ml"]["depth"] == 1
     if fmt == "table":
-        assert "  └─ eng-ml" in run.out and "VC-AUDIT-IDLE-GUARANTEE" in run.out
+        assert "\n└─ eng-ml " in run.out and "VC-AUDIT-IDLE-GUARANTEE" in run.out  # eng's only child
 
 
 def test_audit_plot_svg(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_audit_plot_svg(tmp_path: Path) -> None:
     path.write_text(yaml.safe_dump_all(_report_objects()), encoding="utf-8")
     chart = tmp_path / "quota.svg"
     assert run_kqctl("audit", str(path), "--plot", str(chart)).code == 0
-    assert chart.read_text(encoding="utf-8").startswith("<svg")
+    assert "<svg" in chart.read_text(encoding="utf-8")
     assert run_kqctl("audit", str(path), "--plot", str(tmp_path / "x.gif")).code == 2
 
 

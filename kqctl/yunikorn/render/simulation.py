@@ -140,14 +140,15 @@ def _by_key(result: SimulationResult) -> dict[str, PodOutcome]:
 _QUEUE_COLUMNS = (
     Column("Queue"), Column("Priority", right=True), Column("Guaranteed", right=True), Column("Max", right=True),
     Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True),
-    Column("Apps", right=True), Column("Other types allocated", wide=True),
+    Column("Running apps", right=True), Column("Other types allocated", wide=True),
 )
 
 
 def queue_table(result: SimulationResult) -> Table:
     table = Table(_QUEUE_COLUMNS)
     for q in result.queues:
-        apps = f"{q.running_apps}/{q.max_apps}" if q.max_apps else f"{q.running_apps}"
+        # "/" already joins vcore/memory in this table: the application limit reads in words, as kubectl's "3 (2m ago)"
+        apps = f"{q.running_apps} (max {q.max_apps})" if q.max_apps else f"{q.running_apps}"
         priority = "-" if q.priority == MIN_PRIORITY else str(q.priority)
         extra = others(q.allocated)
         table.add([q.path + ("" if q.managed else " (dynamic)"), priority, pair(q.guaranteed), pair(q.max),
