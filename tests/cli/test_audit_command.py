@@ -176,3 +176,49 @@ def test_audit_limits_findings_and_summarises_the_rest_by_rule(kqctl: Kq, tmp_pa
     assert "... 130 more findings not shown (AUDIT-NEVER-FITS 130; first 20 of 150;" in limited
     assert kqctl("audit", str(tmp_path), "--show-all").out.count("AUDIT-NEVER-FITS Workload/") == 150
     assert len(json.loads(kqctl("audit", str(tmp_path), "--limit", "20", "-o", "json").out)["findings"]) == 150
+
+
+# --- what the table says (issue 18) -----------------------------------------------------------------------------
+
+
+def test_cohort_rows_show_the_base_util_divides_by(kqctl: Kq) -> None:
+    out = kqctl("audit", HIERARCHICAL, env={"COLUMNS": "200"}).out
+    header = out.splitlines()[0].split()
+    assert header[:1] == ["COHORT/CLUSTERQUEUE"] and "NODE" not in header
+    company = next(line for line in out.splitlines() if line.startswith("company/")).split()
+    nominal, subtree, used, util = company[3], company[-4], company[-3], company[-1]
+    assert (nominal, subtree, used, util) == ("16", "72", "34", "47.2%")  # 34 / 72, not 34 / 16
+    assert "UTIL = USED / SUBTREE QUOTA" in out and "(their\nSUBTREE QUOTA minus LENDS)" in out
+    assert all(len(line) <= 80 for line in out.split("UTIL = ", 1)[1].split("\n\n", 1)[0].splitlines())
+
+
+def test_cohort_usage_adds_up_from_what_members_use_beyond_what_they_keep(kqctl: Kq) -> None:
+    data = json.loads(kqctl("audit", sample("cohort-borrowing"), "-o", "json").out)
+    rows = {(n["name"], r["resource"]): r for n in data["nodes"] for r in n["resources"]}
+    keeps = {cq: int(rows[(cq, "cpu")]["subtreeQuota"]) - int(rows[(cq, "cpu")]["lendable"])
+             for cq in ("team-a", "team-b")}
+    beyond = sum(max(0, int(rows[(cq, "cpu")]["usage"]) - keeps[cq]) for cq in keeps)
+    assert int(rows[("research", "cpu")]["usage"]) == beyond == 3  # team-a 18 - 15 kept, team-b 4 - 5 kept
+    assert rows[("research", "cpu")]["utilisation"] == 0.15  # 3 of its subtree quota 20
+
+
+def test_pending_columns_say_they_count_workloads_and_are_in_json(kqctl: Kq) -> None:
+    out = kqctl("audit", sample("cohort-borrowing")).out
+    header = next(line for line in out.splitlines() if line.startswith("CLUSTERQUEUE "))
+    assert "ADMITTED WORKLOADS" in header and "PENDING WORKLOADS" in header and "PENDING DEMAND" in header
+    team_a = next(line for line in out.splitlines() if line.startswith("team-a "))
+    nodes = {n["name"]: n for n in json.loads(kqctl("audit", sample("cohort-borrowing"), "-o", "json").out)["nodes"]}
+    assert team_a.split()[1:4] == ["1", str(nodes["team-a"]["admittedWorkloads"]),
+                                   str(nodes["team-a"]["pendingWorkloads"])]
+    markdown = kqctl("audit", sample("cohort-borrowing"), "-o", "markdown").out
+    assert "| ClusterQueue | LocalQueues | Admitted workloads | Pending workloads | Pending demand |" in markdown
+
+
+def test_amounts_read_in_one_human_style(kqctl: Kq) -> None:
+    out = kqctl("audit", sample("single-clusterqueue")).out
+    assert "cpu 19.5, memory 45.6Gi" in out  # pending demand: three significant digits, never 46694Mi
+
+
+def test_an_input_without_queues_says_so_instead_of_an_empty_table(kqctl: Kq) -> None:
+    out = kqctl("audit", sample("submit-jobs")).out
+    assert out.startswith("No ClusterQueue or Cohort in the input") and "COHORT/CLUSTERQUEUE" not in out

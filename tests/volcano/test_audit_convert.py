@@ -130,3 +130,27 @@ def test_vc_conv_tree_refuses_queues_that_form_no_tree(tmp_path: Path, queues: l
     assert refused == broken
     assert run.code == (1 if broken else 0), run.err
     assert (run.out == "") == bool(broken)  # nothing half-converted on stdout
+
+
+def test_audit_table_draws_siblings_with_their_own_glyphs_and_names_a_queue_once() -> None:
+    out = run_kqctl("audit", "samples/volcano-hierarchy").out.splitlines()
+    labels = [line.split("  ")[0] for line in out[1:out.index("")]]
+    assert labels == ["default", "", "eng", "", "├─ eng-ml", "│", "└─ eng-web", "", "ops", ""]
+    assert "PENDING DEMAND" in out[0]
+
+
+def test_audit_json_has_the_pending_demand_the_table_shows() -> None:
+    queues = json.loads(run_kqctl("audit", "samples/volcano-hierarchy", "-o", "json").out)["queues"]
+    assert queues["eng"]["pendingDemand"] == {"cpu": "28", "memory": "88Gi"}
+    table = run_kqctl("audit", "samples/volcano-hierarchy").out
+    eng = next(line for line in table.splitlines() if line.startswith("eng "))
+    assert eng.split()[-2] == "28"
+
+
+def test_audit_findings_read_as_every_scheduler_prints_them(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump_all(_report_objects()), encoding="utf-8")
+    out = run_kqctl("audit", str(path)).out
+    assert "\nFindings:\n  warning VC-AUDIT-IDLE-GUARANTEE eng: guarantees 4 cpu and uses 0" in out
+    assert "  info VC-AUDIT-DESERVED-IGNORED eng: deserved is ignored" in out
+    assert "4 queue(s), proportion: 4 warning(s), 1 info(s); configuration:" in out

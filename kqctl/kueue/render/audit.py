@@ -193,7 +193,10 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     view = view or TableOptions(color=color)
     paint = rich_painter(use_color(out, color))
     _check_sort_key(view.sort_by)
-    _write_limited(out, _quota_table(report), view, paint, "quota rows")
+    if not report.nodes:  # as kubectl's "No resources found": no header over nothing
+        out.write("No ClusterQueue or Cohort in the input: there is no quota to audit.\n")
+    else:
+        _write_limited(out, _quota_table(report), view, paint, "quota rows")
     if report.cohorts:
         out.write(textwrap.fill(COHORT_NOTE, width=NOTE_WIDTH) + "\n")
     if report.cluster_queues:

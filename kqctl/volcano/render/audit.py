@@ -101,12 +101,15 @@ def table(report: AuditReport) -> Table:
 
 
 def _findings_text(report: AuditReport, out: TextIO) -> None:
+    """Findings one per line as every scheduler's audit prints them (``  warning RULE subject: message (hint: ...)``),
+    then the summary."""
     if report.findings:
         out.write("\nFindings:\n")
         for f in report.findings:
-            out.write(f"  {f.severity:<7}  {f.rule_id:<28}  {f.subject}: {f.message} (hint: {f.hint})\n")
+            out.write(f"  {f.severity} {f.rule_id} {f.subject}: {f.message} (hint: {f.hint})\n")
     plugin = report.quota_plugin or "no queue plugin"
-    out.write(f"\n{len(report.rows)} queue(s), {plugin}; configuration: {report.conf_source}\n")
+    counts = ", ".join(f"{sum(1 for f in report.findings if f.severity == s)} {s}(s)" for s in ("warning", "info"))
+    out.write(f"\n{len(report.rows)} queue(s), {plugin}: {counts}; configuration: {report.conf_source}\n")
     out.write("Nothing is scheduled: allocated is what runs now; deserved is what the queue plugin computes when a "
               "session opens (proportion: only for queues with jobs).\n")
 

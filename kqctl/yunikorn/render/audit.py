@@ -94,15 +94,18 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
 
 
 def _findings(report: AuditReport, out: TextIO) -> None:
-    out.write("\n")
+    """Findings one per line as every scheduler's audit prints them (``  warning RULE queue: message``), then the
+    summary."""
+    if report.findings:
+        out.write("\nFindings:\n")
     for f in report.findings:
         where = f" {f.queue}:" if f.queue else ""
-        out.write(f"{f.severity.upper():7} {f.rule}{where} {f.message}\n")
+        out.write(f"  {f.severity} {f.rule}{where} {f.message}\n")
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     cluster = ", ".join(f"{n} {amount(n, v)}" for n, v in sorted(report.cluster.items()))
     counted = f"{errors} error(s), " if errors else ""
-    out.write(f"{len(report.queues)} queue(s), cluster {cluster}: {counted}{warnings} warning(s), "
+    out.write(f"\n{len(report.queues)} queue(s), cluster {cluster}: {counted}{warnings} warning(s), "
               f"{len(report.findings) - warnings - errors} info(s)\n")
 
 
