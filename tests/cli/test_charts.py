@@ -139,3 +139,22 @@ def test_replay_charts_are_small_multiples_with_a_reference_line_and_say_what_wa
     assert admission.panels == 1 and len(admission.legend) == admission.series["curve"] >= 1
     assert all(label.startswith("priority ") for label in admission.legend)
     assert run.err.startswith(f"kqctl: wrote 6 chart file(s) to {folder} (.svg, .png): usage-clusterqueues ")
+
+
+# --- the dependency ---------------------------------------------------------------------------------------------
+
+
+def test_matplotlib_is_a_dependency_of_the_plain_install() -> None:
+    text = (REPO / "pyproject.toml").read_text()  # (tomllib is Python 3.11+; kqctl supports 3.10)
+    dependencies = text.split("\ndependencies = [", 1)[1].split("\n]", 1)[0]
+    assert '"matplotlib>=' in dependencies  # `pip install -e .` draws SVG and PNG: no extra to remember
+
+
+def test_commands_without_a_chart_never_import_matplotlib() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom kqctl.cli.app import main\nsys.argv = ['kqctl', 'audit', 'samples/cohort-borrowing']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint('matplotlib' in sys.modules, file=sys.stderr)\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.stderr.strip().endswith("False"), run.stderr
