@@ -154,3 +154,8 @@ def test_audit_findings_read_as_every_scheduler_prints_them(tmp_path: Path) -> N
     assert "\nFindings:\n  warning VC-AUDIT-IDLE-GUARANTEE eng: guarantees 4 cpu and uses 0" in out
     assert "  info VC-AUDIT-DESERVED-IGNORED eng: deserved is ignored" in out
     assert "4 queue(s), proportion: 4 warning(s), 1 info(s); configuration:" in out
+
+
+def test_audit_markdown_names_the_queue_on_every_row() -> None:
+    out = run_kqctl("audit", "samples/volcano-hierarchy", "-o", "markdown").out
+    assert "| eng/eng-ml | Open | 1 | memory | 96Gi |" in out and "├─" not in out

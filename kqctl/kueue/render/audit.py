@@ -164,6 +164,9 @@ NODE_HEADER = "Cohort/ClusterQueue"
 NOTE_WIDTH = 80  # the note is prose: it fits the narrowest terminal, piped or not
 COHORT_NOTE = ("UTIL = USED / SUBTREE QUOTA. A cohort's SUBTREE QUOTA is its own NOMINAL plus what its members LEND; "
                "its USED is what they use beyond what they keep (their SUBTREE QUOTA minus LENDS).")
+COHORT_NOTE_MARKDOWN = ("Utilisation = Used / Subtree quota. A cohort's subtree quota is its own nominal quota plus "
+                        "what its members lend; its Used is what they use beyond what they keep (their subtree quota "
+                        "minus what they lend).")
 # Terminal headers break in two lines so that the numbers, not the headers, decide the column widths.
 _TABLE_HEADERS = {"Borrowing limit": "Borrow limit", "Lending limit": "Lend limit", "Utilisation": "Util"}
 
@@ -348,7 +351,7 @@ def markdown(report: AuditReport) -> str:
 
 def _md_quota(report: AuditReport) -> list[str]:
     header = ["Path", "Kind", *QUOTA_COLUMNS]
-    note = [COHORT_NOTE, ""] if report.cohorts else []
+    note = [COHORT_NOTE_MARKDOWN, ""] if report.cohorts else []
     lines = ["## Quota", "", *note, _md_row(header),
              "|" + "|".join(":---" if i < 4 else "---:" for i in range(len(header))) + "|"]
     for node in report.nodes:

@@ -70,13 +70,14 @@ def _pending_demand(report: QueueReport) -> Resource:
     return Resource.of({name: _pending(report, name) for name in report.dimensions() if _pending(report, name)})
 
 
-def _rows(row: QueueRow, prefix: str) -> list[list[str]]:
-    """One row per resource; the queue's name, state and weight on its first row only, the tree's lines after."""
+def _rows(row: QueueRow, prefix: str, repeat: bool = False) -> list[list[str]]:
+    """One row per resource; the queue's name, state and weight on its first row only, the tree's lines after
+    (``repeat``: the queue's path on every row, for markdown, where a blank cell would name nothing)."""
     report = row.report
     cells = []
     for i, name in enumerate(report.dimensions()):
-        first = i == 0
-        label = prefix + report.name if first else tree.continuation(prefix)
+        first = i == 0 or repeat
+        label = _path(row) if repeat else prefix + report.name if i == 0 else tree.continuation(prefix)
         cells.append([label, report.state if first else "", str(report.weight) if first else "", name,
                       display(name, report.capability.get(name)) if report.capability is not None
                       and name in report.capability.as_dict() else "unlimited",
@@ -119,7 +120,7 @@ def markdown(report: AuditReport) -> str:
              f"Queue plugin: {report.quota_plugin or 'none'}; configuration: {report.conf_source}.", "",
              "| " + " | ".join(c.header for c in _COLUMNS) + " |",
              "|" + "|".join("---:" if c.right else "---" for c in _COLUMNS) + "|"]
-    for cells in _tree_rows(report):
+    for cells in (cells for row in report.rows for cells in _rows(row, "", repeat=True)):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if report.findings:
         lines += ["", "## Findings", ""]
