@@ -279,9 +279,10 @@ def usage_chart(report: ReplayReport, kind: str) -> TimeChart:
     busiest = sorted(usages, key=lambda u: (-(u.share or 0), u.name, u.resource))[:CHART_LINES]
     curves = tuple(Curve(f"{u.name} · {u.resource}", _bucketed(u, report.end)) for u in busiest)
     top = max((y for curve in curves for _, y in curve.points), default=100.0)
-    plural = f"{kind}s"
-    shown = f"the {len(busiest)} busiest of {len(usages)} {plural}" if len(usages) > len(busiest) else \
-        f"{len(usages)} {plural}"
+    names = len({u.name for u in usages})
+    shown = f"{names} {kind}{'' if names == 1 else 's'}"  # a panel is one queue's one resource
+    if len(usages) > len(busiest):
+        shown += f", the {len(busiest)} busiest of {len(usages)} resource curves"
     return TimeChart(f"Quota held per {kind} over the replay ({shown})", "virtual time", "% of nominal quota",
                      curves, report.end / 1000, max(100.0, _round_up(top)), _seconds, lambda v: f"{v:.0f}%",
                      x_durations=True, small_multiples=True, reference=(100.0, "nominal quota (100%)"),
