@@ -131,6 +131,8 @@ def test_replay_charts_are_small_multiples_with_a_reference_line_and_say_what_wa
         "usage-cohorts.png", "usage-cohorts.svg"]
     queues = read_chart(folder / "usage-clusterqueues.svg")
     assert queues.panels == 4 and queues.series["curve"] == 4  # one curve per panel: none hides another
+    assert queues.title == "Quota held per ClusterQueue over the replay (2 ClusterQueues)"
+    assert read_chart(folder / "usage-cohorts.svg").title == "Quota held per Cohort over the replay (1 Cohort)"
     assert queues.legend == ["quota held, % of nominal", "nominal quota (100%)"]
     assert queues.x_labels == ["virtual time"] and queues.y_labels == ["% of nominal quota"]
     assert {"team-a · default/cpu", "team-b · default/memory"} <= set(queues.texts)
