@@ -614,6 +614,10 @@ _rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaran
       "their guarantees cannot all be met at once.")
 _rule("YK-AUDIT-GUARANTEED-OVER-CLUSTER", "warning", "kqctl", "The top queues' guaranteed resources add up to more "
       "than the cluster has")
+_rule("YK-AUDIT-OVER-MAX", "warning", "kqctl", "A queue holds more than its max: nothing more is allocated in it "
+      "until pods finish", "A max lowered under running pods, or pods bound before YuniKorn saw them, leave a queue "
+      "above its max; its headroom is negative. Quota preemption brings it back only with the partition's "
+      "preemption.quotapreemptionenabled and the queue's quota.preemption.delay.")
 _rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
       "path: it never runs")
 _rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "

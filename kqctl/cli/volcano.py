@@ -324,34 +324,19 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
           sort_by: str | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
+    from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK
     from kqctl.volcano.engine.audit import audit as run_audit
-    from kqctl.volcano.render.audit import PlotError, render_audit, write_plot
+    from kqctl.volcano.render.audit import quota_chart, render_audit
 
-    if plot is not None:
-        check_plot(plot)
     report = run_audit(load_snapshot(inputs, scheduler_conf))
-    if plot is not None:
-        try:
-            write_plot(report, plot)
-        except PlotError as exc:
-            raise UsageError(str(exc)) from None
-        except OSError as exc:
-            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
         render_audit(report, output, sys.stdout, headers, sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if plot is not None:
+        write_chart_file(quota_chart(report), plot)
     return EXIT_OK
-
-
-def check_plot(path: str) -> None:
-    from kqctl.volcano.render.audit import PlotError, check_plot_path
-
-    try:
-        check_plot_path(path)
-    except PlotError as exc:
-        raise UsageError(str(exc)) from None
 
 
 # --- convert --to kueue --------------------------------------------------------------------------------------------
