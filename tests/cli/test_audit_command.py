@@ -182,14 +182,17 @@ def test_audit_limits_findings_and_summarises_the_rest_by_rule(kqctl: Kq, tmp_pa
 
 
 def test_cohort_rows_show_the_base_util_divides_by(kqctl: Kq) -> None:
-    out = kqctl("audit", HIERARCHICAL, env={"COLUMNS": "200"}).out
+    out = kqctl("audit", HIERARCHICAL, "-o", "wide", env={"COLUMNS": "200"}).out  # SUBTREE QUOTA: -o wide
     header = out.splitlines()[0].split()
     assert header[:1] == ["COHORT/CLUSTERQUEUE"] and "NODE" not in header
     company = next(line for line in out.splitlines() if line.startswith("company/")).split()
     nominal, subtree, used, util = company[3], company[-4], company[-3], company[-1]
     assert (nominal, subtree, used, util) == ("16", "72", "34", "47.2%")  # 34 / 72, not 34 / 16
-    assert "UTIL = USED / SUBTREE QUOTA" in out and "(their\nSUBTREE QUOTA minus LENDS)" in out
-    assert all(len(line) <= 80 for line in out.split("UTIL = ", 1)[1].split("\n\n", 1)[0].splitlines())
+    assert "UTIL = USED / SUBTREE QUOTA" in out and "(their SUBTREE QUOTA minus LENDS).\n" in out  # piped: one line
+    default = kqctl("audit", HIERARCHICAL, env={"COLUMNS": "80"}, tty=True).out
+    assert "SUBTREE QUOTA" not in default.splitlines()[0] and "-o wide shows SUBTREE QUOTA and LENDS." in default
+    note = default.split("UTIL = ", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(note) > 1 and all(len(line) <= 80 for line in note)  # on a terminal, wrapped to it
 
 
 def test_cohort_usage_adds_up_from_what_members_use_beyond_what_they_keep(kqctl: Kq) -> None:
@@ -203,13 +206,17 @@ def test_cohort_usage_adds_up_from_what_members_use_beyond_what_they_keep(kqctl:
 
 
 def test_pending_columns_say_they_count_workloads_and_are_in_json(kqctl: Kq) -> None:
-    out = kqctl("audit", sample("cohort-borrowing")).out
+    out = kqctl("audit", sample("cohort-borrowing"), "-o", "wide").out
     header = next(line for line in out.splitlines() if line.startswith("CLUSTERQUEUE "))
     assert "ADMITTED WORKLOADS" in header and "PENDING WORKLOADS" in header and "PENDING DEMAND" in header
     team_a = next(line for line in out.splitlines() if line.startswith("team-a "))
     nodes = {n["name"]: n for n in json.loads(kqctl("audit", sample("cohort-borrowing"), "-o", "json").out)["nodes"]}
-    assert team_a.split()[1:4] == ["1", str(nodes["team-a"]["admittedWorkloads"]),
-                                   str(nodes["team-a"]["pendingWorkloads"])]
+    admitted, pending = str(nodes["team-a"]["admittedWorkloads"]), str(nodes["team-a"]["pendingWorkloads"])
+    assert team_a.split()[3:6] == ["1", admitted, pending]  # after COHORT and STATUS
+    # The default view (80 columns) says both counts in one cell, in words
+    narrow = kqctl("audit", sample("cohort-borrowing")).out
+    assert "WORKLOADS" in next(line for line in narrow.splitlines() if line.startswith("CLUSTERQUEUE "))
+    assert f"   1   {admitted} admitted, {pending} pending   " in narrow
     markdown = kqctl("audit", sample("cohort-borrowing"), "-o", "markdown").out
     assert "| ClusterQueue | LocalQueues | Admitted workloads | Pending workloads | Pending demand |" in markdown
 

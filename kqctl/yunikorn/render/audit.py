@@ -50,7 +50,9 @@ def quota_table(report: AuditReport) -> Table:
     # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
     table = Table((Column("Queue"), Column("Resource"), Column("Guaranteed", right=True), Column("Max", right=True),
                    Column("Effective max", right=True, wide=True), Column("Allocated", right=True),
-                   Column("Pending demand", right=True), Column("Share", right=True, wide=True)))
+                   # YuniKorn's word (a queue's pendingResource; simulate's PENDING): "PENDING DEMAND" would make
+                   # the sample's tree 86 columns wide; the markdown table, with room, says "pending demand"
+                   Column("Pending", right=True), Column("Share", right=True, wide=True)))
     names = types_of(report)
     prefixes = tree.tree_prefixes([q.depth for q in report.queues])
     for q, prefix in zip(report.queues, prefixes, strict=True):
