@@ -15,7 +15,9 @@ and the legend carry an SVG ``id`` (see :data:`IDS`).
 
 from __future__ import annotations
 
+import io
 import math
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -171,8 +173,28 @@ def write_chart(chart: Chart, path: str | Path) -> None:
 
     with matplotlib.rc_context(cast(Any, _STYLE)):
         figure = draw(chart)
-        figure.savefig(path, format=suffix[1:], dpi=DPI, metadata=_METADATA[suffix], bbox_inches="tight",
+        drawn = io.BytesIO()
+        figure.savefig(drawn, format=suffix[1:], dpi=DPI, metadata=_METADATA[suffix], bbox_inches="tight",
                        pad_inches=0.15, facecolor="white")
+    content = drawn.getvalue()
+    Path(path).write_bytes(_numbered_ids(content.decode("utf-8")).encode("utf-8") if suffix == ".svg" else content)
+
+
+# matplotlib names an SVG clip path (and hatch pattern, marker) by a hash of its content: for a clip rectangle, of
+# its bounds' full float repr (backend_svg.RendererSVG._get_clip_attrs, _make_id). The constrained layout can land
+# a bound 1e-14 away from the last run's when the process drew another chart before (tests do; replay --plot draws
+# several), which renamed every clip path. Ids numbered in the order they appear are the same whenever the drawing is.
+_HASHED_ID = re.compile(r'\bid="([a-z])([0-9a-f]{10})"')
+
+
+def _numbered_ids(svg: str) -> str:
+    names: dict[str, str] = {}
+    for match in _HASHED_ID.finditer(svg):
+        names.setdefault(match.group(1) + match.group(2), f"{match.group(1)}{len(names)}")
+    if not names:
+        return svg
+    used = re.compile(r"\b(" + "|".join(names) + r")\b")
+    return used.sub(lambda match: names[match.group(1)], svg)
 
 
 def draw(chart: Chart) -> Figure:
