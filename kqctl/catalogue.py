@@ -200,6 +200,10 @@ _rule("VAL-WL-15", "error", "webhook", "kueue.x-k8s.io/admission-gated-by must l
       "gate names (example.com/gate), each at most 63 characters")
 _rule("VAL-WL-16", "error", "webhook", "A topology request's podSetSliceSize is required with "
       "podSetSliceRequiredTopology and forbidden without it; slice sizes must be positive")
+_rule("VAL-WL-17", "warning", "webhook", "Kueue v0.19 only (--kueue-version v0.19): a negative topology request "
+      "subGroupCount is deprecated and will be rejected in a future release",
+      "v0.19's Workload webhook (warningsForWorkload) answers with an admission warning; later CRDs reject the value "
+      "(minimum 0, SCHEMA-RANGE) and v0.18 accepts it silently.")
 _rule("VAL-JOB-1", "error", "job-webhook", "The kueue.x-k8s.io/queue-name label must be a valid name")
 _rule("VAL-JOB-2", "error", "job-webhook", "job-min-parallelism must be an integer between 1 and the pod count "
       "minus one")
@@ -682,6 +686,10 @@ _rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaran
       "their guarantees cannot all be met at once.")
 _rule("YK-AUDIT-GUARANTEED-OVER-CLUSTER", "warning", "kqctl", "The top queues' guaranteed resources add up to more "
       "than the cluster has")
+_rule("YK-AUDIT-OVER-MAX", "warning", "kqctl", "A queue holds more than its max: nothing more is allocated in it "
+      "until pods finish", "A max lowered under running pods, or pods bound before YuniKorn saw them, leave a queue "
+      "above its max; its headroom is negative. Quota preemption brings it back only with the partition's "
+      "preemption.quotapreemptionenabled and the queue's quota.preemption.delay.")
 _rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
       "path: it never runs")
 _rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "

@@ -43,10 +43,11 @@ HELP = "\n\n".join((
 
 EXAMPLES = options.examples(
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10",
-    "kqctl diff base/queues head/queues --with cluster-snapshot.yaml",
-    "kqctl diff cluster.yaml --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40",
-    "kqctl diff base/ head/ --replay --runtime 45m -o markdown > comment.md",
-    "kqctl diff base/ head/ --fail-on regression",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
+    "--replay --runtime 45m -o markdown > comment.md",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
+    "--fail-on regression",
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10 "
     "-n team-a -l 'kueue.x-k8s.io/job-uid'",
     "kqctl diff samples/volcano-two-teams --set queue/team-a.spec.weight=3 -o markdown",

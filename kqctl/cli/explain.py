@@ -37,7 +37,7 @@ EXAMPLES = options.examples(
     "kqctl explain team-a/job-llm-finetune-0d5b7 samples/cohort-borrowing",
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
-    "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain team-a/job-llm-finetune-0d5b7 --from-cluster",
     "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
     "kqctl explain --queue root.tenant1.a samples/yunikorn-priority  # YuniKorn: priorities and order",
     "kqctl explain team1/a-job-0 samples/yunikorn-priority  # YuniKorn: why a pod waits",
@@ -107,6 +107,8 @@ def explain_command(
     assumed_runtime = parse_runtime(runtime)
     from kqctl.cli.progress import Progress
 
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now, runtime=runtime)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,

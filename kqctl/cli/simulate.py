@@ -41,8 +41,8 @@ FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]", help=fai
 
 EXAMPLES = options.examples(
     "kqctl simulate samples/cohort-borrowing",
-    "kqctl simulate snapshot.yaml --cycles 1 -o json",
-    "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
+    "kqctl simulate samples/preemption --cycles 1 -o json",
+    "kqctl simulate samples/cohort-borrowing samples/submit-jobs --fail-on inadmissible",
     "kqctl simulate --from-cluster --context prod -n team-a",
     "kqctl simulate --scheduler volcano samples/volcano-two-teams",
 )
@@ -99,6 +99,9 @@ def simulate_command(
     from kqctl.cli.progress import Progress
     from kqctl.render.columns import TableOptions
 
+    # With --scheduler named, what it refuses is known before the inputs (or a whole cluster) are read.
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,

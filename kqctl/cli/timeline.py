@@ -252,7 +252,7 @@ def replay_volcano(inputs: LoadResult, scheduler_conf: str | None, traces: list[
     progress.done()
     render_replay(report, output, sys.stdout, view, shown)
     if plot is not None:
-        write_timeline_plots(report, plot, "volcano")
+        write_timeline_plots(report, plot)
     return EXIT_OK
 
 
@@ -352,7 +352,7 @@ def replay_yunikorn(inputs: LoadResult, traces: list[str], time: TimeSettings, o
     progress.done()
     render_replay(report, output, sys.stdout, view, shown)
     if plot is not None:
-        write_timeline_plots(report, plot, "yunikorn")
+        write_timeline_plots(report, plot)
     return EXIT_OK
 
 
@@ -402,39 +402,12 @@ def _progress(progress: Progress, total: int, what: str) -> Callable[[int, int, 
     return report
 
 
-def write_timeline_plots(report: Any, directory: str, scheduler: str) -> list[str]:
-    """Every chart of the replay into ``directory``; says what it wrote on stderr."""
-    from pathlib import Path
-
-    from kqctl.render.charts import has_matplotlib, svg, write_png
+def write_timeline_plots(report: Any, directory: str) -> list[str]:
+    """Every chart of the replay, as SVG and PNG, into ``directory``; says what it wrote on stderr."""
+    from kqctl.cli.charts import write_chart_files
     from kqctl.render.replay_charts import charts
 
-    folder = Path(directory)
-    written = []
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        png = has_matplotlib()
-        units = _units(scheduler)
-        for stem, chart in charts(report, units):
-            path = folder / f"{stem}.svg"
-            path.write_text(svg(chart), encoding="utf-8")
-            written.append(str(path))
-            if png:
-                write_png(chart, str(folder / f"{stem}.png"))
-                written.append(str(folder / f"{stem}.png"))
-    except OSError as exc:
-        raise UsageError(f"--plot {directory!r}: cannot write the charts: {exc.strerror or exc}") from None
-    sys.stderr.write(f"kqctl: wrote {len(written)} chart(s) to {directory}: "
-                     f"{', '.join(p.rsplit('/', 1)[-1] for p in written)}\n")
-    return written
-
-
-def _units(scheduler: str) -> Any:
-    if scheduler == "volcano":
-        from kqctl.volcano.render.replay import UNITS
-    else:
-        from kqctl.yunikorn.render.replay import UNITS
-    return UNITS
+    return write_chart_files(charts(report), directory, (".svg", ".png"))
 
 
 # --- diff -----------------------------------------------------------------------------------------------------

@@ -182,6 +182,19 @@ def refuse_kueue_options(**given: object) -> None:
                          "is Volcano's")
 
 
+def refuse_early(scheduler: str | None, scheduler_conf: str | None, **kueue_options: object) -> None:
+    """With --scheduler named, the options it refuses are a usage error before anything (a cluster) is read."""
+    from kqctl.cli.schedulers import named
+
+    chosen = named(scheduler)
+    if chosen is None:
+        return
+    if chosen.name == "volcano":
+        refuse_kueue_options(**kueue_options)
+    else:
+        refuse_volcano_options(scheduler_conf)
+
+
 def refuse_volcano_options(scheduler_conf: str | None) -> None:
     if scheduler_conf is not None:
         raise UsageError("--scheduler-conf applies to Volcano only; the input is Kueue's")
@@ -331,34 +344,19 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
           sort_by: str | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
+    from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK
     from kqctl.volcano.engine.audit import audit as run_audit
-    from kqctl.volcano.render.audit import PlotError, render_audit, write_plot
+    from kqctl.volcano.render.audit import quota_chart, render_audit
 
-    if plot is not None:
-        check_plot(plot)
     report = run_audit(load_snapshot(inputs, scheduler_conf))
-    if plot is not None:
-        try:
-            write_plot(report, plot)
-        except PlotError as exc:
-            raise UsageError(str(exc)) from None
-        except OSError as exc:
-            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
         render_audit(report, output, sys.stdout, headers, sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if plot is not None:
+        write_chart_file(quota_chart(report), plot)
     return EXIT_OK
-
-
-def check_plot(path: str) -> None:
-    from kqctl.volcano.render.audit import PlotError, check_plot_path
-
-    try:
-        check_plot_path(path)
-    except PlotError as exc:
-        raise UsageError(str(exc)) from None
 
 
 # --- convert --to kueue --------------------------------------------------------------------------------------------

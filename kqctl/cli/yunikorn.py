@@ -226,26 +226,22 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
 
 def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
                    sort_by: str | None = None) -> None:
-    """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
+    """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg|.png."""
     import typer
 
+    from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK, UsageError
     from kqctl.yunikorn.engine.audit import audit
-    from kqctl.yunikorn.render.audit import render_audit, write_plot
+    from kqctl.yunikorn.render.audit import quota_chart, render_audit
 
     snapshot = yunikorn_snapshot(inputs, None)
     report = _partition_errors(lambda: audit(snapshot), snapshot)
-    if plot is not None:
-        try:
-            write_plot(report, plot)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        except OSError as exc:
-            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
         render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if plot is not None:
+        write_chart_file(quota_chart(report), plot)
     raise typer.Exit(EXIT_OK)
 
 

@@ -188,5 +188,5 @@ def test_plot_writes_the_usage_and_wait_charts_and_says_so(tmp_path: Path) -> No
     assert run.code == 0, run.err
     written = sorted(p.name for p in (tmp_path / "charts").iterdir())
     assert {"usage-queues.svg", "time-to-start.svg"} <= set(written)
-    assert "wrote" in run.err and "time-to-start.svg" in run.err
-    assert "root.tenant1 vcore" in (tmp_path / "charts" / "usage-queues.svg").read_text(encoding="utf-8")
+    assert "wrote 4 chart file(s)" in run.err and "usage-queues (4 panel(s)); time-to-start (3 curve(s))" in run.err
+    assert "root.tenant1 · vcore" in (tmp_path / "charts" / "usage-queues.svg").read_text(encoding="utf-8")

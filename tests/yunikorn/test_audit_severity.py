@@ -43,7 +43,7 @@ def test_yk_v24_audit_and_validate_severities_match_the_catalogue(tmp_path: Path
     v24 = {f["severity"] for d in validated["documents"] for f in d["findings"] if f["ruleId"] == "YK-V24"}
     assert v24 == {seen["YK-V24"]} == {"warning"}
     table = run_kqctl("audit", str(path)).out
-    assert "WARNING YK-V24 root.c: max cpu limits nothing" in table
+    assert "  warning YK-V24 root.c: max cpu limits nothing" in table
 
 
 def test_yk_v24_audit_reports_near_misses_of_vcore_and_memory_as_validate_does(tmp_path: Path) -> None:

@@ -105,7 +105,7 @@ def test_explain_queue_needs_yunikorn_input() -> None:
 def test_audit_formats_and_plot(tmp_path: Path) -> None:
     table = run_kqctl("audit", TENANTS, "--plot", str(tmp_path / "q.svg"))
     assert table.code == 0 and "analytics" in table.out
-    assert (tmp_path / "q.svg").read_text().startswith("<svg")
+    assert "<svg" in (tmp_path / "q.svg").read_text()
     data = json.loads(run_kqctl("audit", TENANTS, "-o", "json").out)
     assert {q["path"] for q in data["queues"]} >= {"root.batch", "root.ml.training"}
     assert "| `root.batch` |" in run_kqctl("audit", TENANTS, "-o", "markdown").out

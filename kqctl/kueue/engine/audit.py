@@ -349,7 +349,7 @@ def _unusable_lone_queue(state: ClusterQueueState) -> Iterator[AuditFinding]:
     """A ClusterQueue without a cohort that admits nothing: all its quota is idle (one finding for all FRs)."""
     if admits(state):
         return
-    amounts = [f"{_amount(fr[1], v.nominal)} {_fr_text(fr)}" for fr, v in sorted(state.node.quotas.items())
+    amounts = [f"{_set_amount(fr[1], v.nominal)} {_fr_text(fr)}" for fr, v in sorted(state.node.quotas.items())
                if v.nominal > 0]
     if amounts:
         yield _finding(
@@ -365,7 +365,7 @@ def _unusable_tree_quota(cache: QuotaCache, root: QuotaNode, fr: FlavorResource)
     if pooled <= 0 or any(admits(q) for q in _users(cache, root, fr)):
         return
     holders = [n for n in _walk(root) if n.limits(fr).nominal > 0]
-    held = ", ".join(f"{n.name} {_amount(fr[1], n.limits(fr).nominal)}" for n in holders)
+    held = ", ".join(f"{n.name} {_set_amount(fr[1], n.limits(fr).nominal)}" for n in holders)
     yield _finding(
         UNUSABLE_QUOTA, _node_object(root),
         f"{_amount(fr[1], pooled)} of {_fr_text(fr)} in the cohort tree of {root.name} (nominalQuota: {held or 'none'})"
@@ -396,7 +396,15 @@ def _not_admitting_reason(state: ClusterQueueState) -> str:
 
 
 def _amount(resource: str, value: int) -> str:
-    """A quota-side value in human units (UNLIMITED is "unlimited")."""
+    """A quota-side value in human units (UNLIMITED is "unlimited"); the amounts these findings name are
+    computed (a private part, a pool, a maximum capacity), so cpu reads rounded (kqctl.k8s.units)."""
+    from kqctl.k8s.units import human_figure
+
+    return human_figure(resource, value)
+
+
+def _set_amount(resource: str, value: int) -> str:
+    """A nominalQuota as written: exact where that is short (kqctl.k8s.units)."""
     from kqctl.k8s.units import human
 
     return human(resource, value)
@@ -417,7 +425,7 @@ def _unusable_with_group(state: ClusterQueueState) -> Iterator[AuditFinding]:
 
 
 def _wasted_by_group(state: ClusterQueueState, flavor: str, zero: list[str], wasted: list[str]) -> AuditFinding:
-    amounts = ", ".join(f"{_amount(r, state.nominal((flavor, r)))} {r}" for r in wasted)
+    amounts = ", ".join(f"{_set_amount(r, state.nominal((flavor, r)))} {r}" for r in wasted)
     missing = " or ".join(zero)
     return _finding(
         UNUSABLE_QUOTA, _cq_object(state.name),

@@ -10,7 +10,7 @@ from kqctl.kueue.render.replay import sample_data, wait
 from kqctl.kueue.replay.diff import DiffReport, PercentileShift, WorkloadChange, WorkloadView
 from kqctl.kueue.replay.report import ReplayReport
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
-from kqctl.render.units import human
+from kqctl.render.units import human_figure
 from kqctl.replay.statistics import Sample
 
 FORMATS = ("table", "json", "yaml", "markdown")
@@ -102,7 +102,7 @@ def decision_text(view: WorkloadView | None) -> str:
     if view.holds_quota and view.flavors:
         text += f" on {view.flavor_text}"
     if view.holds_quota and view.borrowed:
-        text += ", borrowing " + ", ".join(f"{r} {human(r, amount)}" for _, r, amount in view.borrowed)
+        text += ", borrowing " + ", ".join(f"{r} {human_figure(r, amount)}" for _, r, amount in view.borrowed)
     if view.victims:
         text += f", preempts {len(view.victims)}"
     if view.preempted_by:

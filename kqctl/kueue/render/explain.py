@@ -22,7 +22,7 @@ from kqctl.kueue.engine.explain import (
 )
 from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
 from kqctl.kueue.replay.estimate import WaitEstimate
-from kqctl.render.units import human, human_request
+from kqctl.render.units import human, human_figure, human_request, settable
 
 NO_WRAP_WIDTH = 100_000
 LISTED = 10  # rows of "Ahead of it" and "Preemption" shown; json and yaml list every one
@@ -299,15 +299,16 @@ def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None
 
 
 def suggestion_text(suggestion: Any) -> str:
-    """The change and its amounts in human units (json keeps Kueue's exact quantities)."""
+    """The change and its amounts as exact quantities a person can set (never rounded: kqctl.k8s.units.settable);
+    json keeps Kueue's own quantities."""
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
         totals = suggestion.totals
-        amounts = ", ".join(f"{r} by {human_request(r, v)}" + (f" (to {human(r, totals[r])})" if r in totals else "")
+        amounts = ", ".join(f"{r} by {settable(r, v)}" + (f" (to {settable(r, totals[r])})" if r in totals else "")
                             for r, v in suggestion.amounts.items())
         return f"{suggestion.action}: {amounts}" + (f" ({suggestion.note})" if suggestion.note else "")
-    amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
+    amounts = ", ".join(f"{r} {settable(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
 
@@ -375,14 +376,17 @@ def check_line(check: ResourceCheck) -> str:
     def q(value: int | None) -> str:
         return human(r, value)
 
+    def figure(value: int | None) -> str:  # computed amounts read rounded (kqctl.k8s.units)
+        return human_figure(r, value)
+
     needed, requested = human_request(r, check.needed), human_request(r, check.requested)
     line = (f"{r}: needs {needed} (this pod set {requested}); nominal {q(check.nominal)}, used"
-            f" {q(check.usage)}, available {q(max(0, check.available))}, at most {q(check.potential)}")
+            f" {figure(check.usage)}, available {figure(max(0, check.available))}, at most {figure(check.potential)}")
     if check.borrowing_limit is not None:
         line += f", borrowingLimit {q(check.borrowing_limit)}"
     if check.lending_limit is not None:
         line += f", lendingLimit {q(check.lending_limit)}"
     for level in check.levels:
-        line += f"; cohort {level.name}: quota {q(level.subtree_quota)}, used {q(level.usage)}," \
-                f" can still give {q(max(0, level.available))}"
+        line += f"; cohort {level.name}: quota {figure(level.subtree_quota)}, used {figure(level.usage)}," \
+                f" can still give {figure(max(0, level.available))}"
     return line

@@ -10,7 +10,7 @@ from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
 from kqctl.kueue.engine.workloads import Admission
 from kqctl.render.columns import Column, Table, TableOptions, printable, write_limited
-from kqctl.render.units import human
+from kqctl.render.units import human, human_figure
 
 
 def admission_data(admission: Admission) -> dict[str, Any]:
@@ -229,7 +229,8 @@ def queue_table(result: SimulationResult, keep: Callable[[WorkloadResult], bool]
             resource = quota.resource
             table.add([name, cohort, quota.flavor, resource, human(resource, quota.nominal),
                        human(resource, quota.borrowing_limit), human(resource, quota.lending_limit),
-                       human(resource, quota.used), human(resource, quota.borrowed), human(resource, quota.lent),
+                       human_figure(resource, quota.used), human_figure(resource, quota.borrowed),
+                       human_figure(resource, quota.lent),
                        pending, status],
                       [None] * 11 + [status_style])
     return table
@@ -286,8 +287,8 @@ def _detail_text(workload: WorkloadResult) -> str:
 
 
 def _borrowed_text(workload: WorkloadResult) -> str:
-    return ", ".join(f"{resource} {human(resource, value)}" for (_, resource), value in workload.borrowed.items()) \
-        or "-"
+    amounts = workload.borrowed.items()
+    return ", ".join(f"{resource} {human_figure(resource, value)}" for (_, resource), value in amounts) or "-"
 
 
 # Table order and colour by decision token; a decision not listed sorts last, uncoloured.

@@ -11,7 +11,7 @@ from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine.drf import HdrfLevel
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
-from kqctl.volcano.render.units import display, quantity, ratio
+from kqctl.volcano.render.units import display, display_figure, quantity, ratio
 
 FORMATS = ("table", "wide", "name", "json", "yaml")
 CONTRACT_VERSION = 1
@@ -165,8 +165,8 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
         for name in report.dimensions():
             table.add([report.name, state, str(report.weight), name,
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
-                       _cell(report.deserved, name, "-"), _cell(report.real_capability, name, "-"),
-                       _cell(report.allocated, name, "0"), _cell(report.inqueue, name, "0"),
+                       _cell(report.deserved, name, "-", True), _cell(report.real_capability, name, "-", True),
+                       _cell(report.allocated, name, "0", True), _cell(report.inqueue, name, "0", True),
                        _share_cell(report),
                        report.parent or "-", str(report.priority), groups])
     return table
@@ -202,13 +202,14 @@ def hdrf_table(levels: tuple[HdrfLevel, ...], queues: tuple[QueueReport, ...]) -
     return table
 
 
-def _cell(values: Resource | None, name: str, missing: str) -> str:
+def _cell(values: Resource | None, name: str, missing: str, figure: bool = False) -> str:
+    """A set amount exact, a computed one (``figure``) rounded for reading (kqctl.k8s.units)."""
     if values is None:
         return missing
     amount = values.as_dict().get(name)
     if amount is None:
         return "unlimited" if missing == "unlimited" else ("0" if missing == "0" else "-")
-    return display(name, amount)
+    return display_figure(name, amount) if figure else display(name, amount)
 
 
 def group_table(outcomes: list[GroupOutcome]) -> Table:

@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from kqctl.render.columns import Column, Table, format_lines
 from kqctl.yunikorn.engine.explain import Explanation
 from kqctl.yunikorn.engine.priority import Level, QueuePriority, QueueReport
-from kqctl.yunikorn.render.common import amount, exact, full
+from kqctl.yunikorn.render.common import amount, amount_figure, exact, full
 
 MIN_PRIORITY = -(1 << 31)
 
@@ -311,8 +311,8 @@ def _write_headroom(out: TextIO, e: Explanation) -> None:
                    Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:
         table.add([r.queue, r.resource, "-" if r.max is None else amount(r.resource, r.max),
-                   amount(r.resource, r.allocated), "unlimited" if r.headroom is None else
-                   amount(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
+                   amount_figure(r.resource, r.allocated), "unlimited" if r.headroom is None else
+                   amount_figure(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
     _indent(out, table)
 
 

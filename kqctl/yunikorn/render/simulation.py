@@ -151,7 +151,7 @@ def _by_key(result: SimulationResult) -> dict[str, PodOutcome]:
 _QUEUE_COLUMNS = (
     Column("Queue"), Column("Priority", right=True, wide=True), Column("Guaranteed", right=True),
     Column("Max", right=True), Column("Allocated", right=True), Column("Pending", right=True),
-    Column("Share", right=True, wide=True), Column("Apps", right=True, wide=True),
+    Column("Share", right=True, wide=True), Column("Running apps", right=True, wide=True),
     Column("Other types allocated", wide=True),
 )
 
@@ -164,7 +164,8 @@ def queue_table(result: SimulationResult, pods: list[PodOutcome] | None = None) 
     for q in result.queues:
         if paths is not None and q.path not in paths:
             continue
-        apps = f"{q.running_apps}/{q.max_apps}" if q.max_apps else f"{q.running_apps}"
+        # "/" already joins vcore/memory in this table: the application limit reads in words, as kubectl's "3 (2m ago)"
+        apps = f"{q.running_apps} (max {q.max_apps})" if q.max_apps else f"{q.running_apps}"
         priority = "-" if q.priority == MIN_PRIORITY else str(q.priority)
         extra = others(q.allocated)
         table.add([q.path + ("" if q.managed else " (dynamic)"), priority, pair(q.guaranteed), pair(q.max),

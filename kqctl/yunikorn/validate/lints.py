@@ -102,8 +102,9 @@ def _properties(conf: MapConf | None, queue: str) -> Iterator[Lint]:
                    f"silently uses {bad.used}", _property_hint(bad.key), conf.loc.at(bad.key),
                    conf.loc.line_of(bad.key))
     for key in settings.unknown:
-        close = difflib.get_close_matches(key, props.KNOWN_KEYS, n=1)
-        hint = f"did you mean {close[0]}?" if close else "YuniKorn's queue properties: " + ", ".join(props.KNOWN_KEYS)
+        known = props.known_keys()
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean {close[0]}?" if close else "YuniKorn's queue properties: " + ", ".join(known)
         yield Lint("YK-V23", "warning", f"queue {queue}: property {key} is not one YuniKorn knows: ignored", hint,
                    conf.loc.at(key), conf.loc.line_of(key))
 
