@@ -130,7 +130,7 @@ def percentile_table(shifts: tuple[PercentileShift, ...], percentiles: tuple[int
     """The groups whose percentiles move (an unchanged group says nothing a reviewer needs). A terminal shows P50
     and P95 (a row of three before → after pairs does not fit 80 columns); Markdown and json have P99 too."""
     table = Table((Column("By"), Column("Group"), *(Column(f"P{p} before → after", right=True) for p in percentiles),
-                   Column("Never after", right=True)))
+                   Column("Never", right=True)))  # still waiting at the end of the replay after
     for shift in shifts:
         if shift.moved:
             never = len(shift.after.never_admitted) if shift.after is not None else 0
