@@ -536,6 +536,24 @@ _rule("VC-AUDIT-STARVED", "warning", "kqctl", "A queue with pending work whose r
 _rule("VC-AUDIT-NEVER-FITS", "warning", "kqctl", "A PodGroup whose minResources exceed the whole cluster can never "
       "be enqueued")
 
+# --- replay in virtual time (kqctl replay, diff --replay and plan on Volcano input) ----------------------------
+_rule("VC-R1", "-", "volcano-scheduler", "A session opens every schedule period (vc-scheduler --schedule-period, 1s "
+      "by default) and runs the configured actions as simulate runs them",
+      "kqctl skips a session that could decide nothing new (nothing arrived, finished or changed since the last).")
+_rule("VC-R2", "-", "volcano-scheduler", "A PodGroup (a vcjob's, a pod's, a trace row's) created after the replay's "
+      "start joins the cluster with its pods at its creation time")
+_rule("VC-R3", "-", "volcano-scheduler", "A PodGroup runs from the session that schedules its minMember pods; when "
+      "its runtime ends every pod of it finishes and leaves its node",
+      "The runtime is the annotation kqctl.dev/runtime of the PodGroup or vcjob (else the longest of its pods'), or "
+      "--runtime.")
+_rule("VC-R4", "-", "volcano-scheduler", "An evicted pod is deleted; the vcjob controller acts on PodEvicted as its "
+      "policies say, another controller makes its pod again, a bare pod is gone",
+      "SyncJob (the default) and RestartPod make the pod again; RestartTask and RestartJob kill and make again the "
+      "task's or the job's pods, failing the job at maxRetry (3); AbortJob, TerminateJob and CompleteJob end it. A "
+      "running PodGroup left below minMember has stopped: its runtime starts over when it runs again.")
+_rule("VC-R5", "-", "volcano-scheduler", "Sessions that come back to a state seen since the last arrival or "
+      "completion (a livelock) stop until something arrives or finishes")
+
 # --- Apache YuniKorn (shared/design/yunikorn-semantics.md; IDs shown with the YK- prefix) -------------------
 _rule("YK-PARSE", "error", "yunikorn-validator", "queues.yaml is not YAML (go-yaml cannot read it)")
 _rule("YK-DECODE", "error", "yunikorn-validator", "queues.yaml does not decode strictly: an unknown or repeated "
@@ -682,6 +700,21 @@ _rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods YuniKorn rejects: n
       "application, or its queue refuses it (YK-V28)")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
+
+# --- replay in virtual time (kqctl replay, diff --replay and plan on YuniKorn input) ----------------------------
+_rule("YK-R1", "-", "yunikorn-core", "The core schedules right after every change, cycle after cycle until one does "
+      "nothing; time alone lets an ask reserve a node (2s old), preempt (preemption.delay) or retry preemption (15s)",
+      "Noticed at the core's next 100 ms poll, as its scheduling loop does when idle.")
+_rule("YK-R2", "-", "yunikorn-shim", "The shim sends a new pod to the core at its next scheduling run "
+      "(service.schedulingInterval, 1s by default); a new application's pods wait two more runs",
+      "k8shim's Application.Schedule moves an application one state per run: New (submitted), Accepted (run), "
+      "Running (tasks scheduled).")
+_rule("YK-R3", "-", "yunikorn-shim", "A pod runs from its allocation for its runtime, then its allocation is "
+      "released; an application with nothing allocated or pending is Completing",
+      "The runtime is the pod's annotation kqctl.dev/runtime, or --runtime. A Completing application no longer "
+      "counts against maxapplications.")
+_rule("YK-R4", "-", "yunikorn-shim", "A preempted pod with a controller is made again by it (a new pending pod of the "
+      "same application); a bare pod is not made again")
 
 CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above

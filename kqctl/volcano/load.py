@@ -17,7 +17,7 @@ import yaml
 
 from kqctl.errors import InputError
 from kqctl.findings import Severity
-from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, json_kind, metadata
+from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, controller_kind, json_kind, metadata
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
 from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
@@ -29,10 +29,12 @@ from kqctl.volcano.api.models import (
     PREEMPTABLE_KEY,
     QUEUE_NAME_ANNOTATION,
     ROOT_QUEUE,
+    RUNTIME_ANNOTATION,
     TASK_PRIORITY_ANNOTATION,
     TASK_SPEC_KEY,
     UNMODELLED_POD_FIELDS,
     VOLCANO_SCHEDULER,
+    EvictionPolicy,
     Node,
     Pod,
     PodGroup,
@@ -303,6 +305,8 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         tolerations=with_api_server_defaults(read_tolerations(spec)),
         created_by=created_by,
         origin=origin,
+        runtime=annotations.get(RUNTIME_ANNOTATION, ""),
+        controller="Job" if created_by else controller_kind(body.get("metadata") or {}),
     )
 
 
@@ -349,6 +353,7 @@ def _add_vcjob(snapshot: Snapshot, obj: LoadedObject, pods: list[Pod], limits: M
         group = _owned_group(snapshot, job) or job.pod_group(snapshot)
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         snapshot.vcjobs[f"{job.namespace}/{job.name}"] = group.key
+        snapshot.eviction_policies[group.key] = job.eviction_policy()
         existing = {p.name for p in pods if p.namespace == job.namespace}
         cluster = _cluster_size(snapshot)
         created = [pod_model(pod_body, snapshot, limits.get(job.namespace), obj.origin, f"Job/{job.name}")
@@ -377,6 +382,7 @@ class _VcJob:
         self.name = meta.string("name")
         self.uid = meta.string("uid")
         self.labels = meta.string_map("labels")
+        self.runtime = meta.string_map("annotations").get(RUNTIME_ANNOTATION, "")
         self.creation = meta.opt_time("creationTimestamp")
         self.queue = self.spec.string("queue") or DEFAULT_QUEUE
         self.scheduler = self.spec.string("schedulerName") or VOLCANO_SCHEDULER
@@ -392,7 +398,13 @@ class _VcJob:
             min_member=self.min_available, min_task_member={t.name: t.min_available for t in self.tasks},
             min_resources=self._min_resources(snapshot), priority_class_name=self.priority_class,
             phase="Pending", creation=self.creation, network_topology=self.spec.has("networkTopology"),
-            created_by=f"Job/{self.name}", labels=self.labels)
+            created_by=f"Job/{self.name}", labels=self.labels, runtime=self.runtime)
+
+    def eviction_policy(self) -> EvictionPolicy:
+        """The actions its controller takes on PodEvicted (``applyPolicies``), and ``maxRetry`` (webhook default 3)."""
+        tasks = {task.name: action for task in self.tasks if (action := _evicted_action(task.fields))}
+        retry = self.spec.opt_integer("maxRetry")
+        return EvictionPolicy(_evicted_action(self.spec), tasks, 3 if not retry else retry)
 
     def _min_resources(self, snapshot: Snapshot) -> dict[str, int]:
         """``calcPGMinResources``: tasks by their template's PriorityClass value, highest first (Go's sort is
@@ -497,6 +509,15 @@ def replicas_kept(replicas: int, request: Mapping[str, int], cluster: Mapping[st
     return max(0, min(replicas, bound))
 
 
+def _evicted_action(fields: Fields) -> str:
+    """The action of the first policy whose ``event``/``events`` name PodEvicted or ``*`` ("" when none does)."""
+    for policy in fields.items("policies"):
+        events = (policy.string("event"), *policy.strings("events"))
+        if "PodEvicted" in events or "*" in events:
+            return policy.string("action")
+    return ""
+
+
 class _Task:
     def __init__(self, fields: Fields, index: int) -> None:
         self.fields = fields
@@ -533,7 +554,7 @@ def _grouped(snapshot: Snapshot, pods: list[Pod], namespaces: Mapping[str, str])
         group = PodGroup(namespace=pod.namespace, name=name, queue=pod.queue_annotation or DEFAULT_QUEUE, min_member=1,
                          min_resources=request, priority_class_name=pod.priority_class_name,
                          phase="Running" if pod.node_name else "Pending", creation=pod.creation,
-                         created_by=f"Pod/{pod.name}", origin=pod.origin)
+                         created_by=f"Pod/{pod.name}", origin=pod.origin, runtime=pod.runtime)
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         result.append(replace(pod, group=name))
     return result

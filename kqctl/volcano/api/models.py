@@ -29,6 +29,7 @@ TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
 HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"
 VOLCANO_SCHEDULER = "volcano"
+RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's own: how long a workload runs in a replay
 
 ROOT_QUEUE = "root"
 DEFAULT_QUEUE = "default"
@@ -159,6 +160,7 @@ class PodGroup:
     created_by: str = ""  # "" written in the input; "Job/<name>" or "Pod/<name>" when kqctl builds it
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the job runs), as written
 
     @property
     def key(self) -> str:
@@ -184,6 +186,7 @@ class PodGroup:
             sub_groups=spec.has("subGroupPolicy"),
             labels=meta.string_map("labels"),
             origin=origin,
+            runtime=meta.string_map("annotations").get(RUNTIME_ANNOTATION, ""),
         )
 
 
@@ -213,6 +216,8 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()  # as the API server stores the pod (its default tolerations added)
     created_by: str = ""  # "" written in the input; "Job/<name>" when kqctl creates a vcjob's pod
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
+    controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)
 
     @property
     def key(self) -> str:
@@ -262,3 +267,21 @@ class Node:
         return cls(metadata(body).string("name"), allocatable, ready, spec.boolean("unschedulable", False),
                    read_taints(spec), origin)
 
+
+# The job controller's actions (volcano.sh/apis bus/v1alpha1 actions.go) a replay tells apart on PodEvicted.
+SYNC_JOB = "SyncJob"
+RESTART_ACTIONS = frozenset({"RestartJob", "RestartTask", "RestartPod", "RestartPartition"})
+
+
+@dataclass(frozen=True)
+class EvictionPolicy:
+    """What a vcjob's controller does when one of its pods is evicted (``applyPolicies`` for the PodEvicted event):
+    the first task-level policy of the pod's task naming PodEvicted (or ``*``), else the first job-level one, else
+    SyncJob (the missing pod is made again). ``max_retry``: restarts allowed (the job webhook's default 3)."""
+
+    job: str = ""  # the job-level action ("" none)
+    tasks: Mapping[str, str] = field(default_factory=dict, hash=False)  # task name -> action
+    max_retry: int = 3
+
+    def action(self, task: str) -> str:
+        return self.tasks.get(task) or self.job or SYNC_JOB
