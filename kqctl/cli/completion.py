@@ -74,9 +74,9 @@ def _formats(command: str) -> tuple[str, ...]:
 
 
 def _fail_on(command: str) -> tuple[str, ...]:
-    from kqctl.cli import diff, simulate, validate
+    from kqctl.cli import diff, fail_on, validate
 
-    return {"validate": validate.FAIL_ON, "simulate": simulate.FAIL_ON_STATES, "diff": diff.FAIL_ON}.get(command, ())
+    return {"validate": validate.FAIL_ON, "simulate": fail_on.STATES, "diff": diff.FAIL_ON}.get(command, ())
 
 
 def _schedulers() -> tuple[str, ...]:
