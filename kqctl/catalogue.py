@@ -421,6 +421,12 @@ _rule("VC-SCORE-5", "-", "volcano-scheduler", "A node's score is the sum of the 
       "allocated or pipelined since added and the evicted ones removed by the predicates plugin (without it the "
       "view stays as the session opened). Nodes the task fits in idle resources go before those it fits only "
       "once releasing pods are gone.")
+_rule("VC-NEVER-1", "-", "volcano-scheduler", "A PodGroup can never run as configured (--fail-on inadmissible, "
+      "neverFits): its queue is missing or not Open, it has fewer valid tasks than minMember, it sits in a non-leaf "
+      "queue or a refused hierarchy, its minResources exceed its queue's real capability, or fewer than minMember "
+      "of its pods fit any node that passes their predicates", "The node check takes each node empty (its "
+      "allocatable) and the predicates plugin as configured (cordon, nodeSelector and node affinity, NoSchedule "
+      "and NoExecute taints); it is made only when the input has nodes.")
 _rule("VC-SCORE-6", "-", "volcano-scheduler", "nodeorder's tainttoleration.weight (default 3): kube-scheduler's "
       "TaintToleration score, the node's PreferNoSchedule taints the pod does not tolerate, fewer is better",
       "The counts are normalised in reverse over the nodes scored together (the most tainted gets 0, a node with "

@@ -252,36 +252,17 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
     return EXIT_FINDINGS if fail_on.report(failing, failing_states, "PodGroup(s)") else EXIT_OK
 
 
-# The gates (engine/trace.py) after which a PodGroup can never run as configured, whatever finishes: its queue is
-# missing or not Open, it has fewer valid tasks than minMember, it sits in a non-leaf queue or under a hierarchy
-# the capacity plugin refuses.
-NEVER_GATES = ("queue-missing", "queue-closed", "job-invalid", "hierarchy")
-
-
 def endings(snapshot: Any, result: Any) -> list[Any]:
     """Volcano's PodGroup phases in --fail-on's terms (README, "--fail-on"): running when Running or Completed;
-    never when ignored (queue missing), stopped by a gate in NEVER_GATES, or when its minResources exceed its queue's
-    real capability in some resource (the queue's capability, less what the other queues' guarantees take: enqueue
-    never admits it, JobEnqueueable); evicted when a pod of it was."""
+    never when the engine says it can never run as configured (``GroupOutcome.never``, VC-NEVER-1); evicted
+    when a pod of it was."""
     from kqctl.cli.fail_on import Ending
 
-    capabilities = {queue.name: queue.real_capability for queue in result.queues}
     found = []
     for key, outcome in result.groups.items():
         running = not outcome.ignored and outcome.phase in ("Running", "Completed")
-        group = snapshot.pod_groups.get(key)
-        never = outcome.ignored or (outcome.reason is not None and outcome.reason[0] in NEVER_GATES) or (
-            group is not None and _above_capability(group.min_resources, capabilities.get(outcome.queue)))
-        found.append(Ending(key, running, bool(never) and not running, bool(outcome.evicted)))
+        found.append(Ending(key, running, bool(outcome.never) and not running, bool(outcome.evicted)))
     return found
-
-
-def _above_capability(minimum: Any, capability: Any) -> bool:
-    """Some resource of minResources above the queue's real capability (a resource it does not name: no limit)."""
-    if not minimum or capability is None:
-        return False
-    return any(value > capability.get(name) for name, value in minimum.items()
-               if name in ("cpu", "memory") or name in capability.scalars)
 
 
 def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, namespace: str | None,

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from kqctl.k8s.affinity import NODE_AFFINITY_REASON
 from kqctl.k8s.taints import UNSCHEDULABLE_REASON, UNTOLERATED_REASON, refuses_cordoned, untolerated_taint
-from kqctl.volcano.engine.framework import NodeInfo, Plugin, Session, TaskInfo
+from kqctl.volcano.api.config import PluginOption, SchedulerConf
+from kqctl.volcano.api.models import Node, Pod
+from kqctl.volcano.engine.framework import Plugin, Session
 
 UNSCHEDULABLE = UNSCHEDULABLE_REASON
 UNTOLERATED = UNTOLERATED_REASON
@@ -29,24 +31,39 @@ NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
 
 def open_session(ssn: Session, plugin: Plugin) -> None:
     affinity, taints = enabled(plugin, NODE_AFFINITY_ENABLE), enabled(plugin, TAINT_TOLERATION_ENABLE)
+    plugin.hooks["predicate"] = lambda task, node: refusal(task.pod, node.model, affinity, taints)
 
-    def predicate(task: TaskInfo, node: NodeInfo) -> str | None:
-        tolerations = task.pod.tolerations
-        if refuses_cordoned(node.model.unschedulable, tolerations):
-            return UNSCHEDULABLE
-        placement = task.pod.placement
-        if affinity and placement.filters and not placement.admits(node.model.labels, node.name):
-            return UNMATCHED_AFFINITY
-        if taints and node.model.taints and untolerated_taint(node.model.taints, tolerations) is not None:
-            return UNTOLERATED
+
+def refusal(pod: Pod, node: Node, affinity: bool, taints: bool) -> str | None:
+    """Why the node refuses the pod whatever runs on it (NodeUnschedulable, NodeAffinity, TaintToleration, in
+    Volcano's order); None when it takes it."""
+    tolerations = pod.tolerations
+    if refuses_cordoned(node.unschedulable, tolerations):
+        return UNSCHEDULABLE
+    placement = pod.placement
+    if affinity and placement.filters and not placement.admits(node.labels, node.name):
+        return UNMATCHED_AFFINITY
+    if taints and node.taints and untolerated_taint(node.taints, tolerations) is not None:
+        return UNTOLERATED
+    return None
+
+
+def configured(conf: SchedulerConf) -> tuple[bool, bool] | None:
+    """Whether the predicates plugin runs, and then whether its NodeAffinity and TaintToleration filters do
+    (outside a session: for what can never run as configured)."""
+    plugin = conf.plugin("predicates")
+    if plugin is None or not plugin.enabled("enablePredicate"):
         return None
-
-    plugin.hooks["predicate"] = predicate
+    return enabled_option(plugin, NODE_AFFINITY_ENABLE), enabled_option(plugin, TAINT_TOLERATION_ENABLE)
 
 
 def enabled(plugin: Plugin, key: str) -> bool:
+    return enabled_option(plugin.option, key)
+
+
+def enabled_option(option: PluginOption, key: str) -> bool:
     """``Arguments.GetBool``: a boolean, or a string ``strconv.ParseBool`` reads; anything else keeps true."""
-    value = plugin.option.argument(key)
+    value = option.argument(key)
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value in _GO_BOOLS:

@@ -105,6 +105,7 @@ def group_data(outcome: GroupOutcome) -> dict[str, Any]:
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in outcome.evicted],
         "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
         "ignored": outcome.ignored,
+        "neverFits": outcome.never or None,
     }
 
 
