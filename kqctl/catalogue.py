@@ -538,6 +538,12 @@ _rule("VC-CONV-WEIGHT", "warning", "kqctl", "A queue's weight: Kueue has no weig
       "fairSharing.weight, which acts only with fair sharing on")
 _rule("VC-CONV-RECLAIMABLE", "warning", "kqctl", "reclaimable: false has no Kueue equivalent")
 _rule("VC-CONV-PRIORITY", "warning", "kqctl", "A queue's priority: Kueue does not order ClusterQueues by priority")
+_rule("VC-CONV-PREEMPT", "warning", "kqctl", "The preempt action (with the priority plugin) becomes "
+      "withinClusterQueue: LowerPriority; its pod-level victim choice does not carry over", "Volcano's preempt lets a "
+      "starving job evict pods of lower-priority jobs in its own queue, as the plugins vote (gang keeps each job at "
+      "minAvailable, conformance spares critical pods), and pods of its own job by task priority; Kueue evicts whole "
+      "lower-priority workloads of the ClusterQueue and has no preemption inside a workload. Without the priority "
+      "plugin no job outranks another and withinClusterQueue stays Never.")
 _rule("VC-CONV-DEQUEUE", "warning", "kqctl", "dequeueStrategy has no Kueue equivalent: dropped")
 _rule("VC-CONV-AFFINITY", "warning", "kqctl", "A queue's node-group affinity has no Kueue equivalent: dropped")
 _rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equivalent: dropped")

@@ -348,7 +348,7 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     PodGroups use them) on stdout; what does not carry over, per field, on stderr."""
     from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
     from kqctl.volcano.api.models import Queue
-    from kqctl.volcano.to_kueue import KUEUE_API, convert, tree_problems
+    from kqctl.volcano.to_kueue import KUEUE_API, convert, preemption_issues, tree_problems
     from kqctl.volcano.validate.crossobject import configured
 
     volcano = [o for o in result.objects if o.info is not None and o.info.scheduler == "volcano"]
@@ -371,8 +371,13 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     if broken:
         return EXIT_FINDINGS
     conf = configured(result.objects)
-    reclaim = conf is not None and "reclaim" in conf.actions
-    objects, issues = convert(models, reclaim, {o.name or "": o.body.get("spec") or {} for o in queues})
+    actions = list(conf.actions) if conf is not None else []
+    plugins = [p.name for p in conf.plugins()] if conf is not None else []
+    preempt = "preempt" in actions and "priority" in plugins
+    objects, issues = convert(models, "reclaim" in actions, {o.name or "": o.body.get("spec") or {} for o in queues},
+                              preempt)
+    for message in preemption_issues(actions, plugins):
+        sys.stderr.write(f"kqctl: note: VC-CONV-PREEMPT: {message}\n")
     objects.extend(_local_queues(volcano, {m.name for m in models}, KUEUE_API))
     for issue in issues:
         obj = by_name[issue.queue]
