@@ -168,13 +168,14 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
                        _cell(report.deserved, name, "-", True), _cell(report.real_capability, name, "-", True),
                        _cell(report.allocated, name, "0", True), _cell(report.inqueue, name, "0", True),
-                       _share_cell(report),
+                       share_cell(report),
                        report.parent or "-", str(report.priority), groups])
     return table
 
 
-def _share_cell(report: QueueReport) -> str:
-    """The queue plugin's share; with hierarchical DRF alone, the HDRF share of the queue's level."""
+def share_cell(report: QueueReport) -> str:
+    """The queue plugin's share; with hierarchical DRF alone, the HDRF share of the queue's level (the one SHARE
+    cell simulate's and audit's tables show)."""
     if report.share is not None:
         return ratio(report.share)
     if report.hdrf is not None:
