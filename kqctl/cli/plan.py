@@ -46,7 +46,7 @@ EXAMPLES = options.examples(
     "--target 'p95(time-to-admission) < 2m'",
 )
 
-PLAN_FORMATS = ("table", "json", "yaml")
+PLAN_FORMATS = ("table", "wide", "json", "yaml")
 ResourceOption = typer.Option(None, "--resource", metavar="FLAVOR/RESOURCE",
                               help="Plan only these (repeatable; default: every one the queue has).")
 StepOption = typer.Option(None, "--step", metavar="RESOURCE=QUANTITY",
@@ -79,7 +79,8 @@ def plan_command(
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
                                              help="Kueue feature gates."),
     now: str | None = typer.Option(None, "--now", metavar="TIME", help="When the replays start (RFC 3339)."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide (with the replays' workload counts), json or yaml."),
     strict: bool = options.StrictOption,
     sets: list[str] | None = options.SetOption,
     override: bool = options.OverrideOption,
