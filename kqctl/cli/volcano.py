@@ -323,14 +323,20 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
 
 
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
-          sort_by: str | None = None) -> int:
+          sort_by: str | None = None, namespace: str | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
     from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK
     from kqctl.volcano.engine.audit import audit as run_audit
+    from kqctl.volcano.engine.audit import for_namespace
     from kqctl.volcano.render.audit import quota_chart, render_audit
 
     report = run_audit(load_snapshot(inputs, scheduler_conf))
+    if namespace is not None:
+        from kqctl.cli import options
+
+        options.note_namespace(namespace, report.namespaces, "PodGroup")
+        report = for_namespace(report, namespace)
     try:
         render_audit(report, output, sys.stdout, headers, sort_by)
     except ValueError as exc:
