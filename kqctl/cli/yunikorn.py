@@ -225,17 +225,22 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
 
 
 def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
-                   sort_by: str | None = None) -> None:
+                   sort_by: str | None = None, namespace: str | None = None) -> None:
     """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg|.png."""
     import typer
 
     from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK, UsageError
-    from kqctl.yunikorn.engine.audit import audit
+    from kqctl.yunikorn.engine.audit import audit, for_namespace
     from kqctl.yunikorn.render.audit import quota_chart, render_audit
 
     snapshot = yunikorn_snapshot(inputs, None)
     report = _partition_errors(lambda: audit(snapshot), snapshot)
+    if namespace is not None:
+        from kqctl.cli import options
+
+        options.note_namespace(namespace, report.namespaces, "pod")
+        report = for_namespace(report, namespace)
     try:
         render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:
