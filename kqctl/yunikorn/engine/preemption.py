@@ -220,11 +220,20 @@ def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSn
         victims, total = _leaf_victims(scheduler, queue, ask, ask_priority, fenced)
         if not victims:
             return
+        key = _within_key(scheduler, queue, ask_path)
+        within = scheduler.within_guaranteed.get(key)
+        if within:
+            return  # F3, as worked out before with the same usage
         snap = _snapshot(queue, results, ask_path)
-        remaining = snap.remaining_guaranteed()
-        if remaining is not None and all(value >= 0 for value in remaining.values()):
-            del results[queue.path]  # F3: not above its guaranteed
-            return
+        if within is None:
+            remaining = snap.remaining_guaranteed()
+            within = remaining is not None and all(value >= 0 for value in remaining.values())
+            if len(scheduler.within_guaranteed) > 50_000:
+                scheduler.within_guaranteed.clear()
+            scheduler.within_guaranteed[key] = within
+            if within:
+                del results[queue.path]  # F3: not above its guaranteed
+                return
         snap.victims, snap.victim_total = victims, total
         return
     for name in sorted(queue.children):
@@ -241,6 +250,21 @@ def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSn
             else:
                 child_priority = ask_priority - settings.priority_offset
         _collect(scheduler, child, results, ask_path, ask, priorities, child_priority, fenced or child_fenced)
+
+
+def _within_key(scheduler: SchedulerState, leaf: Queue, ask_path: str) -> tuple[object, ...]:
+    """What F3's answer for ``leaf`` depends on (``remaining_guaranteed`` of its snapshot, the ask's queue as
+    AskQueue): the versions of the ask's queue and of the leaf's queues whose usage counts. From the root down, the
+    queues without guaranteed resources whose ancestors have none answer None whatever their usage (no guaranteed
+    here or above): their versions, the root's changing with every allocation, are left out."""
+    chain = scheduler.guaranteed_chains.get(leaf.path)
+    if chain is None:
+        queues = [leaf, *leaf.ancestors()]
+        while queues and res.is_empty(queues[-1].guaranteed):
+            queues.pop()
+        chain = scheduler.guaranteed_chains[leaf.path] = tuple(queue.path for queue in queues)
+    version = scheduler.version
+    return (leaf.path, ask_path, version.get(ask_path, 0), *(version.get(path, 0) for path in chain))
 
 
 def _leaf_victims(scheduler: SchedulerState, queue: Queue, ask: Ask, ask_priority: int,

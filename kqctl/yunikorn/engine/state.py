@@ -88,6 +88,9 @@ class SchedulerState:
         self.failed_attempts: dict[tuple[object, ...], str] = {}
         self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
         self.guarantee_cache: dict[tuple[object, ...], tuple[object, bool]] = {}
+        # F3 per leaf (preemption._within_key): within its guaranteed, by the versions of the queues it depends on
+        self.within_guaranteed: dict[tuple[object, ...], bool] = {}
+        self.guaranteed_chains: dict[str, tuple[str, ...]] = {}
         self.victim_index: dict[int, tuple[object, Any]] = {}  # preemption._victim_index, by id(results)
         self._refresh_active()
 
