@@ -267,7 +267,7 @@ class Scheduler(SchedulerState):
     def try_reserved_allocate(self) -> CycleResult | None:
         """``tryReservedAllocate``: each reserved ask on its node, then on any other unreserved node."""
         candidates: dict[Ask, set[str] | None] = self.reserved_dirty if self.remember else dict.fromkeys(self.reserved)
-        for ask in sorted(candidates, key=lambda a: (a.app.app_id, a.key)):
+        for ask in sorted(candidates, key=_reserved_order):
             opened = candidates.get(ask)
             self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
             # reserved_node is set exactly while the ask is in self.reserved (a list: membership is slow)
@@ -295,6 +295,11 @@ class Scheduler(SchedulerState):
                 if fits(other):
                     return self._allocate(ask, other)
         return None
+
+
+def _reserved_order(ask: Ask) -> tuple[str, str]:
+    """The order reserved asks are retried in: by application, then pod."""
+    return (ask.app.app_id, ask.pod.key)
 
 
 def _fits(ask: Ask) -> Callable[[Node], bool]:
