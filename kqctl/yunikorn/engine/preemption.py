@@ -668,10 +668,16 @@ def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, Que
         less_order = sorted(by_victim_list(results), key=_less_key)
     others = [v for v in less_order if id(v) not in seen]  # a stable sort: filtering after sorting is the same
     extra: list[Ask] = []
+    # A victim that is not taken leaves every snapshot as it found it: another victim of the same queue and the same
+    # resources is not taken either until one is (kept here by queue and resources, forgotten when one is taken).
+    passed_over: set[tuple[str, tuple[tuple[str, int], ...]]] = set()
     for victim in others:
         owner = by_victim.get(id(victim))
         snap = copies.get(owner.path) if owner is not None else None
         if snap is None:
+            continue
+        alike = (snap.path, tuple(victim.resource.items()))
+        if alike in passed_over:
             continue
         remaining = snap.remaining_guaranteed()
         snap.remove(victim.resource)
@@ -687,11 +693,14 @@ def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, Que
             after = ask_queue.remaining_guaranteed()
             if before != after:
                 extra.append(victim)
+                passed_over.clear()
             else:
                 ask_queue.remove(victim.resource)
                 snap.add(victim.resource)
+                passed_over.add(alike)
         else:
             snap.add(victim.resource)
+            passed_over.add(alike)
     if extra:
         final = ask_queue.remaining_guaranteed()
         return extra, final is not None and _under_guaranteed(ask.resource, final)
