@@ -100,7 +100,7 @@ class ReferenceScheduler(Scheduler):
                 score = node.fit_in_score(ask.resource)
                 if score < best_score:
                     best, best_score = node, score
-        ask.failure = describe_no_node(counts, predicate_reason, len(self.p.nodes.by_name))
+        ask.failure = ask.no_node = describe_no_node(counts, predicate_reason, len(self.p.nodes.by_name))
         if best is not None and best.reserved_by is None and not predicates_pass(ask.pod, best):
             self.p.reserve(ask, best)
             self.reserved.append(ask)
