@@ -224,7 +224,6 @@ def _program_name() -> str:
 
 def _fail(message: str, code: int) -> None:
     from kqctl.cli.progress import erase_shown
-
     from kqctl.render.console import write_wrapped
 
     erase_shown()  # the message starts its own line, not after a progress line the error cut short
