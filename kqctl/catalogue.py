@@ -235,8 +235,9 @@ _rule("XO-LQ-NS", "warning", "kqctl", "A LocalQueue's namespace is not admitted 
       "namespaceSelector")
 _rule("XO-LQ-WEIGHT", "warning", "kqctl", "A LocalQueue fair-sharing weight that is not positive: under admission "
       "fair sharing its workloads always go last")
-_rule("XO-CO-CYCLE", "error", "kqctl", "Cohorts whose parentName links form a cycle",
-      "Kueue treats every ClusterQueue under a cycle as inactive.")
+_rule("XO-CO-CYCLE", "warning", "kqctl", "Cohorts whose parentName links form a cycle",
+      "The API server accepts each Cohort (even one that is its own parent); Kueue treats every ClusterQueue under "
+      "a cycle as inactive. --fail-on warning makes validate fail on it.")
 _rule("XO-CO-IMPLICIT", "info", "kqctl", "A cohort named by a ClusterQueue or Cohort has no Cohort object",
       "Kueue creates it implicitly, as a root cohort with no quota or limits of its own.")
 _rule("XO-WL-LQ", "warning", "kqctl", "A Workload's LocalQueue is not in the inputs: it would stay pending")

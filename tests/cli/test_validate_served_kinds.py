@@ -54,7 +54,8 @@ def test_a_v1alpha1_cluster_queue_is_an_error_in_validate_with_a_convert_hint(kq
 
 def test_status_is_ignored_on_create(kqctl: Kq, write: Write) -> None:
     workload = (REPO / "samples" / "cohort-borrowing" / "workloads.yaml").read_text().split("\n---\n")[0]
-    bad_status = workload.split("\nstatus:", 1)[0] + "\nstatus:\n  admission:\n    podSetAssignments: []\n"
+    bad_status = (workload.split("\nstatus:", 1)[0]
+                  + "\nstatus:\n  admission:\n    clusterQueue: Not_A_Name\n    podSetAssignments: []\n")
     path = write("w.yaml", bad_status)
     found = [f for f in _findings(kqctl, path) if f["field"].startswith("status")]
     assert found and all(f["severity"] == "info" for f in found)
