@@ -67,6 +67,7 @@ def audit_command(
     scheduler: str | None = options.SchedulerOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit
@@ -76,8 +77,9 @@ def audit_command(
     if plot is not None:
         _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
     if volcano_cli.is_volcano(inputs, scheduler):
+        volcano_cli.refuse_kueue_options(as_given=as_given)
         raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers))
     volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
@@ -85,8 +87,10 @@ def audit_command(
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import audit_yunikorn
 
+        if as_given:
+            raise UsageError("--as-given applies to Kueue only (the input is YuniKorn's)")
         audit_yunikorn(inputs, output, plot, not no_headers)
-    snapshot = load_snapshot(inputs, scheduler)
+    snapshot = load_snapshot(inputs, scheduler, as_given=as_given)
     report = audit(snapshot)
     if plot is not None:
         _write_plot(report, plot)

@@ -91,6 +91,7 @@ def diff_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.simulate import parse_now, simulation_options
     from kqctl.kueue.render.diff import render_diff
@@ -108,9 +109,9 @@ def diff_command(
                                     feature_gates).options() if replay else None
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     clock = parse_now(now)
-    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override)
-    old = _side(before, shared, recursive, strict, None, scheduler, clock, override)
-    new = _side(after or before, shared, recursive, strict, sets, scheduler, clock, override)
+    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override, as_given)
+    old = _side(before, shared, recursive, strict, None, scheduler, clock, override, as_given)
+    new = _side(after or before, shared, recursive, strict, sets, scheduler, clock, override, as_given)
     for side in (old, new):
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
         if replay:
@@ -144,17 +145,18 @@ def listed(old: Snapshot, new: Snapshot, namespace: str | None,
 
 
 def _shared(paths: list[str] | None, recursive: bool, strict: bool, from_cluster: bool, context: str | None,
-            kubeconfig: str | None, scheduler: str | None, override: bool) -> LoadResult | None:
+            kubeconfig: str | None, scheduler: str | None, override: bool, as_given: bool) -> LoadResult | None:
     if not paths and not from_cluster:
         options.check_cluster_options(from_cluster, context, kubeconfig)
         return None
     return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, override,
-                               scheduler)
+                               scheduler, as_given=as_given)
 
 
 def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
-          scheduler: str | None, clock: object, override: bool) -> Snapshot:
-    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes.
+          scheduler: str | None, clock: object, override: bool, as_given: bool) -> Snapshot:
+    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes, the whole
+    through the gate (objects admitted already are not checked again; the --set changes are).
     ``override``: within this side's own files, the definition read last wins (--with's were resolved already)."""
     from datetime import datetime
 
@@ -163,13 +165,14 @@ def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, s
     from kqctl.load.overrides import parse_override
 
     overrides = [parse_override(text) for text in sets or []]
-    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, override, scheduler)
+    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, override, scheduler,
+                              as_given=as_given)
     if shared is not None:
         own = LoadResult(_replacing(shared.objects, own.objects), [*shared.unreadable, *own.unreadable],
                          [*shared.files, *own.files])
-    edited = options.edited(own, overrides, False)
+    edited = options.admitted(options.edited(own, overrides, False), scheduler, as_given)
     assert isinstance(clock, datetime)
-    return load_snapshot(edited, scheduler, clock, "diff")
+    return load_snapshot(edited, scheduler, clock, "diff", as_given)
 
 
 def _replacing(shared: list[LoadedObject], own: list[LoadedObject]) -> list[LoadedObject]:

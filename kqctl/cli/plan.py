@@ -86,6 +86,7 @@ def plan_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
@@ -98,7 +99,7 @@ def plan_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler, "plan")
+                            from_cluster, context, kubeconfig, scheduler, "plan", as_given)
     try:
         problem = make_problem(snapshot, target, scope, resources or (), steps or ())
     except PlanError as exc:

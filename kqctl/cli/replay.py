@@ -162,6 +162,7 @@ def replay_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.replay.report import replay_snapshot
@@ -180,7 +181,7 @@ def replay_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler)
+                            from_cluster, context, kubeconfig, scheduler, as_given=as_given)
     options.note_namespace(namespace, (w.namespace for w in snapshot.workloads))
     shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
@@ -240,20 +241,21 @@ def write_plots(report: ReplayReport, directory: str) -> list[str]:
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
                  traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
                  override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
-                 scheduler: str | None, command: str = "replay") -> Snapshot:
+                 scheduler: str | None, command: str = "replay", as_given: bool = False) -> Snapshot:
     """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster), plus traces."""
     from kqctl.cli.simulate import load_snapshot, parse_now
 
     if generator is not None:
-        if paths or filenames or from_cluster or sets:
-            raise UsageError("--generator builds its own cluster: pass no PATHs, -f, --from-cluster or --set with it")
+        if paths or filenames or from_cluster or sets or as_given:
+            raise UsageError("--generator builds its own cluster: pass no PATHs, -f, --from-cluster, --set or "
+                             "--as-given with it")
         start = parse_now(now) if now is not None else None
         snapshot = generator_snapshot(generator, start, seed)
     else:
         start = parse_now(now)
         inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                     override, scheduler)
-        snapshot = load_snapshot(inputs, scheduler, start, command)
+                                     override, scheduler, as_given=as_given)
+        snapshot = load_snapshot(inputs, scheduler, start, command, as_given=as_given)
     add_traces(snapshot, traces or [], seed)
     check_runtimes(snapshot)
     return snapshot

@@ -33,6 +33,11 @@ class LoadedObject:
     findings: list[Finding] = field(default_factory=list)
     # (field path, --set text) of every value a --set put there: an error there names the --set, not the file.
     overridden: tuple[tuple[FieldPath, str], ...] = ()
+    # Read from a cluster: already as the API server stores it (defaulted, admitted), not checked again.
+    stored: bool = False
+    # The fields the API server fills in on create that the input left out (CRD and webhook defaults), once the
+    # object went through the gate (kqctl.validate.gate); () before, or for an object taken as given.
+    defaulted: tuple[FieldPath, ...] = ()
 
     def set_by(self, path: FieldPath) -> str | None:
         """The --set that wrote ``path`` (or a field above it), if one did."""

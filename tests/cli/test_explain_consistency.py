@@ -101,8 +101,10 @@ def test_namespace_flag_and_selector(kqctl: Kq) -> None:
 # Every Kueue sample (the Volcano and YuniKorn ones have their own explain), broken/ through its two files
 # that simulate.
 KUEUE_SAMPLES = [[f"samples/{d.name}"] for d in sorted((REPO / "samples").iterdir())
-                 if d.is_dir() and not d.name.startswith(("volcano", "yunikorn")) and d.name != "broken"]
+                 if d.is_dir() and not d.name.startswith(("volcano", "yunikorn")) and d.name not in ("broken",
+                                                                                                     "legacy-v1alpha1")]
 KUEUE_SAMPLES.append(["samples/broken/00-base.yaml", "samples/broken/50-cross-object.yaml"])
+KUEUE_SAMPLES.append(["samples/legacy-v1alpha1", "--as-given"])  # no API server serves v1alpha1: read as written
 NEEDED = re.compile(r"insufficient unused quota for \S+ in flavor \S+, \S+ more needed")
 
 

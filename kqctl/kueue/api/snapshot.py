@@ -45,3 +45,7 @@ class Snapshot:
     warnings: list[str] = field(default_factory=list)
     # Jobs and Pods of the inputs that get no Workload (REQ-1, XO-8): "namespace/name" -> (kind, why).
     without_workload: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # DEF-1: the fields the API server filled in that the input left out, per object ("ClusterQueue/team-a",
+    # "Workload/ns/name") -> field paths as validate writes them ("spec.queueingStrategy"); empty for objects
+    # simulated as given (--as-given) or read from a cluster (stored objects: nobody knows what was written).
+    defaulted: dict[str, tuple[str, ...]] = field(default_factory=dict)
