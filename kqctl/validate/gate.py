@@ -23,7 +23,6 @@ The work is validate's, not repeated: the engine reads the bodies the checks pro
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,11 +52,9 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
         _refuse_first(obj, (f for f in obj.findings if f.severity is Severity.ERROR))
     if as_given:
         return Admitted(result)
-    admitted: list[LoadedObject] = []
     notes: list[str] = []
     for obj in result.objects:
         if not obj.known or obj.stored:
-            admitted.append(obj)
             continue
         check = check_object(obj, profiles)
         _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR))
@@ -66,12 +63,14 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
             stored = {key: value for key, value in stored.items() if key != "status"}
             notes.append(f"{obj.origin}: {obj.kind} {_name(obj)}: the written status is not one the cluster could "
                          "hold (kqctl validate shows why); read without it, as the API server creates the object")
-        # Stored from now on: admitting the inputs again (diff's sides share objects) checks only what a --set
-        # changed since (an edit clears the mark).
-        admitted.append(dataclasses.replace(obj, body=stored, defaulted=tuple(defaulted_fields(obj.body, stored)),
-                                            stored=True))
+        # Changed in place (the command's own objects): from now on it is the object the server stores, and
+        # admitting the inputs again (diff's sides share objects) checks only what a --set changed since (an edit
+        # makes a new object, not stored).
+        obj.defaulted = tuple(defaulted_fields(obj.body, stored))
+        obj.body = stored
+        obj.stored = True
     _refuse_across(result.objects, profiles)
-    return Admitted(LoadResult(admitted, [], result.files), notes)
+    return Admitted(LoadResult(result.objects, [], result.files), notes)
 
 
 def _refuse_across(objects: list[LoadedObject], profiles: Sequence[ValidationProfile]) -> None:
@@ -79,6 +78,8 @@ def _refuse_across(objects: list[LoadedObject], profiles: Sequence[ValidationPro
     an error there is one the API server or the scheduler makes too (a warning is kqctl's knowledge)."""
     known = [obj for obj in objects if obj.known]
     for profile in profiles:
+        if not profile.cross_object_refuses:
+            continue
         for obj, finding in profile.cross_object(known, False):
             if finding.severity is Severity.ERROR:
                 _refuse_first(obj, iter((finding,)))

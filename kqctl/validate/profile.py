@@ -77,6 +77,9 @@ class ValidationProfile:
     # Checks across every object of the input that no API server makes.
     cross_object: Callable[[Sequence[LoadedObject], bool], Iterable[tuple[LoadedObject, Finding]]] = (
         _no_cross_checks)
+    # Whether ``cross_object`` can report an error without --closed (a refusal the API server or the scheduler makes
+    # across objects); when not, the gate every command admits objects through does not run it.
+    cross_object_refuses: bool = True
     # The part of an object the cross-object checks read (workers send only that back to the parent).
     trim: Callable[[LoadedObject], LoadedObject] = _untrimmed
     # Checks of one of the scheduler's objects that need the object itself, e.g. a configuration file embedded

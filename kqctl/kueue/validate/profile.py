@@ -83,5 +83,7 @@ PROFILE = ValidationProfile(
     kept_in_status=frozenset({RULE_DECODE}),
     webhooks=webhooks,
     cross_object=crossobject.cross_object_findings,
+    # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
+    cross_object_refuses=False,
     trim=crossobject.trimmed,
 )
