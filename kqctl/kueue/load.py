@@ -58,7 +58,7 @@ def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bo
         if as_given:
             _check_decodable(obj)
         elif obj.defaulted:
-            snapshot.defaulted[_defaulted_key(obj)] = tuple(format_path(path) for path in obj.defaulted)
+            _note_defaults(snapshot, obj)
         if (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS:
             submitted.objects.append((obj.origin, _with_namespace(obj.body, obj)))
             continue
@@ -67,6 +67,21 @@ def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bo
         _add(snapshot, obj, as_given)
     add_submitted_workloads(snapshot, submitted)  # REQ-1..3: after the queues and classes they look up
     return snapshot
+
+
+def _note_defaults(snapshot: Snapshot, obj: LoadedObject) -> None:
+    """DEF-1: what the API server filled in of the object's spec (metadata, e.g. a webhook's finalizer, decides
+    nothing), with the value it stores."""
+    filled = {format_path(path): _value_at(obj.body, path) for path in obj.defaulted
+              if path[:1] == ("spec",) and len(path) > 1}
+    if filled:
+        snapshot.defaulted[_defaulted_key(obj)] = filled
+
+
+def _value_at(body: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        body = body[part]
+    return body
 
 
 def _defaulted_key(obj: LoadedObject) -> str:
