@@ -44,8 +44,14 @@ class Admitted:
     notes: list[str] = field(default_factory=list)
 
 
-def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given: bool = False) -> Admitted:
-    """Every object of ``result`` through validate's checks; the first error validate reports is raised."""
+def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given: bool = False,
+          converting: bool = False) -> Admitted:
+    """Every object of ``result`` through validate's checks; the first error validate reports is raised.
+
+    ``converting``: for `kqctl convert`, which writes the objects as written in another version: they are checked
+    (an object in a version nobody serves any more as the object it converts to, its version being what convert
+    cures) and left as written, without defaults.
+    """
     if result.unreadable:
         raise result.unreadable[0]
     for obj in result.objects:
@@ -57,7 +63,10 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
         if not obj.known or obj.stored:
             continue
         check = check_object(obj, profiles)
-        _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR))
+        _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR
+                            and not (converting and f in check.unserved)))
+        if converting:
+            continue
         stored = check.stored
         if check.status_ignored:
             stored = {key: value for key, value in stored.items() if key != "status"}
@@ -99,9 +108,9 @@ def refusal(obj: LoadedObject, finding: Finding) -> InputError:
     source = f" (the value comes from --set {set_by!r}, not from the file)" if set_by else ""
     hint = f"; {finding.hint}" if finding.hint else ""
     line = finding.line if finding.line is not None else obj.line_of(finding.path)
-    return InputError(obj.origin.file, f"{obj.kind or 'document'} {_name(obj)}: {field_part}{finding.message}{source}"
-                      f" ({finding.rule_id}{hint}; kqctl validate shows every problem)", line=line,
-                      index=obj.origin.index)
+    what = f"{obj.kind} {_name(obj)}: " if obj.kind and isinstance(obj.body, dict) else ""
+    return InputError(obj.origin.file, f"{what}{field_part}{finding.message}{source} ({finding.rule_id}{hint}; kqctl "
+                      "validate shows every problem)", line=line, index=obj.origin.index)
 
 
 def _name(obj: LoadedObject) -> str:

@@ -75,6 +75,9 @@ class ObjectCheck:
     stored: dict[str, Any]
     # The written status has problems that a create ignores (the server drops status): not the cluster's state.
     status_ignored: bool = False
+    # The API server's "no matches for kind ... in version" for a version nobody serves any more (also in
+    # ``findings``): what `kqctl convert` cures, so it is the one refusal convert does not make.
+    unserved: tuple[Finding, ...] = ()
 
 
 def check_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> ObjectCheck:
@@ -90,7 +93,7 @@ def check_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> Ob
         body = legacy.body
         findings.extend(legacy.findings)
         if has_error(legacy.findings):
-            return ObjectCheck(findings + unserved, body)
+            return ObjectCheck(findings + unserved, body, unserved=tuple(unserved))
     kind = str(body.get("kind", ""))
     body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles)
     findings.extend(steps)
@@ -103,7 +106,7 @@ def check_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> Ob
             findings.extend(owner.inspect(obj))
     # The conversion's own findings come first: they are what `kqctl convert` would produce.
     judged = _status_ignored_on_create(findings, profiles, obj.info) + unserved
-    return ObjectCheck(judged, body, any(status_ignored(f) for f in judged))
+    return ObjectCheck(judged, body, any(status_ignored(f) for f in judged), tuple(unserved))
 
 
 def status_ignored(finding: Finding) -> bool:

@@ -36,7 +36,8 @@ def cohorts_without_queueing_strategy(workloads: int, strategy: str | None = Non
             spec: dict[str, Any] = {
                 "cohortName": f"cohort-{cohort}", "namespaceSelector": {},
                 "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
-                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": "default", "resources": [
+                "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [{"name": "default",
+                                                                                         "resources": [
                     {"name": "cpu", "nominalQuota": "20", "borrowingLimit": "10"},
                     {"name": "memory", "nominalQuota": "80Gi", "borrowingLimit": "40Gi"}]}]}]}
             if strategy is not None:

@@ -93,7 +93,8 @@ def test_schema_required_a_workload_container_without_name_is_refused(kqctl: Kq,
 
 ADMITTED_STATUS = """status:
   conditions:
-  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: "",
+     lastTransitionTime: "2026-01-01T00:00:00Z"}
   admission:
     clusterQueue: cq
     podSetAssignments:
