@@ -54,6 +54,7 @@ def convert_command(
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
     given = options.all_paths(paths, filenames)
     result = load_paths(ALL_KINDS, given, recursive=recursive)
+    options.write_notes(result.notes)
     for problem in result.unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     if result.unreadable:

@@ -214,8 +214,7 @@ def admitted(result: LoadResult, scheduler: str | None, as_given: bool = False) 
 
     choose(scheduler, result.objects)  # a usage error (two schedulers' objects) comes before any verdict on them
     gate = admit(result, validation_profiles(scheduler), as_given=as_given)
-    for note in gate.notes:
-        sys.stderr.write(f"kqctl: note: {note}\n")
+    write_notes(gate.notes)
     return gate.result
 
 
@@ -273,6 +272,12 @@ def refuse_rejected(history: list[tuple[str, LoadedObject]]) -> None:
                      "problem)", line=after.line_of(finding.path), index=after.origin.index)
 
 
+def write_notes(notes: Iterable[str]) -> None:
+    """What the loading left out (a FIFO in a directory...), on stderr: never in the output a pipe may parse."""
+    for note in notes:
+        sys.stderr.write(f"kqctl: note: {note}\n")
+
+
 def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> PlanChoice:
     """What --from-cluster and snapshot save read: the named scheduler's plan, or without --scheduler the one
     whose API group the cluster serves (chosen once discovery has listed the groups)."""
@@ -322,6 +327,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
         result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
+        write_notes(result.notes)
         if not result.objects and not result.unreadable and not allow_empty:
             from kqctl.load.sources import no_objects_error
 
@@ -335,6 +341,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
         sys.stderr.write(f"kqctl: warning: {note}\n")
     if given:
         files = load_paths(kinds, given, recursive=recursive, strict=strict)
+        write_notes(files.notes)
         result = LoadResult([*result.objects, *files.objects], files.unreadable, [*result.files, *files.files])
         for obj in result.objects:
             obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]

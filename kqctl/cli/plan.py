@@ -32,7 +32,8 @@ HELP = "\n\n".join((
     "a cohort's ClusterQueues together (--for cohort/NAME) that meets a target on the replay of their workloads: "
     "'p95(time-to-admission) < 30m', 'mean(time-to-finish) <= 2h', 'no workload inadmissible', or several joined "
     "with 'and'.",
-    "Candidates are replayed in parallel processes (one per core, --jobs). The answer is printed with the replays "
+    "Candidates are replayed in parallel processes (--jobs), always the same ones in the same order. The answer "
+    "is printed with the replays "
     "that prove it: the one at the answer meets the target, the one a step below misses it. Exit code 1 when no "
     "quota up to the cap (--max, default: every workload in scope at once) meets the target.",
 ))
@@ -66,7 +67,9 @@ def plan_command(
     resources: list[str] | None = ResourceOption,
     steps: list[str] | None = StepOption,
     maximum: list[str] | None = MaxOption,
-    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0, help="Parallel replays (default: one per core)."),
+    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0,
+                             help="Parallel replays (default: one per core; at most 2, the candidates of one round). "
+                                  "The answer and -o json do not depend on it."),
     budget: int = typer.Option(60, "--budget", metavar="N", min=2, help="At most this many replays."),
     generator: str | None = GeneratorOption,
     traces: list[str] | None = TraceOption,
@@ -90,7 +93,7 @@ def plan_command(
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
-    from kqctl.kueue.replay.plan import PlanError, default_cap, make_problem, search
+    from kqctl.kueue.replay.plan import SEARCH_WIDTH, PlanError, default_cap, make_problem, search
 
     if output not in PLAN_FORMATS:
         raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(PLAN_FORMATS)}")
@@ -105,9 +108,10 @@ def plan_command(
     except PlanError as exc:
         raise UsageError(str(exc)) from None
     cap = _cap(maximum or [], problem, default_cap(snapshot, problem))
-    workers = jobs or os.cpu_count() or 1
+    # A round of the search replays SEARCH_WIDTH candidates: more processes would have nothing to do.
+    workers = min(jobs or os.cpu_count() or 1, SEARCH_WIDTH)
     with Evaluator(snapshot, problem, replay_options, workers, progress) as evaluator:
-        result = search(problem, evaluator, cap, workers, budget)
+        result = search(problem, evaluator, cap, budget=budget)  # the same candidates whatever --jobs
     progress.done()
     render_plan(result, output, sys.stdout, workers)
     raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)

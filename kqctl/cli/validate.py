@@ -125,7 +125,9 @@ def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool
     from kqctl.validate.parallel import Job, default_jobs, validate_files_parallel, worth_parallel
     from kqctl.validate.runner import validate_load
 
-    files = expand_paths(paths, recursive)
+    skipped: list[str] = []
+    files = expand_paths(paths, recursive, skipped)
+    options.write_notes(skipped)
     kinds = kinds_for(scheduler)
     workers = jobs or default_jobs()
     if worth_parallel(files, workers):

@@ -101,6 +101,7 @@ class LoadResult:
     objects: list[LoadedObject]
     unreadable: list[InputError]
     files: list[str] = field(default_factory=list)  # in reading order ("<stdin>" for stdin)
+    notes: list[str] = field(default_factory=list)  # what was left out of the inputs and why, for stderr
 
     @property
     def known_objects(self) -> list[LoadedObject]:
@@ -117,7 +118,8 @@ def load_paths(kinds: KindRegistry, paths: Iterable[str], recursive: bool = Fals
     objects: list[LoadedObject] = []
     unreadable: list[InputError] = []
     files: list[str] = []
-    for name in expand_paths(paths, recursive):
+    notes: list[str] = []
+    for name in expand_paths(paths, recursive, notes):
         files.append(STDIN_NAME if name == "-" else name)
         try:
             source = read_source(name, stdin)
@@ -128,7 +130,7 @@ def load_paths(kinds: KindRegistry, paths: Iterable[str], recursive: bool = Fals
         for document in documents:
             objects.extend(objects_of(kinds, document, strict))
     mark_duplicates(objects)
-    return LoadResult(objects, unreadable, files)
+    return LoadResult(objects, unreadable, files, notes)
 
 
 def load_text(kinds: KindRegistry, text: str, name: str = "<text>", strict: bool = False) -> LoadResult:
