@@ -87,9 +87,9 @@ def _refuse_across(objects: list[LoadedObject], profiles: Sequence[ValidationPro
     an error there is one the API server or the scheduler makes too (a warning is kqctl's knowledge)."""
     known = [obj for obj in objects if obj.known]
     for profile in profiles:
-        if not profile.cross_object_refuses:
-            continue
-        for obj, finding in profile.cross_object(known, False):
+        refusals = profile.cross_object_refusals
+        found = refusals(known) if refusals is not None else profile.cross_object(known, False)
+        for obj, finding in found:
             if finding.severity is Severity.ERROR:
                 _refuse_first(obj, iter((finding,)))
 

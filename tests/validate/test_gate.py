@@ -75,3 +75,20 @@ def test_an_unreadable_input_is_refused_first() -> None:
 ])
 def test_defaulted_fields_name_the_topmost_field_filled_in(written: Any, stored: Any, expected: list[Any]) -> None:
     assert list(defaulted_fields(written, stored)) == expected
+
+
+def test_the_cross_object_refusals_are_the_errors_of_the_whole_cross_object_checks() -> None:
+    # The gate runs only the part of each scheduler's checks across objects that can refuse: on every sample, the
+    # errors of the whole checks are exactly those of that part (never a refusal left out for speed).
+    from support import REPO
+
+    from kqctl.findings import Severity
+    from kqctl.load.objects import load_paths
+
+    for sample in sorted(p for p in (REPO / "samples").iterdir() if p.is_dir()):
+        known = load_paths(ALL_KINDS, [str(sample)], recursive=True).known_objects
+        for profile in validation_profiles(None):
+            errors = {(id(o), f) for o, f in profile.cross_object(known, False) if f.severity is Severity.ERROR}
+            if profile.cross_object_refusals is not None:
+                part = {(id(o), f) for o, f in profile.cross_object_refusals(known) if f.severity is Severity.ERROR}
+                assert part == errors, (sample.name, profile.scheduler)

@@ -136,7 +136,7 @@ def test_xo_co_cycle_a_cohort_that_is_its_own_parent_is_a_warning(kqctl: Kq, wri
 
 
 def test_kueue_cross_object_checks_never_refuse_without_closed(kqctl: Kq) -> None:
-    # The gate skips them (ValidationProfile.cross_object_refuses): the broken sample holds every XO kind.
+    # The gate skips them (ValidationProfile.cross_object_refusals): the broken sample holds every XO kind.
     from support import REPO
 
     from kqctl.cli.schedulers import ALL_KINDS
