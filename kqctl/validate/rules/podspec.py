@@ -48,23 +48,59 @@ def _overcommit_allowed(name: str) -> bool:
     return _is_native(name) and not _is_huge_pages(name)
 
 
-def _name_errors(name: str, path: FieldPath) -> list[FieldError]:
-    """validateContainerResourceName (after validateResourceName's qualified-name check)."""
-    errors = [invalid(path, go_quote(name), message) for message in is_qualified_name(name)]
+def _name_problems(name: str) -> tuple[str, ...]:
+    """validateContainerResourceName (after validateResourceName's qualified-name check): the messages."""
+    problems = list(is_qualified_name(name))
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not _is_huge_pages(name):
-            errors.append(invalid(path, go_quote(name), "must be a standard resource for containers"))
+            problems.append("must be a standard resource for containers")
     elif not _is_native(name) and not _is_extended(name):
-        errors.append(invalid(path, go_quote(name), "doesn't follow extended resource name standard"))
-    return errors
+        problems.append("doesn't follow extended resource name standard")
+    return tuple(problems)
 
 
-def _value_errors(name: str, value: Quantity, path: FieldPath) -> list[FieldError]:
+class _Name:
+    """What the rules need to know of a resource name, worked out once per name (50,000 pods share a few)."""
+
+    __slots__ = ("problems", "extended", "overcommit")
+
+    def __init__(self, name: str) -> None:
+        self.problems = _name_problems(name)
+        self.extended = _is_extended(name)
+        self.overcommit = _overcommit_allowed(name)
+
+
+_NAMES: dict[str, _Name] = {}
+_QUANTITIES: dict[str, Quantity | None] = {}
+_KEPT = 4096
+
+
+def _facts(name: str) -> _Name:
+    known = _NAMES.get(name)
+    if known is None:
+        if len(_NAMES) >= _KEPT:
+            _NAMES.clear()
+        known = _NAMES[name] = _Name(name)
+    return known
+
+
+def _quantity(raw: object) -> Quantity | None:
+    """quantity(), remembered for the texts that repeat ("1", "4Gi")."""
+    if type(raw) is not str:
+        return quantity(raw)
+    if raw not in _QUANTITIES:
+        if len(_QUANTITIES) >= _KEPT:
+            _QUANTITIES.clear()
+        _QUANTITIES[raw] = quantity(raw)
+    return _QUANTITIES[raw]
+
+
+def _value_errors(facts: _Name, value: Quantity, path: FieldPath) -> list[FieldError]:
     """ValidateResourceQuantityValue: never negative; a whole number for an extended resource."""
     errors = []
     if value.value < 0:
         errors.append(invalid(path, quoted_quantity(value), NEGATIVE_MSG))
-    if _is_extended(name) and value.value.denominator != 1:
+    if facts.extended and value.value.denominator != 1:
         errors.append(invalid(path, quoted_quantity(value), "must be an integer"))
     return errors
 
@@ -73,10 +109,17 @@ def _quantities(raw: object) -> list[tuple[str, Quantity]]:
     """The parsable entries of a resource map (what does not parse is the schema's finding)."""
     entries = []
     for name, text in (raw.items() if isinstance(raw, dict) else ()):
-        value = quantity(text)
+        value = _quantity(text)
         if isinstance(name, str) and value is not None:
             entries.append((name, value))
     return entries
+
+
+def _checked(name: str, value: Quantity, where: FieldPath) -> Iterator[Problem]:
+    facts = _facts(name)
+    yield from ((NAME, invalid(where, go_quote(name), problem)) for problem in facts.problems)
+    if value.value < 0 or facts.extended:
+        yield from ((VALUE, error) for error in _value_errors(facts, value, where))
 
 
 # The rule each kind of problem is reported under.
@@ -88,22 +131,18 @@ def _requirements(resources: object, path: FieldPath) -> Iterator[Problem]:
     """validateResourceRequirements for one container (or the overhead, as limits)."""
     limits = dict(_quantities(child(resources, "limits")))
     for name, value in limits.items():
-        where = (*path, "limits", name)
-        yield from ((NAME, error) for error in _name_errors(name, where))
-        yield from ((VALUE, error) for error in _value_errors(name, value, where))
+        yield from _checked(name, value, (*path, "limits", name))
     for name, value in _quantities(child(resources, "requests")):
-        where = (*path, "requests", name)
-        yield from ((NAME, error) for error in _name_errors(name, where))
-        yield from ((VALUE, error) for error in _value_errors(name, value, where))
+        yield from _checked(name, value, (*path, "requests", name))
         limit = limits.get(name)
         if limit is not None:
-            if value.value != limit.value and not _overcommit_allowed(name):
+            if value.value != limit.value and not _facts(name).overcommit:
                 yield LIMIT, invalid((*path, "requests"), quoted_quantity(value),
                                      f"must be equal to {name} limit of {limit.canonical()}")
             elif value.value > limit.value:
                 yield LIMIT, invalid((*path, "requests"), quoted_quantity(value),
                                      f"must be less than or equal to {name} limit of {limit.canonical()}")
-        elif not _overcommit_allowed(name):
+        elif not _facts(name).overcommit:
             yield LIMIT, required((*path, "limits"), "Limit must be set for non overcommitable resources")
 
 
