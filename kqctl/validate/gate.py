@@ -59,26 +59,29 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
     if as_given:
         return Admitted(result)
     notes: list[str] = []
+    stored_bodies: list[tuple[LoadedObject, dict[str, Any]]] = []
     for obj in result.objects:
         if not obj.known or obj.stored:
             continue
         check = check_object(obj, profiles)
         _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR
                             and not (converting and f in check.unserved)))
-        if converting:
-            continue
         stored = check.stored
         if check.status_ignored:
             stored = {key: value for key, value in stored.items() if key != "status"}
             notes.append(f"{obj.origin}: {obj.kind} {_name(obj)}: the written status is not one the cluster could "
                          "hold (kqctl validate shows why); read without it, as the API server creates the object")
+        stored_bodies.append((obj, stored))
+    _refuse_across(result.objects, profiles)  # on the objects as written, as validate runs these checks
+    if converting:
+        return Admitted(result)  # convert writes the objects as written
+    for obj, stored in stored_bodies:
         # Changed in place (the command's own objects): from now on it is the object the server stores, and
         # admitting the inputs again (diff's sides share objects) checks only what a --set changed since (an edit
         # makes a new object, not stored).
         obj.defaulted = tuple(defaulted_fields(obj.body, stored))
         obj.body = stored
         obj.stored = True
-    _refuse_across(result.objects, profiles)
     return Admitted(LoadResult(result.objects, [], result.files), notes)
 
 
