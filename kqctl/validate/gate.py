@@ -79,7 +79,8 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
         # Changed in place (the command's own objects): from now on it is the object the server stores, and
         # admitting the inputs again (diff's sides share objects) checks only what a --set changed since (an edit
         # makes a new object, not stored).
-        obj.defaulted = tuple(defaulted_fields(obj.body, stored))
+        # (an object admitted before and changed by a --set keeps what was filled in the first time)
+        obj.defaulted = tuple(dict.fromkeys((*obj.defaulted, *defaulted_fields(obj.body, stored))))
         obj.body = stored
         obj.stored = True
     return Admitted(LoadResult(result.objects, [], result.files), notes)
