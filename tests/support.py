@@ -24,8 +24,17 @@ class Run:
     err: str
 
 
-def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Run:
-    """``kqctl ARGS`` through the installed command's entry point, in this process.
+class TerminalOutput(io.StringIO):
+    """Standard output as a terminal: kqctl wraps free text at $COLUMNS there (never into a pipe)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, tty: bool = False,
+              cwd: Path | None = None) -> Run:
+    """``kqctl ARGS`` through the installed command's entry point, in this process, in ``cwd`` (default: the
+    repository); ``tty``: standard output is a terminal (of $COLUMNS columns, given in ``env``) instead of a pipe.
 
     Starting a Python per command cost most of the suite's time; what a subprocess would isolate
     (argv, standard streams, environment, working directory, the garbage collector that main()
@@ -34,11 +43,11 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
     """
     from kqctl.cli import app as app_module
 
-    out, err = io.StringIO(), io.StringIO()
+    out, err = TerminalOutput() if tty else io.StringIO(), io.StringIO()
     stdin_stream = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
     code: int | str | None = None
-    cwd = os.getcwd()
-    os.chdir(REPO)
+    previous = os.getcwd()
+    os.chdir(cwd or REPO)
     try:
         with mock.patch.object(sys, "argv", ["kqctl", *args]), mock.patch.object(app_module.gc, "disable"), \
                 mock.patch.object(sys, "stdin", stdin_stream), \
@@ -51,7 +60,7 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
             except SystemExit as exited:
                 code = exited.code
     finally:
-        os.chdir(cwd)
+        os.chdir(previous)
     if isinstance(code, str):
         err.write(code + "\n")
     return Run(code if isinstance(code, int) else (0 if code is None else 1), out.getvalue(), err.getvalue())

@@ -25,11 +25,11 @@ TARGETS = ("v1beta2", "v1beta1", "kueue")
 
 EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
-    "kqctl convert old/ --to v1beta1 -o json",
-    "kubectl get clusterqueues -o yaml | kqctl convert -",
-    "kqctl convert old/ --set clusterqueue/team-a.spec.stopPolicy=Hold  # change a field while converting",
-    "kqctl convert -f volcano-queues.yaml --to kueue > kueue-queues.yaml",
-    "kqctl convert -f queues.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
+    "kqctl convert samples/legacy-v1alpha1 --to v1beta1 -o json",
+    "kqctl convert - < samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
+    "kqctl convert samples/legacy-v1alpha1 --set clusterqueue/legacy-batch.spec.stopPolicy=Hold  # and change a field",
+    "kqctl convert -f samples/volcano-hierarchy --to kueue > kueue-queues.yaml",
+    "kqctl convert -f samples/yunikorn-priority/yunikorn-configs.yaml --to kueue  # YuniKorn queues as Kueue's",
 )
 
 def convert_command(
@@ -39,7 +39,8 @@ def convert_command(
     to: str = typer.Option("v1beta2", "--to", metavar="VERSION", help="Target: v1beta2 or v1beta1 (Kueue "
                            "versions), or kueue (Volcano Queues, or a YuniKorn queues.yaml or its ConfigMap, to "
                            "Kueue)."),
-    output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    output: str = typer.Option("yaml", "-o", "--output", metavar="FORMAT",
+                               help="yaml, json, jsonpath=TEMPLATE or custom-columns=SPEC (over the List of objects)."),
     sets: list[str] | None = options.SetOption,
 ) -> None:
     from kqctl.cli.schedulers import ALL_KINDS
@@ -47,8 +48,9 @@ def convert_command(
 
     if to not in TARGETS:
         raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
-    if output not in ("yaml", "json"):
-        raise UsageError(f"unknown output format {output!r}; choose yaml or json")
+    from kqctl.render.output import check_output
+
+    check_output(output, ("yaml", "json"))
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
@@ -78,7 +80,7 @@ def convert_command(
 
         raise typer.Exit(convert_to_kueue(result, output))
     converted, failed = _convert_all(result.objects, to)
-    _print(converted, output)
+    write_manifests(converted, output)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
 
@@ -112,11 +114,7 @@ def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:
     return converted, failed
 
 
-def _print(documents: list[Any], output: str) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml_documents
+def write_manifests(documents: list[Any], output: str) -> None:
+    from kqctl.render.output import write_manifests as write
 
-    if output == "json":
-        body: Any = documents[0] if len(documents) == 1 else {"apiVersion": "v1", "kind": "List", "items": documents}
-        sys.stdout.write(dump_json(body))
-    else:
-        sys.stdout.write(dump_yaml_documents(documents))
+    write(sys.stdout, documents, output)

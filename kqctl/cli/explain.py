@@ -37,7 +37,7 @@ EXAMPLES = options.examples(
     "kqctl explain team-a/job-llm-finetune-0d5b7 samples/cohort-borrowing",
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
-    "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain team-a/job-llm-finetune-0d5b7 --from-cluster",
     "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
     "kqctl explain --queue root.tenant1.a samples/yunikorn-priority  # YuniKorn: priorities and order",
     "kqctl explain team1/a-job-0 samples/yunikorn-priority  # YuniKorn: why a pod waits",
@@ -55,7 +55,8 @@ def explain_command(
                                              help="Kueue feature gates, Name=bool,..."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="The workload's namespace (or, with -l, only this namespace)."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces",
@@ -86,9 +87,10 @@ def explain_command(
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
+    from kqctl.render.output import check_output
 
-    if output not in EXPLAIN_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(EXPLAIN_FORMATS)}")
+    check_output(output, EXPLAIN_FORMATS)
+    _refuse_field_path(workload)
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     if selector is not None:
@@ -106,6 +108,8 @@ def explain_command(
     assumed_runtime = parse_runtime(runtime)
     from kqctl.cli.progress import Progress
 
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now, runtime=runtime, as_given=as_given)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
@@ -175,14 +179,17 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
 
-    # A workload that is not queued (no LocalQueue, a stopped one...) waits for a change, not for time.
-    waiting = [e.key for e in explanations if not e.admitted and (e.steady is None or e.steady.queue_problem is None)]
+    # Every one that holds no quota now, or loses it (preempted) in the steady state; not one that is not queued (no
+    # LocalQueue, a stopped one...): that waits for a change, not for time.
+    waiting = [e.key for e in explanations if (not e.admitted or not e.gets_in)
+               and (e.steady is None or e.steady.queue_problem is None)]
     if not waiting:
         return {}
     check_runtimes(snapshot)
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
     report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
-    found = {key: estimate_from(report, key) for key in waiting}
+    fits = {e.key: e.gets_in for e in explanations}
+    found = {key: estimate_from(report, key, fits[key]) for key in waiting}
     return {key: value for key, value in found.items() if value is not None}
 
 
@@ -197,6 +204,19 @@ def _selected(snapshot: Snapshot, sim_options: SimulationOptions, selector: dict
                   if workload.admission is None
                   and (namespace is None or workload.namespace == namespace)
                   and selector_matches(selector, dict(workload.labels)))
+
+
+def _refuse_field_path(workload: str | None) -> None:
+    """``kqctl explain clusterqueue.spec.preemption`` means kubectl explain's field documentation: say that kqctl
+    explain takes a workload and name the command that documents fields."""
+    if workload is None or "/" in workload or "." not in workload:
+        return
+    from kqctl.validate.field_docs import names_a_kind
+
+    if names_a_kind(workload.split(".", 1)[0]):
+        raise UsageError(f"kqctl explain takes a workload (namespace/name), not a field: {workload!r} looks like "
+                         f"kubectl explain's RESOURCE.FIELD; for the field's documentation run: kqctl fields "
+                         f"{workload}")
 
 
 def _refuse_swapped_arguments(workload: str, paths: list[str], filenames: list[str]) -> None:

@@ -27,8 +27,9 @@ ColorOption = typer.Option("auto", "--color", metavar="WHEN",
 
 
 NoHeadersOption = typer.Option(False, "--no-headers", help="Print table rows without the header line.")
-SortByOption = typer.Option(None, "--sort-by", metavar="COLUMN",
-                            help="Sort table rows by a column, e.g. priority or clusterqueue (names as in the header).")
+SortByOption = typer.Option(None, "--sort-by", metavar="COLUMN|PATH",
+                            help="Sort rows by a column, e.g. priority (names as in the header), or as kubectl by a "
+                                 "JSONPath into the -o json rows, e.g. .priority (orders json, yaml, templates too).")
 LimitOption = typer.Option(DEFAULT_ROW_LIMIT, "--limit", metavar="N", min=1,
                            help="Show at most N rows per table (json, yaml and name are never limited).")
 ShowAllOption = typer.Option(False, "--show-all", help="Show every table row (no --limit).")
@@ -228,8 +229,12 @@ def edited(result: LoadResult, overrides: list[Override], override: bool, refuse
 
         # Per changed object: its states, the original first, then after each --set that changed it.
         states: dict[int, list[tuple[str, LoadedObject]]] = {}
+        from kqctl.yunikorn.overrides import apply_queue_override, is_queue_override
+
         for one in overrides:
-            changed = apply_overrides(objects, [one], unknown_field)
+            # YuniKorn's queues are no objects: queue/root.PATH.FIELD edits its queues.yaml.
+            changed = apply_queue_override(objects, one) if is_queue_override(one, objects) else \
+                apply_overrides(objects, [one], unknown_field)
             for index, (old, new) in enumerate(zip(objects, changed, strict=True)):
                 if old is not new:
                     states.setdefault(index, [("", old)]).append((one.text, new))

@@ -30,7 +30,11 @@ class Progress:
         self.shown = False
 
     def step(self, text: str, size: int | None = None) -> None:
-        """Show ``text`` (when ``size``, the number of objects, is large enough to be worth it)."""
+        """Show ``text`` (when ``size``, the number of objects, is large enough to be worth it); at -v 1 and more,
+        log it as a diagnostic whatever the size."""
+        from kqctl import diagnostics
+
+        diagnostics.log(1, text.removeprefix("kqctl: "))
         if not self.enabled or (size is not None and size < LARGE_INPUT):
             return
         global _shown
@@ -41,6 +45,9 @@ class Progress:
 
     def done(self) -> None:
         """Erase the line, so that what follows starts on a clean line."""
+        from kqctl import diagnostics
+
+        diagnostics.log(1, "done; writing the output")
         global _shown
         if self.shown:
             self.stream.write("\r\x1b[K")

@@ -21,20 +21,21 @@ EXAMPLES = options.examples(
     "kqctl rules XO",
     "kqctl rules -o json",
 )
-RULES_FORMATS = ("table", "json", "yaml")
+RULES_FORMATS = ("table", "wide", "json", "yaml")
 
 
 def rules_command(
     rule_id: str | None = typer.Argument(None, metavar="ID", show_default=False,
                                          help="A rule ID (VAL-CQ-23) or a family (XO, VAL-RF)."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide (adds SOURCE), json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
     no_headers: bool = options.NoHeadersOption,
 ) -> None:
     from kqctl import catalogue
+    from kqctl.render.output import check_output
     from kqctl.render.rules import render_rule, render_rules
 
-    if output not in RULES_FORMATS:
-        raise UsageError(f"unknown output format {output!r}; choose one of: {', '.join(RULES_FORMATS)}")
+    check_output(output, RULES_FORMATS)
     if rule_id is None:
         render_rules(catalogue.all_rules(), output, sys.stdout, headers=not no_headers)
         return

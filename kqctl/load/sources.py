@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from kqctl import diagnostics
 from kqctl.errors import InputError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -44,7 +45,10 @@ def expand_paths(paths: Iterable[str], recursive: bool = False, skipped: list[st
             continue
         path = Path(raw)
         if path.is_dir():
-            files.extend(_manifests_in(path, recursive, skipped))
+            found = list(_manifests_in(path, recursive, skipped))
+            diagnostics.log(4, f"{raw}: {len(found)} manifest file(s){' (recursive)' if recursive else ''}: "
+                               f"{', '.join(found[:20])}{' ...' if len(found) > 20 else ''}")
+            files.extend(found)
         elif path.exists() or path.is_symlink():
             files.append(raw)  # a broken link is reported when read
         else:

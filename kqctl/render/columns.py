@@ -1,8 +1,16 @@
-"""kubectl-style tables: plain aligned columns, one row per item, nothing cut or wrapped.
+"""kubectl-style tables: plain aligned columns, one row per item, nothing cut.
+
+A column says whether it is shown by default, only under ``-o wide`` (``wide``), or only by default
+(``narrow``: a short summary whose details ``-o wide`` spreads over columns of their own), and whether
+it holds free text (``wrap``: a reason, a message). The default view holds the columns people need to
+decide, so that a row fits 80 columns.
 
 A name cut to ``default-flav…`` or split over two lines cannot be pasted into the next command, so
-cells are never shortened: a row longer than the terminal runs past its edge, as ``kubectl get``
-does. Colour, when on, is added after alignment so escape codes never shift a column.
+cells are never shortened. On a terminal narrower than a row, only a ``wrap`` column's text wraps, at
+spaces, inside its own column with a hanging indent; every other cell stays whole (a row that still
+does not fit runs past the edge, as ``kubectl get`` does). Into a pipe or a file nothing is wrapped
+(see ``console.terminal_width``). Colour, when on, is added after alignment so escape codes never
+shift a column.
 """
 
 from __future__ import annotations
@@ -10,9 +18,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from kqctl.errors import UsageError
+from kqctl.render.console import MIN_WRAP_WIDTH, terminal_width, wrap_text
 
 GAP = "   "  # kubectl separates columns by three spaces
 # Tables stop after this many rows unless --limit/--show-all say otherwise: 50,000 rows help nobody
@@ -33,12 +42,19 @@ class TableOptions:
 
 @dataclass(frozen=True)
 class Column:
-    """One column: its header (printed upper-case), alignment, and whether only ``-o wide`` shows it."""
+    """One column: its header (printed upper-case unless ``literal_header``), alignment, and where it shows.
+
+    ``wide``: only ``-o wide`` shows it. ``narrow``: only the default view shows it (a summary of columns
+    ``-o wide`` shows one by one). ``wrap``: free text that may wrap inside the column on a terminal.
+    """
 
     header: str
     right: bool = False
     wide: bool = False
     sort_key: Callable[[str], object] | None = None  # how --sort-by orders this column's cells
+    wrap: bool = False
+    narrow: bool = False
+    literal_header: bool = False  # custom-columns: the header as the user wrote it
 
 
 @dataclass
@@ -46,12 +62,16 @@ class Table:
     columns: Sequence[Column]
     rows: list[list[str]] = field(default_factory=list)
     styles: list[list[str | None]] = field(default_factory=list)  # a rich style per cell, or None
+    # Per row, the object -o json shows for it (None when the table has none): --sort-by with a JSONPath
+    # orders rows by a field of it, as kubectl orders a list's items.
+    items: list[Any] = field(default_factory=list)
 
-    def add(self, cells: Sequence[str], styles: Sequence[str | None] | None = None) -> None:
+    def add(self, cells: Sequence[str], styles: Sequence[str | None] | None = None, item: Any = None) -> None:
         if len(cells) != len(self.columns):
             raise ValueError(f"{len(cells)} cells for {len(self.columns)} columns")
         self.rows.append(list(cells))
         self.styles.append(list(styles) if styles is not None else [None] * len(cells))
+        self.items.append(item)
 
 
 _SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b", "\f": "\\f",
@@ -77,23 +97,77 @@ def _escape(char: str) -> str:
 
 
 def shown_columns(columns: Sequence[Column], wide: bool) -> list[int]:
-    return [i for i, column in enumerate(columns) if wide or not column.wide]
+    return [i for i, column in enumerate(columns) if (column.narrow and not wide) or
+            (not column.narrow and (wide or not column.wide))]
+
+
+def header_text(column: Column) -> str:
+    return column.header if column.literal_header else column.header.upper()
 
 
 def format_lines(table: Table, wide: bool = False, headers: bool = True,
-                 paint: Callable[[str, str], str] | None = None) -> list[str]:
-    """The table as text lines; ``paint(text, style)`` colours a padded cell (None: no colour)."""
+                 paint: Callable[[str, str], str] | None = None, width: int | None = None) -> list[str]:
+    """The table as text lines; ``paint(text, style)`` colours a padded cell (None: no colour). ``width``: the
+    terminal's columns, to wrap a ``wrap`` column's text in when a row is wider (None: nothing wraps)."""
     keep = shown_columns(table.columns, wide)
-    header_row = [table.columns[i].header.upper() for i in keep]
+    columns = [table.columns[i] for i in keep]
+    header_row = [header_text(column) for column in columns]
     body = [[printable(row[i]) for i in keep] for row in table.rows]  # rows keep the raw text (keys, sorting)
     styles = [[style[i] for i in keep] for style in table.styles]
     widths = [max([len(header_row[j]) if headers else 0, *(len(r[j]) for r in body)]) for j in range(len(keep))]
+    rooms = _wrap_rooms(columns, widths, width, header_row if headers else None, body)
+    wrapped = [{index: wrap_text(row[index], room, "", "  ", least=1) for index, room in rooms.items()}
+               for row in body]
+    for index in rooms:  # a word longer than its room stays whole: the column widens to it
+        widths[index] = max([widths[index], *(len(piece) for pieces in wrapped for piece in pieces[index])])
     lines = []
     if headers:
-        lines.append(_line(header_row, widths, [table.columns[i] for i in keep], None, None))
-    for row, style in zip(body, styles, strict=True):
-        lines.append(_line(row, widths, [table.columns[i] for i in keep], style, paint))
+        lines.append(_line(header_row, widths, columns, None, None))
+    for row, style, pieces in zip(body, styles, wrapped, strict=True):
+        if not rooms:
+            lines.append(_line(row, widths, columns, style, paint))
+            continue
+        for number in range(max(len(p) for p in pieces.values())):
+            cells = [(pieces[j][number] if number < len(pieces[j]) else "") if j in pieces else
+                     (cell if number == 0 else "") for j, cell in enumerate(row)]
+            lines.append(_line(cells, widths, columns, style, paint))
     return lines
+
+
+def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None, header_row: list[str] | None,
+                body: list[list[str]]) -> dict[int, int]:
+    """The width each wrap column gets when rows are wider than ``width``: each first gets its longest word (and
+    its hanging indent) or its header, never less than a few columns, then what is left goes, share by share, to
+    those that want more. ``widths`` is updated. Empty: nothing wraps (rows fit, or the other columns alone
+    leave too little: the row runs past the edge, as kubectl's do)."""
+    if width is None:
+        return {}
+    total = sum(widths) + len(GAP) * (len(widths) - 1)
+    wrapping = [j for j, column in enumerate(columns) if column.wrap]
+    if total <= width or not wrapping:
+        return {}
+    left = width - (total - sum(widths[j] for j in wrapping))
+    least = MIN_WRAP_WIDTH if len(wrapping) == 1 else MIN_WRAP_WIDTH // 2
+    rooms: dict[int, int] = {}
+    for j in wrapping:
+        longest = max((len(word) for row in body for word in row[j].split()), default=0) + 2
+        rooms[j] = min(widths[j], max(least, len(header_row[j]) if header_row is not None else 0, longest))
+    if sum(rooms.values()) > left:
+        return {}
+    spare = left - sum(rooms.values())
+    wanting = [j for j in wrapping if rooms[j] < widths[j]]
+    while spare > 0 and wanting:
+        share = max(1, spare // len(wanting))
+        for j in list(wanting):
+            extra = min(share, widths[j] - rooms[j], spare)
+            rooms[j] += extra
+            spare -= extra
+            if rooms[j] >= widths[j]:
+                wanting.remove(j)
+    rooms = {j: room for j, room in rooms.items() if room < widths[j]}
+    for j, room in rooms.items():
+        widths[j] = room
+    return rooms
 
 
 def _line(cells: Sequence[str], widths: Sequence[int], columns: Sequence[Column],
@@ -109,20 +183,43 @@ def _line(cells: Sequence[str], widths: Sequence[int], columns: Sequence[Column]
 
 def sort_rows(table: Table, key: str | None) -> None:
     """--sort-by: order rows by the column whose header is ``key`` (case-insensitive, '-' or '_' for
-    spaces); an unknown key is a usage error that lists the valid ones."""
+    spaces), or, as kubectl does, by a JSONPath (``.priority``, ``{.admission.clusterQueue}``) into the object
+    each row shows in -o json; an unknown key is a usage error that lists the valid ones."""
     if not key:
         return
-    wanted = _normal(key.lstrip("."))
+    wanted = _normal(key.strip("{}").lstrip("."))
     names = [_normal(c.header) for c in table.columns]
+    if is_jsonpath(key) and table.rows and all(item is not None for item in table.items):
+        from kqctl.render.jsonpath import sort_key_for, values_of
+
+        # A path no object has (.reason where the objects say .state) still names a column if one has that name.
+        if wanted not in names or any(values_of(key, item) for item in table.items):
+            value_of = sort_key_for(key)
+            order = sorted(range(len(table.rows)), key=lambda r: (value_of(table.items[r]), r))
+            _reorder(table, order)
+            return
     if wanted not in names:
         valid = ", ".join(c.header.lower().replace(" ", "-") for c in table.columns)
-        raise UsageError(f"--sort-by {key!r}: no such column; choose one of: {valid}")
+        paths = " or a JSONPath into the -o json objects (e.g. .name)" if table.items and all(
+            item is not None for item in table.items) else ""
+        raise UsageError(f"--sort-by {key!r}: no such column; choose one of: {valid}{paths}")
     index = names.index(wanted)
     column = table.columns[index]
     convert = column.sort_key or (lambda cell: cell)
     order = sorted(range(len(table.rows)), key=lambda r: (_sortable(convert(table.rows[r][index])), r))
+    _reorder(table, order)
+
+
+def is_jsonpath(key: str) -> bool:
+    """kubectl's --sort-by takes a JSONPath: ``.a.b``, ``{.a.b}`` or ``$.a``. A plain word names a column."""
+    return key.startswith((".", "{", "$")) and len(key.strip("{}$.")) > 0
+
+
+def _reorder(table: Table, order: list[int]) -> None:
     table.rows = [table.rows[r] for r in order]
     table.styles = [table.styles[r] for r in order]
+    if len(table.items) == len(order):
+        table.items = [table.items[r] for r in order]
 
 
 def _normal(name: str) -> str:
@@ -163,7 +260,7 @@ def write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable
     limit = total if view.limit is None else min(view.limit, total)
     rows, styles = table.rows, table.styles
     table.rows, table.styles = rows[:limit], styles[:limit]
-    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint):
+    for line in format_lines(table, wide=view.wide, headers=view.headers, paint=paint, width=terminal_width(out)):
         out.write(line + "\n")
     table.rows, table.styles = rows, styles
     if limit < total:

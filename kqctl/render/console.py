@@ -8,20 +8,28 @@ Rules (``color`` is the ``--color`` option):
 * ``"auto"`` (default): colour only when the stream is a TTY and ``NO_COLOR`` is not set (any value,
   even empty). ``FORCE_COLOR`` / ``TTY_COMPATIBLE`` are deliberately ignored: use ``--color always``.
 
-Width is the terminal's when the stream is a TTY; otherwise ``$COLUMNS`` if set, else 120, so CI
-logs do not wrap at 80 columns. Rich is imported lazily so that machine formats never load it.
+Width (``terminal_width``) is the terminal's when the stream is a TTY (``$COLUMNS`` first, as
+``shutil.get_terminal_size`` reads it, so a terminal can be told its width). Piped or redirected output
+is never wrapped, whatever ``$COLUMNS`` says, as kubectl does not wrap it: a CI log, a file or a ``grep``
+gets one line per row and per message, and the same bytes on every machine. On a terminal only free
+text (a reason, a message, a sentence of prose) is wrapped, at spaces, with a hanging indent; a name,
+a quantity, a path or a tree gutter is never broken (a word longer than the line runs past the edge).
+Rich is imported lazily so that machine formats never load it.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 from typing import TYPE_CHECKING, Literal, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
-NON_TTY_WIDTH = 120
+NO_WRAP_WIDTH = 1_000_000  # rich's width for a stream that is not a terminal: nothing is wrapped
+MIN_WRAP_WIDTH = 20  # free text is never squeezed narrower than this: the line runs past the edge instead
 
 _ColorSystem = Literal["auto", "standard"]
 
@@ -44,7 +52,7 @@ def make_console(stream: TextIO, color: str = "auto") -> Console:
         force_interactive=None if tty else False,
         color_system=_color_system(forced=color == "always") if colour else None,
         no_color=not colour,
-        width=None if tty else non_tty_width(),
+        width=None if tty else NO_WRAP_WIDTH,
         soft_wrap=False,
         highlight=False,
         emoji=False,
@@ -73,12 +81,69 @@ def is_tty(stream: TextIO) -> bool:
         return False
 
 
-def non_tty_width() -> int:
-    """The width for pipes and files: ``$COLUMNS`` when it is a positive number, else 120."""
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    return NON_TTY_WIDTH
+def terminal_width(stream: TextIO) -> int | None:
+    """The width to wrap free text at on ``stream``: the terminal's columns (``$COLUMNS`` first), or None
+    when ``stream`` is not a terminal (a pipe or a file is never wrapped)."""
+    if not is_tty(stream):
+        return None
+    return shutil.get_terminal_size(fallback=(80, 24)).columns
+
+
+def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | None = None,
+              least: int = MIN_WRAP_WIDTH) -> list[str]:
+    """``text`` as lines of at most ``width`` columns, the first after ``indent``, the others after
+    ``hanging`` (default: ``indent`` and two spaces). Breaks only at spaces: never inside a word, so a
+    name, a quantity or a hyphenated token stays whole (a word longer than the line runs past it), and
+    ``indent`` (e.g. a finding's file:line and rule) is never broken either: a first line it leaves less
+    than ``least`` columns of still takes that much text. ``width`` None (not a terminal) gives one line."""
+    if width is None or len(indent) + len(text) <= width:
+        return [indent + text]
+    rest = indent + "  " if hanging is None else hanging
+    lines: list[str] = []
+    line, room = indent, max(width, len(indent) + least)
+    empty = True  # nothing of ``text`` on ``line`` yet
+    # Words with the spaces before them: a line keeps the spacing it was given (two spaces stay two).
+    for gap, word in re.findall(r"( *)(\S+)", text):
+        if not empty and len(line) + len(gap) + len(word) > room:
+            lines.append(line)
+            line, room, empty = rest, max(width, len(rest) + least), True
+        line += word if empty else gap + word
+        empty = False
+    lines.append(line)
+    return lines
+
+
+def write_wrapped(out: TextIO, text: str, indent: str = "", hanging: str | None = None) -> None:
+    """One line of prose to ``out``, wrapped at the terminal's width (see ``wrap_text``); as is into a pipe."""
+    for line in wrap_text(text, terminal_width(out), indent, hanging):
+        out.write(line + "\n")
+
+
+TABLE_GAP = "   "  # columns.GAP: a line holding it after its indent is a table row (or aligned list), never wrapped
+
+
+def wrap_lines(lines: list[str], width: int | None) -> list[str]:
+    """Prose lines wrapped at ``width``, each keeping its own leading indent plus two spaces as its hanging
+    indent. A table row (columns.format_lines' lines, told by the three spaces between its columns) or an
+    aligned list is left whole: its columns would not survive wrapping."""
+    if width is None:
+        return lines
+    wrapped: list[str] = []
+    for line in lines:
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        wrapped.extend(wrap_text(body, width, indent) if body and TABLE_GAP not in body else [line])
+    return wrapped
+
+
+def write_prose(out: TextIO, text: str) -> None:
+    """Text of prose lines (and tables) to ``out``, its prose wrapped on a terminal (see ``wrap_lines``)."""
+    width = terminal_width(out)
+    if width is None:
+        out.write(text)
+        return
+    ending = "\n" if text.endswith("\n") else ""
+    out.write("\n".join(wrap_lines(text[:len(text) - len(ending)].split("\n"), width)) + ending)
 
 
 def _color_system(forced: bool) -> _ColorSystem:

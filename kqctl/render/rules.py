@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any, TextIO
 
 from kqctl.catalogue import FAMILIES, SOURCES, Rule
 from kqctl.render.columns import Column, Table, format_lines
 
-_COLUMNS = (Column("ID"), Column("Severity"), Column("Source"), Column("Title"))
+_COLUMNS = (Column("ID"), Column("Severity"), Column("Source", wide=True), Column("Title", wrap=True))
 
 
 def rule_data(rule: Rule) -> dict[str, Any]:
@@ -16,20 +17,30 @@ def rule_data(rule: Rule) -> dict[str, Any]:
 
 
 def render_rules(rules: list[Rule], fmt: str, out: TextIO, headers: bool = True) -> None:
-    if fmt in ("json", "yaml"):
-        _dump([rule_data(rule) for rule in rules], fmt, out)
+    if fmt not in ("table", "wide"):
+        _dump([rule_data(rule) for rule in rules], fmt, out, headers)
         return
+    from kqctl.render.console import terminal_width
+
     table = Table(_COLUMNS)
     for rule in rules:
         table.add([rule.id, rule.severity, rule.source, rule.title])
-    for line in format_lines(table, headers=headers):
+    for line in format_lines(table, wide=fmt == "wide", headers=headers, width=terminal_width(out)):
         out.write(line + "\n")
 
 
 def render_rule(rule: Rule, fmt: str, out: TextIO) -> None:
-    if fmt in ("json", "yaml"):
+    if fmt not in ("table", "wide"):
         _dump(rule_data(rule), fmt, out)
         return
+    from kqctl.render.console import write_prose
+
+    entry = io.StringIO()  # held to wrap its prose on a terminal
+    _rule_text(rule, entry)
+    write_prose(out, entry.getvalue())
+
+
+def _rule_text(rule: Rule, out: TextIO) -> None:
     out.write(f"{rule.id}: {rule.title}\n")
     out.write(f"  severity:    {rule.severity if rule.severity != '-' else 'not a finding (cited in explanations)'}\n")
     out.write(f"  enforced by: {SOURCES[rule.source]}\n")
@@ -40,10 +51,10 @@ def render_rule(rule: Rule, fmt: str, out: TextIO) -> None:
         out.write(f"\n  {rule.detail}\n")
 
 
-def _dump(data: Any, fmt: str, out: TextIO) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+def _dump(data: Any, fmt: str, out: TextIO, headers: bool = True) -> None:
+    from kqctl.render.output import write_data
 
-    out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    write_data(out, data, fmt, headers=headers)
 
 
 def markdown(rules: list[Rule]) -> str:

@@ -23,7 +23,8 @@ SCHEDULER_CONF_FILE = KindInfo(GROUP, "SchedulerConfiguration", False, ("",), "v
 
 KINDS: tuple[KindInfo, ...] = (
     KindInfo(GROUP, "Queue", False, (VERSION,), "volcano"),
-    KindInfo(GROUP, "PodGroup", True, (VERSION,), "volcano"),
+    # The PodGroup CRD has no status subresource (subresources: {}): its status is stored, and checked, on create.
+    KindInfo(GROUP, "PodGroup", True, (VERSION,), "volcano", status_subresource=False),
     KindInfo(BATCH_GROUP, "Job", True, (BATCH_VERSION,), "volcano"),
     KindInfo("", "ConfigMap", True, ("v1",), names=(SCHEDULER_CONFIGMAP,)),
 )

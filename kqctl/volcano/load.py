@@ -9,7 +9,7 @@ not decode, a duplicate or an unreadable input stops here with a located error (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -17,8 +17,9 @@ import yaml
 
 from kqctl.errors import InputError
 from kqctl.findings import Severity
-from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, json_kind, metadata
+from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, controller_kind, json_kind, metadata
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
+from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, Origin
 from kqctl.volcano.api.config import CHART_DEFAULT, CHART_DEFAULT_SOURCE, SchedulerConf, parse_conf
@@ -28,15 +29,16 @@ from kqctl.volcano.api.models import (
     PREEMPTABLE_KEY,
     QUEUE_NAME_ANNOTATION,
     ROOT_QUEUE,
+    RUNTIME_ANNOTATION,
     TASK_PRIORITY_ANNOTATION,
     TASK_SPEC_KEY,
     UNMODELLED_POD_FIELDS,
     VOLCANO_SCHEDULER,
+    EvictionPolicy,
     Node,
     Pod,
     PodGroup,
     Queue,
-    scoring_request,
 )
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, is_scalar_resource_name
 from kqctl.volcano.api.snapshot import Snapshot
@@ -76,13 +78,13 @@ def build_snapshot(result: LoadResult, conf_file: ConfSource | None = None) -> S
     for obj in by_kind.get((GROUP, "PodGroup"), []):
         group = _decoded(obj, PodGroup.from_body, _with_namespace(obj))
         snapshot.pod_groups[group.key] = _repointed(group, namespaces)
+    for obj in by_kind.get(("", "Node"), []):
+        node = _decoded(obj, Node.from_body, obj.body)
+        snapshot.nodes[node.name] = node
     pods = [_pod(obj, snapshot, limits) for obj in by_kind.get(("", "Pod"), [])]
     for obj in by_kind.get((BATCH_GROUP, "Job"), []):
         pods.extend(_add_vcjob(snapshot, obj, pods, limits, namespaces))
     snapshot.pods = _grouped(snapshot, pods, namespaces)
-    for obj in by_kind.get(("", "Node"), []):
-        node = _decoded(obj, Node.from_body, obj.body)
-        snapshot.nodes[node.name] = node
     _note_assumptions(snapshot)
     note_limitations(snapshot)
     return snapshot
@@ -142,28 +144,36 @@ def _conf(configmaps: list[LoadedObject], conf_file: ConfSource | None) -> Sched
         raise _located(obj, path, f"the ConfigMap has no string key {SCHEDULER_CONF_KEY}, so the scheduler has "
                        "no configuration to load")
     where = f"ConfigMap {obj.namespace}/{obj.name}"
-    return conf_from_text(text, where, obj.origin.file, obj.line_of(path), refuse_errors=True)
+    # The key's line is looked up only for an error: finding it composes the input's whole YAML stream.
+    return conf_from_text(text, where, obj.origin.file, lambda: obj.line_of(path), refuse_errors=True)
 
 
-def conf_from_text(text: str, source: str, file: str, line: int, refuse_errors: bool = False) -> SchedulerConf:
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def conf_from_text(text: str, source: str, file: str, line: int | Callable[[], int],
+                   refuse_errors: bool = False) -> SchedulerConf:
     """A ``volcano-scheduler.conf`` text; YAML or type errors are located errors (exit 3), and with
-    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict)."""
+    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict). ``line`` is
+    where the text starts, or how to find it."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader, libyaml's when there is one
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        line = line() if callable(line) else line
         at = line + (mark.line if mark is not None else 0)
         raise InputError(file, f"{source}: volcano-scheduler.conf is not valid YAML: "
                          f"{getattr(exc, 'problem', None) or exc}", line=at) from None
     try:
         conf = parse_conf(data, source)
     except ModelError as exc:
-        raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line) from None
+        raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line() if callable(line) else line) \
+            from None
     if refuse_errors and conf.errors:
         problem = conf.errors[0]
         hint = f" ({problem.hint})" if problem.hint else ""
         raise InputError(file, f"{source}: volcano-scheduler.conf: {problem.message}{hint}: Volcano refuses this "
-                         "configuration (kqctl validate shows every problem)", line=line)
+                         "configuration (kqctl validate shows every problem)", line=line() if callable(line) else line)
     return conf
 
 
@@ -233,9 +243,25 @@ def pod_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]
     return result
 
 
-def _containers(pod_spec: Mapping[str, Any]) -> int:
-    containers = pod_spec.get("containers")
-    return len(containers) if isinstance(containers, list) else 1
+# kube-scheduler's defaults for a container that requests no cpu or no memory (``schedutil.DefaultMilliCPURequest``,
+# ``DefaultMemoryRequest``): its node scorers count them so that such pods still weigh something.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+def scoring_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]] | None = None) -> tuple[int, int]:
+    """VC-SCORE-1: the non-zero cpu and memory requests kube-scheduler's NodeResourcesFit scores with
+    (``PodRequests`` with ``NonMissingContainerRequests``): every container, init containers included, that
+    does not name cpu (memory) counts 100m (200Mi); one that names 0 counts 0."""
+    from kqctl.k8s.pods import adjust
+
+    limits = summarize_limit_ranges(limit_items) if limit_items else None
+    pod = adjust(read_pod_resources(pod_spec), limits)
+    for container in [*pod.init_containers, *pod.containers]:
+        container.requests.setdefault(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        container.requests.setdefault(MEMORY, DEFAULT_MEMORY_REQUEST)
+    requests = pod_requests(pod)
+    return requests.get(CPU, 0), requests.get(MEMORY, 0)
 
 
 def _pod(obj: LoadedObject, snapshot: Snapshot, limits: Mapping[str, list[Mapping[str, Any]]]) -> Pod:
@@ -267,7 +293,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         phase=status.string("phase") or "Pending",
         deleting=meta.has("deletionTimestamp"),
         request=request,
-        score_request=scoring_request(request, _containers(spec.obj)),
+        score_request=scoring_request(spec.obj, limit_items),
         priority=_task_priority(spec, annotations, snapshot),
         preemptable=_preemptable(annotations, labels),
         preempt_never=policy == "Never",
@@ -276,8 +302,11 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         creation=meta.opt_time("creationTimestamp"),
         gated=bool(spec.list("schedulingGates")),
         unmodelled=tuple(f for f in UNMODELLED_POD_FIELDS if f != "nodeName" and spec.raw(f)),
+        tolerations=with_api_server_defaults(read_tolerations(spec)),
         created_by=created_by,
         origin=origin,
+        runtime=annotations.get(RUNTIME_ANNOTATION, ""),
+        controller="Job" if created_by else controller_kind(body.get("metadata") or {}),
     )
 
 
@@ -324,9 +353,12 @@ def _add_vcjob(snapshot: Snapshot, obj: LoadedObject, pods: list[Pod], limits: M
         group = _owned_group(snapshot, job) or job.pod_group(snapshot)
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         snapshot.vcjobs[f"{job.namespace}/{job.name}"] = group.key
+        snapshot.eviction_policies[group.key] = job.eviction_policy()
         existing = {p.name for p in pods if p.namespace == job.namespace}
+        cluster = _cluster_size(snapshot)
         created = [pod_model(pod_body, snapshot, limits.get(job.namespace), obj.origin, f"Job/{job.name}")
-                   for pod_body in job.pod_bodies(group.name) if pod_body["metadata"]["name"] not in existing]
+                   for pod_body in job.pod_bodies(group.name, cluster, snapshot.notes)
+                   if pod_body["metadata"]["name"] not in existing]
     except ModelError as exc:
         raise _located(obj, exc.path, exc.detail) from None
     return created
@@ -350,6 +382,7 @@ class _VcJob:
         self.name = meta.string("name")
         self.uid = meta.string("uid")
         self.labels = meta.string_map("labels")
+        self.runtime = meta.string_map("annotations").get(RUNTIME_ANNOTATION, "")
         self.creation = meta.opt_time("creationTimestamp")
         self.queue = self.spec.string("queue") or DEFAULT_QUEUE
         self.scheduler = self.spec.string("schedulerName") or VOLCANO_SCHEDULER
@@ -365,7 +398,13 @@ class _VcJob:
             min_member=self.min_available, min_task_member={t.name: t.min_available for t in self.tasks},
             min_resources=self._min_resources(snapshot), priority_class_name=self.priority_class,
             phase="Pending", creation=self.creation, network_topology=self.spec.has("networkTopology"),
-            created_by=f"Job/{self.name}", labels=self.labels)
+            created_by=f"Job/{self.name}", labels=self.labels, runtime=self.runtime)
+
+    def eviction_policy(self) -> EvictionPolicy:
+        """The actions its controller takes on PodEvicted (``applyPolicies``), and ``maxRetry`` (webhook default 3)."""
+        tasks = {task.name: action for task in self.tasks if (action := _evicted_action(task.fields))}
+        retry = self.spec.opt_integer("maxRetry")
+        return EvictionPolicy(_evicted_action(self.spec), tasks, 3 if not retry else retry)
 
     def _min_resources(self, snapshot: Snapshot) -> dict[str, int]:
         """``calcPGMinResources``: tasks by their template's PriorityClass value, highest first (Go's sort is
@@ -415,17 +454,25 @@ class _VcJob:
                 break
         return counts
 
-    def pod_bodies(self, group: str) -> list[dict[str, Any]]:
-        """Each task's replicas as pods ``<job>-<task>-<index>``, annotated with the PodGroup and task."""
+    def pod_bodies(self, group: str, cluster: Mapping[str, int] | None = None,
+                   notes: list[str] | None = None) -> list[dict[str, Any]]:
+        """Each task's replicas as pods ``<job>-<task>-<index>``, annotated with the PodGroup and task; with the
+        cluster's size, at most :func:`replicas_kept` of them (said in ``notes``)."""
         bodies = []
         for task in self.tasks:
+            kept = replicas_kept(task.replicas, task.request(), cluster) if cluster is not None else task.replicas
+            if kept < task.replicas and notes is not None:
+                notes.append(f"vcjob {self.namespace}/{self.name}: task {task.name} has {task.replicas:,} replicas; "
+                             f"kqctl creates the first {kept:,} pods, more than the cluster could ever run at once "
+                             "and more than it has of every resource they request (the PodGroup's minMember and "
+                             f"minResources still count all {task.replicas:,})")
             template = task.template
             meta = dict(template.get("metadata") or {})
             spec = dict(template.get("spec") or {})
             spec.setdefault("schedulerName", self.scheduler)
             if not spec.get("priorityClassName") and self.priority_class:
                 spec["priorityClassName"] = self.priority_class
-            for index in range(task.replicas):
+            for index in range(kept):
                 annotations = {**(meta.get("annotations") or {}), GROUP_NAME_ANNOTATION: group,
                                TASK_SPEC_KEY: task.name}
                 bodies.append({"apiVersion": "v1", "kind": "Pod",
@@ -434,6 +481,41 @@ class _VcJob:
                                             **({"creationTimestamp": self.creation} if self.creation else {})},
                                "spec": spec, "status": {"phase": "Pending"}})
         return bodies
+
+
+ALWAYS_KEPT = 10_000
+
+
+def _cluster_size(snapshot: Snapshot) -> dict[str, int]:
+    """The Ready nodes' allocatable, summed, in Volcano's units."""
+    total: dict[str, int] = {}
+    for node in snapshot.nodes.values():
+        if node.ready:
+            for name, value in node.allocatable.items():
+                total[name] = total.get(name, 0) + value
+    return total
+
+
+def replicas_kept(replicas: int, request: Mapping[str, int], cluster: Mapping[str, int]) -> int:
+    """How many of a task's replicas kqctl creates as pods: all of them, up to one more than the cluster has pod
+    slots and one more than it could hold of every resource a pod requests. The pods beyond could never run at
+    the same time as the others and ask for what no node has left, so every gate decides alike with them or
+    without (a vcjob with 2,000,000,000 replicas must not exhaust memory). Up to :data:`ALWAYS_KEPT` replicas
+    are always created, so an ordinary job looks the same whatever nodes the input holds."""
+    bound = max(ALWAYS_KEPT, cluster.get(PODS, 0) + 1)
+    for name, amount in request.items():
+        if name != PODS and amount > 0:
+            bound = max(bound, -(-cluster.get(name, 0) // amount) + 1)
+    return max(0, min(replicas, bound))
+
+
+def _evicted_action(fields: Fields) -> str:
+    """The action of the first policy whose ``event``/``events`` name PodEvicted or ``*`` ("" when none does)."""
+    for policy in fields.items("policies"):
+        events = (policy.string("event"), *policy.strings("events"))
+        if "PodEvicted" in events or "*" in events:
+            return policy.string("action")
+    return ""
 
 
 class _Task:
@@ -472,7 +554,7 @@ def _grouped(snapshot: Snapshot, pods: list[Pod], namespaces: Mapping[str, str])
         group = PodGroup(namespace=pod.namespace, name=name, queue=pod.queue_annotation or DEFAULT_QUEUE, min_member=1,
                          min_resources=request, priority_class_name=pod.priority_class_name,
                          phase="Running" if pod.node_name else "Pending", creation=pod.creation,
-                         created_by=f"Pod/{pod.name}", origin=pod.origin)
+                         created_by=f"Pod/{pod.name}", origin=pod.origin, runtime=pod.runtime)
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         result.append(replace(pod, group=name))
     return result
@@ -484,9 +566,26 @@ def _grouped(snapshot: Snapshot, pods: list[Pod], namespaces: Mapping[str, str])
 def _note_assumptions(snapshot: Snapshot) -> None:
     assumed = sorted(q.name for q in snapshot.queues.values() if q.state_assumed and not q.implicit)
     if assumed:
-        snapshot.notes.append(f"queue(s) without status.state taken as Open, the state the queue controller gives "
-                              f"a new queue: {', '.join(assumed)}")
+        shown = ", ".join(assumed[:10]) + (f" and {len(assumed) - 10:,} more" if len(assumed) > 10 else "")
+        snapshot.notes.append(f"{len(assumed):,} queue(s) without status.state taken as Open, the state the queue "
+                              f"controller gives a new queue: {shown}")
     snapshot.notes.append(f"scheduler configuration: {snapshot.conf.source}")
+
+
+def _prefer_no_schedule_unscored(snapshot: Snapshot) -> list[str]:
+    """TAINT-3: nodes whose PreferNoSchedule taint some pending Volcano pod does not tolerate, when nodeorder
+    scores taints (``tainttoleration.weight``, 3 by default); kqctl's node scores leave taints out."""
+    from kqctl.k8s.taints import intolerable_prefer_no_schedule
+
+    nodeorder = snapshot.conf.plugin("nodeorder")
+    weight = nodeorder.argument("tainttoleration.weight") if nodeorder is not None else 0
+    if nodeorder is None or weight == 0:
+        return []
+    tainted = [n for n in snapshot.nodes.values() if any(t.effect == "PreferNoSchedule" for t in n.taints)]
+    if not tainted:
+        return []
+    pending = {p.tolerations for p in snapshot.pods if not p.node_name and p.scheduler_name == VOLCANO_SCHEDULER}
+    return sorted(n.name for n in tainted if any(intolerable_prefer_no_schedule(n.taints, t) for t in pending))
 
 
 def note_limitations(snapshot: Snapshot) -> None:
@@ -501,12 +600,13 @@ def note_limitations(snapshot: Snapshot) -> None:
     plugins = sorted({p.name for p in conf.plugins() if p.name not in SIMULATED_PLUGINS})
     if plugins:
         found.append(f"plugin(s) {', '.join(plugins)} are configured but not simulated (they vote nothing here)")
-    drf = conf.plugin("drf")
-    if drf is not None and drf.hierarchy:
-        found.append("drf with enableHierarchy (hierarchical DRF) is not simulated: only drf's job order is")
     capacity = conf.plugin("capacity")
     if capacity is not None and capacity.argument("ancestorReclaimLevel"):
         found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")
+    topology_aware = conf.configurations.get("preempt", {}).get("enableTopologyAwarePreemption")
+    if "preempt" in conf.actions and topology_aware in (True, "1", "t", "T", "true", "True", "TRUE"):
+        found.append("preempt's enableTopologyAwarePreemption is not simulated: kqctl preempts node by node, in "
+                     "node score order, as Volcano does without it")
     fields: dict[str, int] = {}
     for pod in snapshot.pods:
         if not pod.node_name and pod.scheduler_name == VOLCANO_SCHEDULER:
@@ -516,10 +616,12 @@ def note_limitations(snapshot: Snapshot) -> None:
         used = ", ".join(f"{name} ({count} pod{'s' if count > 1 else ''})" for name, count in sorted(fields.items()))
         found.append(f"pending pods use {used}: kqctl places pods by resources and pod count only; the predicates "
                      "and node scores these fields drive are not evaluated")
-    tainted = sorted(n.name for n in snapshot.nodes.values() if n.tainted)
-    if tainted:
-        shown = ", ".join(tainted[:3]) + (", ..." if len(tainted) > 3 else "")
-        found.append(f"{len(tainted)} node(s) have taints ({shown}): taints and tolerations are not evaluated")
+    preferred = _prefer_no_schedule_unscored(snapshot)
+    if preferred:
+        shown = ", ".join(preferred[:3]) + (", ..." if len(preferred) > 3 else "")
+        found.append(f"{len(preferred)} node(s) have PreferNoSchedule taints a pending pod does not tolerate "
+                     f"({shown}): Volcano's nodeorder scores them lower (tainttoleration.weight), kqctl does not "
+                     "score taints (NoSchedule and NoExecute taints are evaluated)")
     if any(g.network_topology or g.sub_groups for g in snapshot.pod_groups.values()):
         found.append("PodGroups with networkTopology or subGroupPolicy: topology-aware placement is not simulated")
     if any(q.has_affinity for q in snapshot.queues.values()):

@@ -16,10 +16,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kqctl.errors import InputError
-from kqctl.k8s.core import ModelError, parse_time
+from kqctl.k8s.core import ModelError, controller_kind, parse_time
 from kqctl.k8s.pods import LimitRangeSummary, spec_requests, summarize_limit_ranges
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.validate.schema import validate_schema
 from kqctl.yunikorn import kinds
 from kqctl.yunikorn.api import configmap, names
 from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config, parse_config_node
@@ -44,6 +45,9 @@ DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
 GENERATE_UNIQUE_APP_IDS = "admissionController.filtering.generateUniqueAppId"
 DISABLE_GANG_SCHEDULING = "service.disableGangScheduling"
+SCHEDULING_INTERVAL = "service.schedulingInterval"
+DEFAULT_SCHEDULING_INTERVAL_MS = 1000  # k8shim conf.DefaultSchedulingInterval
+RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's own: how long a pod runs in a replay
 _TERMINATED = ("Succeeded", "Failed")
 
 
@@ -58,6 +62,7 @@ def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
     snapshot = Snapshot(config=config_source(objects), now=now or datetime.now(timezone.utc).replace(microsecond=0))
     snapshot.generate_unique_app_ids = _unique_app_ids(objects)
     snapshot.gang_disabled = _setting(objects, DISABLE_GANG_SCHEDULING)
+    snapshot.scheduling_interval = scheduling_interval(objects)
     classes = {obj.name or "": obj.body for obj in by_kind.get("PriorityClass", [])}
     snapshot.priority_classes = {name: (_int(body.get("value")), _allow_preemption(body)) for name, body in
                                  classes.items()}
@@ -77,7 +82,31 @@ def _usable(obj: LoadedObject) -> bool:
     errors = [f for f in obj.findings if f.severity.value == "error"]
     if errors:
         raise InputError(obj.origin.file, f"{obj.describe()}: {errors[0].message}", obj.origin.line)
+    if obj.kind in _READ_METADATA:
+        _refuse_untyped_metadata(obj)
     return obj.info is not None
+
+
+# The kinds whose labels and annotations YuniKorn reads (queue, application id, user, namespace limits, node labels).
+_READ_METADATA = ("Pod", "Node", "Namespace")
+
+
+def _refuse_untyped_metadata(obj: LoadedObject) -> None:
+    """A label or annotation value that is not a string (``queue: y`` read by YAML as a boolean) is refused by the
+    API server: the same located error ``kqctl validate`` gives (SCHEMA-TYPE), never a queue named ``root.true``."""
+    metadata = obj.body.get("metadata")
+    if not isinstance(metadata, dict):
+        return
+    for part in ("labels", "annotations"):
+        values = metadata.get(part)
+        if not isinstance(values, dict) or all(isinstance(v, str) for v in values.values()):
+            continue
+        findings = [f for f in validate_schema(obj.body, str(obj.body.get("apiVersion", "")), obj.kind)
+                    if f.severity.value == "error" and f.path[:2] == ("metadata", part)]
+        if findings:
+            first = findings[0]
+            raise InputError(obj.origin.file, f"{obj.describe()}: {first.rule_id}: {first.message} (kqctl validate "
+                             "shows every problem)", obj.line_of(first.path), obj.origin.index)
 
 
 def config_source(objects: list[LoadedObject]) -> ConfigSource:
@@ -128,6 +157,19 @@ def _child(node: Any, part: str | int) -> Any:
 
 def _unique_app_ids(objects: list[LoadedObject]) -> bool:
     return _setting(objects, GENERATE_UNIQUE_APP_IDS)
+
+
+def scheduling_interval(objects: list[LoadedObject]) -> int:
+    """``service.schedulingInterval`` of the two ConfigMaps (k8shim ``parser.durationVar``: a Go duration; one that
+    does not parse keeps the default, 1 s; 0 or less makes ``wait.Until`` loop without pause: 1 ms here), in whole
+    milliseconds."""
+    from kqctl.yunikorn.engine.properties import parse_go_duration
+
+    maps = [obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
+            if obj.info is kinds.CONFIG_MAP and obj.name == name]
+    entry = configmap.flatten(maps).entries.get(SCHEDULING_INTERVAL)
+    value = parse_go_duration(entry.text.strip()) if entry is not None else None
+    return DEFAULT_SCHEDULING_INTERVAL_MS if value is None else max(1, value // 1_000_000)
 
 
 def _setting(objects: list[LoadedObject], key: str) -> bool:
@@ -294,6 +336,8 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         task_group=notes.get(TASK_GROUP_NAME, ""),
         placeholder=None if snapshot.gang_disabled else placeholder_ask(notes.get(TASK_GROUPS, "")),
         origin=obj.origin,
+        runtime=notes.get(RUNTIME_ANNOTATION, ""),
+        controller=controller_kind(meta),
     )
 
 

@@ -25,7 +25,9 @@ RAW = ("\x1b", "\t", "multi\nline")
 
 def test_validate_object_column_escapes_control_characters(kqctl: Kq, tmp_path: Path) -> None:
     (tmp_path / "nl.yaml").write_text(FLAVORS)
-    run = kqctl("validate", str(tmp_path / "nl.yaml"))
+    compact = kqctl("validate", str(tmp_path / "nl.yaml"))
+    assert "ResourceFlavor/multi\\nline  " in compact.out and not any(raw in compact.out for raw in RAW)
+    run = kqctl("validate", str(tmp_path / "nl.yaml"), "-o", "wide")
     assert run.code == 1
     assert "ResourceFlavor multi\\nline " in run.out and "ResourceFlavor tab\\there\\x1b[31mRED " in run.out
     assert not any(raw in run.out for raw in RAW)

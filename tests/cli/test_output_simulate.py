@@ -34,7 +34,8 @@ def test_partial_admission_shows_how_many_pods_got_in(kqctl: Kq) -> None:
 
 def test_memory_is_shown_in_human_units_in_tables(kqctl: Kq) -> None:
     out = kqctl("simulate", SINGLE, *NOW).out
-    assert "12888Mi" in out and "13514047488" not in out
+    # 12888Mi in the largest binary unit with three significant digits (issue 18), never raw bytes
+    assert "12.6Gi" in out and "12888Mi" not in out and "13514047488" not in out
 
 
 def test_wide_adds_localqueue_priority_and_cycle(kqctl: Kq) -> None:
@@ -48,14 +49,20 @@ def test_output_name_prints_kubectl_resource_names(kqctl: Kq) -> None:
     assert "workload.kueue.x-k8s.io/job-fraud-model-retrain-3c4d5" in lines and len(lines) == 5
 
 
-def test_no_headers_prints_only_workload_rows(kqctl: Kq) -> None:
+def test_no_headers_drops_the_header_lines_only(kqctl: Kq) -> None:
+    with_headers = kqctl("simulate", PREEMPTION, *NOW).out.splitlines()
     lines = kqctl("simulate", PREEMPTION, *NOW, "--no-headers").out.splitlines()
-    assert len(lines) == 5 and all("/" in line.split()[0] for line in lines)
+    headers = [line for line in with_headers if line.startswith(("CLUSTERQUEUE ", "WORKLOAD "))]
+    # Columns are as wide as their cells, as kubectl's are without a header: compare the words.
+    assert len(headers) == 2
+    assert [line.split() for line in lines] == [line.split() for line in with_headers if line not in headers]
 
 
 def test_sort_by_priority_and_unknown_column(kqctl: Kq) -> None:
-    rows = kqctl("simulate", PREEMPTION, *NOW, "--no-headers", "--sort-by", "priority", "-o", "wide").out
-    assert rows.splitlines()[-1].startswith("payments-prod/job-fraud-model-retrain-3c4d5")  # priority 10000
+    out = kqctl("simulate", PREEMPTION, *NOW, "--no-headers", "--sort-by", "priority", "-o", "wide").out
+    names = json.loads(kqctl("simulate", PREEMPTION, *NOW, "-o", "json").out)["workloads"]
+    rows = [line for line in out.splitlines() if line.split(" ", 1)[0] in names]
+    assert rows[-1].startswith("payments-prod/job-fraud-model-retrain-3c4d5")  # priority 10000
     bad = kqctl("simulate", PREEMPTION, *NOW, "--sort-by", "prio")
     assert bad.code == 2 and "choose one of" in bad.err
 

@@ -154,7 +154,7 @@ def test_livelock_shows_the_latest_preemption_of_a_readmitted_victim(kqctl: Kq) 
 
 def test_cluster_queue_summary_shows_what_a_lender_lends(kqctl: Kq) -> None:
     sample = str(REPO / "samples" / "cohort-borrowing")
-    table = kqctl("simulate", sample, *NOW).out
+    table = kqctl("simulate", sample, *NOW, "-o", "wide").out
     assert " LENT " in table and "LENT: kqctl's attribution" in table
     queues = json.loads(kqctl("simulate", sample, "-o", "json", *NOW).out)["clusterQueues"]
     assert queues["team-a"]["default-flavor/cpu"] == {"nominal": "20", "used": "26", "borrowed": "6", "lent": "0"}

@@ -125,7 +125,7 @@ def test_stdin_is_read_with_dash(kqctl: Kq) -> None:
 def test_unknown_output_format_is_a_usage_error(kqctl: Kq, write: Write) -> None:
     run = kqctl("validate", write("ok.yaml", VALID), "-o", "xml")
     assert run.code == 2
-    assert "table, json" in run.err
+    assert "table, wide, json" in run.err
 
 
 def test_no_input_is_a_usage_error(kqctl: Kq) -> None:

@@ -137,6 +137,7 @@ def test_json_output_follows_the_documents_contract() -> None:
         "documents": 3,
         "valid": 2,
         "invalid": 1,
+        "skipped": 0,
         "errors": 1,
         "warnings": 1,
         "infos": 1,
@@ -363,7 +364,9 @@ def test_table_lists_findings_by_file_then_line_with_hint_and_summary() -> None:
 
     assert text.index("queues.yaml") < text.index("KQ205") < text.index("KQ101") < text.index("KQ301")
     assert "✖ error" in text and "⚠ warning" in text and "ℹ info" in text
-    assert "ClusterQueue team-a" in text and "LocalQueue team-a/default" in text
+    assert "ClusterQueue/team-a" in text and "LocalQueue/team-a/default" in text  # compact: Kind/name
+    wide = render(sample_report(), "wide")
+    assert "ClusterQueue team-a" in wide and "LocalQueue team-a/default" in wide  # the table's OBJECT column
     assert "add it to coveredResources" in text
     assert text.rstrip().splitlines()[-2] == "3 documents, 2 valid, 1 invalid: 1 error, 1 warning, 1 info"
     assert text.rstrip().splitlines()[-1].startswith("kqctl rules ID explains a rule")
@@ -397,12 +400,12 @@ def test_table_falls_back_to_ascii_icons_on_non_utf8_streams() -> None:
     assert "x error" in text
 
 
-def test_console_off_a_terminal_is_120_columns_wide_unless_columns_is_set(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    assert make_console(io.StringIO()).width == 120
-    monkeypatch.setenv("COLUMNS", "200")
-    assert make_console(io.StringIO()).width == 200
+def test_console_off_a_terminal_never_wraps_whatever_columns_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqctl.render.console import NO_WRAP_WIDTH, terminal_width
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert make_console(io.StringIO()).width == NO_WRAP_WIDTH
+    assert terminal_width(io.StringIO()) is None
 
 
 def test_console_rejects_unknown_color_modes() -> None:

@@ -84,7 +84,7 @@ def test_explain_text_and_json(cluster: Path) -> None:
     run = run_kqctl("explain", "ns/huge", str(cluster))
     assert run.code == 0, run.err
     assert "queue-quota (enqueue: queue quota): queue resource quota insufficient: insufficient cpu" in run.out
-    assert "[yes] raise queue team-b's capability to cpu 3" in run.out
+    assert "  - raise queue team-b's capability to cpu 3" in run.out
     data = json.loads(run_kqctl("explain", "huge-0", "-n", "ns", str(cluster), "-o", "json").out)
     assert data["podGroup"] == "ns/huge" and data["resolvedFrom"] == "Pod ns/huge-0"
 

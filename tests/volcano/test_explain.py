@@ -126,3 +126,43 @@ def test_vc_pg_queue_missing_queue_without_a_close_name_only_offers_creating_it(
     snap = snapshot(conf("enqueue, allocate", *TIERS), node("n1"), queue("research"),
                     group("g", "zzz", phase="Pending", min_resources={"cpu": "1"}), pod("g-0", "g"))
     assert [s.change for s in explain(snap, "ns/g").suggestions] == ["create queue zzz"]
+
+
+HIERARCHY = (["priority", "gang"], ["predicates", {"name": "capacity", "enableHierarchy": True}])
+
+
+def test_explain_drops_a_suggestion_that_cannot_help_a_siblings_guarantee_under_an_ancestors_cap() -> None:
+    objects = [conf("enqueue, allocate", *HIERARCHY), node("n1", cpu="16", memory="64Gi"),
+               queue("parent", capability={"cpu": "4"}, deserved={"cpu": "4"}),
+               queue("a", parent="parent"),
+               queue("b", parent="parent", deserved={"cpu": "1"}, guarantee={"resource": {"cpu": "1"}}),
+               group("big", "a", phase="Pending", min_resources={"cpu": "5"}), pod("big-0", "big", cpu="5")]
+    found = explain(snapshot(*objects), "ns/big")
+    changes = [s.change for s in found.suggestions]
+    assert not any("guarantee" in change for change in changes)
+    assert all(s.helps for s in found.suggestions)
+    # a inherits parent's 4 cpu, less b's guarantee: parent needs 6 cpu for a 5-cpu job (searched, not 5).
+    assert "raise queue parent's capability to cpu 6" in changes
+
+
+def test_explain_capability_raise_is_whole_devices_and_verified() -> None:
+    gpu = {"nvidia.com/gpu": "4"}
+    objects = [conf("enqueue, allocate", *TIERS), node("n1", cpu="16", memory="64Gi", scalars=gpu),
+               queue("q", capability={"cpu": "16", "nvidia.com/gpu": "1500m"}),
+               group("g", "q", phase="Pending", min_resources={"cpu": "1", "nvidia.com/gpu": "2"}),
+               pod("g-0", "g", scalars={"nvidia.com/gpu": "2"})]
+    found = explain(snapshot(*objects), "ns/g")
+    raised = [s.change for s in found.suggestions if "capability" in s.change]
+    assert raised == ["raise queue q's capability to nvidia.com/gpu 2"]
+
+
+def test_explain_gets_in_once_a_running_podgroup_finishes() -> None:
+    objects = [conf("enqueue, allocate", *TIERS), node("n1", cpu="4", memory="16Gi"), queue("q"),
+               group("runs", "q", phase="Running", min_resources={"cpu": "3"}), pod("runs-0", "runs", "3", "1Gi", "n1"),
+               group("small", "q", phase="Running", min_resources={"cpu": "1"}),
+               pod("small-0", "small", "1", "1Gi", "n1"),
+               group("waits", "q", phase="Inqueue", min_resources={"cpu": "3"}), pod("waits-0", "waits", "3", "1Gi")]
+    found = explain(snapshot(*objects), "ns/waits")
+    completions = [s.change for s in found.suggestions if s.change.startswith("it gets in once")]
+    # small's 1 cpu is not enough; runs' 3 cpu is.
+    assert completions == ["it gets in once ns/runs (queue q) finishes, freeing cpu 3, memory 1Gi"]

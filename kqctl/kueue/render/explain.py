@@ -23,7 +23,7 @@ from kqctl.kueue.engine.explain import (
 )
 from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
 from kqctl.kueue.replay.estimate import WaitEstimate
-from kqctl.render.units import human, human_request
+from kqctl.render.units import human, human_figure, human_request, settable
 
 NO_WRAP_WIDTH = 100_000
 LISTED = 10  # rows of "Ahead of it" and "Preemption" shown; json and yaml list every one
@@ -75,6 +75,8 @@ def _analysis_data(analysis: Analysis | None, explanation: Explanation) -> dict[
         "queueProblem": None if analysis.queue_problem is None else {
             "reason": analysis.queue_problem[0], "message": analysis.queue_problem[1]},
         "preemptionAllowed": analysis.preemption_allowed,
+        "noPreemption": analysis.no_preemption,
+        "notRetried": analysis.not_retried,
     }
     if analysis.assignment is not None:
         data.update(_assignment_data(analysis.assignment, explanation))
@@ -136,6 +138,9 @@ def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
     return {"state": decision.state, "reason": decision.reason, "message": decision.message,
+            "missing": {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
+                        for (flavor, resource), amount in decision.missing.items()},
+            "neverAdmitted": decision.never,
             "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by,
             "cycleLimitReached": decision.cut_short}
 
@@ -171,14 +176,12 @@ def _level_data(resource: str, level: CohortLevel) -> dict[str, Any]:
 
 def render_no_workload(kind: str, key: str, reason: str, fmt: str, out: TextIO) -> None:
     """A Job or Pod Kueue turns into no Workload: there is no admission to explain, only why."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     data = {"workload": None, "submitted": {"kind": kind, "name": key}, "admitted": False,
             "noWorkloadReason": reason}
-    if fmt == "json":
-        out.write(dump_json(data))
-    elif fmt == "yaml":
-        out.write(dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, data, fmt)
     else:
         out.write(f"{kind} {key}: Kueue creates no Workload for it, so it is never queued or admitted.\n"
                   f"  why: {reason}\n")
@@ -188,12 +191,11 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
                         estimates: Mapping[str, WaitEstimate] | None = None) -> None:
     """Several explanations (-l): one after another in a table, a list in json/yaml (none: nothing in a table,
     the cli says why on stderr)."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     estimates = estimates or {}
-    if fmt in ("json", "yaml"):
-        data = [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations]
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, [with_estimate(explanation_data(e), estimates.get(e.key)) for e in explanations], fmt)
         return
     for index, explanation in enumerate(explanations):
         if index:
@@ -203,12 +205,10 @@ def render_explanations(explanations: list[Explanation], fmt: str, out: TextIO, 
 
 def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: str = "auto",
                        estimate: WaitEstimate | None = None) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(with_estimate(explanation_data(explanation), estimate)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(with_estimate(explanation_data(explanation), estimate)))
+    if is_data_format(fmt):
+        write_data(out, with_estimate(explanation_data(explanation), estimate), fmt)
     elif fmt == "table":
         _render_tree(explanation, out, color, estimate)
     else:
@@ -242,11 +242,12 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
         # Names are user input: neither rich markup nor a newline or terminal escape in them takes effect.
         return markup_escape(printable(text))
 
-    from kqctl.render.console import make_console
+    from kqctl.render.console import make_console, terminal_width
 
     console = make_console(out, color)
-    # Lines are never wrapped (like kubectl describe): a wrapped name or quantity cannot be pasted.
-    console.width = NO_WRAP_WIDTH
+    # Into a pipe lines are never wrapped (like kubectl describe); on a terminal rich wraps a branch's text at
+    # spaces inside the branch, so the tree's gutter goes on beside it (a word longer than the line is not cut).
+    console.width = terminal_width(out) or NO_WRAP_WIDTH
     title = f"[bold]{escape(explanation.key)}[/] (priority {explanation.priority})"
     route = f"LocalQueue {explanation.local_queue or '-'} → ClusterQueue {explanation.cluster_queue or '-'}"
     tree = Tree(f"{title}  {escape(route)}")
@@ -264,7 +265,10 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
         _analysis_branches(tree, analysis, explanation, escape)
         _defaults_branch(tree, explanation, escape)
         _suggestion_branch(tree, explanation, escape)
-    console.print(tree)
+    with console.capture() as captured:
+        console.print(tree)
+    # rich leaves the space it broke a line at: no line ends in blanks.
+    out.write("\n".join(line.rstrip(" ") for line in captured.get().split("\n")))
 
 
 def _defaults_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
@@ -303,6 +307,10 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
             branch.add(line)
         if len(lines) > LISTED:
             branch.add(f"[dim]and {len(lines) - LISTED:,} more (-o json lists them all)[/]")
+        if analysis.no_preemption is not None:
+            branch.add(f"[yellow]{escape(analysis.no_preemption)}[/]")
+    if analysis.not_retried is not None:
+        tree.add(f"[yellow]Not tried again[/]: {escape(analysis.not_retried)}")
 
 
 def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
@@ -322,13 +330,16 @@ def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None
 
 
 def suggestion_text(suggestion: Any) -> str:
-    """The change and its amounts in human units (json keeps Kueue's exact quantities)."""
+    """The change and its amounts as exact quantities a person can set (never rounded: kqctl.k8s.units.settable);
+    json keeps Kueue's own quantities."""
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
-        amounts = ", ".join(f"{r} by {human_request(r, v)}" for r, v in suggestion.amounts.items())
-        return f"{suggestion.action}: {amounts}"
-    amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
+        totals = suggestion.totals
+        amounts = ", ".join(f"{r} by {settable(r, v)}" + (f" (to {settable(r, totals[r])})" if r in totals else "")
+                            for r, v in suggestion.amounts.items())
+        return f"{suggestion.action}: {amounts}" + (f" ({suggestion.note})" if suggestion.note else "")
+    amounts = ", ".join(f"{r} {settable(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
 
@@ -344,11 +355,14 @@ def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: A
         text += f", preempting {escape(', '.join(decision.victims))}"
     if decision.preempted_by:
         text += f", preempted by {escape(decision.preempted_by)}"
-    if decision.reason and not decision.admitted:
+    if decision.reason and not decision.admitted and decision.reason != decision.state:
         text += f" — {escape(decision.reason)}"
     node = tree.add(text)
     if details and decision.message and not decision.admitted:
         node.add(escape(decision.message))
+    if details and decision.never is not None and not decision.admitted:
+        node.add("[red]it can never get in as configured[/] (whatever finishes): "
+                 f"{escape(decision.never) if decision.never != decision.message else 'see above'}")
     if decision.cut_short is not None:
         node.add(f"[yellow]warning: {escape(decision.cut_short)}[/]")
 
@@ -393,14 +407,17 @@ def check_line(check: ResourceCheck) -> str:
     def q(value: int | None) -> str:
         return human(r, value)
 
+    def figure(value: int | None) -> str:  # computed amounts read rounded (kqctl.k8s.units)
+        return human_figure(r, value)
+
     needed, requested = human_request(r, check.needed), human_request(r, check.requested)
     line = (f"{r}: needs {needed} (this pod set {requested}); nominal {q(check.nominal)}, used"
-            f" {q(check.usage)}, available {q(max(0, check.available))}, at most {q(check.potential)}")
+            f" {figure(check.usage)}, available {figure(max(0, check.available))}, at most {figure(check.potential)}")
     if check.borrowing_limit is not None:
         line += f", borrowingLimit {q(check.borrowing_limit)}"
     if check.lending_limit is not None:
         line += f", lendingLimit {q(check.lending_limit)}"
     for level in check.levels:
-        line += f"; cohort {level.name}: quota {q(level.subtree_quota)}, used {q(level.usage)}," \
-                f" can still give {q(max(0, level.available))}"
+        line += f"; cohort {level.name}: quota {figure(level.subtree_quota)}, used {figure(level.usage)}," \
+                f" can still give {figure(max(0, level.available))}"
     return line

@@ -56,14 +56,13 @@ def plan_data(result: PlanResult) -> dict[str, Any]:
 
 
 def render_plan(result: PlanResult, fmt: str, out: TextIO, workers: int) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.console import write_prose
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(plan_data(result)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(plan_data(result)))
+    if is_data_format(fmt):
+        write_data(out, plan_data(result), fmt, rows="replays")
     else:
-        out.write(text(result, workers))
+        write_prose(out, text(result, workers))
 
 
 def _quota_text(result: PlanResult, values: Values) -> str:

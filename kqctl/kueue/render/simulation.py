@@ -10,7 +10,7 @@ from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
 from kqctl.kueue.engine.workloads import Admission
 from kqctl.render.columns import Column, Table, TableOptions, printable, write_limited
-from kqctl.render.units import human
+from kqctl.render.units import human, human_figure
 
 
 def admission_data(admission: Admission) -> dict[str, Any]:
@@ -104,7 +104,16 @@ def workload_details(workload: WorkloadResult) -> dict[str, Any]:
         "admission": admission_data(workload.admission) if workload.admission is not None else None,
         "borrowed": {f"{flavor}/{resource}": format_resource_value(resource, amount)
                      for (flavor, resource), amount in workload.borrowed.items()},
+        "missing": missing_data(workload),
+        "neverAdmitted": workload.never,
+        "blockedBy": workload.blocked_by,
     }
+
+
+def missing_data(workload: WorkloadResult) -> dict[str, str]:
+    """The unused quota it lacks at the end, per flavor/resource (the "N more needed" of its message), exact."""
+    return {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
+            for (flavor, resource), amount in workload.missing.items()}
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
@@ -114,13 +123,12 @@ def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace
 
     Machine formats (json, yaml, name) always hold every workload; only tables are limited.
     """
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     keep = workload_filter(namespace, selector)
     view = table or TableOptions(color=color)
-    if fmt in ("json", "yaml"):
-        data = contract(result, keep)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, contract(result, keep), fmt, rows="workloads", sort_by=view.sort_by, headers=view.headers)
     elif fmt == "name":
         for workload in result.workloads.values():
             if keep(workload):
@@ -149,29 +157,25 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[Workloa
                   view: TableOptions) -> None:
     """Two kubectl-style tables (ClusterQueues, then workloads), Kueue's reasons, and a summary line."""
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     workloads = workload_table(result, keep)
     sort_rows(workloads, view.sort_by)
-    if not view.headers:
-        # Rows only, for scripts: the workload table alone (two header-less tables could not be told
-        # apart), and nothing else on stdout.
-        write_limited(out, workloads, view, None, "workloads")
-        return
-    queues = queue_table(result)
+    queues = queue_table(result, keep)
     write_limited(out, queues, view, paint, "ClusterQueue rows")
     out.write("\n")
     kept = write_limited(out, workloads, view, paint, "workloads")
     _write_reasons(out, result, [row[0] for row in workloads.rows[:kept]], paint)  # column 0: the key
-    out.write("\n" + _summary_line(result) + "\n")
-    if any(queue.cohort for queue in result.cluster_queues.values()):
-        out.write(LENT_NOTE + "\n")
+    out.write("\n")
+    write_wrapped(out, _summary_line(result))
+    if any(queue.cohort for queue in result.cluster_queues.values()) and view.wide:
+        write_wrapped(out, LENT_NOTE)
     if result.livelock is not None:
-        out.write(f"Livelock in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
-                  f"{', '.join(result.livelock.workloads)} keep trading places (Kueue never settles here).\n")
+        write_wrapped(out, f"Livelock in cycles {result.livelock.cycles[0]}-{result.livelock.cycles[1]}: "
+                      f"{', '.join(result.livelock.workloads)} keep trading places (Kueue never settles here).")
     for warning in result.warnings:
-        out.write(f"warning: {printable(warning)}\n")
+        write_wrapped(out, f"warning: {printable(warning)}")
 
 
 _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "admitted in an inactive ClusterQueue",
@@ -183,6 +187,9 @@ _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "adm
 def _summary_line(result: SimulationResult) -> str:
     tokens = [workload.decision for workload in result.workloads.values()]
     parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
+    never = sum(1 for workload in result.workloads.values() if workload.never is not None)
+    if never:
+        parts.append(f"{never:,} of them can never get in as configured")
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "cycle limit reached, NOT a steady state",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"
@@ -193,18 +200,24 @@ def _summary_line(result: SimulationResult) -> str:
 LENT_NOTE = ("LENT: kqctl's attribution of the cohort's borrowing to the lenders' unused quota; "
              "Kueue does not report it.")
 
+# The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
 _QUEUE_COLUMNS = (
-    Column("ClusterQueue"), Column("Cohort"), Column("Flavor"), Column("Resource"),
-    Column("Nominal", right=True, sort_key=None), Column("Borrow limit", right=True),
-    Column("Lend limit", right=True), Column("Used", right=True), Column("Borrowed", right=True),
-    Column("Lent", right=True), Column("Pending", right=True), Column("Status", wide=True),
+    Column("ClusterQueue"), Column("Cohort", wide=True), Column("Flavor"), Column("Resource"),
+    Column("Nominal", right=True, sort_key=None), Column("Borrow limit", right=True, wide=True),
+    Column("Lend limit", right=True, wide=True), Column("Used", right=True), Column("Borrowed", right=True),
+    Column("Lent", right=True, wide=True), Column("Pending", right=True, wide=True), Column("Status", wide=True),
 )
 
 
-def queue_table(result: SimulationResult) -> Table:
-    """One row per ClusterQueue, flavor and resource; every row names its ClusterQueue (grep-able)."""
+def queue_table(result: SimulationResult, keep: Callable[[WorkloadResult], bool] | None = None) -> Table:
+    """One row per ClusterQueue, flavor and resource; every row names its ClusterQueue (grep-able). With a
+    filter (-n, -l), only the ClusterQueues of the workloads it keeps."""
     table = Table(_QUEUE_COLUMNS)
+    shown = None if keep is None or _keeps_all(result, keep) else {
+        w.cluster_queue for w in result.workloads.values() if keep(w)}
     for name, queue in result.cluster_queues.items():
+        if shown is not None and name not in shown:
+            continue
         pending = str(queue.queued)
         cohort = queue.cohort or "-"
         status = "Active" if queue.active else f"Inactive: {queue.inactive_reason}"
@@ -216,23 +229,34 @@ def queue_table(result: SimulationResult) -> Table:
             resource = quota.resource
             table.add([name, cohort, quota.flavor, resource, human(resource, quota.nominal),
                        human(resource, quota.borrowing_limit), human(resource, quota.lending_limit),
-                       human(resource, quota.used), human(resource, quota.borrowed), human(resource, quota.lent),
+                       human_figure(resource, quota.used), human_figure(resource, quota.borrowed),
+                       human_figure(resource, quota.lent),
                        pending, status],
                       [None] * 11 + [status_style])
     return table
 
 
+def _keeps_all(result: SimulationResult, keep: Callable[[WorkloadResult], bool]) -> bool:
+    return all(keep(w) for w in result.workloads.values())
+
+
+def _number_key(cell: str) -> object:
+    return int(cell) if cell.lstrip("-").isdigit() else cell
+
+
 _WORKLOAD_COLUMNS = (
-    Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue"),
-    Column("Priority", right=True, wide=True, sort_key=lambda cell: int(cell) if cell.lstrip("-").isdigit() else cell),
-    Column("Cycle", right=True, wide=True, sort_key=lambda cell: int(cell) if cell.isdigit() else cell),
-    Column("Decision"), Column("Flavors"), Column("Borrowed"), Column("Preemption"),
-    Column("Victims", wide=True), Column("Preemption reason", wide=True), Column("Reason"),
+    Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue", wide=True),
+    Column("Priority", right=True, wide=True, sort_key=_number_key),
+    Column("Cycle", right=True, wide=True, sort_key=_number_key),
+    Column("Decision", wrap=True), Column("Flavors", wide=True), Column("Borrowed", wide=True),
+    Column("Preemption", wide=True), Column("Victims", wide=True), Column("Preemption reason", wide=True),
+    Column("Reason", wide=True), Column("Detail", narrow=True, wrap=True),
 )
 
 
 def workload_table(result: SimulationResult, keep: Callable[[WorkloadResult], bool]) -> Table:
-    """One row per workload (its key first), admitted first."""
+    """One row per workload (its key first), admitted first. The default view sums up in DETAIL what -o wide
+    spreads over FLAVORS, BORROWED, PREEMPTION and REASON."""
     table = Table(_WORKLOAD_COLUMNS)
     for key, workload in sorted(result.workloads.items(), key=lambda kv: _row_order(kv[1])):
         if not keep(workload):
@@ -242,14 +266,29 @@ def workload_table(result: SimulationResult, keep: Callable[[WorkloadResult], bo
                workload.cluster_queue or "-", str(workload.priority),
                str(cycle) if cycle is not None else "-", workload.decision_text, _flavors_text(workload),
                _borrowed_text(workload), _preemption_text(workload), ", ".join(workload.victims) or "-",
-               workload.preemption_reason or "-", _reason_token(workload)]
-        table.add(row, [None] * 5 + [_DECISION_STYLES.get(workload.decision)] + [None] * 6)
+               workload.preemption_reason or "-", _reason_token(workload), _detail_text(workload)]
+        table.add(row, [None] * 5 + [_DECISION_STYLES.get(workload.decision)] + [None] * 7,
+                  item={"name": key, **workload_details(workload)})
     return table
 
 
+def _detail_text(workload: WorkloadResult) -> str:
+    """DETAIL: for a workload that got in, what it borrows and whom it preempts; else Kueue's reason (a name
+    of a preemptor would not fit 80 columns beside the workload's own)."""
+    if workload.admission is None or workload.preempted_by:
+        return _reason_token(workload)  # who preempted it: -o wide (PREEMPTION), -o json and explain
+    parts = []
+    borrowed = _borrowed_text(workload)
+    if borrowed != "-":
+        parts.append(f"borrows {borrowed}")
+    if workload.victims:
+        parts.append(f"preempts {len(workload.victims)}")  # whom: -o wide (VICTIMS), -o json and explain
+    return "; ".join(parts) or "-"
+
+
 def _borrowed_text(workload: WorkloadResult) -> str:
-    return ", ".join(f"{resource} {human(resource, value)}" for (_, resource), value in workload.borrowed.items()) \
-        or "-"
+    amounts = workload.borrowed.items()
+    return ", ".join(f"{resource} {human_figure(resource, value)}" for (_, resource), value in amounts) or "-"
 
 
 # Table order and colour by decision token; a decision not listed sorts last, uncoloured.
@@ -298,14 +337,21 @@ def _reason_token(workload: WorkloadResult) -> str:
 
 def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
                    paint: Callable[[str, str], str] | None) -> None:
-    """Kueue's full message for every shown workload that did not get in, below the table."""
+    """Kueue's full message for every shown workload that did not get in, below the table (on a terminal,
+    wrapped under its workload's name)."""
+    from kqctl.render.console import terminal_width, wrap_text
+
+    width = terminal_width(out)
     lines = []
     for key in keys:
         workload = result.workloads[key]
-        if workload.admission is not None:
+        if workload.admission is not None or not workload.message:
             continue
-        if workload.message:
-            name = paint(printable(key), "bold") if paint is not None else printable(key)
-            lines.append(f"  {name}: {printable(workload.message)}")
+        name = printable(key)
+        never = " (it can never get in as configured)" if workload.never is not None else ""
+        pieces = wrap_text(f"{name}: {printable(workload.message)}{never}", width, "  ", "    ")
+        if paint is not None:
+            pieces[0] = "  " + paint(name, "bold") + pieces[0][2 + len(name):]
+        lines.extend(pieces)
     if lines:
         out.write("\nWhy not admitted:\n" + "\n".join(lines) + "\n")

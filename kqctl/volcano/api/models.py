@@ -7,14 +7,16 @@ is built from the object as written (``from_body``); a field Go could not decode
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from kqctl.k8s.core import Fields, ModelError, json_kind, metadata
+from kqctl.k8s.taints import Taint, Toleration, read_taints
 from kqctl.origin import Origin
-from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
+from kqctl.volcano.api.resource import PODS, resource_list
 
 ResourceList = Mapping[str, int]
 
@@ -27,14 +29,38 @@ TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
 HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"
 VOLCANO_SCHEDULER = "volcano"
+RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's own: how long a workload runs in a replay
 
 ROOT_QUEUE = "root"
 DEFAULT_QUEUE = "default"
 OPEN = "Open"
 
-# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources and pod count).
-UNMODELLED_POD_FIELDS = ("nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "nodeName",
-                         "resourceClaims")
+# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources, pod count, and
+# taints against tolerations).
+UNMODELLED_POD_FIELDS = ("nodeSelector", "affinity", "topologySpreadConstraints", "nodeName", "resourceClaims")
+
+
+# strconv.ParseFloat's decimal syntax (hex floats aside): what a hierarchy weight may be.
+GO_FLOAT = re.compile(r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE)
+
+
+def parse_go_float(text: str) -> float | None:
+    """``strconv.ParseFloat(text, 64)``; None where Go reports a syntax error."""
+    if not GO_FLOAT.match(text):
+        return None
+    try:
+        return float(text)
+    except (ValueError, OverflowError):
+        return None
+
+
+def stored_hierarchy(annotations: Mapping[str, str]) -> tuple[str, str]:
+    """The volcano.sh/hierarchy annotations as the Queue mutating webhook stores them on create: a path that
+    does not start with ``root`` gets ``root/`` in front and its weights ``1/`` (``createQueuePatch``)."""
+    path, weights = annotations.get(HIERARCHY_ANNOTATION, ""), annotations.get(HIERARCHY_WEIGHTS_ANNOTATION, "")
+    if path and weights and not path.startswith("root"):
+        return f"root/{path}", f"1/{weights}"
+    return path, weights
 
 
 def resources_at(fields: Fields, key: str) -> dict[str, int] | None:
@@ -69,6 +95,8 @@ class Queue:
     creation: datetime | None = None
     allocated_pods: int = 0  # status.allocated.pods
     has_affinity: bool = False
+    hierarchy: str = ""  # annotation volcano.sh/hierarchy (hierarchical DRF), as stored
+    hierarchy_weights: str = ""  # annotation volcano.sh/hierarchy-weights, as stored
     implicit: bool = False  # root and default created by the scheduler, not in the input
     origin: Origin | None = None
 
@@ -87,6 +115,7 @@ class Queue:
         state = status.string("state")
         weight = spec.opt_integer("weight")
         allocated = resources_at(status, "allocated") or {}
+        hierarchy, hierarchy_weights = stored_hierarchy(meta.string_map("annotations"))
         return cls(
             name=meta.string("name"),
             weight=1 if not weight else weight,  # CRD default, and the mutating webhook writes 1 for 0
@@ -102,6 +131,8 @@ class Queue:
             creation=meta.opt_time("creationTimestamp"),
             allocated_pods=allocated.get(PODS, 0),
             has_affinity=spec.has("affinity"),
+            hierarchy=hierarchy,
+            hierarchy_weights=hierarchy_weights,
             origin=origin,
         )
 
@@ -129,6 +160,7 @@ class PodGroup:
     created_by: str = ""  # "" written in the input; "Job/<name>" or "Pod/<name>" when kqctl builds it
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the job runs), as written
 
     @property
     def key(self) -> str:
@@ -154,6 +186,7 @@ class PodGroup:
             sub_groups=spec.has("subGroupPolicy"),
             labels=meta.string_map("labels"),
             origin=origin,
+            runtime=meta.string_map("annotations").get(RUNTIME_ANNOTATION, ""),
         )
 
 
@@ -180,8 +213,11 @@ class Pod:
     creation: datetime | None = None
     gated: bool = False
     unmodelled: tuple[str, ...] = ()  # pod spec fields with predicates kqctl does not evaluate
+    tolerations: tuple[Toleration, ...] = ()  # as the API server stores the pod (its default tolerations added)
     created_by: str = ""  # "" written in the input; "Job/<name>" when kqctl creates a vcjob's pod
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
+    controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)
 
     @property
     def key(self) -> str:
@@ -213,7 +249,7 @@ class Node:
     allocatable: ResourceList = field(hash=False)
     ready: bool = True
     unschedulable: bool = False
-    tainted: bool = False
+    taints: tuple[Taint, ...] = ()
     origin: Origin | None = None
 
     @classmethod
@@ -229,11 +265,23 @@ class Node:
             if condition.string("type") == "Ready":
                 ready = condition.string("status") == "True"
         return cls(metadata(body).string("name"), allocatable, ready, spec.boolean("unschedulable", False),
-                   bool(spec.list("taints")), origin)
+                   read_taints(spec), origin)
 
 
-def scoring_request(requests: Mapping[str, int], containers: int) -> tuple[int, int]:
-    """kube-scheduler's non-zero requests: 100m cpu and 200Mi memory for each container that sets none."""
-    cpu = requests.get(CPU, 0) or 100 * max(containers, 1)
-    memory = requests.get(MEMORY, 0) or 200 * 1024 * 1024 * max(containers, 1)
-    return cpu, memory
+# The job controller's actions (volcano.sh/apis bus/v1alpha1 actions.go) a replay tells apart on PodEvicted.
+SYNC_JOB = "SyncJob"
+RESTART_ACTIONS = frozenset({"RestartJob", "RestartTask", "RestartPod", "RestartPartition"})
+
+
+@dataclass(frozen=True)
+class EvictionPolicy:
+    """What a vcjob's controller does when one of its pods is evicted (``applyPolicies`` for the PodEvicted event):
+    the first task-level policy of the pod's task naming PodEvicted (or ``*``), else the first job-level one, else
+    SyncJob (the missing pod is made again). ``max_retry``: restarts allowed (the job webhook's default 3)."""
+
+    job: str = ""  # the job-level action ("" none)
+    tasks: Mapping[str, str] = field(default_factory=dict, hash=False)  # task name -> action
+    max_retry: int = 3
+
+    def action(self, task: str) -> str:
+        return self.tasks.get(task) or self.job or SYNC_JOB

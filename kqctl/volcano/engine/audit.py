@@ -43,7 +43,8 @@ def audit(snapshot: Snapshot) -> AuditReport:
     quiet = replace(snapshot, conf=replace(snapshot.conf, actions=()))
     world = initial_world(snapshot)
     opened = run_session(quiet, world)
-    reports = queue_reports(snapshot, world, opened.quota, opened.quota_plugin == "capacity (hierarchical)")
+    reports = queue_reports(snapshot, world, opened.quota, opened.quota_plugin == "capacity (hierarchical)",
+                            opened.hdrf)
     cluster = Resource()
     for node in snapshot.nodes.values():
         if node.ready:
@@ -58,15 +59,17 @@ def _tree_order(reports: list[QueueReport]) -> list[QueueRow]:
     by_name = {r.name: r for r in reports}
     rows: list[QueueRow] = []
 
-    def visit(name: str, depth: int) -> None:
+    # Depth first, children in name order, without recursion: a tree may be thousands of levels deep.
+    stack = [(name, 0) for name in reversed(by_name[ROOT_QUEUE].children if ROOT_QUEUE in by_name else ())]
+    seen: set[str] = set()
+    while stack:
+        name, depth = stack.pop()
+        if name in seen:
+            continue  # a parent cycle (refused by the webhook) must not loop
+        seen.add(name)
         report = by_name[name]
         rows.append(QueueRow(report, depth))
-        for child in report.children:
-            if child in by_name:
-                visit(child, depth + 1)
-
-    for name in by_name[ROOT_QUEUE].children if ROOT_QUEUE in by_name else ():
-        visit(name, 0)
+        stack.extend((child, depth + 1) for child in reversed(report.children) if child in by_name)
     placed = {row.report.name for row in rows}
     rows.extend(QueueRow(r, 0) for r in reports if r.name not in placed and r.name != ROOT_QUEUE)
     return rows
@@ -77,8 +80,10 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
     on_nodes = set(cluster.as_dict()) | {CPU, MEMORY, PODS}
     for report in reports:
         queue = snapshot.queues[report.name]
-        # root's guarantee (hierarchical capacity sums its children's) holds nothing back from a sibling
-        for name in sorted(report.guarantee.as_dict() if report.name != ROOT_QUEUE else ()):
+        # root's guarantee (hierarchical capacity sums its children's) holds nothing back from a sibling; a queue
+        # with pending work is not idle: its guarantee is about to be used (its own work waits, not the others')
+        pending_work = any(report.request.get(n) > report.allocated.get(n) for n in report.request.as_dict())
+        for name in sorted(report.guarantee.as_dict() if report.name != ROOT_QUEUE and not pending_work else ()):
             unused = report.guarantee.get(name) - report.allocated.get(name)
             if name != PODS and unused > 0:
                 found.append(AuditFinding(
@@ -121,6 +126,7 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
 
 
 def _text(name: str, value: object) -> str:
-    from kqctl.volcano.api.resource import to_quantity
+    """An amount in kqctl's reading style, as the audit table prints it (kqctl.k8s.units)."""
+    from kqctl.volcano.api.resource import human_amount
 
-    return to_quantity(name, value)  # type: ignore[arg-type]
+    return human_amount(name, value)  # type: ignore[arg-type]

@@ -91,11 +91,10 @@ class Capacity:
             self.attrs[name] = QueueAttr(name, queue.weight, deserved=Resource.of(queue.deserved or {}),
                                          capability=Resource.of(queue.capability or {}),
                                          guarantee=guarantee_of(queue))
-        for name in sorted(self.attrs):
-            problem = self._link(name)
-            if problem:
-                self.broken = problem
-                return
+        problem = self._link_all()
+        if problem:
+            self.broken = problem
+            return
         for key in sorted(self.ssn.jobs):
             job = self.ssn.jobs[key]
             attr = self.attrs[job.queue]
@@ -116,33 +115,49 @@ class Capacity:
         if root.capability.is_empty():
             root.capability = Resource.infinite(self.ssn.total.scalars)
         root.real_capability = root.capability.clone()
-        self._check(root)
+        self._check_all(root)
         for attr in self.attrs.values():
             update_share(attr)
 
-    def _link(self, name: str) -> str:
-        """``updateAncestors``: the parent chain up to root; a missing parent or a cycle breaks the build."""
-        chain = [name]
-        current = name
-        while current != ROOT_QUEUE:
-            parent = self.ssn.queues[current].model.parent or ROOT_QUEUE
-            if parent not in self.ssn.queues:
-                return f"the queue {current} has invalid parent queue {parent}"
-            if parent in chain:
-                return f"cycle detected in queue hierarchy for queue {parent}"
-            chain.append(parent)
-            current = parent
-        attr = self.attrs[name]
-        if name != ROOT_QUEUE and not attr.ancestors:
-            attr.ancestors = list(reversed(chain[1:]))
-            parent_attr = self.attrs[chain[1]]
-            if name not in parent_attr.children:
-                parent_attr.children.append(name)
+    def _link_all(self) -> str:
+        """``updateAncestors`` for every queue, by name: the parent chain up to root; a missing parent or a cycle
+        breaks the build. Each chain is walked only up to a queue already linked, so a deep tree (a chain of
+        thousands of queues) is linked in linear time, as Volcano's memoised recursion does."""
+        linked = {ROOT_QUEUE}
+        queues = self.ssn.queues
+        for name in sorted(self.attrs):
+            chain: list[str] = []
+            on_chain: set[str] = set()
+            current = name
+            while current not in linked:
+                chain.append(current)
+                on_chain.add(current)
+                parent = queues[current].model.parent or ROOT_QUEUE
+                if parent not in queues:
+                    return f"the queue {current} has invalid parent queue {parent}"
+                if parent in on_chain:
+                    return f"cycle detected in queue hierarchy for queue {parent}"
+                current = parent
+            for child in reversed(chain):  # top down: each parent's ancestors are known before its child's
+                parent = queues[child].model.parent or ROOT_QUEUE
+                parent_attr = self.attrs[parent]
+                self.attrs[child].ancestors = [*parent_attr.ancestors, parent]
+                parent_attr.children.append(child)
+                linked.add(child)
         return ""
 
+    def _check_all(self, root: QueueAttr) -> None:
+        """``checkHierarchicalQueue`` from root down, each parent before its children (iteratively: a tree
+        thousands of levels deep is fine)."""
+        stack = [root]
+        while stack:
+            attr = stack.pop()
+            self._check(attr)
+            stack.extend(self.attrs[name] for name in sorted(attr.children, reverse=True))
+
     def _check(self, attr: QueueAttr) -> None:
-        """``checkHierarchicalQueue``: children's deserved floored by guarantee, capabilities inherited, real
-        capability = what the parent's real capability leaves after the siblings' guarantees."""
+        """One parent: children's deserved floored by guarantee, capabilities inherited, real capability = what
+        the parent's real capability leaves after the siblings' guarantees."""
         assert attr.capability is not None
         total_guarantee, total_deserved = Resource(), Resource()
         for name in sorted(attr.children):
@@ -164,8 +179,6 @@ class Capacity:
             assert child.capability is not None
             real = exceeded_part(attr.real_capability, total_guarantee).add(child.guarantee)
             child.real_capability = real.min_dimension(child.capability, "infinity")
-        for name in sorted(attr.children):
-            self._check(self.attrs[name])
 
     # --- hooks ----------------------------------------------------------------------------------------------
 
@@ -360,23 +373,8 @@ def queue_level(left: QueueAttr, right: QueueAttr) -> int:
 
 
 def sorted_victims(ssn: Session, victims: list[TaskInfo], reclaimer: TaskInfo) -> list[TaskInfo]:
-    """``BuildVictimsPriorityQueue``: victim queue order between queues; reverse job, then task, order within."""
-    from kqctl.volcano.engine.framework import PriorityQueue
-
-    def less(left: TaskInfo, right: TaskInfo) -> bool:
-        if left.job is right.job:
-            return not ssn.task_less(left, right)
-        if left.job.queue != right.job.queue:
-            return ssn.victim_queue_less(ssn.queues[left.job.queue], ssn.queues[right.job.queue],
-                                         ssn.queues[reclaimer.job.queue])
-        compared = ssn.job_compare(left.job, right.job)
-        if compared != 0:
-            return compared > 0
-        return not ssn.task_less(left, right)
-
-    heap: PriorityQueue[TaskInfo] = PriorityQueue(less)
-    for victim in victims:
-        heap.push(victim)
+    """``BuildVictimsPriorityQueue`` popped to the end (the capacity plugin orders its candidates with it)."""
+    heap = ssn.victims_queue(victims, reclaimer)
     ordered = []
     while not heap.empty():
         ordered.append(heap.pop())

@@ -63,7 +63,7 @@ class NodeChooser:
 
     @staticmethod
     def shape(task: TaskInfo) -> Shape:
-        return (tuple(sorted(task.request.as_dict().items())), task.pod.score_request)
+        return (tuple(sorted(task.request.as_dict().items())), task.pod.score_request, task.pod.tolerations)
 
     def verdict(self, task: TaskInfo, node: NodeInfo, shape: Shape) -> tuple[str | None, bool, Any]:
         """(why it does not fit, whether it fits idle, its score), once per node state and task shape."""

@@ -5,12 +5,13 @@ leaves out of the water-filling: their deserved is shown as not computed)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from kqctl.volcano.api.models import ROOT_QUEUE, Queue
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.drf import HdrfLevel, queue_level
 from kqctl.volcano.engine.queue_attr import QueueAttr, capability_of, guarantee_of, real_capability
 from kqctl.volcano.engine.session import World
 
@@ -36,6 +37,8 @@ class QueueReport:
     children: tuple[str, ...] = ()
     implicit: bool = False
     spec_names: frozenset[str] = frozenset()  # resources the queue's spec names
+    hierarchy: str = ""  # volcano.sh/hierarchy, as stored (hierarchical DRF)
+    hdrf: HdrfLevel | None = None  # its level of the HDRF tree (drf enableHierarchy; None when it has no jobs)
 
     def dimensions(self) -> list[str]:
         """cpu, memory, then every other resource any of the queue's lists names (pods only when the queue's
@@ -52,7 +55,16 @@ class QueueReport:
         return PODS in self.spec_names
 
 
-def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr], hierarchy: bool) -> list[QueueReport]:
+def queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr], hierarchy: bool,
+                  hdrf: Mapping[str, HdrfLevel] | None = None) -> list[QueueReport]:
+    """Every queue's report; ``hdrf``: the HDRF tree's levels by path when drf runs with enableHierarchy."""
+    return [replace(report, hierarchy=snapshot.queues[report.name].hierarchy,
+                    hdrf=queue_level(dict(hdrf), snapshot.queues[report.name].hierarchy) if hdrf else None)
+            for report in _queue_reports(snapshot, world, attrs, hierarchy)]
+
+
+def _queue_reports(snapshot: Snapshot, world: World, attrs: dict[str, QueueAttr],
+                   hierarchy: bool) -> list[QueueReport]:
     total = Resource()
     for node in snapshot.nodes.values():
         if node.ready:

@@ -9,7 +9,7 @@ from kqctl.volcano.api.resource import CPU, MEMORY, Amount, Resource
 from kqctl.volcano.engine.explain import Explanation
 from kqctl.volcano.engine.trace import Note
 from kqctl.volcano.render.simulation import resources
-from kqctl.volcano.render.units import display, ratio
+from kqctl.volcano.render.units import display, display_figure, ratio
 
 FORMATS = ("table", "json", "yaml")
 
@@ -18,19 +18,19 @@ GATE_WHERE = {
     "queue-missing": "the scheduler's cache", "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
-    "gang": "allocate: gang", "reclaim": "reclaim",
+    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt",
 }
 
 
 def render_explanation(explanation: Explanation, fmt: str, out: TextIO) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt == "json":
-        out.write(dump_json(explanation_data(explanation)))
-    elif fmt == "yaml":
-        out.write(dump_yaml(explanation_data(explanation)))
+    if is_data_format(fmt):
+        write_data(out, explanation_data(explanation), fmt)
     elif fmt == "table":
-        out.write(text(explanation))
+        from kqctl.render.console import write_prose
+
+        write_prose(out, text(explanation))
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
@@ -102,11 +102,11 @@ def text(explanation: Explanation) -> str:
         lines.extend(_rounds(explanation))
     if explanation.suggestions:
         lines.append("")
-        lines.append("What would let it run (each change simulated again):")
+        lines.append("What would let it run (each change simulated again, the smallest that works; changes that "
+                     "would not help are left out):")
         for s in explanation.suggestions:
-            mark = "yes" if s.helps else "no "
             side = f"; but {'; '.join(s.side_effects)}" if s.side_effects else ""
-            lines.append(f"  [{mark}] {s.change}: {s.effect}{side}")
+            lines.append(f"  - {s.change}: {s.effect}{side}")
     elif not explanation.running:
         lines.append("")
         lines.append("No change kqctl tries helps here.")
@@ -236,7 +236,7 @@ def _dims(*vectors: Resource) -> list[str]:
 
 
 def _vector(values: Resource, dims: list[str]) -> str:
-    return ", ".join(f"{d} {display(d, _value(values, d))}" for d in dims)
+    return ", ".join(f"{d} {display_figure(d, _value(values, d))}" for d in dims)  # deserved: computed
 
 
 def _value(values: Resource, dim: str) -> Amount:

@@ -8,9 +8,10 @@ from typing import Any, TextIO
 
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.volcano.api.resource import Resource
+from kqctl.volcano.engine.drf import HdrfLevel
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
-from kqctl.volcano.render.units import display, quantity, ratio
+from kqctl.volcano.render.units import display, display_figure, quantity, ratio
 
 FORMATS = ("table", "wide", "name", "json", "yaml")
 CONTRACT_VERSION = 1
@@ -18,13 +19,12 @@ CONTRACT_VERSION = 1
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
                       selector: str | None = None, table: TableOptions | None = None) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
     keep = group_filter(result, namespace, selector)
     view = table or TableOptions()
-    if fmt in ("json", "yaml"):
-        data = contract(result, keep)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, contract(result, keep), fmt, rows="podGroups", sort_by=view.sort_by, headers=view.headers)
     elif fmt == "name":
         for key, outcome in result.groups.items():
             if keep(outcome):
@@ -76,7 +76,21 @@ def queue_data(report: QueueReport) -> dict[str, Any]:
         "share": ratio(report.share) if report.share is not None else None,
         "podGroups": dict(sorted(report.phases.items())),
         "children": list(report.children),
+        "hierarchy": report.hierarchy or None,
+        "hdrf": hdrf_data(report.hdrf) if report.hdrf is not None else None,
     }
+
+
+def hdrf_data(level: HdrfLevel) -> dict[str, Any]:
+    """One level of the HDRF tree: share and share/weight are float64 ratios as drf.go keeps them (rounded to
+    six places here); the allocation is the rescaled one its share is the dominant share of."""
+    return {"path": level.path, "weight": _number(level.weight), "share": round(level.share, 6),
+            "shareOverWeight": round(level.weighted_share, 6), "saturated": level.saturated,
+            "allocated": {name: quantity(name, value) for name, value in sorted(level.allocated.items())}}
+
+
+def _number(value: float) -> int | float:
+    return int(value) if value.is_integer() else value
 
 
 def group_data(outcome: GroupOutcome) -> dict[str, Any]:
@@ -87,6 +101,7 @@ def group_data(outcome: GroupOutcome) -> dict[str, Any]:
         "minMember": outcome.min_member,
         "pods": {pod: node or None for pod, node in outcome.pods.items()},
         "bound": dict(outcome.bound),
+        "pipelined": dict(outcome.pipelined),
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in outcome.evicted],
         "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
         "ignored": outcome.ignored,
@@ -109,11 +124,13 @@ def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | No
         "podGroups": {key: group_data(o) for key, o in outcomes.items()},
         "binds": dict(sorted(binds.items())),
         "bindCount": len(binds),
+        "pipelined": {pod: node for o in outcomes.values() for pod, node in o.pipelined.items()},
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in result.evictions
                       if e.group in outcomes],
         "livelock": None if result.livelock is None else {
             "sessions": list(result.livelock.sessions), "pods": list(result.livelock.pods)},
         "hierarchyBroken": result.hierarchy_broken or None,
+        "hdrf": [hdrf_data(level) for level in result.hdrf],
         "notes": list(result.notes),
         "limitations": list(result.limitations),
         "warnings": list(result.warnings),
@@ -122,16 +139,18 @@ def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | No
 
 # --- tables ----------------------------------------------------------------------------------------------------
 
+# The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
 _QUEUE_COLUMNS = (
-    Column("Queue"), Column("State"), Column("Weight", right=True), Column("Resource"),
-    Column("Capability", right=True), Column("Guarantee", right=True), Column("Deserved", right=True),
-    Column("Real cap", right=True), Column("Allocated", right=True), Column("Inqueue", right=True),
-    Column("Share", right=True), Column("Parent", wide=True), Column("Priority", right=True, wide=True),
-    Column("PodGroups", wide=True),
+    Column("Queue"), Column("State", wide=True), Column("Weight", right=True), Column("Resource"),
+    Column("Capability", right=True, wide=True), Column("Guarantee", right=True, wide=True),
+    Column("Deserved", right=True), Column("Real cap", right=True, wide=True), Column("Allocated", right=True),
+    Column("Inqueue", right=True), Column("Share", right=True), Column("Parent", wide=True),
+    Column("Priority", right=True, wide=True), Column("PodGroups", wide=True),
 )
 _GROUP_COLUMNS = (
-    Column("PodGroup"), Column("Queue"), Column("Phase"), Column("Min", right=True), Column("Bound", right=True),
-    Column("Nodes"), Column("Evicted", right=True), Column("Reason"), Column("Pods", wide=True),
+    Column("PodGroup"), Column("Queue"), Column("Phase"), Column("Min", right=True, wide=True),
+    Column("Bound", right=True), Column("Nodes", wide=True), Column("Evicted", right=True),
+    Column("Reason", wrap=True), Column("Pods", wide=True),
 )
 
 
@@ -146,20 +165,51 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
         for name in report.dimensions():
             table.add([report.name, state, str(report.weight), name,
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
-                       _cell(report.deserved, name, "-"), _cell(report.real_capability, name, "-"),
-                       _cell(report.allocated, name, "0"), _cell(report.inqueue, name, "0"),
-                       ratio(report.share) if report.share is not None else "-",
+                       _cell(report.deserved, name, "-", True), _cell(report.real_capability, name, "-", True),
+                       _cell(report.allocated, name, "0", True), _cell(report.inqueue, name, "0", True),
+                       _share_cell(report),
                        report.parent or "-", str(report.priority), groups])
     return table
 
 
-def _cell(values: Resource | None, name: str, missing: str) -> str:
+def _share_cell(report: QueueReport) -> str:
+    """The queue plugin's share; with hierarchical DRF alone, the HDRF share of the queue's level."""
+    if report.share is not None:
+        return ratio(report.share)
+    if report.hdrf is not None:
+        return _float_ratio(report.hdrf.share)
+    return "-"
+
+
+def _float_ratio(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".") if value else "0"
+
+
+def hdrf_table(levels: tuple[HdrfLevel, ...], queues: tuple[QueueReport, ...]) -> Table:
+    """The HDRF tree level by level: what queue order compares (saturated last, then share/weight)."""
+    by_path: dict[str, list[str]] = {}
+    for report in queues:
+        if report.hdrf is not None:
+            by_path.setdefault(report.hdrf.path, []).append(report.name)
+    table = Table((Column("Hierarchy"), Column("Queues"), Column("Weight", right=True), Column("Share", right=True),
+                   Column("Share/weight", right=True), Column("Saturated")))
+    for level in levels:
+        depth = level.path.count("/")
+        name = "  " * depth + level.path.rsplit("/", 1)[-1]
+        table.add([name, ", ".join(sorted(by_path.get(level.path, ()))) or "-", f"{_number(level.weight):g}",
+                   _float_ratio(level.share), _float_ratio(level.weighted_share),
+                   "yes" if level.saturated else "no"])
+    return table
+
+
+def _cell(values: Resource | None, name: str, missing: str, figure: bool = False) -> str:
+    """A set amount exact, a computed one (``figure``) rounded for reading (kqctl.k8s.units)."""
     if values is None:
         return missing
     amount = values.as_dict().get(name)
     if amount is None:
         return "unlimited" if missing == "unlimited" else ("0" if missing == "0" else "-")
-    return display(name, amount)
+    return display_figure(name, amount) if figure else display(name, amount)
 
 
 def group_table(outcomes: list[GroupOutcome]) -> Table:
@@ -169,46 +219,74 @@ def group_table(outcomes: list[GroupOutcome]) -> Table:
         nodes = sorted(set(placed))
         node_text = ", ".join(nodes) if len(nodes) <= 3 else f"{', '.join(nodes[:3])} +{len(nodes) - 3}"
         reason = "-" if o.reason is None else o.reason[0]
-        pods = ", ".join(f"{p.split('/', 1)[1]}={n or '-'}" for p, n in o.pods.items()) or "-"
+        pods = ", ".join(_pod_cell(p, n, o.pipelined.get(p)) for p, n in o.pods.items()) or "-"
         style = None if o.phase in ("Running", "Completed") else "yellow"
         table.add([o.key, o.queue, o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
                    str(len(o.evicted)) if o.evicted else "-", reason, pods],
-                  [None, None, style, None, None, None, None, None, None])
+                  [None, None, style, None, None, None, None, None, None], item={"name": o.key, **group_data(o)})
     return table
+
+
+def _pod_cell(pod: str, node: str, pipelined: str | None) -> str:
+    """``name=node``; a pod pipelined to a node (reserved, not bound) shows ``name=-(pipelined to node)``."""
+    name = pod.split("/", 1)[1]
+    if pipelined:
+        return f"{name}=-(pipelined to {pipelined})"
+    return f"{name}={node or '-'}"
 
 
 def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOutcome], bool],
                   view: TableOptions) -> None:
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     outcomes = [o for o in result.groups.values() if keep(o)]
     groups = group_table(outcomes)
     sort_rows(groups, view.sort_by)
-    if not view.headers:
-        write_limited(out, groups, view, None, "PodGroups")
-        return
     rows = list(result.queues)
     shown = {r.name for r in rows if not r.implicit or r.phases or r.name == "default" and r.allocated.names()}
+    if len(outcomes) < len(result.groups):  # -n, -l: the queues of the PodGroups shown
+        shown &= {o.queue for o in outcomes}
     write_limited(out, queue_table(rows, shown), view, paint, "queue rows")
     out.write("\n")
+    if result.hdrf:
+        out.write("Hierarchical DRF (drf enableHierarchy): queues go in the order of their levels, a saturated level "
+                  "last, then the smaller share/weight; it computes no deserved amount\n")
+        write_limited(out, hdrf_table(result.hdrf, result.queues), view, paint, "levels")
+        out.write("\n")
     if outcomes:
         write_limited(out, groups, view, paint, "PodGroups")
     else:
         out.write("No PodGroups.\n")
+    _pipelined(outcomes, out, view)
     waiting = [o for o in outcomes if o.reason is not None]
     if waiting:
         out.write("\nWhy not running:\n")
         listed = waiting[: view.limit or len(waiting)]
         for o in listed:
             assert o.reason is not None
-            out.write(f"  {o.key}: {o.reason[1]}\n")
+            write_wrapped(out, f"{o.key}: {o.reason[1]}", "  ", "    ")
         if len(listed) < len(waiting):
             out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
                       "everything)\n")
-    out.write("\n" + summary(result, outcomes) + "\n")
+    out.write("\n")
+    write_wrapped(out, summary(result, outcomes))
     _footnotes(result, out)
+
+
+def _pipelined(outcomes: list[GroupOutcome], out: TextIO, view: TableOptions) -> None:
+    """The pods the last session pipelined: a node holds them room for the next session; none is bound."""
+    pipelined = [(pod, node) for o in outcomes for pod, node in o.pipelined.items()]
+    if not pipelined:
+        return
+    out.write("\nPipelined (a node is reserved for them in the next session; not bound yet):\n")
+    listed = pipelined[: view.limit or len(pipelined)]
+    for pod, node in listed:
+        out.write(f"  {pod} -> {node}\n")
+    if len(listed) < len(pipelined):
+        out.write(f"  ... {len(pipelined) - len(listed):,} more (--limit N or --show-all for more, -o json for "
+                  "everything)\n")
 
 
 def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
@@ -218,24 +296,28 @@ def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
     counts = ", ".join(f"{n:,} {p}" for p, n in sorted(phases.items())) or "no PodGroups"
     binds = sum(len(o.bound) for o in outcomes)
     evicted = sum(len(o.evicted) for o in outcomes)
+    pipelined = sum(len(o.pipelined) for o in outcomes)
     plugin = result.quota_plugin or "no queue plugin"
+    waiting = f"{pipelined:,} pipelined, " if pipelined else ""
     return (f"{result.sessions} session(s), {result.stop_reason}, {plugin}: {binds:,} pod(s) bound, "
-            f"{evicted:,} evicted; PodGroups: {counts}")
+            f"{waiting}{evicted:,} evicted; PodGroups: {counts}")
 
 
 def _footnotes(result: SimulationResult, out: TextIO) -> None:
+    from kqctl.render.console import write_wrapped
+
     if any(r.state_assumed and not r.implicit for r in result.queues):
-        out.write("*: no status.state in the input; taken as Open, as the queue controller sets a new queue.\n")
+        write_wrapped(out, "*: no status.state in the input; taken as Open, as the queue controller sets a new queue.")
     if result.hierarchy_broken:
-        out.write(f"Hierarchical capacity refuses the whole session: {result.hierarchy_broken}\n")
+        write_wrapped(out, f"Hierarchical capacity refuses the whole session: {result.hierarchy_broken}")
     if result.livelock is not None:
         a, b = result.livelock.sessions
-        out.write(f"Livelock: the state after session {b} repeats the one after session {a}; "
-                  f"{', '.join(result.livelock.pods)} are evicted and bound again and again.\n")
+        write_wrapped(out, f"Livelock: the state after session {b} repeats the one after session {a}; "
+                      f"{', '.join(result.livelock.pods)} are evicted and bound again and again.")
     for note in result.notes:
-        out.write(f"note: {note}\n")
+        write_wrapped(out, f"note: {note}")
     for limitation in result.limitations:
-        out.write(f"not simulated: {limitation}\n")
+        write_wrapped(out, f"not simulated: {limitation}")
     for warning in result.warnings:
-        out.write(f"warning: {warning}\n")
+        write_wrapped(out, f"warning: {warning}")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqctl.k8s.quantity import QuantityError, parse_quantity
-from kqctl.origin import FieldPath
+from kqctl.origin import FieldPath, format_path
 from kqctl.volcano.api.models import HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION
 
 POLICY = "queue-validation-policy"
@@ -27,6 +27,7 @@ class PolicyDenial:
     rule_id: str
     message: str
     path: FieldPath
+    hint: str | None = None
 
 
 def denied(message: str) -> str:
@@ -72,28 +73,87 @@ def _empty_values(body: Mapping[str, Any]) -> PolicyDenial | None:
 
 
 def _deserved_within_capability(body: Mapping[str, Any]) -> PolicyDenial | None:
+    """VC-VAP-CAPABILITY, and VC-VAP-QUANTITY-TYPE when ``quantity()`` is handed a number. CEL's ``&&``,
+    ``||`` and ``all()`` let a false beat an error: a resource with deserved above capability denies with the
+    rule's message even beside a number; otherwise a number on a resource both lists is an evaluation error."""
     spec = _dict(body.get("spec"))
     capability, deserved = _dict(spec.get("capability")), _dict(spec.get("deserved"))
+    if not capability or not deserved:
+        return None
+    failed: FieldPath | None = None
+    erred: tuple[FieldPath, Any] | None = None
     for name in sorted(set(capability) & set(deserved)):
+        number = _cel_number_path(name, (("capability", capability), ("deserved", deserved)))
+        if number is not None:
+            erred = erred or number
+            continue
         cap, des = _quantity(capability[name]), _quantity(deserved[name])
-        if cap is not None and des is not None and des > cap:
-            return PolicyDenial("VC-VAP-CAPABILITY", denied("must be <= capability"), ("spec", "deserved", name))
+        if cap is not None and des is not None and des > cap and failed is None:
+            failed = ("spec", "deserved", name)
+    if failed is not None:
+        return PolicyDenial("VC-VAP-CAPABILITY", denied("must be <= capability"), failed)
+    if erred is not None:
+        return _quantity_error("must be <= capability", erred)
     return None
 
 
 def _deserved_covers_guarantee(body: Mapping[str, Any]) -> PolicyDenial | None:
+    """VC-VAP-GUARANTEE (a guarantee missing from deserved is false before any ``quantity()`` call), and
+    VC-VAP-QUANTITY-TYPE as for the capability rule."""
     spec = _dict(body.get("spec"))
     guarantee = _dict(_dict(spec.get("guarantee")).get("resource"))
     deserved = _dict(spec.get("deserved"))
     if not guarantee:
         return None
+    failed: FieldPath | None = None
+    erred: tuple[FieldPath, Any] | None = None
     for name in sorted(guarantee):
-        des = _quantity(deserved.get(name)) if name in deserved else None
-        guar = _quantity(guarantee[name])
+        if name not in deserved:
+            failed = failed or ("spec", "guarantee", "resource", name)
+            continue
+        number = _cel_number_path(name, (("deserved", deserved), ("guarantee", guarantee)))
+        if number is not None:
+            erred = erred or number
+            continue
+        des, guar = _quantity(deserved[name]), _quantity(guarantee[name])
         if des is None or (guar is not None and des < guar):
-            return PolicyDenial("VC-VAP-GUARANTEE", denied("must be >= guarantee"),
-                                ("spec", "guarantee", "resource", name))
+            failed = failed or ("spec", "guarantee", "resource", name)
+    if failed is not None:
+        return PolicyDenial("VC-VAP-GUARANTEE", denied("must be >= guarantee"), failed)
+    if erred is not None:
+        return _quantity_error("must be >= guarantee", erred)
     return None
+
+
+def _cel_number_path(name: str, lists: tuple[tuple[str, Mapping[str, Any]], ...]) -> tuple[FieldPath, Any] | None:
+    """Where (and what) the policy's ``quantity()`` would be handed a number for this resource: an unquoted
+    quantity the API server decodes as an integer (``10``, ``1e3``) reaches CEL as an int, and ``quantity()``
+    takes strings."""
+    for label, values in lists:
+        value = values.get(name)
+        if _decoded_as_integer(value):
+            base: FieldPath = ("spec", "guarantee", "resource") if label == "guarantee" else ("spec", label)
+            return (*base, name), value
+    return None
+
+
+def _decoded_as_integer(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return float(value).is_integer() and -(2**63) <= value <= 2**63 - 1
+
+
+def _quantity_error(rule: str, where: tuple[FieldPath, Any]) -> PolicyDenial:
+    """The API server's words for an expression that failed to evaluate under ``failurePolicy: Fail``; the
+    expression is named by the message of the validation it belongs to."""
+    path, value = where
+    text = getattr(value, "text", None) or str(value)
+    return PolicyDenial("VC-VAP-QUANTITY-TYPE",
+                        denied(f"expression '<the validation \"{rule}\">' resulted in error: no such overload"),
+                        path,
+                        f"{format_path(path)} is the number {text}, not a string: the policy passes it to CEL's "
+                        "quantity(), which takes strings only, and its failurePolicy is Fail, so the API server "
+                        f"refuses the Queue; quote it: \"{text}\" (the webhook alone would accept it)")
 
 
 def _hierarchy_lengths(body: Mapping[str, Any]) -> PolicyDenial | None:

@@ -192,7 +192,7 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
 def _report(found: Found, obj: LoadedObject, policy: admission_policy.PolicyDenial | None, denial: Denial | None,
             verb: str) -> None:
     if policy is not None:
-        found.append((obj, error(policy.rule_id, policy.path, policy.message,
+        found.append((obj, error(policy.rule_id, policy.path, policy.message, policy.hint or
                                  "the Helm chart's ValidatingAdmissionPolicy for Queues (custom.vap_enable)")))
     if denial is not None:
         found.append((obj, error(denial.rule_id, denial.path, denial.message, denial.hint)))
@@ -243,20 +243,20 @@ def _parents_first(queues: Sequence[LoadedObject]) -> list[LoadedObject]:
     by_name = {o.name: o for o in queues}
     done: set[int] = set()
     ordered: list[LoadedObject] = []
-
-    def visit(obj: LoadedObject, path: set[str]) -> None:
-        if id(obj) in done:
-            return
-        parent = _parent(obj.body)
-        above = by_name.get(parent)
-        if above is not None and above is not obj and parent not in path:
-            visit(above, {*path, obj.name or ""})
-        if id(obj) not in done:
-            done.add(id(obj))
-            ordered.append(obj)
-
     for obj in queues:
-        visit(obj, set())
+        # The chain of not-yet-placed ancestors in the input, walked iteratively (a chain may be thousands of
+        # queues long); a cycle stops the walk where it closes.
+        chain: list[LoadedObject] = []
+        names: set[str] = set()
+        current: LoadedObject | None = obj
+        while current is not None and id(current) not in done and (current.name or "") not in names:
+            chain.append(current)
+            names.add(current.name or "")
+            above = by_name.get(_parent(current.body))
+            current = above if above is not current else None
+        for placed in reversed(chain):
+            done.add(id(placed))
+            ordered.append(placed)
     return ordered
 
 
@@ -347,10 +347,11 @@ def _podgroup_findings(obj: LoadedObject, result: ApplyResult, hierarchical: boo
     queue = str(spec.get("queue") or DEFAULT_QUEUE)
     found = _queue_checks(queue, result, ("spec", "queue"), job_kind=False, closed=closed)
     if hierarchical and result.lister.get(queue) is not None and result.lister.children(queue):
-        found.append(error("VC-TREE-NONLEAF", ("spec", "queue"),
-                           f"The Queue <{queue}> of Job <{obj.namespace}/{obj.name}> is not leaf queue",
-                           "hierarchical capacity stops scheduling every job while one sits in a queue with "
-                           "children; submit to a leaf queue"))
+        found.append(warning("VC-TREE-NONLEAF", ("spec", "queue"),
+                             f"The Queue <{queue}> of Job <{obj.namespace}/{obj.name}> is not leaf queue: the API "
+                             "server accepts the PodGroup, but hierarchical capacity then refuses every enqueue and "
+                             "allocation of every job in the cluster while it sits there",
+                             "submit to a leaf queue"))
     return found
 
 

@@ -8,7 +8,6 @@ text. Where Volcano iterates a Go map (resource names) kqctl goes in name order,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,15 +15,14 @@ from typing import Any
 from kqctl.k8s.pods import aggregate
 from kqctl.k8s.quantity import Quantity, QuantityError, parse_quantity
 from kqctl.origin import FieldPath
-from kqctl.volcano.api.models import HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION, ROOT_QUEUE
+from kqctl.volcano.api.models import GO_FLOAT, HIERARCHY_ANNOTATION, HIERARCHY_WEIGHTS_ANNOTATION, ROOT_QUEUE
 from kqctl.volcano.api.resource import CPU, MEMORY, Resource, format_vector, less_partly, resource_list
 
 CREATE, UPDATE, DELETE = "CREATE", "UPDATE", "DELETE"
 _INTEGER_RESOURCES = frozenset({"pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
                                 "configmaps", "persistentvolumeclaims", "services.nodeports",
                                 "services.loadbalancers"})
-# strconv.ParseFloat's decimal syntax (hex floats aside): what a hierarchy weight may be.
-_GO_FLOAT = re.compile(r"^[+-]?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE)
+_GO_FLOAT = GO_FLOAT  # strconv.ParseFloat's decimal syntax: what a hierarchy weight may be
 
 
 @dataclass(frozen=True)
@@ -389,16 +387,22 @@ def _children_constraints(queue: QueueView, children: list[QueueView], lister: L
 
 
 def _subtree_max_capability(queue: QueueView, name: str, lister: Lister, seen: set[str]) -> int:
-    """``findSubtreeMaxCapability``: the queue's own capability when set, else the largest below it."""
-    if queue.capability:
-        value = queue.vector("capability").get(name)
-        if value > 0:
-            return int(value)
-    if queue.name in seen:
-        return 0
-    seen.add(queue.name)
-    return max((_subtree_max_capability(child, name, lister, seen) for child in lister.children(queue.name)),
-               default=0)
+    """``findSubtreeMaxCapability``: the queue's own capability when set, else the largest below it (walked
+    without recursion: a subtree may be deep)."""
+    largest = 0
+    stack = [queue]
+    while stack:
+        current = stack.pop()
+        if current.capability:
+            value = current.vector("capability").get(name)
+            if value > 0:
+                largest = max(largest, int(value))
+                continue
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        stack.extend(lister.children(current.name))
+    return largest
 
 
 def format_typed(name: str, value: Any) -> str:

@@ -6,7 +6,7 @@ nothing pending)::
     queue: {path, settings, chain: [{path, leaf, raw, source, offset, policy, reported, rule}],
             levels: [{parent, considersPriority, order: [{name, path, priority, fairShare, pending, tieWithNext}]}],
             rejected: [{application, pods, requestedQueue, reason}]}
-    pod:   {pod, application, queue, state, node, order, reason, request, priority, requestedQueue,
+    pod:   {pod, application, queue, state, node, order, reason, request, failOn, neverFits, priority, requestedQueue,
             placement: {queue, rule, error, steps: [{rule, result, outcome}]}, applicationState,
             maxApplications: [{queue, running, max, ok}], chain, levels,
             position: {sortPolicy, order: [{application, priority, submitted, usage, tieWithNext, this}]},
@@ -18,12 +18,15 @@ nothing pending)::
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from kqctl.render.columns import Column, Table, format_lines
 from kqctl.yunikorn.engine.explain import Explanation
 from kqctl.yunikorn.engine.priority import Level, QueuePriority, QueueReport
-from kqctl.yunikorn.render.common import amount, exact, full
+from kqctl.yunikorn.render.common import amount, amount_figure, exact, full
 
 MIN_PRIORITY = -(1 << 31)
 
@@ -59,12 +62,16 @@ def _level_dict(level: Level) -> dict[str, Any]:
 
 
 def render_queue(report: QueueReport, fmt: str, out: TextIO) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt in ("json", "yaml"):
-        data = queue_contract(report)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, queue_contract(report), fmt)
         return
+    with _prose(out) as out:
+        _queue_text(report, out)
+
+
+def _queue_text(report: QueueReport, out: TextIO) -> None:
     out.write(f"Queue {report.path} (the snapshot as given, before any allocation)\n")
     out.write("  " + ", ".join(f"{k}: {v}" for k, v in report.settings.items()) + "\n\n")
     _write_chain(out, report.chain)
@@ -87,7 +94,7 @@ def _write_rejected(out: TextIO, report: QueueReport) -> None:
 def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...]) -> None:
     out.write("Priority along the path (YK-P3 raw, YK-P4 reported to its siblings):\n")
     table = Table((Column("Queue"), Column("Raw", right=True), Column("From"), Column("Offset", right=True),
-                   Column("Policy"), Column("Reported", right=True), Column("Why")))
+                   Column("Policy"), Column("Reported", right=True), Column("Why", wrap=True)))
     for c in chain:
         table.add([c.path, priority_text(c.raw) if c.raw != MIN_PRIORITY else "MIN", c.source, str(c.offset),
                    c.policy, "MIN" if c.reported == MIN_PRIORITY else str(c.reported), c.rule])
@@ -118,7 +125,10 @@ def _write_levels(out: TextIO, levels: tuple[Level, ...], on_path: set[str]) -> 
 
 
 def _indent(out: TextIO, table: Table) -> None:
-    for line in format_lines(table):
+    from kqctl.render.console import terminal_width
+
+    width = terminal_width(out)
+    for line in format_lines(table, width=None if width is None else width - 2):
         out.write("  " + line + "\n")
 
 
@@ -132,6 +142,7 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
         "scheduler": "yunikorn",
         "pod": pod.key, "application": pod.app_id, "queue": pod.queue or None, "state": pod.state,
         "node": pod.node or None, "order": pod.order or None, "reason": pod.reason, "request": exact(pod.resource),
+        "failOn": list(pod.fail_on), "neverFits": pod.inadmissible or None,
         "priority": pod.priority, "requestedQueue": e.requested_queue or None,
         "placement": None if placement is None else {
             "queue": placement.queue or None, "rule": placement.rule or None, "error": placement.error or None,
@@ -163,11 +174,10 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
 def render_pods(explanations: list[Explanation], fmt: str, out: TextIO) -> None:
     """Several pods (-l): one after another in a table, a list in json/yaml (none: nothing in a table, the cli
     says why on stderr)."""
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt in ("json", "yaml"):
-        data = [pod_contract(e) for e in explanations]
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, [pod_contract(e) for e in explanations], fmt)
         return
     for index, explanation in enumerate(explanations):
         if index:
@@ -176,12 +186,36 @@ def render_pods(explanations: list[Explanation], fmt: str, out: TextIO) -> None:
 
 
 def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
-    from kqctl.render.structured import dump_json, dump_yaml
+    from kqctl.render.output import is_data_format, write_data
 
-    if fmt in ("json", "yaml"):
-        data = pod_contract(e)
-        out.write(dump_json(data) if fmt == "json" else dump_yaml(data))
+    if is_data_format(fmt):
+        write_data(out, pod_contract(e), fmt)
         return
+    with _prose(out) as out:
+        _pod_text(e, out)
+
+
+class _TerminalBuffer(io.StringIO):
+    """What is written for a terminal, held to wrap its prose: tables in it still see the terminal's width."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@contextmanager
+def _prose(out: TextIO) -> Iterator[TextIO]:
+    """A text to write whose prose lines wrap on a terminal (console.write_prose); into a pipe, as written."""
+    from kqctl.render.console import terminal_width, write_prose
+
+    if terminal_width(out) is None:
+        yield out
+        return
+    buffer = _TerminalBuffer()
+    yield buffer
+    write_prose(out, buffer.getvalue())
+
+
+def _pod_text(e: Explanation, out: TextIO) -> None:
     pod = e.pod
     where = f" on {pod.node} (allocation #{pod.order} of the simulation)" if pod.order else \
         (f" on {pod.node}" if pod.node else "")
@@ -190,6 +224,8 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
     if pod.state == "Pending":
         # recorded when YuniKorn last tried the pod; the sections below show the end of the simulation
         out.write(f"  when last tried: {pod.reason}\n")
+        if pod.inadmissible:
+            out.write(f"  it can never get in as configured (inadmissible): {pod.inadmissible}\n")
     elif pod.state not in ("Running", "Allocated"):
         out.write(f"  {pod.reason}\n")
     _write_placement(out, e)
@@ -275,8 +311,8 @@ def _write_headroom(out: TextIO, e: Explanation) -> None:
                    Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:
         table.add([r.queue, r.resource, "-" if r.max is None else amount(r.resource, r.max),
-                   amount(r.resource, r.allocated), "unlimited" if r.headroom is None else
-                   amount(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
+                   amount_figure(r.resource, r.allocated), "unlimited" if r.headroom is None else
+                   amount_figure(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
     _indent(out, table)
 
 
@@ -295,8 +331,9 @@ def _write_preemption(out: TextIO, e: Explanation) -> None:
 def _write_suggestions(out: TextIO, e: Explanation) -> None:
     if e.pod.state in ("Running", "Allocated"):
         return
-    out.write("\nWhat would let it run (each checked by simulating again with the change):\n")
+    out.write("\nWhat would let it run (each the smallest change that does, checked by simulating again with it):\n")
     if not e.suggestions:
-        out.write("  nothing kqctl tried (a max, maxapplications, an offset, a fence, one more node) is enough alone\n")
+        out.write("  nothing kqctl tried (a max, a user or group limit, maxapplications, an offset, a fence, one more "
+                  "node) is enough alone\n")
     for s in e.suggestions:
         out.write(f"  - {s.change}: it would then be {s.outcome}\n")

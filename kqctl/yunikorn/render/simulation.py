@@ -9,8 +9,13 @@ bytes, pods as a count)::
     queues: [{path, leaf, managed, guaranteed, max, allocated, pending, fairShare, priority, runningApps,
               maxApplications, applications}]
     pods: [{namespace, name, application, queue, state, node, order, priority, request, reason, reservedNode,
-            preempted}]          # state: Running (bound before), Allocated (by the simulation, at ``order``),
+            preempted, failOn, neverFits}]
+                                 # state: Running (bound before), Allocated (by the simulation, at ``order``),
                                  # Pending, Rejected (placement or queue refused it), Preempted (a victim)
+                                 # failOn: the --fail-on states it ends in, the same words for every scheduler:
+                                 # inadmissible (can never get in as configured: Rejected, or Pending with
+                                 # neverFits saying why), pending (not running at the end for any reason),
+                                 # preempted (a victim); [] for Running and Allocated
     events: [{order, kind, pod, node, queue, victims}]   # kind: allocated, allocated-reserved, reserved, preempted
     summary: {cycles, running, allocated, pending, rejected, preempted}
 """
@@ -53,15 +58,19 @@ def contract(result: SimulationResult, keep: Callable[[PodOutcome], bool] | None
             "fairShare": round(q.share, 6), "priority": q.priority, "runningApps": q.running_apps,
             "maxApplications": q.max_apps, "applications": q.applications,
         } for q in result.queues],
-        "pods": [{
-            "namespace": p.namespace, "name": p.name, "application": p.app_id, "queue": p.queue or None,
-            "state": p.state, "node": p.node or None, "order": p.order or None, "priority": p.priority,
-            "request": exact(p.resource), "reason": p.reason, "reservedNode": p.reserved_node or None,
-            "preempted": list(p.preempted),
-        } for p in pods],
+        "pods": [pod_data(p) for p in pods],
         "events": [{"order": e.order, "kind": e.kind, "pod": e.pod, "node": e.node, "queue": e.queue,
                     "victims": list(e.victims)} for e in result.events],
         "summary": summary(result, pods),
+    }
+
+
+def pod_data(p: PodOutcome) -> dict[str, Any]:
+    return {
+        "namespace": p.namespace, "name": p.name, "application": p.app_id, "queue": p.queue or None,
+        "state": p.state, "node": p.node or None, "order": p.order or None, "priority": p.priority,
+        "request": exact(p.resource), "reason": p.reason, "reservedNode": p.reserved_node or None,
+        "preempted": list(p.preempted), "failOn": list(p.fail_on), "neverFits": p.inadmissible or None,
     }
 
 
@@ -75,13 +84,14 @@ def summary(result: SimulationResult, pods: list[PodOutcome]) -> dict[str, int]:
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
                       queue: str | None = None, view: TableOptions | None = None, selector: str | None = None) -> None:
     from kqctl.render.jsontext import dumps_indented
-    from kqctl.render.structured import dump_yaml
+    from kqctl.render.output import is_data_format, sorted_by, write_data
 
     keep = pod_filter(namespace, queue, selector)
     options = view or TableOptions()
-    if fmt in ("json", "yaml"):
-        data = contract(result, keep)
-        out.write(dumps_indented(data, ensure_ascii=False) if fmt == "json" else dump_yaml(data))
+    if fmt == "json":
+        out.write(dumps_indented(sorted_by(contract(result, keep), "pods", options.sort_by), ensure_ascii=False))
+    elif is_data_format(fmt):
+        write_data(out, contract(result, keep), fmt, rows="pods", sort_by=options.sort_by, headers=options.headers)
     elif fmt == "name":
         out.writelines(f"pod/{p.name}\n" for p in result.pods if keep(p))
     elif fmt in ("table", "wide"):
@@ -110,15 +120,13 @@ def pod_filter(namespace: str | None, queue: str | None, selector: str | None = 
 def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutcome], bool],
                   view: TableOptions) -> None:
     from kqctl.render.columns import rich_painter, sort_rows
-    from kqctl.render.console import use_color
+    from kqctl.render.console import use_color, write_wrapped
 
     paint = rich_painter(use_color(out, view.color))
     pods = pod_table(result, keep)
     sort_rows(pods, view.sort_by)
-    if not view.headers:
-        write_limited(out, pods, view, None, "pods")
-        return
-    write_limited(out, queue_table(result), view, paint, "queues")
+    kept = [p for p in result.pods if keep(p)]
+    write_limited(out, queue_table(result, None if len(kept) == len(result.pods) else kept), view, paint, "queues")
     out.write("\n")
     shown = write_limited(out, pods, view, paint, "pods")
     by_key = _by_key(result)
@@ -126,28 +134,38 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutc
     if waiting:
         out.write("\nWhy not allocated:\n")
         for pod in waiting:
-            out.write(f"  {pod.key}: {pod.reason}\n")
-    counts = summary(result, [p for p in result.pods if keep(p)])
+            never = f"; it can never get in as configured: {pod.inadmissible}" if pod.inadmissible else ""
+            write_wrapped(out, f"{pod.key}: {pod.reason}{never}", "  ", "    ")
+    counts = summary(result, kept)
     words = ", ".join(f"{counts[s.lower()]:,} {s.lower()}" for s in STATES if counts[s.lower()])
-    out.write(f"\n{result.cycles:,} cycle(s) until nothing more could be allocated: {words or 'no pods'}\n")
-    out.write(f"Resources are vcore/memory (cores/bytes in binary units); config: {result.config}.\n")
+    out.write("\n")
+    write_wrapped(out, f"{result.cycles:,} cycle(s) until nothing more could be allocated: {words or 'no pods'}")
+    write_wrapped(out, f"Resources are vcore/memory (cores/bytes in binary units); config: {result.config}.")
 
 
 def _by_key(result: SimulationResult) -> dict[str, PodOutcome]:
     return {p.key: p for p in result.pods}
 
 
+# The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
 _QUEUE_COLUMNS = (
-    Column("Queue"), Column("Priority", right=True), Column("Guaranteed", right=True), Column("Max", right=True),
-    Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True),
-    Column("Apps", right=True), Column("Other types allocated", wide=True),
+    Column("Queue"), Column("Priority", right=True, wide=True), Column("Guaranteed", right=True),
+    Column("Max", right=True), Column("Allocated", right=True), Column("Pending", right=True),
+    Column("Share", right=True, wide=True), Column("Running apps", right=True, wide=True),
+    Column("Other types allocated", wide=True),
 )
 
 
-def queue_table(result: SimulationResult) -> Table:
+def queue_table(result: SimulationResult, pods: list[PodOutcome] | None = None) -> Table:
+    """One row per queue; with ``pods`` (what -n, --queue and -l keep), only the queues on their paths."""
     table = Table(_QUEUE_COLUMNS)
+    paths = None if pods is None else {".".join(p.queue.split(".")[:depth])
+                                       for p in pods if p.queue for depth in range(1, p.queue.count(".") + 2)}
     for q in result.queues:
-        apps = f"{q.running_apps}/{q.max_apps}" if q.max_apps else f"{q.running_apps}"
+        if paths is not None and q.path not in paths:
+            continue
+        # "/" already joins vcore/memory in this table: the application limit reads in words, as kubectl's "3 (2m ago)"
+        apps = f"{q.running_apps} (max {q.max_apps})" if q.max_apps else f"{q.running_apps}"
         priority = "-" if q.priority == MIN_PRIORITY else str(q.priority)
         extra = others(q.allocated)
         table.add([q.path + ("" if q.managed else " (dynamic)"), priority, pair(q.guaranteed), pair(q.max),
@@ -156,9 +174,9 @@ def queue_table(result: SimulationResult) -> Table:
 
 
 _POD_COLUMNS = (
-    Column("Pod"), Column("Queue"), Column("State"), Column("Node"), Column("Order", right=True),
-    Column("Priority", right=True), Column("Request", wide=True), Column("Application", wide=True),
-    Column("Reason"),
+    Column("Pod"), Column("Queue", wide=True), Column("State"), Column("Node"), Column("Order", right=True, wide=True),
+    Column("Priority", right=True, wide=True), Column("Request", wide=True), Column("Application", wide=True),
+    Column("Reason", wrap=True),
 )
 
 
@@ -169,7 +187,7 @@ def pod_table(result: SimulationResult, keep: Callable[[PodOutcome], bool]) -> T
                       key=lambda p: (rank[p.state], p.order or 0, p.queue, p.key)):
         table.add([pod.key, pod.queue or "-", pod.state, pod.node or "-", str(pod.order) if pod.order else "-",
                    str(pod.priority), full(pod.resource), pod.app_id, short_reason(pod)],
-                  [None, None, _state_style(pod.state), None, None, None, None, None, None])
+                  [None, None, _state_style(pod.state), None, None, None, None, None, None], item=pod_data(pod))
     return table
 
 
