@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from kqctl.findings import Finding
 from kqctl.k8s.names import FieldError, go_quote, invalid, is_qualified_name, required
+from kqctl.k8s.pods import overcommit_allowed
 from kqctl.k8s.quantity import Quantity
 from kqctl.origin import FieldPath
 from kqctl.validate.fields import Body, Rule, child, finding, quantity, quoted_quantity, sequence
@@ -43,9 +44,6 @@ def _is_extended(name: str) -> bool:
     return not is_qualified_name(_REQUESTS_PREFIX + name)
 
 
-def _overcommit_allowed(name: str) -> bool:
-    """helper.IsOvercommitAllowed: requests may stay below limits for native resources other than huge pages."""
-    return _is_native(name) and not _is_huge_pages(name)
 
 
 def _name_problems(name: str) -> tuple[str, ...]:
@@ -67,7 +65,7 @@ class _Name:
     def __init__(self, name: str) -> None:
         self.problems = _name_problems(name)
         self.extended = _is_extended(name)
-        self.overcommit = _overcommit_allowed(name)
+        self.overcommit = overcommit_allowed(name)
 
 
 _NAMES: dict[str, _Name] = {}
