@@ -2,8 +2,8 @@
 
 Every field of every document of every sample under samples/ (Kueue, Volcano and YuniKorn) and of a few recorded
 conformance snapshots can be mutated — a field deleted, a value replaced by another type, a list item duplicated,
-a value nested deeply — and validate, simulate, explain, audit, convert, replay, diff and plan (the last three are
-Kueue's) run in-process on the result:
+a value nested deeply — and validate, simulate, explain, audit, convert, replay, diff and plan run in-process on
+the result, for each of the three schedulers:
 
 * never exit 70 (a kqctl bug) and never a traceback;
 * when validate rejects the input (exit 1 or 3), no command answers with exit 0: each refuses it (exit 3, or a
@@ -44,7 +44,8 @@ from kqctl.kueue.validate.webhook_defaults import apply_mutating_webhooks
 from kqctl.load.documents import parse_documents
 from kqctl.validate.schema import LIST_MAP_KEYS, apply_schema_defaults, load_schema
 
-EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "15"))
+EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "6"))  # per scheduler
+PRODUCTS = ("kueue", "volcano", "yunikorn")
 SWEEP = os.environ.get("KQCTL_FUZZ_SWEEP") == "1"
 CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
 CONFORMANCE_CASES = (  # a few, to keep the default run short
@@ -70,10 +71,16 @@ class Case:
     workload: str  # namespace/name for explain
     scheduler: tuple[str, ...] = ()  # --scheduler volcano for the Volcano samples
     cluster_queue: str | None = None  # Kueue only
+    queue: str = "default"  # Volcano: the Queue diff and plan change (default: the one Volcano always has)
 
     @property
     def kueue(self) -> bool:
-        return not self.name.startswith(("volcano-", "yunikorn-"))
+        return self.product == "kueue"
+
+    @property
+    def product(self) -> str:
+        """kueue, volcano or yunikorn: whose sample it is."""
+        return next((name for name in ("volcano", "yunikorn") if self.name.startswith(f"{name}-")), "kueue")
 
 
 def _first(documents: list[Any], kinds: tuple[str, ...]) -> dict[str, Any]:
@@ -89,7 +96,9 @@ def _key(meta: dict[str, Any]) -> str:
 def _load_case(name: str, files: list[Path]) -> Case:
     documents = [d.body for path in files for d in parse_documents(path.read_text(), str(path)) if d.body is not None]
     if name.startswith("volcano-"):
-        return Case(name, tuple(documents), _key(_first(documents, ("PodGroup", "Job"))), ("--scheduler", "volcano"))
+        queue = _first(documents, ("Queue",)).get("name")
+        return Case(name, tuple(documents), _key(_first(documents, ("PodGroup", "Job"))), ("--scheduler", "volcano"),
+                    queue=queue if isinstance(queue, str) else "default")
     if name.startswith("yunikorn-"):
         return Case(name, tuple(documents), _key(_first(documents, ("Pod",))))
     cluster_queue = _first(documents, ("ClusterQueue",)).get("name")
@@ -171,8 +180,8 @@ values = st.one_of(
 
 
 @st.composite
-def mutated_inputs(draw: st.DrawFn) -> Mutated:
-    case = draw(st.sampled_from(CASES))
+def mutated_inputs(draw: st.DrawFn, cases: list[Case] | None = None) -> Mutated:
+    case = draw(st.sampled_from(cases or CASES))
     index = draw(st.integers(0, len(case.documents) - 1))
     result = Mutated(case, index, copy.deepcopy(case.documents[index]))
     for _ in range(draw(st.integers(1, 3))):
@@ -296,19 +305,27 @@ CURED_BY_CONVERT = {"LEG-VERSION"}
 def commands(case: Case, inputs: str) -> dict[str, tuple[str, ...]]:
     """Every command that reads the inputs, as a user would run it on them (plan kept to two replays)."""
     scheduler = case.scheduler
+    clock = () if case.product == "volcano" else ("--now", NOW)  # Volcano's simulate and explain refuse --now
     found = {
-        "simulate": ("simulate", inputs, "--now", NOW, *scheduler),
-        "explain": ("explain", case.workload, inputs, "--now", NOW, "--no-estimate", *scheduler),
+        "simulate": ("simulate", inputs, *clock, *scheduler),
+        "explain": ("explain", case.workload, inputs, *clock, "--no-estimate", *scheduler),
         "audit": ("audit", inputs, *scheduler),
         "convert": ("convert", inputs, "--to", "v1beta2" if case.kueue else "kueue"),
     }
-    if case.kueue:  # replay, diff and plan are Kueue's
-        found["replay"] = ("replay", inputs, "--now", NOW)
+    found["replay"] = ("replay", inputs, "--now", NOW, *scheduler)
+    plan = ("--target", "no workload inadmissible", "--budget", "2", "--jobs", "1", "-o", "json")
+    if case.kueue:
         if case.cluster_queue is not None:
             found["diff"] = ("diff", inputs, "--now", NOW, "--set",
                              f"clusterqueue/{case.cluster_queue}.spec.stopPolicy=None")
-            found["plan"] = ("plan", inputs, "--now", NOW, "--for", f"clusterqueue/{case.cluster_queue}", "--target",
-                             "no workload inadmissible", "--budget", "2", "--jobs", "1", "-o", "json")
+            found["plan"] = ("plan", inputs, "--now", NOW, "--for", f"clusterqueue/{case.cluster_queue}", *plan)
+    elif case.name.startswith("volcano-"):
+        found["diff"] = ("diff", inputs, "--now", NOW, "--set", f"queue/{case.queue}.spec.weight=2", *scheduler)
+        found["plan"] = ("plan", inputs, "--now", NOW, "--for", f"queue/{case.queue}", "--field", "weight", *plan,
+                         *scheduler)
+    else:  # YuniKorn: root is in every partition
+        found["diff"] = ("diff", inputs, "--now", NOW, "--set", "queue/root.properties.application.sort.policy=fifo")
+        found["plan"] = ("plan", inputs, "--now", NOW, "--for", "queue/root", *plan)
     return found
 
 
@@ -341,15 +358,17 @@ def check(mutated: Mutated, directory: Path) -> None:
         assert validated.code != EXIT_OK, f"the schema rejects {where} but validate accepts it"
 
 
+@pytest.mark.parametrize("product", PRODUCTS)  # every scheduler's samples, in every run
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
-@given(mutated=mutated_inputs())
-def test_mutated_manifests_never_crash_any_command(mutated: Mutated, tmp_path_factory: pytest.TempPathFactory
-                                                   ) -> None:
-    check(mutated, tmp_path_factory.getbasetemp() / "fuzz-inputs")
+@given(data=st.data())
+def test_mutated_manifests_never_crash_any_command(product: str, data: st.DataObject,
+                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    mutated = data.draw(mutated_inputs([case for case in CASES if case.product == product]))
+    check(mutated, tmp_path_factory.getbasetemp() / f"fuzz-inputs-{product}")
 
 
-_KUEUE_CASES = [case for case in CASES if not case.name.startswith(("volcano-", "yunikorn-"))]
+_KUEUE_CASES = [case for case in CASES if case.kueue]
 _ENGINE_READ = [(case, i, path) for case in _KUEUE_CASES for i, document in enumerate(case.documents)
                 if isinstance(document, dict) for path in _paths(document) if engine_reads(document.get("kind"), path)]
 
@@ -417,6 +436,14 @@ def test_the_fuzz_covers_every_sample() -> None:
     names = {c.name for c in CASES}
     assert {d.name for d in (REPO / "samples").iterdir() if d.is_dir()} <= names
     assert sum(len(c.documents) for c in CASES) > 30
+    assert {c.product for c in CASES} == set(PRODUCTS)
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_every_command_reads_every_schedulers_samples(product: str) -> None:
+    """replay, diff and plan included: the property is checked on each command for each scheduler."""
+    case = next(c for c in CASES if c.product == product and (c.cluster_queue is not None or not c.kueue))
+    assert set(commands(case, "inputs")) == {"simulate", "explain", "audit", "convert", "replay", "diff", "plan"}
 
 
 @pytest.mark.parametrize("document, rejected", [
