@@ -428,6 +428,22 @@ _rule("VC-SCORE-5", "-", "volcano-scheduler", "A node's score is the sum of the 
       "allocated or pipelined since added and the evicted ones removed by the predicates plugin (without it the "
       "view stays as the session opened). Nodes the task fits in idle resources go before those it fits only "
       "once releasing pods are gone.")
+_rule("VC-NEVER-1", "-", "volcano-scheduler", "A PodGroup can never run as configured (--fail-on inadmissible, "
+      "neverFits): its queue is missing or not Open, it has fewer valid tasks than minMember, it sits in a non-leaf "
+      "queue or a refused hierarchy, its minResources exceed its queue's real capability, or fewer than minMember "
+      "of its pods fit any node that passes their predicates", "The node check takes each node empty (its "
+      "allocatable) and the predicates plugin as configured (cordon, nodeSelector and node affinity, NoSchedule "
+      "and NoExecute taints); it is made only when the input has nodes.")
+_rule("VC-SCORE-6", "-", "volcano-scheduler", "nodeorder's tainttoleration.weight (default 3): kube-scheduler's "
+      "TaintToleration score, the node's PreferNoSchedule taints the pod does not tolerate, fewer is better",
+      "The counts are normalised in reverse over the nodes scored together (the most tainted gets 0, a node with "
+      "none 100, 100 each when none has any), then multiplied by the weight. Scored together: allocate's nodes "
+      "that fit the idle resources (else those that fit once releasing pods are gone), preempt's nodes that pass "
+      "the predicates.")
+_rule("VC-SCORE-7", "-", "volcano-scheduler", "nodeorder's nodeaffinity.weight (default 2): kube-scheduler's "
+      "NodeAffinity score, the weights of the pod's preferred node-affinity terms the node matches",
+      "The sums are normalised over the nodes scored together (the highest gets 100, the others in proportion, "
+      "truncated; 0 each when none matches), then multiplied by the weight.")
 _rule("VC-RECLAIM-1", "-", "volcano-scheduler", "reclaim pipelines a task on a node that holds a reclaimable "
       "queue's running pod even when it fits there without evicting anyone",
       "The node's future idle plus the victims (none needed) holds the task, so the task is pipelined: it waits "
@@ -481,7 +497,17 @@ _rule("TAINT-2", "-", "kube-scheduler", "A node whose NoSchedule or NoExecute ta
       "no new pod: node(s) had untolerated taint(s)", "Volcano's predicates plugin runs kube-scheduler's "
       "TaintToleration filter (argument predicate.TaintTolerationEnable, true by default).")
 _rule("TAINT-3", "-", "kube-scheduler", "PreferNoSchedule taints never filter: they only lower a node's score",
-      "Volcano's nodeorder scores them with tainttoleration.weight (3 by default); kqctl does not, and says so.")
+      "Volcano's nodeorder scores them with tainttoleration.weight (3 by default): VC-SCORE-6.")
+_rule("AFF-1", "-", "kube-scheduler", "A node takes a pod only if it has every nodeSelector label with its value "
+      "and, when the pod has required node affinity, matches one of its terms: node(s) didn't match Pod's node "
+      "affinity/selector", "Terms are ORed, their requirements ANDed; a term without requirements matches no node; "
+      "a requirement Kubernetes cannot parse makes its term match nothing. Volcano's predicates plugin runs "
+      "kube-scheduler's NodeAffinity filter (argument predicate.NodeAffinityEnable, true by default).")
+_rule("AFF-2", "-", "kube-scheduler", "A node's preferred node-affinity score is the sum of the weights of the "
+      "pod's preferred terms it matches", "Volcano's nodeorder adds it normalised, times nodeaffinity.weight "
+      "(VC-SCORE-7).")
+_rule("AFF-3", "-", "kube-scheduler", "A node selector term's matchFields select by metadata.name only, with In or "
+      "NotIn and exactly one value")
 _rule("TAINT-4", "-", "kube-scheduler", "Every pod the API server creates tolerates node.kubernetes.io/not-ready and "
       "unreachable (NoExecute, 300 s) unless it already does", "The DefaultTolerationSeconds admission plugin; kqctl "
       "adds them to pods read from files as the API server would.")
@@ -519,6 +545,12 @@ _rule("VC-CONV-WEIGHT", "warning", "kqctl", "A queue's weight: Kueue has no weig
       "fairSharing.weight, which acts only with fair sharing on")
 _rule("VC-CONV-RECLAIMABLE", "warning", "kqctl", "reclaimable: false has no Kueue equivalent")
 _rule("VC-CONV-PRIORITY", "warning", "kqctl", "A queue's priority: Kueue does not order ClusterQueues by priority")
+_rule("VC-CONV-PREEMPT", "warning", "kqctl", "The preempt action (with the priority plugin) becomes "
+      "withinClusterQueue: LowerPriority; its pod-level victim choice does not carry over", "Volcano's preempt lets a "
+      "starving job evict pods of lower-priority jobs in its own queue, as the plugins vote (gang keeps each job at "
+      "minAvailable, conformance spares critical pods), and pods of its own job by task priority; Kueue evicts whole "
+      "lower-priority workloads of the ClusterQueue and has no preemption inside a workload. Without the priority "
+      "plugin no job outranks another and withinClusterQueue stays Never.")
 _rule("VC-CONV-DEQUEUE", "warning", "kqctl", "dequeueStrategy has no Kueue equivalent: dropped")
 _rule("VC-CONV-AFFINITY", "warning", "kqctl", "A queue's node-group affinity has no Kueue equivalent: dropped")
 _rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equivalent: dropped")

@@ -68,10 +68,15 @@ def audit_command(
     scheduler: str | None = options.SchedulerOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                         help="Only the queues this namespace uses and their ancestors, and the "
+                                              "findings about them: Kueue's ClusterQueues a LocalQueue of the "
+                                              "namespace feeds, Volcano's queues of its PodGroups, YuniKorn's "
+                                              "queues of its pods."),
     as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
-    from kqctl.kueue.engine.audit import audit
+    from kqctl.kueue.engine.audit import audit, for_namespace
     from kqctl.render.output import check_output
 
     check_output(output, AUDIT_FORMATS)
@@ -82,7 +87,8 @@ def audit_command(
                                  override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
     if volcano_cli.is_volcano(inputs, scheduler):
         volcano_cli.refuse_kueue_options(as_given=as_given)
-        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by))
+        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by,
+                                           namespace))
     volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
@@ -91,9 +97,12 @@ def audit_command(
 
         if as_given:
             raise UsageError("--as-given applies to Kueue only (the input is YuniKorn's)")
-        audit_yunikorn(inputs, output, plot, not no_headers, sort_by)
+        audit_yunikorn(inputs, output, plot, not no_headers, sort_by, namespace)
     snapshot = load_snapshot(inputs, scheduler, as_given=as_given)
     report = audit(snapshot)
+    if namespace is not None:
+        options.note_namespace(namespace, (lq.namespace for lq in snapshot.local_queues.values()), "LocalQueue")
+        report = for_namespace(report, namespace)
     from kqctl.render.columns import TableOptions
 
     view = TableOptions(sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)

@@ -57,7 +57,7 @@ EXAMPLES = options.examples(
     "2026-01-01T12:00:00Z --target 'p95(time-to-admission) < 10m'",
 )
 
-PLAN_FORMATS = ("table", "json", "yaml")
+PLAN_FORMATS = ("table", "wide", "json", "yaml")
 FieldOption = typer.Option(None, "--field", metavar="FIELD",
                            help="What to plan: Volcano's capability (default), deserved, guarantee or weight of "
                                 "--for queue/NAME; YuniKorn's guaranteed (default) or max of --for queue/PATH.")
@@ -96,7 +96,8 @@ def plan_command(
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
                                              help="Kueue feature gates."),
     now: str | None = typer.Option(None, "--now", metavar="TIME", help="When the replays start (RFC 3339)."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide (with the replays' workload counts), json or yaml."),
     strict: bool = options.StrictOption,
     sets: list[str] | None = options.SetOption,
     override: bool = options.OverrideOption,

@@ -17,6 +17,7 @@ import yaml
 
 from kqctl.errors import InputError
 from kqctl.findings import Severity
+from kqctl.k8s.affinity import read_placement
 from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, controller_kind, json_kind, metadata
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
 from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
@@ -26,6 +27,7 @@ from kqctl.volcano.api.config import CHART_DEFAULT, CHART_DEFAULT_SOURCE, Schedu
 from kqctl.volcano.api.models import (
     DEFAULT_QUEUE,
     GROUP_NAME_ANNOTATION,
+    POD_AFFINITY_FIELDS,
     PREEMPTABLE_KEY,
     QUEUE_NAME_ANNOTATION,
     ROOT_QUEUE,
@@ -301,13 +303,29 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         task_role=annotations.get(TASK_SPEC_KEY) or labels.get(TASK_SPEC_KEY, ""),
         creation=meta.opt_time("creationTimestamp"),
         gated=bool(spec.list("schedulingGates")),
-        unmodelled=tuple(f for f in UNMODELLED_POD_FIELDS if f != "nodeName" and spec.raw(f)),
+        unmodelled=_unmodelled(spec),
         tolerations=with_api_server_defaults(read_tolerations(spec)),
+        placement=read_placement(spec),
         created_by=created_by,
         origin=origin,
         runtime=annotations.get(RUNTIME_ANNOTATION, ""),
         controller="Job" if created_by else controller_kind(body.get("metadata") or {}),
     )
+
+
+def _unmodelled(spec: Fields) -> tuple[str, ...]:
+    """The pod spec fields whose predicates and scores kqctl does not evaluate; of ``affinity`` only its pod
+    (anti-)affinity (nodeAffinity is AFF-1/AFF-2)."""
+    found: list[str] = []
+    for name in UNMODELLED_POD_FIELDS:
+        if name == "nodeName" or not spec.raw(name):
+            continue
+        if name == "affinity":
+            affinity = spec.child(name)
+            found.extend(f"affinity.{part}" for part in POD_AFFINITY_FIELDS if affinity.raw(part))
+            continue
+        found.append(name)
+    return tuple(found)
 
 
 def _task_priority(spec: Fields, annotations: Mapping[str, str], snapshot: Snapshot) -> int:
@@ -572,22 +590,6 @@ def _note_assumptions(snapshot: Snapshot) -> None:
     snapshot.notes.append(f"scheduler configuration: {snapshot.conf.source}")
 
 
-def _prefer_no_schedule_unscored(snapshot: Snapshot) -> list[str]:
-    """TAINT-3: nodes whose PreferNoSchedule taint some pending Volcano pod does not tolerate, when nodeorder
-    scores taints (``tainttoleration.weight``, 3 by default); kqctl's node scores leave taints out."""
-    from kqctl.k8s.taints import intolerable_prefer_no_schedule
-
-    nodeorder = snapshot.conf.plugin("nodeorder")
-    weight = nodeorder.argument("tainttoleration.weight") if nodeorder is not None else 0
-    if nodeorder is None or weight == 0:
-        return []
-    tainted = [n for n in snapshot.nodes.values() if any(t.effect == "PreferNoSchedule" for t in n.taints)]
-    if not tainted:
-        return []
-    pending = {p.tolerations for p in snapshot.pods if not p.node_name and p.scheduler_name == VOLCANO_SCHEDULER}
-    return sorted(n.name for n in tainted if any(intolerable_prefer_no_schedule(n.taints, t) for t in pending))
-
-
 def note_limitations(snapshot: Snapshot) -> None:
     """What the input uses that kqctl does not simulate, one line each (simulate prints them)."""
     from kqctl.volcano.api.config import SIMULATED_ACTIONS, SIMULATED_PLUGINS
@@ -614,14 +616,8 @@ def note_limitations(snapshot: Snapshot) -> None:
                 fields[name] = fields.get(name, 0) + 1
     if fields:
         used = ", ".join(f"{name} ({count} pod{'s' if count > 1 else ''})" for name, count in sorted(fields.items()))
-        found.append(f"pending pods use {used}: kqctl places pods by resources and pod count only; the predicates "
-                     "and node scores these fields drive are not evaluated")
-    preferred = _prefer_no_schedule_unscored(snapshot)
-    if preferred:
-        shown = ", ".join(preferred[:3]) + (", ..." if len(preferred) > 3 else "")
-        found.append(f"{len(preferred)} node(s) have PreferNoSchedule taints a pending pod does not tolerate "
-                     f"({shown}): Volcano's nodeorder scores them lower (tainttoleration.weight), kqctl does not "
-                     "score taints (NoSchedule and NoExecute taints are evaluated)")
+        found.append(f"pending pods use {used}: kqctl places pods by resources, pod count, taints, nodeSelector and "
+                     "node affinity; the predicates and node scores these fields drive are not evaluated")
     if any(g.network_topology or g.sub_groups for g in snapshot.pod_groups.values()):
         found.append("PodGroups with networkTopology or subGroupPolicy: topology-aware placement is not simulated")
     if any(q.has_affinity for q in snapshot.queues.values()):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kqctl.k8s.affinity import NO_PLACEMENT, NodePlacement
 from kqctl.k8s.core import Fields, ModelError, json_kind, metadata
 from kqctl.k8s.taints import Taint, Toleration, read_taints
 from kqctl.origin import Origin
@@ -35,9 +36,11 @@ ROOT_QUEUE = "root"
 DEFAULT_QUEUE = "default"
 OPEN = "Open"
 
-# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources, pod count, and
-# taints against tolerations).
-UNMODELLED_POD_FIELDS = ("nodeSelector", "affinity", "topologySpreadConstraints", "nodeName", "resourceClaims")
+# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources, pod count, taints
+# against tolerations, nodeSelector and node affinity); ``affinity`` stands for its podAffinity and
+# podAntiAffinity parts (its nodeAffinity is evaluated).
+UNMODELLED_POD_FIELDS = ("affinity", "topologySpreadConstraints", "nodeName", "resourceClaims")
+POD_AFFINITY_FIELDS = ("podAffinity", "podAntiAffinity")
 
 
 # strconv.ParseFloat's decimal syntax (hex floats aside): what a hierarchy weight may be.
@@ -214,6 +217,7 @@ class Pod:
     gated: bool = False
     unmodelled: tuple[str, ...] = ()  # pod spec fields with predicates kqctl does not evaluate
     tolerations: tuple[Toleration, ...] = ()  # as the API server stores the pod (its default tolerations added)
+    placement: NodePlacement = NO_PLACEMENT  # nodeSelector and node affinity (AFF-1, AFF-2)
     created_by: str = ""  # "" written in the input; "Job/<name>" when kqctl creates a vcjob's pod
     origin: Origin | None = None
     runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
@@ -251,6 +255,7 @@ class Node:
     unschedulable: bool = False
     taints: tuple[Taint, ...] = ()
     origin: Origin | None = None
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], origin: Origin | None = None) -> Node:
@@ -264,8 +269,9 @@ class Node:
         for condition in status.items("conditions"):
             if condition.string("type") == "Ready":
                 ready = condition.string("status") == "True"
-        return cls(metadata(body).string("name"), allocatable, ready, spec.boolean("unschedulable", False),
-                   read_taints(spec), origin)
+        meta = metadata(body)
+        return cls(meta.string("name"), allocatable, ready, spec.boolean("unschedulable", False),
+                   read_taints(spec), origin, meta.string_map("labels"))
 
 
 # The job controller's actions (volcano.sh/apis bus/v1alpha1 actions.go) a replay tells apart on PodEvicted.
