@@ -191,12 +191,14 @@ def test_explain_headline_is_simulates_verdict_for_a_workload_preempted_out_of_t
 
 def test_a_preemption_allowed_but_not_made_says_why(kqctl: Kq) -> None:
     # replay: reclaiming team-a's borrowed quota would leave finetune-llama still borrowing, and team-b has no
-    # borrowWithinCohort: Kueue makes no preemption (PRE-8). The estimate does not say "it fits now".
+    # borrowWithinCohort (DEF-1: the API server stores policy Never): Kueue makes no preemption (PRE-8). The estimate
+    # does not say "it fits now".
     run = kqctl("explain", "team-b/job-finetune-llama-cb6db", "samples/replay", "--now", "2026-09-14T09:00:00Z")
     assert "Steady state: Inadmissible" in run.out and "it fits now" not in run.out
     assert ("none is preempted: with the 2 allowed candidates gone it would still have to borrow (cpu 24 of nominal "
             "16 in flavor default, memory 96Gi of nominal 64Gi in flavor default), and Kueue preempts in the cohort "
-            "for a workload that borrows only under borrowWithinCohort (unset on ClusterQueue team-b)") in run.out
+            "for a workload that borrows only under borrowWithinCohort (policy Never on ClusterQueue team-b)"
+            ) in run.out
 
 
 def test_a_workload_that_ends_preempted_gets_a_reason_and_a_wait_estimate(kqctl: Kq) -> None:
