@@ -221,4 +221,5 @@ def test_schema_type_a_label_yaml_reads_as_a_boolean_is_refused_by_every_command
     assert validated.code == 1 and finding["ruleId"] == "SCHEMA-TYPE" and finding["field"] == "metadata.labels.queue"
     run = run_kqctl(command, *(["default/p1"] if command == "explain" else []), str(path))
     assert run.code == 3 and run.out == ""
-    assert f"{path}:8 (document 2): Pod default/p1" in run.err and f"SCHEMA-TYPE: {finding['message']}" in run.err
+    # The gate's refusal: validate's finding, its message and then its rule.
+    assert f"{path}:8 (document 2): Pod default/p1" in run.err and f"{finding['message']} (SCHEMA-TYPE" in run.err
