@@ -137,12 +137,12 @@ _rule("VAL-PC-1", "error", "apiserver", "PriorityClass names starting with \"sys
 _rule("VAL-PC-2", "error", "apiserver", "A user PriorityClass value must be at most 1000000000")
 _rule("VAL-BJOB-1", "error", "apiserver", "A Job's parallelism, completions and backoffLimit must not be "
       "negative")
-_rule("VAL-POD-1", "error", "apiserver", "A Pod's (or a Job template's) resource request or limit is negative, or an "
-      "extended resource is not a whole number")
-_rule("VAL-POD-2", "error", "apiserver", "A Pod's (or a Job template's) resource name is neither a standard "
-      "container resource (cpu, memory, ephemeral-storage, hugepages-*) nor an extended resource")
-_rule("VAL-POD-3", "error", "apiserver", "A Pod's (or a Job template's) request exceeds its limit, or an extended "
-      "resource's request differs from its limit or has no limit")
+_rule("VAL-POD-1", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) resource request or "
+      "limit is negative, or an extended resource is not a whole number")
+_rule("VAL-POD-2", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) resource name is "
+      "neither a standard container resource (cpu, memory, ephemeral-storage, hugepages-*) nor an extended resource")
+_rule("VAL-POD-3", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) request exceeds its "
+      "limit, or an extended resource's request differs from its limit or has no limit")
 
 # --- ClusterQueue -----------------------------------------------------------------------------------
 _rule("VAL-CQ-1", "error", "apiserver", "ClusterQueue name must be a DNS-1123 subdomain of at most 253 characters")

@@ -174,5 +174,11 @@ def vpod_job_template_resources(body: Body) -> Iterator[Finding]:
     yield from _findings(child(body, "spec", "template", "spec"), ("spec", "template", "spec"))
 
 
+def pod_template_resources(spec: object, path: FieldPath) -> Iterator[Finding]:
+    """The rules for a pod template's spec at ``path`` inside another kind (Volcano's job webhook runs
+    ``ValidatePodTemplate`` on every task's template, so the same problems refuse a vcjob)."""
+    yield from _findings(spec, path)
+
+
 POD_RULES: tuple[Rule, ...] = (vpod_pod_resources,)
 JOB_RULES: tuple[Rule, ...] = (vpod_job_template_resources,)
