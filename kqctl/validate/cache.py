@@ -3,8 +3,12 @@
 An entry is one file's :class:`~kqctl.validate.parallel.FilePart` (its documents' reports, and the trimmed objects
 the cross-object checks read), keyed by the file's path and the SHA-256 of its content, under a directory named
 after everything else the result depends on (the *setting*: kqctl's version and the fingerprint of its code and
-schemas, the target releases, the flags that change per-object results). A changed file, flag or kqctl is a miss;
-the cross-object checks always run again over every file, cached or not.
+schemas, the target releases, the flags that change per-object results). A changed file, flag or kqctl is a miss.
+
+The cross-object checks run again over every file, cached or not, except on a profile's *subjects* (Kueue's
+Workloads: ``ValidationProfile.cross_object_subjects``), whose findings depend only on themselves and on the other
+objects: an entry also keeps its subjects' findings with a fingerprint of those other objects (and --closed), and
+while the fingerprint is the same they are reused and the subjects stay pickled, never loaded.
 
 Entries are pickles: the directory is created private (0700) and refused when someone else could write to it,
 since loading a pickle runs what it says. Nothing is ever evicted: delete the directory any time.
@@ -21,13 +25,15 @@ import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from kqctl.errors import UsageError
 from kqctl.validate.parallel import FilePart
 
 ENTRY_SUFFIX = ".part"
 # Bump when FilePart or what it holds changes shape: old entries are then never read.
-FORMAT = "1"
+FORMAT = "2"
+_TAG = f"kqctl-validate-part-{FORMAT}"
 
 
 def default_directory() -> Path:
@@ -100,12 +106,12 @@ class ValidationCache:
     def _load(self, key: Path) -> FilePart | None:
         try:
             with open(key, "rb") as handle:
-                part = pickle.load(handle)
+                entry = pickle.load(handle)
+            return _part(entry)
         except FileNotFoundError:
             return None
         except Exception:  # a damaged or foreign entry is a miss, and is replaced
             return None
-        return part if isinstance(part, FilePart) else None
 
     def put(self, name: str, part: FilePart) -> None:
         key = self._key(name)
@@ -115,7 +121,7 @@ class ValidationCache:
             self._prepare()
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
-                pickle.dump(part, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(_entry(part), out, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, key)
             for older in self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
                 if older != key:  # the same file's earlier content: one entry per file and setting
@@ -132,6 +138,31 @@ class ValidationCache:
 
 def _ignore(name: str, part: FilePart) -> None:
     return None
+
+
+def freeze(part: FilePart) -> None:
+    """Pickles the part's per-object results now, before the cross-object checks add their findings to its reports
+    (an entry holds only what the file alone says; the checks' findings on its subjects are kept beside)."""
+    if part.base_blob is None:
+        part.base_blob = pickle.dumps((part.reports, part.identities, part.cross, part.subject_kinds),
+                                      protocol=pickle.HIGHEST_PROTOCOL)
+    if part.subject_blob is None:
+        part.subject_blob = pickle.dumps(part.loaded_subjects(), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _entry(part: FilePart) -> tuple[Any, ...]:
+    freeze(part)
+    return (_TAG, part.base_blob, part.subject_blob, part.digests(), part.subject_findings)
+
+
+def _part(entry: Any) -> FilePart | None:
+    """The part of an entry, its subjects left pickled until a check needs them."""
+    if not isinstance(entry, tuple) or len(entry) != 5 or entry[0] != _TAG:
+        return None
+    _, base, subjects, digests, kept = entry
+    reports, identities, cross, subject_kinds = pickle.loads(base)
+    return FilePart(reports, identities, cross, subjects=None, subject_blob=subjects, subject_kinds=subject_kinds,
+                    subject_findings=kept, cross_digests=digests, base_blob=base)
 
 
 def open_cache(directory: Path, setting: Iterable[str]) -> ValidationCache:
