@@ -28,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from kqctl.errors import UsageError
+from kqctl.origin import Origin
 from kqctl.validate.parallel import FilePart
+from kqctl.validate.report import DocumentReport
 
 ENTRY_SUFFIX = ".part"
 # Bump when FilePart or what it holds changes shape: old entries are then never read.
@@ -144,7 +146,7 @@ def freeze(part: FilePart) -> None:
     """Pickles the part's per-object results now, before the cross-object checks add their findings to its reports
     (an entry holds only what the file alone says; the checks' findings on its subjects are kept beside)."""
     if part.base_blob is None:
-        part.base_blob = pickle.dumps((part.reports, part.identities, part.cross, part.subject_kinds),
+        part.base_blob = pickle.dumps((_compact(part.reports), part.identities, part.cross, part.subject_kinds),
                                       protocol=pickle.HIGHEST_PROTOCOL)
     if part.subject_blob is None:
         part.subject_blob = pickle.dumps(part.loaded_subjects(), protocol=pickle.HIGHEST_PROTOCOL)
@@ -160,9 +162,24 @@ def _part(entry: Any) -> FilePart | None:
     if not isinstance(entry, tuple) or len(entry) != 5 or entry[0] != _TAG:
         return None
     _, base, subjects, digests, kept = entry
-    reports, identities, cross, subject_kinds = pickle.loads(base)
-    return FilePart(reports, identities, cross, subjects=None, subject_blob=subjects, subject_kinds=subject_kinds,
-                    subject_findings=kept, cross_digests=digests, base_blob=base)
+    rows, identities, cross, subject_kinds = pickle.loads(base)
+    return FilePart(_reports(rows), identities, cross, subjects=None, subject_blob=subjects,
+                    subject_kinds=subject_kinds, subject_findings=kept, cross_digests=digests, base_blob=base)
+
+
+# A report with nothing but its place and name (most of them) is kept as a row of plain values: it unpickles in half
+# the time of the dataclasses.
+_Row = tuple[str, int, int, int | None, str, str, str | None, str | None]
+
+
+def _compact(reports: list[DocumentReport]) -> list[DocumentReport | _Row]:
+    return [(r.origin.file, r.origin.index, r.origin.line, r.origin.item, r.api_version, r.kind, r.namespace, r.name)
+            if not r.findings and r.effective is None and r.skipped is None else r for r in reports]
+
+
+def _reports(rows: list[DocumentReport | _Row]) -> list[DocumentReport]:
+    return [DocumentReport(Origin(row[0], row[1], row[2], row[3]), row[4], row[5], row[6], row[7], [])
+            if isinstance(row, tuple) else row for row in rows]
 
 
 def open_cache(directory: Path, setting: Iterable[str]) -> ValidationCache:
