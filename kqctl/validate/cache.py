@@ -85,8 +85,22 @@ class ValidationCache:
         self.directory = directory / digest[:32]
         self.hits = self.misses = 0
         self._ready = False
+        self._keys: dict[str, Path | None] = {}  # each file is hashed once a run
+
+    def holds(self, name: str) -> bool:
+        """Whether an entry for the file's content is stored (a miss, counted, when not)."""
+        key = self._key(name)
+        if key is not None and key.exists():
+            return True
+        self.misses += 1
+        return False
 
     def _key(self, name: str) -> Path | None:
+        if name not in self._keys:
+            self._keys[name] = self._content_key(name)
+        return self._keys[name]
+
+    def _content_key(self, name: str) -> Path | None:
         try:
             with open(name, "rb") as handle:
                 content = hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \

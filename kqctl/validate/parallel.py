@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import pickle
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -140,40 +140,62 @@ def validate_cached(files: list[str], job: Job, closed: bool, jobs: int,
                     cache: PartCache) -> tuple[ValidationReport, bool]:
     """As :func:`validate_files_parallel`, with each file's part taken from ``cache`` when its content is unchanged
     (the per-object steps, and the findings on its subjects while the other objects are unchanged); the other
-    cross-object checks always run again, over every file."""
+    cross-object checks always run again, over every file.
+
+    With enough input for a second process, workers validate the changed files while this process reads the others'
+    entries, then it helps them."""
     from kqctl.validate.cache import freeze
 
-    parts: list[FilePart | None] = [cache.get(name) for name in files]
-    missing = [i for i, part in enumerate(parts) if part is None]
-    names = [files[i] for i in missing]
-    fresh = validate_parts(names, job, jobs) if worth_parallel(names, jobs) else [_validate_one(n, job) for n in names]
-    for i, part in zip(missing, fresh, strict=True):
+    parts: list[FilePart | None] = [None] * len(files)
+    changed = [i for i, name in enumerate(files) if not cache.holds(name)]
+    unchanged = [i for i in range(len(files)) if parts[i] is None and i not in set(changed)]
+
+    def read_entries() -> None:
+        for i in unchanged:
+            parts[i] = cache.get(files[i])
+
+    names = [files[i] for i in changed]
+    if changed and worth_parallel(files, jobs):
+        fresh = validate_parts(names, job, jobs, meanwhile=read_entries)
+    else:
+        read_entries()
+        fresh = [_validate_one(name, job) for name in names]
+    for i, part in zip(changed, fresh, strict=True):
         parts[i] = part
-        if part.unreadable is None:
-            freeze(part)  # before the cross-object checks add to its reports
+    late = [i for i in unchanged if parts[i] is None]  # an entry that could not be read after all (damaged)
+    for i in late:
+        parts[i] = _validate_one(files[i], job)
     done = [part for part in parts if part is not None]
-    report, changed = merge_parts(done, job, closed, keep=True)
-    stored = set(missing) | changed
-    for i, part in enumerate(done):
-        if i in stored and part.unreadable is None:
-            cache.put(files[i], part)
+    renewed = set(changed) | set(late)
+    for i in renewed:
+        if done[i].unreadable is None:
+            freeze(done[i])  # before the cross-object checks add to its reports
+    report, kept_changed = merge_parts(done, job, closed, keep=True)
+    for i in sorted(renewed | kept_changed):
+        if done[i].unreadable is None:
+            cache.put(files[i], done[i])
     return report, any(p.unreadable is not None for p in done)
 
 
 class PartCache(Protocol):
     """Where :func:`validate_cached` keeps a file's part (kqctl.validate.cache)."""
 
+    def holds(self, name: str) -> bool: ...
+
     def get(self, name: str) -> FilePart | None: ...
 
     def put(self, name: str, part: FilePart) -> None: ...
 
 
-def validate_parts(files: list[str], job: Job, jobs: int) -> list[FilePart]:
-    """Each file's part, in input order, validated by ``jobs`` processes (this one included)."""
+def validate_parts(files: list[str], job: Job, jobs: int,
+                   meanwhile: Callable[[], None] | None = None) -> list[FilePart]:
+    """Each file's part, in input order, validated by ``jobs`` processes (this one included); this one calls
+    ``meanwhile`` first, while the workers have started."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     taken = context.Value("i", 0)
-    workers = min(jobs, len(files)) - 1
+    # Every worker has a file to take, and this process too unless it is busy meanwhile.
+    workers = min(jobs - 1, len(files)) if meanwhile is not None else min(jobs, len(files)) - 1
     parts: list[FilePart | None] = [None] * len(files)
     # A worker writes a file's result into a pipe that holds 64 KiB: the pool's result thread here must take
     # the GIL from this busy thread for every 64 KiB, and with the default 5 ms switch interval a worker
@@ -184,6 +206,8 @@ def validate_parts(files: list[str], job: Job, jobs: int) -> list[FilePart]:
         with context.Pool(workers, initializer=_share_counter, initargs=(taken,)) as pool:
             # One task per file at most: each takes the next file from the counter (None once all are taken).
             theirs = pool.imap_unordered(_take_file, [(files, largest_first, job)] * len(files), chunksize=1)
+            if meanwhile is not None:
+                meanwhile()
             for i, part in _files_taken(files, largest_first, job, taken):
                 parts[i] = part
             for taken_by_worker in theirs:

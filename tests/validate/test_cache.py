@@ -196,14 +196,14 @@ WORKLOADS = "---\n".join([
 ])
 
 
-def answer(paths: list[Path], cache_dir: Path | None, closed: bool = False) -> str:
-    """validate -o json of ``paths`` in one process, with the cache in ``cache_dir`` (None: none)."""
+def answer(paths: list[Path], cache_dir: Path | None, closed: bool = False, jobs: int = 1) -> str:
+    """validate -o json of ``paths`` (in one process unless ``jobs``), with the cache in ``cache_dir`` (None: none)."""
     import io
 
     from kqctl.render.validation import render_validation
 
     cache = open_cache(cache_dir, ["s"]) if cache_dir is not None else None
-    report, _ = run_validation([str(p) for p in paths], False, False, closed, 1, validation_profiles(None), None,
+    report, _ = run_validation([str(p) for p in paths], False, False, closed, jobs, validation_profiles(None), None,
                                Skipping(), cache)
     out = io.StringIO()
     render_validation(report, "json", out, color="never")
@@ -323,3 +323,29 @@ def spy(profile: Any, asked: list[str]) -> Any:
         asked.append(profile.scheduler)
         return profile.cross_object(objects, closed)
     return cross_object
+
+
+def test_workers_validate_the_changed_files_while_the_entries_are_read(inputs: tuple[Path, Path], tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqctl.validate import parallel
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)  # the overlap as on a large input
+    config, workloads = inputs
+    extra = tmp_path / "c-more.yaml"
+    extra.write_text(workload("more", "100"))
+    paths = [config, workloads, extra]
+    cache = tmp_path / "cache"
+    started: list[int] = []
+    validate_parts = parallel.validate_parts
+
+    def spying(files: list[str], job: Any, jobs: int, meanwhile: Any = None) -> Any:
+        started.append(len(files))
+        assert meanwhile is not None
+        return validate_parts(files, job, jobs, meanwhile)
+
+    monkeypatch.setattr(parallel, "validate_parts", spying)
+    assert answer(paths, cache, jobs=2) == answer(paths, None)
+    extra.write_text(workload("more", "200"))
+    warm = answer(paths, cache, jobs=2)
+    assert started == [3, 1]  # cold: every file; warm: the changed one (the others' entries read meanwhile)
+    assert warm == answer(paths, None) and "XO-WL-NEVER-FITS" in warm
