@@ -360,11 +360,12 @@ class _Merged:
         self.job, self.closed, self.keep, self.lines = job, closed, keep, lines
         self.lazy = subject_kinds(job.profiles)
         self.changed: set[int] = set()
+        self.duplicates = {i for i, report in enumerate(reports)
+                           if report.findings and any(f.rule_id == "LOAD-DUPLICATE" for f in report.findings)}
 
     def included(self, index: int) -> bool:
         """As in one process: a duplicate takes no part in the cross-object checks."""
-        findings = self.reports[index].findings
-        return not findings or not any(f.rule_id == "LOAD-DUPLICATE" for f in findings)
+        return index not in self.duplicates
 
     def kinds_present(self) -> set[str]:
         present = {obj.kind for part in self.parts for _, obj in part.cross}
@@ -383,7 +384,9 @@ class _Merged:
         for n, part in enumerate(self.parts):
             context = contexts[n]
             mine: list[tuple[int, LoadedObject]] = []
-            checked = tuple(i for i, kind in part.subject_kinds if kind in own and self.included(self.offsets[n] + i))
+            checked = tuple(i for i, kind in part.subject_kinds if kind in own)
+            if self.duplicates and checked:
+                checked = tuple(i for i in checked if self.included(self.offsets[n] + i))
             if checked:
                 kept = part.subject_findings.get(profile.scheduler) if self.keep else None
                 if kept is not None and kept.fingerprint == fingerprint and kept.checked == checked:
