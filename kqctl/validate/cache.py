@@ -135,11 +135,13 @@ class ValidationCache:
             return
         try:
             self._prepare()
+            # The same content's entry again (with new findings on its subjects): no older one to look for.
+            rewritten = key.exists()
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
                 pickle.dump(_entry(part), out, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, key)
-            for older in self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
+            for older in () if rewritten else self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
                 if older != key:  # the same file's earlier content: one entry per file and setting
                     older.unlink(missing_ok=True)
         except OSError as exc:  # a cache that cannot be written costs time, never the answer
