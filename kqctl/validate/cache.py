@@ -148,6 +148,9 @@ class ValidationCache:
             sys.stderr.write(f"kqctl: warning: --cache {self.root}: cannot write: {exc.strerror or exc}\n")
             self.put = _ignore  # type: ignore[method-assign]
 
+    def freeze(self, part: FilePart) -> None:
+        freeze(part)
+
     def _prepare(self) -> None:
         if not self._ready:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -144,8 +144,6 @@ def validate_cached(files: list[str], job: Job, closed: bool, jobs: int,
 
     With enough input for a second process, workers validate the changed files while this process reads the others'
     entries, then it helps them."""
-    from kqctl.validate.cache import freeze
-
     parts: list[FilePart | None] = [None] * len(files)
     changed = [i for i, name in enumerate(files) if not cache.holds(name)]
     unchanged = [i for i in range(len(files)) if parts[i] is None and i not in set(changed)]
@@ -169,7 +167,7 @@ def validate_cached(files: list[str], job: Job, closed: bool, jobs: int,
     renewed = set(changed) | set(late)
     for i in renewed:
         if done[i].unreadable is None:
-            freeze(done[i])  # before the cross-object checks add to its reports
+            cache.freeze(done[i])  # before the cross-object checks add to its reports
     report, kept_changed = merge_parts(done, job, closed, keep=True)
     for i in sorted(renewed | kept_changed):
         if done[i].unreadable is None:
@@ -185,6 +183,8 @@ class PartCache(Protocol):
     def get(self, name: str) -> FilePart | None: ...
 
     def put(self, name: str, part: FilePart) -> None: ...
+
+    def freeze(self, part: FilePart) -> None: ...
 
 
 def validate_parts(files: list[str], job: Job, jobs: int,
