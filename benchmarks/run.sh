@@ -6,7 +6,8 @@
 #   benchmarks/run.sh 200000       # validate at other sizes
 #   ENGINE_SIZES="1000 10000 50000" benchmarks/run.sh   # engine at other sizes ("" skips it)
 #   PYTHON=/tmp/venv/bin/python benchmarks/run.sh
-#   YUNIKORN=0 benchmarks/run.sh   # skip the YuniKorn benchmark (simulate at 50,000 pods, validate at 1,000 queues)
+#   YUNIKORN=0 benchmarks/run.sh   # skip the YuniKorn benchmark (simulate and replay at 50,000 pods, validate at
+#                                  # 1,000 queues)
 #
 # Exits non-zero if any run failed (validate crashed or could not run, an engine measurement
 # crashed or hit its timeout); findings and missed targets are not a failure.
@@ -31,7 +32,7 @@ done
 "$PYTHON" benchmarks/bench_volcano.py || status=$?
 echo
 if [ "${YUNIKORN:-1}" != 0 ]; then
-    "$PYTHON" benchmarks/bench_yunikorn.py || status=$?
+    "$PYTHON" benchmarks/bench_yunikorn.py --replay || status=$?
     echo
 fi
 exit "$status"
