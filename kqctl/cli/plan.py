@@ -38,7 +38,8 @@ HELP = "\n\n".join((
     "...); a YuniKorn queue's guaranteed or max (--for queue/root.PATH --field ...). Targets: "
     "'p95(time-to-admission) < 30m', 'mean(time-to-finish) <= 2h', 'no workload inadmissible', or several joined "
     "with 'and'.",
-    "Candidates are replayed in parallel processes (one per core, --jobs). The answer is printed with the replays "
+    "Candidates are replayed in parallel processes (--jobs), always the same ones in the same order. The answer "
+    "is printed with the replays "
     "that prove it: the one at the answer meets the target, the one a step below misses it. Exit code 1 when no "
     "quota up to the cap (--max, default: every workload in scope at once) meets the target.",
 ))
@@ -81,7 +82,9 @@ def plan_command(
     resources: list[str] | None = ResourceOption,
     steps: list[str] | None = StepOption,
     maximum: list[str] | None = MaxOption,
-    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0, help="Parallel replays (default: one per core)."),
+    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0,
+                             help="Parallel replays (default: one per core; at most 2, the candidates of one round). "
+                                  "The answer and -o json do not depend on it."),
     budget: int = typer.Option(60, "--budget", metavar="N", min=2, help="At most this many replays."),
     generator: str | None = GeneratorOption,
     traces: list[str] | None = TraceOption,
@@ -106,10 +109,11 @@ def plan_command(
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
-    from kqctl.kueue.replay.plan import PlanError, default_cap, make_problem, search
+    from kqctl.kueue.replay.plan import SEARCH_WIDTH, PlanError, default_cap, make_problem, search
     from kqctl.render.output import check_output
 
     check_output(output, PLAN_FORMATS)
@@ -120,12 +124,12 @@ def plan_command(
     loaded = None
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
-                                           kubeconfig, scheduler, yunikorn_namespace)
+                                           kubeconfig, scheduler, yunikorn_namespace, as_given)
         if product != "Kueue":
-            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
+            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
             raise typer.Exit(timeline.plan_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
                                                  scope, target, field, resources or [], steps or [], maximum or [],
-                                                 jobs or os.cpu_count() or 1, budget, output))
+                                                 min(jobs or os.cpu_count() or 1, SEARCH_WIDTH), budget, output))
     if field is not None:
         raise UsageError("--field applies to Volcano (capability, deserved, guarantee, weight) and YuniKorn "
                          "(guaranteed, max); Kueue's plan finds a nominalQuota")
@@ -134,15 +138,16 @@ def plan_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler, "plan", loaded=loaded)
+                            from_cluster, context, kubeconfig, scheduler, "plan", as_given=as_given, loaded=loaded)
     try:
         problem = make_problem(snapshot, target, scope, resources or (), steps or ())
     except PlanError as exc:
         raise UsageError(str(exc)) from None
     cap = _cap(maximum or [], problem, default_cap(snapshot, problem))
-    workers = jobs or os.cpu_count() or 1
+    # A round of the search replays SEARCH_WIDTH candidates: more processes would have nothing to do.
+    workers = min(jobs or os.cpu_count() or 1, SEARCH_WIDTH)
     with Evaluator(snapshot, problem, replay_options, workers, progress) as evaluator:
-        result = search(problem, evaluator, cap, workers, budget)
+        result = search(problem, evaluator, cap, budget=budget)  # the same candidates whatever --jobs
     progress.done()
     render_plan(result, output, sys.stdout, workers)
     raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)
