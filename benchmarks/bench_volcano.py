@@ -13,8 +13,13 @@ Generates the cluster with ``generate_volcano.py`` (one JSON ``kind: List``), th
   for a CPU; the CPU time does not.
 * **phases**: the same work in a fresh subprocess, its CPU time step by step (read, snapshot, simulate, render).
 
-The issue's target: simulate to a steady state end to end in <= 10 s on 2 cores; the peak memory is reported.
-Nothing fails on a miss: the figures are printed.
+With ``--replay RUNTIME`` (repeatable, e.g. ``--replay 'lognormal(20m,0.8)' --replay 30m``) it also runs
+``python -m kqctl replay FILE --runtime RUNTIME -o json`` on the same cluster (sessions every schedule period
+until nothing is left to happen; ``--until`` stops it earlier, ``--timeout`` kills it) and prints its wall time,
+CPU time, peak RSS and number of sessions. The load average is printed with every figure: the machine may be shared.
+
+The issue's targets: simulate to a steady state end to end in <= 10 s on 2 cores, replay with runtimes <= 30 s;
+the peak memory is reported. Nothing fails on a miss: the figures are printed.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -57,13 +63,19 @@ print(json.dumps({"imports": t1 - t0, "read": t2 - t1, "snapshot": t3 - t2, "sim
 """
 
 
-def run_measured(command: list[str]) -> tuple[int, float, float, float, str]:
-    """(exit code, wall s, cpu s, peak RSS MiB, stdout) of one child, from its own rusage."""
+def run_measured(command: list[str], timeout: float | None = None) -> tuple[int, float, float, float, str]:
+    """(exit code, wall s, cpu s, peak RSS MiB, stdout) of one child, from its own rusage; killed after
+    ``timeout`` seconds (exit code -9)."""
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "KQCTL_NO_PROGRESS": "1"}
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, env=env, cwd=REPO_ROOT)
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env, cwd=REPO_ROOT)
+        timer = threading.Timer(timeout, proc.kill) if timeout else None
+        if timer is not None:
+            timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        if timer is not None:
+            timer.cancel()
         wall = time.perf_counter() - start
         out.seek(0)
         text = out.read().decode()
@@ -78,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--groups", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--file", type=Path, help="a cluster generated earlier (kept); default: a temporary file")
+    parser.add_argument("--replay", action="append", default=[], metavar="RUNTIME",
+                        help="also replay the cluster with this --runtime (repeatable), e.g. 'lognormal(20m,0.8)'")
+    parser.add_argument("--until", help="stop each replay after this much virtual time (replay's --until)")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="kill a replay after this many seconds")
+    parser.add_argument("--no-simulate", action="store_true", help="only the replays")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         path = args.file or Path(scratch) / "volcano.json"
@@ -86,8 +103,13 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             path.write_text(json.dumps(generate(args.nodes, args.queues, args.groups, args.seed)), encoding="utf-8")
             generated = time.perf_counter() - start
+        if args.no_simulate:
+            return _replays(path, args)
+        load_before = os.getloadavg()[0]
         code, wall, cpu, rss, _ = run_measured([sys.executable, "-m", "kqctl", "simulate", str(path), "-o", "json"])
+        load_after = os.getloadavg()[0]
         phases_code, _, _, _, phases_out = run_measured([sys.executable, "-c", PHASES, str(path)])
+        replays = _replays(path, args) if args.replay else 0
     phases = json.loads(phases_out) if phases_code == 0 else {}
     print("kqctl simulate benchmark (Volcano)")
     print(f"  cluster          {args.nodes:,} nodes, {args.queues:,} queues, {phases.get('podGroups', 0):,} PodGroups, "
@@ -96,11 +118,29 @@ def main(argv: list[str] | None = None) -> int:
           f"{phases.get('binds', 0):,} pods bound")
     print(f"  end to end       wall {wall:.2f} s, cpu {cpu:.2f} s (target <= {TARGET_S:.0f} s on 2 cores)"
           + ("" if code == 0 else f"; exit {code}"))
-    print(f"  peak RSS         {rss:,.1f} MiB")
+    print(f"  peak RSS         {rss:,.1f} MiB; load average {load_before:.1f} before, {load_after:.1f} after")
     if phases:
         print("  phases (cpu time, fresh process): " + ", ".join(
             f"{name} {phases[name]:.2f} s" for name in ("imports", "read", "snapshot", "simulate", "json")))
-    return 0 if code == 0 and phases_code == 0 else 1
+    return 0 if code == 0 and phases_code == 0 and replays == 0 else 1
+
+
+def _replays(path: Path, args: argparse.Namespace) -> int:
+    """``kqctl replay`` of the cluster once per ``--replay`` runtime; non-zero when one failed or timed out."""
+    failed = 0
+    for runtime in args.replay:
+        command = [sys.executable, "-m", "kqctl", "replay", str(path), "--runtime", runtime,
+                   "--now", "2026-01-01T00:00:00Z", "-o", "json", *(["--until", args.until] if args.until else [])]
+        load_before = os.getloadavg()[0]
+        code, wall, cpu, rss, out = run_measured(command, args.timeout)
+        load_after = os.getloadavg()[0]
+        sessions = json.loads(out).get("cycles", "?") if code == 0 and out.strip() else "?"
+        outcome = "" if code == 0 else (f"; killed after {args.timeout:.0f} s" if code == -9 else f"; exit {code}")
+        print(f"kqctl replay --runtime {runtime}" + (f" --until {args.until}" if args.until else "")
+              + f": wall {wall:.2f} s, cpu {cpu:.2f} s, peak RSS {rss:,.1f} MiB, {sessions} sessions "
+              f"(target <= 30 s on 2 cores; load average {load_before:.1f} before, {load_after:.1f} after){outcome}")
+        failed |= code != 0
+    return int(failed)
 
 
 if __name__ == "__main__":

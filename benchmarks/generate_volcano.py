@@ -48,12 +48,13 @@ tiers:
 """
 
 
-def generate(nodes: int, queues: int, groups: int, seed: int) -> dict[str, Any]:
+def generate(nodes: int, queues: int, groups: int, seed: int, placement: bool = False,
+             conf: str = CHART_CONF) -> dict[str, Any]:
     rng = random.Random(seed)
     items: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "ConfigMap",
          "metadata": {"namespace": "volcano-system", "name": "volcano-scheduler-configmap"},
-         "data": {"volcano-scheduler.conf": CHART_CONF}},
+         "data": {"volcano-scheduler.conf": conf}},
     ]
     node_list = _nodes(nodes, rng)
     items.extend(node_list)
@@ -61,6 +62,8 @@ def generate(nodes: int, queues: int, groups: int, seed: int) -> dict[str, Any]:
     namespaces = [f"team-{i:03d}" for i in range(max(1, queues // 4))]
     items.extend({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces)
     items.extend(_workloads(groups, queues, namespaces, node_list, rng))
+    if placement:
+        _add_placement(items, random.Random(seed + 1))
     return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 
 
@@ -130,6 +133,55 @@ def _workloads(groups: int, queues: int, namespaces: list[str], nodes: list[dict
     return items
 
 
+ZONES = ("zone-a", "zone-b", "zone-c")
+
+
+def _add_placement(items: list[dict[str, Any]], rng: random.Random) -> None:
+    """--placement: every node gets a zone label; GPU nodes a NoSchedule taint (GPU pods tolerate it), a tenth
+    of the nodes a PreferNoSchedule taint, a few are cordoned; a fifth of the PodGroups' pending pods ask for a
+    zone by nodeSelector, another fifth prefer one or two zones by weighted node affinity, some tolerate the
+    PreferNoSchedule taint. Pods that already run keep their node."""
+    for item in items:
+        if item["kind"] == "Node":
+            metadata, spec = item["metadata"], item.setdefault("spec", {})
+            metadata["labels"] = {"topology.kubernetes.io/zone": rng.choice(ZONES)}
+            taints = []
+            if "nvidia.com/gpu" in item["status"]["allocatable"]:
+                taints.append({"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"})
+            if rng.random() < 0.1:
+                taints.append({"key": "spot", "value": "true", "effect": "PreferNoSchedule"})
+            if taints:
+                spec["taints"] = taints
+            if rng.random() < 0.01:
+                spec["unschedulable"] = True
+    by_group: dict[str, float] = {}
+    for item in items:
+        if item["kind"] != "Pod":
+            continue
+        spec = item["spec"]
+        group = item["metadata"]["annotations"]["scheduling.k8s.io/group-name"]
+        roll = by_group.setdefault(group, rng.random())  # the pods of one PodGroup share a template
+        tolerations = []
+        if "nvidia.com/gpu" in spec["containers"][0]["resources"]["requests"]:
+            tolerations.append({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"})
+        if roll < 0.15:
+            tolerations.append({"key": "spot", "operator": "Equal", "value": "true", "effect": "PreferNoSchedule"})
+        if tolerations:
+            spec["tolerations"] = tolerations
+        if "nodeName" in spec:
+            continue
+        zone = ZONES[int(roll * 1000) % len(ZONES)]
+        if roll < 0.2:
+            spec["nodeSelector"] = {"topology.kubernetes.io/zone": zone}
+        elif roll < 0.4:
+            other = ZONES[(ZONES.index(zone) + 1) % len(ZONES)]
+            spec["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 10, "preference": {"matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}]}},
+                {"weight": 3, "preference": {"matchExpressions": [
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone, other]}]}}]}}
+
+
 def _times(quantity: str, count: int) -> str:
     if quantity.endswith("m"):
         return f"{int(quantity[:-1]) * count}m"
@@ -144,9 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queues", type=int, default=200)
     parser.add_argument("--groups", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--placement", action="store_true",
+                        help="add zone labels, taints, cordoned nodes, nodeSelectors, preferred node affinity and "
+                             "tolerations")
+    parser.add_argument("--actions", help="the scheduler configuration's actions instead of the chart's "
+                                          "(e.g. 'enqueue, allocate, preempt, reclaim, backfill')")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    data = generate(args.nodes, args.queues, args.groups, args.seed)
+    conf = CHART_CONF if args.actions is None else CHART_CONF.replace(
+        '"enqueue, allocate, backfill"', f'"{args.actions}"')
+    data = generate(args.nodes, args.queues, args.groups, args.seed, args.placement, conf)
     args.out.write_text(json.dumps(data), encoding="utf-8")
     kinds: dict[str, int] = {}
     for item in data["items"]:

@@ -51,7 +51,7 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
             queues.push(ssn.queues[job.queue])
         jobs_by_queue[job.queue].push(job)
         tasks_by_job[job.key] = tasks
-    chooser = NodeChooser(ssn)
+    chooser = NodeChooser.of(ssn)
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):

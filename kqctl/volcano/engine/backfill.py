@@ -24,7 +24,7 @@ from kqctl.volcano.engine.nodes import NodeChooser
 def execute(ssn: Session) -> None:
     chooser: NodeChooser | None = None
     for task in _pending_tasks(ssn):
-        chooser = chooser or NodeChooser(ssn)
+        chooser = chooser or NodeChooser.of(ssn)
         node = chooser.best(task)
         if node is None:
             task.job.fit_errors[task.key] = chooser.fit_error(task)

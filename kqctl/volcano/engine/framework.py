@@ -294,8 +294,13 @@ class NodeInfo:
 
     def open_scored(self) -> None:
         """At session open kube-scheduler's view of the node holds every pod on it, whatever its status
-        (``framework.GenerateNodeMapAndSlice``: ``NewNodeInfo(node.Pods()...)``)."""
-        self.scored = self.on_node.copy()
+        (``framework.GenerateNodeMapAndSlice``: ``NewNodeInfo(node.Pods()...)``). Unchanged when the last
+        session's view already equals it (the node's version, and what was judged at it, then still holds)."""
+        scored, on_node = self.scored, self.on_node
+        if scored.nonzero_cpu == on_node.nonzero_cpu and scored.nonzero_memory == on_node.nonzero_memory \
+                and scored.requested == on_node.requested:
+            return
+        self.scored = on_node.copy()
         self.version += 1
 
     def score_add(self, pod: Pod) -> None:
@@ -575,6 +580,7 @@ class Session:
         self.trace = trace
         self.epoch = 0  # bumped by every statement operation: what a failed search saw is still true while unchanged
         self.event_handlers: list[tuple[Callable[[TaskInfo], None] | None, Callable[[TaskInfo], None] | None]] = []
+        self.node_chooser: Any = None  # allocate's and backfill's nodes.NodeChooser, kept in the cache between sessions
 
     # --- registration ----------------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ queues, the scheduler configuration and the nodes as they are. In Volcano's term
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from kqctl.volcano.api.models import Node, Pod, PodGroup
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource, human_amount, less_equal_with_names
@@ -29,9 +29,10 @@ TERMINAL = ("Succeeded", "Failed")
 
 
 def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple[str, str] | None,
-               real_capability: Resource | None, pods: Sequence[Pod]) -> str:
+               real_capability: Resource | None, pods: Sequence[Pod], kinds: NodeKinds | None = None) -> str:
     """Why the PodGroup can never run as configured (VC-NEVER-1); "" when waiting could let it in. ``pods``
-    are the PodGroup's pods at the end of the run."""
+    are the PodGroup's pods at the end of the run; ``kinds``: the snapshot's nodes, shared by the PodGroups of
+    one run (made here when not given)."""
     if ignored:
         return f"its queue {group.queue} does not exist: Volcano ignores the PodGroup"
     if reason is not None and reason[0] in NEVER_GATES:
@@ -40,7 +41,7 @@ def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple
     if over:
         return over
     if snapshot.nodes:
-        return _no_node(snapshot, group, pods)
+        return _no_node(kinds or NodeKinds(snapshot), group, pods)
     return ""
 
 
@@ -56,9 +57,7 @@ def above_capability(minimum: Mapping[str, int] | None, capability: Resource | N
     return ""
 
 
-def _no_node(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> str:
-    switches = configured(snapshot.conf)
-    nodes = [node for node in snapshot.nodes.values() if node.ready]
+def _no_node(kinds: NodeKinds, group: PodGroup, pods: Sequence[Pod]) -> str:
     live = [pod for pod in pods if pod.phase not in TERMINAL]
     fitting = 0
     first_misfit = ""
@@ -66,7 +65,7 @@ def _no_node(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> str:
         if pod.node_name:
             fitting += 1
             continue
-        why = _why_no_node(pod, nodes, switches)
+        why = kinds.why_no_node(pod)
         if why:
             first_misfit = first_misfit or why
         else:
@@ -78,23 +77,69 @@ def _no_node(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> str:
     return f"only {fitting} of its pods can ever fit a node (minMember {group.min_member}): {first_misfit}"
 
 
-def _why_no_node(pod: Pod, nodes: Iterable[Node], switches: tuple[bool, bool] | None) -> str:
-    """"" when some node, empty, would take the pod; else why none would."""
-    request = Resource.of(pod.request)
-    passing = [node for node in nodes if switches is None or refusal(pod, node, *switches) is None]
-    if not passing:
-        return f"no node passes the predicates of pod {pod.key}"
-    always: set[str] | None = None  # the resources the pod asks more of than every passing node has
-    for node in passing:
-        failing = less_equal_with_names(request, Resource.of(node.allocatable), "zero")
-        if not failing:
+# What keeps a pod off every node, for one pod spec: ("", 0) fits some node; (_NO_PASSING, 0) no node passes the
+# predicates; (_NOT_AT_ONCE, 0) no passing node holds every resource at once; (resource, largest): it asks more
+# of that resource than the largest passing node has.
+_Verdict = tuple[str, int]
+
+
+class NodeKinds:
+    """The ready nodes, one representative per distinct (allocatable, cordon, taints, labels): the predicates and
+    the empty-node fit read nothing else, so nodes alike in those judge every pod alike. Each distinct pod spec
+    (request, tolerations, placement) is judged once, and the verdict is shared by the pods that ask the same
+    (the pods of a job's task template) — hence cheap for 50,000 pods on 5,000 nodes."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.switches = configured(snapshot.conf)
+        kinds: dict[tuple[object, ...], tuple[Node, Resource]] = {}
+        self.nodes: list[tuple[Node, Resource]] = []  # every ready node with its allocatable vector
+        for node in snapshot.nodes.values():
+            if not node.ready:
+                continue
+            entry = (node, Resource.of(node.allocatable))
+            self.nodes.append(entry)
+            kinds.setdefault((tuple(sorted(node.allocatable.items())), node.unschedulable, node.taints,
+                              tuple(sorted(node.labels.items()))), entry)
+        self.kinds = list(kinds.values())
+        self.verdicts: dict[tuple[object, ...], _Verdict] = {}
+
+    def why_no_node(self, pod: Pod) -> str:
+        """"" when some node, empty, would take the pod; else why none would."""
+        spec = (tuple(sorted(pod.request.items())), pod.tolerations, pod.placement)
+        verdict = self.verdicts.get(spec)
+        if verdict is None:
+            verdict = self.verdicts[spec] = self._judge(pod)
+        kind, largest = verdict
+        if not kind:
             return ""
-        always = set(failing) if always is None else always & set(failing)
-    short = sorted(always or (), key=lambda n: (n not in (CPU, MEMORY), n != CPU, n))
-    if not short:
-        return f"pod {pod.key} fits no node that passes its predicates in every resource at once"
-    name = short[0]
-    largest = max(node.allocatable.get(name, 0) for node in passing)
-    noun = "pod slots" if name == PODS else name
-    return (f"pod {pod.key} asks {noun} {human_amount(name, pod.request.get(name, 0))} and the largest node that "
-            f"passes its predicates has {human_amount(name, largest)}")
+        if kind == _NO_PASSING:
+            return f"no node passes the predicates of pod {pod.key}"
+        if kind == _NOT_AT_ONCE:
+            return f"pod {pod.key} fits no node that passes its predicates in every resource at once"
+        noun = "pod slots" if kind == PODS else kind
+        return (f"pod {pod.key} asks {noun} {human_amount(kind, pod.request.get(kind, 0))} and the largest node "
+                f"that passes its predicates has {human_amount(kind, largest)}")
+
+    def _judge(self, pod: Pod) -> _Verdict:
+        # A placement that reads node names tells apart nodes otherwise alike: judge every node then.
+        nodes = self.nodes if pod.placement.reads_name() else self.kinds
+        switches = self.switches
+        request = Resource.of(pod.request)
+        passing = [(node, allocatable) for node, allocatable in nodes
+                   if switches is None or refusal(pod, node, *switches) is None]
+        if not passing:
+            return _NO_PASSING, 0
+        always: set[str] | None = None  # the resources the pod asks more of than every passing node has
+        for _, allocatable in passing:
+            failing = less_equal_with_names(request, allocatable, "zero")
+            if not failing:
+                return "", 0
+            always = set(failing) if always is None else always & set(failing)
+        short = sorted(always or (), key=lambda n: (n not in (CPU, MEMORY), n != CPU, n))
+        if not short:
+            return _NOT_AT_ONCE, 0
+        name = short[0]
+        return name, max(node.allocatable.get(name, 0) for node, _ in passing)
+
+
+_NO_PASSING, _NOT_AT_ONCE = " predicates", " every resource"  # not resource names: a name has no space

@@ -38,11 +38,35 @@ class _ShapeIndex:
         # per gradient (fits idle, fits only the future idle): raw values -> heap of (-score, name, version)
         self.heaps: tuple[dict[tuple[int, ...], list[tuple[Any, str, int]]], ...] = ({}, {})
         self.failures: dict[str, str | None] = {}  # node -> why it does not fit (None: it fits)
+        self.versions: dict[str, int] = {}  # node -> the version it was last judged at
+        self.entries = 0  # heap entries pushed since the heaps were last compacted
         self.histogram: dict[str, int] = {}  # reason -> how many nodes fail for it
         for node in chooser.ssn.node_list:
             self.judge(node)
 
+    def refresh(self) -> None:
+        """A new session: judge again only the nodes that changed since they were last judged (finished or
+        arrived pods, the last session's binds); the verdicts of the others still hold."""
+        nodes = self.chooser.ssn.node_list
+        if self.entries > 4 * len(nodes) + 64:
+            self._compact()
+        versions = self.versions
+        for node in nodes:
+            if versions.get(node.name) != node.version:
+                self.judge(node)
+
+    def _compact(self) -> None:
+        """Drop the heap entries of nodes that changed since (they only lapse when they reach the top)."""
+        nodes = self.chooser.ssn.nodes
+        for groups in self.heaps:
+            for raw, heap in list(groups.items()):
+                kept = [entry for entry in heap if nodes[entry[1]].version == entry[2]]
+                heapq.heapify(kept)
+                groups[raw] = kept
+        self.entries = 0
+
     def judge(self, node: NodeInfo) -> None:
+        self.versions[node.name] = node.version
         reason, idle, score, raw = self.chooser.verdict(self.task, node, self.shape)
         old = self.failures.get(node.name)
         if old is not None:
@@ -51,6 +75,7 @@ class _ShapeIndex:
             self.histogram[reason] = self.histogram.get(reason, 0) + 1
         self.failures[node.name] = reason
         if reason is None:
+            self.entries += 1
             heapq.heappush(self.heaps[0 if idle else 1].setdefault(raw, []), (-score, node.name, node.version))
 
     def best(self) -> NodeInfo | None:
@@ -77,10 +102,34 @@ class _ShapeIndex:
 
 
 class NodeChooser:
+    """The node choice of one session, kept for the next sessions on the same cache (the session's
+    ``node_chooser``): a verdict is a function of the node's state, the task's shape and the scheduler
+    configuration, none of which a session changes behind a node's version, so a later session judges again only
+    the nodes whose version moved (what finished, arrived or was bound since)."""
+
+    MAX_VERDICTS = 250_000  # remembered (node state, shape) verdicts; forgotten all at once beyond it
+
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
+        self.conf = ssn.conf
         self.shapes: dict[Shape, _ShapeIndex] = {}
         self.verdicts: dict[tuple[Any, ...], tuple[str | None, bool, Any, tuple[int, ...]]] = {}
+
+    @classmethod
+    def of(cls, ssn: Session) -> NodeChooser:
+        """The session's chooser: the one an earlier session on the same cache left, brought up to date, or a new
+        one."""
+        kept = ssn.node_chooser
+        if isinstance(kept, NodeChooser) and kept.conf is ssn.conf and kept.ssn.nodes is ssn.nodes:
+            if kept.ssn is not ssn:
+                kept.ssn = ssn
+                if len(kept.verdicts) > cls.MAX_VERDICTS:
+                    kept.verdicts.clear()
+                for index in kept.shapes.values():
+                    index.refresh()
+            return kept
+        chooser = ssn.node_chooser = cls(ssn)
+        return chooser
 
     @staticmethod
     def shape(task: TaskInfo) -> Shape:

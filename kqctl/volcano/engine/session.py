@@ -91,6 +91,7 @@ class Cache:
     queues: dict[str, QueueInfo]
     jobs: dict[str, JobInfo]
     nodes: dict[str, NodeInfo]
+    node_chooser: Any = None  # the last session's nodes.NodeChooser: the next one judges only the nodes that changed
 
 
 def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) -> SessionResult:
@@ -105,6 +106,7 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
     for node in cache.nodes.values():
         node.open_scored()
     ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace)
+    ssn.node_chooser = cache.node_chooser
     plugins = _open_plugins(ssn, snapshot.conf)
     for action in snapshot.conf.actions:
         if action == "enqueue":
@@ -117,6 +119,7 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
             preempt.execute(ssn)
         elif action == "backfill":
             backfill.execute(ssn)
+    cache.node_chooser = ssn.node_chooser
     return _close(ssn, plugins)
 
 

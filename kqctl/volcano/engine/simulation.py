@@ -17,7 +17,7 @@ from kqctl.volcano.api.models import Pod
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.drf import HdrfLevel
-from kqctl.volcano.engine.inadmissible import never_runs
+from kqctl.volcano.engine.inadmissible import NodeKinds, never_runs
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
 
@@ -242,6 +242,7 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
     for eviction in evictions:
         evicted.setdefault(eviction.group, []).append(eviction)
     outcomes = {}
+    kinds = NodeKinds(snapshot)
     for key, group in sorted(snapshot.pod_groups.items()):
         ignored = group.queue not in snapshot.queues
         phase = world.phases.get(key, group.phase)
@@ -255,7 +256,7 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
                 reason = ("gang", gang)
         running = not ignored and phase in ("Running", "Completed")
         never = "" if running else never_runs(snapshot, group, ignored, reason, capabilities.get(group.queue),
-                                              sorted(members.get(key, ()), key=lambda p: p.key))
+                                              sorted(members.get(key, ()), key=lambda p: p.key), kinds)
         outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),
