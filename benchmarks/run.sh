@@ -20,6 +20,10 @@ for count in "$@"; do
     "$PYTHON" benchmarks/bench_validate.py --count "$count" || status=$?
     echo
 done
+"$PYTHON" benchmarks/bench_steps.py || status=$?
+echo
+(cd benchmarks && "$PYTHON" bench_validate_cache.py) || status=$?
+echo
 for workloads in $ENGINE_SIZES; do
     "$PYTHON" benchmarks/bench_engine.py --workloads "$workloads" || status=$?
     echo

@@ -200,6 +200,10 @@ _rule("VAL-WL-15", "error", "webhook", "kueue.x-k8s.io/admission-gated-by must l
       "gate names (example.com/gate), each at most 63 characters")
 _rule("VAL-WL-16", "error", "webhook", "A topology request's podSetSliceSize is required with "
       "podSetSliceRequiredTopology and forbidden without it; slice sizes must be positive")
+_rule("VAL-WL-17", "warning", "webhook", "Kueue v0.19 only (--kueue-version v0.19): a negative topology request "
+      "subGroupCount is deprecated and will be rejected in a future release",
+      "v0.19's Workload webhook (warningsForWorkload) answers with an admission warning; later CRDs reject the value "
+      "(minimum 0, SCHEMA-RANGE) and v0.18 accepts it silently.")
 _rule("VAL-JOB-1", "error", "job-webhook", "The kueue.x-k8s.io/queue-name label must be a valid name")
 _rule("VAL-JOB-2", "error", "job-webhook", "job-min-parallelism must be an integer between 1 and the pod count "
       "minus one")
@@ -308,7 +312,9 @@ _rule("REQ-3", "-", "job-webhook", "A Job's priority: its WorkloadPriorityClass 
 # --- replay in virtual time (kqctl replay, diff --replay, plan, explain's estimate) ------------------------------
 _rule("SIM-R1", "-", "scheduler", "A workload joins its ClusterQueue's queue at its creation time",
       "Workloads (and Jobs) dated after the replay's start, trace rows and Kueue's generator configs arrive then; "
-      "a workload whose shape an equivalence bulk move remembers goes straight to the inadmissible set.")
+      "a workload whose shape an equivalence bulk move remembers goes straight to the inadmissible set. Waits are "
+      "measured from the later of its arrival and the replay's start (a workload created before it waits from the "
+      "start); one still waiting at the end counts as never admitted.")
 _rule("SIM-R2", "-", "scheduler", "An admission holds quota from its cycle; the workload runs once the admission is "
       "written",
       "Kueue's scheduler patches status.admission asynchronously through a client limited to a number of writes per "
@@ -393,8 +399,60 @@ _rule("VC-TREE-NONLEAF", "warning", "volcano-scheduler", "A PodGroup in a queue 
       "enableHierarchy refuses every enqueue and allocation in the session while any job sits in a non-leaf queue "
       "(it only logs why). A warning: the PodGroup webhook does not refuse it (only the vcjob webhook checks leaves).")
 # --- the scheduling rules simulate and explain cite --------------------------------------------------------------
+_rule("VC-SCORE-1", "-", "volcano-scheduler", "nodeorder's leastrequested.weight (default 1): kube-scheduler's "
+      "NodeResourcesFit LeastAllocated on cpu and memory, weighted 50 each, on the non-zero requests",
+      "Per resource (allocatable - requested) x 100 / allocatable in integers (0 when over), their weighted mean; "
+      "requested is what the node's pods and the pod ask, 100m cpu and 200Mi memory counted for each container "
+      "that names none; a resource the node has none of is left out.")
+_rule("VC-SCORE-2", "-", "volcano-scheduler", "nodeorder's mostrequested.weight (default 0): NodeResourcesFit "
+      "MostAllocated on cpu and memory, weighted 1 each, on the non-zero requests")
+_rule("VC-SCORE-3", "-", "volcano-scheduler", "nodeorder's balancedresource.weight (default 1): Kubernetes v1.36's "
+      "NodeResourcesBalancedAllocation on the pods' actual requests, weighing the node's balance with the pod "
+      "against its balance without it",
+      "Balance = (1 - the standard deviation of requested/allocatable over cpu, memory and nvidia.com/gpu when the "
+      "pod asks for it) x 100, truncated; the score is 50 + (50 + with - without) / 2: 75 when the pod leaves the "
+      "balance as it is (kubernetes PR #135573). A pod that requests none of them is not scored.")
+_rule("VC-SCORE-4", "-", "volcano-scheduler", "binpack: binpack.weight x 100 x the weighted mean of (used + "
+      "request) / allocatable over the resources the task requests (binpack.cpu, binpack.memory, "
+      "binpack.resources), 0 when one would not fit")
+_rule("VC-SCORE-5", "-", "volcano-scheduler", "A node's score is the sum of the plugins' scores, in float64; the "
+      "highest wins (Volcano picks at random among equal ones, kqctl the first by name)",
+      "The scores see kube-scheduler's view of the node: the pods on it when the session opened, with the tasks "
+      "allocated or pipelined since added and the evicted ones removed by the predicates plugin (without it the "
+      "view stays as the session opened). Nodes the task fits in idle resources go before those it fits only "
+      "once releasing pods are gone.")
+_rule("VC-RECLAIM-1", "-", "volcano-scheduler", "reclaim pipelines a task on a node that holds a reclaimable "
+      "queue's running pod even when it fits there without evicting anyone",
+      "The node's future idle plus the victims (none needed) holds the task, so the task is pipelined: it waits "
+      "for the next session, and an allocate later in the same session does not bind it.")
+_rule("VC-NOMINATE-1", "-", "volcano-scheduler", "A pod pipelined where victims were evicted for it gets that "
+      "node as status.nominatedNodeName when the session closes, even if the statement was undone",
+      "The next session's allocate tries that node first, and the pod does not preempt again while the node "
+      "passes the predicates; a pod re-created after its eviction has no nomination.")
+_rule("VC-GANG-1", "-", "volcano-scheduler", "gang leaves a PodGroup whose missing pods are only being deleted "
+      "(still on their nodes, nothing pending) without its Unschedulable condition: its phase stays, not Unknown")
+_rule("VC-VICTIMS-1", "-", "volcano-scheduler", "Victims of reclaim and preempt: within a tier the plugins' "
+      "victims intersect, a plugin with none leaves the tier undecided, the first tier that decides wins",
+      "As in Go, an empty intersection is no decision (a nil slice): the next plugin of the tier starts afresh.")
+_rule("VC-PREEMPT-1", "-", "volcano-scheduler", "preempt, between jobs: a starving job's pending tasks evict "
+      "running tasks of other jobs of the same queue; the job's evictions stand only if it is then pipelined")
+_rule("VC-PREEMPT-2", "-", "volcano-scheduler", "preempt, within a job: each pending task of a starving job may "
+      "evict tasks of its own job, task by task; a task that fits a node as it is is pipelined there on its own",
+      "Each task's statement is committed alone, whatever the gang: the first task that finds no node ends the "
+      "job's turn.")
+_rule("VC-PREEMPT-3", "-", "volcano-scheduler", "priority's preempt victims: tasks of jobs of lower priority, or "
+      "of the same job with a lower pod priority")
+_rule("VC-PREEMPT-4", "-", "volcano-scheduler", "preempt tries the nodes in score order and evicts victims in "
+      "victim order until the queue allows the task, the node's future idle holds it and the predicates pass",
+      "Victims: the running or bound, preemptable tasks the plugins' Preemptable vote picks (gang, conformance, "
+      "priority, drf); a best-effort task evicts only best-effort ones. preemptionPolicy: Never never preempts, "
+      "nor does a pod whose nominated node already passes the predicates.")
+_rule("VC-BACKFILL-1", "-", "volcano-scheduler", "backfill places best-effort pods (no requests) in queue, job and "
+      "task order on the best-scored node, and binds a job's allocated pods only once the job is ready",
+      "Pending best-effort pods count as ready for gang, so a gang of best-effort pods alone is bound at once.")
 _rule("VC-DRF-1", "-", "volcano-scheduler", "drf job order: the job with the smaller dominant share (allocated over "
-      "the cluster, pods included) goes first")
+      "the cluster, pods included) goes first", "allocated as drf keeps it: the job's allocated pods when the "
+      "session opens, then what the session allocates or pipelines to it, less what it evicts.")
 _rule("VC-DRF-2", "-", "volcano-scheduler", "drf preemptable: a task is a victim while its job's share without it "
       "stays at least the preemptor's share with its task (within 0.000001)")
 _rule("VC-HDRF-1", "-", "volcano-scheduler", "Hierarchical DRF's tree: the Queues' volcano.sh/hierarchy path and "
@@ -511,26 +569,31 @@ _rule("YK-V18", "error", "yunikorn-validator", "A parent's maxapplications binds
       "no larger")
 _rule("YK-V19", "error", "yunikorn-validator", "User and group limits: names, duplicates, wildcard order, values, "
       "and no more than the same name's (or the wildcard's) limit above")
-_rule("YK-V20", "error", "yunikorn-core", "The validator accepts it, but the queues cannot be built",
-      "A child template with a bad quantity; an ACL with doubled or leading spaces (the validator splits on runs "
-      "of blanks, the queue on single spaces); a top queue spelled Root or ROOT (the partition wants root).")
-_rule("YK-V21", "error", "yunikorn-core", "The validator accepts it, but the placement rules cannot be built",
-      "An unknown rule name, recovery, tag or fixed without a value, a qualified fixed rule with a parent: at "
-      "start-up the placement manager has no rules and rejects every application; on a reload the old rules stay.")
+_rule("YK-V20", "warning", "yunikorn-core", "YuniKorn accepts it, but the queues cannot be built",
+      "YuniKorn's validator and admission webhook allow it; a reload with it then fails and the old configuration "
+      "stays, and at start-up the partition cannot be created. A child template with a bad quantity; an ACL with "
+      "doubled or leading spaces (the validator splits on runs of blanks, the queue on single spaces); a top queue "
+      "spelled Root or ROOT (the partition wants root).")
+_rule("YK-V21", "warning", "yunikorn-core", "YuniKorn accepts it, but the placement rules cannot be built",
+      "Rule names are matched in any case (PrimaryGroup is primarygroup, a rule yunikorn-core does not have). An "
+      "unknown rule name, recovery, tag or fixed without a value, a qualified fixed rule with a parent: at start-up "
+      "the placement manager has no rules and rejects every application; a reload with it fails and the old "
+      "configuration stays. YuniKorn's validator and admission webhook allow it.")
 _rule("YK-V22", "warning", "yunikorn-core", "A queue property value that does not parse is replaced by its "
       "default, silently")
 _rule("YK-V23", "warning", "yunikorn-core", "A queue property YuniKorn does not know is ignored")
-_rule("YK-V24", "error", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) or nearly "
+_rule("YK-V24", "warning", "yunikorn-core", "A resource named as kubectl names it (cpu, requests.cpu) or nearly "
       "vcore or memory (Memory) limits nothing", "Pods reach YuniKorn as vcore (cpu in millicores), memory, pods "
       "and their other resources by name, case-sensitive. YuniKorn accepts any name in a queue's resources, so a "
-      "cpu: or Memory: limit is kept, but never matched by anything a pod asks for.")
+      "cpu: or Memory: limit is kept (the configuration is valid), but never matched by anything a pod asks for: "
+      "a max does not limit, a guaranteed guarantees nothing, a user limit does not limit.")
 _rule("YK-V25", "warning", "yunikorn-core", "A guaranteed or max with only zero values is ignored (the queue is "
       "unlimited, not closed)")
 _rule("YK-V26", "warning", "yunikorn-core", "A child template's guaranteed above its max is not checked")
 _rule("YK-V27", "info", "yunikorn-shim", "An empty queues.yaml: YuniKorn uses its built-in default")
-_rule("YK-V27B", "error", "yunikorn-core", "No partition at all: nothing is scheduled")
-_rule("YK-V27C", "error", "yunikorn-shim", "No partition named default: the shim submits every application to "
-      "default")
+_rule("YK-V27B", "warning", "yunikorn-core", "No partition at all: YuniKorn accepts it, and nothing is scheduled")
+_rule("YK-V27C", "warning", "yunikorn-shim", "No partition named default: YuniKorn accepts it, but the shim submits "
+      "every application to default")
 _rule("YK-V28", "-", "yunikorn-core", "A gang application (task groups) is rejected by a queue that does not sort "
       "its applications fifo, or whose max below root cannot hold its placeholders",
       "The Kubernetes shim reads the yunikorn.apache.org/task-groups annotation (per group minMember pods, each with "
@@ -590,6 +653,12 @@ _rule("YK-PREEMPT", "-", "yunikorn-core", "Preemption only gives a queue its gua
       "must be below guaranteed, victims come from queues above theirs below the fence",
       "Preconditions: the pod may preempt (preemptionPolicy not Never), it has not preempted before, it is older "
       "than the leaf's preemption.delay (30s), and it was not tried in the last 15 s.")
+_rule("YK-PREEMPT-NODE", "-", "yunikorn-core", "Preemption evicts on the node with the lowest solution score: "
+      "evicting an application's first pod or a pod that opted out is avoided, then the fewest victims",
+      "Every node where evicting victims makes room is checked; a victim up to the one that makes room that is its "
+      "application's originator costs a large penalty, one with allow-preemption: false a larger one, then each "
+      "victim counts. Equal scores: YuniKorn keeps the check that answered first (goroutine order); kqctl the first "
+      "by node name.")
 _rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
       "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
       "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "
@@ -599,6 +668,10 @@ _rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaran
       "their guarantees cannot all be met at once.")
 _rule("YK-AUDIT-GUARANTEED-OVER-CLUSTER", "warning", "kqctl", "The top queues' guaranteed resources add up to more "
       "than the cluster has")
+_rule("YK-AUDIT-OVER-MAX", "warning", "kqctl", "A queue holds more than its max: nothing more is allocated in it "
+      "until pods finish", "A max lowered under running pods, or pods bound before YuniKorn saw them, leave a queue "
+      "above its max; its headroom is negative. Quota preemption brings it back only with the partition's "
+      "preemption.quotapreemptionenabled and the queue's quota.preemption.delay.")
 _rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
       "path: it never runs")
 _rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "

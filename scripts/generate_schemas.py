@@ -13,6 +13,12 @@ Inputs:
 Usage: ``python scripts/generate_schemas.py [CRD_DIR] [--out DIR]``. The output is deterministic
 (sorted keys, fixed indentation) so that CI can regenerate into a temporary directory and compare.
 The result depends on the kubernetes client version for the core kinds: regenerate after upgrading it.
+
+Released versions (``validate --kueue-version`` and ``--volcano-version``): each is kept in ``upstream/`` as the
+``git diff`` of its CRD folder from the reference commit (``upstream/<scheduler>-releases/<tag>.diff``, a few KB
+where a copy would be 1.6 MB), applied with ``git apply`` to a copy of the reference CRDs; its schemas are written
+as JSON patches (RFC 6902: add, remove, replace) against the reference schemas, one file per release in
+``<out>/releases/<scheduler>-<tag>.json``, so identical schemas are stored once.
 """
 
 from __future__ import annotations
@@ -334,12 +340,90 @@ def generate(crd_dir: Path, out_dir: Path) -> list[Path]:
     return written
 
 
+# --------------------------------------------------------------------------------------------
+# Released versions: JSON patches against the reference schemas
+# --------------------------------------------------------------------------------------------
+
+# (scheduler, tag, commit, the reference CRD folder the diff applies to)
+RELEASES = (
+    ("kueue", "v0.19.2", "8eab68778fc1b52affe165fdf5af29d1e9b4f3cb", "kueue-crds"),
+    ("kueue", "v0.18.6", "4152c9bad956a361bb56b0f7994d492709835d96", "kueue-crds"),
+    ("kueue", "v0.17.8", "818686e072da52af3564ba21f37f826fe05190af", "kueue-crds"),
+    ("volcano", "v1.15.1", "0a56ed331897f5455916a44d3075671376d731d6", "volcano-crds"),
+)
+UPSTREAM = REPO_ROOT / "upstream"
+
+
+def crd_schemas(crd_dir: Path) -> dict[str, dict[str, Any]]:
+    """``apiVersion/Kind`` -> finished schema, for the CRDs of one folder only."""
+    return {f"{api_version_of(group, version)}/{kind}": _finish(schema, group, version, kind)
+            for crd in crd_documents(crd_dir) for group, version, kind, schema in crd_version_schemas(crd)}
+
+
+def json_patch(old: Any, new: Any, path: str = "") -> list[dict[str, Any]]:
+    """RFC 6902 operations that turn ``old`` into ``new``: objects key by key, lists of the same length item by
+    item, anything else replaced whole."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        ops: list[dict[str, Any]] = []
+        for key in sorted(old.keys() - new.keys()):
+            ops.append({"op": "remove", "path": f"{path}/{_pointer(key)}"})
+        for key in sorted(new.keys()):
+            if key not in old:
+                ops.append({"op": "add", "path": f"{path}/{_pointer(key)}", "value": new[key]})
+            else:
+                ops.extend(json_patch(old[key], new[key], f"{path}/{_pointer(key)}"))
+        return ops
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [op for i, (a, b) in enumerate(zip(old, new, strict=True)) for op in json_patch(a, b, f"{path}/{i}")]
+    return [] if old == new else [{"op": "replace", "path": path, "value": new}]
+
+
+def _pointer(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def release_patches(reference_dir: Path, diff_file: Path) -> dict[str, Any]:
+    """The release's schemas as patches against the reference's: ``{"patches": {key: [ops]}, "absent": [keys]}``
+    (a kind the release does not serve is absent; one only the release serves is an ``add`` of the whole schema)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    reference = crd_schemas(reference_dir)
+    with tempfile.TemporaryDirectory() as temporary:
+        patched = Path(temporary) / "crds"
+        shutil.copytree(reference_dir, patched)
+        subprocess.run(["git", "apply", "-p1", str(diff_file.resolve())], cwd=patched, check=True)
+        released = crd_schemas(patched)
+    patches = {key: ops for key in sorted(released)
+               if (ops := json_patch(reference.get(key, {}), released[key]) if key in reference
+                   else [{"op": "replace", "path": "", "value": released[key]}])}
+    return {"patches": patches, "absent": sorted(reference.keys() - released.keys())}
+
+
+def generate_releases(out_dir: Path) -> list[Path]:
+    releases_dir = out_dir / "releases"
+    releases_dir.mkdir(parents=True, exist_ok=True)
+    for stale in releases_dir.glob("*.json"):
+        stale.unlink()
+    written = []
+    for scheduler, tag, commit, reference in RELEASES:
+        body = {"scheduler": scheduler, "release": tag, "commit": commit,
+                **release_patches(UPSTREAM / reference, UPSTREAM / f"{scheduler}-releases" / f"{tag}.diff")}
+        path = releases_dir / f"{scheduler}-{tag}.json"
+        path.write_text(dump_json(body), encoding="utf-8")
+        written.append(path)
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("crd_dir", nargs="?", type=Path, default=DEFAULT_CRD_DIR)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT_DIR)
     args = parser.parse_args(argv)
     written = generate(args.crd_dir, args.out)
+    if args.crd_dir.resolve() == DEFAULT_CRD_DIR.resolve():  # releases are patches against the reference CRDs
+        written += generate_releases(args.out)
     print(f"wrote {len(written)} files to {args.out}")
     return 0
 

@@ -31,9 +31,10 @@ class TerminalOutput(io.StringIO):
         return True
 
 
-def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, tty: bool = False) -> Run:
-    """``kqctl ARGS`` through the installed command's entry point, in this process; ``tty``: standard output is a
-    terminal (of $COLUMNS columns, given in ``env``) instead of a pipe.
+def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, tty: bool = False,
+              cwd: Path | None = None) -> Run:
+    """``kqctl ARGS`` through the installed command's entry point, in this process, in ``cwd`` (default: the
+    repository); ``tty``: standard output is a terminal (of $COLUMNS columns, given in ``env``) instead of a pipe.
 
     Starting a Python per command cost most of the suite's time; what a subprocess would isolate
     (argv, standard streams, environment, working directory, the garbage collector that main()
@@ -45,8 +46,8 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
     out, err = TerminalOutput() if tty else io.StringIO(), io.StringIO()
     stdin_stream = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
     code: int | str | None = None
-    cwd = os.getcwd()
-    os.chdir(REPO)
+    previous = os.getcwd()
+    os.chdir(cwd or REPO)
     try:
         with mock.patch.object(sys, "argv", ["kqctl", *args]), mock.patch.object(app_module.gc, "disable"), \
                 mock.patch.object(sys, "stdin", stdin_stream), \
@@ -59,7 +60,7 @@ def run_kqctl(*args: str, stdin: bytes | None = None, env: dict[str, str] | None
             except SystemExit as exited:
                 code = exited.code
     finally:
-        os.chdir(cwd)
+        os.chdir(previous)
     if isinstance(code, str):
         err.write(code + "\n")
     return Run(code if isinstance(code, int) else (0 if code is None else 1), out.getvalue(), err.getvalue())

@@ -46,10 +46,20 @@ def pod(name: str, queue: str = "", app: str = "", cpu: str = "1", memory: str =
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
 
 
+class _Dumper(yaml.SafeDumper):
+    """Quotes the strings YAML 1.1 reads as booleans (``y``, ``n``, ``on``...): PyYAML writes them bare, and
+    kqctl (like kubectl) would read a pod's ``applicationId: y`` back as a boolean, which the API server refuses."""
+
+
+_BOOLEAN_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false"}
+_Dumper.add_representer(str, lambda dumper, value: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", value, style="'" if value.lower() in _BOOLEAN_WORDS else None))
+
+
 def snapshot(queues_yaml: str | None, *objects: dict[str, Any]) -> Snapshot:
     documents = ([configmap(queues_yaml)] if queues_yaml is not None else []) + list(objects)
-    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), NOW)
+    return build_snapshot(load_text(ALL_KINDS, text(documents)), NOW)
 
 
 def text(documents: list[dict[str, Any]]) -> str:
-    return yaml.safe_dump_all(documents)
+    return yaml.dump_all(documents, Dumper=_Dumper)

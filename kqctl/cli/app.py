@@ -19,11 +19,13 @@ from typer.core import TyperArgument
 from kqctl import __version__, diagnostics
 from kqctl.cli import (
     audit,
+    completion,
     convert,
     diff,
     explain,
     fields,
     plan,
+    rbac,
     replay,
     rules,
     simulate,
@@ -63,9 +65,11 @@ SUMMARIES = {
     "plan": "Find the smallest quota that meets a wait-time target.",
     "convert": "Convert manifests to Kueue's current API.",
     "snapshot": "Save a live cluster's queue state to a file.",
+    "rbac": "Print the least-privilege RBAC for reading a cluster.",
     "rules": "Explain a rule ID kqctl cites.",
     "fields": "Document a kind's fields (kubectl explain's meaning).",
     "version": "Print kqctl's version and the scheduler versions it mirrors.",
+    "completion": "Print the shell completion script (bash, zsh, fish).",
 }
 
 
@@ -134,12 +138,16 @@ app.command("convert", help=convert.HELP, short_help=SUMMARIES["convert"],
             epilog=convert.EXAMPLES)(convert.convert_command)
 app.add_typer(snapshot.snapshot_app, name="snapshot", help=snapshot.HELP, short_help=SUMMARIES["snapshot"],
               epilog=snapshot.SAVE_EXAMPLES)
+app.command("rbac", help=rbac.HELP, short_help=SUMMARIES["rbac"],
+            epilog=rbac.EXAMPLES)(rbac.rbac_command)
 app.command("rules", help=rules.HELP, short_help=SUMMARIES["rules"],
             epilog=rules.EXAMPLES)(rules.rules_command)
 app.command("fields", help=fields.HELP, short_help=SUMMARIES["fields"],
             epilog=fields.EXAMPLES)(fields.fields_command)
 app.command("version", help=version.HELP, short_help=SUMMARIES["version"],
             epilog=version.EXAMPLES)(version.version_command)
+app.command("completion", help=completion.HELP, short_help=SUMMARIES["completion"],
+            epilog=completion.EXAMPLES)(completion.completion_command)
 
 
 def _version_callback(value: bool) -> None:
@@ -165,13 +173,17 @@ def main() -> None:
     # A short-lived process that builds millions of small acyclic objects: the cyclic garbage
     # collector would only cost time (half of it on 50,000 manifests).
     gc.disable()
+    _new_run()
     argv, verbosity, problem = extract_verbosity(sys.argv[1:])
     if problem is not None:
         _fail(problem, EXIT_USAGE)
     diagnostics.set_level(verbosity or 0)  # every run starts from its own flags (tests run many in one process)
     diagnostics.log(1, f"kqctl {__version__}: {' '.join(argv)}")
     try:
-        app(args=argv, prog_name=_program_name())
+        command = typer.main.get_command(app)
+        if os.environ.get(completion.COMPLETE_VARIABLE) or os.environ.get("_KUBECTL_KQCTL_COMPLETE"):
+            completion.attach(command)  # value completion: only when a shell asks
+        command(args=argv, prog_name=_program_name())
     except SystemExit as exited:
         # click turns a write to a closed pipe (`kqctl ... | head`) into exit 1, which kqctl uses for
         # findings; say what happened instead, as a shell does for any tool killed by SIGPIPE.
@@ -194,6 +206,13 @@ def main() -> None:
         # would traverse every object still alive: 0.5 s after a 50,000-pod YuniKorn simulate. Frozen objects
         # are skipped (0.04 s); exit codes, output flushing and atexit are as before.
         gc.freeze()
+
+
+def _new_run() -> None:
+    """Notes said once per run start unsaid (the tests run many commands in one process)."""
+    schedulers = sys.modules.get("kqctl.cli.schedulers")
+    if schedulers is not None:
+        schedulers.NOTED.clear()
 
 
 def _program_name() -> str:

@@ -9,6 +9,7 @@ import typer
 
 from kqctl.cli import options
 from kqctl.cli import volcano as volcano_cli
+from kqctl.cli.charts import check_chart_path, write_chart_file
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -23,8 +24,8 @@ HELP = "\n\n".join((
     "Also lists what costs money or time without being an error: quota no workload can use, workloads that can "
     "never fit, cohorts where nobody can borrow, unused flavors, ClusterQueues no LocalQueue feeds, and namespaces "
     "whose LocalQueues their ClusterQueue does not admit.",
-    "Nothing is scheduled: usage is what admitted workloads hold now. --plot FILE.svg draws nominal vs used vs "
-    "borrowed per ClusterQueue and flavor (FILE.png needs the plot extra: pip install 'kqctl[plot]'). "
+    "Nothing is scheduled: usage is what admitted workloads hold now. --plot FILE.svg (or FILE.png) also draws, "
+    "per resource, what each queue uses against its limits (for every scheduler) and says what it wrote on stderr. "
     "Exit code 0 whenever the audit ran.",
     "For Volcano (--scheduler volcano): per queue (as a tree) and resource, weight, capability, guarantee, "
     "deserved, real capability, allocated, pending and share; idle guarantees, capabilities that limit nothing, "
@@ -36,8 +37,8 @@ AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
 EXAMPLES = options.examples(
     "kqctl audit samples/cohort-borrowing",
-    "kqctl audit snapshot.yaml -o markdown > quota-report.md",
-    "kqctl audit cluster/ -o wide --sort-by pending --limit 20",
+    "kqctl audit samples/cohort-borrowing -o markdown > quota-report.md",
+    "kqctl audit samples/hierarchical-cohorts -o wide --sort-by pending-workloads --limit 20",
     "kqctl audit --from-cluster --plot quota.svg",
     "kqctl audit --scheduler volcano samples/volcano-hierarchy",
 )
@@ -50,11 +51,10 @@ def audit_command(
                                help="table, wide, json, yaml, markdown, name, jsonpath=TEMPLATE or "
                                     "custom-columns=SPEC."),
     plot: str | None = typer.Option(None, "--plot", metavar="FILE",
-                                    help="Also write a bar chart: FILE.svg (always) or FILE.png "
-                                         "(needs the plot extra, kqctl[plot])."),
+                                    help="Also write a bar chart per resource: FILE.svg or FILE.png."),
     no_headers: bool = options.NoHeadersOption,
     sort_by: str | None = typer.Option(None, "--sort-by", metavar="KEY",
-                                       help="Sort the ClusterQueue table by a column (e.g. pending) or the "
+                                       help="Sort the ClusterQueue table by a column (e.g. pending-workloads) or the "
                                             "findings by severity, rule or object."),
     limit: int = options.LimitOption,
     show_all: bool = options.ShowAllOption,
@@ -75,7 +75,8 @@ def audit_command(
 
     check_output(output, AUDIT_FORMATS)
     if plot is not None:
-        _check_plot(plot)  # before reading the inputs: a bad --plot should not cost a full load
+        check_chart_path(plot)  # before reading the inputs: a bad --plot should not cost a full load
+    volcano_cli.refuse_early(scheduler, scheduler_conf)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                  override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):
@@ -89,31 +90,15 @@ def audit_command(
         audit_yunikorn(inputs, output, plot, not no_headers, sort_by)
     snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
-    if plot is not None:
-        _write_plot(report, plot)
     from kqctl.render.columns import TableOptions
 
     view = TableOptions(sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
     _render(report, output, color, not no_headers, view)
+    if plot is not None:
+        from kqctl.kueue.render.audit import quota_chart
+
+        write_chart_file(quota_chart(report), plot)
     raise typer.Exit(EXIT_OK)
-
-
-def _check_plot(path: str) -> None:
-    from kqctl.kueue.render.audit import PlotError, check_plot_path
-
-    try:
-        check_plot_path(path)
-    except PlotError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _write_plot(report: AuditReport, path: str) -> None:
-    from kqctl.kueue.render.audit import write_plot
-
-    try:
-        write_plot(report, path)
-    except OSError as exc:
-        raise UsageError(f"--plot {path!r}: cannot write the file: {exc.strerror or exc}") from None
 
 
 def _render(report: AuditReport, output: str, color: str, headers: bool, view: TableOptions) -> None:

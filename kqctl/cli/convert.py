@@ -22,11 +22,11 @@ TARGETS = ("v1beta2", "v1beta1", "kueue")
 
 EXAMPLES = options.examples(
     "kqctl convert samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
-    "kqctl convert old/ --to v1beta1 -o json",
-    "kubectl get clusterqueues -o yaml | kqctl convert -",
-    "kqctl convert old/ --set clusterqueue/team-a.spec.stopPolicy=Hold  # change a field while converting",
-    "kqctl convert -f volcano-queues.yaml --to kueue > kueue-queues.yaml",
-    "kqctl convert -f queues.yaml --to kueue  # a YuniKorn queue tree as Cohorts and ClusterQueues",
+    "kqctl convert samples/legacy-v1alpha1 --to v1beta1 -o json",
+    "kqctl convert - < samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml",
+    "kqctl convert samples/legacy-v1alpha1 --set clusterqueue/legacy-batch.spec.stopPolicy=Hold  # and change a field",
+    "kqctl convert -f samples/volcano-hierarchy --to kueue > kueue-queues.yaml",
+    "kqctl convert -f samples/yunikorn-priority/yunikorn-configs.yaml --to kueue  # YuniKorn queues as Kueue's",
 )
 
 def convert_command(

@@ -38,10 +38,11 @@ HELP = "\n\n".join((
 
 EXAMPLES = options.examples(
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10",
-    "kqctl diff base/queues head/queues --with cluster-snapshot.yaml",
-    "kqctl diff cluster.yaml --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40",
-    "kqctl diff base/ head/ --replay --runtime 45m -o markdown > comment.md",
-    "kqctl diff base/ head/ --fail-on regression",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
+    "--replay --runtime 45m -o markdown > comment.md",
+    "kqctl diff examples/queue-change/base examples/queue-change/head --with samples/cohort-borrowing/workloads.yaml "
+    "--fail-on regression",
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10 "
     "-n team-a -l 'kueue.x-k8s.io/job-uid'",
 )
@@ -124,11 +125,11 @@ def diff_command(
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     # --fail-on asks about the workloads -n and -l list, as simulate's does.
-    keys = [c.key for c in report.regressions if listed_keys is None or listed_keys(c.key)]
+    keys = [key for key in report.regression_keys if listed_keys is None or listed_keys(key)]
     if fail_on == "regression" and keys:
         shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
-        sys.stderr.write(f"kqctl: {len(keys)} workload(s) admitted before are not admitted after "
-                         f"(--fail-on regression): {shown}\n")
+        sys.stderr.write(f"kqctl: {len(keys)} workload(s) admitted before are not admitted after (in the steady "
+                         f"state, or never in the replay) (--fail-on regression): {shown}\n")
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 

@@ -37,7 +37,7 @@ EXAMPLES = options.examples(
     "kqctl explain team-a/job-llm-finetune-0d5b7 samples/cohort-borrowing",
     "kqctl explain -n team-a job-llm-finetune-0d5b7 samples/cohort-borrowing -o json",
     "kqctl explain -l kueue.x-k8s.io/job-uid samples/cohort-borrowing  # every pending workload with that label",
-    "kqctl explain team-a/my-job --from-cluster",
+    "kqctl explain team-a/job-llm-finetune-0d5b7 --from-cluster",
     "kqctl explain --scheduler volcano team-b/team-b-job-3 samples/volcano-two-teams",
     "kqctl explain --queue root.tenant1.a samples/yunikorn-priority  # YuniKorn: priorities and order",
     "kqctl explain team1/a-job-0 samples/yunikorn-priority  # YuniKorn: why a pod waits",
@@ -107,6 +107,8 @@ def explain_command(
     assumed_runtime = parse_runtime(runtime)
     from kqctl.cli.progress import Progress
 
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now, runtime=runtime)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
@@ -175,14 +177,17 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
 
-    # A workload that is not queued (no LocalQueue, a stopped one...) waits for a change, not for time.
-    waiting = [e.key for e in explanations if not e.admitted and (e.steady is None or e.steady.queue_problem is None)]
+    # Every one that holds no quota now, or loses it (preempted) in the steady state; not one that is not queued (no
+    # LocalQueue, a stopped one...): that waits for a change, not for time.
+    waiting = [e.key for e in explanations if (not e.admitted or not e.gets_in)
+               and (e.steady is None or e.steady.queue_problem is None)]
     if not waiting:
         return {}
     check_runtimes(snapshot)
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
     report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
-    found = {key: estimate_from(report, key) for key in waiting}
+    fits = {e.key: e.gets_in for e in explanations}
+    found = {key: estimate_from(report, key, fits[key]) for key in waiting}
     return {key: value for key, value in found.items() if value is not None}
 
 

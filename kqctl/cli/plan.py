@@ -40,9 +40,10 @@ HELP = "\n\n".join((
 EXAMPLES = options.examples(
     "kqctl plan samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z --for "
     "clusterqueue/team-a --target 'p95(time-to-admission) < 10m'",
-    "kqctl plan cluster/ --trace arrivals.csv --for clusterqueue/team-a --target 'p95(time-to-admission) < 30m'",
-    "kqctl plan cluster/ --for cohort/ml --resource default/cpu --target 'no workload inadmissible' --runtime 1h",
-    "kqctl plan --generator baseline/generator.yaml --for cohort/cohort-0 --target 'p95(time-to-admission) < 2m'",
+    "kqctl plan samples/replay --trace samples/replay/arrivals.csv --for cohort/ml --resource default/cpu "
+    "--target 'no workload inadmissible' --runtime 1h",
+    "kqctl plan --generator examples/kueue-generator.yaml --for cohort/cohort-0 "
+    "--target 'p95(time-to-admission) < 2m'",
 )
 
 PLAN_FORMATS = ("table", "json", "yaml")

@@ -37,9 +37,9 @@ HELP = "\n\n".join((
 EXAMPLES = options.examples(
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z -n team-a",
-    "kqctl replay cluster/ jobs-tomorrow.yaml --runtime 45m",
-    "kqctl replay cluster/ --trace arrivals.csv -o json",
-    "kqctl replay --generator kueue/test/performance/scheduler/configs/baseline/generator.yaml -o summary",
+    "kqctl replay samples/cohort-borrowing samples/submit-jobs --runtime 45m",
+    "kqctl replay samples/replay --trace samples/replay/arrivals.csv -o json",
+    "kqctl replay --generator examples/kueue-generator.yaml -o summary  # Kueue's generator format",
     "kqctl replay --from-cluster --runtime 'lognormal(30m,0.8)' --plot charts/",
 )
 
@@ -146,7 +146,7 @@ def replay_command(
                                help="table, wide, json, yaml or summary (Kueue's performance summary.yaml)."),
     plot: str | None = typer.Option(None, "--plot", metavar="DIR",
                                     help="Also write charts to DIR: usage over time per ClusterQueue and cohort, "
-                                         "time to admission per priority (SVG; PNG too with matplotlib)."),
+                                         "time to admission per priority (each as SVG and PNG)."),
     namespace: str | None = options.namespace_option(LISTED),
     all_namespaces: bool = options.AllNamespacesOption,
     selector: str | None = options.selector_option(LISTED),
@@ -185,14 +185,12 @@ def replay_command(
     shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
     progress.done()
-    if plot is not None:
-        written = write_plots(report, plot)
-        sys.stderr.write(f"kqctl: wrote {len(written)} chart(s) to {plot}: "
-                         f"{', '.join(p.rsplit('/', 1)[-1] for p in written)}\n")
     view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)
     from kqctl.kueue.render.replay import render_replay
 
     render_replay(report, output, sys.stdout, view, shown)
+    if plot is not None:
+        write_plots(report, plot)
     raise typer.Exit(EXIT_OK)
 
 
@@ -229,12 +227,11 @@ def check_plot_directory(path: str) -> None:
 
 
 def write_plots(report: ReplayReport, directory: str) -> list[str]:
-    from kqctl.kueue.render.replay import write_charts
+    """Every chart of the replay, as SVG and PNG, into ``directory``; says what it wrote on stderr."""
+    from kqctl.cli.charts import write_chart_files
+    from kqctl.kueue.render.replay import charts
 
-    try:
-        return write_charts(report, directory)
-    except OSError as exc:
-        raise UsageError(f"--plot {directory!r}: cannot write the charts: {exc.strerror or exc}") from None
+    return write_chart_files(charts(report), directory, (".svg", ".png"))
 
 
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from kqctl.load.cluster import ReadPlan
     from kqctl.load.objects import LoadedObject
     from kqctl.validate.profile import ValidationProfile
+    from kqctl.validate.releases import Release, ReleaseTable
 
 
 def _kueue_read_plan() -> ReadPlan:
@@ -60,6 +61,27 @@ def _yunikorn_validation() -> ValidationProfile:
     return PROFILE
 
 
+def _kueue_releases() -> ReleaseTable:
+    from kqctl.kueue.validate import releases
+    from kqctl.validate.releases import ReleaseTable
+
+    return ReleaseTable(releases.RELEASES, releases.for_release)
+
+
+def _volcano_releases() -> ReleaseTable:
+    from kqctl.validate.releases import ReleaseTable
+    from kqctl.volcano.validate import releases
+
+    return ReleaseTable(releases.RELEASES, releases.for_release)
+
+
+def _yunikorn_releases() -> ReleaseTable:
+    from kqctl.validate.releases import ReleaseTable
+    from kqctl.yunikorn.validate import releases
+
+    return ReleaseTable(releases.RELEASES, releases.for_release)
+
+
 def _yunikorn_claims(objects: Iterable[LoadedObject]) -> bool:
     # YuniKorn has no kinds of its own: its pods say who schedules them.
     return any(obj.kind == "Pod" and isinstance(obj.body, dict) and yunikorn_kinds.is_yunikorn_pod(obj.body)
@@ -78,6 +100,8 @@ class Scheduler:
     # Imported only when used: ``kqctl --help`` must not pay for every scheduler's modules.
     read_plan: Callable[[], ReadPlan]
     validation_profile: Callable[[], ValidationProfile]
+    # The released versions validate checks against (--<name>-version), the reference kqctl mirrors first.
+    releases: Callable[[], ReleaseTable]
     # Documents known by content (a configuration file, a ConfigMap by name), and core objects that only this
     # scheduler would read (YuniKorn: pods with schedulerName yunikorn).
     recognise: Recogniser | None = None
@@ -91,11 +115,12 @@ class Scheduler:
 
 
 SCHEDULERS: dict[str, Scheduler] = {
-    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation),
+    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation, _kueue_releases),
     "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation,
-                         claims=volcano_kinds.claims),
+                         _volcano_releases, claims=volcano_kinds.claims),
     "yunikorn": Scheduler("yunikorn", "YuniKorn", yunikorn_kinds.KINDS, _yunikorn_read_plan, _yunikorn_validation,
-                          yunikorn_kinds.recognise, _yunikorn_claims, yunikorn_kinds.QUEUES_CONFIG),
+                          _yunikorn_releases, yunikorn_kinds.recognise, _yunikorn_claims,
+                          yunikorn_kinds.QUEUES_CONFIG),
 }
 DEFAULT = "kueue"  # what an input holding only core kinds (Jobs, Pods, Namespaces) is read for
 ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)),
@@ -133,29 +158,74 @@ def present(objects: Iterable[LoadedObject]) -> list[Scheduler]:
 
 
 def choose(requested: str | None, objects: Iterable[LoadedObject]) -> Scheduler:
-    """One scheduler for commands that simulate: ``--scheduler``, else the one whose objects the input holds.
+    """One scheduler for commands that simulate: ``--scheduler``, else the one a kqctl snapshot in the input was
+    saved for, else the one whose objects the input holds.
 
-    Two schedulers' objects in one simulation is a usage error: their queues never share a decision.
+    With a scheduler named (by ``--scheduler`` or by the snapshot), another scheduler's pods are what they are to
+    it: other pods using node capacity (Volcano, YuniKorn; Kueue reads only the pods submitted to it), and a note
+    on stderr says so once. Another scheduler's own objects (queues, jobs, configuration), or two schedulers'
+    objects with no scheduler named, are a usage error: their queues never share a decision.
     """
     objects = list(objects)
-    chosen = named(requested)
+    chosen = named(requested) or _saved_for(objects)
     found = present(objects)
     others = [s for s in found if s is not chosen]
-    if chosen is not None and others:  # never drop another scheduler's objects silently
-        products = " and ".join(s.product for s in others)
-        raise UsageError(f"--scheduler {chosen.name}, but the input holds objects of {products} "
-                         f"({_some_objects(others, objects)}): one simulation serves one scheduler; split the input")
     from kqctl import diagnostics
 
     if chosen is not None:
-        diagnostics.log_once(2, f"scheduler: {chosen.name} (--scheduler)")
+        queued = [s for s in others if any(o.info is not None and o.info.scheduler == s.name for o in objects)]
+        if queued:  # another scheduler's own objects (queues, jobs, its configuration) are never dropped silently
+            products = " and ".join(s.product for s in queued)
+            raise UsageError(f"--scheduler {chosen.name}, but the input holds objects of {products} "
+                             f"({_some_objects(queued, objects)}): one simulation serves one scheduler; split the "
+                             "input")
+        how = "--scheduler" if requested is not None else "snapshot"
+        diagnostics.log_once(2, f"scheduler: {chosen.name} ({how})")
+        if others:
+            _note_others(chosen, others, objects, how)
         return chosen
     diagnostics.log_once(2, f"scheduler: {found[0].name if len(found) == 1 else DEFAULT} (the input holds objects of "
                        f"{', '.join(s.product for s in found) or 'no scheduler: core kinds only'})")
     if len(found) > 1:
         raise UsageError(f"the input holds objects of {' and '.join(s.product for s in found)}: one simulation "
-                         "serves one scheduler; pass --scheduler NAME or split the input")
+                         "serves one scheduler; pass --scheduler NAME (another scheduler's pods are then other pods "
+                         "on the nodes) or split the input")
     return found[0] if found else SCHEDULERS[DEFAULT]
+
+
+def _saved_for(objects: list[LoadedObject]) -> Scheduler | None:
+    """The scheduler the kqctl snapshot(s) in the input were saved for, when they agree on one."""
+    saved = {obj.read_for for obj in objects if obj.read_for is not None}
+    return SCHEDULERS.get(saved.pop()) if len(saved) == 1 else None
+
+
+NOTED: set[tuple[str, ...]] = set()  # one note per run, however many times a command asks
+
+
+def _note_others(chosen: Scheduler, others: list[Scheduler], objects: list[LoadedObject], why: str) -> None:
+    key = (chosen.name, *(s.name for s in others))
+    if key in NOTED:
+        return
+    NOTED.add(key)
+    import sys
+
+    how = f"--scheduler {chosen.name}" if why == "--scheduler" else "the snapshot was saved for it"
+    sys.stderr.write(f"kqctl: note: reading the input for {chosen.product} ({how}): "
+                     f"{'; '.join(_what_others_are(chosen, other, objects) for other in others)}\n")
+
+
+def _what_others_are(chosen: Scheduler, other: Scheduler, objects: list[LoadedObject]) -> str:
+    own = [o for o in objects if o.kind != "Pod" and other.claims([o])]
+    pods = [o for o in objects if o.kind == "Pod" and (o.info is None or not o.info.scheduler)
+            and isinstance(o.body, dict) and other.claims([o])]
+    parts = []
+    if pods:
+        use = ("other pods using node capacity" if chosen.name != "kueue"
+               else "ignored (Kueue reads only the pods submitted to it)")
+        parts.append(f"{len(pods)} pod(s) of {other.product} are {use}")
+    if own:  # only what claims() recognises among core kinds (Volcano's scheduler ConfigMap)
+        parts.append(f"{len(own)} object(s) of {other.product} are ignored")
+    return ", ".join(parts) or f"the objects of {other.product} are ignored"
 
 
 def _some_objects(schedulers: list[Scheduler], objects: list[LoadedObject]) -> str:
@@ -172,3 +242,19 @@ def validation_profiles(requested: str | None) -> tuple[ValidationProfile, ...]:
     in the input are still validated rather than passed unread as valid."""
     named(requested)
     return tuple(s.validation_profile() for s in SCHEDULERS.values())
+
+
+def target_releases(requested: Mapping[str, str | None]) -> dict[str, Release]:
+    """The release of each scheduler validate checks against (``--kueue-version`` ...): scheduler name -> release,
+    the reference for those not named. A version kqctl does not ship is a usage error that lists the shipped ones."""
+    from kqctl.validate.releases import pick
+
+    return {name: pick(f"--{name}-version", scheduler.releases().releases, requested.get(name))
+            for name, scheduler in SCHEDULERS.items()}
+
+
+def with_releases(profiles: tuple[ValidationProfile, ...],
+                  releases: Mapping[str, Release]) -> tuple[ValidationProfile, ...]:
+    """Each scheduler's profile checking against its release (the reference's profile is returned unchanged)."""
+    return tuple(SCHEDULERS[p.scheduler].releases().apply(releases[p.scheduler], p)
+                 if p.scheduler in SCHEDULERS and p.scheduler in releases else p for p in profiles)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from kqctl.cli import fail_on as fail_on_states
 from kqctl.cli import options
 from kqctl.cli import volcano as volcano_cli
 from kqctl.cli.progress import LARGE_INPUT
@@ -35,17 +36,13 @@ By default cycles run until a steady state (releases of preempted workloads are 
 a state some workload ends in (then 1)."""
 
 SIMULATE_FORMATS = ("table", "wide", "name", "json", "yaml")
-FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]",
-                            help="Exit 1 when any workload ends in one of these states: inadmissible (includes "
-                                 "workloads that are not queued, e.g. their LocalQueue is missing, and preempted ones "
-                                 "now inadmissible), pending (includes waiting for preemption and preempted ones now "
-                                 "pending), preempted. Repeatable or comma-separated.")
+FailOnOption = typer.Option(None, "--fail-on", metavar="STATE[,STATE]", help=fail_on_states.HELP)
 
 
 EXAMPLES = options.examples(
     "kqctl simulate samples/cohort-borrowing",
-    "kqctl simulate snapshot.yaml --cycles 1 -o json",
-    "kqctl simulate cluster/ new-workloads.yaml --fail-on inadmissible",
+    "kqctl simulate samples/preemption --cycles 1 -o json",
+    "kqctl simulate samples/cohort-borrowing samples/submit-jobs --fail-on inadmissible",
     "kqctl simulate --from-cluster --context prod -n team-a",
     "kqctl simulate --scheduler volcano samples/volcano-two-teams",
 )
@@ -97,11 +94,14 @@ def simulate_command(
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     if selector is not None:
         options.parse_selector(selector)  # a bad -l is a usage error before anything is read
-    failing_states = parse_fail_on(fail_on)
+    failing_states = fail_on_states.parse(fail_on)
     sim_options = simulation_options(cycles, fair_sharing, feature_gates, now)
     from kqctl.cli.progress import Progress
     from kqctl.render.columns import TableOptions
 
+    # With --scheduler named, what it refuses is known before the inputs (or a whole cluster) are read.
+    volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
+                             now=now)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
@@ -134,12 +134,7 @@ def simulate_command(
     render(result, output, namespace, selector, view)
     note_nothing_shown(result, namespace, selector)
     failing = workloads_in_states(result, failing_states, namespace, selector)
-    if failing:
-        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
-        sys.stderr.write(f"kqctl: {len(failing)} workload(s) end {' or '.join(sorted(failing_states))} "
-                         f"(--fail-on): {shown}\n")
-        raise typer.Exit(EXIT_FINDINGS)
-    raise typer.Exit(EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if fail_on_states.report(failing, failing_states) else EXIT_OK)
 
 
 def cycle_progress(progress: Progress, workloads: int) -> Callable[[CycleResult, int], None]:
@@ -159,38 +154,22 @@ def cycle_progress(progress: Progress, workloads: int) -> Callable[[CycleResult,
     return on_cycle
 
 
-FAIL_ON_STATES = ("inadmissible", "pending", "preempted")
-# The decision tokens of the json/yaml contract each --fail-on state stands for.
-FAIL_ON_DECISIONS = {
-    "inadmissible": ("Inadmissible", "NotQueued"),
-    "pending": ("Pending", "WaitingForPreemption"),
-    "preempted": ("Preempted",),
-}
-
-
-def parse_fail_on(values: list[str] | None) -> set[str]:
-    states = {part.strip().lower() for value in values or [] for part in value.split(",") if part.strip()}
-    unknown = sorted(states - set(FAIL_ON_STATES))
-    if unknown:
-        raise UsageError(f"unknown --fail-on state(s) {', '.join(unknown)}; choose from: {', '.join(FAIL_ON_STATES)}")
-    return states
-
-
-# A preempted workload also ends somewhere: "Preempted (inadmissible)" ends inadmissible and preempted.
-FAIL_ON_PREEMPTED_IN = {"inadmissible": "Preempted (inadmissible)", "pending": "Preempted (pending)"}
+def endings(result: SimulationResult) -> list[fail_on_states.Ending]:
+    """Kueue's end states in --fail-on's terms (README, "--fail-on"): running when admitted (also in an inactive
+    ClusterQueue; not while waiting for admission checks), never when the engine found it can never get in as
+    configured (verdict.py), evicted when preempted during the run."""
+    return [fail_on_states.Ending(key, w.running, w.never is not None, w.evicted)
+            for key, w in result.workloads.items()]
 
 
 def workloads_in_states(result: SimulationResult, states: set[str], namespace: str | None = None,
                         selector: str | None = None) -> list[str]:
-    """The workloads whose final decision falls in one of the --fail-on states, by name: among those -n and -l
-    show (a CI job for one team asks about that team's workloads), in every scheduler alike."""
+    """The workloads whose end falls in one of the --fail-on states, by name: among those -n and -l show (a CI job
+    for one team asks about that team's workloads), in every scheduler alike."""
     from kqctl.kueue.render.simulation import workload_filter
 
     keep = workload_filter(namespace, selector)
-    wanted = {token for state in states for token in FAIL_ON_DECISIONS[state]}
-    words = {FAIL_ON_PREEMPTED_IN[state] for state in states if state in FAIL_ON_PREEMPTED_IN}
-    return sorted(key for key, workload in result.workloads.items()
-                  if (workload.decision in wanted or workload.state in words) and keep(workload))
+    return fail_on_states.failing(endings(result), states, lambda key: keep(result.workloads[key]))
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None,

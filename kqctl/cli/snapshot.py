@@ -31,7 +31,9 @@ SAVE_HELP = (
     "volcano-scheduler-configmap (the scheduler's configuration, asked for by name).\n\n"
     "With --scheduler yunikorn: Nodes, Namespaces, PriorityClasses, LimitRanges, every Pod not finished, and the "
     "ConfigMaps yunikorn-defaults and yunikorn-configs read by name in --yunikorn-namespace (default yunikorn) "
-    "(RBAC: deploy/kqctl-yunikorn-reader.yaml).\n\n"
+    "(RBAC: kqctl rbac --scheduler yunikorn).\n\n"
+    "The file records the scheduler it was read for (annotation kqctl.dev/scheduler): every command reads it for "
+    "that scheduler, and another scheduler's pods in it are other pods using node capacity.\n\n"
     "YAML or JSON by the file's extension (.yaml, .yml, .json); '-' writes YAML to stdout. Secrets and "
     "other ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
     "--feature-gates to simulate as needed) and no credentials are written. Container env values and "
@@ -47,8 +49,8 @@ snapshot_app = typer.Typer(
     name="snapshot",
     help=HELP,
     epilog=examples(  # the group's --help shows examples too, as every command's does
-        "kqctl snapshot save prod.yaml --context prod",
-        "kqctl snapshot save - | kqctl simulate -",
+        "kqctl snapshot save -o prod.yaml --context prod",
+        "kqctl snapshot save -o - | kqctl simulate -",
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -58,11 +60,11 @@ snapshot_app = typer.Typer(
 
 
 SAVE_EXAMPLES = examples(
-    "kqctl snapshot save prod.yaml --context prod",
-    "kqctl snapshot save - | kqctl simulate -",
-    "kqctl simulate prod.yaml new-workloads.yaml",
-    "kqctl snapshot save volcano.yaml --scheduler volcano",
-    "kqctl snapshot save yunikorn.yaml --scheduler yunikorn --yunikorn-namespace yunikorn",
+    "kqctl snapshot save -o prod.yaml --context prod",
+    "kqctl snapshot save -o - | kqctl simulate -",
+    "kqctl snapshot save -o volcano.yaml --scheduler volcano",
+    "kqctl snapshot save -o yunikorn.yaml --scheduler yunikorn --yunikorn-namespace yunikorn",
+    "kqctl rbac --scheduler yunikorn  # the RBAC it needs",
 )
 
 
@@ -138,7 +140,32 @@ def report(snapshot: ClusterSnapshot, path: str) -> None:
     where = f"context {snapshot.context} ({snapshot.server})" if snapshot.context else snapshot.server
     target = "stdout" if path == STDOUT else path
     product = SCHEDULERS[snapshot.scheduler].product if snapshot.scheduler in SCHEDULERS else snapshot.scheduler
-    sys.stderr.write(f"kqctl: saved {len(snapshot.objects)} objects ({counts}) from {where}, {product} API "
-                     f"{snapshot.group_version}, to {target}\n")
+    sys.stderr.write(f"kqctl: saved {len(snapshot.objects)} objects ({counts}) from {where} for {product} "
+                     f"(APIs {', '.join(snapshot.apis)}) to {target}\n")
     for note in snapshot.skipped:
         sys.stderr.write(f"kqctl: warning: {note}\n")
+    note = other_schedulers_note(snapshot)
+    if note:
+        sys.stderr.write(f"kqctl: note: {note}\n")
+
+
+def other_schedulers_note(snapshot: ClusterSnapshot) -> str:
+    """What a cluster read for one scheduler holds of the others: said once, so the choice is never silent."""
+    from kqctl.cli.schedulers import SCHEDULERS
+
+    product = SCHEDULERS[snapshot.scheduler].product if snapshot.scheduler in SCHEDULERS else snapshot.scheduler
+    by_scheduler: dict[str, int] = {}
+    for obj in snapshot.objects:
+        spec = obj.get("spec") if obj.get("kind") == "Pod" else None
+        name = spec.get("schedulerName") if isinstance(spec, dict) else None
+        if isinstance(name, str) and name in SCHEDULERS and name != snapshot.scheduler:
+            by_scheduler[name] = by_scheduler.get(name, 0) + 1
+    if not by_scheduler:
+        return ""
+    pods = ", ".join(f"{count} pod(s) of {SCHEDULERS[name].product} (schedulerName {name})"
+                     for name, count in sorted(by_scheduler.items()))
+    chosen = (f"read for {product}, the scheduler whose API group the cluster serves: " if snapshot.by_discovery
+              else f"read for {product} (--scheduler {snapshot.scheduler}): ")
+    return (f"{chosen}{pods} are saved as other pods using node capacity; pass --scheduler "
+            f"{' or --scheduler '.join(sorted(by_scheduler))} to read the cluster for "
+            f"{'that scheduler' if len(by_scheduler) == 1 else 'one of them'}")

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kqctl import __version__
 from kqctl.cli import options
+
+if TYPE_CHECKING:
+    from kqctl.validate.releases import Release
 
 HELP = """Print kqctl's version and the scheduler versions it mirrors."""
 
@@ -38,25 +41,47 @@ MIRRORED: dict[str, dict[str, Any]] = {
 
 EXAMPLES = options.examples(
     "kqctl version",
+    "kqctl version -o wide  # what each release validate checks against does differently",
     "kqctl version -o json",
 )
 
+FORMATS = ("text", "wide", "json")
+
+
 def version_command(
-    output: str = typer.Option("text", "-o", "--output", metavar="FORMAT", help="text or json."),
+    output: str = typer.Option("text", "-o", "--output", metavar="FORMAT",
+                               help="text, wide (with what each release changes), json, jsonpath=TEMPLATE or "
+                                    "custom-columns=SPEC."),
 ) -> None:
     from kqctl.render.output import check_output, is_data_format, write_data
 
-    check_output(output, ("text", "json"))
+    check_output(output, FORMATS)
+    releases = _releases()
+    schedulers = {name: {**mirrored, "validateReleases": [
+        {"version": r.version, "commit": r.commit, "default": r.reference, "differences": list(r.differences)}
+        for r in releases[name]]} for name, mirrored in MIRRORED.items()}
     if output == "json":
-        sys.stdout.write(json.dumps({"kqctl": __version__, "schedulers": MIRRORED}, indent=2) + "\n")
+        sys.stdout.write(json.dumps({"kqctl": __version__, "schedulers": schedulers}, indent=2) + "\n")
         return
     if is_data_format(output):
-        write_data(sys.stdout, {"kqctl": __version__, "schedulers": MIRRORED}, output, rows="schedulers")
+        write_data(sys.stdout, {"kqctl": __version__, "schedulers": schedulers}, output, rows="schedulers")
         return
     lines = [f"kqctl {__version__}"]
     for name, mirrored in MIRRORED.items():
-        if mirrored["supported"]:
-            lines.append(f"{name}: {mirrored['version']}, commit {str(mirrored['commit'])[:8]}")
-        else:
+        if not mirrored["supported"]:
             lines.append(f"{name}: not yet supported")
+            continue
+        lines.append(f"{name}: {mirrored['version']}, commit {str(mirrored['commit'])[:8]}")
+        shipped = ", ".join(r.version + (" (default)" if r.reference else "") for r in releases[name])
+        lines.append(f"  validate --{name}-version: {shipped}")
+        if output == "wide":
+            for release in releases[name]:
+                for difference in release.differences:
+                    lines.append(f"    {release.version}: {difference}")
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _releases() -> dict[str, tuple[Release, ...]]:
+    from kqctl.cli.schedulers import SCHEDULERS
+
+    return {name: scheduler.releases().releases for name, scheduler in SCHEDULERS.items()}

@@ -182,6 +182,19 @@ def refuse_kueue_options(**given: object) -> None:
                          "is Volcano's")
 
 
+def refuse_early(scheduler: str | None, scheduler_conf: str | None, **kueue_options: object) -> None:
+    """With --scheduler named, the options it refuses are a usage error before anything (a cluster) is read."""
+    from kqctl.cli.schedulers import named
+
+    chosen = named(scheduler)
+    if chosen is None:
+        return
+    if chosen.name == "volcano":
+        refuse_kueue_options(**kueue_options)
+    else:
+        refuse_volcano_options(scheduler_conf)
+
+
 def refuse_volcano_options(scheduler_conf: str | None) -> None:
     if scheduler_conf is not None:
         raise UsageError("--scheduler-conf applies to Volcano only; the input is Kueue's")
@@ -231,24 +244,44 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    from kqctl.cli import fail_on
     from kqctl.volcano.render.simulation import group_filter
 
     shown_groups = group_filter(result, namespace, selector)  # --fail-on asks about the PodGroups -n and -l show
-    failing = sorted(key for key, o in result.groups.items() if _in_states(o, failing_states) and shown_groups(o))
-    if failing:
-        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
-        sys.stderr.write(f"kqctl: {len(failing)} PodGroup(s) end {' or '.join(sorted(failing_states))} "
-                         f"(--fail-on): {shown}\n")
-        return EXIT_FINDINGS
-    return EXIT_OK
+    failing = fail_on.failing(endings(snapshot, result), failing_states, lambda key: shown_groups(result.groups[key]))
+    return EXIT_FINDINGS if fail_on.report(failing, failing_states, "PodGroup(s)") else EXIT_OK
 
 
-def _in_states(outcome: Any, states: set[str]) -> bool:
-    """--fail-on for PodGroups: inadmissible (never enqueued: Pending, or its queue missing), pending (enqueued,
-    not running: Inqueue, Unknown), preempted (a pod of it was evicted)."""
-    return (("inadmissible" in states and (outcome.phase == "Pending" or outcome.ignored))
-            or ("pending" in states and outcome.phase in ("Inqueue", "Unknown"))
-            or ("preempted" in states and bool(outcome.evicted)))
+# The gates (engine/trace.py) after which a PodGroup can never run as configured, whatever finishes: its queue is
+# missing or not Open, it has fewer valid tasks than minMember, it sits in a non-leaf queue or under a hierarchy
+# the capacity plugin refuses.
+NEVER_GATES = ("queue-missing", "queue-closed", "job-invalid", "hierarchy")
+
+
+def endings(snapshot: Any, result: Any) -> list[Any]:
+    """Volcano's PodGroup phases in --fail-on's terms (README, "--fail-on"): running when Running or Completed;
+    never when ignored (queue missing), stopped by a gate in NEVER_GATES, or when its minResources exceed its queue's
+    real capability in some resource (the queue's capability, less what the other queues' guarantees take: enqueue
+    never admits it, JobEnqueueable); evicted when a pod of it was."""
+    from kqctl.cli.fail_on import Ending
+
+    capabilities = {queue.name: queue.real_capability for queue in result.queues}
+    found = []
+    for key, outcome in result.groups.items():
+        running = not outcome.ignored and outcome.phase in ("Running", "Completed")
+        group = snapshot.pod_groups.get(key)
+        never = outcome.ignored or (outcome.reason is not None and outcome.reason[0] in NEVER_GATES) or (
+            group is not None and _above_capability(group.min_resources, capabilities.get(outcome.queue)))
+        found.append(Ending(key, running, bool(never) and not running, bool(outcome.evicted)))
+    return found
+
+
+def _above_capability(minimum: Any, capability: Any) -> bool:
+    """Some resource of minResources above the queue's real capability (a resource it does not name: no limit)."""
+    if not minimum or capability is None:
+        return False
+    return any(value > capability.get(name) for name, value in minimum.items()
+               if name in ("cpu", "memory") or name in capability.scalars)
 
 
 def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, namespace: str | None,
@@ -311,34 +344,19 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
           sort_by: str | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
+    from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK
     from kqctl.volcano.engine.audit import audit as run_audit
-    from kqctl.volcano.render.audit import PlotError, render_audit, write_plot
+    from kqctl.volcano.render.audit import quota_chart, render_audit
 
-    if plot is not None:
-        check_plot(plot)
     report = run_audit(load_snapshot(inputs, scheduler_conf))
-    if plot is not None:
-        try:
-            write_plot(report, plot)
-        except PlotError as exc:
-            raise UsageError(str(exc)) from None
-        except OSError as exc:
-            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
         render_audit(report, output, sys.stdout, headers, sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if plot is not None:
+        write_chart_file(quota_chart(report), plot)
     return EXIT_OK
-
-
-def check_plot(path: str) -> None:
-    from kqctl.volcano.render.audit import PlotError, check_plot_path
-
-    try:
-        check_plot_path(path)
-    except PlotError as exc:
-        raise UsageError(str(exc)) from None
 
 
 # --- convert --to kueue --------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kqctl.cli.fail_on import Ending
     from kqctl.cli.progress import Progress
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
@@ -111,17 +112,23 @@ def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | No
         render_simulation(result, output, sys.stdout, namespace=namespace, view=view, selector=selector)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    states = {"inadmissible": "Rejected", "pending": "Pending", "preempted": "Preempted"}
+    from kqctl.cli import fail_on
     from kqctl.yunikorn.render.simulation import pod_filter
 
     shown_pods = pod_filter(namespace, None, selector)  # --fail-on asks about the pods -n and -l show
-    failing = sorted(p.key for p in result.pods if p.state in {states[s] for s in failing_states} and shown_pods(p))
-    if failing:
-        shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
-        sys.stderr.write(f"kqctl: {len(failing)} pod(s) end {' or '.join(sorted(failing_states))} (--fail-on): "
-                         f"{shown}\n")
-        raise typer.Exit(EXIT_FINDINGS)
-    raise typer.Exit(EXIT_OK)
+    by_key = {pod.key: pod for pod in result.pods}
+    failing = fail_on.failing(endings(result), failing_states, lambda key: shown_pods(by_key[key]))
+    raise typer.Exit(EXIT_FINDINGS if fail_on.report(failing, failing_states, "pod(s)") else EXIT_OK)
+
+
+def endings(result: SimulationResult) -> list[Ending]:
+    """YuniKorn's pod states in --fail-on's terms (README, "--fail-on"), as the engine works them out for each pod
+    (kqctl.yunikorn.engine.inadmissible: Rejected, or a Pending pod that can never fit as configured, is
+    inadmissible; a victim is preempted; Running and Allocated pods run)."""
+    from kqctl.cli.fail_on import Ending
+
+    return [Ending(pod.key, "pending" not in pod.fail_on, "inadmissible" in pod.fail_on, "preempted" in pod.fail_on)
+            for pod in result.pods]
 
 
 def run_simulation(snapshot: Snapshot, cycles: int | None = None) -> SimulationResult:
@@ -219,26 +226,22 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
 
 def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
                    sort_by: str | None = None) -> None:
-    """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg."""
+    """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg|.png."""
     import typer
 
+    from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK, UsageError
     from kqctl.yunikorn.engine.audit import audit
-    from kqctl.yunikorn.render.audit import render_audit, write_plot
+    from kqctl.yunikorn.render.audit import quota_chart, render_audit
 
     snapshot = yunikorn_snapshot(inputs, None)
     report = _partition_errors(lambda: audit(snapshot), snapshot)
-    if plot is not None:
-        try:
-            write_plot(report, plot)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        except OSError as exc:
-            raise UsageError(f"--plot {plot!r}: cannot write the file: {exc.strerror or exc}") from None
     try:
         render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if plot is not None:
+        write_chart_file(quota_chart(report), plot)
     raise typer.Exit(EXIT_OK)
 
 

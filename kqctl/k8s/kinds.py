@@ -28,6 +28,25 @@ class KindInfo:
     # ``status`` on create like any other field, instead of dropping it.
     status_subresource: bool = True
 
+    def __post_init__(self) -> None:
+        _DEFINED.setdefault(self._fields(), self)
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.group, self.kind, self.namespaced, self.versions, self.scheduler, self.names, self.api_object)
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Unpickled (from a worker process, or validate's --cache) as the very instance this process defined, so
+        # that ``obj.info is kinds.CONFIG_MAP`` holds whatever process read the object.
+        return _defined, self._fields()
+
+
+_DEFINED: dict[tuple[object, ...], KindInfo] = {}
+
+
+def _defined(*fields: object) -> KindInfo:
+    found = _DEFINED.get(fields)
+    return found if found is not None else KindInfo(*fields)  # type: ignore[arg-type]
+
 
 # Core Kubernetes kinds kqctl reads for every scheduler (namespaces, priorities, defaults, jobs, pods, nodes).
 CORE_KINDS: tuple[KindInfo, ...] = (

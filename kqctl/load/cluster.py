@@ -46,7 +46,6 @@ MAX_LIST_ATTEMPTS = 3  # a list restarts from scratch when its continue token ex
 REQUEST_TIMEOUT = (10.0, 120.0)  # seconds: connect, read
 IN_CLUSTER = "in-cluster"
 ANNOTATION_PREFIX = "kqctl.dev/"
-CLUSTERROLE_FILE = "deploy/kqctl-reader-clusterrole.yaml"
 
 
 class ClusterError(KqctlError):
@@ -197,11 +196,14 @@ class ClusterSnapshot:
     served_versions: tuple[str, ...] = ()  # every version the cluster serves of that group
     skipped: list[str] = field(default_factory=list)  # resources not read, and why
     redacted: Redactions = field(default_factory=Redactions)  # what was replaced by REDACTED_VALUE
+    apis: tuple[str, ...] = ()  # every API group/version read, in reading order ("v1", "kueue.x-k8s.io/v1beta2")
+    by_discovery: bool = False  # the scheduler was chosen by the API groups the cluster serves, not --scheduler
 
     def annotations(self) -> dict[str, str]:
         from kqctl import __version__
 
         notes = {
+            "scheduler": self.scheduler,  # SAVED_FOR_ANNOTATION: every command reads the file for this scheduler
             "snapshot-time": self.taken_at,
             "context": self.context or "",
             "server": self.server,
@@ -600,6 +602,47 @@ def _read(connection: _Connection, choice: PlanChoice, page_size: int) -> Cluste
     served = _served_versions(groups, plan) if plan.group else ()
     version = choose_version(plan, served) if plan.group else ""
     available = _served_resources(connection, plan, version) if plan.group else set()
+    try:
+        objects, skipped, redactions = _read_resources(connection, plan, version, available, page_size)
+    except ClusterError as exc:
+        raise _with_role(exc, plan) from None
+    apis = tuple(dict.fromkeys(r.api_version(version) for r in plan.resources
+                               if not (plan.group and r.group == plan.group and r.plural not in available)))
+    return ClusterSnapshot(objects, connection.context, connection.server, taken_at, plan.scheduler, version, served,
+                           skipped, redactions, apis, not isinstance(choice, ReadPlan))
+
+
+def _with_role(exc: ClusterError, plan: ReadPlan) -> ClusterError:
+    """A 403 names the command that prints the roles of this scheduler, and their names."""
+    if exc.status != 403:
+        return exc
+    names = role_names([plan.scheduler])
+    roles = f"the ClusterRole {names.cluster_role}"
+    if any(resource.names for resource in plan.resources):
+        roles += f" and the Role {names.config_role}"
+    text = str(exc).replace("(`kqctl rbac` prints the role it needs)",
+                            f"(`kqctl rbac --scheduler {plan.scheduler}` prints {roles})")
+    return ClusterError(text, status=exc.status)
+
+
+@dataclass(frozen=True)
+class RoleNames:
+    """What ``kqctl rbac`` calls its objects: one ClusterRole, and a Role for the objects read by name."""
+
+    cluster_role: str
+    config_role: str
+
+
+def role_names(schedulers: list[str]) -> RoleNames:
+    """``kqctl-reader`` for every scheduler together; ``kqctl-<name>-reader`` for one (YuniKorn's Role:
+    ``kqctl-yunikorn-config``, the name the shipped manifests always used)."""
+    if len(schedulers) == 1:
+        return RoleNames(f"kqctl-{schedulers[0]}-reader", f"kqctl-{schedulers[0]}-config")
+    return RoleNames("kqctl-reader", "kqctl-config")
+
+
+def _read_resources(connection: _Connection, plan: ReadPlan, version: str, available: set[str],
+                    page_size: int) -> tuple[list[dict[str, Any]], list[str], Redactions]:
     objects: list[dict[str, Any]] = []
     skipped: list[str] = []
     redactions = Redactions()
@@ -613,8 +656,7 @@ def _read(connection: _Connection, choice: PlanChoice, page_size: int) -> Cluste
         else:
             items = _list(connection, plan, resource, version, page_size)
         objects.extend(redactions.apply(_normalize(item, api_version, resource.kind)) for item in items)
-    return ClusterSnapshot(objects, connection.context, connection.server, taken_at, plan.scheduler, version, served,
-                           skipped, redactions)
+    return objects, skipped, redactions
 
 
 def choose_version(plan: ReadPlan, served: tuple[str, ...]) -> str:
@@ -815,7 +857,7 @@ def _api_error(exc: Any, verb: str, what: str, not_found_hint: str) -> ClusterEr
         text = ("the API server rejected the credentials (401 Unauthorized); log in again or check the user of "
                 "the kubeconfig context")
     elif status == 403:
-        text = f"forbidden (403): {detail}; kqctl needs get and list on it, see {CLUSTERROLE_FILE}"
+        text = f"forbidden (403): {detail}; kqctl needs {verb} on it (`kqctl rbac` prints the role it needs)"
     elif status == 404:
         text = f"not found (404): the cluster does not serve it{not_found_hint}"
     else:

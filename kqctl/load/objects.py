@@ -33,6 +33,9 @@ class LoadedObject:
     findings: list[Finding] = field(default_factory=list)
     # (field path, --set text) of every value a --set put there: an error there names the --set, not the file.
     overridden: tuple[tuple[FieldPath, str], ...] = ()
+    # The scheduler the kqctl snapshot holding this object was saved for (its List's kqctl.dev/scheduler
+    # annotation), None elsewhere: another scheduler's pods in it are other pods on the nodes, not that scheduler's.
+    read_for: str | None = None
 
     def set_by(self, path: FieldPath) -> str | None:
         """The --set that wrote ``path`` (or a field above it), if one did."""
@@ -155,10 +158,24 @@ def _list_items(kinds: KindRegistry, document: Document, body: dict[str, Any], s
         obj.findings.append(error("LOAD-LIST", ("items",), "Invalid value: items of a List must be a sequence"))
         return [obj]
     result: list[LoadedObject] = []
+    read_for = saved_for(body)
     for i, item in enumerate(items):
         origin = Origin(document.origin.file, document.origin.index, document.line_of(("items", i)), i)
-        result.append(_object(kinds, document, ("items", i), item, origin, strict))
+        obj = _object(kinds, document, ("items", i), item, origin, strict)
+        obj.read_for = read_for
+        result.append(obj)
     return result
+
+
+SAVED_FOR_ANNOTATION = "kqctl.dev/scheduler"
+
+
+def saved_for(body: dict[str, Any]) -> str | None:
+    """The scheduler a snapshot saved by kqctl was read for (``kqctl.dev/scheduler`` on the List)."""
+    meta = body.get("metadata")
+    notes = meta.get("annotations") if isinstance(meta, dict) else None
+    value = notes.get(SAVED_FOR_ANNOTATION) if isinstance(notes, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def _object(kinds: KindRegistry, document: Document, prefix: FieldPath, body: Any, origin: Origin,

@@ -26,7 +26,8 @@ from kqctl.validate.report import DocumentReport, ValidationReport
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
 
-VALIDATE_FORMATS: tuple[str, ...] = ("table", "wide", "json", "yaml", "junit", "sarif", "github", "name")
+VALIDATE_FORMATS: tuple[str, ...] = ("table", "wide", "json", "yaml", "junit", "sarif", "github", "name", "text",
+                                     "tap")
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -44,16 +45,23 @@ def render_validation(
     rule_descriptions: Mapping[str, str] | None = None,
     headers: bool = True,
     sort_by: str | None = None,
+    summary: bool = True,
+    failing: Severity = Severity.ERROR,
 ) -> None:
     """Write ``report`` to ``out`` in ``fmt`` (one of ``VALIDATE_FORMATS``); ``name`` lists the objects
     with an error as kubectl names them (``clusterqueue.kueue.x-k8s.io/team-a``).
 
     ``color`` (auto/always/never) only affects ``table``; ``tool_version`` goes into SARIF;
     ``rule_descriptions`` (rule ID -> one-line description) feeds SARIF ``shortDescription``,
-    which otherwise falls back to the rule's first message.
+    which otherwise falls back to the rule's first message. ``summary`` (--summary/--no-summary) is the closing
+    count line of table, github, text and tap; ``failing`` (--fail-on) is the severity a tap test fails at.
     """
     if fmt in ("table", "wide"):
-        _render_table(report, out, color, headers, sort_by, wide=fmt == "wide")
+        _render_table(report, out, color, headers, sort_by, wide=fmt == "wide", summary_shown=summary)
+    elif fmt == "text":
+        out.writelines(line + "\n" for line in text_lines(report, summary))
+    elif fmt == "tap":
+        out.writelines(line + "\n" for line in tap_lines(report, failing, summary))
     elif fmt == "name":
         out.writelines(f"{resource_name(doc)}\n" for doc in report.documents if not doc.valid)
     elif fmt == "json" and not (sort_by and sort_by.startswith((".", "{", "$"))):
@@ -69,7 +77,8 @@ def render_validation(
     elif fmt == "sarif":
         out.write(dumps_indented(sarif_log(report, tool_version, rule_descriptions)))
     elif fmt == "github":
-        out.writelines(line + "\n" for line in github_lines(report))
+        lines = github_lines(report)
+        out.writelines(line + "\n" for line in (lines if summary else lines[:-1]))
     else:
         raise ValueError(f"unknown output format {fmt!r}; supported formats: {', '.join(VALIDATE_FORMATS)}")
 
@@ -101,10 +110,11 @@ def ordered_findings(report: ValidationReport) -> list[FindingRow]:
 
 
 def summary_line(report: ValidationReport) -> str:
-    """``12 documents, 9 valid, 3 invalid: 4 errors, 2 warnings`` (``, 1 info`` when any)."""
+    """``12 documents, 9 valid, 3 invalid: 4 errors, 2 warnings`` (``, 2 skipped`` and ``, 1 info`` when any)."""
     s = report.summary()
+    skipped = f", {s['skipped']} skipped" if s["skipped"] else ""
     line = (
-        f"{_plural(s['documents'], 'document')}, {s['valid']} valid, {s['invalid']} invalid: "
+        f"{_plural(s['documents'], 'document')}, {s['valid']} valid, {s['invalid']} invalid{skipped}: "
         f"{_plural(s['errors'], 'error')}, {_plural(s['warnings'], 'warning')}"
     )
     return line + (f", {s['infos']} info" if s["infos"] else "")
@@ -164,6 +174,8 @@ def validation_json(report: ValidationReport) -> str:
             findings = "[]"
         if doc.effective is not None:  # what the scheduler will use of the object (validation_document's key)
             findings += ',\n      "effective": ' + indented_text(doc.effective, "\n      ")
+        if doc.skipped is not None:  # not validated at all (--skip, --ignore-missing-kinds): why
+            findings += ',\n      "skipped": ' + text(doc.skipped)
         parts.append(
             f'{separator}{{\n      "file": {text(origin.file)},\n      "index": {int.__repr__(origin.index)},'
             f'\n      "line": {int.__repr__(origin.line)}{item},\n      "apiVersion": {text(doc.api_version)},'
@@ -190,6 +202,8 @@ def _document_dict(doc: DocumentReport) -> dict[str, Any]:
     )
     if doc.effective is not None:
         out["effective"] = doc.effective
+    if doc.skipped is not None:
+        out["skipped"] = doc.skipped
     return out
 
 
@@ -439,11 +453,12 @@ def resource_name(doc: DocumentReport) -> str:
 
 
 def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bool = True,
-                  sort_by: str | None = None, wide: bool = False) -> None:
+                  sort_by: str | None = None, wide: bool = False, summary_shown: bool = True) -> None:
     """One line per finding: by default kubeconform's compact shape (``file:line  severity  RULE  Kind/name
     field: message``), under -o wide kubectl-style columns. Nothing is cut; on a terminal a long message wraps
     at spaces under its finding (never a name or a path), into a pipe it stays on one line, so every line can be
-    grepped and its file:line pasted into an editor."""
+    grepped and its file:line pasted into an editor. ``summary_shown`` (--no-summary) drops the closing lines;
+    --no-headers drops the header only."""
     from kqctl.render.columns import format_lines, rich_painter, sort_rows
     from kqctl.render.console import terminal_width, use_color
 
@@ -454,7 +469,9 @@ def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bo
         out.write("No documents to validate.\n")
         return
     if not rows:
-        ok = f"{icons.ok} {_plural(len(report.documents), 'document')} valid"
+        skipped = report.summary()["skipped"]
+        ok = f"{icons.ok} {_plural(len(report.documents) - skipped, 'document')} valid" + (
+            f", {skipped} skipped" if skipped else "")
         out.write((paint(ok, "bold green") if paint else ok) + "\n")
         return
     table = _findings_table(rows, icons)
@@ -467,6 +484,8 @@ def _render_table(report: ValidationReport, out: TextIO, color: str, headers: bo
                  for line in _compact_lines(row, style, paint, width)]
     for line in lines:
         out.write(line + "\n")
+    if not summary_shown:
+        return  # rows only, for scripts
     summary = summary_line(report)
     out.write((paint(summary, _summary_style(report)) if paint else summary) + "\n")
     out.write(f"kqctl rules ID explains a rule, e.g. kqctl rules {rows[0][1].rule_id}\n")
@@ -525,3 +544,65 @@ def _compact_lines(row: list[str], styles: list[str | None], paint: Any, width: 
 def _one_line(text: str) -> str:
     # A finding is one line: YAML errors quote the input over several lines.
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+# --- text and tap: one line per object, as kubeconform prints them ----------------------------------------
+
+
+def text_lines(report: ValidationReport, summary: bool = True) -> list[str]:
+    """``FILE:LINE - Kind ns/name is valid|is invalid: ...|skipped (...)``, one line per object, then kubeconform's
+    ``Summary: N resources found in M files - Valid: a, Invalid: b, Errors: c, Skipped: d``."""
+    lines = [f"{_where(doc)} - {_object_text(doc)} {_verdict(doc)}" for doc in report.documents]
+    if summary:
+        lines.append(kubeconform_summary(report))
+    return lines
+
+
+def tap_lines(report: ValidationReport, failing: Severity = Severity.ERROR, summary: bool = True) -> list[str]:
+    """TAP version 13: ``ok N - FILE:LINE (Kind ns/name)``; ``not ok`` when the object has a finding at or above
+    ``failing`` (--fail-on; errors always), with its findings after `` - ``; a skipped object is ``# SKIP``."""
+    lines = ["TAP version 13"]
+    for number, doc in enumerate(report.documents, start=1):
+        label = f"{number} - {_where(doc)} ({_object_text(doc)})"
+        if doc.skipped is not None:
+            lines.append(f"ok {label} # SKIP {doc.skipped}")
+        elif any(f.severity is Severity.ERROR or f.severity.rank >= failing.rank for f in doc.findings):
+            lines.append(f"not ok {label} - {_findings_text(doc)}")
+        else:
+            lines.append(f"ok {label}" + (f" # {_findings_text(doc)}" if doc.findings else ""))
+    if summary:
+        lines.append(f"# {kubeconform_summary(report)}")
+    lines.append(f"1..{len(report.documents)}")
+    return lines
+
+
+def kubeconform_summary(report: ValidationReport) -> str:
+    s = report.summary()
+    files = len({doc.origin.file for doc in report.documents})
+    return (f"Summary: {_plural(s['documents'], 'resource')} found in {_plural(files, 'file')} - Valid: {s['valid']}, "
+            f"Invalid: {s['invalid']}, Errors: {s['errors']}, Warnings: {s['warnings']}, Skipped: {s['skipped']}")
+
+
+def _where(doc: DocumentReport) -> str:
+    return f"{doc.origin.file}:{doc.origin.line}"
+
+
+def _object_text(doc: DocumentReport) -> str:
+    return object_label(doc) if doc.kind else "document"
+
+
+def _verdict(doc: DocumentReport) -> str:
+    if doc.skipped is not None:
+        return f"skipped ({doc.skipped})"
+    if not doc.findings:
+        return "is valid"
+    if not doc.valid:
+        return f"is invalid: {_findings_text(doc)}"
+    return f"is valid with {_findings_text(doc)}"
+
+
+def _findings_text(doc: DocumentReport) -> str:
+    """Every finding of the object on one line, most severe first: ``error RULE field: message; ...``."""
+    ordered = sorted(doc.findings, key=lambda f: -f.severity.rank)
+    return "; ".join(f"{f.severity.value} {f.rule_id} {f.field + ': ' if f.field else ''}{_one_line(f.message)}"
+                     for f in ordered)

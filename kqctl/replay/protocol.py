@@ -38,6 +38,9 @@ class Running:
     since: int
     runtime: int | None
     arrival: int | None = None
+    # ms from the start until this run finishes, when not since + runtime (an assumed runtime counted from the start);
+    # ``runtime`` stays the length of any later run (after an eviction it starts again from zero).
+    remaining: int | None = None
 
 
 @dataclass(frozen=True)

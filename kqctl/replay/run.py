@@ -50,18 +50,30 @@ class WorkloadTimes:
     finished: int | None
     evictions: int
     state: str  # Finished, Running, or the scheduler's word for why it is not running
+    # Not running, not finished and not admitted at the end: never admitted, or evicted and not back (its wait for
+    # admission never ended).
+    waiting: bool = False
+
+    @property
+    def joined(self) -> int | None:
+        """When its wait in the replay starts: its arrival, or the start of the replay for one created before."""
+        return None if self.arrival is None else max(self.arrival, 0)
 
     @property
     def time_to_admission(self) -> int | None:
-        return None if self.arrival is None or self.admitted is None else self.admitted - self.arrival
+        """From :attr:`joined` to its last admission (0 for one running since before the start)."""
+        joined = self.joined
+        return None if joined is None or self.admitted is None else max(0, self.admitted - joined)
 
     @property
     def time_to_first_admission(self) -> int | None:
-        return None if self.arrival is None or self.first_admitted is None else self.first_admitted - self.arrival
+        joined = self.joined
+        return None if joined is None or self.first_admitted is None else max(0, self.first_admitted - joined)
 
     @property
     def time_to_finish(self) -> int | None:
-        return None if self.arrival is None or self.finished is None else self.finished - self.arrival
+        joined = self.joined
+        return None if joined is None or self.finished is None else max(0, self.finished - joined)
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,7 @@ class _Record:
     evictions: int = 0
     epoch: int = 0
     running: bool = False
+    reserved: bool = False  # the scheduler admitted it (it runs once the admission is written)
 
 
 class Replay:
@@ -107,11 +120,13 @@ class Replay:
     def admitted(self, key: str, at: int) -> None:
         record = self.records[key]
         record.epoch += 1
+        record.reserved = True
         self.loop.schedule(max(at, self.loop.now), (START, key, record.epoch))
 
     def evicted(self, key: str, at: int) -> None:
         record = self.records[key]
         record.epoch += 1
+        record.reserved = False
         self.loop.schedule(max(at, self.loop.now), (STOP, key, record.epoch))
 
     def timer(self, at: int, token: Hashable) -> None:
@@ -125,10 +140,11 @@ class Replay:
             self.records[arrival.key] = _Record(arrival.at, arrival.runtime)
             self.loop.schedule(max(arrival.at, 0), (ARRIVE, arrival.key, 0))
         for item in running:
-            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True)
+            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True,
+                                             reserved=True)
             if item.runtime is not None:
-                end = item.since + item.runtime + self.options.finish_latency
-                self.loop.schedule(max(0, end), (COMPLETE, item.key, 0))
+                left = item.remaining if item.remaining is not None else item.since + item.runtime
+                self.loop.schedule(max(0, left + self.options.finish_latency), (COMPLETE, item.key, 0))
         self._want_cycle(0)
         end, horizon = self._drain()
         return ReplayRun(end, self.cycles, self._times(), tuple(self.scheduler.usage()), horizon)
@@ -214,9 +230,10 @@ class Replay:
                 state = "Running"
             else:
                 state = self.scheduler.state(key)
+            waiting = not record.running and record.finished is None and not record.reserved
             result.append(WorkloadTimes(key, self.scheduler.labels(key), record.arrival, record.runtime,
                                         record.first_admitted, record.admitted, record.finished,
-                                        record.evictions, state))
+                                        record.evictions, state, waiting))
         return tuple(result)
 
 

@@ -28,26 +28,40 @@ def percentile(ordered: Sequence[int], p: int) -> int:
 
 @dataclass(frozen=True)
 class Sample:
-    """A sample of durations (ms): how many, mean, P50/P95/P99 and maximum."""
+    """A sample of durations (ms): how many, mean, P50/P95/P99 and maximum; ``never`` more that never ended.
+
+    A wait that never ended (a workload never admitted) is longer than any other: it counts in the ranks as the
+    longest, so a percentile that falls on one is None ("never"), as is the maximum. The mean is over the ones that
+    ended (0 when none did); ``never`` says how many did not.
+    """
 
     count: int
     mean: Fraction
-    p50: int
-    p95: int
-    p99: int
-    maximum: int
+    p50: int | None
+    p95: int | None
+    p99: int | None
+    maximum: int | None
+    never: int = 0
 
     @classmethod
-    def of(cls, values: Iterable[int]) -> Sample | None:
+    def of(cls, values: Iterable[int], never: int = 0) -> Sample | None:
         ordered = sorted(values)
-        if not ordered:
+        if not ordered and not never:
             return None
-        return cls(len(ordered), Fraction(sum(ordered), len(ordered)), percentile(ordered, 50),
-                   percentile(ordered, 95), percentile(ordered, 99), ordered[-1])
+        ranked = [*ordered, *([None] * never)]
+        mean = Fraction(sum(ordered), len(ordered)) if ordered else Fraction(0)
+        return cls(len(ordered), mean, _ranked(ranked, 50), _ranked(ranked, 95), _ranked(ranked, 99), ranked[-1],
+                   never)
 
-    def at(self, p: int) -> int:
-        """The P50, P95 or P99 of the sample (the percentiles every report shows)."""
+    def at(self, p: int) -> int | None:
+        """The P50, P95 or P99 of the sample (the percentiles every report shows); None: never."""
         return {50: self.p50, 95: self.p95, 99: self.p99, 100: self.maximum}[p]
+
+
+def _ranked(ordered: Sequence[int | None], p: int) -> int | None:
+    """Nearest rank over values ascending, the never-ending ones (None) last."""
+    rank = -(-p * len(ordered) // 100)
+    return ordered[rank - 1]
 
 
 class StepSeries:

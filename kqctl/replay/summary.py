@@ -30,6 +30,7 @@ class GroupStats:
     evictions: int
     time_to_admission: Sample | None
     time_to_finish: Sample | None
+    never_admitted: tuple[str, ...] = ()  # still waiting for admission at the end, by key
 
 
 def group_stats(workloads: Iterable[WorkloadTimes], key: Callable[[WorkloadTimes], str]) -> tuple[GroupStats, ...]:
@@ -42,10 +43,15 @@ def group_stats(workloads: Iterable[WorkloadTimes], key: Callable[[WorkloadTimes
 
 
 def stats(name: str, members: list[WorkloadTimes]) -> GroupStats:
-    admissions = [w.time_to_admission for w in members if w.time_to_admission is not None]
+    """Waits are from when each workload joined the replay (WorkloadTimes.joined); one still waiting at the end counts
+    as never admitted: the longest wait, never left out (a group whose workloads stop getting in
+    would otherwise look faster)."""
+    waiting = [w for w in members if w.waiting]
+    admissions = [w.time_to_admission for w in members if w.time_to_admission is not None and not w.waiting]
     finishes = [w.time_to_finish for w in members if w.time_to_finish is not None]
     return GroupStats(name, len(members), len(admissions), len(finishes), sum(w.evictions for w in members),
-                      Sample.of(admissions), Sample.of(finishes))
+                      Sample.of(admissions, len(waiting)), Sample.of(finishes),
+                      tuple(w.key for w in waiting))
 
 
 def _natural(name: str) -> tuple[int, int | str]:

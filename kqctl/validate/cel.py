@@ -50,9 +50,10 @@ Evaluator = Callable[[Env], Any]
 # --------------------------------------------------------------------------------------------
 
 
-def validate_cel(body: dict[str, Any], api_version: str, kind: str) -> list[Finding]:
-    """CEL findings for one (defaulted) document; ``[]`` when there is no schema or no rule."""
-    plan = _plan(api_version, kind)
+def validate_cel(body: dict[str, Any], api_version: str, kind: str, release: str | None = None) -> list[Finding]:
+    """CEL findings for one (defaulted) document; ``[]`` when there is no schema or no rule (``release``: the
+    rules of a released version's schema, see ``schema.load_schema``)."""
+    plan = _plan(api_version, kind, release)
     out: list[Finding] = []
     if plan is not None:
         _walk(body, plan, (), out)
@@ -132,8 +133,8 @@ class _Plan:
 
 
 @cache
-def _plan(api_version: str, kind: str) -> _Plan | None:
-    schema = load_schema(api_version, kind)
+def _plan(api_version: str, kind: str, release: str | None = None) -> _Plan | None:
+    schema = load_schema(api_version, kind, release)
     if schema is None:
         return None
     return _PlanBuilder(schema, kind).build(schema, "")

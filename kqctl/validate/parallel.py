@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
@@ -26,7 +26,8 @@ from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
-from kqctl.validate.runner import finding_order, with_line
+from kqctl.validate.runner import finding_order, seen_by, with_line
+from kqctl.validate.skip import Skipping
 
 # Below this much input a second process costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
@@ -71,6 +72,7 @@ class Job:
     kinds: KindRegistry
     profiles: tuple[ValidationProfile, ...]
     strict: bool
+    skipping: Skipping = Skipping()
 
 
 def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int) -> tuple[ValidationReport, bool]:
@@ -82,6 +84,36 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
     nothing is left to pickle and unpickle when the last file is done. Reports are merged in input
     order whoever validated them.
     """
+    done = validate_parts(files, job, jobs)
+    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+
+
+def validate_cached(files: list[str], job: Job, closed: bool, jobs: int,
+                    cache: PartCache) -> tuple[ValidationReport, bool]:
+    """As :func:`validate_files_parallel`, with each file's part taken from ``cache`` when its content is unchanged
+    (the per-object steps); the cross-object checks always run again, over every file."""
+    parts: list[FilePart | None] = [cache.get(name) for name in files]
+    missing = [i for i, part in enumerate(parts) if part is None]
+    names = [files[i] for i in missing]
+    fresh = validate_parts(names, job, jobs) if worth_parallel(names, jobs) else [_validate_one(n, job) for n in names]
+    for i, part in zip(missing, fresh, strict=True):
+        parts[i] = part
+        if part.unreadable is None:
+            cache.put(files[i], part)
+    done = [part for part in parts if part is not None]
+    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+
+
+class PartCache(Protocol):
+    """Where :func:`validate_cached` keeps a file's part (kqctl.validate.cache)."""
+
+    def get(self, name: str) -> FilePart | None: ...
+
+    def put(self, name: str, part: FilePart) -> None: ...
+
+
+def validate_parts(files: list[str], job: Job, jobs: int) -> list[FilePart]:
+    """Each file's part, in input order, validated by ``jobs`` processes (this one included)."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     taken = context.Value("i", 0)
@@ -104,8 +136,7 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
                     parts[i] = part
     finally:
         sys.setswitchinterval(switch_interval)
-    done = [part for part in parts if part is not None]
-    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+    return [part for part in parts if part is not None]
 
 
 # The counter of files taken so far, shared by this process and the workers (set in each worker).
@@ -157,6 +188,10 @@ def _validate_one(name: str, job: Job) -> FilePart:
         return part
     for document in documents:
         for obj in objects_of(job.kinds, document, job.strict):
+            reason = job.skipping.reason(obj) if job.skipping else None
+            if reason is not None:
+                _add_skipped(part, obj, reason, job)
+                continue
             findings = list(obj.findings)
             if obj.known and not has_error(findings):
                 findings.extend(validate_object(obj, job.profiles))
@@ -168,13 +203,25 @@ def _validate_one(name: str, job: Job) -> FilePart:
     return part
 
 
+def _add_skipped(part: FilePart, obj: LoadedObject, reason: str, job: Job) -> None:
+    """A skipped object: no finding, never reported on, but others may still refer to it (cross-object)."""
+    from kqctl.validate.runner import has_error, skipped_report
+
+    part.identities.append((None, obj.prefix))  # nor is it a duplicate
+    if obj.known and not has_error(obj.findings):
+        part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
+    part.reports.append(skipped_report(obj, reason))
+
+
 def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> LoadedObject:
     """The object as light as its owner's cross-object checks allow (core kinds are sent whole)."""
     if obj.info is not None:
         for profile in profiles:
-            if profile.owns(obj.info.group):
+            # reads, not owns: a scheduler's own core-kind objects (YuniKorn's ConfigMaps) are trimmed by it, and
+            # keep what it needs to place its findings inside them (their document's lines).
+            if profile.reads(obj.info.scheduler, obj.info.group):
                 return profile.trim(obj)
-    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info)
+    return LoadedObject(obj.origin, Document(obj.origin, None), obj.prefix, obj.body, obj.info, read_for=obj.read_for)
 
 
 def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
@@ -201,7 +248,9 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
     by_object = {id(obj): report for report, obj in included}
     objects = [obj for _, obj in included]
     for profile in job.profiles:
-        for obj, finding in profile.cross_object(objects, closed):
+        for obj, finding in profile.cross_object(seen_by(profile, objects), closed):
+            if by_object[id(obj)].skipped is not None:
+                continue  # a skipped object is referred to, never reported on
             line = finding.line if finding.line is not None else lines.line(obj.origin, (*obj.prefix, *finding.path))
             _add(by_object[id(obj)], with_line(finding, line))
     return ValidationReport(reports)

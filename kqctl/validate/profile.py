@@ -84,6 +84,9 @@ class ValidationProfile:
     inspect: Callable[[LoadedObject], list[Finding]] = _no_inspection
     # What the scheduler will actually use of one of its objects (shown as "effective" by validate -o json/yaml).
     effective: Callable[[LoadedObject], dict[str, Any] | None] = _nothing_effective
+    # The released version whose CRD schemas the scheduler's objects are checked against (``schemas/releases/
+    # <name>.json``, e.g. "kueue-v0.19.2"); None: the reference version kqctl mirrors.
+    schema_release: str | None = None
 
     def owns(self, group: str) -> bool:
         return group in self.groups

@@ -21,6 +21,8 @@ class DocumentReport:
     findings: list[Finding] = field(default_factory=list)
     # What the scheduler will actually use of the object (e.g. every queue's settings after inheritance).
     effective: dict[str, Any] | None = None
+    # Why the object was not validated at all (--skip, --ignore-missing-kinds); None when it was.
+    skipped: str | None = None
 
     @property
     def valid(self) -> bool:
@@ -46,16 +48,19 @@ class ValidationReport:
 
     def summary(self) -> dict[str, int]:
         counts = {severity: 0 for severity in Severity}
-        invalid = 0
+        invalid = skipped = 0
         for document in self.documents:
             if document.findings:  # one pass: tens of thousands of documents, most without findings
                 for finding in document.findings:
                     counts[finding.severity] += 1
                 invalid += not document.valid
+            elif document.skipped is not None:
+                skipped += 1
         return {
             "documents": len(self.documents),
-            "valid": len(self.documents) - invalid,
+            "valid": len(self.documents) - invalid - skipped,
             "invalid": invalid,
+            "skipped": skipped,
             "errors": counts[Severity.ERROR],
             "warnings": counts[Severity.WARNING],
             "infos": counts[Severity.INFO],

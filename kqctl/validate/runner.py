@@ -21,24 +21,45 @@ from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
 from kqctl.validate.rules import run_core_rules, run_metadata_rules
 from kqctl.validate.schema import UNKNOWN_FIELD, has_schema, schema_defaulted, validate_schema
+from kqctl.validate.skip import Skipping
+
+NOTHING_SKIPPED = Skipping()
 
 
-def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False) -> ValidationReport:
-    """Validate every loaded object, then the set of them as a whole."""
+def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False,
+                  skipping: Skipping = NOTHING_SKIPPED) -> ValidationReport:
+    """Validate every loaded object, then the set of them as a whole (except what ``skipping`` skips)."""
     findings: dict[int, list[Finding]] = {}
+    skipped: dict[int, str] = {}
     for obj in result.objects:
+        reason = skipping.reason(obj) if skipping else None
+        if reason is not None:
+            skipped[id(obj)] = reason
+            findings[id(obj)] = []
+            continue
         found = list(obj.findings)
         if obj.known and not has_error(found):
             found.extend(validate_object(obj, profiles))
         findings[id(obj)] = found
+    known = result.known_objects
     for profile in profiles:
-        for obj, finding in profile.cross_object(result.known_objects, closed):
-            findings[id(obj)].append(finding)
-    documents = [report_for(obj, _naming_set(obj, findings[id(obj)]), profiles) for obj in result.objects]
+        for obj, finding in profile.cross_object(seen_by(profile, known), closed):
+            if id(obj) not in skipped:  # a skipped object is referred to, never reported on
+                findings[id(obj)].append(finding)
+    documents = [skipped_report(obj, skipped[id(obj)]) if id(obj) in skipped
+                 else report_for(obj, _naming_set(obj, findings[id(obj)]), profiles) for obj in result.objects]
     documents.extend(unreadable_report(exc) for exc in result.unreadable)
     position = {name: i for i, name in enumerate(result.files)}
     documents.sort(key=lambda d: position.get(d.origin.file, len(position)))  # stable: file order
     return ValidationReport(documents)
+
+
+def seen_by(profile: ValidationProfile, objects: list[LoadedObject]) -> list[LoadedObject]:
+    """The objects a scheduler's cross-object checks read: not the pods of a kqctl snapshot saved for another
+    scheduler (they are other pods on its nodes, and this scheduler's configuration was not read with them)."""
+    if not any(obj.read_for is not None for obj in objects):
+        return objects
+    return [obj for obj in objects if obj.read_for in (None, profile.scheduler) or obj.kind != "Pod"]
 
 
 def _naming_set(obj: LoadedObject, findings: list[Finding]) -> list[Finding]:
@@ -71,7 +92,8 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
         if has_error(legacy.findings):
             return findings + unserved
     kind = str(body.get("kind", ""))
-    body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles)
+    release = owner.schema_release if owner is not None else None
+    body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles, release)
     findings.extend(steps)
     if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
@@ -127,12 +149,14 @@ def _kept_on_create(finding: Finding, kept: frozenset[str]) -> bool:
 
 
 def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindInfo,
-                  profiles: Sequence[ValidationProfile]) -> tuple[dict[str, Any], list[Finding]]:
-    """Defaulting, mutation, schema and CEL; returns the object as the server would hold it."""
-    if not has_schema(api_version, kind):
+                  profiles: Sequence[ValidationProfile],
+                  release: str | None = None) -> tuple[dict[str, Any], list[Finding]]:
+    """Defaulting, mutation, schema and CEL; returns the object as the server would hold it (with the CRD
+    schemas of ``release``, a released version of the object's scheduler; None: the reference version)."""
+    if not has_schema(api_version, kind, release):
         return body, run_metadata_rules(info, body)
     # Defaulted without copying: from here on the object is only read (the webhook codec builds its own).
-    defaulted = schema_defaulted(body, api_version, kind)
+    defaulted = schema_defaulted(body, api_version, kind, release)
     findings: list[Finding] = []
     mutated = _mutated(defaulted, kind, info, profiles)
     if mutated is not None:
@@ -142,9 +166,9 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
         # The API server defaults again after a mutating webhook changed the object; the webhook's
         # re-encoding drops empty strings, which the CRD defaults then fill in.
-        defaulted = schema_defaulted(defaulted, api_version, kind)
+        defaulted = schema_defaulted(defaulted, api_version, kind, release)
     # The API server reports metadata and schema errors together, before CEL.
-    raw_schema_findings = validate_schema(defaulted, api_version, kind) + run_metadata_rules(info, defaulted)
+    raw_schema_findings = validate_schema(defaulted, api_version, kind, release) + run_metadata_rules(info, defaulted)
     schema_findings = _status_ignored_on_create(raw_schema_findings, profiles, info)
     findings.extend(schema_findings)
     if info.status_subresource and any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
@@ -152,7 +176,7 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
         # status stops nothing, and the later steps never see it.
         defaulted = {key: value for key, value in defaulted.items() if key != "status"}
     if not has_error(schema_findings):
-        findings.extend(validate_cel(defaulted, api_version, kind))
+        findings.extend(validate_cel(defaulted, api_version, kind, release))
     return defaulted, findings
 
 
@@ -201,6 +225,11 @@ def with_line(finding: Finding, line: int) -> Finding:
 
 def finding_order(finding: Finding) -> tuple[int, int, str]:
     return (finding.line or 0, -finding.severity.rank, finding.rule_id)
+
+
+def skipped_report(obj: LoadedObject, reason: str) -> DocumentReport:
+    namespace = obj.namespace if obj.info is None or obj.info.namespaced else None
+    return DocumentReport(obj.origin, obj.api_version, obj.kind, namespace, obj.name, [], skipped=reason)
 
 
 def unreadable_report(exc: InputError) -> DocumentReport:

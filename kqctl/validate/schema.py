@@ -19,6 +19,7 @@ Behaviour that follows the API server rather than plain JSON Schema:
 
 from __future__ import annotations
 
+import copy
 import datetime
 import difflib
 import json
@@ -57,14 +58,19 @@ Check = Callable[[Any, FieldPath, list[Finding]], None]
 # --------------------------------------------------------------------------------------------
 
 
-def has_schema(api_version: str, kind: str) -> bool:
-    """True when kqctl ships a schema for this apiVersion/kind."""
-    return f"{api_version}/{kind}" in _index()
+def has_schema(api_version: str, kind: str, release: str | None = None) -> bool:
+    """True when kqctl ships a schema for this apiVersion/kind (in ``release``: see :func:`load_schema`)."""
+    if release is not None and f"{api_version}/{kind}" in _release(release)["absent"]:
+        return False
+    return f"{api_version}/{kind}" in _index() or (
+        release is not None and f"{api_version}/{kind}" in _release(release)["patches"])
 
 
-def load_schema(api_version: str, kind: str) -> Schema | None:
-    """The generated JSON Schema for apiVersion/kind (cached; do not mutate), or None."""
-    return _load_schema(api_version, kind)
+def load_schema(api_version: str, kind: str, release: str | None = None) -> Schema | None:
+    """The generated JSON Schema for apiVersion/kind (cached; do not mutate), or None. ``release`` names a
+    released version's patches (``schemas/releases/<release>.json``, e.g. ``kueue-v0.19.2``): the schema of that
+    release; None is the reference's."""
+    return _load_schema(api_version, kind, release)
 
 
 def unknown_field(api_version: str, kind: str, path: FieldPath) -> tuple[str, list[str]] | None:
@@ -97,9 +103,9 @@ def _resolved(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, An
     return node
 
 
-def validate_schema(body: dict[str, Any], api_version: str, kind: str) -> list[Finding]:
+def validate_schema(body: dict[str, Any], api_version: str, kind: str, release: str | None = None) -> list[Finding]:
     """Schema findings for one document; ``[]`` when it is valid or when there is no schema."""
-    check = _validator(api_version, kind)
+    check = _validator(api_version, kind, release)
     if check is None:
         return []
     out: list[Finding] = []
@@ -107,7 +113,8 @@ def validate_schema(body: dict[str, Any], api_version: str, kind: str) -> list[F
     return out
 
 
-def apply_schema_defaults(body: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+def apply_schema_defaults(body: dict[str, Any], api_version: str, kind: str,
+                          release: str | None = None) -> dict[str, Any]:
     """A deep copy of ``body`` with CRD ``default:`` values filled in (DEF-1).
 
     As in the API server's structural defaulting: every absent property with a default gets a
@@ -117,16 +124,17 @@ def apply_schema_defaults(body: dict[str, Any], api_version: str, kind: str) -> 
     the checks treat them as absent, and an unknown field must still be reported even when null.
     Only object properties are defaulted, never missing list items or map entries.
     """
-    defaulter = _defaulter(api_version, kind)
+    defaulter = _defaulter(api_version, kind, release)
     copied = defaulter(body) if defaulter is not None else _copy(body)
     return copied if isinstance(copied, dict) else {}
 
 
-def schema_defaulted(body: dict[str, Any], api_version: str, kind: str) -> dict[str, Any]:
+def schema_defaulted(body: dict[str, Any], api_version: str, kind: str,
+                     release: str | None = None) -> dict[str, Any]:
     """:func:`apply_schema_defaults` without the copy: equal to it, but every part of ``body`` that no
     default changes is ``body``'s own (and ``body`` itself when nothing changes). For readers only:
     validation walks the result and changes nothing, and most of a Workload has no default at all."""
-    defaulter = _sharing_defaulter(api_version, kind)
+    defaulter = _sharing_defaulter(api_version, kind, release)
     defaulted = defaulter(body) if defaulter is not None else body
     return defaulted if isinstance(defaulted, dict) else {}
 
@@ -144,8 +152,16 @@ def _index() -> dict[str, str]:
 
 
 @cache
-def _load_schema(api_version: str, kind: str) -> Schema | None:
-    file_name = _index().get(f"{api_version}/{kind}")
+def _load_schema(api_version: str, kind: str, release: str | None = None) -> Schema | None:
+    key = f"{api_version}/{kind}"
+    if release is not None:
+        patches = _release(release)
+        if key in patches["absent"]:
+            return None
+        if key in patches["patches"]:
+            patched: Schema = apply_json_patch(_load_schema(api_version, kind) or {}, patches["patches"][key])
+            return patched
+    file_name = _index().get(key)
     if file_name is None:
         return None
     with (SCHEMA_DIR / file_name).open(encoding="utf-8") as fh:
@@ -153,25 +169,57 @@ def _load_schema(api_version: str, kind: str) -> Schema | None:
     return schema
 
 
+RELEASES_DIR = SCHEMA_DIR / "releases"
+
+
 @cache
-def _validator(api_version: str, kind: str) -> Check | None:
-    schema = _load_schema(api_version, kind)
+def _release(name: str) -> dict[str, Any]:
+    """A released version's schemas as patches against the reference's (``scripts/generate_schemas.py``)."""
+    with (RELEASES_DIR / f"{name}.json").open(encoding="utf-8") as fh:
+        body: dict[str, Any] = json.load(fh)
+    return body
+
+
+def apply_json_patch(value: Any, operations: list[dict[str, Any]]) -> Any:
+    """RFC 6902 add, remove and replace on a copy of ``value`` (the patches generate_schemas.py writes)."""
+    result = copy.deepcopy(value)
+    for operation in operations:
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in operation["path"].split("/")[1:]]
+        if not parts:
+            result = copy.deepcopy(operation["value"])
+            continue
+        parent = result
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
+        last: Any = int(parts[-1]) if isinstance(parent, list) else parts[-1]
+        if operation["op"] == "remove":
+            del parent[last]
+        elif operation["op"] == "add" and isinstance(parent, list):
+            parent.insert(last, copy.deepcopy(operation["value"]))
+        else:
+            parent[last] = copy.deepcopy(operation["value"])
+    return result
+
+
+@cache
+def _validator(api_version: str, kind: str, release: str | None = None) -> Check | None:
+    schema = _load_schema(api_version, kind, release)
     if schema is None:
         return None
     return _Compiler(schema).compile(schema) or _accept
 
 
 @cache
-def _defaulter(api_version: str, kind: str) -> Callable[[Any], Any] | None:
-    schema = _load_schema(api_version, kind)
+def _defaulter(api_version: str, kind: str, release: str | None = None) -> Callable[[Any], Any] | None:
+    schema = _load_schema(api_version, kind, release)
     if schema is None:
         return None
     return _DefaulterBuilder(schema).build(schema)
 
 
 @cache
-def _sharing_defaulter(api_version: str, kind: str) -> Callable[[Any], Any] | None:
-    schema = _load_schema(api_version, kind)
+def _sharing_defaulter(api_version: str, kind: str, release: str | None = None) -> Callable[[Any], Any] | None:
+    schema = _load_schema(api_version, kind, release)
     if schema is None:
         return None
     return _DefaulterBuilder(schema, share=True).build(schema)

@@ -9,7 +9,7 @@ not decode, a duplicate or an unreadable input stops here with a located error (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -37,7 +37,6 @@ from kqctl.volcano.api.models import (
     Pod,
     PodGroup,
     Queue,
-    scoring_request,
 )
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, is_scalar_resource_name
 from kqctl.volcano.api.snapshot import Snapshot
@@ -143,28 +142,36 @@ def _conf(configmaps: list[LoadedObject], conf_file: ConfSource | None) -> Sched
         raise _located(obj, path, f"the ConfigMap has no string key {SCHEDULER_CONF_KEY}, so the scheduler has "
                        "no configuration to load")
     where = f"ConfigMap {obj.namespace}/{obj.name}"
-    return conf_from_text(text, where, obj.origin.file, obj.line_of(path), refuse_errors=True)
+    # The key's line is looked up only for an error: finding it composes the input's whole YAML stream.
+    return conf_from_text(text, where, obj.origin.file, lambda: obj.line_of(path), refuse_errors=True)
 
 
-def conf_from_text(text: str, source: str, file: str, line: int, refuse_errors: bool = False) -> SchedulerConf:
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def conf_from_text(text: str, source: str, file: str, line: int | Callable[[], int],
+                   refuse_errors: bool = False) -> SchedulerConf:
     """A ``volcano-scheduler.conf`` text; YAML or type errors are located errors (exit 3), and with
-    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict)."""
+    ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict). ``line`` is
+    where the text starts, or how to find it."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader, libyaml's when there is one
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
+        line = line() if callable(line) else line
         at = line + (mark.line if mark is not None else 0)
         raise InputError(file, f"{source}: volcano-scheduler.conf is not valid YAML: "
                          f"{getattr(exc, 'problem', None) or exc}", line=at) from None
     try:
         conf = parse_conf(data, source)
     except ModelError as exc:
-        raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line) from None
+        raise InputError(file, f"{source}: volcano-scheduler.conf: {exc}", line=line() if callable(line) else line) \
+            from None
     if refuse_errors and conf.errors:
         problem = conf.errors[0]
         hint = f" ({problem.hint})" if problem.hint else ""
         raise InputError(file, f"{source}: volcano-scheduler.conf: {problem.message}{hint}: Volcano refuses this "
-                         "configuration (kqctl validate shows every problem)", line=line)
+                         "configuration (kqctl validate shows every problem)", line=line() if callable(line) else line)
     return conf
 
 
@@ -234,9 +241,25 @@ def pod_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]
     return result
 
 
-def _containers(pod_spec: Mapping[str, Any]) -> int:
-    containers = pod_spec.get("containers")
-    return len(containers) if isinstance(containers, list) else 1
+# kube-scheduler's defaults for a container that requests no cpu or no memory (``schedutil.DefaultMilliCPURequest``,
+# ``DefaultMemoryRequest``): its node scorers count them so that such pods still weigh something.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+
+def scoring_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]] | None = None) -> tuple[int, int]:
+    """VC-SCORE-1: the non-zero cpu and memory requests kube-scheduler's NodeResourcesFit scores with
+    (``PodRequests`` with ``NonMissingContainerRequests``): every container, init containers included, that
+    does not name cpu (memory) counts 100m (200Mi); one that names 0 counts 0."""
+    from kqctl.k8s.pods import adjust
+
+    limits = summarize_limit_ranges(limit_items) if limit_items else None
+    pod = adjust(read_pod_resources(pod_spec), limits)
+    for container in [*pod.init_containers, *pod.containers]:
+        container.requests.setdefault(CPU, DEFAULT_MILLI_CPU_REQUEST)
+        container.requests.setdefault(MEMORY, DEFAULT_MEMORY_REQUEST)
+    requests = pod_requests(pod)
+    return requests.get(CPU, 0), requests.get(MEMORY, 0)
 
 
 def _pod(obj: LoadedObject, snapshot: Snapshot, limits: Mapping[str, list[Mapping[str, Any]]]) -> Pod:
@@ -268,7 +291,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         phase=status.string("phase") or "Pending",
         deleting=meta.has("deletionTimestamp"),
         request=request,
-        score_request=scoring_request(request, _containers(spec.obj)),
+        score_request=scoring_request(spec.obj, limit_items),
         priority=_task_priority(spec, annotations, snapshot),
         preemptable=_preemptable(annotations, labels),
         preempt_never=policy == "Never",
@@ -559,6 +582,10 @@ def note_limitations(snapshot: Snapshot) -> None:
     capacity = conf.plugin("capacity")
     if capacity is not None and capacity.argument("ancestorReclaimLevel"):
         found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")
+    topology_aware = conf.configurations.get("preempt", {}).get("enableTopologyAwarePreemption")
+    if "preempt" in conf.actions and topology_aware in (True, "1", "t", "T", "true", "True", "TRUE"):
+        found.append("preempt's enableTopologyAwarePreemption is not simulated: kqctl preempts node by node, in "
+                     "node score order, as Volcano does without it")
     fields: dict[str, int] = {}
     for pod in snapshot.pods:
         if not pod.node_name and pod.scheduler_name == VOLCANO_SCHEDULER:

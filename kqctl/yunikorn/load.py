@@ -20,6 +20,7 @@ from kqctl.k8s.core import ModelError, parse_time
 from kqctl.k8s.pods import LimitRangeSummary, spec_requests, summarize_limit_ranges
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.validate.schema import validate_schema
 from kqctl.yunikorn import kinds
 from kqctl.yunikorn.api import configmap, names
 from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config, parse_config_node
@@ -77,7 +78,31 @@ def _usable(obj: LoadedObject) -> bool:
     errors = [f for f in obj.findings if f.severity.value == "error"]
     if errors:
         raise InputError(obj.origin.file, f"{obj.describe()}: {errors[0].message}", obj.origin.line)
+    if obj.kind in _READ_METADATA:
+        _refuse_untyped_metadata(obj)
     return obj.info is not None
+
+
+# The kinds whose labels and annotations YuniKorn reads (queue, application id, user, namespace limits, node labels).
+_READ_METADATA = ("Pod", "Node", "Namespace")
+
+
+def _refuse_untyped_metadata(obj: LoadedObject) -> None:
+    """A label or annotation value that is not a string (``queue: y`` read by YAML as a boolean) is refused by the
+    API server: the same located error ``kqctl validate`` gives (SCHEMA-TYPE), never a queue named ``root.true``."""
+    metadata = obj.body.get("metadata")
+    if not isinstance(metadata, dict):
+        return
+    for part in ("labels", "annotations"):
+        values = metadata.get(part)
+        if not isinstance(values, dict) or all(isinstance(v, str) for v in values.values()):
+            continue
+        findings = [f for f in validate_schema(obj.body, str(obj.body.get("apiVersion", "")), obj.kind)
+                    if f.severity.value == "error" and f.path[:2] == ("metadata", part)]
+        if findings:
+            first = findings[0]
+            raise InputError(obj.origin.file, f"{obj.describe()}: {first.rule_id}: {first.message} (kqctl validate "
+                             "shows every problem)", obj.line_of(first.path), obj.origin.index)
 
 
 def config_source(objects: list[LoadedObject]) -> ConfigSource:

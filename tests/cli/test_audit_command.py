@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 from support import KUEUE_CONFORMANCE, REPO, Run
-
-from kqctl.kueue.render import audit as render_audit
 
 Kq = Callable[..., Run]
 Write = Callable[[str, "str | bytes"], str]
@@ -36,7 +33,7 @@ def one_snapshot_per_suite() -> list[str]:
 def test_every_sample_audits_with_exit_0(kqctl: Kq, name: str) -> None:
     run = kqctl("audit", "-R", sample(name))
     assert run.code == 0, run.err
-    assert run.out.startswith("NODE ") and "ClusterQueue(s)" in run.out
+    assert run.out.startswith("COHORT/CLUSTERQUEUE ") and "ClusterQueue(s)" in run.out
 
 
 @pytest.mark.parametrize("name", SAMPLES)
@@ -95,36 +92,6 @@ def test_findings_appear_in_every_format(kqctl: Kq) -> None:
     table = kqctl("audit", *paths)
     assert table.code == 0 and "warning AUDIT-NEVER-FITS Workload/payments/job-too-big-5a6b7" in table.out
     assert "`AUDIT-NAMESPACE-NOT-ADMITTED` `Namespace/sandbox`" in kqctl("audit", *paths, "-o", "markdown").out
-
-
-def test_svg_plot_is_written_and_well_formed(kqctl: Kq, tmp_path: Path) -> None:
-    target = tmp_path / "quota.svg"
-    run = kqctl("audit", HIERARCHICAL, "-o", "json", "--plot", str(target))
-    assert run.code == 0, run.err
-    root = ET.fromstring(target.read_text())
-    assert root.tag == "{http://www.w3.org/2000/svg}svg"
-    text = target.read_text()
-    assert "data-training · default-flavor" in text and ">memory<" in text and ">borrowed<" in text
-
-
-def test_svg_plot_is_byte_identical_across_runs(kqctl: Kq, tmp_path: Path) -> None:
-    first, second = tmp_path / "a.svg", tmp_path / "b.svg"
-    kqctl("audit", HIERARCHICAL, "-o", "json", "--plot", str(first))
-    kqctl("audit", HIERARCHICAL, "-o", "json", "--plot", str(second))
-    assert first.read_bytes() == second.read_bytes()
-
-
-def test_png_without_matplotlib_is_a_usage_error_naming_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    # In-process: the test extra installs matplotlib, so its absence is what we fake here.
-    monkeypatch.setattr(render_audit, "_has_matplotlib", lambda: False)
-    with pytest.raises(render_audit.PlotError, match=r"pip install 'kqctl\[plot\]'"):
-        render_audit.check_plot_path("quota.png")
-
-
-def test_png_with_matplotlib_is_written(kqctl: Kq, tmp_path: Path) -> None:
-    target = tmp_path / "quota.png"
-    assert kqctl("audit", HIERARCHICAL, "--plot", str(target)).code == 0
-    assert target.read_bytes().startswith(b"\x89PNG")
 
 
 def test_plot_with_another_suffix_is_a_usage_error(kqctl: Kq, tmp_path: Path) -> None:
@@ -186,13 +153,14 @@ def test_huge_requests_read_the_same_in_human_units_in_validate_audit_and_explai
 def test_audit_wide_adds_cohort_status_and_local_queue_names(kqctl: Kq) -> None:
     narrow = kqctl("audit", "samples/cohort-borrowing").out
     wide = kqctl("audit", "samples/cohort-borrowing", "-o", "wide").out
-    assert "LOCALQUEUE NAMES" not in narrow and "COHORT" not in narrow
+    queue_header = next(line for line in narrow.splitlines() if line.startswith("CLUSTERQUEUE "))
+    assert "LOCALQUEUE NAMES" not in narrow and "COHORT" not in queue_header
     assert "LOCALQUEUE NAMES" in wide and "team-a/team-a-queue" in wide and "research" in wide
 
 
 def test_audit_sort_by_orders_the_clusterqueue_table_or_the_findings(kqctl: Kq) -> None:
-    by_pending = kqctl("audit", "samples/cohort-borrowing", "--sort-by", "pending").out
-    rows = [line.split()[0] for line in by_pending.split("CLUSTERQUEUE", 1)[1].splitlines()[1:3]]
+    by_pending = kqctl("audit", "samples/cohort-borrowing", "--sort-by", "pending-workloads").out
+    rows = [line.split()[0] for line in by_pending.split("\nCLUSTERQUEUE ", 1)[1].splitlines()[1:3]]
     assert rows == ["team-b", "team-a"]  # 1 pending, then 2
     bad = kqctl("audit", "samples/cohort-borrowing", "--sort-by", "nope")
     assert bad.code == 2 and "choose one of:" in bad.err and "rule" in bad.err
@@ -208,3 +176,56 @@ def test_audit_limits_findings_and_summarises_the_rest_by_rule(kqctl: Kq, tmp_pa
     assert "... 130 more findings not shown (AUDIT-NEVER-FITS 130; first 20 of 150;" in limited
     assert kqctl("audit", str(tmp_path), "--show-all").out.count("AUDIT-NEVER-FITS Workload/") == 150
     assert len(json.loads(kqctl("audit", str(tmp_path), "--limit", "20", "-o", "json").out)["findings"]) == 150
+
+
+# --- what the table says (issue 18) -----------------------------------------------------------------------------
+
+
+def test_cohort_rows_show_the_base_util_divides_by(kqctl: Kq) -> None:
+    out = kqctl("audit", HIERARCHICAL, "-o", "wide", env={"COLUMNS": "200"}).out  # SUBTREE QUOTA: -o wide
+    header = out.splitlines()[0].split()
+    assert header[:1] == ["COHORT/CLUSTERQUEUE"] and "NODE" not in header
+    company = next(line for line in out.splitlines() if line.startswith("company/")).split()
+    nominal, subtree, used, util = company[3], company[-4], company[-3], company[-1]
+    assert (nominal, subtree, used, util) == ("16", "72", "34", "47.2%")  # 34 / 72, not 34 / 16
+    assert "UTIL = USED / SUBTREE QUOTA" in out and "(their SUBTREE QUOTA minus LENDS).\n" in out  # piped: one line
+    default = kqctl("audit", HIERARCHICAL, env={"COLUMNS": "80"}, tty=True).out
+    assert "SUBTREE QUOTA" not in default.splitlines()[0] and "-o wide shows SUBTREE QUOTA and LENDS." in default
+    note = default.split("UTIL = ", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(note) > 1 and all(len(line) <= 80 for line in note)  # on a terminal, wrapped to it
+
+
+def test_cohort_usage_adds_up_from_what_members_use_beyond_what_they_keep(kqctl: Kq) -> None:
+    data = json.loads(kqctl("audit", sample("cohort-borrowing"), "-o", "json").out)
+    rows = {(n["name"], r["resource"]): r for n in data["nodes"] for r in n["resources"]}
+    keeps = {cq: int(rows[(cq, "cpu")]["subtreeQuota"]) - int(rows[(cq, "cpu")]["lendable"])
+             for cq in ("team-a", "team-b")}
+    beyond = sum(max(0, int(rows[(cq, "cpu")]["usage"]) - keeps[cq]) for cq in keeps)
+    assert int(rows[("research", "cpu")]["usage"]) == beyond == 3  # team-a 18 - 15 kept, team-b 4 - 5 kept
+    assert rows[("research", "cpu")]["utilisation"] == 0.15  # 3 of its subtree quota 20
+
+
+def test_pending_columns_say_they_count_workloads_and_are_in_json(kqctl: Kq) -> None:
+    out = kqctl("audit", sample("cohort-borrowing"), "-o", "wide").out
+    header = next(line for line in out.splitlines() if line.startswith("CLUSTERQUEUE "))
+    assert "ADMITTED WORKLOADS" in header and "PENDING WORKLOADS" in header and "PENDING DEMAND" in header
+    team_a = next(line for line in out.splitlines() if line.startswith("team-a "))
+    nodes = {n["name"]: n for n in json.loads(kqctl("audit", sample("cohort-borrowing"), "-o", "json").out)["nodes"]}
+    admitted, pending = str(nodes["team-a"]["admittedWorkloads"]), str(nodes["team-a"]["pendingWorkloads"])
+    assert team_a.split()[3:6] == ["1", admitted, pending]  # after COHORT and STATUS
+    # The default view (80 columns) says both counts in one cell, in words
+    narrow = kqctl("audit", sample("cohort-borrowing")).out
+    assert "WORKLOADS" in next(line for line in narrow.splitlines() if line.startswith("CLUSTERQUEUE "))
+    assert f"   1   {admitted} admitted, {pending} pending   " in narrow
+    markdown = kqctl("audit", sample("cohort-borrowing"), "-o", "markdown").out
+    assert "| ClusterQueue | LocalQueues | Admitted workloads | Pending workloads | Pending demand |" in markdown
+
+
+def test_amounts_read_in_one_human_style(kqctl: Kq) -> None:
+    out = kqctl("audit", sample("single-clusterqueue")).out
+    assert "cpu 19.5, memory 45.6Gi" in out  # pending demand: three significant digits, never 46694Mi
+
+
+def test_an_input_without_queues_says_so_instead_of_an_empty_table(kqctl: Kq) -> None:
+    out = kqctl("audit", sample("submit-jobs")).out
+    assert out.startswith("No ClusterQueue or Cohort in the input") and "COHORT/CLUSTERQUEUE" not in out

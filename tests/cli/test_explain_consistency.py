@@ -42,7 +42,7 @@ def test_every_suggestion_has_its_amounts(kqctl: Kq) -> None:
     out = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", *NOW).out
     suggestions = out.split("What would make it fit", 1)[1].splitlines()[1:]
     assert suggestions and all(re.search(r"\d", line) for line in suggestions), suggestions
-    assert "freeing" in out and "cpu by 10, memory by 40Gi" in out
+    assert "freeing" in out and "cpu by 10 (to 30), memory by 40Gi (to 120Gi)" in out
 
 
 def test_preempt_is_not_offered_when_every_policy_is_never(kqctl: Kq) -> None:
@@ -127,14 +127,17 @@ def test_explain_of_every_pending_workload_describes_one_steady_state(kqctl: Kq,
             assert re.search(r"create LocalQueue|point LocalQueue|stopPolicy: None|existing LocalQueue", fixes), fixes
 
 
-def test_headline_arithmetic_and_suggestion_name_the_same_shortfall(kqctl: Kq) -> None:
+def test_headline_and_arithmetic_name_the_same_shortfall_and_a_smaller_raise_says_why(kqctl: Kq) -> None:
     # single-clusterqueue: hyperparam-sweep is admitted with 4 of its 8 pods before train-resnet is tried again,
     # so in the steady state train-resnet lacks 6 cpu and 600Mi, not the 2 cpu of an earlier attempt.
     run = kqctl("explain", "default/job-train-resnet-5d0e7", "samples/single-clusterqueue", *NOW, "--no-estimate")
     headline = run.out.splitlines()[2]
     assert "cpu in flavor default-flavor, 6 more needed" in headline and "600Mi more needed" in headline
     assert "2 more needed" not in run.out
-    assert "cpu by 6, memory by 600Mi" in run.out
+    # Written into the ClusterQueue and simulated from the start, 2 more cpu get it in before hyperparam-sweep takes
+    # the rest: the suggestion is that smaller raise, and says why it is below the shortfall.
+    assert ("cpu by 2 (to 11) (less than the cpu and memory it lacks in the steady state: with the raise in the "
+            "manifests it is admitted before the workloads that take that quota now)") in run.out
 
 
 def test_a_missing_local_queue_is_named_with_the_change_that_gets_it_in(kqctl: Kq) -> None:
@@ -171,3 +174,57 @@ def test_explain_selector_in_an_empty_namespace_notes_it_on_stderr_only(
     assert run.code == 0, run.err
     assert all(note in run.err for note in notes), run.err
     assert run.out == ("" if output == "table" else "[]\n")
+
+
+def test_explain_headline_is_simulates_verdict_for_a_workload_preempted_out_of_the_gpu_it_borrowed(kqctl: Kq) -> None:
+    # spot-gpu: its last attempt resumed the cpu/memory scan at spot (FA-4) and never reached the GPU group; the
+    # answer both commands give is its next attempt's: the GPU group.
+    key = "recsys-inference/job-llm-distill-e25d8"
+    simulated = _workloads(kqctl, "spot-gpu")[key]
+    explained = json.loads(kqctl("explain", key, "samples/spot-gpu", *NOW, "-o", "json").out)["steadyState"]
+    assert (explained["reason"], explained["message"]) == (simulated["reason"], simulated["message"])
+    assert "flavor t4 doesn't match node affinity" in simulated["message"]
+    assert simulated["missing"] == explained["missing"] == {"a100/nvidia.com/gpu": "4"}
+
+
+def test_a_preemption_allowed_but_not_made_says_why(kqctl: Kq) -> None:
+    # replay: reclaiming team-a's borrowed quota would leave finetune-llama still borrowing, and team-b has no
+    # borrowWithinCohort: Kueue makes no preemption (PRE-8). The estimate does not say "it fits now".
+    run = kqctl("explain", "team-b/job-finetune-llama-cb6db", "samples/replay", "--now", "2026-09-14T09:00:00Z")
+    assert "Steady state: Inadmissible" in run.out and "it fits now" not in run.out
+    assert ("none is preempted: with the 2 allowed candidates gone it would still have to borrow (cpu 24 of nominal "
+            "16 in flavor default, memory 96Gi of nominal 64Gi in flavor default), and Kueue preempts in the cohort "
+            "for a workload that borrows only under borrowWithinCohort (unset on ClusterQueue team-b)") in run.out
+
+
+def test_a_workload_that_ends_preempted_gets_a_reason_and_a_wait_estimate(kqctl: Kq) -> None:
+    run = kqctl("explain", "fraud-research/job-ablation-dropout-0a1b2", "samples/preemption", *NOW)
+    steady = run.out.splitlines()[1]
+    assert "Steady state: Preempted (inadmissible)" in steady and steady.endswith("— WaitingForQuota")
+    assert "Wait estimate: at the current rate this workload is admitted in about" in run.out
+
+
+def test_a_quota_suggestion_written_into_the_cluster_queue_gets_the_workload_in(kqctl: Kq) -> None:
+    # fair-sharing: the smallest raise in the units the ClusterQueue is written in (whole cores, Gi), checked by
+    # simulating the changed manifests from the start; a raise one unit smaller on either resource is not enough.
+    key = "bi/job-exec-dashboard-6d2c0"
+    out = kqctl("explain", key, "samples/fair-sharing", *NOW, "--no-estimate").out
+    assert "raise nominalQuota in flavor default-flavor of ClusterQueue bi-dashboards: cpu by 2 (to 12), memory by " \
+           "5Gi (to 45Gi)" in out
+    quota = "clusterqueue/bi-dashboards.flavor.default-flavor.{}.nominalQuota={}"
+    for cpu, memory, admitted in (("12", "45Gi", True), ("11", "45Gi", False), ("12", "44Gi", False)):
+        data = json.loads(kqctl("simulate", "samples/fair-sharing", *NOW, "-o", "json", "--set",
+                                quota.format("cpu", cpu), "--set", quota.format("memory", memory)).out)
+        assert (data["workloads"][key]["admission"] is not None) == admitted, (cpu, memory)
+
+
+@pytest.mark.parametrize("resource, nominal, step", [
+    ("cpu", 10_000, 1000), ("cpu", 10_500, 100), ("cpu", 0, 1000), ("cpu", 1, 1),
+    ("memory", 40 * 1024**3, 1024**3), ("memory", 1536 * 1024**2, 1024**2), ("memory", 1000, 1),
+    ("nvidia.com/gpu", 8, 1), ("pods", 10, 1),
+])
+def test_quota_suggestions_are_searched_in_the_units_the_quota_is_written_in(resource: str, nominal: int,
+                                                                             step: int) -> None:
+    from kqctl.kueue.engine.explain import quota_step
+
+    assert quota_step(resource, nominal) == step

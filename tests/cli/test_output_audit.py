@@ -12,7 +12,7 @@ Kq = Callable[..., Run]
 
 def test_quota_tree_rows_are_one_line_each_even_at_80_columns(kqctl: Kq) -> None:
     out = kqctl("audit", "samples/hierarchical-cohorts", env={"COLUMNS": "80"}, tty=True).out.splitlines()
-    rows = out[1:out.index("")]
+    rows = out[1:next(i for i, line in enumerate(out) if line.startswith("UTIL = "))]
     assert all(len(row.split()) >= 5 and len(row) <= 80 for row in rows)  # nothing folded onto a second line
     assert rows[3].startswith("│  ") and "memory" in rows[3]  # a node's second row keeps the tree line
 

@@ -34,7 +34,8 @@ def test_partial_admission_shows_how_many_pods_got_in(kqctl: Kq) -> None:
 
 def test_memory_is_shown_in_human_units_in_tables(kqctl: Kq) -> None:
     out = kqctl("simulate", SINGLE, *NOW).out
-    assert "12888Mi" in out and "13514047488" not in out
+    # 12888Mi in the largest binary unit with three significant digits (issue 18), never raw bytes
+    assert "12.6Gi" in out and "12888Mi" not in out and "13514047488" not in out
 
 
 def test_wide_adds_localqueue_priority_and_cycle(kqctl: Kq) -> None:

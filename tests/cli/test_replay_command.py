@@ -84,7 +84,7 @@ def test_plot_writes_charts_into_a_directory(kqctl: Kqctl, tmp_path: Path) -> No
     assert result.code == 0, result.err
     names = sorted(p.name for p in (tmp_path / "charts").iterdir())
     assert {"usage-clusterqueues.svg", "usage-cohorts.svg", "time-to-admission.svg"} <= set(names)
-    assert (tmp_path / "charts" / "usage-cohorts.svg").read_text().startswith("<svg")
+    assert "<svg" in (tmp_path / "charts" / "usage-cohorts.svg").read_text()
     assert "wrote" in result.err and yaml.safe_load(result.out)["workloads"]
 
 

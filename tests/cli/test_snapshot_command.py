@@ -49,7 +49,8 @@ def test_save_writes_a_yaml_snapshot_that_loads(kubeconfig: str, server: FakeApi
     assert run.code == 0, run.err
     assert run.out == ""
     assert run.err.startswith("kqctl: saved 23 objects (Namespace 3, PriorityClass 1, LimitRange 1, ")
-    assert f"from context fake ({server.url}), Kueue API v1beta2, to {path}" in run.err
+    assert (f"from context fake ({server.url}) for Kueue (APIs v1, scheduling.k8s.io/v1, kueue.x-k8s.io/v1beta2, "
+            f"batch/v1) to {path}") in run.err
     body = yaml.safe_load(path.read_text())
     assert (body["apiVersion"], body["kind"]) == ("v1", "List")
     assert body["metadata"]["annotations"]["kqctl.dev/kueue-version"] == "v1beta2"
@@ -129,8 +130,10 @@ def test_without_scheduler_a_volcano_cluster_is_read_for_volcano(kubeconfig: str
     path = tmp_path / "snap.yaml"
     run = save(kubeconfig, str(path))
     assert run.code == 0, run.err
-    assert "Volcano API v1beta1" in run.err
-    assert "kqctl.dev/volcano-version" in yaml.safe_load(path.read_text())["metadata"]["annotations"]
+    assert "for Volcano (APIs v1, scheduling.k8s.io/v1, scheduling.volcano.sh/v1beta1, batch.volcano.sh/v1alpha1)" \
+        in run.err
+    annotations = yaml.safe_load(path.read_text())["metadata"]["annotations"]
+    assert annotations["kqctl.dev/scheduler"] == "volcano" and "kqctl.dev/volcano-version" in annotations
 
 
 def test_without_scheduler_a_cluster_serving_kueue_and_volcano_needs_one_named(kubeconfig: str, fake: FakeCluster,

@@ -137,6 +137,7 @@ def test_json_output_follows_the_documents_contract() -> None:
         "documents": 3,
         "valid": 2,
         "invalid": 1,
+        "skipped": 0,
         "errors": 1,
         "warnings": 1,
         "infos": 1,

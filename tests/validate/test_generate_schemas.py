@@ -83,6 +83,27 @@ def test_committed_schemas_match_a_fresh_generation(generated: Path) -> None:
         assert same, f"schemas/{name} is stale: run python scripts/generate_schemas.py"
 
 
+def test_committed_release_patches_match_a_fresh_generation(tmp_path: Path) -> None:
+    # The released versions (validate --kueue-version, --volcano-version): upstream/<scheduler>-releases/<tag>.diff
+    # applied to the reference CRDs with git apply, then written as JSON patches against the reference schemas.
+    written = _load_generator().generate_releases(tmp_path)
+    assert sorted(p.name for p in written) == sorted(p.name for p in (COMMITTED / "releases").glob("*.json"))
+    for path in written:
+        assert path.read_bytes() == (COMMITTED / "releases" / path.name).read_bytes(), \
+            f"schemas/releases/{path.name} is stale: run python scripts/generate_schemas.py"
+
+
+def test_a_json_patch_turns_the_old_value_into_the_new() -> None:
+    from kqctl.validate.schema import apply_json_patch
+
+    generator = _load_generator()
+    old = {"a": [1, {"b": 2, "c/d": 3}], "e": {"f": 1}, "gone": True}
+    new = {"a": [1, {"b": 5, "c/d": 3, "x": [1]}], "e": {"f": 1}, "added": {"y": 1}}
+    ops = generator.json_patch(old, new)
+    assert apply_json_patch(old, ops) == new and old["a"][1]["b"] == 2  # the old value is not changed
+    assert generator.json_patch(old, old) == []
+
+
 @pytest.fixture()
 def small_crd_dir(tmp_path: Path) -> Path:
     """One small CRD, for the tests that only exercise the generator's plumbing."""

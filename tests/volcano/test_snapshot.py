@@ -56,7 +56,7 @@ def test_save_reads_volcano_paginated_and_only_its_configmap(kubeconfig: str, fa
     out = tmp_path / "snap.yaml"
     run = run_kqctl("snapshot", "save", "-o", str(out), "--scheduler", "volcano", "--kubeconfig", kubeconfig)
     assert run.code == 0, run.err
-    assert "Volcano API v1beta1" in run.err
+    assert "for Volcano (APIs " in run.err and "scheduling.volcano.sh/v1beta1" in run.err
     snapshot = yaml.safe_load(out.read_text(encoding="utf-8"))
     kinds = [item["kind"] for item in snapshot["items"]]
     assert kinds.count("Node") == 3 and kinds.count("Pod") == 3 and kinds.count("ConfigMap") == 1

@@ -44,7 +44,8 @@ def test_g2_explain_prints_limits_in_human_units_and_verifies_raising_them(tmp_p
     [limit] = data["userLimits"]["limits"]
     assert (limit["kind"], limit["name"], limit["maxResources"]) == (kind, name, {"memory": 4 * 2**30, "vcore": 1000})
     [suggestion] = [s for s in data["suggestions"] if "maxresources" in s["change"]]
-    assert suggestion["change"] == f"raise the maxresources of {kind} {name}'s limit one-core on root.a to vcore 2"
+    assert suggestion["change"] == (f"raise the maxresources of {kind} {name}'s limit one-core on root.a to vcore 2 "
+                                    "(root.a vcore: it allows 1)")
     assert suggestion["verified"] and suggestion["outcome"] == "Allocated"
 
 

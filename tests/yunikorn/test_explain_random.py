@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -34,11 +35,12 @@ def test_explain_every_pod(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(1, 60, 3))
-def test_queue_reports_audit_and_convert_on_random_clusters(seed: int) -> None:
+def test_queue_reports_audit_and_convert_on_random_clusters(seed: int, tmp_path: Path) -> None:
+    from kqctl.render.charts import write_chart
     from kqctl.yunikorn.engine.audit import audit
     from kqctl.yunikorn.engine.partition import build_partition
     from kqctl.yunikorn.engine.priority import queue_report
-    from kqctl.yunikorn.render.audit import render_audit, svg_chart
+    from kqctl.yunikorn.render.audit import quota_chart, render_audit, types_of
     from kqctl.yunikorn.render.explain import render_queue
 
     snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
@@ -50,7 +52,9 @@ def test_queue_reports_audit_and_convert_on_random_clusters(seed: int) -> None:
     report = audit(copy.deepcopy(snapshot))
     for fmt in ("table", "json", "markdown"):
         render_audit(report, fmt, io.StringIO())
-    assert svg_chart(report).startswith("<svg")
+    chart = quota_chart(report)
+    write_chart(chart, tmp_path / "quota.svg")
+    assert "<svg" in (tmp_path / "quota.svg").read_text() and len(chart.panels) == len(types_of(report))
     from kqctl.yunikorn.convert import to_kueue
 
     assert snapshot.config.parsed.config is not None

@@ -72,3 +72,25 @@ def test_an_unbuildable_rule_rejects_every_application() -> None:
     rules = "    placementrules:\n      - name: namespace\n"
     placed = _placed(_config(rules, CHILDREN), pod("p", "batch", "app"))
     assert placed["p"] == ("", "Rejected")
+
+
+# YK-V21: yunikorn-core placement/rule.go newRule matches a rule name lower-cased (normalise) against user, fixed,
+# provided, tag (test, recovery); the validator (configvalidator.go checkPlacementRule) checks only that the name is
+# an identifier. So Provided is provided, and PrimaryGroup is accepted by YuniKorn's webhook but builds no rule set.
+@pytest.mark.parametrize("name", ["Provided", "PROVIDED", "provided"])
+def test_v21_rule_names_are_matched_in_any_case(name: str) -> None:
+    rules = f"    placementrules:\n      - name: {name}\n"
+    assert _placed(_config(rules, CHILDREN), pod("p", "batch", "app"))["p"] == ("root.batch", "Allocated")
+
+
+def test_v21_primary_group_is_accepted_by_yunikorn_as_a_warning_and_rejects_every_application() -> None:
+    from kqctl.yunikorn.validate.checks import check_config_text
+
+    rules = "    placementrules:\n      - name: PrimaryGroup\n        create: true\n      - name: provided\n"
+    config = _config(rules, CHILDREN)
+    check = check_config_text(config)
+    assert check.effective is not None and check.effective["validateConf"] == {"allowed": True, "reason": None}
+    assert [(f.rule_id, f.severity.value) for f in check.findings] == [("YK-V21", "warning")]
+    assert check.findings[0].message == "unknown rule name specified PrimaryGroup, failing placement rule config"
+    assert check.findings[0].hint is not None and "rejects every application" in check.findings[0].hint
+    assert _placed(config, pod("p", "batch", "app"))["p"] == ("", "Rejected")  # at start-up: no rules at all

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from support import run_kqctl
 from yunikorn_build import NOW, configmap, node, pod, snapshot, text
 
+from kqctl.yunikorn.engine.preemption import SCORE_NO_PREEMPT, SCORE_ORIGINATOR, SCORE_UNFIT, solution_score
 from kqctl.yunikorn.engine.simulation import simulate
 
 CONFIG = """partitions:
@@ -115,3 +117,74 @@ def test_e2_a_preemption_takes_victims_only_while_their_total_stays_below_the_as
         assert f"exceeds the ask in one resource type (here {passed})" in pods["want"].reason
     else:
         assert "YK-E2" not in pods["want"].reason
+
+
+# YK-PREEMPT-NODE: yunikorn-core (be3bb487) preemption.go tryNodes asks the shim about every candidate node and
+# checkPreemptionPredicates keeps the solution with the lowest predicates.go getSolutionScore: a victim up to the fit
+# index that is its application's originator costs 1<<33, one that opted out of preemption 1<<34, then the index + 1.
+def _victim(originator: bool = False, allow: bool = True) -> SimpleNamespace:
+    return SimpleNamespace(originator=originator, pod=SimpleNamespace(allow_preempt_self=allow))
+
+
+@pytest.mark.parametrize(("index", "victims", "score"), [
+    (-1, [_victim()], 0),  # the ask fits without a victim
+    (0, [_victim(), _victim(originator=True)], 1),  # only the victims up to the index count
+    (1, [_victim(), _victim(originator=True)], SCORE_ORIGINATOR + 2),
+    (0, [_victim(allow=False)], SCORE_NO_PREEMPT + 1),
+    (0, [_victim(originator=True, allow=False)], SCORE_NO_PREEMPT + SCORE_ORIGINATOR + 1),
+    (-1, None, SCORE_UNFIT),  # a node without potential victims: kept only when nothing else works
+    (2, [_victim()], SCORE_UNFIT),
+])
+def test_yk_preempt_node_solution_score(index: int, victims: list | None, score: int) -> None:  # type: ignore[type-arg]
+    assert solution_score(index, victims) == score  # type: ignore[arg-type]
+
+
+TWO_NODES = [node("n1", cpu="2", memory="4Gi"), node("n2", cpu="2", memory="4Gi")]
+
+
+def _states(*pods: dict) -> dict[str, tuple[str, str]]:  # type: ignore[type-arg]
+    result = simulate(snapshot(CONFIG, *TWO_NODES, *pods))
+    return {p.name: (p.state, p.node) for p in result.pods}
+
+
+def test_yk_preempt_node_spares_an_originator_when_another_node_frees_as_much() -> None:
+    # the application's first pod (its originator) runs on n1, its second on n2: one victim makes room on either
+    # node; kqctl used to take n1 (lowest index, then the name) and evict the originator
+    states = _states(pod("first", "root.best-effort", "hogs", cpu="2", node_name="n1", age=timedelta(hours=2)),
+                     pod("second", "root.best-effort", "hogs", cpu="2", node_name="n2", age=timedelta(hours=1)),
+                     pod("want", "root.guaranteed", "w", cpu="2"))
+    assert states["second"][0] == "Preempted" and states["first"] == ("Running", "n1")
+    assert states["want"] == ("Allocated", "n2")
+
+
+def test_yk_preempt_node_prefers_more_victims_to_one_that_opted_out() -> None:
+    opted_out = {"yunikorn.apache.org/allow-preemption": "false"}
+    states = _states(pod("origin", "root.best-effort", "hogs", cpu="100m", memory="64Mi", node_name="n2",
+                         age=timedelta(hours=3)),
+                     pod("keep", "root.best-effort", "hogs", cpu="1900m", node_name="n1", age=timedelta(hours=2),
+                         annotations=opted_out),
+                     *[pod(f"small-{i}", "root.best-effort", "hogs", cpu="900m", memory="512Mi", node_name="n2",
+                           age=timedelta(hours=1, minutes=-i)) for i in range(2)],
+                     pod("want", "root.guaranteed", "w", cpu="1800m", memory="2Gi"))
+    assert states["keep"] == ("Running", "n1") and states["origin"] == ("Running", "n2")
+    assert states["small-0"][0] == states["small-1"][0] == "Preempted"
+    assert states["want"] == ("Allocated", "n2")
+
+
+def test_yk_preempt_an_ask_holding_a_reservation_preempts_when_every_node_is_reserved() -> None:
+    # yunikorn-core Application.tryAllocate: with every node reserved the iterator over unreserved nodes is empty (not
+    # nil), tryNodes finds nothing and tryPreemption(nodesTried=true) runs; the ask's own reserved node is a candidate
+    # (Preemptor.initWorkingState skips only nodes reserved for other asks). kqctl used to leave it pending.
+    config = CONFIG.replace("          - name: guaranteed\n",
+                            "          - name: urgent\n            properties: {priority.offset: \"100\"}\n"
+                            "          - name: guaranteed\n")
+    hogs = [pod(f"hog-{i}", "root.best-effort", "hogs", cpu="2", node_name=f"n{i}", age=timedelta(hours=3 - i))
+            for i in (1, 2)]
+    result = simulate(snapshot(config, node("n1", cpu="3", memory="4Gi"), node("n2", cpu="3", memory="4Gi"), *hogs,
+                               pod("urgent", "root.urgent", "u", cpu="2", preemptionPolicy="Never"),
+                               pod("want", "root.guaranteed", "w", cpu="2")))
+    assert [(e.kind, e.pod, e.node) for e in result.events] == [
+        ("reserved", "default/urgent", "n1"), ("reserved", "default/want", "n2"),  # now every node is reserved
+        ("preempted", "default/want", "n2"), ("allocated-reserved", "default/want", "n2")]
+    states = {p.name: (p.state, p.node) for p in result.pods}
+    assert states["hog-2"][0] == "Preempted" and states["urgent"][0] == "Pending"

@@ -21,6 +21,7 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.quota import QuotaNode, available, lendable_from_tree, potential
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
+from kqctl.kueue.engine.verdict import never_reasons
 from kqctl.kueue.engine.workloads import PodSetInfo, WorkloadInfo
 
 NodeKind = Literal["ClusterQueue", "Cohort"]
@@ -348,7 +349,7 @@ def _unusable_lone_queue(state: ClusterQueueState) -> Iterator[AuditFinding]:
     """A ClusterQueue without a cohort that admits nothing: all its quota is idle (one finding for all FRs)."""
     if admits(state):
         return
-    amounts = [f"{_amount(fr[1], v.nominal)} {_fr_text(fr)}" for fr, v in sorted(state.node.quotas.items())
+    amounts = [f"{_set_amount(fr[1], v.nominal)} {_fr_text(fr)}" for fr, v in sorted(state.node.quotas.items())
                if v.nominal > 0]
     if amounts:
         yield _finding(
@@ -364,7 +365,7 @@ def _unusable_tree_quota(cache: QuotaCache, root: QuotaNode, fr: FlavorResource)
     if pooled <= 0 or any(admits(q) for q in _users(cache, root, fr)):
         return
     holders = [n for n in _walk(root) if n.limits(fr).nominal > 0]
-    held = ", ".join(f"{n.name} {_amount(fr[1], n.limits(fr).nominal)}" for n in holders)
+    held = ", ".join(f"{n.name} {_set_amount(fr[1], n.limits(fr).nominal)}" for n in holders)
     yield _finding(
         UNUSABLE_QUOTA, _node_object(root),
         f"{_amount(fr[1], pooled)} of {_fr_text(fr)} in the cohort tree of {root.name} (nominalQuota: {held or 'none'})"
@@ -395,7 +396,15 @@ def _not_admitting_reason(state: ClusterQueueState) -> str:
 
 
 def _amount(resource: str, value: int) -> str:
-    """A quota-side value in human units (UNLIMITED is "unlimited")."""
+    """A quota-side value in human units (UNLIMITED is "unlimited"); the amounts these findings name are
+    computed (a private part, a pool, a maximum capacity), so cpu reads rounded (kqctl.k8s.units)."""
+    from kqctl.k8s.units import human_figure
+
+    return human_figure(resource, value)
+
+
+def _set_amount(resource: str, value: int) -> str:
+    """A nominalQuota as written: exact where that is short (kqctl.k8s.units)."""
     from kqctl.k8s.units import human
 
     return human(resource, value)
@@ -416,7 +425,7 @@ def _unusable_with_group(state: ClusterQueueState) -> Iterator[AuditFinding]:
 
 
 def _wasted_by_group(state: ClusterQueueState, flavor: str, zero: list[str], wasted: list[str]) -> AuditFinding:
-    amounts = ", ".join(f"{_amount(r, state.nominal((flavor, r)))} {r}" for r in wasted)
+    amounts = ", ".join(f"{_set_amount(r, state.nominal((flavor, r)))} {r}" for r in wasted)
     missing = " or ".join(zero)
     return _finding(
         UNUSABLE_QUOTA, _cq_object(state.name),
@@ -429,75 +438,19 @@ def _wasted_by_group(state: ClusterQueueState, flavor: str, zero: list[str], was
 
 
 def never_fits(context: _Context) -> Iterator[AuditFinding]:
-    """XO-5 and XO-9: a queued workload whose smallest shape exceeds the maximum capacity (Q-6) of
-    every flavor of a resource group, or that requests a resource its ClusterQueue does not cover."""
-    for name, state in sorted(context.cache.cluster_queues.items()):
-        for workload in context.queued(name):
-            reason = _never_fit_reason(context, state, workload)
-            if reason is not None:
-                yield _finding(
-                    NEVER_FITS, f"Workload/{workload.key}",
-                    f"can never be admitted in ClusterQueue {name}: {reason}",
-                    "shrink the workload, or raise nominalQuota/borrowingLimit (or add quota to the cohort)")
-
-
-def _smallest_requests(context: _Context, state: ClusterQueueState, pod_set: PodSetInfo) -> dict[str, int]:
-    """REQ-13: with partial admission a pod set may shrink to its minCount."""
-    if context.partial_admission() and pod_set.min_count is not None and pod_set.min_count < pod_set.count:
-        return _requests(state, pod_set, pod_set.min_count)
-    return _requests(state, pod_set)
-
-
-def _never_fit_reason(context: _Context, state: ClusterQueueState, workload: WorkloadInfo) -> str | None:
-    # FA-15: pod sets of one podSetGroupName share an assignment, so their requests add up.
-    groups: dict[str, dict[str, int]] = {}
-    names: dict[str, list[str]] = {}
-    for pod_set in workload.pod_sets:
-        summed = groups.setdefault(pod_set.group, {})
-        names.setdefault(pod_set.group, []).append(pod_set.name or str(pod_set.index))
-        for resource, value in _smallest_requests(context, state, pod_set).items():
-            summed[resource] = sat_add(summed.get(resource, 0), value)
-    for key, requests in groups.items():
-        reason = _requests_never_fit(context, state, {r: v for r, v in requests.items() if v > 0})
-        if reason is not None:
-            return f"pod set {', '.join(names[key])} {reason}"
-    return None
-
-
-def _requests_never_fit(context: _Context, state: ClusterQueueState, requests: Mapping[str, int]) -> str | None:
-    by_group: dict[int, dict[str, int]] = {}
-    for resource, value in sorted(requests.items()):
-        group = state.group_for(resource)
-        if group is None:
-            if context.ignore_undeclared():
-                continue
-            return f"requests {resource}, which no resource group of the ClusterQueue covers (XO-5)"
-        by_group.setdefault(state.model.resource_groups.index(group), {})[resource] = value
-    for index, wanted in sorted(by_group.items()):
-        reason = _group_never_fits(state, state.model.resource_groups[index].flavors, wanted)
-        if reason is not None:
-            return reason
-    return None
-
-
-def _group_never_fits(state: ClusterQueueState, flavors: tuple[str, ...], wanted: Mapping[str, int]) -> str | None:
-    """One flavor must hold every resource of the group (FA), within its maximum capacity (Q-6)."""
-    caps = {f: {r: potential(state.node, (f, r)) for r in wanted} for f in flavors}
-    if any(all(v <= caps[f][r] for r, v in wanted.items()) for f in flavors):
-        return None
-    for resource, value in wanted.items():
-        best = max((caps[f][resource] for f in flavors), default=0)
-        if value > best:
-            return (f"needs {_request(resource, value)} {resource}, more than any flavor can ever provide "
-                    f"({_amount(resource, best)} with everything borrowed)")
-    together = " and ".join(f"{_request(r, v)} {r}" for r, v in wanted.items())
-    return f"needs {together} on one flavor, and no flavor can ever provide them together"
-
-
-def _request(resource: str, value: int) -> str:
-    from kqctl.k8s.units import human_request
-
-    return human_request(resource, value)
+    """XO-5 and XO-9: a queued workload that can never be admitted, whatever finishes: simulate's own check
+    (verdict.never_reasons), on the workloads queued in the snapshot and past the checks before any flavor (CYC-4;
+    a namespace the ClusterQueue does not admit has its own finding)."""
+    sim = context.sim
+    queued = [(workload.key, state) for name, state in sorted(context.cache.cluster_queues.items())
+              for workload in context.queued(name) if sim.scheduler.nomination_failure(workload, name) is None]
+    never = never_reasons(sim, queued)
+    for key, state in queued:
+        if key in never:
+            yield _finding(
+                NEVER_FITS, f"Workload/{key}", f"can never be admitted in ClusterQueue {state.name}: {never[key]}",
+                "shrink the workload, or raise nominalQuota/borrowingLimit (or add quota to the cohort), or let it "
+                "use a flavor (tolerations, node selection)")
 
 
 # AUDIT-NO-BORROWING -----------------------------------------------------------------------------------

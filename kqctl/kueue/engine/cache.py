@@ -356,16 +356,23 @@ class QuotaCache:
         for queue in tree:
             for workload in queue.workloads.values():
                 self.add_usage(queue, workload.usage())
+        self.root_of(state).version += 1
         state.generation += 1
         return True
 
     def add_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
         for fr, value in usage.items():
             add_usage(state.node, fr, value)
+        self.root_of(state).version += 1
 
     def remove_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
         for fr, value in usage.items():
             remove_usage(state.node, fr, value)
+        self.root_of(state).version += 1
+
+    def tree_version(self, state: ClusterQueueState) -> int:
+        """How many times usage or quota changed in the ClusterQueue's quota tree (QuotaNode.version)."""
+        return self.root_of(state).version
 
 
 def _attach(child: QuotaNode, parent: QuotaNode) -> None:

@@ -91,6 +91,8 @@ class Scheduler:
     _pop_order: tuple[int, list[tuple[str, PendingQueue]]] | None = field(default=None, repr=False)
     _admissible: dict[tuple[str, str], tuple[object, NominationFailure | None]] = field(default_factory=dict,
                                                                                        repr=False)
+    # (ClusterQueue, namespace) -> _namespace_refusal's answer
+    _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
 
     # --- the cycle -----------------------------------------------------------------------------------
 
@@ -173,18 +175,13 @@ class Scheduler:
 
     def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> NominationFailure | None:
         """REQ-15: namespace, namespaceSelector, requests within limits, LimitRange bounds."""
-        snapshot = self.cache.snapshot
         namespace = workload.namespace
-        labels: dict[str, str] = {}
-        if snapshot.namespaces is not None:
-            found = snapshot.namespaces.get(namespace)
-            if found is None:
-                message = f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
-                return NominationFailure(MISCONFIGURED, message)
-            labels = dict(found.labels)
-        if not selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels)):
-            return NominationFailure(MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector",
-                                     NAMESPACE_MISMATCH)
+        memo_key = (cq.name, namespace)
+        if memo_key not in self._namespace_refusals:
+            self._namespace_refusals[memo_key] = self._namespace_refusal(namespace, cq)
+        refused = self._namespace_refusals[memo_key]
+        if refused is not None:
+            return refused
         errors: list[str] = []
         for pod_set in workload.pod_sets:
             errors.extend(requests_above_limits(pod_set.resources, f"spec.podSets[{pod_set.index}].template.spec"))
@@ -200,12 +197,30 @@ class Scheduler:
                                      f"resources didn't satisfy LimitRange constraints: {aggregate(errors)}")
         return None
 
+    def _namespace_refusal(self, namespace: str, cq: ClusterQueueState) -> NominationFailure | None:
+        """REQ-15: the namespace exists and the ClusterQueue's namespaceSelector admits it (the same for every
+        workload of the namespace, and fixed for a run: asked once per ClusterQueue and namespace)."""
+        snapshot = self.cache.snapshot
+        labels: dict[str, str] = {}
+        if snapshot.namespaces is not None:
+            found = snapshot.namespaces.get(namespace)
+            if found is None:
+                message = f'workload namespace "{namespace}" does not exist: namespaces "{namespace}" not found'
+                return NominationFailure(MISCONFIGURED, message)
+            labels = dict(found.labels)
+        if not selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels)):
+            return NominationFailure(MISCONFIGURED, "workload namespace doesn't match ClusterQueue selector",
+                                     NAMESPACE_MISMATCH)
+        return None
+
     def get_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                         nomination: dict[str, dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
         """CYC-5: full assignment; its victims; else the partial-admission reducer (REQ-14); then TAS-6."""
-        if workload.scan_memory is not None and self._memory_outdated(workload.scan_memory, workload, cq):
+        if workload.scan_memory is not None and self.memory_outdated(workload.scan_memory, workload, cq):
             workload.scan_memory = None
+        memory = workload.scan_memory
         assignment, targets = self._initial_assignments(workload, cq, nomination)
+        assignment.from_first_flavors = nomination is None and (memory is None or not memory.has_pending_flavors())
         if self._topology_aware:
             self._update_assignment_for_tas(workload, cq, assignment, targets)
         return assignment, targets
@@ -296,7 +311,7 @@ class Scheduler:
                 return assignment, targets
         return None
 
-    def _memory_outdated(self, memory: ScanMemory, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+    def memory_outdated(self, memory: ScanMemory, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
         """FA-4: a changed shape, or an old memory while the ClusterQueue's tree changed."""
         if self.gates.enabled("FlavorFungibilityPreserveScanProgress"):
             if memory.shape != workload.shape:
@@ -307,6 +322,7 @@ class Scheduler:
 
     def _record(self, entry: Entry, assignment: Assignment, targets: list[Target]) -> None:
         entry.assignment, entry.targets = assignment, targets
+        entry.tree_version = self.cache.tree_version(entry.cq) if entry.cq is not None else None
         entry.message = assignment.message()
         assert entry.cq is not None
         entry.workload.scan_memory = ScanMemory(assignment.last_tried, self.cycle, entry.cq.generation,

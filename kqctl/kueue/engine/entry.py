@@ -44,6 +44,7 @@ class Entry:
     requeue_reason: str = GENERIC
     reason: str = ""
     flavors_considered: str = ""  # CYC-18, for the QuotaReserved event of an admission
+    tree_version: int | None = None  # its ClusterQueue's tree (QuotaNode.version) when it was nominated
 
     @property
     def mode(self) -> str:

@@ -24,7 +24,8 @@ from kqctl.kueue.api.models import (
 )
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
-from kqctl.kueue.engine.flavors.assignment import FIT, Assignment
+from kqctl.kueue.engine.entry import CycleResult
+from kqctl.kueue.engine.flavors.assignment import FIT, PREEMPT, Assignment
 from kqctl.kueue.engine.outcomes import WorkloadOutcome
 from kqctl.kueue.engine.preemption.targets import (
     PreemptionContext,
@@ -37,6 +38,7 @@ from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
 from kqctl.kueue.engine.settled import Settled, evictions_possible
 from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.kueue.engine.verdict import Nomination, missing_amounts, verdict_of
 from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
@@ -128,6 +130,10 @@ class Decision:
     admitted: bool = False  # holds quota at the end of that run
     text: str = ""  # the state as simulate shows it: ``Admitted (4/8 pods)`` for a partial admission
     cut_short: str | None = None  # the warning of a run the cycle limit stopped before its steady state
+    # The verdict's amounts (verdict.py), as simulate reports them: unused quota it lacks per (flavor, resource),
+    # and why it can never get in as configured.
+    missing: Mapping[FlavorResource, int] = field(default_factory=dict, hash=False)
+    never: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,8 @@ class Suggestion:
     # By how much, per resource: the quota increase, or what the finishing/preempted workloads free.
     amounts: dict[str, int] = field(default_factory=dict, hash=False)
     action: str = ""  # the change itself, without the amounts (renderers add them in their units)
+    totals: dict[str, int] = field(default_factory=dict, hash=False)  # nominal-quota: the quota it sets, per resource
+    note: str = ""  # what the amounts mean beyond themselves (a raise below the shortfall shown above, and why)
 
 
 @dataclass(frozen=True)
@@ -207,6 +215,11 @@ class Analysis:
     ahead: tuple[AheadEntry, ...] = ()
     blocked_by: str | None = None
     preemption_allowed: bool = True  # False: every preemption policy of its ClusterQueue is Never
+    # Why no workload is preempted although its policies allow some candidates (PRE-6..PRE-9, FS-8).
+    no_preemption: str | None = None
+    # Its next attempt would admit it or preempt for it, but Kueue does not make one: a workload in the inadmissible
+    # set is tried again only when quota is freed (CYC-14), and the admissions since its last attempt freed none.
+    not_retried: str | None = None
 
 
 @dataclass(frozen=True)
@@ -318,14 +331,11 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
                          next_cycle, steady_state)
     if result.gets_in:
         return result  # it gets in: no arithmetic of a failure, no suggestions
-    analysed = _analyse(steady, steady.outcomes[key], reset_clock=False)
+    # The headline's reason, message and amounts are the verdict simulate reports (verdict.py); the arithmetic below
+    # lays out the same nomination.
+    _, nomination = verdict_of(steady, key)
+    analysed = _analyse(steady, steady.outcomes[key], reset_clock=False, nomination=nomination)
     result = dataclasses.replace(result, steady=analysed.analysis)
-    if analysed.analysis.assignment is not None and steady_state.message:
-        # The headline is the steady state's own answer, the one its arithmetic below lays out: the message
-        # recorded when the workload was last tried can predate later admissions (a partial admission that
-        # took more of the quota, for example).
-        steady_state = dataclasses.replace(steady_state, message=analysed.analysis.assignment.message)
-        result = dataclasses.replace(result, steady_state=steady_state)
     assignment = analysed.assignment
     if analysed.analysis.queue_problem is not None:
         found = _queue_suggestions(snapshot, key, options)
@@ -351,8 +361,10 @@ class _Analysed:
     targets: tuple[Target, ...] = ()
 
 
-def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> _Analysed:
-    """Nominate the workload on the simulation's current state and lay out why it fits or not."""
+def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool,
+             nomination: Nomination | None = None) -> _Analysed:
+    """Nominate the workload on the simulation's current state (or take ``nomination``, the verdict's) and lay out
+    why it fits or not."""
     workload = outcome.workload
     if outcome.queue_reason is not None:
         return _Analysed(Analysis(queue_problem=(outcome.queue_reason, outcome.queue_message or "")))
@@ -366,13 +378,25 @@ def _analyse(sim: Simulation, outcome: WorkloadOutcome, reset_clock: bool) -> _A
     problem = _nomination_problem(sim, workload, state)
     if problem is not None:
         return _Analysed(Analysis(problem, ahead=tuple(ahead), blocked_by=blocked_by, preemption_allowed=allowed))
-    assignment, targets = _nominate(sim, workload, state, reset_clock)
+    if nomination is not None and nomination.assignment is not None:
+        assignment, targets = nomination.assignment, list(nomination.targets)
+    else:
+        assignment, targets = _nominate(sim, workload, state, reset_clock)
     flavors = _flavor_reports(sim, workload, state, assignment)
-    candidates = _candidates(sim, workload, state, assignment) if assignment.representative_mode() != FIT else []
+    mode = assignment.representative_mode()
+    candidates = _candidates(sim, workload, state, assignment) if mode != FIT else []
     victims = tuple(VictimReport(t.workload.key, t.cluster_queue.name, t.reason)
                     for t in sorted(targets, key=lambda t: t.workload.key))
+    no_preemption = None
+    if mode == PREEMPT and not targets and any(c.verdict.startswith("allowed") for c in candidates):
+        no_preemption = why_no_preemption(sim, workload, state, assignment, candidates)
+    not_retried = None
+    if not reset_clock and (mode == FIT or targets) and workload.key in sim.queues[state.name].inadmissible:
+        what = "admit it" if mode == FIT else f"preempt {', '.join(v.workload for v in victims)} for it"
+        not_retried = (f"tried now, Kueue would {what}; but it waits in the inadmissible set, which Kueue requeues "
+                       "only when quota is freed, and the admissions since its last attempt freed none")
     analysis = Analysis(None, assignment_report(assignment), victims, tuple(flavors), tuple(candidates), tuple(ahead),
-                        blocked_by, allowed)
+                        blocked_by, allowed, no_preemption, not_retried)
     return _Analysed(analysis, assignment, tuple(targets))
 
 
@@ -401,11 +425,14 @@ def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decis
 
 
 def _decision_of(run: SimulationResult, key: str) -> Decision:
+    """The run's answer for the workload, as simulate reports it (results.py, verdict.py)."""
     workload = run.workloads[key]
     cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
     cut_short = run.warnings[-1] if run.stop_reason == CYCLE_LIMIT and run.warnings else None
-    return Decision(workload.state, workload.last_reason, workload.last_message, cycle, workload.victims,
-                    workload.preempted_by, workload.admission is not None, workload.decision_text, cut_short)
+    holds = workload.admission is not None
+    reason, message = (workload.last_reason, workload.last_message) if holds else (workload.reason, workload.message)
+    return Decision(workload.state, reason, message, cycle, workload.victims, workload.preempted_by, holds,
+                    workload.decision_text, cut_short, dict(workload.missing), workload.never)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------
@@ -557,6 +584,56 @@ def _verdict(context: PreemptionContext, cq: ClusterQueueState, other: WorkloadI
     return "allowed (reclaim from a borrowing ClusterQueue)"
 
 
+def why_no_preemption(sim: Simulation, workload: WorkloadInfo, state: ClusterQueueState, assignment: Assignment,
+                      candidates: list[CandidateReport]) -> str:
+    """Why Kueue's preemption search chose no victim although its policies allow some of the candidates.
+
+    Asked of the quota tree with every allowed candidate gone (as the search removes them, PRE-9): whether the
+    workload then fits at all, and whether it fits without borrowing (PRE-8's attempts).
+    """
+    from kqctl.k8s.quantity import format_resource_value
+    from kqctl.kueue.engine.flavors.assignment import total_requests_for
+    from kqctl.kueue.engine.preemption.classical import borrowing_forbidden
+    from kqctl.kueue.engine.preemption.targets import put_back, take_out, workload_fits
+
+    if sim.fair_sharing:
+        return ("none is preempted: with fair sharing a candidate is preempted only when a preemption strategy "
+                "allows it (its ClusterQueue's share must stay at or above the preemptor's), and none does")
+    allowed = {c.key for c in candidates if c.verdict.startswith("allowed")}
+    holders = [w for cq in sim.cache.cluster_queues.values() for w in cq.workloads.values() if w.key in allowed]
+    context = PreemptionContext(workload, state, assignment.flavors_needing_preemption(),
+                                total_requests_for(workload, assignment))
+    take_out(sim.cache, holders)
+    try:
+        fits_borrowing = workload_fits(sim.cache, context, allow_borrowing=True)
+        fits_within = workload_fits(sim.cache, context, allow_borrowing=False)
+        short = {fr: v - sim.cache.available(state, fr) for fr, v in sorted(context.usage.items())
+                 if v > sim.cache.available(state, fr)}
+        over = {fr: state.usage(fr) + v for fr, v in sorted(context.usage.items()) if state.borrowing_with(fr, v)}
+    finally:
+        put_back(sim.cache, holders)
+    count = f"the {len(allowed)} allowed candidates" if len(allowed) > 1 else "the allowed candidate"
+    if not fits_borrowing:
+        lacking = ", ".join(f"{format_resource_value(r, v, quota_side=True)} {r} in flavor {f}"
+                            for (f, r), v in short.items())
+        return f"none is preempted: even with {count} gone it would still lack {lacking}"
+    if not fits_within:
+        uses = ", ".join(f"{r} {format_resource_value(r, total, quota_side=True)} of nominal "
+                         f"{format_resource_value(r, state.nominal((f, r)), quota_side=True)} in flavor {f}"
+                         for (f, r), total in over.items())
+        if borrowing_forbidden(state):
+            policy = state.model.preemption.borrow_within_cohort
+            setting = "unset" if policy is None else f"policy {policy.policy}"
+            return (f"none is preempted: with {count} gone it would still have to borrow ({uses}), and Kueue "
+                    f"preempts in the cohort for a workload that borrows only under borrowWithinCohort ({setting} "
+                    f"on ClusterQueue {state.name})")
+        return (f"none is preempted: with {count} gone it would still have to borrow ({uses}), and while it borrows "
+                "only candidates of a lower priority than its own (and at most borrowWithinCohort."
+                "maxPriorityThreshold) may be preempted in the cohort")
+    return (f"none is preempted: Kueue takes victims from another ClusterQueue only while that one uses more than "
+            f"its nominal quota, and {count} stop being candidates before it fits")
+
+
 # --- what would make it fit (each verified by running the engine again) --------------------------------
 
 
@@ -568,7 +645,8 @@ def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state:
 
     ``steady``: that steady state, already run (its holders are read, never changed); None: run it here."""
     found: list[Suggestion] = []
-    found.extend(_quota_suggestions(snapshot, key, options, state, assignment))
+    missing = missing_amounts(assignment)
+    found.extend(_quota_suggestions(snapshot, key, options, state, assignment, missing))
     found.extend(_completion_suggestions(snapshot, key, options, state, steady))
     if not targets:
         found.extend(_policy_suggestions(snapshot, key, options, state))
@@ -614,26 +692,81 @@ def _raise_quota(cq: str, flavor: str, increases: Mapping[str, int]) -> Callable
 
 
 def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
-                       assignment: Assignment) -> list[Suggestion]:
-    """Per flavor of its resource groups: the smallest nominalQuota increases that get it admitted."""
+                       assignment: Assignment, missing: Mapping[FlavorResource, int]) -> list[Suggestion]:
+    """Per flavor of its resource groups: the smallest nominalQuota increases that get it admitted, in the units the
+    ClusterQueue's quota is written in (quota_step), each checked as a user would: the changed manifests simulated
+    from the start (a raise made after the steady state is another question: who is admitted by then)."""
     found: list[Suggestion] = []
     for flavor, resources in _flavor_resources(state, assignment).items():
-        needed = {r: _total_request(assignment, r) for r in resources}
-        increases = {r: v for r, v in needed.items() if v > 0}
-        if not increases or not _holds_quota(from_steady_state(snapshot, options,
-                                                               _raise_quota(state.name, flavor, increases), key),
-                                             key):
+        steps = {r: quota_step(r, state.nominal((flavor, r))) for r in resources}
+        needed = {r: _round_up(_total_request(assignment, r), steps[r]) for r in resources}
+        increases = _enough(snapshot, key, options, state.name, flavor, {r: v for r, v in needed.items() if v > 0})
+        if increases is None:
             continue
         for resource in resource_order(increases):
-            increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource)
+            increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource,
+                                                     steps[resource])
         increases = {r: v for r, v in increases.items() if v > 0}
-        text = ", ".join(f"{r} by {_fmt(r, v)}" for r, v in sorted(increases.items()))
+        if not increases:
+            continue
+        totals = {r: state.nominal((flavor, r)) + v for r, v in sorted(increases.items())}
+        text = ", ".join(f"{r} by {_fmt(r, v)} (to {_fmt(r, totals[r])})" for r, v in sorted(increases.items()))
         action = f"raise nominalQuota in flavor {flavor} of ClusterQueue {state.name}"
-        found.append(Suggestion("nominal-quota", f"{action}: {text}", True,
+        note = _below_shortfall(increases, {r: v for (f, r), v in missing.items() if f == flavor})
+        found.append(Suggestion("nominal-quota", f"{action}: {text}" + (f" ({note})" if note else ""), True,
                                 {"clusterQueue": state.name, "flavor": flavor,
-                                 "increase": {r: _fmt(r, v) for r, v in sorted(increases.items())}},
-                                dict(sorted(increases.items())), action))
+                                 "increase": {r: _fmt(r, v) for r, v in sorted(increases.items())},
+                                 "nominalQuota": {r: _fmt(r, v) for r, v in totals.items()}},
+                                dict(sorted(increases.items())), action, totals, note))
     return found
+
+
+def _below_shortfall(increases: Mapping[str, int], missing: Mapping[str, int]) -> str:
+    """Why a raise can be smaller than what the workload lacks in the steady state: the run changes with it."""
+    below = [r for r in sorted(missing) if increases.get(r, 0) < missing[r]]
+    if not below:
+        return ""
+    return (f"less than the {' and '.join(below)} it lacks in the steady state: with the raise in the manifests it is "
+            "admitted before the workloads that take that quota now")
+
+
+MAX_DOUBLINGS = 6  # the workload's own request, then up to 64 times it: others may take a raise first
+
+
+def _enough(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
+            increases: dict[str, int]) -> dict[str, int] | None:
+    """Increases that get the workload in (None: none found). Its own request first; when workloads ahead of it take
+    the raised quota first, twice as much, and so on."""
+    if not increases:
+        return None
+    for _ in range(MAX_DOUBLINGS + 1):
+        if _gets_in_with(snapshot, key, options, cq, flavor, increases):
+            return dict(increases)
+        increases = {r: v * 2 for r, v in increases.items()}
+    return None
+
+
+def _gets_in_with(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
+                  increases: Mapping[str, int]) -> bool:
+    """The suggestion's check: the ClusterQueue's manifest with the raise, simulated from the start."""
+    return admitted_after(with_nominal_increases(snapshot, cq, flavor, dict(increases)), key, options)
+
+
+def quota_step(resource: str, nominal: int) -> int:
+    """The unit a quota of ``resource`` is set in, as the ClusterQueue already writes it: whole cores unless its cpu
+    quota has fractions (then 100m, 10m or 1m); memory and other byte sizes in Gi, Mi or Ki as far as its quota is a
+    multiple of them; every other resource (GPUs, pods) in whole units."""
+    if resource == "cpu":
+        units: tuple[int, ...] = (1000, 100, 10, 1)
+    elif _fmt(resource, 1024) == "1Ki":  # printed with binary suffixes: a byte size
+        units = (1024**3, 1024**2, 1024, 1)
+    else:
+        return 1
+    return next(unit for unit in units if nominal % unit == 0)
+
+
+def _round_up(value: int, step: int) -> int:
+    return -(-value // step) * step
 
 
 def _fmt(resource: str, value: int) -> str:
@@ -643,17 +776,17 @@ def _fmt(resource: str, value: int) -> str:
 
 
 def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
-                       increases: dict[str, int], resource: str) -> int:
-    """Binary search on one resource with the others held; every probe is a full engine run."""
-    low, high = 0, increases[resource]
+                       increases: dict[str, int], resource: str, step: int) -> int:
+    """Binary search on one resource, in whole steps, with the others held; every probe is a full engine run of the
+    changed manifests. ``increases[resource]`` gets it in (checked), so the answer is always a checked one."""
+    low, high = 0, increases[resource] // step
     while low < high:
         middle = (low + high) // 2
-        probe = from_steady_state(snapshot, options, _raise_quota(cq, flavor, {**increases, resource: middle}), key)
-        if _holds_quota(probe, key):
+        if _gets_in_with(snapshot, key, options, cq, flavor, {**increases, resource: middle * step}):
             high = middle
         else:
             low = middle + 1
-    return low
+    return low * step
 
 
 def _flavor_resources(state: ClusterQueueState, assignment: Assignment) -> dict[str, list[str]]:
@@ -704,6 +837,10 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
         gets_in = answers.get(twin) if twin is not None else None
         if gets_in is None:
             gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key), key)
+            if gets_in and holder.model.admission is not None:
+                # It runs in the snapshot: a user re-simulating once it has finished drops it from the inputs. The
+                # promise must hold there too (another workload may then get in first).
+                gets_in = admitted_after(_without(snapshot, holder.key), key, options)
             if twin is not None:
                 answers[twin] = gets_in
         if gets_in:
@@ -715,6 +852,11 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
                                     {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
                                     frees, action))
     return found
+
+
+def _without(snapshot: Snapshot, key: str) -> Snapshot:
+    """The snapshot without one workload (it finished before the run)."""
+    return dataclasses.replace(snapshot, workloads=[w for w in snapshot.workloads if f"{w.namespace}/{w.name}" != key])
 
 
 def _interchangeable(steady: Simulation, holder: WorkloadInfo) -> object | None:
@@ -751,7 +893,8 @@ def _finish(holder: str) -> Callable[[Simulation], None]:
 
 def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
                         state: ClusterQueueState) -> list[Suggestion]:
-    """A preemption policy of its ClusterQueue under which Kueue would make room for it."""
+    """A preemption policy of its ClusterQueue under which Kueue would make room for it, each checked as a user would:
+    the ClusterQueue's manifest with that policy, simulated from the start; the victims are those it preempts there."""
     model = snapshot.cluster_queues[state.name]
     current = model.preemption
     variants = [
@@ -764,12 +907,11 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
     for text, preemption in variants:
         if preemption == current:
             continue
+        changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
         held: dict[str, dict[FlavorResource, int]] = {}
-        sim = from_steady_state(snapshot, options, _set_preemption(state.name, preemption, held), key)
-        if not _holds_quota(sim, key):
+        if not _admitted_preempting(changed, key, options, held):
             continue
-        victims = [v for v in sim.outcomes[key].victims if v in held]
-        victims = list(dict.fromkeys(victims))
+        victims = sorted(held)
         frees = _by_resource({fr: sum(held[v].get(fr, 0) for v in victims) for fr in
                               {fr for v in victims for fr in held[v]}})
         action = f"set {text} on ClusterQueue {state.name}: it gets in" + (
@@ -781,18 +923,17 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
     return found
 
 
-def _set_preemption(cq: str, preemption: Preemption, held: dict[str, dict[FlavorResource, int]],
-                    ) -> Callable[[Simulation], None]:
-    """The ClusterQueue's preemption policy changes; ``held`` records what every holder held before."""
-    def change(sim: Simulation) -> None:
-        for queue in sim.cache.cluster_queues.values():
-            for workload in queue.workloads.values():
-                held[workload.key] = dict(workload.usage())
-        for outcome in sim.outcomes.values():
-            outcome.victims.clear()  # only the preemptions the change makes are counted
-        state = sim.cache.cluster_queues[cq]
-        state.model = dataclasses.replace(state.model, preemption=preemption)
-    return change
+def _admitted_preempting(snapshot: Snapshot, key: str, options: SimulationOptions,
+                         held: dict[str, dict[FlavorResource, int]]) -> bool:
+    """Does the engine admit the workload on this snapshot? ``held`` gets what each workload it preempts held."""
+    def watch(result: CycleResult, limit: int) -> None:
+        for eviction in result.evictions:  # told before the victims leave: their admission is still there
+            if eviction.preemptor.key == key and eviction.victim.admission is not None:
+                held[eviction.victim.key] = dict(eviction.victim.usage())
+
+    sim = Simulation(snapshot, dataclasses.replace(options, cycles=None, on_cycle=watch))
+    sim.run_cycles()
+    return _holds_quota(sim, key)
 
 
 MAX_QUEUE_SUGGESTIONS = 3

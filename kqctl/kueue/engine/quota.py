@@ -35,6 +35,9 @@ class QuotaNode:
     usage: dict[FlavorResource, int] = field(default_factory=dict)
     # Inactive ClusterQueues keep their quota and usage in the tree but are not scheduled (XO-1).
     active: bool = True
+    # On a root: counts every change of usage or quota in its tree (QuotaCache), so that an answer worked out on the
+    # tree can be known to still hold (verdict.py reuses a cycle's nomination when nothing changed since).
+    version: int = 0
 
     def limits(self, fr: FlavorResource) -> Limits:
         return self.quotas.get(fr, _NO_LIMITS)

@@ -9,7 +9,7 @@ internals or works out a decision, a borrowed amount or a lent amount itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
@@ -25,6 +25,7 @@ from kqctl.kueue.engine.outcomes import (
     reported_reason,
 )
 from kqctl.kueue.engine.queues import PendingQueue
+from kqctl.kueue.engine.verdict import Verdict
 from kqctl.kueue.engine.workloads import Admission, WorkloadInfo
 
 # Why the run stopped (SIM-7, SIM-8).
@@ -56,11 +57,26 @@ class WorkloadResult:
     preemption_reason: str | None
     preemption_message: str | None
     victims: tuple[str, ...]  # whom it preempted, sorted, each once
-    reason: str | None  # the reason reported for it (a preemption after its admission is the news)
+    # Why it ends where it ends (verdict.py): for a workload holding no quota, the answer of its next attempt on the
+    # end state; for one holding quota, its admission (or the preemption that happened after it: the news).
+    reason: str | None
     message: str | None
     last_reason: str | None  # its last scheduling attempt's QuotaReserved reason, or why it is not queued
     last_message: str | None
     borrowed: Mapping[FlavorResource, int]  # its share of its ClusterQueue's borrowing (lending.py)
+    missing: Mapping[FlavorResource, int] = field(default_factory=dict)  # unused quota it lacks at the end
+    never: str | None = None  # why it can never get in as configured (None: it could, or it holds quota)
+    blocked_by: str | None = None  # StrictFIFO: the head it waits behind
+
+    @property
+    def running(self) -> bool:
+        """Holds quota and runs at the end (admitted, also in an inactive ClusterQueue; not waiting for checks)."""
+        return self.decision in ("Admitted", "AdmittedInInactiveClusterQueue")
+
+    @property
+    def evicted(self) -> bool:
+        """Preempted (or moved off a flavor) during the run, whatever happened to it afterwards."""
+        return self.preempted_in is not None
 
 
 @dataclass(frozen=True)
@@ -130,7 +146,7 @@ class SimulationResult:
 
 def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapping[str, WorkloadOutcome],
            history: Iterable[CycleRecord], stop_reason: str, fair_sharing: bool, livelock: Livelock | None,
-           warnings: Iterable[str]) -> SimulationResult:
+           warnings: Iterable[str], verdicts: Mapping[str, Verdict] | None = None) -> SimulationResult:
     """The run's end state as frozen values (``history``: :func:`cycle_record` of every cycle run)."""
     history = tuple(history)
 
@@ -143,7 +159,9 @@ def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapp
 
     borrowed = borrowed_by_workload(cache, admission_order)
     lent = lent_by_cluster_queue(cache)
-    workloads = {key: _workload_result(outcomes[key], queues, cache, borrowed) for key in sorted(outcomes)}
+    verdicts = verdicts or {}
+    workloads = {key: _workload_result(outcomes[key], queues, cache, borrowed, verdicts.get(key))
+                 for key in sorted(outcomes)}
     cluster_queues = {name: _cluster_queue_result(state, queues.get(name), lent)
                       for name, state in sorted(cache.cluster_queues.items())}
     return SimulationResult(len(history), stop_reason, fair_sharing, workloads, cluster_queues, history, livelock,
@@ -151,10 +169,12 @@ def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapp
 
 
 def _workload_result(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue], cache: QuotaCache,
-                     borrowed: Borrowed) -> WorkloadResult:
+                     borrowed: Borrowed, verdict: Verdict | None) -> WorkloadResult:
     workload = outcome.workload
     state = decision(outcome, queues, cache)
     reason, message = reported_reason(outcome)
+    if verdict is not None and workload.admission is None:
+        reason, message = verdict.reason, verdict.message
     attempt_reason, attempt_message = last_reason(outcome)
     return WorkloadResult(
         key=workload.key,
@@ -180,6 +200,9 @@ def _workload_result(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue
         last_reason=attempt_reason,
         last_message=attempt_message,
         borrowed=dict(sorted(borrowed.get(workload.key, {}).items())) if workload.admission is not None else {},
+        missing=dict(verdict.missing) if verdict is not None else {},
+        never=verdict.never if verdict is not None else None,
+        blocked_by=verdict.blocked_by if verdict is not None else None,
     )
 
 

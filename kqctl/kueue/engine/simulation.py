@@ -35,6 +35,7 @@ from kqctl.kueue.engine.results import (
     cycle_record,
     freeze,
 )
+from kqctl.kueue.engine.verdict import verdicts
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
 
 MAX_CYCLES = 200  # SIM-8: the spec's limit, kept as the floor of the scaled one (cycle_limit)
@@ -197,8 +198,18 @@ class Simulation:
         warnings = list(self.snapshot.warnings)
         if self.stop_reason == CYCLE_LIMIT:
             warnings.append(self.limit_warning())
+        answers = verdicts(self, self.outcomes)
         return freeze(self.cache, self.queues, self.outcomes, self.history, self.stop_reason, self.fair_sharing,
-                      self.livelock, warnings)
+                      self.livelock, warnings, answers)
+
+    def compares_times(self) -> bool:
+        """Whether some preemption policy compares workloads' queue-order times (PRE-3 LowerOrNewerEqualPriority)."""
+        return any("LowerOrNewerEqualPriority" in (p.within_cluster_queue, p.reclaim_within_cohort)
+                   for p in (state.model.preemption for state in self.cache.cluster_queues.values()))
+
+    def next_cycle_time(self) -> datetime:
+        """The clock of the cycle that would run next (cycle i runs at the start plus i seconds)."""
+        return self.start + timedelta(seconds=len(self.history))
 
     def limit_warning(self) -> str:
         """What a run stopped by the cycle limit must say: its end is not the steady state."""
@@ -220,6 +231,7 @@ class Simulation:
         # States after a change, by fingerprint and the workloads holding quota: a long run of admissions and
         # preemptions changes the state every cycle, and each one stays remembered.
         seen_full: dict[tuple[object, ...], int] = {}
+        confirming: tuple[int, object] | None = None  # a repeat of the fingerprint: its cycle and _whole_state
         quiet_inadmissible = -1
         if self.options.cycles is None:  # states are compared: the queues keep their fingerprints from here on
             self._track_fingerprints()  # (again: scan memory may have changed since the last run, explain, API)
@@ -254,9 +266,17 @@ class Simulation:
                 holdings = self._holdings()
                 full = (state, hash(holdings), len(holdings))
                 if full in seen_full:
-                    self.livelock = self._livelock(seen_full[full], len(results), results)
-                    self.stop_reason = LIVELOCK
-                    return
+                    # SIM-8: the fingerprint repeats; a livelock only if everything Kueue's cycles read repeats too,
+                    # one period on (the fingerprint leaves out what is costly to keep: _whole_state).
+                    earlier = seen_full[full]
+                    if confirming is not None and confirming[0] == earlier:
+                        if confirming[1] == self._whole_state():
+                            self.livelock = self._livelock(earlier, len(results), results)
+                            self.stop_reason = LIVELOCK
+                            return
+                        confirming = None
+                    if confirming is None:
+                        confirming = (len(results), self._whole_state())
                 seen_full[full] = len(results)
                 continue
             if state in seen_quiet:
@@ -386,6 +406,22 @@ class Simulation:
             first += first_a + first_i
             second += second_a + second_i
         return active, inadmissible, first & MASK, second & MASK
+
+    def _whole_state(self) -> object:
+        """Everything the next cycles read that the fingerprint leaves out (SIM-8): the holders in the order of their
+        reservation (preemption tries the most recently reserved first, PRE-7) with their admissions, each queue's
+        sticky preemptor (CYC-13) and bulk-moved shapes (CYC-12), and whether a requeue event came after its last pop
+        (CYC-11). Asked only when the fingerprint repeats. Admission fair sharing's usage decays with time: with it
+        no state repeats (None is never equal to an earlier None here: a fresh object each time)."""
+        if self.ledger is not None:
+            return object()
+        holders = sorted(((w.reservation_time.timestamp() if w.reservation_time is not None else float("-inf"),
+                           w.key, w.admission)
+                          for q in self.cache.cluster_queues.values() for w in q.workloads.values()),
+                         key=lambda item: (item[0], item[1]))
+        queues = tuple((name, q.preemptor, q.sticky, tuple(sorted(q.bulk_moved_shapes)),
+                        q.queue_inadmissible_cycle >= q.pop_cycle) for name, q in sorted(self.queues.items()))
+        return tuple((key, admission) for _, key, admission in holders), queues
 
     def _holdings(self) -> frozenset[str]:
         return frozenset(key for q in self.cache.cluster_queues.values() for key in q.workloads)

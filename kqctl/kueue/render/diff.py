@@ -6,10 +6,11 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
-from kqctl.kueue.render.replay import duration, sample_data
+from kqctl.kueue.render.replay import sample_data, wait
 from kqctl.kueue.replay.diff import DiffReport, PercentileShift, WorkloadChange, WorkloadView
+from kqctl.kueue.replay.report import ReplayReport
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
-from kqctl.render.units import human
+from kqctl.render.units import human_figure
 from kqctl.replay.statistics import Sample
 
 FORMATS = ("table", "json", "yaml", "markdown")
@@ -45,7 +46,9 @@ def diff_data(report: DiffReport, shown: Callable[[str], bool] | None = None) ->
     return {
         "compared": report.compared,
         "changed": len(report.changes),
-        "regressions": [c.key for c in changes if c.regression],
+        "regressions": [key for key in report.regression_keys if shown is None or shown(key)],
+        "neverAdmittedInReplay": None if report.percentiles is None else {
+            "before": _never(report.before_replay, shown), "after": _never(report.after_replay, shown)},
         "before": dict(report.before_counts),
         "after": dict(report.after_counts),
         "configuration": [{"kind": c.kind, "name": c.name, "field": c.field, "before": c.before, "after": c.after}
@@ -56,6 +59,13 @@ def diff_data(report: DiffReport, shown: Callable[[str], bool] | None = None) ->
             {"by": s.by, "group": s.group, "before": sample_data(s.before), "after": sample_data(s.after)}
             for s in report.percentiles],
     }
+
+
+def _never(replay: ReplayReport | None, shown: Callable[[str], bool] | None) -> list[str]:
+    """The workloads a replay leaves waiting for admission at its end (never admitted), by key."""
+    if replay is None:
+        return []
+    return [w.key for w in replay.workloads if w.waiting and (shown is None or shown(w.key))]
 
 
 def render_diff(report: DiffReport, fmt: str, out: TextIO, view: TableOptions,
@@ -74,10 +84,14 @@ def render_diff(report: DiffReport, fmt: str, out: TextIO, view: TableOptions,
 
 
 def headline(report: DiffReport) -> str:
-    regressions = len(report.regressions)
+    steady = len(report.regressions)
+    replayed = len(set(report.replay_regressions) - {c.key for c in report.regressions})
     parts = [f"{len(report.changes):,} of {report.compared:,} workloads change"]
-    if regressions:
-        parts.append(f"{regressions:,} admitted before {'is' if regressions == 1 else 'are'} no longer admitted")
+    if steady:
+        parts.append(f"{steady:,} admitted before {'is' if steady == 1 else 'are'} no longer admitted")
+    if replayed:
+        parts.append(f"{replayed:,} {'more ' if steady else ''}admitted in the replay before "
+                     f"{'is' if replayed == 1 else 'are'} never admitted in the replay after")
     return "; ".join(parts) + "."
 
 
@@ -88,7 +102,7 @@ def decision_text(view: WorkloadView | None) -> str:
     if view.holds_quota and view.flavors:
         text += f" on {view.flavor_text}"
     if view.holds_quota and view.borrowed:
-        text += ", borrowing " + ", ".join(f"{r} {human(r, amount)}" for _, r, amount in view.borrowed)
+        text += ", borrowing " + ", ".join(f"{r} {human_figure(r, amount)}" for _, r, amount in view.borrowed)
     if view.victims:
         text += f", preempts {len(view.victims)}"
     if view.preempted_by:
@@ -127,13 +141,18 @@ def unmoved_note(shifts: tuple[PercentileShift, ...]) -> str:
 
 
 def shift_text(before: Sample | None, after: Sample | None, p: int) -> str:
-    old = duration(before.at(p)) if before else "-"
-    new = duration(after.at(p)) if after else "-"
+    """``P before → after (±delta)``; a percentile that falls on a workload never admitted reads "never"."""
+    old = wait(before.at(p)) if before else "-"
+    new = wait(after.at(p)) if after else "-"
     if before is None or after is None:
         return f"{old} → {new}"
-    delta = after.at(p) - before.at(p)
+    first, second = before.at(p), after.at(p)
+    if first is None or second is None:
+        return f"{old} → {new}" + (" (worse)" if second is None and first is not None else
+                                   " (better)" if first is None and second is not None else "")
+    delta = second - first
     sign = "+" if delta > 0 else "-" if delta < 0 else "±"
-    return f"{old} → {new} ({sign}{duration(abs(delta))})"
+    return f"{old} → {new} ({sign}{wait(abs(delta))})"
 
 
 def render_table(report: DiffReport, out: TextIO, view: TableOptions,
@@ -158,6 +177,12 @@ def render_table(report: DiffReport, out: TextIO, view: TableOptions,
         message = change.after.message if change.after is not None else ""
         out.write(f"regression: {change.key}: {change.before.decision if change.before else '-'} → "
                   f"{change.after.decision if change.after else '-'}{': ' + message if message else ''}\n")
+    steady = {c.key for c in report.regressions}
+    replayed = [k for k in report.replay_regressions if k not in steady and (shown is None or shown(k))]
+    for key in replayed[:20]:
+        out.write(f"regression: {key}: admitted in the replay before, never admitted in the replay after\n")
+    if len(replayed) > 20:
+        out.write(f"... and {len(replayed) - 20:,} more (-o json lists them all)\n")
 
 
 def _md(text: str) -> str:
@@ -180,7 +205,7 @@ MARKDOWN_ROWS = 50
 def markdown(report: DiffReport, shown: Callable[[str], bool] | None = None) -> str:
     """A PR comment: the verdict first, then what changed, then the evidence."""
     changes = listed(report, shown)
-    verdict = "⚠️ regression" if report.regressions else ("changes" if report.changes else "no change")
+    verdict = "⚠️ regression" if report.regression_keys else ("changes" if report.changes else "no change")
     lines = [f"### kqctl diff: {verdict}", "", headline(report), ""]
     before = ", ".join(f"{n:,} {s.lower()}" for s, n in report.before_counts)
     after = ", ".join(f"{n:,} {s.lower()}" for s, n in report.after_counts)
@@ -190,6 +215,14 @@ def markdown(report: DiffReport, shown: Callable[[str], bool] | None = None) -> 
     if changes:
         lines += ["#### Workloads whose outcome changes", "", *_md_table(change_table(changes), MARKDOWN_ROWS), ""]
     lines += [hidden_note(report, changes), ""] if hidden_note(report, changes) else []
+    steady = {c.key for c in report.regressions}
+    replayed = [k for k in report.replay_regressions if k not in steady and (shown is None or shown(k))]
+    if replayed:
+        lines += ["#### Admitted in the replay before, never admitted in the replay after", ""]
+        lines += [f"- {_md(key)}" for key in replayed[:MARKDOWN_ROWS]]
+        if len(replayed) > MARKDOWN_ROWS:
+            lines.append(f"- … and {len(replayed) - MARKDOWN_ROWS:,} more (kqctl diff -o json lists them all)")
+        lines.append("")
     if report.percentiles is not None:
         table = percentile_table(report.percentiles)
         lines += ["#### Time to admission (replay)", ""]

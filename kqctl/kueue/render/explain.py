@@ -22,7 +22,7 @@ from kqctl.kueue.engine.explain import (
 )
 from kqctl.kueue.engine.flavors.assignment import NO_FIT, PREEMPT
 from kqctl.kueue.replay.estimate import WaitEstimate
-from kqctl.render.units import human, human_request
+from kqctl.render.units import human, human_figure, human_request, settable
 
 NO_WRAP_WIDTH = 100_000
 LISTED = 10  # rows of "Ahead of it" and "Preemption" shown; json and yaml list every one
@@ -57,6 +57,8 @@ def _analysis_data(analysis: Analysis | None, explanation: Explanation) -> dict[
         "queueProblem": None if analysis.queue_problem is None else {
             "reason": analysis.queue_problem[0], "message": analysis.queue_problem[1]},
         "preemptionAllowed": analysis.preemption_allowed,
+        "noPreemption": analysis.no_preemption,
+        "notRetried": analysis.not_retried,
     }
     if analysis.assignment is not None:
         data.update(_assignment_data(analysis.assignment, explanation))
@@ -118,6 +120,9 @@ def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
     return {"state": decision.state, "reason": decision.reason, "message": decision.message,
+            "missing": {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
+                        for (flavor, resource), amount in decision.missing.items()},
+            "neverAdmitted": decision.never,
             "cycle": decision.cycle, "victims": list(decision.victims), "preemptedBy": decision.preempted_by,
             "cycleLimitReached": decision.cut_short}
 
@@ -271,6 +276,10 @@ def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, 
             branch.add(line)
         if len(lines) > LISTED:
             branch.add(f"[dim]and {len(lines) - LISTED:,} more (-o json lists them all)[/]")
+        if analysis.no_preemption is not None:
+            branch.add(f"[yellow]{escape(analysis.no_preemption)}[/]")
+    if analysis.not_retried is not None:
+        tree.add(f"[yellow]Not tried again[/]: {escape(analysis.not_retried)}")
 
 
 def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
@@ -290,13 +299,16 @@ def _suggestion_branch(tree: Any, explanation: Explanation, escape: Any) -> None
 
 
 def suggestion_text(suggestion: Any) -> str:
-    """The change and its amounts in human units (json keeps Kueue's exact quantities)."""
+    """The change and its amounts as exact quantities a person can set (never rounded: kqctl.k8s.units.settable);
+    json keeps Kueue's own quantities."""
     if not suggestion.amounts or not suggestion.action:
         return str(suggestion.summary)
     if suggestion.kind == "nominal-quota":
-        amounts = ", ".join(f"{r} by {human_request(r, v)}" for r, v in suggestion.amounts.items())
-        return f"{suggestion.action}: {amounts}"
-    amounts = ", ".join(f"{r} {human_request(r, v)}" for r, v in suggestion.amounts.items())
+        totals = suggestion.totals
+        amounts = ", ".join(f"{r} by {settable(r, v)}" + (f" (to {settable(r, totals[r])})" if r in totals else "")
+                            for r, v in suggestion.amounts.items())
+        return f"{suggestion.action}: {amounts}" + (f" ({suggestion.note})" if suggestion.note else "")
+    amounts = ", ".join(f"{r} {settable(r, v)}" for r, v in suggestion.amounts.items())
     return f"{suggestion.action}, freeing {amounts}"
 
 
@@ -312,11 +324,14 @@ def _decision_branch(tree: Any, label: str, decision: Decision | None, escape: A
         text += f", preempting {escape(', '.join(decision.victims))}"
     if decision.preempted_by:
         text += f", preempted by {escape(decision.preempted_by)}"
-    if decision.reason and not decision.admitted:
+    if decision.reason and not decision.admitted and decision.reason != decision.state:
         text += f" — {escape(decision.reason)}"
     node = tree.add(text)
     if details and decision.message and not decision.admitted:
         node.add(escape(decision.message))
+    if details and decision.never is not None and not decision.admitted:
+        node.add("[red]it can never get in as configured[/] (whatever finishes): "
+                 f"{escape(decision.never) if decision.never != decision.message else 'see above'}")
     if decision.cut_short is not None:
         node.add(f"[yellow]warning: {escape(decision.cut_short)}[/]")
 
@@ -361,14 +376,17 @@ def check_line(check: ResourceCheck) -> str:
     def q(value: int | None) -> str:
         return human(r, value)
 
+    def figure(value: int | None) -> str:  # computed amounts read rounded (kqctl.k8s.units)
+        return human_figure(r, value)
+
     needed, requested = human_request(r, check.needed), human_request(r, check.requested)
     line = (f"{r}: needs {needed} (this pod set {requested}); nominal {q(check.nominal)}, used"
-            f" {q(check.usage)}, available {q(max(0, check.available))}, at most {q(check.potential)}")
+            f" {figure(check.usage)}, available {figure(max(0, check.available))}, at most {figure(check.potential)}")
     if check.borrowing_limit is not None:
         line += f", borrowingLimit {q(check.borrowing_limit)}"
     if check.lending_limit is not None:
         line += f", lendingLimit {q(check.lending_limit)}"
     for level in check.levels:
-        line += f"; cohort {level.name}: quota {q(level.subtree_quota)}, used {q(level.usage)}," \
-                f" can still give {q(max(0, level.available))}"
+        line += f"; cohort {level.name}: quota {figure(level.subtree_quota)}, used {figure(level.usage)}," \
+                f" can still give {figure(max(0, level.available))}"
     return line

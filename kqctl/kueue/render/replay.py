@@ -6,14 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.replay.report import ReplayReport
-from kqctl.render.charts import Chart, Line, has_matplotlib, svg, write_png
+from kqctl.render.charts import Chart, Curve, TimeChart
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
-from kqctl.render.units import human
+from kqctl.render.units import human, human_figure
 from kqctl.replay.durations import format_duration
 from kqctl.replay.run import WorkloadTimes
 from kqctl.replay.statistics import Sample
@@ -23,7 +22,7 @@ FORMATS = ("table", "wide", "json", "yaml", "summary")
 # What happens between Kueue's cycles in a replay (kqctl rules SIM-R1 ... explains each).
 RULES = ("SIM-R1", "SIM-R2", "SIM-R3", "SIM-R4", "SIM-R5", "SIM-R6", "SIM-R7")
 CHART_LINES = 12  # lines per chart: the busiest queues (a chart of 1,000 lines shows nothing)
-CHART_BUCKETS = 400  # points per line: usage is averaged per bucket of virtual time
+CHART_BUCKETS = 200  # points per curve: more than a panel has pixels across says nothing more (and bloats the SVG)
 
 
 # --- data ----------------------------------------------------------------------------------------------
@@ -33,12 +32,13 @@ def sample_data(sample: Sample | None) -> dict[str, Any] | None:
     if sample is None:
         return None
     return {"count": sample.count, "meanMs": int(sample.mean), "p50Ms": sample.p50, "p95Ms": sample.p95,
-            "p99Ms": sample.p99, "maxMs": sample.maximum}
+            "p99Ms": sample.p99, "maxMs": sample.maximum, "never": sample.never}
 
 
 def group_data(group: GroupStats) -> dict[str, Any]:
     return {"workloads": group.workloads, "admitted": group.admitted, "finished": group.finished,
-            "evictions": group.evictions, "timeToAdmission": sample_data(group.time_to_admission),
+            "evictions": group.evictions, "neverAdmitted": list(group.never_admitted),
+            "timeToAdmission": sample_data(group.time_to_admission),
             "timeToFinish": sample_data(group.time_to_finish)}
 
 
@@ -75,9 +75,10 @@ def workload_data(workload: WorkloadTimes) -> dict[str, Any]:
         "firstAdmittedMs": workload.first_admitted,
         "admittedMs": workload.admitted,
         "finishedMs": workload.finished,
-        "timeToAdmissionMs": workload.time_to_admission,
+        "timeToAdmissionMs": None if workload.waiting else workload.time_to_admission,
         "timeToFinishMs": workload.time_to_finish,
         "evictions": workload.evictions,
+        "neverAdmitted": workload.waiting,
     }
 
 
@@ -169,6 +170,11 @@ def duration(value: int | None) -> str:
     return "-" if value is None else format_duration(value)
 
 
+def wait(value: int | None) -> str:
+    """A percentile of waits: None is a wait that never ended (a workload never admitted), Sample's "never"."""
+    return "never" if value is None else format_duration(value)
+
+
 def _duration_key(cell: str) -> object:
     from kqctl.replay.durations import DurationError, parse_duration
 
@@ -188,7 +194,7 @@ def group_table(title: str, groups: Iterable[GroupStats]) -> Table:
                    Column("Finish P50", right=True, wide=True), Column("Evictions", right=True)))
     for group in groups:
         sample, finish = group.time_to_admission, group.time_to_finish
-        times = [duration(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
+        times = [wait(sample.at(p)) if sample else "-" for p in (50, 95, 99, 100)]
         table.add([group.name, f"{group.workloads:,}", f"{group.admitted:,}", *times,
                    duration(finish.p50) if finish else "-", f"{group.evictions:,}"])
     return table
@@ -201,7 +207,7 @@ def usage_table(usages: Iterable[UsageSummary]) -> Table:
         resource = _resource(usage.resource)
         share = usage.share
         table.add([usage.name, usage.kind, usage.resource, human(resource, usage.nominal),
-                   human(resource, int(usage.mean)), human(resource, usage.peak),
+                   human_figure(resource, usage.mean), human_figure(resource, usage.peak),
                    "-" if share is None else f"{float(share * 100):.1f}%"])
     return table
 
@@ -216,8 +222,8 @@ def workload_table(workloads: Iterable[WorkloadTimes]) -> Table:
                    Column("Evictions", right=True, wide=True), Column("State")))
     for w in workloads:
         table.add([w.key, w.labels.queue.split("/", 1)[-1], w.labels.target or "-", str(w.labels.priority),
-                   duration(w.arrival), duration(w.time_to_admission), duration(w.time_to_finish), str(w.evictions),
-                   w.state], item={"name": w.key, **workload_data(w)})
+                   duration(w.arrival), "never" if w.waiting else duration(w.time_to_admission),
+                   duration(w.time_to_finish), str(w.evictions), w.state], item={"name": w.key, **workload_data(w)})
     return table
 
 
@@ -254,8 +260,13 @@ def headline(report: ReplayReport) -> str:
                        for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
-    waits = (f"\nTime to admission: P50 {duration(overall.p50)}, P95 {duration(overall.p95)}, "
-             f"P99 {duration(overall.p99)}, mean {duration(round(overall.mean))}.") if overall else ""
+    waits = ""
+    if overall is not None:
+        never = f" ({overall.never:,} never admitted)" if overall.never else ""
+        mean = f", mean {duration(round(overall.mean))} of those admitted" if overall.never else \
+            f", mean {duration(round(overall.mean))}"
+        waits = (f"\nTime to admission: P50 {wait(overall.p50)}, P95 {wait(overall.p95)}, P99 {wait(overall.p99)}"
+                 f"{mean}{never}.")
     return (f"Replayed {len(report.workloads):,} workloads over {duration(report.end)} of virtual time{horizon} "
             f"({report.cycles:,} cycles, {report.api_writes:,} API writes): {states or 'nothing to replay'}.{waits}")
 
@@ -265,27 +276,29 @@ def headline(report: ReplayReport) -> str:
 
 
 def charts(report: ReplayReport) -> list[tuple[str, Chart]]:
-    """Usage over time per ClusterQueue and per cohort (share of nominal quota), and time to admission."""
-    result = []
-    for kind, stem in (("ClusterQueue", "usage-clusterqueues"), ("Cohort", "usage-cohorts")):
-        chart = usage_chart(report, kind)
-        if chart is not None:
-            result.append((stem, chart))
-    result.append(("time-to-admission", admission_chart(report)))
-    return result
+    """Usage over time per ClusterQueue and per cohort (share of nominal quota, one small panel each: curves of
+    the same shape would hide each other on one axes), and time to admission per priority; a chart with nothing
+    to draw says why."""
+    return [("usage-clusterqueues", usage_chart(report, "ClusterQueue")),
+            ("usage-cohorts", usage_chart(report, "Cohort")),
+            ("time-to-admission", admission_chart(report))]
 
 
-def usage_chart(report: ReplayReport, kind: str) -> Chart | None:
+def usage_chart(report: ReplayReport, kind: str) -> TimeChart:
     usages = [u for u in report.usage if u.kind == kind and u.nominal > 0]
-    if not usages:
-        return None
     busiest = sorted(usages, key=lambda u: (-(u.share or 0), u.name, u.resource))[:CHART_LINES]
-    lines = [Line(f"{u.name} {u.resource}", _bucketed(u, report.end)) for u in busiest]
-    top = max((y for line in lines for _, y in line.points), default=100.0)
-    shown = f"the {len(busiest)} busiest of {len(usages)}" if len(usages) > len(busiest) else f"{len(usages)}"
-    return Chart(f"Quota held per {kind} ({shown}), % of nominal quota", "virtual time", "% of nominal", lines,
-                 report.end / 1000, max(100.0, _round_up(top)), _seconds, lambda v: f"{v:.0f}%",
-                 note=f"mean over buckets of {format_duration(max(1, report.end // CHART_BUCKETS))}")
+    curves = tuple(Curve(f"{u.name} · {u.resource}", _bucketed(u, report.end)) for u in busiest)
+    top = max((y for curve in curves for _, y in curve.points), default=100.0)
+    names = len({u.name for u in usages})
+    shown = f"{names} {kind}{'' if names == 1 else 's'}"  # a panel is one queue's one resource
+    if len(usages) > len(busiest):
+        shown += f", the {len(busiest)} busiest of {len(usages)} resource curves"
+    return TimeChart(f"Quota held per {kind} over the replay ({shown})", "virtual time", "% of nominal quota",
+                     curves, report.end / 1000, max(100.0, _round_up(top)), _seconds, lambda v: f"{v:.0f}%",
+                     x_durations=True, small_multiples=True, reference=(100.0, "nominal quota (100%)"),
+                     curve_label="quota held, % of nominal",
+                     note=f"Mean over buckets of {format_duration(max(1, report.end // CHART_BUCKETS))} of virtual "
+                          "time.", empty=f"no {kind} has nominal quota")
 
 
 def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
@@ -304,9 +317,10 @@ def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
     return points
 
 
-def admission_chart(report: ReplayReport) -> Chart:
-    """Cumulative distribution of time to admission, one line per priority."""
-    lines = []
+def admission_chart(report: ReplayReport) -> TimeChart:
+    """Cumulative distribution of time to admission, one curve per priority (colours, then dashes, tell them
+    apart); workloads never admitted are not on any curve and the note counts them."""
+    curves = []
     longest = 0
     by_priority: dict[int, list[int]] = {}
     for workload in report.workloads:
@@ -318,31 +332,21 @@ def admission_chart(report: ReplayReport) -> Chart:
         step = max(1, len(values) // CHART_BUCKETS)
         points = [(values[i] / 1000, (i + 1) * 100 / len(values)) for i in range(0, len(values), step)]
         points.append((values[-1] / 1000, 100.0))
-        lines.append(Line(f"priority {priority} ({len(values):,})", [(0.0, 0.0), *points], step=False))
-    return Chart("Time to admission by priority (share of workloads admitted within)", "time to admission",
-                 "% of workloads", lines, max(longest, 1000) / 1000, 100.0, _seconds, lambda v: f"{v:.0f}%")
+        # An empirical distribution is a step function: flat until the next workload gets in.
+        count = f"{len(values):,} workload{'' if len(values) == 1 else 's'}"
+        curves.append(Curve(f"priority {priority} ({count})", [(0.0, 0.0), *points]))
+    never = sum(1 for w in report.workloads if w.time_to_admission is None)
+    note = f"{never:,} workload(s) never admitted in the replay are on no curve." if never else ""
+    right = max(longest, 1000) * 1.03 / 1000  # a little room after the last step, in seconds
+    return TimeChart("Time to admission by priority: share of admitted workloads admitted within a time",
+                     "time to admission", "% of admitted workloads", tuple(curves), right, 100.0, _seconds,
+                     lambda v: f"{v:.0f}%", x_durations=True, note=note, empty="no workload was admitted")
 
 
 def _seconds(value: float) -> str:
-    return format_duration(round(value * 1000))
+    return "0" if value == 0 else format_duration(round(value * 1000))
 
 
 def _round_up(value: float) -> float:
     step = 25.0
     return step * -(-value // step)
-
-
-def write_charts(report: ReplayReport, directory: str) -> list[str]:
-    """SVG always; PNG too when matplotlib is installed. Returns the files written."""
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    png = has_matplotlib()
-    for stem, chart in charts(report):
-        path = folder / f"{stem}.svg"
-        path.write_text(svg(chart), encoding="utf-8")
-        written.append(str(path))
-        if png:
-            write_png(chart, str(folder / f"{stem}.png"))
-            written.append(str(folder / f"{stem}.png"))
-    return written

@@ -10,7 +10,7 @@ from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
 from kqctl.kueue.engine.workloads import Admission
 from kqctl.render.columns import Column, Table, TableOptions, printable, write_limited
-from kqctl.render.units import human
+from kqctl.render.units import human, human_figure
 
 
 def admission_data(admission: Admission) -> dict[str, Any]:
@@ -104,7 +104,16 @@ def workload_details(workload: WorkloadResult) -> dict[str, Any]:
         "admission": admission_data(workload.admission) if workload.admission is not None else None,
         "borrowed": {f"{flavor}/{resource}": format_resource_value(resource, amount)
                      for (flavor, resource), amount in workload.borrowed.items()},
+        "missing": missing_data(workload),
+        "neverAdmitted": workload.never,
+        "blockedBy": workload.blocked_by,
     }
+
+
+def missing_data(workload: WorkloadResult) -> dict[str, str]:
+    """The unused quota it lacks at the end, per flavor/resource (the "N more needed" of its message), exact."""
+    return {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
+            for (flavor, resource), amount in workload.missing.items()}
 
 
 def render_simulation(result: SimulationResult, fmt: str, out: TextIO, namespace: str | None = None,
@@ -178,6 +187,9 @@ _SUMMARY_WORDS = {"Admitted": "admitted", "AdmittedInInactiveClusterQueue": "adm
 def _summary_line(result: SimulationResult) -> str:
     tokens = [workload.decision for workload in result.workloads.values()]
     parts = [f"{tokens.count(token):,} {words}" for token, words in _SUMMARY_WORDS.items() if token in tokens]
+    never = sum(1 for workload in result.workloads.values() if workload.never is not None)
+    if never:
+        parts.append(f"{never:,} of them can never get in as configured")
     stop = {"steady": "steady state", "cycles": "cycle limit given", "limit": "cycle limit reached, NOT a steady state",
             "livelock": "livelock"}[result.stop_reason]
     mode = "fair sharing" if result.fair_sharing else "classical"
@@ -217,7 +229,8 @@ def queue_table(result: SimulationResult, keep: Callable[[WorkloadResult], bool]
             resource = quota.resource
             table.add([name, cohort, quota.flavor, resource, human(resource, quota.nominal),
                        human(resource, quota.borrowing_limit), human(resource, quota.lending_limit),
-                       human(resource, quota.used), human(resource, quota.borrowed), human(resource, quota.lent),
+                       human_figure(resource, quota.used), human_figure(resource, quota.borrowed),
+                       human_figure(resource, quota.lent),
                        pending, status],
                       [None] * 11 + [status_style])
     return table
@@ -274,8 +287,8 @@ def _detail_text(workload: WorkloadResult) -> str:
 
 
 def _borrowed_text(workload: WorkloadResult) -> str:
-    return ", ".join(f"{resource} {human(resource, value)}" for (_, resource), value in workload.borrowed.items()) \
-        or "-"
+    amounts = workload.borrowed.items()
+    return ", ".join(f"{resource} {human_figure(resource, value)}" for (_, resource), value in amounts) or "-"
 
 
 # Table order and colour by decision token; a decision not listed sorts last, uncoloured.
@@ -335,7 +348,8 @@ def _write_reasons(out: TextIO, result: SimulationResult, keys: list[str],
         if workload.admission is not None or not workload.message:
             continue
         name = printable(key)
-        pieces = wrap_text(f"{name}: {printable(workload.message)}", width, "  ", "    ")
+        never = " (it can never get in as configured)" if workload.never is not None else ""
+        pieces = wrap_text(f"{name}: {printable(workload.message)}{never}", width, "  ", "    ")
         if paint is not None:
             pieces[0] = "  " + paint(name, "bold") + pieces[0][2 + len(name):]
         lines.extend(pieces)

@@ -104,10 +104,19 @@ class DiffReport:
     percentiles: tuple[PercentileShift, ...] | None  # None without --replay
     before_replay: ReplayReport | None = None
     after_replay: ReplayReport | None = None
+    # With --replay: workloads admitted in BEFORE's replay that are still waiting at the end of AFTER's, by key
+    replay_regressions: tuple[str, ...] = ()
 
     @property
     def regressions(self) -> tuple[WorkloadChange, ...]:
+        """Steady-state regressions: admitted before, not admitted after."""
         return tuple(c for c in self.changes if c.regression)
+
+    @property
+    def regression_keys(self) -> tuple[str, ...]:
+        """Every workload the change keeps out: in the steady state, or (with --replay) in the replay; what the
+        headline counts and --fail-on regression fails on."""
+        return tuple(sorted({c.key for c in self.regressions} | set(self.replay_regressions)))
 
 
 def diff_snapshots(before: Snapshot, after: Snapshot, options: SimulationOptions | None = None,
@@ -125,7 +134,13 @@ def diff_snapshots(before: Snapshot, after: Snapshot, options: SimulationOptions
     old_replay, new_replay = replay_snapshot(before, replay), replay_snapshot(after, replay)
     return DiffReport(changes, len(keys), _counts(views_before), _counts(views_after),
                       configuration_changes(before, after), percentile_shifts(old_replay, new_replay), old_replay,
-                      new_replay)
+                      new_replay, never_after(old_replay, new_replay))
+
+
+def never_after(before: ReplayReport, after: ReplayReport) -> tuple[str, ...]:
+    """Workloads that get in during BEFORE's replay and are still waiting for admission at the end of AFTER's."""
+    got_in = {w.key for w in before.workloads if not w.waiting}
+    return tuple(sorted(w.key for w in after.workloads if w.waiting and w.key in got_in))
 
 
 def views(result: SimulationResult) -> dict[str, WorkloadView]:

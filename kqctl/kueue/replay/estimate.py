@@ -26,6 +26,7 @@ class WaitEstimate:
     state: str  # its state at the end of the replay (Finished, Running, Pending, Inadmissible, ...)
     replayed: int  # ms of virtual time replayed
     assumptions: tuple[str, ...]
+    fits_now: bool = True  # the snapshot's steady state admits it (nothing has to finish first)
 
     def sentence(self) -> str:
         """The estimate in words, as explain prints it."""
@@ -33,8 +34,12 @@ class WaitEstimate:
             return (f"not admitted in a replay of {format_duration(self.replayed)} in which every running workload "
                     f"finishes; it ends {self.state.lower()}: only a change of quota or of the workloads ahead "
                     "gets it in")
-        if self.admitted_after <= 1000:
+        if self.admitted_after <= 1000 and self.fits_now:
             return "admitted in the next scheduling cycles (it fits now)"
+        if self.admitted_after <= 1000:
+            # It does not fit now: what frees its quota at once is a running workload already past its runtime.
+            return ("admitted as the replay starts: workloads in its way have already run longer than their runtime "
+                    "(declared, or the one assumed) and are taken to finish at once; until they do, it stays out")
         text = f"at the current rate this workload is admitted in about {roughly(self.admitted_after)}"
         if self.finished_after is not None:
             text += f" and finishes about {roughly(self.finished_after)} from now"
@@ -67,8 +72,9 @@ def replay_for_estimates(snapshot: Snapshot, options: KueueReplayOptions | None 
     return replay_snapshot(snapshot, replace(options, timeline=timeline, until_finished=frozenset(keys)))
 
 
-def estimate_from(report: ReplayReport, key: str) -> WaitEstimate | None:
-    """The estimate for ``key`` (None when the workload was not replayed, e.g. it is finished)."""
+def estimate_from(report: ReplayReport, key: str, fits_now: bool = True) -> WaitEstimate | None:
+    """The estimate for ``key`` (None when the workload was not replayed, e.g. it is finished); ``fits_now``: the
+    snapshot's steady state admits it."""
     times = report.workload(key)
     if times is None:
         return None
@@ -77,4 +83,4 @@ def estimate_from(report: ReplayReport, key: str) -> WaitEstimate | None:
         admitted = times.admitted
     finished = times.finished if times.finished is not None and admitted is not None else None
     notes = tuple(n for n in report.assumptions if "controller throughput" not in n)
-    return WaitEstimate(key, admitted, finished, times.state, report.end, notes)
+    return WaitEstimate(key, admitted, finished, times.state, report.end, notes, fits_now)

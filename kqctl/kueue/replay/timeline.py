@@ -180,9 +180,10 @@ class KueueTimeline:
                     self.dated_after_start += 1
                     created = since
                 runtime = self.runtimes.runtime(model)
+                remaining = None
                 if runtime is not None and declared_runtime(model) is None and since < 0:
-                    runtime -= since  # an assumed runtime of a running workload counts from the start
-                running.append(Running(key, since, runtime, created))
+                    remaining = runtime  # an assumed runtime of a running workload counts from the start
+                running.append(Running(key, since, runtime, created, remaining))
                 self.landed.add(key)
                 self._change_usage(info, 0, +1, "reserved")
                 self._change_usage(info, 0, +1, "admitted")

@@ -468,7 +468,7 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
     """XO-5 and XO-9: a workload asking for a resource its ClusterQueue does not cover, or more of a
     resource than any flavor of its group could ever provide, can never be admitted."""
     from kqctl.k8s.pods import spec_requests
-    from kqctl.k8s.units import human, human_request
+    from kqctl.k8s.units import human_figure, human_request
     from kqctl.kueue.engine.quota import potential
 
     built = world.quota_cache()
@@ -529,7 +529,7 @@ def check_workloads_can_fit(world: World) -> Iterator[Located]:
                         "XO-WL-NEVER-FITS", path,
                         f"pod set {pod_set.get('name', i)} needs {human_request(resource, total)} {resource},"
                         f" more than any flavor of ClusterQueue {state.name} can ever provide"
-                        f" ({human(resource, best)} with everything borrowed)",
+                        f" ({human_figure(resource, best)} with everything borrowed)",
                         "raise nominalQuota or borrowingLimit, or shrink the pod set")
 
 

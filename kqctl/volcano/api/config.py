@@ -19,7 +19,7 @@ from kqctl.origin import FieldPath
 
 # Every action the scheduler registers (actions/factory.go) and the ones kqctl simulates.
 KNOWN_ACTIONS = ("enqueue", "allocate", "backfill", "reclaim", "preempt", "gangpreempt", "gangreclaim", "shuffle")
-SIMULATED_ACTIONS = frozenset({"enqueue", "allocate", "backfill", "reclaim"})
+SIMULATED_ACTIONS = frozenset({"enqueue", "allocate", "backfill", "reclaim", "preempt"})
 # Every plugin the scheduler registers (plugins/factory.go); SIMULATED_PLUGINS are modelled by kqctl.
 KNOWN_PLUGINS = ("binpack", "capacity", "cdp", "conformance", "deviceshare", "drf", "extender", "gang",
                  "network-topology-aware", "nodegroup", "nodeorder", "numa-aware", "overcommit", "pdb",

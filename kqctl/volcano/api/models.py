@@ -16,7 +16,7 @@ from typing import Any
 from kqctl.k8s.core import Fields, ModelError, json_kind, metadata
 from kqctl.k8s.taints import Taint, Toleration, read_taints
 from kqctl.origin import Origin
-from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
+from kqctl.volcano.api.resource import PODS, resource_list
 
 ResourceList = Mapping[str, int]
 
@@ -262,9 +262,3 @@ class Node:
         return cls(metadata(body).string("name"), allocatable, ready, spec.boolean("unschedulable", False),
                    read_taints(spec), origin)
 
-
-def scoring_request(requests: Mapping[str, int], containers: int) -> tuple[int, int]:
-    """kube-scheduler's non-zero requests: 100m cpu and 200Mi memory for each container that sets none."""
-    cpu = requests.get(CPU, 0) or 100 * max(containers, 1)
-    memory = requests.get(MEMORY, 0) or 200 * 1024 * 1024 * max(containers, 1)
-    return cpu, memory

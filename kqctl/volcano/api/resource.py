@@ -392,3 +392,26 @@ def to_quantity(name: str, value: Amount) -> str:
     if name == PODS:
         return Quantity.from_int(whole).canonical()
     return Quantity.from_milli(whole, "BinarySI" if name == EPHEMERAL_STORAGE else "DecimalSI").canonical()
+
+
+def human_amount(name: str, value: Amount, figure: bool = False) -> str:
+    """An amount in Volcano's unit in kqctl's reading style (kqctl.k8s.units): ``4``, ``500m``, ``12.6Gi``, ``2``
+    GPUs, ``unlimited``. ``figure`` marks a computed amount (deserved, what is left): cpu then keeps three
+    significant digits. Amounts Volcano divides are rounded down to its unit first (a milli-core, a byte)."""
+    from kqctl.k8s.units import cores, cores_figure, human_bytes, human_figure, human_request
+
+    if isinstance(value, float) and math.isinf(value):
+        return "unlimited"
+    whole = math.floor(value)
+    if whole == 0:
+        return "0"
+    if name == CPU:
+        return cores_figure(whole) if figure else cores(whole)
+    if name in (MEMORY, PODS):
+        return human_figure(name, whole) if figure else human_request(name, whole)
+    units = Fraction(whole, 1000)  # scalars are milli-units in Volcano
+    if name == EPHEMERAL_STORAGE or name.startswith("hugepages-"):
+        return human_bytes(math.floor(units))
+    if units.denominator == 1:
+        return human_figure(name, int(units)) if figure else human_request(name, int(units))
+    return cores_figure(whole) if figure else cores(whole)  # a fraction of a device reads like cpu: 500m

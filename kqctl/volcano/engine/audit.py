@@ -126,6 +126,7 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
 
 
 def _text(name: str, value: object) -> str:
-    from kqctl.volcano.api.resource import to_quantity
+    """An amount in kqctl's reading style, as the audit table prints it (kqctl.k8s.units)."""
+    from kqctl.volcano.api.resource import human_amount
 
-    return to_quantity(name, value)  # type: ignore[arg-type]
+    return human_amount(name, value)  # type: ignore[arg-type]

@@ -373,23 +373,8 @@ def queue_level(left: QueueAttr, right: QueueAttr) -> int:
 
 
 def sorted_victims(ssn: Session, victims: list[TaskInfo], reclaimer: TaskInfo) -> list[TaskInfo]:
-    """``BuildVictimsPriorityQueue``: victim queue order between queues; reverse job, then task, order within."""
-    from kqctl.volcano.engine.framework import PriorityQueue
-
-    def less(left: TaskInfo, right: TaskInfo) -> bool:
-        if left.job is right.job:
-            return not ssn.task_less(left, right)
-        if left.job.queue != right.job.queue:
-            return ssn.victim_queue_less(ssn.queues[left.job.queue], ssn.queues[right.job.queue],
-                                         ssn.queues[reclaimer.job.queue])
-        compared = ssn.job_compare(left.job, right.job)
-        if compared != 0:
-            return compared > 0
-        return not ssn.task_less(left, right)
-
-    heap: PriorityQueue[TaskInfo] = PriorityQueue(less)
-    for victim in victims:
-        heap.push(victim)
+    """``BuildVictimsPriorityQueue`` popped to the end (the capacity plugin orders its candidates with it)."""
+    heap = ssn.victims_queue(victims, reclaimer)
     ordered = []
     while not heap.empty():
         ordered.append(heap.pop())

@@ -9,6 +9,7 @@ CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"}
 
 def open_session(ssn: Session, plugin: Plugin) -> None:
     plugin.hooks["reclaimable"] = lambda reclaimer, reclaimees: evictable(reclaimees)
+    plugin.hooks["preemptable"] = lambda preemptor, preemptees: evictable(preemptees)
 
 
 def evictable(candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:

@@ -2,7 +2,9 @@
 hierarchical DRF (HDRF) for queues.
 
 VC-DRF-1 job order: the job with the smaller dominant share goes first; a job's share is the largest
-allocated/total over the cluster's resources (``pods`` included).
+allocated/total over the cluster's resources (``pods`` included), allocated as drf keeps it (``drfAttr``): the
+job's allocated tasks when the session opens, then every allocate event (a pipelined task counts) and
+deallocate event. The preemptable vote and the hierarchy read the same account.
 VC-DRF-2 preemptable (the preempt action's victims): a preemptee is a victim when the preemptor's share with its
 task added is at most the preemptee's job's share with that task removed (within 0.000001).
 VC-HDRF-1 the tree: each queue's ``volcano.sh/hierarchy`` annotation is a path (``root/eng/dev``) and
@@ -78,7 +80,8 @@ class Drf:
         self.ssn = ssn
         self.total = ssn.total
         self.names = [(name, self.total.get(name)) for name in ssn.total.names()]
-        self.shares: dict[str, float] = {key: self._share(job.allocated) for key, job in ssn.jobs.items()}
+        self.allocated: dict[str, Resource] = {key: job.allocated.clone() for key, job in ssn.jobs.items()}
+        self.shares: dict[str, float] = {key: self._share(self.allocated[key]) for key in ssn.jobs}
         plugin.hooks["job_order"] = self.job_order
         plugin.hooks["preemptable"] = self.preemptable
         self.hierarchy = plugin.option.hierarchy
@@ -91,7 +94,7 @@ class Drf:
                 self._build(ssn.jobs[key])
             plugin.hooks["queue_order"] = self.queue_order
             plugin.hooks["reclaimable"] = self.reclaimable
-        ssn.event_handlers.append((self.on_change, self.on_change))
+        ssn.event_handlers.append((self.on_allocate, self.on_deallocate))
 
     def _share(self, allocated: Resource) -> float:
         """``calculateShare``: the largest allocated/total over the cluster's resources (a float64)."""
@@ -112,18 +115,26 @@ class Drf:
 
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """VC-DRF-2 (``preemptableFn``)."""
-        mine = self._share(preemptor.job.allocated.clone().add(preemptor.request))
+        mine = self._share(self.allocated[preemptor.job.key].clone().add(preemptor.request))
         left: dict[str, Resource] = {}
         victims = []
         for preemptee in preemptees:
-            allocated = left.setdefault(preemptee.job.key, preemptee.job.allocated.clone())
+            allocated = left.setdefault(preemptee.job.key, self.allocated[preemptee.job.key].clone())
             theirs = self._share(allocated.sub(preemptee.request))
             if mine < theirs or abs(mine - theirs) <= SHARE_DELTA:
                 victims.append(preemptee)
         return victims, PERMIT
 
-    def on_change(self, task: TaskInfo) -> None:
-        self.shares[task.job.key] = self._share(task.job.allocated)
+    def on_allocate(self, task: TaskInfo) -> None:
+        allocated = self.allocated[task.job.key]
+        allocated.add(task.request)
+        self.shares[task.job.key] = self._share(allocated)
+        self.dirty = True
+
+    def on_deallocate(self, task: TaskInfo) -> None:
+        allocated = self.allocated[task.job.key]
+        allocated.sub(task.request)
+        self.shares[task.job.key] = self._share(allocated)
         self.dirty = True
 
     # --- VC-HDRF-1: the tree ------------------------------------------------------------------------------------
@@ -156,7 +167,7 @@ class Drf:
         allocated_total = Resource()
         for key, leaf in self.leaves.items():
             assert leaf.job is not None
-            leaf.allocated = overrides[key] if overrides and key in overrides else leaf.job.allocated
+            leaf.allocated = overrides[key] if overrides and key in overrides else self.allocated[key]
             leaf.share = self._share(leaf.allocated)
             allocated_total.add(leaf.allocated)
         demanding = {name for name, total in self.names if allocated_total.get(name) < total}
@@ -228,13 +239,13 @@ class Drf:
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """VC-HDRF-4 (``reclaimFn``): each candidate judged alone, against the reclaimer with its task placed."""
-        mine = reclaimer.job.allocated.clone().add(reclaimer.request)
+        mine = self.allocated[reclaimer.job.key].clone().add(reclaimer.request)
         lqueue = self.ssn.queues[reclaimer.job.queue]
         victims = []
         for reclaimee in reclaimees:
             if reclaimee.job.key not in self.leaves:
                 continue
-            theirs = reclaimee.job.allocated.clone().sub(reclaimee.request)
+            theirs = self.allocated[reclaimee.job.key].clone().sub(reclaimee.request)
             self._refresh({reclaimer.job.key: mine, reclaimee.job.key: theirs})
             if self._compare(lqueue, self.ssn.queues[reclaimee.job.queue]) < 0:
                 victims.append(reclaimee)

@@ -40,7 +40,7 @@ class TaskInfo:
     """A pod as a task of a job (``api.TaskInfo``)."""
 
     __slots__ = ("pod", "key", "job", "request", "status", "node", "priority", "preemptable", "role", "index",
-                 "best_effort", "evicted_by", "nominated")
+                 "best_effort", "evicted_by", "nominated", "eviction_occurred", "last_transaction")
 
     def __init__(self, pod: Pod, job: JobInfo) -> None:
         self.pod = pod
@@ -55,7 +55,10 @@ class TaskInfo:
         self.index = _pod_index(pod.name)
         self.best_effort = self.request.is_empty()
         self.evicted_by: str | None = None
-        self.nominated = ""
+        self.nominated = ""  # the pod's status.nominatedNodeName, written when a session closes
+        self.eviction_occurred = False  # pipelined where victims were evicted for it (``EvictionOccurred``)
+        # ``LastTransaction``: (status, node, eviction occurred) before a statement undid the task's change
+        self.last_transaction: tuple[str, str, bool] | None = None
 
     def __repr__(self) -> str:
         return f"Task({self.key} {self.status} {self.node})"
@@ -239,10 +242,11 @@ class JobInfo:
 
 
 class NodeInfo:
-    """A node's resources in the session (``api.NodeInfo``): idle, used, releasing and pipelined."""
+    """A node's resources in the session (``api.NodeInfo``): idle, used, releasing and pipelined; and the pods
+    kube-scheduler's NodeInfo holds for the node scorers (``scored``)."""
 
-    __slots__ = ("model", "name", "allocatable", "idle", "used", "releasing", "pipelined", "tasks", "nonzero",
-                 "version", "_key")
+    __slots__ = ("model", "name", "allocatable", "idle", "used", "releasing", "pipelined", "tasks", "on_node",
+                 "scored", "version", "_key")
 
     def __init__(self, model: Node) -> None:
         self.model = model
@@ -253,14 +257,19 @@ class NodeInfo:
         self.releasing = Resource()
         self.pipelined = Resource()
         self.tasks: dict[str, TaskInfo] = {}
-        self.nonzero = [0, 0]  # kube-scheduler's non-zero cpu and memory requests of the node's pods
+        self.on_node = ScoredPods()  # every pod on the node, whatever its status: kube-scheduler's view at open
+        self.scored = ScoredPods()  # kube-scheduler's view during the session
         self.version = 0  # bumped on every change: node-choice caches key on it
         self._key: tuple[int, tuple[Any, ...]] | None = None
 
-    def add(self, key: str, status: str, request: Resource, score: tuple[int, int], task: TaskInfo | None) -> None:
-        """``AddTask``: releasing and running tasks use the node; a pipelined one only reserves future idle."""
+    def add(self, key: str, status: str, request: Resource, task: TaskInfo | None, pod: Pod | None = None) -> None:
+        """``AddTask``: releasing and running tasks use the node; a pipelined one only reserves future idle.
+        ``pod``: a pod on the node that is no task (another scheduler's)."""
         if task is not None:
             self.tasks[key] = task
+            self.on_node.add(task.pod)
+        elif pod is not None:
+            self.on_node.add(pod)
         if status == PIPELINED:
             self.pipelined.add(request)
         else:
@@ -268,12 +277,12 @@ class NodeInfo:
             self.used.add(request)
             if status == RELEASING:
                 self.releasing.add(request)
-            self.nonzero[0] += score[0]
-            self.nonzero[1] += score[1]
         self.version += 1
 
-    def remove(self, key: str, status: str, request: Resource, score: tuple[int, int]) -> None:
-        self.tasks.pop(key, None)
+    def remove(self, key: str, status: str, request: Resource) -> None:
+        task = self.tasks.pop(key, None)
+        if task is not None:
+            self.on_node.remove(task.pod)
         if status == PIPELINED:
             self.pipelined.sub(request)
         else:
@@ -281,8 +290,20 @@ class NodeInfo:
             self.used.sub(request)
             if status == RELEASING:
                 self.releasing.sub(request)
-            self.nonzero[0] -= score[0]
-            self.nonzero[1] -= score[1]
+        self.version += 1
+
+    def open_scored(self) -> None:
+        """At session open kube-scheduler's view of the node holds every pod on it, whatever its status
+        (``framework.GenerateNodeMapAndSlice``: ``NewNodeInfo(node.Pods()...)``)."""
+        self.scored = self.on_node.copy()
+        self.version += 1
+
+    def score_add(self, pod: Pod) -> None:
+        self.scored.add(pod)
+        self.version += 1
+
+    def score_remove(self, pod: Pod) -> None:
+        self.scored.remove(pod)
         self.version += 1
 
     def future_idle(self) -> Resource:
@@ -290,14 +311,52 @@ class NodeInfo:
         return self.idle.clone().add(self.releasing).sub(self.pipelined)
 
     def state_key(self) -> tuple[Any, ...]:
-        """Nodes with the same key are interchangeable for fit and resource scores."""
+        """Nodes with the same key are interchangeable for fit and resource scores (used is allocatable - idle)."""
         if self._key is not None and self._key[0] == self.version:
             return self._key[1]
         key = (tuple(sorted(self.allocatable.as_dict().items())), tuple(sorted(self.idle.as_dict().items())),
                tuple(sorted(self.releasing.as_dict().items())), tuple(sorted(self.pipelined.as_dict().items())),
-               tuple(self.nonzero), self.model.unschedulable, self.model.taints)
+               self.scored.key(), self.model.unschedulable, self.model.taints)
         self._key = (self.version, key)
         return key
+
+
+class ScoredPods:
+    """What kube-scheduler's ``NodeInfo`` sums over the pods it holds: ``Requested`` (the pods' requests) and
+    ``NonZeroRequested`` (cpu and memory with 100m and 200Mi for a container that asks for none). Volcano's
+    predicates plugin adds a pod when a task is allocated or pipelined to the node and removes it when the
+    task is evicted or the allocation is undone (its ``AllocateFunc``/``DeallocateFunc`` event handlers)."""
+
+    __slots__ = ("requested", "nonzero_cpu", "nonzero_memory")
+
+    def __init__(self) -> None:
+        self.requested: dict[str, int] = {}
+        self.nonzero_cpu = 0
+        self.nonzero_memory = 0
+
+    def copy(self) -> ScoredPods:
+        copied = ScoredPods()
+        copied.requested = dict(self.requested)
+        copied.nonzero_cpu, copied.nonzero_memory = self.nonzero_cpu, self.nonzero_memory
+        return copied
+
+    def add(self, pod: Pod) -> None:
+        requested = self.requested
+        for name, amount in pod.request.items():
+            requested[name] = requested.get(name, 0) + amount
+        self.nonzero_cpu += pod.score_request[0]
+        self.nonzero_memory += pod.score_request[1]
+
+    def remove(self, pod: Pod) -> None:
+        requested = self.requested
+        for name, amount in pod.request.items():
+            requested[name] = requested.get(name, 0) - amount
+        self.nonzero_cpu -= pod.score_request[0]
+        self.nonzero_memory -= pod.score_request[1]
+
+    def key(self) -> tuple[Any, ...]:
+        # Names with their amounts in the dict's order: equal states may differ in order (a cache miss only).
+        return (tuple(self.requested.items()), self.nonzero_cpu, self.nonzero_memory)
 
 
 @dataclass
@@ -394,16 +453,17 @@ class Statement:
         self.session.epoch += 1
         task.job.update_task_status(task, ALLOCATED)
         task.node = node.name
-        node.add(task.key, ALLOCATED, task.request, task.pod.score_request, task)
+        node.add(task.key, ALLOCATED, task.request, task)
         self.session.fire_allocate(task)
         self.operations.append(Operation("allocate", task, node.name, previous))
 
-    def pipeline(self, task: TaskInfo, node: NodeInfo) -> None:
+    def pipeline(self, task: TaskInfo, node: NodeInfo, eviction_occurred: bool = False) -> None:
         previous = task.status
         self.session.epoch += 1
         task.job.update_task_status(task, PIPELINED)
         task.node = node.name
-        node.add(task.key, PIPELINED, task.request, task.pod.score_request, task)
+        task.eviction_occurred = eviction_occurred
+        node.add(task.key, PIPELINED, task.request, task)
         self.session.fire_allocate(task)
         self.operations.append(Operation("pipeline", task, node.name, previous))
 
@@ -411,11 +471,20 @@ class Statement:
         previous = task.status
         self.session.epoch += 1
         node = self.session.nodes[task.node]
-        node.remove(task.key, previous, task.request, task.pod.score_request)
+        node.remove(task.key, previous, task.request)
         task.job.update_task_status(task, RELEASING)
-        node.add(task.key, RELEASING, task.request, task.pod.score_request, task)
+        node.add(task.key, RELEASING, task.request, task)
         self.session.fire_deallocate(task)
         self.operations.append(Operation("evict", task, task.node, previous, reason))
+
+    def unpipeline(self, task: TaskInfo) -> None:
+        """``UnPipeline``: a pipelined task back to pending, off its node (not an operation of the statement)."""
+        self.session.epoch += 1
+        node = self.session.nodes[task.node]
+        node.remove(task.key, PIPELINED, task.request)
+        task.job.update_task_status(task, PENDING)
+        self.session.fire_deallocate(task)
+        task.node = ""
 
     def has_evictions(self) -> bool:
         return any(op.kind == "evict" for op in self.operations)
@@ -429,29 +498,31 @@ class Statement:
         for op in reversed(self.operations):
             node = self.session.nodes[op.node]
             task = op.task
+            task.last_transaction = (task.status, task.node, task.eviction_occurred)  # GenerateLastTxContext
+            if op.kind != "evict":
+                self.session.undone.append(task)
             if op.kind == "evict":
-                node.remove(task.key, RELEASING, task.request, task.pod.score_request)
+                task.evicted_by = None
+                node.remove(task.key, RELEASING, task.request)
                 task.job.update_task_status(task, op.previous)
-                node.add(task.key, op.previous, task.request, task.pod.score_request, task)
+                node.add(task.key, op.previous, task.request, task)
                 self.session.fire_allocate(task)
             else:
-                node.remove(task.key, task.status, task.request, task.pod.score_request)
+                node.remove(task.key, task.status, task.request)
                 task.job.update_task_status(task, op.previous)
+                self.session.fire_deallocate(task)  # before the task leaves the node, as unallocate/unPipeline
                 task.node = ""
-                self.session.fire_deallocate(task)
         self.operations = []
 
     def commit(self) -> None:
         """Allocations become binds, evictions become deletions; pipelines stay until the next session."""
         self.session.epoch += 1
         for op in self.operations:
+            op.task.last_transaction = None  # ClearLastTxContext
             if op.kind == "allocate":
-                op.task.job.update_task_status(op.task, BINDING)
-                self.session.binds.append(op.task)
+                self.session.dispatch(op.task)
             elif op.kind == "evict":
                 self.session.evictions.append((op.task, op.reason))
-            elif op.kind == "pipeline":
-                self.session.pipelined.append(op.task)
         self.operations = []
 
 
@@ -478,6 +549,7 @@ HOOK_FLAGS = {
     "allocatable": "enabledAllocatable", "overused": "enabledOverused", "preemptive": "enablePreemptive",
     "reclaimable": "enableReclaimable", "predicate": "enablePredicate", "node_order": "enableNodeOrder",
     "preemptable": "enablePreemptable",
+    "batch_node_order": "enableNodeOrder",
 }
 
 
@@ -499,7 +571,7 @@ class Session:
         self._flat: dict[str, list[Callable[..., Any]]] = {}
         self.binds: list[TaskInfo] = []
         self.evictions: list[tuple[TaskInfo, str]] = []
-        self.pipelined: list[TaskInfo] = []
+        self.undone: list[TaskInfo] = []  # tasks a discarded statement took back (their last transaction kept)
         self.trace = trace
         self.epoch = 0  # bumped by every statement operation: what a failed search saw is still true while unchanged
         self.event_handlers: list[tuple[Callable[[TaskInfo], None] | None, Callable[[TaskInfo], None] | None]] = []
@@ -538,6 +610,25 @@ class Session:
         for _, on_deallocate in self.event_handlers:
             if on_deallocate is not None:
                 on_deallocate(task)
+
+    # --- direct changes (no statement) --------------------------------------------------------------------------
+
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """``Session.Allocate`` (backfill): the task is allocated at once, with nothing to undo it; once its job
+        is ready, every allocated task of the job is bound."""
+        self.epoch += 1
+        task.job.update_task_status(task, ALLOCATED)
+        task.node = node.name
+        node.add(task.key, ALLOCATED, task.request, task)
+        self.fire_allocate(task)
+        if self.job_ready(task.job):
+            for allocated in sorted(task.job.with_status(ALLOCATED), key=lambda t: t.key):
+                self.dispatch(allocated)
+
+    def dispatch(self, task: TaskInfo) -> None:
+        """``dispatch``: the task is bound (Binding until the next session sees it run)."""
+        task.job.update_task_status(task, BINDING)
+        self.binds.append(task)
 
     # --- orders ----------------------------------------------------------------------------------------------
 
@@ -583,6 +674,26 @@ class Session:
                 return bool(result < 0)
         return not self.queue_less(left, right)
 
+    def victims_queue(self, victims: list[TaskInfo], preemptor: TaskInfo) -> PriorityQueue[TaskInfo]:
+        """``BuildVictimsPriorityQueue``: between queues the victim queue order; within a queue the reverse job
+        order, then the reverse task order. Popped one by one: the orders read the session as it changes."""
+
+        def less(left: TaskInfo, right: TaskInfo) -> bool:
+            if left.job is right.job:
+                return not self.task_less(left, right)
+            if left.job.queue != right.job.queue:
+                return self.victim_queue_less(self.queues[left.job.queue], self.queues[right.job.queue],
+                                              self.queues[preemptor.job.queue])
+            compared = self.job_compare(left.job, right.job)
+            if compared != 0:
+                return compared > 0
+            return not self.task_less(left, right)
+
+        heap: PriorityQueue[TaskInfo] = PriorityQueue(less)
+        for victim in victims:
+            heap.push(victim)
+        return heap
+
     # --- votes -----------------------------------------------------------------------------------------------
 
     def job_valid(self, job: JobInfo) -> ValidateResult | None:
@@ -627,28 +738,47 @@ class Session:
                 return str(problem)
         return None
 
-    def node_score(self, task: TaskInfo, node: NodeInfo) -> Any:
-        return sum((fn(task, node) for fn in self.all_hooks("node_order")), 0)
+    def node_score(self, task: TaskInfo, node: NodeInfo) -> float:
+        """VC-SCORE-5 ``util.PrioritizeNodes``: the plugins' per-node scores (``NodeOrderFn``) added in float64
+        in configuration order, then their batch scores (``BatchNodeOrderFn``), as Go adds them."""
+        order = 0.0
+        for fn in self.all_hooks("node_order"):
+            order += fn(task, node)
+        batch = 0.0
+        for fn in self.all_hooks("batch_node_order"):
+            batch += fn(task, node)
+        return 0.0 + order + batch
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
-        """``Reclaimable``: within a tier the voters' victims intersect; the first tier with victims decides."""
-        victims: list[TaskInfo] | None = None
-        for tier in self.hooks("reclaimable"):
-            for fn in tier:
-                candidates, vote = fn(reclaimer, reclaimees)
-                if vote == ABSTAIN:
-                    continue
-                if not candidates:
-                    victims = None
-                    break
-                if victims is None:
-                    victims = list(candidates)
-                else:
-                    keep = {id(c) for c in candidates}
-                    victims = [v for v in victims if id(v) in keep]
-            if victims is not None:
-                return victims
-        return victims or []
+        """``Reclaimable``: the reclaim action's victims (see :func:`_victims`)."""
+        return _victims(self.hooks("reclaimable"), reclaimer, reclaimees)
+
+    def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
+        """``Preemptable``: the preempt action's victims (see :func:`_victims`)."""
+        return _victims(self.hooks("preemptable"), preemptor, preemptees)
+
+
+def _victims(tiers: list[list[Callable[..., Any]]], evictor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:
+    """VC-VICTIMS-1: tier by tier, the voters' victims intersect; a voter with none ends the tier undecided; the
+    first tier that decided wins. As in Go, an empty intersection is no decision either (a nil slice), so the
+    next voter of the tier starts afresh."""
+    victims: list[TaskInfo] | None = None
+    for tier in tiers:
+        for fn in tier:
+            chosen, vote = fn(evictor, candidates)
+            if vote == ABSTAIN:
+                continue
+            if not chosen:
+                victims = None
+                break
+            if victims is None:
+                victims = list(chosen)
+            else:
+                keep = {id(c) for c in chosen}
+                victims = [v for v in victims if id(v) in keep] or None
+        if victims is not None:
+            return victims
+    return []
 
 
 def _tier_vote(tiers: list[list[Callable[..., Any]]], job: JobInfo) -> bool:
@@ -683,3 +813,12 @@ def fits_node(task: TaskInfo, node: NodeInfo) -> list[str]:
 
 def fits_idle(task: TaskInfo, node: NodeInfo) -> bool:
     return less_equal(task.request, node.idle, "zero")
+
+
+def validate_victims(task: TaskInfo, node: NodeInfo, victims: list[TaskInfo]) -> bool:
+    """``util.ValidateVictims``: the node's future idle plus every victim must hold the task; no victim at all
+    is fine when the task fits as it is."""
+    room = node.future_idle()
+    for victim in victims:
+        room.add(victim.request)
+    return less_equal(task.request, room, "zero")

@@ -6,12 +6,25 @@ minMember tasks are allocated or running, is never reclaimed below minMember, an
 
 from __future__ import annotations
 
-from kqctl.volcano.engine.framework import PENDING, PERMIT, REJECT, JobInfo, Plugin, Session, TaskInfo, ValidateResult
+from kqctl.volcano.engine.framework import (
+    ALLOCATED_STATUSES,
+    PENDING,
+    PERMIT,
+    PIPELINED,
+    REJECT,
+    RELEASING,
+    JobInfo,
+    Plugin,
+    Session,
+    TaskInfo,
+    ValidateResult,
+)
 
 
 def open_session(ssn: Session, plugin: Plugin) -> None:
     plugin.hooks["job_valid"] = job_valid
     plugin.hooks["reclaimable"] = lambda reclaimer, reclaimees: evictable(reclaimees)
+    plugin.hooks["preemptable"] = lambda preemptor, preemptees: evictable(preemptees)
     plugin.hooks["job_order"] = job_order
     plugin.hooks["job_ready"] = lambda job: job.check_task_ready() and job.is_ready()
     plugin.hooks["job_pipelined"] = lambda job: PERMIT if job.check_task_pipelined() and job.is_pipelined() else REJECT
@@ -49,10 +62,23 @@ def job_order(left: JobInfo, right: JobInfo) -> int:
     return 1 if l_ready else -1
 
 
+def releasing_fills_gang(job: JobInfo) -> bool:
+    """VC-GANG-1 ``shouldSkipUnschedulableForReleasing``: a job that is not ready only because some of its
+    scheduled pods are being deleted (still on their nodes), with nothing pending or pipelined, gets no
+    Unschedulable condition, so its PodGroup keeps its phase instead of turning Unknown."""
+    releasing = sum(1 for task in job.with_status(RELEASING) if task.node)
+    if releasing == 0 or job.count(PENDING, PIPELINED):
+        return False
+    return job.scheduled_task_num() + releasing >= job.min_available
+
+
 def unready_message(job: JobInfo) -> str:
     """The PodGroup condition gang writes when the job is not ready (``OnSessionClose``, ``FitError``)."""
-    schedulable = job.ready_task_num()
-    unready = job.min_available - schedulable
+    # a pending task counts as schedulable when its last transaction, undone by a discarded statement, was an
+    # allocation (``schedulableTaskNum``)
+    undone = sum(1 for task in job.with_status(PENDING)
+                 if task.last_transaction is not None and task.last_transaction[0] in ALLOCATED_STATUSES)
+    unready = job.min_available - job.ready_task_num() - undone
     histogram: dict[str, int] = {}
     for status, tasks in job.by_status.items():
         if tasks:

@@ -1,11 +1,14 @@
 """The reclaim action (``actions/reclaim/reclaim.go``): a starving job takes resources back from other,
 reclaimable queues.
 
-Queues in queue order (an overused one is skipped); their starving jobs in job order; each pending task
-that is allowed to preempt and whose queue is preemptive looks at the nodes in turn: the running,
-preemptable tasks there of other, reclaimable queues are candidates, the plugins' Reclaimable vote picks the
-victims, and they are evicted in victim order until the task fits the node's future idle. The task is then
-pipelined there; the job's statement is committed when the job is pipelined.
+Queues in queue order (an overused one is skipped); all starving jobs of a queue in job order; each pending
+task of the job (PreemptionPolicy Never and a queue that is not preemptive skip it) tries the nodes in turn.
+On a node, the running, preemptable tasks of *other*, reclaimable queues are the reclaimees; the plugins'
+Reclaimable vote picks the victims; the node is taken when its future idle plus the victims holds the task
+(``ValidateVictims``). Victims are evicted in victim order only until the task fits, so a task that already
+fits the node's future idle evicts nothing and is pipelined there all the same (VC-RECLAIM-1): it waits for
+the next session, and an allocate later in the session does not bind it. The job's statement is committed
+when the job is pipelined, else undone.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ from collections.abc import Iterator
 
 from kqctl.volcano.api.resource import Resource, less_equal
 from kqctl.volcano.engine import trace
-from kqctl.volcano.engine.capacity import sorted_victims
 from kqctl.volcano.engine.framework import (
     PENDING,
     RUNNING,
@@ -25,6 +27,7 @@ from kqctl.volcano.engine.framework import (
     Session,
     Statement,
     TaskInfo,
+    validate_victims,
 )
 
 
@@ -84,8 +87,10 @@ def execute(ssn: Session) -> None:
             tasks[job.key] = pending
     # A task that found no node leaves the session as it was; another task of its queue with the same request
     # would search the same nodes with the same votes (the voters read the reclaimer's queue and request only:
-    # gang, conformance, proportion, capacity), so it is skipped until something changes.
+    # gang, conformance, proportion, capacity), so it is skipped until something changes. Hierarchical drf's vote
+    # also reads the reclaimer's job: then only the job's own tasks are skipped.
     failed: dict[tuple[object, ...], int] = {}
+    per_job = any(p.name == "drf" and p.hierarchy for p in ssn.conf.plugins())
     rooms = _Rooms(ssn)
     while not queues.empty():
         queue = queues.pop()
@@ -100,14 +105,17 @@ def execute(ssn: Session) -> None:
                 if task.pod.preempt_never or not ssn.preemptive(queue, [task]):
                     continue
                 shape = (job.queue, tuple(sorted(task.request.as_dict().items())), task.pod.tolerations)
-                if failed.get(shape) == ssn.epoch:
+                memo = (*shape, job.key) if per_job else shape
+                if failed.get(memo) == ssn.epoch:
                     continue
                 if not reclaim_for_task(ssn, statement, task, job, rooms, shape[1:]):
-                    failed[shape] = ssn.epoch
+                    failed[memo] = ssn.epoch
             if ssn.job_pipelined(job):
                 statement.commit()
             else:
                 statement.discard()
+            if not jobs.empty():
+                queues.push(queue)  # Volcano pushes the queue back while it has starving jobs left
 
 
 def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: JobInfo,
@@ -124,36 +132,37 @@ def reclaim_for_task(ssn: Session, statement: Statement, task: TaskInfo, job: Jo
         if not reclaimees:
             continue
         victims = ssn.reclaimable(task, sorted(reclaimees, key=lambda t: t.key))
-        if not victims or not _victims_make_room(task, node, victims):
+        if not validate_victims(task, node, victims):
             continue
-        available = node.future_idle()
-        node_statement = Statement(ssn)
-        evicted = False
-        for victim in sorted_victims(ssn, victims, task):
-            if less_equal(task.request, available, "zero"):
-                break
-            victim.evicted_by = task.key
-            node_statement.evict(victim, f"reclaimed by {task.key}")
-            available.add(victim.request)
-            evicted = True
-        if not less_equal(task.request, available, "zero"):
-            node_statement.discard()
-            continue
-        node_statement.pipeline(task, node)
-        task.nominated = node.name if evicted else ""
-        statement.merge(node_statement)
-        ssn.note(job, trace.RECLAIM, f"{task.pod.name} reclaims on {node.name} from "
-                 f"{', '.join(sorted({v.job.queue for v in victims}))}")
-        return True
+        evicted = evict_until_fit(ssn, statement, task, node, victims, "reclaim")
+        if evicted is not None:
+            ssn.note(job, trace.RECLAIM, f"{task.pod.name} reclaims on {node.name} from "
+                     f"{', '.join(sorted({v.job.queue for v in evicted}))}" if evicted else
+                     f"{task.pod.name} is pipelined to {node.name} by reclaim (it fits there; nothing to evict)")
+            return True
     return False
 
 
-def _victims_make_room(task: TaskInfo, node: object, victims: list[TaskInfo]) -> bool:
-    """``ValidateVictims``: the node's future idle plus every victim must hold the task."""
-    from kqctl.volcano.engine.framework import NodeInfo
+def evict_until_fit(ssn: Session, statement: Statement, task: TaskInfo, node: NodeInfo, victims: list[TaskInfo],
+                    reason: str) -> list[TaskInfo] | None:
+    """Victims in victim order until the task fits the node's future idle, then the task pipelined there; the
+    node's own statement is merged into the job's only when the task fits (else undone, and None)."""
+    available = node.future_idle()
+    node_statement = Statement(ssn)
+    evicted: list[TaskInfo] = []
+    queue = ssn.victims_queue(victims, task)
+    while not queue.empty():
+        if less_equal(task.request, available, "zero"):
+            break
+        victim = queue.pop()
+        victim.evicted_by = task.key
+        node_statement.evict(victim, f"{reason}ed by {task.key}")
+        available.add(victim.request)
+        evicted.append(victim)
+    if not less_equal(task.request, available, "zero"):
+        node_statement.discard()
+        return None
+    node_statement.pipeline(task, node, bool(evicted))
+    statement.merge(node_statement)
+    return evicted
 
-    assert isinstance(node, NodeInfo)
-    room = node.future_idle()
-    for victim in victims:
-        room.add(victim.request)
-    return less_equal(task.request, room, "zero")

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from kqctl.volcano.api.config import SchedulerConf
 from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod
-from kqctl.volcano.engine import allocate, backfill, conformance, enqueue, gang, predicates, priority, reclaim
+from kqctl.volcano.engine import (
+    allocate,
+    backfill,
+    conformance,
+    enqueue,
+    gang,
+    predicates,
+    preempt,
+    priority,
+    reclaim,
+)
 from kqctl.volcano.engine.capacity import Capacity
 from kqctl.volcano.engine.drf import Drf, HdrfLevel
 from kqctl.volcano.engine.framework import (
@@ -32,7 +42,7 @@ from kqctl.volcano.engine.framework import (
     TaskInfo,
     request_of,
 )
-from kqctl.volcano.engine.nodeorder import open_binpack, open_nodeorder
+from kqctl.volcano.engine.nodeorder import follow_scored_pods, open_binpack, open_nodeorder
 from kqctl.volcano.engine.overcommit import Overcommit
 from kqctl.volcano.engine.proportion import Proportion
 from kqctl.volcano.engine.queue_attr import QueueAttr
@@ -48,14 +58,16 @@ class World:
 
     pods: dict[str, Pod]
     phases: dict[str, str]
-    nominated: dict[str, str] = field(default_factory=dict)  # pod -> node it was pipelined to after evictions
+    nominated: dict[str, str] = field(default_factory=dict)  # pod -> its status.nominatedNodeName
 
 
 @dataclass
 class SessionResult:
     binds: list[tuple[str, str]]  # (pod, node)
     evictions: list[tuple[str, str]]  # (pod, the task it made room for)
-    pipelined: list[tuple[str, str]]  # (pod, node)
+    pipelined: list[tuple[str, str]]  # (pod, node): tasks pipelined when the session closed, not bound
+    nominated: list[tuple[str, str]]  # (pod, node): nominatedNodeName written as the session closed
+    nominated_tasks: dict[str, TaskInfo]  # those tasks, for the cache
     phases: dict[str, str]
     reasons: dict[str, tuple[str, str]]  # PodGroup -> (gate, message) of the last "no"
     gang: dict[str, str]  # PodGroup -> the unschedulable condition gang writes
@@ -90,6 +102,8 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
     for job in cache.jobs.values():
         job.reason, job.unschedulable = None, False
         job.fit_errors.clear()
+    for node in cache.nodes.values():
+        node.open_scored()
     ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace)
     plugins = _open_plugins(ssn, snapshot.conf)
     for action in snapshot.conf.actions:
@@ -99,6 +113,8 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
             allocate.execute(ssn, "enqueue" in snapshot.conf.actions)
         elif action == "reclaim":
             reclaim.execute(ssn)
+        elif action == "preempt":
+            preempt.execute(ssn)
         elif action == "backfill":
             backfill.execute(ssn)
     return _close(ssn, plugins)
@@ -119,40 +135,43 @@ def build_cache(snapshot: Snapshot, world: World) -> Cache:
             task.nominated = world.nominated.get(pod.key, "")
             job.add_task(task)
             if task.node and task.node in nodes and task.status not in ("Succeeded", "Failed"):
-                nodes[task.node].add(task.key, task.status, task.request, pod.score_request, task)
+                nodes[task.node].add(task.key, task.status, task.request, task)
         elif pod.node_name in nodes and pod.status not in ("Succeeded", "Failed"):
             # Pods of other schedulers (or without a PodGroup) still use the node.
-            nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), pod.score_request, None)
+            nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), None, pod)
     return Cache(queues, jobs, nodes)
 
 
 def settle(cache: Cache, result: SessionResult) -> None:
     """The cache as the next session finds it: bound tasks run, evicted tasks are re-created pending (their
-    controller makes them again), pipelined tasks wait pending (nominated to the node reclaim freed), and
-    allocations no statement committed are undone; each PodGroup has the phase the session gave it."""
-    nominated = dict(result.pipelined)
+    controller makes them again, without a nominated node), pipelined tasks wait pending, and allocations no
+    statement committed are undone; pods keep the nominated node the session wrote (VC-NOMINATE-1); each
+    PodGroup has the phase the session gave it."""
     for job in cache.jobs.values():
         for status in (BINDING, ALLOCATED, PIPELINED, RELEASING):
             for task in list(job.with_status(status)):
-                _settle_task(cache, job, task, nominated)
+                _settle_task(cache, job, task)
         job.phase = result.phases.get(job.key, job.phase)
+    for pod_key, node in result.nominated:
+        result.nominated_tasks[pod_key].nominated = node
 
 
-def _settle_task(cache: Cache, job: JobInfo, task: TaskInfo, nominated: dict[str, str]) -> None:
+def _settle_task(cache: Cache, job: JobInfo, task: TaskInfo) -> None:
     node = cache.nodes.get(task.node)
     if task.status == BINDING:
         if node is not None:
-            node.remove(task.key, task.status, task.request, task.pod.score_request)
-            node.add(task.key, RUNNING, task.request, task.pod.score_request, task)
+            node.remove(task.key, task.status, task.request)
+            node.add(task.key, RUNNING, task.request, task)
         job.update_task_status(task, RUNNING)
         return
     if task.status == RELEASING and task.evicted_by is None:
         return  # released before the simulation started: it still holds the node
     if node is not None:
-        node.remove(task.key, task.status, task.request, task.pod.score_request)
+        node.remove(task.key, task.status, task.request)
+    if task.status == RELEASING:
+        task.nominated = ""  # the re-created pod has no status yet
     job.update_task_status(task, PENDING)
     task.node, task.evicted_by = "", None
-    task.nominated = nominated.get(task.key, "")
 
 
 @dataclass
@@ -182,6 +201,7 @@ def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
                 Overcommit(ssn, plugin)
             elif option.name == "predicates":
                 predicates.open_session(ssn, plugin)
+                follow_scored_pods(ssn)
             elif option.name == "proportion":
                 opened.proportion = Proportion(ssn, plugin)
             elif option.name == "capacity":
@@ -198,10 +218,11 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
     gang_messages: dict[str, str] = {}
     gang_on = ssn.conf.has_plugin("gang")
     for key, job in ssn.jobs.items():
-        if gang_on and job.tasks and not job.is_ready():
+        if gang_on and job.tasks and not job.is_ready() and not gang.releasing_fills_gang(job):
             job.unschedulable = True
             gang_messages[key] = gang.unready_message(job)
     phases = {key: group_phase(job) for key, job in ssn.jobs.items()}
+    nominations = _nominations(ssn)
     quota_plugin, quota, rounds, broken = "", {}, [], ""
     if opened.proportion is not None:
         quota_plugin, quota, rounds = "proportion", opened.proportion.attrs, opened.proportion.rounds
@@ -211,11 +232,31 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
     return SessionResult(
         binds=[(t.key, t.node) for t in ssn.binds],
         evictions=[(t.key, t.evicted_by or "") for t, _ in ssn.evictions],
-        pipelined=[(t.key, t.node) for t in ssn.pipelined if t.nominated],
+        pipelined=sorted((t.key, t.node) for job in ssn.jobs.values() for t in job.with_status(PIPELINED)),
+        nominated=sorted((key, node) for key, (_, node) in nominations.items()),
+        nominated_tasks={key: task for key, (task, _) in nominations.items()},
         phases=phases,
         reasons={key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
         gang=gang_messages, quota=quota, quota_plugin=quota_plugin, rounds=rounds, broken=broken,
         trace=ssn.trace, hdrf=opened.drf.levels() if opened.drf is not None else {})
+
+
+def _nominations(ssn: Session) -> dict[str, tuple[TaskInfo, str]]:
+    """VC-NOMINATE-1 (``RecordJobStatusEvent``, ``TaskSchedulingReason``): as the session closes, a task left
+    allocated, pending or pipelined whose last transaction pipelined it where victims were evicted for it gets
+    that node as its pod's nominatedNodeName; the last transaction is the one a discarded statement undid, if
+    any. An empty nomination never overwrites an earlier one. Only a task pipelined now or undone in the
+    session can have such a transaction; theirs are cleared for the next session."""
+    found: dict[str, tuple[TaskInfo, str]] = {}
+    candidates = [t for job in ssn.jobs.values() for t in job.with_status(PIPELINED)] + ssn.undone
+    for task in candidates:
+        state, node, evicted = task.last_transaction or (task.status, task.node, task.eviction_occurred)
+        if task.status in (ALLOCATED, PENDING, PIPELINED) and not task.pod.gated and state == PIPELINED \
+                and evicted and node:
+            found[task.key] = (task, node)
+    for task in candidates:
+        task.eviction_occurred, task.last_transaction = False, None
+    return found
 
 
 def group_phase(job: JobInfo) -> str:

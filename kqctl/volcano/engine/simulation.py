@@ -70,6 +70,7 @@ class GroupOutcome:
     ignored: bool  # its queue does not exist: the scheduler ignores it
     namespace: str = ""
     labels: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
+    pipelined: Mapping[str, str] = field(default_factory=lambda: _frozen({}))  # pod -> node, left pipelined
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class SimulationResult:
     stop_reason: str
     binds: tuple[tuple[int, str, str], ...]  # (session, pod, node)
     evictions: tuple[Eviction, ...]
+    pipelined: Mapping[str, str]  # pod -> node: reserved on a node as the last session closed, not bound
     groups: Mapping[str, GroupOutcome]  # by PodGroup key, sorted
     queues: tuple[QueueReport, ...]  # every queue, by name, as the last session left it
     quota_plugin: str  # "" when no queue plugin runs
@@ -160,6 +162,7 @@ def _freeze(snapshot: Snapshot, world: World, sessions: int, stop: str, start_ph
     conf = snapshot.conf
     return SimulationResult(
         sessions=sessions, stop_reason=stop, binds=tuple(binds), evictions=evicted,
+        pipelined=_frozen(dict(last.pipelined)),
         groups=_frozen(_group_outcomes(snapshot, world, start_phases, binds, evicted, last)),
         queues=tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)",
                                    last.hdrf)),
@@ -192,9 +195,10 @@ def _advance(world: World, result: SessionResult, session: int, binds: list[tupl
         changed = True
     for pod_key, by in result.evictions:
         world.pods[pod_key] = replace(world.pods[pod_key], node_name="", phase="Pending", deleting=False)
+        world.nominated.pop(pod_key, None)  # the re-created pod has no status yet
         evictions.append(Eviction(session, pod_key, by))
         changed = True
-    for pod_key, node in result.pipelined:
+    for pod_key, node in result.nominated:
         if world.nominated.get(pod_key) != node:
             world.nominated[pod_key] = node
             changed = True
@@ -222,6 +226,10 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
         pod = world.pods[pod_key]
         if pod.node_name:
             bound.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
+    pipelined: dict[str, dict[str, str]] = {}
+    for pod_key, node in last.pipelined:
+        pod = world.pods[pod_key]
+        pipelined.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
     evicted: dict[str, list[Eviction]] = {}
     for eviction in evictions:
         evicted.setdefault(eviction.group, []).append(eviction)
@@ -240,5 +248,6 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
         outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),
-                                     reason, ignored, group.namespace, _frozen(dict(group.labels)))
+                                     reason, ignored, group.namespace, _frozen(dict(group.labels)),
+                                     _frozen(dict(pipelined.get(key, {}))))
     return outcomes

@@ -18,6 +18,7 @@ ALLOCATABLE = "allocatable"  # a task over the queue's deserved (proportion) or 
 NO_NODE = "no-node"
 GANG = "gang"  # fewer tasks than minMember could be placed: nothing is bound
 RECLAIM = "reclaim"
+PREEMPT = "preempt"
 
 
 @dataclass(frozen=True)

@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-from html import escape
-from pathlib import Path
+import math
+from fractions import Fraction
 from typing import Any, TextIO
 
+from kqctl.render import tree
+from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
 from kqctl.render.columns import Column, Table, format_lines
-from kqctl.volcano.api.resource import CPU
+from kqctl.render.units import is_bytes
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
 from kqctl.volcano.engine.audit import AuditReport, QueueRow
+from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.render.simulation import queue_data, resources
-from kqctl.volcano.render.units import display, ratio
+from kqctl.volcano.render.units import display, display_figure, ratio
 
 FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
-PLOT_SUFFIXES = (".svg", ".png")
 
 # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
 _COLUMNS = (Column("Queue"), Column("State", wide=True), Column("Weight", right=True), Column("Resource"),
             Column("Capability", right=True, wide=True), Column("Guarantee", right=True, wide=True),
             Column("Deserved", right=True), Column("Real cap", right=True, wide=True),
-            Column("Allocated", right=True), Column("Pending", right=True), Column("Share", right=True))
-
-
-class PlotError(ValueError):
-    """The chart cannot be written as asked."""
+            Column("Allocated", right=True), Column("Pending demand", right=True), Column("Share", right=True))
 
 
 def report_data(report: AuditReport) -> dict[str, Any]:
@@ -32,7 +31,9 @@ def report_data(report: AuditReport) -> dict[str, Any]:
         "quotaPlugin": report.quota_plugin or None,
         "configuration": report.conf_source,
         "cluster": resources(report.cluster),
-        "queues": {row.report.name: {**queue_data(row.report), "depth": row.depth} for row in report.rows},
+        "queues": {row.report.name: {**queue_data(row.report), "depth": row.depth,
+                                     "pendingDemand": resources(_pending_demand(row.report))}
+                   for row in report.rows},
         "findings": [{"ruleId": f.rule_id, "severity": f.severity, "subject": f.subject, "message": f.message,
                       "hint": f.hint} for f in report.findings],
         "notes": list(report.notes),
@@ -60,41 +61,59 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
 
-def _rows(row: QueueRow) -> list[list[str]]:
+def _pending(report: QueueReport, name: str) -> Amount:
+    """What the queue's PodGroups ask and do not hold yet (request minus allocated)."""
+    return report.request.get(name) - report.allocated.get(name)
+
+
+def _pending_demand(report: QueueReport) -> Resource:
+    return Resource.of({name: _pending(report, name) for name in report.dimensions() if _pending(report, name)})
+
+
+def _rows(row: QueueRow, prefix: str, repeat: bool = False) -> list[list[str]]:
+    """One row per resource; the queue's name, state and weight on its first row only, the tree's lines after
+    (``repeat``: the queue's path on every row, for markdown, where a blank cell would name nothing)."""
     report = row.report
-    label = ("  " * row.depth + ("└─ " if row.depth else "")) + report.name
     cells = []
-    for name in report.dimensions():
-        pending = report.request.get(name) - report.allocated.get(name)
-        cells.append([label, report.state, str(report.weight), name,
+    for i, name in enumerate(report.dimensions()):
+        first = i == 0 or repeat
+        label = _path(row) if repeat else prefix + report.name if i == 0 else tree.continuation(prefix)
+        cells.append([label, report.state if first else "", str(report.weight) if first else "", name,
                       display(name, report.capability.get(name)) if report.capability is not None
                       and name in report.capability.as_dict() else "unlimited",
                       display(name, report.guarantee.get(name)) if name in report.guarantee.as_dict() else "-",
-                      display(name, report.deserved.get(name)) if report.deserved is not None else "-",
-                      display(name, report.real_capability.get(name)), display(name, report.allocated.get(name)),
-                      display(name, pending), ratio(report.share) if report.share is not None else "-"])
+                      display_figure(name, report.deserved.get(name)) if report.deserved is not None else "-",
+                      display_figure(name, report.real_capability.get(name)),
+                      display_figure(name, report.allocated.get(name)), display_figure(name, _pending(report, name)),
+                      (ratio(report.share) if report.share is not None else "-") if first else ""])
     return cells
+
+
+def _tree_rows(report: AuditReport) -> list[list[str]]:
+    prefixes = tree.tree_prefixes([row.depth for row in report.rows])
+    return [cells for row, prefix in zip(report.rows, prefixes, strict=True) for cells in _rows(row, prefix)]
 
 
 def table(report: AuditReport) -> Table:
     result = Table(_COLUMNS)
-    for row in report.rows:
-        for cells in _rows(row):
-            result.add(cells)
+    for cells in _tree_rows(report):
+        result.add(cells)
     return result
 
 
 def _findings_text(report: AuditReport, out: TextIO) -> None:
+    """Findings one per line as every scheduler's audit prints them (``  warning RULE subject: message (hint: ...)``),
+    then the summary; on a terminal a long line wraps under its finding."""
     from kqctl.render.console import write_wrapped
 
     if report.findings:
         out.write("\nFindings:\n")
         for f in report.findings:
-            write_wrapped(out, f"{f.severity:<7}  {f.rule_id:<28}  {f.subject}: {f.message} (hint: {f.hint})", "  ",
-                          "    ")
+            write_wrapped(out, f"{f.severity} {f.rule_id} {f.subject}: {f.message} (hint: {f.hint})", "  ", "    ")
     plugin = report.quota_plugin or "no queue plugin"
+    counts = ", ".join(f"{sum(1 for f in report.findings if f.severity == s)} {s}(s)" for s in ("warning", "info"))
     out.write("\n")
-    write_wrapped(out, f"{len(report.rows)} queue(s), {plugin}; configuration: {report.conf_source}")
+    write_wrapped(out, f"{len(report.rows)} queue(s), {plugin}: {counts}; configuration: {report.conf_source}")
     write_wrapped(out, "Nothing is scheduled: allocated is what runs now; deserved is what the queue plugin computes "
                   "when a session opens (proportion: only for queues with jobs).")
 
@@ -104,9 +123,8 @@ def markdown(report: AuditReport) -> str:
              f"Queue plugin: {report.quota_plugin or 'none'}; configuration: {report.conf_source}.", "",
              "| " + " | ".join(c.header for c in _COLUMNS) + " |",
              "|" + "|".join("---:" if c.right else "---" for c in _COLUMNS) + "|"]
-    for row in report.rows:
-        for cells in _rows(row):
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    for cells in (cells for row in report.rows for cells in _rows(row, "", repeat=True)):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if report.findings:
         lines += ["", "## Findings", ""]
         lines += [f"- **{f.severity}** `{f.rule_id}` {f.subject}: {f.message} ({f.hint})" for f in report.findings]
@@ -115,73 +133,58 @@ def markdown(report: AuditReport) -> str:
 
 # --- the chart -----------------------------------------------------------------------------------------------------
 
-
-def check_plot_path(path: str) -> None:
-    suffix = Path(path).suffix.lower()
-    if suffix not in PLOT_SUFFIXES:
-        raise PlotError(f"--plot {path!r}: the file name must end in .svg or .png")
-    if suffix == ".png":
-        import importlib.util
-
-        if importlib.util.find_spec("matplotlib") is None:
-            raise PlotError("PNG needs matplotlib: pip install 'kqctl[plot]' (or matplotlib), or use .svg")
+SERIES = (
+    Series("real", "real capability (the most it can get)", "#e3e3e3", "ceiling"),
+    Series("allocated", "allocated", "#4c78a8", "stack"),
+    Series("pending", "pending demand", "#a6c8e6", "stack", hatch="///"),
+    Series("deserved", "deserved", "#e45756", "marker"),
+    Series("guarantee", "guarantee", "#222222", "marker"),
+)
 
 
-def _series(report: AuditReport, resource: str) -> list[tuple[str, float, float, float]]:
-    """(queue, deserved, real capability, allocated) in cores or GiB, for the chart only."""
-    scale = 1000 if resource == CPU else 1024**3
-    rows = []
+def quota_chart(report: AuditReport) -> QuotaChart:
+    """Per resource, one bar per queue (tree order): allocated and pending demand against its deserved share,
+    its guarantee and its real capability (what the queue plugin lets it reach)."""
+    names: list[str] = []
     for row in report.rows:
-        r = row.report
-        real = r.real_capability.get(resource)
-        real_value = float(real) / scale if real != float("inf") else 0.0
-        deserved = float(r.deserved.get(resource)) / scale if r.deserved is not None else 0.0
-        rows.append((r.name, deserved, real_value, float(r.allocated.get(resource)) / scale))
-    return rows
+        names += [name for name in row.report.dimensions() if name not in names]
+    panels = tuple(QuotaPanel(name, _kind(name), tuple(_bar(row, name) for row in report.rows)) for name in names)
+    return QuotaChart(
+        "Volcano queues: allocated and pending against deserved, guarantee and real capability", "queue",
+        SERIES, panels, "no queue", f"Nothing is scheduled: allocated is what runs now{_idle(report)}. Queue plugin: "
+        f"{report.quota_plugin or 'none'}.")
 
 
-def write_plot(report: AuditReport, path: str) -> None:
-    """Per queue: deserved, real capability and allocated cpu (SVG by hand, PNG through matplotlib)."""
-    check_plot_path(path)
-    series = _series(report, CPU)
-    if Path(path).suffix.lower() == ".svg":
-        Path(path).write_text(svg(series), encoding="utf-8")
-        return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(max(6, len(series) * 0.9), 4))
-    xs = range(len(series))
-    width = 0.27
-    for offset, index, label in ((-width, 1, "deserved"), (0, 2, "real capability"), (width, 3, "allocated")):
-        axes.bar([x + offset for x in xs], [s[index] for s in series], width, label=label)
-    axes.set_xticks(list(xs), [s[0] for s in series], rotation=30, ha="right")
-    axes.set_ylabel("cpu (cores)")
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+def _idle(report: AuditReport) -> str:
+    return "" if any(row.report.allocated.names() for row in report.rows) else " (nothing runs in any queue)"
 
 
-def svg(series: list[tuple[str, float, float, float]]) -> str:
-    width, height, left, bottom = max(400, 90 * len(series) + 80), 320, 60, 60
-    top = max([max(s[1:]) for s in series] + [1.0])
-    scale = (height - bottom - 20) / top
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
-             'font-size="11">', f'<text x="{left}" y="14">cpu (cores) per queue: deserved, real capability, '
-             'allocated</text>']
-    colours = ("#4c78a8", "#f58518", "#54a24b")
-    for i, (name, *values) in enumerate(series):
-        x0 = left + i * 90
-        for j, value in enumerate(values):
-            h = value * scale
-            parts.append(f'<rect x="{x0 + j * 22}" y="{height - bottom - h:.1f}" width="20" height="{h:.1f}" '
-                         f'fill="{colours[j]}"/>')
-        parts.append(f'<text x="{x0}" y="{height - bottom + 14}">{escape(name)}</text>')
-    parts.append(f'<line x1="{left - 4}" y1="{height - bottom}" x2="{width - 10}" y2="{height - bottom}" '
-                 'stroke="black"/>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+def _path(row: QueueRow) -> str:
+    return f"{row.report.parent}/{row.report.name}" if row.depth and row.report.parent else row.report.name
 
+
+def _bar(row: QueueRow, name: str) -> QuotaRow:
+    r = row.report
+    markers = [("guarantee", _units(name, r.guarantee.get(name)))] if name in r.guarantee.as_dict() else []
+    if r.deserved is not None and not _unlimited(r.deserved.get(name)):
+        markers.insert(0, ("deserved", _units(name, r.deserved.get(name))))
+    real = r.real_capability.get(name)
+    stack = (("allocated", _units(name, r.allocated.get(name))), ("pending", _units(name, max(0, _pending(r, name)))))
+    return QuotaRow(_path(row), stack, tuple(markers), ("real", None if _unlimited(real) else _units(name, real)))
+
+
+def _unlimited(value: Amount) -> bool:
+    return isinstance(value, float) and math.isinf(value)
+
+
+def _units(name: str, value: Amount) -> Fraction:
+    """Volcano's amount in the chart's base unit: cpu milli-cores, bytes, whole units (scalars are milli-units)."""
+    if name in (CPU, MEMORY, PODS):
+        return Fraction(value)
+    return Fraction(value) / 1000
+
+
+def _kind(name: str) -> Kind:
+    if name == CPU:
+        return "cpu"
+    return "bytes" if is_bytes(name) else "count"

@@ -9,7 +9,7 @@ from kqctl.volcano.api.resource import CPU, MEMORY, Amount, Resource
 from kqctl.volcano.engine.explain import Explanation
 from kqctl.volcano.engine.trace import Note
 from kqctl.volcano.render.simulation import resources
-from kqctl.volcano.render.units import display, ratio
+from kqctl.volcano.render.units import display, display_figure, ratio
 
 FORMATS = ("table", "json", "yaml")
 
@@ -18,7 +18,7 @@ GATE_WHERE = {
     "queue-missing": "the scheduler's cache", "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
-    "gang": "allocate: gang", "reclaim": "reclaim",
+    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt",
 }
 
 
@@ -236,7 +236,7 @@ def _dims(*vectors: Resource) -> list[str]:
 
 
 def _vector(values: Resource, dims: list[str]) -> str:
-    return ", ".join(f"{d} {display(d, _value(values, d))}" for d in dims)
+    return ", ".join(f"{d} {display_figure(d, _value(values, d))}" for d in dims)  # deserved: computed
 
 
 def _value(values: Resource, dim: str) -> Amount:

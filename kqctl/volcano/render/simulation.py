@@ -11,7 +11,7 @@ from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine.drf import HdrfLevel
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.engine.simulation import GroupOutcome, SimulationResult
-from kqctl.volcano.render.units import display, quantity, ratio
+from kqctl.volcano.render.units import display, display_figure, quantity, ratio
 
 FORMATS = ("table", "wide", "name", "json", "yaml")
 CONTRACT_VERSION = 1
@@ -101,6 +101,7 @@ def group_data(outcome: GroupOutcome) -> dict[str, Any]:
         "minMember": outcome.min_member,
         "pods": {pod: node or None for pod, node in outcome.pods.items()},
         "bound": dict(outcome.bound),
+        "pipelined": dict(outcome.pipelined),
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in outcome.evicted],
         "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
         "ignored": outcome.ignored,
@@ -123,6 +124,7 @@ def contract(result: SimulationResult, keep: Callable[[GroupOutcome], bool] | No
         "podGroups": {key: group_data(o) for key, o in outcomes.items()},
         "binds": dict(sorted(binds.items())),
         "bindCount": len(binds),
+        "pipelined": {pod: node for o in outcomes.values() for pod, node in o.pipelined.items()},
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in result.evictions
                       if e.group in outcomes],
         "livelock": None if result.livelock is None else {
@@ -163,8 +165,8 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
         for name in report.dimensions():
             table.add([report.name, state, str(report.weight), name,
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
-                       _cell(report.deserved, name, "-"), _cell(report.real_capability, name, "-"),
-                       _cell(report.allocated, name, "0"), _cell(report.inqueue, name, "0"),
+                       _cell(report.deserved, name, "-", True), _cell(report.real_capability, name, "-", True),
+                       _cell(report.allocated, name, "0", True), _cell(report.inqueue, name, "0", True),
                        _share_cell(report),
                        report.parent or "-", str(report.priority), groups])
     return table
@@ -200,13 +202,14 @@ def hdrf_table(levels: tuple[HdrfLevel, ...], queues: tuple[QueueReport, ...]) -
     return table
 
 
-def _cell(values: Resource | None, name: str, missing: str) -> str:
+def _cell(values: Resource | None, name: str, missing: str, figure: bool = False) -> str:
+    """A set amount exact, a computed one (``figure``) rounded for reading (kqctl.k8s.units)."""
     if values is None:
         return missing
     amount = values.as_dict().get(name)
     if amount is None:
         return "unlimited" if missing == "unlimited" else ("0" if missing == "0" else "-")
-    return display(name, amount)
+    return display_figure(name, amount) if figure else display(name, amount)
 
 
 def group_table(outcomes: list[GroupOutcome]) -> Table:
@@ -216,12 +219,20 @@ def group_table(outcomes: list[GroupOutcome]) -> Table:
         nodes = sorted(set(placed))
         node_text = ", ".join(nodes) if len(nodes) <= 3 else f"{', '.join(nodes[:3])} +{len(nodes) - 3}"
         reason = "-" if o.reason is None else o.reason[0]
-        pods = ", ".join(f"{p.split('/', 1)[1]}={n or '-'}" for p, n in o.pods.items()) or "-"
+        pods = ", ".join(_pod_cell(p, n, o.pipelined.get(p)) for p, n in o.pods.items()) or "-"
         style = None if o.phase in ("Running", "Completed") else "yellow"
         table.add([o.key, o.queue, o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
                    str(len(o.evicted)) if o.evicted else "-", reason, pods],
                   [None, None, style, None, None, None, None, None, None], item={"name": o.key, **group_data(o)})
     return table
+
+
+def _pod_cell(pod: str, node: str, pipelined: str | None) -> str:
+    """``name=node``; a pod pipelined to a node (reserved, not bound) shows ``name=-(pipelined to node)``."""
+    name = pod.split("/", 1)[1]
+    if pipelined:
+        return f"{name}=-(pipelined to {pipelined})"
+    return f"{name}={node or '-'}"
 
 
 def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOutcome], bool],
@@ -248,6 +259,7 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
         write_limited(out, groups, view, paint, "PodGroups")
     else:
         out.write("No PodGroups.\n")
+    _pipelined(outcomes, out, view)
     waiting = [o for o in outcomes if o.reason is not None]
     if waiting:
         out.write("\nWhy not running:\n")
@@ -263,6 +275,20 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
     _footnotes(result, out)
 
 
+def _pipelined(outcomes: list[GroupOutcome], out: TextIO, view: TableOptions) -> None:
+    """The pods the last session pipelined: a node holds them room for the next session; none is bound."""
+    pipelined = [(pod, node) for o in outcomes for pod, node in o.pipelined.items()]
+    if not pipelined:
+        return
+    out.write("\nPipelined (a node is reserved for them in the next session; not bound yet):\n")
+    listed = pipelined[: view.limit or len(pipelined)]
+    for pod, node in listed:
+        out.write(f"  {pod} -> {node}\n")
+    if len(listed) < len(pipelined):
+        out.write(f"  ... {len(pipelined) - len(listed):,} more (--limit N or --show-all for more, -o json for "
+                  "everything)\n")
+
+
 def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
     phases: dict[str, int] = {}
     for o in outcomes:
@@ -270,9 +296,11 @@ def summary(result: SimulationResult, outcomes: list[GroupOutcome]) -> str:
     counts = ", ".join(f"{n:,} {p}" for p, n in sorted(phases.items())) or "no PodGroups"
     binds = sum(len(o.bound) for o in outcomes)
     evicted = sum(len(o.evicted) for o in outcomes)
+    pipelined = sum(len(o.pipelined) for o in outcomes)
     plugin = result.quota_plugin or "no queue plugin"
+    waiting = f"{pipelined:,} pipelined, " if pipelined else ""
     return (f"{result.sessions} session(s), {result.stop_reason}, {plugin}: {binds:,} pod(s) bound, "
-            f"{evicted:,} evicted; PodGroups: {counts}")
+            f"{waiting}{evicted:,} evicted; PodGroups: {counts}")
 
 
 def _footnotes(result: SimulationResult, out: TextIO) -> None:

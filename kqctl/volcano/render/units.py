@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from kqctl.render.units import human
-from kqctl.volcano.api.resource import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Amount, to_quantity
+from kqctl.volcano.api.resource import Amount, human_amount, to_quantity
 
 UNLIMITED = "unlimited"
 
@@ -15,24 +14,16 @@ def _is_infinite(value: Amount) -> bool:
     return isinstance(value, float) and math.isinf(value)
 
 
-def _floor(value: Amount) -> int:
-    return math.floor(value) if isinstance(value, (Fraction, float)) else value
-
-
 def display(name: str, value: Amount) -> str:
-    """A table cell: ``4``, ``500m``, ``12Gi``, ``2`` GPUs; ``unlimited``; divided amounts rounded down."""
-    if _is_infinite(value):
-        return UNLIMITED
-    if name == CPU:
-        return human(CPU, _floor(value))
-    if name in (MEMORY, PODS):
-        return human(name, _floor(value))
-    units = Fraction(value) / 1000  # scalars are milli-units in Volcano
-    if name == EPHEMERAL_STORAGE:
-        return human(name, math.floor(units))
-    if units.denominator == 1:
-        return human(name, int(units))
-    return human("cpu", math.floor(units * 1000))  # a fraction of a device: 500m
+    """A table cell for an amount a person set (capability, guarantee, a request): ``4``, ``500m``, ``12Gi``,
+    ``2`` GPUs; ``unlimited``."""
+    return human_amount(name, value)
+
+
+def display_figure(name: str, value: Amount) -> str:
+    """A table cell for a computed amount (deserved, real capability, allocated, pending): cpu rounded to three
+    significant digits as every computed figure is (kqctl.k8s.units)."""
+    return human_amount(name, value, figure=True)
 
 
 def quantity(name: str, value: Amount) -> str:

@@ -49,6 +49,7 @@ class Violation:
     message: str
     path: FieldPath
     line: int
+    detail: str = ""  # a short human hint kqctl adds after YuniKorn's words (``vcore 8 > 4``)
 
 
 @dataclass(frozen=True)
@@ -76,10 +77,10 @@ class ConfigValidator:
     violations: list[Violation] = field(default_factory=list)
     _seen: set[Violation] = field(default_factory=set)
 
-    def fail(self, rule: str, message: str, loc: Located, key: str | int | None = None) -> None:
+    def fail(self, rule: str, message: str, loc: Located, key: str | int | None = None, detail: str = "") -> None:
         path = loc.path if key is None else loc.at(key)
         line = loc.line if key is None else (loc.line_of(key) if isinstance(key, str) else loc.line)
-        violation = Violation(rule, message, path, line)
+        violation = Violation(rule, message, path, line, detail)
         if violation not in self._seen:  # a later check that meets the same problem again (a limit's quantity)
             self._seen.add(violation)
             self.violations.append(violation)
@@ -221,7 +222,8 @@ class ConfigValidator:
                       loc)
         if queue.maxapplications != 0 and queue.maxapplications < limit.maxapplications:
             self.fail("YK-V19", f"invalid MaxApplications settings for limit {limit.limit} exceed current the queue "
-                             "MaxApplications", loc, "maxapplications")
+                             "MaxApplications", loc, "maxapplications",
+                      detail=f"{limit.maxapplications} > {queue.maxapplications}")
         if queue.name != ROOT:
             try:
                 queue_max = res.resource_from_conf(_values(queue.resources.max))
@@ -231,7 +233,7 @@ class ConfigValidator:
                 return
             if not res.fit_in_max_undef(queue_max, limit_resource):
                 self.fail("YK-V19", f"invalid MaxResources settings for limit {limit.limit} exeecd current the queue "
-                                 "MaxResources", loc, "maxresources")
+                                 "MaxResources", loc, "maxresources", detail=res.exceeding(limit_resource, queue_max))
 
     def parse_map(self, conf: MapConf | None) -> Resource | None:
         """``NewResourceFromConf`` with V9 reported at the offending entry; None when an entry fails."""
@@ -255,7 +257,8 @@ class ConfigValidator:
         if guaranteed is not None and maximum is not None and not res.fit_in_max_undef(maximum, guaranteed):
             self.fail("YK-V10", f"guaranteed resource {res.go_string(guaranteed)} is larger than maximum resource "
                              f"{res.go_string(maximum)} for queue {queue.name}", *_entry(queue.resources.guaranteed,
-                                                                                          queue.loc))
+                                                                                          queue.loc),
+                      detail=res.exceeding(guaranteed, maximum))
         return guaranteed, maximum
 
     def check_queue_resource(self, queue: QueueConf, parent_max: Resource | None) -> Resource:
@@ -266,7 +269,8 @@ class ConfigValidator:
         if maximum is not None and not res.fit_in_max_undef(parent_max, maximum):
             self.fail("YK-V11", f"max resource of parent {res.go_string(parent_max)} is smaller than maximum resource "
                              f"{res.go_string(maximum)} for queue {queue.name}", *_entry(queue.resources.max,
-                                                                                          queue.loc))
+                                                                                          queue.loc),
+                      detail=res.exceeding(maximum, parent_max))
         effective_max = res.component_wise_min(own_max, parent_max) or {}
         children_sum: Resource = {}
         for child in queue.children:
@@ -275,11 +279,12 @@ class ConfigValidator:
         if guaranteed is not None and not res.fit_in_max_undef(own_guaranteed, children_sum):
             self.fail("YK-V12", f"guaranteed resource of parent {res.go_string(own_guaranteed)} is smaller than sum of "
                              f"guaranteed resources {res.go_string(children_sum)} of the children for queue "
-                             f"{queue.name}", *_entry(queue.resources.guaranteed, queue.loc))
+                             f"{queue.name}", *_entry(queue.resources.guaranteed, queue.loc),
+                      detail=res.exceeding(children_sum, own_guaranteed))
         if not res.fit_in_max_undef(effective_max, children_sum):
             self.fail("YK-V13", f"max resource {res.go_string(effective_max)} is smaller than sum of guaranteed "
                              f"resources {res.go_string(children_sum)} of the children for queue {queue.name}",
-                      *_entry(queue.resources.max, queue.loc))
+                      *_entry(queue.resources.max, queue.loc), detail=res.exceeding(children_sum, effective_max))
         return children_sum if res.is_zero(own_guaranteed) else own_guaranteed
 
     # --- placement rules (V14-V16) -----------------------------------------------------------------------
@@ -388,14 +393,16 @@ class ConfigValidator:
             if not res.fit_in_max_undef(existing, limit_max):
                 self.fail("YK-V19", f"{kind} {name} max resource {res.go_string(limit_max)} of queue {queue.name} is "
                                  "greater than immediate or ancestor parent maximum resource "
-                                 f"{res.go_string(existing)}", limit.loc, "maxresources")
+                                 f"{res.go_string(existing)}", limit.loc, "maxresources",
+                          detail=res.exceeding(limit_max, existing))
             current[name] = res.component_wise_min(limit_max, existing) or {}
         elif name != WILDCARD and WILDCARD in parent:
             existing = parent[WILDCARD]
             if not res.fit_in_max_undef(existing, limit_max):
                 self.fail("YK-V19", f"{kind} {name} max resource {res.go_string(limit_max)} of queue {queue.name} is "
                                  f"greater than wildcard maximum resource {res.go_string(existing)} of immediate or "
-                                 "ancestor parent queue", limit.loc, "maxresources")
+                                 "ancestor parent queue", limit.loc, "maxresources",
+                          detail=res.exceeding(limit_max, existing))
             current[name] = limit_max
         else:
             current[name] = limit_max

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from kqctl.k8s.units import cores, human_bytes, is_bytes
+
 Resource = dict[str, int]
 ResourceView = Mapping[str, int]
 
@@ -395,6 +397,25 @@ def go_string(resource: ResourceView | None) -> str:
     if resource is None:
         return "nil resource"
     return "map[" + " ".join(f"{name}:{resource[name]}" for name in sorted(resource)) + "]"
+
+
+def human_amount(name: str, value: int) -> str:
+    """One of YuniKorn's internal integers as a person reads it: vcore in cores (``8``, ``500m``), byte resources
+    with binary suffixes (``16Gi``), any other resource as its count."""
+    if name == VCORE:
+        return cores(value)
+    if is_bytes(name):
+        return human_bytes(value)
+    return str(value)
+
+
+def exceeding(amount: ResourceView | None, limit: ResourceView | None) -> str:
+    """A short human hint for a validator message: the types of ``limit`` that ``amount`` goes above, e.g.
+    ``vcore 8 > 4, memory 16Gi > 8Gi`` (YuniKorn's messages print whole Go maps in millicores and bytes)."""
+    parts = [f"{name} {human_amount(name, (amount or {}).get(name, 0))} > {human_amount(name, value)}"
+             for name, value in sorted((limit or {}).items(), key=lambda kv: (kv[0] != VCORE, kv[0] != MEMORY, kv[0]))
+             if (amount or {}).get(name, 0) > value]
+    return ", ".join(parts)
 
 
 def union_types(resources: Iterable[ResourceView | None]) -> list[str]:

@@ -202,18 +202,20 @@ class Scheduler(SchedulerState):
                 if result is not None:
                     return result
                 why = ask.failure
-                if self.p.preemption_enabled:
-                    result, reason = self.try_preemption(self, ask, headroom, attempts, nodes_tried=True)
-                    if result is not None:
-                        return result
-                    why = f"{why}; {reason}"
-                    if reason == MAX_PREEMPTION_ATTEMPTS:
-                        ask.failure = why
-                        continue  # not tried yet: the next walk gives it an attempt
-                self.block(ask, why, "nodes")
             else:
+                # The core's iterator over unreserved nodes is then empty, not absent: tryNodes finds nothing and
+                # preemption is still tried below (``Application.tryAllocate``), the ask's own reserved node among
+                # the candidates.
                 why = ask.failure if ask.reserved_node and ask.failure else "every node is reserved for another ask"
-                self.block(ask, why, "nodes")
+            if self.p.preemption_enabled:
+                result, reason = self.try_preemption(self, ask, headroom, attempts, nodes_tried=True)
+                if result is not None:
+                    return result
+                why = f"{why}; {reason}"
+                if reason == MAX_PREEMPTION_ATTEMPTS:
+                    ask.failure = why
+                    continue  # not tried yet: the next walk gives it an attempt
+            self.block(ask, why, "nodes")
         return None
 
     # --- nodes ----------------------------------------------------------------------------------------------

@@ -53,8 +53,8 @@ class AuditReport:
 def audit(snapshot: Snapshot) -> AuditReport:
     partition = build_partition(snapshot)
     rows = tuple(_row(partition, queue) for queue in partition.tree.queues())
-    findings = [*_guarantees(partition), *_unfit_pods(partition), *_fences(partition), *_config_lints(partition),
-                *_preemption(partition)]
+    findings = [*_guarantees(partition), *_over_max(partition), *_unfit_pods(partition), *_fences(partition),
+                *_config_lints(partition), *_preemption(partition)]
     refused = sorted((app for app in partition.apps.values() if app.state == REJECTED), key=lambda a: a.app_id)
     rejected = tuple(sorted(ask.key for app in refused for ask in app.asks))
     if rejected:
@@ -103,6 +103,36 @@ def _guarantees(partition: Partition) -> list[AuditFinding]:
                     f"than {where}: not every guarantee can be met at once, and preemption cannot give what is not "
                     "there"))
     return found
+
+
+def _over_max(partition: Partition) -> list[AuditFinding]:
+    """A queue holding more than its own max (a max lowered under running pods, pods bound before YuniKorn saw
+    them): its headroom is negative, so nothing more is allocated in it or below it (``getHeadRoom``, G3) until
+    pods finish. Quota preemption (``quota_preemptor.go``) takes it back down only when the partition enables it
+    and the queue sets a delay."""
+    found = []
+    for queue in partition.tree.queues():
+        over = sorted(name for name, limit in (queue.max or {}).items() if queue.allocated.get(name, 0) > limit)
+        if not over:
+            continue
+        amounts = ", ".join(f"{name} {amount_text(name, queue.allocated[name])} of max "
+                            f"{amount_text(name, (queue.max or {})[name])}" for name in over)
+        below = " or below it" if not queue.leaf else ""
+        found.append(AuditFinding(
+            "YK-AUDIT-OVER-MAX", "warning", queue.path,
+            f"holds more than its max ({amounts}): nothing more is allocated in it{below} until running pods "
+            f"finish and bring it under max; {_quota_preemption(partition, queue)}"))
+    return found
+
+
+def _quota_preemption(partition: Partition, queue: Queue) -> str:
+    enabled = bool(partition.conf.preemption.quotapreemptionenabled)
+    delay = queue.settings.quota_preemption_delay
+    if enabled and delay > 0:
+        wait = f"{delay // 1_000_000_000}s" if delay % 1_000_000_000 == 0 else f"{delay // 1_000_000}ms"
+        return f"quota preemption takes it back under max after {wait} (quota.preemption.delay)"
+    return ("YuniKorn does not preempt to enforce a max here (quota preemption needs the partition's "
+            "preemption.quotapreemptionenabled: true and the queue's quota.preemption.delay)")
 
 
 def _unfit_pods(partition: Partition) -> list[AuditFinding]:
@@ -157,7 +187,7 @@ def _config_lints(partition: Partition) -> list[AuditFinding]:
             for name in names:
                 meant = res.kubectl_name(name) or res.near_miss(name)
                 if meant is not None:
-                    found.append(AuditFinding("YK-V24", "error", queue.path, f"{label} {name} limits nothing: "
+                    found.append(AuditFinding("YK-V24", "warning", queue.path, f"{label} {name} limits nothing: "
                                               f"pods ask for {meant}"))
             if values and values.values and (queue.max if label == "max" else queue.guaranteed) is None:
                 found.append(AuditFinding("YK-V25", "warning", queue.path, f"{label} has only zero values: "

@@ -4,32 +4,33 @@ The state explained is the one the simulation ends in (nothing more can be alloc
 order YuniKorn decides in: placement (§9), the application's state and maxapplications (G1), priorities along
 the path and the order at every level (§6, §7.1), the application's position in its leaf (§7.2), user and
 group limits (G2), queue headroom per resource up the path (G3), node fit, and preemption (§10). Suggestions
-change one thing in a copy of the inputs and are kept only when a new simulation lets the pod run.
+change one thing in a copy of the inputs, by the smallest amount that works, and are kept only when a new simulation
+lets the pod run (kqctl.yunikorn.engine.suggestions).
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 from kqctl.yunikorn.api import resources as res
-from kqctl.yunikorn.api.config import MapConf, QueueConf, SchedulerConf
-from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA, WILDCARD
+from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA
 from kqctl.yunikorn.api.resources import Resource
-from kqctl.yunikorn.api.snapshot import NodeInfo, Snapshot
+from kqctl.yunikorn.api.snapshot import NamespaceInfo, Snapshot
 from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import preemption as preempting
 from kqctl.yunikorn.engine import sorting, ugm
+from kqctl.yunikorn.engine import suggestions as suggest
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import REJECTED, Application, Ask
-from kqctl.yunikorn.engine.partition import Partition, PartitionError, amount_text, build_partition
+from kqctl.yunikorn.engine.partition import Partition, build_partition
 from kqctl.yunikorn.engine.priority import Level, QueuePriority, queue_priority, sibling_order
 from kqctl.yunikorn.engine.queue import Queue
 from kqctl.yunikorn.engine.simulation import ALLOCATED_STATE, RUNNING, PodOutcome, result_of
+from kqctl.yunikorn.engine.suggestions import Suggestion
 
-MAX_SUGGESTIONS = 6
-MAX_TRIES = 12  # each candidate change costs a whole simulation
+INT32_MAX = (1 << 31) - 1
 
 
 @dataclass(frozen=True)
@@ -73,13 +74,6 @@ class PreemptionView:
     fence: str
     victims: tuple[str, ...]
     remaining_guaranteed: Resource | None
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    change: str
-    verified: bool
-    outcome: str  # the pod's state when the change is made
 
 
 @dataclass(frozen=True)
@@ -230,211 +224,197 @@ def _preemption(scheduler: Scheduler, ask: Ask) -> PreemptionView:
     return PreemptionView(True, verdict, why, fence.path, victims, remaining)
 
 
-# --- suggestions, each verified by simulating again -----------------------------------------------------
+# --- suggestions, each verified by simulating again (kqctl.yunikorn.engine.suggestions) ---------------------
 
 
 def suggestions(snapshot: Snapshot, explanation: Explanation, partition: Partition,
                 ask: Ask | None) -> list[Suggestion]:
-    found: list[Suggestion] = []
-    for text, change in _candidates(snapshot, explanation, partition, ask)[:MAX_TRIES]:
-        if len(found) >= MAX_SUGGESTIONS:
-            break
-        state = _try(snapshot, change, explanation.pod.key)
-        if state in (ALLOCATED_STATE, RUNNING):
-            found.append(Suggestion(text, True, state))
-    return found
-
-
-Change = Callable[[Snapshot], None]
+    return suggest.verify(snapshot, explanation.pod.key, _candidates(snapshot, explanation, partition, ask))
 
 
 def _candidates(snapshot: Snapshot, explanation: Explanation, partition: Partition,
-                ask: Ask | None) -> list[tuple[str, Change]]:
-    out: list[tuple[str, Change]] = []
+                ask: Ask | None) -> list[suggest.Candidate]:
+    out: list[suggest.Candidate] = []
     queue_path = explanation.pod.queue
-
-    def configured(path: str) -> bool:  # dynamic queues get their settings from a template or the namespace
-        queue = partition.tree.get(path)
-        return queue is not None and queue.managed
-
-    namespace = snapshot.namespaces.get(explanation.pod.namespace)
     missing = explanation.missing_queue
     if missing is not None:
         for close in missing.close:
-            out.append((f"name queue {close} in the pod's queue label (its application {explanation.pod.app_id} "
-                        f"asks for {missing.path}, which does not exist)", _set_app_queue(explanation.pod.app_id,
-                                                                                           close)))
+            out.append(suggest.Fixed(f"name queue {close} in the pod's queue label (its application "
+                                     f"{explanation.pod.app_id} asks for {missing.path}, which does not exist)",
+                                     suggest.set_app_queue(explanation.pod.app_id, close)))
     if ask is not None and queue_path:
-        short: dict[str, dict[str, tuple[int, int, int]]] = {}  # queue -> resource -> (needed, max, in use)
-        for row in explanation.headroom:
-            if row.fits or row.max is None or row.queue == "root":
-                continue
-            short.setdefault(row.queue, {})[row.resource] = (row.allocated + row.ask, row.max, row.allocated)
-        for path, rows in short.items():
-            to = ", ".join(f"{name} {_shown(name, needed)}" for name, (needed, _, _) in rows.items())
-            allows = "; ".join(f"{name}: it allows {_shown(name, limit)}, {_shown(name, used)} in use"
-                               for name, (_, limit, used) in rows.items())
-            wanted = {name: needed for name, (needed, _, _) in rows.items()}
-            if configured(path):
-                out.append((f"raise the max of {path} to {to} ({allows})", _set_max(path, wanted)))
-            elif path == queue_path and namespace is not None and namespace.quota \
-                    and all(name in namespace.quota for name in rows):
-                quota = ", ".join(f'"{"cpu" if name == res.VCORE else name}": "{_quantity(name, needed)}"'
-                                  for name, (needed, _, _) in rows.items())
-                out.append((f"raise the {NAMESPACE_QUOTA} annotation of namespace {namespace.name} to {quota} "
-                            f"({allows})", _set_namespace_quota(namespace.name, wanted)))
-        for binding in explanation.user_limits:
-            lacking = {name: ask.resource[name] - left for name, left in binding.left.items()
-                       if name in ask.resource and ask.resource[name] > left}
-            if not lacking:
-                continue
-            wanted = {name: binding.max_resources[name] + more for name, more in lacking.items()}
-            to = ", ".join(f"{name} {_shown(name, value)}" for name, value in wanted.items())
-            limit = binding.limit or "(unnamed)"
-            out.append((f"raise the maxresources of {binding.kind} {binding.name}'s limit {limit} on {binding.queue} "
-                        f"to {to}", _set_limit(binding, wanted)))
-        for apps in explanation.apps:
-            if apps.ok:
-                continue
-            if configured(apps.queue):
-                out.append((f"raise maxapplications of {apps.queue} to {apps.running + 1}",
-                            _set_max_apps(apps.queue, apps.running + 1)))
-            elif apps.queue == queue_path and namespace is not None and namespace.max_apps:
-                out.append((f"raise the {NAMESPACE_MAX_APPS} annotation of namespace {namespace.name} to "
-                            f"{apps.running + 1}", _set_namespace_max_apps(namespace.name, apps.running + 1)))
-        for level in explanation.chain:
-            if level.policy == "fence" and level.path != queue_path and configured(level.path):
-                out.append((f"remove priority.policy: fence from {level.path} (it reports {level.offset} whatever "
-                            "is pending below it)", _set_property(level.path, "priority.policy", "default")))
-        for level in explanation.chain[1:]:
-            if configured(level.path):
-                out.append((f"raise priority.offset of {level.path} from {level.offset} to {level.offset + 1000}",
-                            _set_property(level.path, "priority.offset", str(level.offset + 1000))))
+        out.extend(_quota_candidates(snapshot, explanation, partition, ask))
+        out.extend(_order_candidates(explanation, partition))
         if snapshot.nodes and not ask.allocated:
             biggest = max(snapshot.nodes, key=lambda n: (n.capacity.get("vcore", 0), n.capacity.get("memory", 0)))
-            out.append((f"add one more node like {biggest.name} ({_resources(biggest.capacity)})",
-                        _add_node(biggest)))
+            out.append(suggest.Fixed(f"add one more node like {biggest.name} ({_resources(biggest.capacity)})",
+                                     suggest.add_node(biggest)))
     elif explanation.placement is not None and not explanation.placement.queue:
-        out.append(("allow everyone to submit: submitacl: '*' on root", _set_root_acl("*")))
+        out.append(suggest.Fixed("allow everyone to submit: submitacl: '*' on root", suggest.set_root_acl("*")))
     return out
 
 
-def _try(snapshot: Snapshot, change: Change, key: str) -> str:
-    changed = copy.deepcopy(snapshot)
-    try:
-        change(changed)
-        partition = build_partition(changed)
-    except (PartitionError, KeyError, ValueError):
-        return ""
-    scheduler = Scheduler(partition)
-    results = scheduler.run()
-    outcome = next((p for p in result_of(changed, partition, results).pods if p.key == key), None)
-    return outcome.state if outcome is not None else ""
+def _configured(partition: Partition, path: str) -> bool:
+    """Dynamic queues get their settings from a template or the namespace, not from the configuration."""
+    queue = partition.tree.get(path)
+    return queue is not None and queue.managed
 
 
-def _queue_conf(config: SchedulerConf, path: str) -> QueueConf:
-    partition = next(p for p in config.partitions or [] if p.name == "default")
-    parts = path.split(".")
-    queue = partition.root
-    for part in parts[1:]:
-        found = next((q for q in queue.children if q.name.lower() == part), None)
-        if found is None:
-            raise KeyError(path)  # not in the configuration: a dynamic queue
-        queue = found
-    return queue
+def _quota_candidates(snapshot: Snapshot, explanation: Explanation, partition: Partition,
+                      ask: Ask) -> list[suggest.Candidate]:
+    """YK-G3 maxes, YK-G2 user and group limits, YK-G1 maxapplications: each blocker raised (every short one of
+    a kind together: a queue's max and its parent's, a user's limit at two levels), by the smallest amount."""
+    out: list[suggest.Candidate] = []
+    cluster = partition.root_max() or {}
+
+    def up_to_cluster(needed: dict[Any, int]) -> dict[Any, int]:
+        """Enough if anything is: more than the cluster has helps no pod."""
+        return {key: max(value, cluster.get(key[1] if isinstance(key, tuple) else key, value))
+                for key, value in needed.items()}
+
+    asks = [a.resource for a in partition.asks.values()]
+
+    def units(keys: dict[Any, int]) -> dict[Any, int]:
+        return {key: suggest.resource_unit(key[1] if isinstance(key, tuple) else key, asks) for key in keys}
+
+    namespace = snapshot.namespaces.get(explanation.pod.namespace)
+    short = {(row.queue, row.resource): (row.allocated + row.ask, row.max, row.allocated)
+             for row in explanation.headroom if not row.fits and row.max is not None and row.queue != "root"}
+    managed = {key: value for key, value in short.items() if _configured(partition, key[0])}
+    if managed:
+        needed: dict[Any, int] = {key: value[0] for key, value in managed.items()}
+        out.append(suggest.Search(partial(_raise_max_text, rows=managed), suggest.set_max, needed,
+                                  up_to_cluster(needed), units(needed)))
+    leaf_rows = {name: row for (path, name), row in short.items() if path == explanation.pod.queue}
+    if leaf_rows and not _configured(partition, explanation.pod.queue) and namespace is not None \
+            and namespace.quota and all(name in namespace.quota for name in leaf_rows):
+        needed = {name: value[0] for name, value in leaf_rows.items()}
+        out.append(suggest.Search(partial(_quota_text, namespace.name, rows=leaf_rows),
+                                  partial(suggest.set_namespace_quota, namespace.name), needed,
+                                  up_to_cluster(needed), units(needed)))
+    lacking = {(suggest.LimitRef.of(binding), name): (binding.used.get(name, 0) + ask.resource[name], limit)
+               for binding in explanation.user_limits for name, limit in binding.max_resources.items()
+               if name in ask.resource and ask.resource[name] > binding.left.get(name, 0)}
+    if lacking:
+        needed = {key: value[0] for key, value in lacking.items()}
+        out.append(suggest.Search(partial(_raise_limit_text, rows=lacking), partial(suggest.set_limits, max_apps={}),
+                                  needed, up_to_cluster(needed), units(needed)))
+    out.extend(_max_apps_candidates(explanation, partition, namespace))
+    return out
 
 
-def _config(snapshot: Snapshot) -> SchedulerConf:
-    config = snapshot.config.parsed.config
-    assert config is not None
-    return config
+def _max_apps_candidates(explanation: Explanation, partition: Partition,
+                         namespace: NamespaceInfo | None) -> list[suggest.Candidate]:
+    """YK-G1: a queue's maxapplications (or its namespace's annotation), and a user's or group's limit on them;
+    enough if anything is: one for every application there is."""
+    out: list[suggest.Candidate] = []
+    every_app = max(1, len(partition.apps))
+    for apps in explanation.apps:
+        if apps.ok:
+            continue
+        low, high = {"apps": apps.running + 1}, {"apps": max(apps.running + 1, every_app)}
+        if _configured(partition, apps.queue):
+            out.append(suggest.Search(partial(_max_apps_text, apps.queue), partial(_set_max_apps, apps.queue),
+                                      low, high, {"apps": 1}))
+        elif apps.queue == explanation.pod.queue and namespace is not None and namespace.max_apps:
+            out.append(suggest.Search(partial(_namespace_max_apps_text, namespace.name),
+                                      partial(_set_namespace_max_apps, namespace.name), low, high, {"apps": 1}))
+    app = partition.apps.get(explanation.pod.app_id)
+    if app is None or app.queue is None:
+        return out
+    blockers = partition.limits.app_blockers(app.queue.path, app.user, app.group, app.app_id)
+    if blockers:
+        refs: dict[Any, int] = {suggest.LimitRef(kind, who, path, limit): running + 1
+                                for kind, who, path, limit, _, running in blockers}
+        out.append(suggest.Search(partial(_raise_limit_apps_text, blockers=blockers),
+                                  partial(suggest.set_limits, {}), refs,
+                                  {ref: max(low, every_app) for ref, low in refs.items()}, dict.fromkeys(refs, 1)))
+    return out
 
 
-def _set_max(path: str, values: dict[str, int]) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        queue = _queue_conf(_config(snapshot), path)
-        if queue.resources.max is None:
-            queue.resources.max = MapConf({}, queue.loc)
-        for name, value in values.items():
-            queue.resources.max.values[name] = f"{value}m" if name == res.VCORE else str(value)
-    return change
+def _set_max_apps(path: str, values: dict[Any, int]) -> suggest.Change:
+    return suggest.set_max_apps(path, values["apps"])
 
 
-def _set_namespace_quota(name: str, values: dict[str, int]) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        namespace = snapshot.namespaces[name]
-        snapshot.namespaces[name] = replace(namespace, quota={**(namespace.quota or {}), **values})
-    return change
+def _set_namespace_max_apps(namespace: str, values: dict[Any, int]) -> suggest.Change:
+    return suggest.set_namespace_max_apps(namespace, values["apps"])
 
 
-def _set_namespace_max_apps(name: str, value: int) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        snapshot.namespaces[name] = replace(snapshot.namespaces[name], max_apps=value)
-    return change
+def _max_apps_text(path: str, values: dict[Any, int]) -> str:
+    return f"raise maxapplications of {path} to {values['apps']}"
 
 
-def _set_max_apps(path: str, value: int) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        _queue_conf(_config(snapshot), path).maxapplications = value
-    return change
+def _namespace_max_apps_text(namespace: str, values: dict[Any, int]) -> str:
+    return f"raise the {NAMESPACE_MAX_APPS} annotation of namespace {namespace} to {values['apps']}"
 
 
-def _set_property(path: str, key: str, value: str) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        queue = _queue_conf(_config(snapshot), path)
-        if queue.properties is None:
-            queue.properties = MapConf({}, queue.loc)
-        queue.properties.values[key] = value
-    return change
+def _order_candidates(explanation: Explanation, partition: Partition) -> list[suggest.Candidate]:
+    """YK-P4: a fence that hides the pod's priority removed, or a queue's priority.offset raised (the smallest
+    offset that works: between one more and an offset above every priority and offset there is)."""
+    out: list[suggest.Candidate] = []
+    queue_path = explanation.pod.queue
+    for level in explanation.chain:
+        if level.policy == "fence" and level.path != queue_path and _configured(partition, level.path):
+            out.append(suggest.Fixed(f"remove priority.policy: fence from {level.path} (it reports {level.offset} "
+                                     "whatever is pending below it)",
+                                     suggest.set_property(level.path, "priority.policy", "default")))
+    priorities = [ask.priority for ask in partition.asks.values()] or [0]
+    span = max(priorities) - min(priorities) + sum(abs(q.settings.priority_offset) for q in partition.tree.queues()) + 1
+    for level in explanation.chain[1:]:
+        if _configured(partition, level.path):
+            low, high = level.offset + 1, min(level.offset + span, INT32_MAX)
+            if high >= low:
+                out.append(suggest.Search(partial(_offset_text, level), partial(_set_offset, level.path),
+                                          {"offset": low}, {"offset": high}, {"offset": 1}, high_first=True))
+    return out
 
 
-def _set_limit(binding: ugm.Binding, values: dict[str, int]) -> Change:
-    """The limit naming the user (or group, or the wildcard) on the queue gets a higher maxresources."""
-    def change(snapshot: Snapshot) -> None:
-        queue = _queue_conf(_config(snapshot), binding.queue)
-        for limit in queue.limits or []:
-            names = (limit.users if binding.kind == "user" else limit.groups) or []
-            if binding.name in names or (WILDCARD in names and limit.limit == binding.limit):
-                if limit.maxresources is None:
-                    limit.maxresources = MapConf({}, limit.loc)
-                for name, value in values.items():
-                    limit.maxresources.values[name] = f"{value}m" if name == res.VCORE else str(value)
-                return
-        raise KeyError(binding.queue)
-    return change
+def _offset_text(level: QueuePriority, values: dict[Any, int]) -> str:
+    return f"raise priority.offset of {level.path} from {level.offset} to {values['offset']}"
 
 
-def _set_app_queue(app_id: str, path: str) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        snapshot.pods = [replace(pod, queue=path) if pod.app_id == app_id else pod for pod in snapshot.pods]
-    return change
+def _set_offset(path: str, values: dict[Any, int]) -> suggest.Change:
+    return suggest.set_property(path, "priority.offset", str(values["offset"]))
 
 
-def _set_root_acl(acl: str) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        _queue_conf(_config(snapshot), "root").submitacl = acl
-    return change
+def _raise_max_text(values: dict[Any, int], rows: dict[tuple[str, str], tuple[int, int, int]]) -> str:
+    by_queue: dict[str, list[str]] = {}
+    for (path, name), value in sorted(values.items()):
+        by_queue.setdefault(path, []).append(f"{name} {_shown(name, value)}")
+    to = " and of ".join(f"{path} to {', '.join(parts)}" for path, parts in by_queue.items())
+    allows = "; ".join(f"{path} {name}: it allows {_shown(name, limit)}, {_shown(name, used)} in use"
+                       for (path, name), (_, limit, used) in sorted(rows.items()))
+    return f"raise the max of {to} ({allows})"
 
 
-def _add_node(template: NodeInfo) -> Change:
-    def change(snapshot: Snapshot) -> None:
-        snapshot.nodes.append(NodeInfo(f"{template.name}-copy", dict(template.capacity), dict(template.labels),
-                                       template.taints, False))
-    return change
+def _quota_text(namespace: str, values: dict[Any, int], rows: dict[str, tuple[int, int, int]]) -> str:
+    quota = ", ".join(f'"{"cpu" if name == res.VCORE else name}": "{suggest.quantity(name, value)}"'
+                      for name, value in sorted(values.items()))
+    allows = "; ".join(f"{name}: it allows {_shown(name, limit)}, {_shown(name, used)} in use"
+                       for name, (_, limit, used) in sorted(rows.items()))
+    return f"raise the {NAMESPACE_QUOTA} annotation of namespace {namespace} to {quota} ({allows})"
 
 
-def _quantity(name: str, value: int) -> str:
-    """A Kubernetes quantity for an annotation (vcore in millicores as cpu)."""
-    if name == res.VCORE:
-        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
-    for suffix, size in (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-        if value and value % size == 0:
-            return f"{value // size}{suffix}"
-    return str(value)
+def _raise_limit_text(values: dict[Any, int], rows: dict[tuple[suggest.LimitRef, str], tuple[int, int]]) -> str:
+    by_limit: dict[suggest.LimitRef, list[str]] = {}
+    for (ref, name), value in values.items():
+        by_limit.setdefault(ref, []).append(f"{name} {_shown(name, value)}")
+    parts = [f"{ref.kind} {ref.name}'s limit {ref.limit or '(unnamed)'} on {ref.queue} to {', '.join(amounts)}"
+             for ref, amounts in by_limit.items()]
+    allows = "; ".join(f"{ref.queue} {name}: it allows {_shown(name, limit)}"
+                       for (ref, name), (_, limit) in rows.items())
+    return f"raise the maxresources of {' and of '.join(parts)} ({allows})"
+
+
+def _raise_limit_apps_text(values: dict[Any, int], blockers: list[tuple[str, str, str, str, int, int]]) -> str:
+    parts = [f"{kind} {who}'s limit {limit or '(unnamed)'} on {path} to "
+             f"{values[suggest.LimitRef(kind, who, path, limit)]}" for kind, who, path, limit, _, _ in blockers]
+    now = "; ".join(f"{path}: it allows {maximum}, {running} running" for _, _, path, _, maximum, running in blockers)
+    return f"raise the maxapplications of {' and of '.join(parts)} ({now})"
 
 
 def _shown(name: str, value: int) -> str:
-    return amount_text(name, value)
+    return res.human_amount(name, value)
 
 
 def _resources(resource: Resource) -> str:

@@ -206,10 +206,16 @@ class Partition:
 
 
 def amount_text(name: str, value: int) -> str:
+    """An amount in YuniKorn's units (vcore milli-cores, memory bytes) in kqctl's reading style (kqctl.k8s.units),
+    exact for vcore (``2.5``, ``500m``), memory in the largest binary unit with three significant digits."""
+    from kqctl.k8s.units import cores, human_bytes
+
+    if value == 0:
+        return "0"
     if name == "vcore":
-        return f"{value / 1000:g}" if value % 1000 == 0 or value >= 1000 else f"{value}m"
-    if name == "memory":
-        return f"{value / 2**30:g}Gi" if value >= 2**30 else f"{value / 2**20:g}Mi"
+        return cores(value)
+    if name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
+        return human_bytes(value)
     return str(value)
 
 

@@ -6,9 +6,11 @@ may preempt others (E1), has not preempted before (E2), is older than its leaf's
 and was not tried in the last 15 s (E4). Then its queue must be below its guaranteed resources, or get there
 by removing victims (no guaranteed on the path: no preemption). Victims come from below the fence (F1):
 leaves not disabled and above their own guaranteed (F3), tasks sharing a resource type with the ask and of no
-higher priority (F4; anything below a fenced queue whose offset the ask's priority reaches, F2). The node is
-the one needing the fewest victims before the ask fits (kqctl's stand-in for the shim's predicate checks);
-victims on it are evicted in order (those allowing preemption first, non-originators next, newest first).
+higher priority (F4; anything below a fenced queue whose offset the ask's priority reaches, F2). Every node is
+checked and the one with the lowest solution score is kept (``getSolutionScore``: penalties for evicting an
+originator or a task that opted out, then how many victims it needs; the shim's predicate check answers "fits"
+where the resources fit); victims on it are evicted in order (those allowing preemption first, non-originators
+next, newest first).
 """
 
 from __future__ import annotations
@@ -400,6 +402,48 @@ def victims_on_node(ask: Ask, available: Resource, candidates: list[Ask], result
     return index, chosen
 
 
+SCORE_FIT_MAX = 1 << 32  # preemption.go: below this a solution evicts no originator and no task that opted out
+SCORE_ORIGINATOR = 1 << 33
+SCORE_NO_PREEMPT = 1 << 34
+SCORE_UNFIT = 1 << 35
+
+
+def solution_score(index: int, node_allocations: list[Ask] | None) -> int:
+    """``predicateCheckResult.getSolutionScore``: how bad evicting the node's potential victims up to ``index`` is.
+
+    YuniKorn reads the node's potential victims in ``sortVictimsForPreemption`` order (``node_allocations``; None
+    when the node has none), not the list ``calculateVictimsByNode`` made: a victim up to the index that is its
+    application's originator adds a large penalty, one that opted out of preemption a larger one, then the index
+    counts (plus one: evicting nothing scores 0). A node without potential victims where the ask fits scores as
+    unfit: it is kept only when no other node works."""
+    if node_allocations is None:
+        return SCORE_UNFIT
+    if index < 0:
+        return 0
+    if index >= len(node_allocations):
+        return SCORE_UNFIT
+    score = 0
+    for allocation in node_allocations[:index + 1]:
+        if allocation.originator:
+            score |= SCORE_ORIGINATOR
+        if not allocation.pod.allow_preempt_self:
+            score |= SCORE_NO_PREEMPT
+    return score + index + 1
+
+
+def _lowest_score(ask: Resource, available: Resource, node_allocations: list[Ask] | None) -> int:
+    """A lower bound on the node's ``solution_score``: the fewest victims it could need (the largest first, per
+    resource type) give the lowest index, and the penalties only grow with the index."""
+    if node_allocations is None:
+        return SCORE_UNFIT
+    needed = _fewest_victims(ask, available, node_allocations)
+    if needed == 0:
+        return 0
+    if needed > len(node_allocations):
+        return SCORE_UNFIT
+    return solution_score(needed - 1, node_allocations)
+
+
 def _fewest_victims(ask: Resource, available: Resource, victims: list[Ask]) -> int:
     """A lower bound on how many victims a node needs before the ask fits: per resource type, taking the
     largest victims first."""
@@ -466,8 +510,11 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
     if not known[1]:
         return None, GUARANTEES_FAILED
     by_victim, by_node, less_order = _victim_index(scheduler, results)
-    # YuniKorn takes the node whose victims let the ask fit soonest (lowest index), then by name. Nodes are
-    # tried by name, and one that cannot reach a lower index than the best so far is not worked out.
+    # YK-PREEMPT-NODE ``tryNodes``: every candidate node is checked and the solution with the lowest score is kept
+    # (``getSolutionScore``). Equal scores mean equal indexes, and YuniKorn keeps the check that answered first
+    # (goroutine order): kqctl keeps the first started, by index then node name (``checkPreemptionPredicates``; its
+    # batches of 10 change nothing then: a batch ends the search only with a score below any penalty).
+    # Nodes are tried by name; one whose best possible score cannot beat the best so far is not worked out.
     best: tuple[int, str, list[Ask]] | None = None
     for name in sorted(p.nodes.by_name):
         node = p.nodes.by_name[name]
@@ -476,17 +523,20 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         on_node = by_node.get(node.name)
         if not on_node and (nodes_tried or not node.fits_available(ask.resource)):
             continue  # no victim here: it can only be a candidate when the ask already fits (quota preemption)
-        if best is not None and _fewest_victims(ask.resource, node.free, on_node or []) - 1 >= best[0]:
+        ordered = sorted(on_node or [], key=_victim_order)
+        if best is not None and _lowest_score(ask.resource, node.free, ordered if on_node else None) >= best[0]:
             continue
-        index, victims = victims_on_node(ask, node.available, sorted(on_node or [], key=_victim_order), results,
-                                         by_victim, leaf.path)
-        if victims is not None and (victims or not nodes_tried) and (best is None or index < best[0]):
-            best = (index, node.name, victims)
-            if index <= 0:
-                break  # nothing later in name order can do better
+        index, victims = victims_on_node(ask, node.available, ordered, results, by_victim, leaf.path)
+        if victims is None or not (victims or not nodes_tried):
+            continue
+        score = solution_score(index, ordered if on_node else None)
+        if best is None or score < best[0]:
+            best = (score, node.name, victims)
+            if score == 0:
+                break  # nothing can do better
     if best is None:
         return None, DOES_NOT_HELP
-    index, node_name, victims = best
+    _, node_name, victims = best
     node = p.nodes.by_name[node_name]
     extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path, less_order)
     if not ok:

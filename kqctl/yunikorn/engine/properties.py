@@ -9,8 +9,10 @@ with the values that did not parse, so ``validate`` can say so.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 SORT_POLICY = "application.sort.policy"
@@ -86,14 +88,31 @@ def filter_parent_property(key: str, value: str) -> str:
     return value
 
 
+# A released version's property names -> the reference's (None: unknown to it), for validate --yunikorn-version
+# (kqctl.yunikorn.validate.releases sets it around a check); empty: the reference's names.
+_REFERENCE_NAMES: Mapping[str, str | None] = MappingProxyType({})
+RELEASE_NAMES: ContextVar[Mapping[str, str | None]] = ContextVar("yunikorn_release_names", default=_REFERENCE_NAMES)
+
+
+def known_keys() -> tuple[str, ...]:
+    """The property names YuniKorn knows, as the release being validated spells them."""
+    names = RELEASE_NAMES.get()
+    if not names:
+        return KNOWN_KEYS
+    kept = [key for key in KNOWN_KEYS if names.get(key, key) is not None]
+    return (*kept, *(written for written, meant in names.items() if meant is not None and written not in kept))
+
+
 def resolve(properties: dict[str, str], leaf: bool) -> QueueSettings:
     """``resetProperties`` then ``UpdateQueueProperties`` on the queue's effective property map."""
     values: dict[str, object] = {"sort_policy": FIFO if leaf else FAIR}
     unparsed: list[Unparsed] = []
     unknown: list[str] = []
+    names = RELEASE_NAMES.get()
     for key in sorted(properties):
         value = properties[key]
-        handler = _HANDLERS.get(key)
+        meant = names.get(key, key) if names else key
+        handler = _HANDLERS.get(meant) if meant is not None else None
         if handler is None:
             unknown.append(key)
             continue
@@ -103,7 +122,8 @@ def resolve(properties: dict[str, str], leaf: bool) -> QueueSettings:
         parsed, ok = parse(value)
         values[attribute] = parsed
         if not ok:
-            unparsed.append(Unparsed(key, value, _shown(parsed), _REASONS[key]))
+            assert meant is not None
+            unparsed.append(Unparsed(key, value, _shown(parsed), _REASONS[meant]))
     return QueueSettings(**values, unparsed=tuple(unparsed), unknown=tuple(unknown))  # type: ignore[arg-type]
 
 

@@ -95,6 +95,23 @@ class UserGroupLimits:
                                        dict(usage.resource) if usage else {}))
         return headroom, binding
 
+    def app_blockers(self, leaf: str, user: str, group: str, app_id: str) -> list[tuple[str, str, str, str, int, int]]:
+        """The limits whose maxapplications keep the application from starting: (kind, who, queue path, the
+        limit's description, its maxapplications, the applications running under it)."""
+        found: list[tuple[str, str, str, str, int, int]] = []
+        if self.empty:
+            return found
+        for path in _paths(leaf):
+            user_limit, group_limit = self._limit(path, user, group)
+            for kind, who, limit, usage in (("user", user, user_limit, self.user_usage.get((user, path))),
+                                            ("group", group, group_limit, self.group_usage.get((group, path)))):
+                if limit is None or limit.max_applications == 0:
+                    continue
+                apps = usage.apps if usage else set()
+                if app_id not in apps and len(apps) + 1 > limit.max_applications:
+                    found.append((kind, who, path, limit.name, limit.max_applications, len(apps)))
+        return found
+
     def can_run_app(self, leaf: str, user: str, group: str, app_id: str) -> str:
         """"" when the application may start; else which limit stops it."""
         if self.empty:

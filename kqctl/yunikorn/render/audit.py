@@ -12,12 +12,14 @@ json/yaml contract (resources as YuniKorn's internal integers)::
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, TextIO
 
+from kqctl.render import tree
+from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
 from kqctl.render.columns import Column, Table, format_lines
+from kqctl.render.units import is_bytes
 from kqctl.yunikorn.engine.audit import AuditReport, QueueRow
-from kqctl.yunikorn.render.common import amount, exact
+from kqctl.yunikorn.render.common import amount, amount_figure, exact
 
 AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
@@ -48,14 +50,17 @@ def quota_table(report: AuditReport) -> Table:
     # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
     table = Table((Column("Queue"), Column("Resource"), Column("Guaranteed", right=True), Column("Max", right=True),
                    Column("Effective max", right=True, wide=True), Column("Allocated", right=True),
+                   # YuniKorn's word (a queue's pendingResource; simulate's PENDING): "PENDING DEMAND" would make
+                   # the sample's tree 86 columns wide; the markdown table, with room, says "pending demand"
                    Column("Pending", right=True), Column("Share", right=True, wide=True)))
     names = types_of(report)
-    for q in report.queues:
-        label = _tree_label(q)
+    prefixes = tree.tree_prefixes([q.depth for q in report.queues])
+    for q, prefix in zip(report.queues, prefixes, strict=True):
         for i, name in enumerate(names):
-            table.add([label if i == 0 else "", name, _cell(name, q.guaranteed), _cell(name, q.max),
-                       _cell(name, q.effective_max), _cell(name, q.allocated, zero=True),
-                       _cell(name, q.pending, zero=True), f"{q.share:.2f}" if i == 0 else ""])
+            label = prefix + _tree_label(q) if i == 0 else tree.continuation(prefix)
+            table.add([label, name, _cell(name, q.guaranteed), _cell(name, q.max),
+                       _cell(name, q.effective_max), _cell(name, q.allocated, zero=True, figure=True),
+                       _cell(name, q.pending, zero=True, figure=True), f"{q.share:.2f}" if i == 0 else ""])
     return table
 
 
@@ -63,13 +68,13 @@ def _tree_label(q: QueueRow) -> str:
     name = q.path.rsplit(".", 1)[-1]
     fence = " [fence]" if q.priority_policy == "fence" else ""
     dynamic = " (dynamic)" if not q.managed else ""
-    return ("  " * q.depth) + name + fence + dynamic
+    return name + fence + dynamic
 
 
-def _cell(name: str, resource: dict[str, int] | None, zero: bool = False) -> str:
+def _cell(name: str, resource: dict[str, int] | None, zero: bool = False, figure: bool = False) -> str:
     if resource is None or name not in resource:
         return "0" if zero else "-"
-    return amount(name, resource[name])
+    return amount_figure(name, resource[name]) if figure else amount(name, resource[name])
 
 
 def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None) -> None:
@@ -92,16 +97,20 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
 
 
 def _findings(report: AuditReport, out: TextIO) -> None:
+    """Findings one per line as every scheduler's audit prints them (``  warning RULE queue: message``), then the
+    summary; on a terminal a long line wraps under its finding."""
     from kqctl.render.console import write_wrapped
 
-    out.write("\n")
+    if report.findings:
+        out.write("\nFindings:\n")
     for f in report.findings:
         where = f" {f.queue}:" if f.queue else ""
-        write_wrapped(out, f"{f.severity.upper():7} {f.rule}{where} {f.message}", "", "    ")
+        write_wrapped(out, f"{f.severity} {f.rule}{where} {f.message}", "  ", "    ")
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     cluster = ", ".join(f"{n} {amount(n, v)}" for n, v in sorted(report.cluster.items()))
     counted = f"{errors} error(s), " if errors else ""
+    out.write("\n")
     write_wrapped(out, f"{len(report.queues)} queue(s), cluster {cluster}: {counted}{warnings} warning(s), "
                   f"{len(report.findings) - warnings - errors} info(s)")
 
@@ -109,13 +118,13 @@ def _findings(report: AuditReport, out: TextIO) -> None:
 def _markdown(report: AuditReport, out: TextIO) -> None:
     names = types_of(report)
     out.write(f"# YuniKorn quota report\n\nConfiguration: {report.config}\n\n")
-    out.write("| queue | resource | guaranteed | max | effective max | allocated | pending | share |\n")
+    out.write("| queue | resource | guaranteed | max | effective max | allocated | pending demand | share |\n")
     out.write("|---|---|---:|---:|---:|---:|---:|---:|\n")
     for q in report.queues:
         for name in names:
             out.write(f"| `{q.path}` | {name} | {_cell(name, q.guaranteed)} | {_cell(name, q.max)} | "
-                      f"{_cell(name, q.effective_max)} | {_cell(name, q.allocated, True)} | "
-                      f"{_cell(name, q.pending, True)} | {q.share:.2f} |\n")
+                      f"{_cell(name, q.effective_max)} | {_cell(name, q.allocated, True, True)} | "
+                      f"{_cell(name, q.pending, True, True)} | {q.share:.2f} |\n")
     if report.findings:
         out.write("\n## Findings\n\n")
         for f in report.findings:
@@ -124,56 +133,35 @@ def _markdown(report: AuditReport, out: TextIO) -> None:
 
 # --- chart ---------------------------------------------------------------------------------------------------
 
-SERIES = (("guaranteed", "#4c78a8"), ("max", "#9ecae9"), ("allocated", "#f58518"), ("pending", "#e45756"))
-BAR, GAP, LEFT, TOP, HEIGHT = 10, 16, 60, 30, 160
+SERIES = (
+    Series("max", "effective max (the most it can hold)", "#e3e3e3", "ceiling"),
+    Series("allocated", "allocated", "#4c78a8", "stack"),
+    Series("pending", "pending demand", "#a6c8e6", "stack", hatch="///"),
+    Series("guaranteed", "guaranteed", "#222222", "marker"),
+)
 
 
-def svg_chart(report: AuditReport) -> str:
-    """One panel per resource type (vcore, memory): per leaf queue guaranteed, max, allocated and pending."""
-    leaves = [q for q in report.queues if q.leaf]
-    names = [n for n in ("vcore", "memory") if n in types_of(report)]
-    group = len(SERIES) * BAR + GAP
-    width = LEFT + max(1, len(leaves)) * group + 20
-    panel = HEIGHT + 90
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{TOP + panel * len(names)}" '
-             'font-family="sans-serif" font-size="10">',
-             f'<text x="{LEFT}" y="16" font-size="12">YuniKorn queues: guaranteed, max, allocated, pending</text>']
-    for p, name in enumerate(names):
-        base = TOP + p * panel + HEIGHT
-        values = [_value(q, series, name) for q in leaves for series, _ in SERIES]
-        top = max([v for v in values if v is not None] + [1])
-        parts.append(f'<text x="4" y="{base - HEIGHT + 10}">{name}</text>')
-        parts.append(f'<line x1="{LEFT}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#333"/>')
-        parts.append(f'<text x="4" y="{base - HEIGHT + 24}">{amount(name, top)}</text>')
-        for i, q in enumerate(leaves):
-            x = LEFT + i * group
-            for s, (series, colour) in enumerate(SERIES):
-                value = _value(q, series, name)
-                if value is None:
-                    continue
-                h = int(HEIGHT * value / top)
-                parts.append(f'<rect x="{x + s * BAR}" y="{base - h}" width="{BAR - 1}" height="{h}" fill="{colour}">'
-                             f'<title>{q.path} {series} {amount(name, value)}</title></rect>')
-            parts.append(f'<text x="{x}" y="{base + 12}" transform="rotate(45 {x} {base + 12})">'
-                         f'{_escape(q.path)}</text>')
-    for s, (series, colour) in enumerate(SERIES):
-        parts.append(f'<rect x="{LEFT + s * 90}" y="20" width="8" height="8" fill="{colour}"/>'
-                     f'<text x="{LEFT + s * 90 + 12}" y="28">{series}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+def quota_chart(report: AuditReport) -> QuotaChart:
+    """Per resource type, one bar per queue (tree order): allocated and pending against its guaranteed resources
+    and its effective max (the smallest max up its path; the cluster at the root)."""
+    panels = tuple(QuotaPanel(name, _kind(name), tuple(_bar(q, name) for q in report.queues))
+                   for name in types_of(report))
+    return QuotaChart("YuniKorn queues: allocated and pending against guaranteed and max", "queue", SERIES, panels,
+                      "no queue", "Nothing is scheduled: allocated is what bound pods hold now"
+                      + ("." if any(q.allocated for q in report.queues) else " (no pod is bound in any queue)."))
 
 
-def _value(q: QueueRow, series: str, name: str) -> int | None:
-    resource = {"guaranteed": q.guaranteed, "max": q.effective_max, "allocated": q.allocated,
-                "pending": q.pending}[series]
-    return None if resource is None else resource.get(name)
+def _bar(q: QueueRow, name: str) -> QuotaRow:
+    def value(resource: dict[str, int] | None) -> int:
+        return (resource or {}).get(name, 0)
+
+    markers = (("guaranteed", value(q.guaranteed)),) if q.guaranteed and name in q.guaranteed else ()
+    ceiling = value(q.effective_max) if q.effective_max and name in q.effective_max else None
+    return QuotaRow(q.path, (("allocated", value(q.allocated)), ("pending", value(q.pending))), markers,
+                    ("max", ceiling))
 
 
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def write_plot(report: AuditReport, path: str) -> None:
-    if Path(path).suffix.lower() != ".svg":
-        raise ValueError(f"--plot {path!r}: for YuniKorn the chart is an SVG file (name it .svg)")
-    Path(path).write_text(svg_chart(report), encoding="utf-8")
+def _kind(name: str) -> Kind:
+    if name == "vcore":
+        return "cpu"
+    return "bytes" if is_bytes(name) else "count"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kqctl.render.units import cores, human_bytes, is_bytes
+from kqctl.render.units import cores, cores_figure, human_bytes, is_bytes
 
 MAIN_TYPES = ("vcore", "memory")
 
 
 def amount(name: str, value: int) -> str:
-    """One quantity in YuniKorn's units as a person reads it: vcore as cores, memory with binary suffixes."""
+    """One quantity a person set, in YuniKorn's units as a person reads it (kqctl.k8s.units): vcore as cores,
+    memory with binary suffixes."""
     if value == 0:
         return "0"
     if name == "vcore":
@@ -18,6 +19,11 @@ def amount(name: str, value: int) -> str:
     if is_bytes(name):
         return human_bytes(value)
     return str(value)
+
+
+def amount_figure(name: str, value: int) -> str:
+    """A computed quantity (allocated, pending, what is left): vcore keeps three significant digits."""
+    return cores_figure(value) if name == "vcore" and value else amount(name, value)
 
 
 def pair(resource: Mapping[str, int] | None) -> str:

@@ -6,7 +6,7 @@ nothing pending)::
     queue: {path, settings, chain: [{path, leaf, raw, source, offset, policy, reported, rule}],
             levels: [{parent, considersPriority, order: [{name, path, priority, fairShare, pending, tieWithNext}]}],
             rejected: [{application, pods, requestedQueue, reason}]}
-    pod:   {pod, application, queue, state, node, order, reason, request, priority, requestedQueue,
+    pod:   {pod, application, queue, state, node, order, reason, request, failOn, neverFits, priority, requestedQueue,
             placement: {queue, rule, error, steps: [{rule, result, outcome}]}, applicationState,
             maxApplications: [{queue, running, max, ok}], chain, levels,
             position: {sortPolicy, order: [{application, priority, submitted, usage, tieWithNext, this}]},
@@ -26,7 +26,7 @@ from typing import Any, TextIO
 from kqctl.render.columns import Column, Table, format_lines
 from kqctl.yunikorn.engine.explain import Explanation
 from kqctl.yunikorn.engine.priority import Level, QueuePriority, QueueReport
-from kqctl.yunikorn.render.common import amount, exact, full
+from kqctl.yunikorn.render.common import amount, amount_figure, exact, full
 
 MIN_PRIORITY = -(1 << 31)
 
@@ -142,6 +142,7 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
         "scheduler": "yunikorn",
         "pod": pod.key, "application": pod.app_id, "queue": pod.queue or None, "state": pod.state,
         "node": pod.node or None, "order": pod.order or None, "reason": pod.reason, "request": exact(pod.resource),
+        "failOn": list(pod.fail_on), "neverFits": pod.inadmissible or None,
         "priority": pod.priority, "requestedQueue": e.requested_queue or None,
         "placement": None if placement is None else {
             "queue": placement.queue or None, "rule": placement.rule or None, "error": placement.error or None,
@@ -223,6 +224,8 @@ def _pod_text(e: Explanation, out: TextIO) -> None:
     if pod.state == "Pending":
         # recorded when YuniKorn last tried the pod; the sections below show the end of the simulation
         out.write(f"  when last tried: {pod.reason}\n")
+        if pod.inadmissible:
+            out.write(f"  it can never get in as configured (inadmissible): {pod.inadmissible}\n")
     elif pod.state not in ("Running", "Allocated"):
         out.write(f"  {pod.reason}\n")
     _write_placement(out, e)
@@ -308,8 +311,8 @@ def _write_headroom(out: TextIO, e: Explanation) -> None:
                    Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:
         table.add([r.queue, r.resource, "-" if r.max is None else amount(r.resource, r.max),
-                   amount(r.resource, r.allocated), "unlimited" if r.headroom is None else
-                   amount(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
+                   amount_figure(r.resource, r.allocated), "unlimited" if r.headroom is None else
+                   amount_figure(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
     _indent(out, table)
 
 
@@ -328,8 +331,9 @@ def _write_preemption(out: TextIO, e: Explanation) -> None:
 def _write_suggestions(out: TextIO, e: Explanation) -> None:
     if e.pod.state in ("Running", "Allocated"):
         return
-    out.write("\nWhat would let it run (each checked by simulating again with the change):\n")
+    out.write("\nWhat would let it run (each the smallest change that does, checked by simulating again with it):\n")
     if not e.suggestions:
-        out.write("  nothing kqctl tried (a max, maxapplications, an offset, a fence, one more node) is enough alone\n")
+        out.write("  nothing kqctl tried (a max, a user or group limit, maxapplications, an offset, a fence, one more "
+                  "node) is enough alone\n")
     for s in e.suggestions:
         out.write(f"  - {s.change}: it would then be {s.outcome}\n")

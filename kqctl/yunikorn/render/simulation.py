@@ -9,8 +9,13 @@ bytes, pods as a count)::
     queues: [{path, leaf, managed, guaranteed, max, allocated, pending, fairShare, priority, runningApps,
               maxApplications, applications}]
     pods: [{namespace, name, application, queue, state, node, order, priority, request, reason, reservedNode,
-            preempted}]          # state: Running (bound before), Allocated (by the simulation, at ``order``),
+            preempted, failOn, neverFits}]
+                                 # state: Running (bound before), Allocated (by the simulation, at ``order``),
                                  # Pending, Rejected (placement or queue refused it), Preempted (a victim)
+                                 # failOn: the --fail-on states it ends in, the same words for every scheduler:
+                                 # inadmissible (can never get in as configured: Rejected, or Pending with
+                                 # neverFits saying why), pending (not running at the end for any reason),
+                                 # preempted (a victim); [] for Running and Allocated
     events: [{order, kind, pod, node, queue, victims}]   # kind: allocated, allocated-reserved, reserved, preempted
     summary: {cycles, running, allocated, pending, rejected, preempted}
 """
@@ -65,7 +70,7 @@ def pod_data(p: PodOutcome) -> dict[str, Any]:
         "namespace": p.namespace, "name": p.name, "application": p.app_id, "queue": p.queue or None,
         "state": p.state, "node": p.node or None, "order": p.order or None, "priority": p.priority,
         "request": exact(p.resource), "reason": p.reason, "reservedNode": p.reserved_node or None,
-        "preempted": list(p.preempted),
+        "preempted": list(p.preempted), "failOn": list(p.fail_on), "neverFits": p.inadmissible or None,
     }
 
 
@@ -129,7 +134,8 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutc
     if waiting:
         out.write("\nWhy not allocated:\n")
         for pod in waiting:
-            write_wrapped(out, f"{pod.key}: {pod.reason}", "  ", "    ")
+            never = f"; it can never get in as configured: {pod.inadmissible}" if pod.inadmissible else ""
+            write_wrapped(out, f"{pod.key}: {pod.reason}{never}", "  ", "    ")
     counts = summary(result, kept)
     words = ", ".join(f"{counts[s.lower()]:,} {s.lower()}" for s in STATES if counts[s.lower()])
     out.write("\n")
@@ -145,7 +151,7 @@ def _by_key(result: SimulationResult) -> dict[str, PodOutcome]:
 _QUEUE_COLUMNS = (
     Column("Queue"), Column("Priority", right=True, wide=True), Column("Guaranteed", right=True),
     Column("Max", right=True), Column("Allocated", right=True), Column("Pending", right=True),
-    Column("Share", right=True, wide=True), Column("Apps", right=True, wide=True),
+    Column("Share", right=True, wide=True), Column("Running apps", right=True, wide=True),
     Column("Other types allocated", wide=True),
 )
 
@@ -158,7 +164,8 @@ def queue_table(result: SimulationResult, pods: list[PodOutcome] | None = None) 
     for q in result.queues:
         if paths is not None and q.path not in paths:
             continue
-        apps = f"{q.running_apps}/{q.max_apps}" if q.max_apps else f"{q.running_apps}"
+        # "/" already joins vcore/memory in this table: the application limit reads in words, as kubectl's "3 (2m ago)"
+        apps = f"{q.running_apps} (max {q.max_apps})" if q.max_apps else f"{q.running_apps}"
         priority = "-" if q.priority == MIN_PRIORITY else str(q.priority)
         extra = others(q.allocated)
         table.add([q.path + ("" if q.managed else " (dynamic)"), priority, pair(q.guaranteed), pair(q.max),

@@ -2,8 +2,10 @@
 
 Order: the strict decode (YAML syntax, unknown keys, wrong types), the validator's rules V1-V19 in YuniKorn's
 order (the first error of the two is YuniKorn's one answer), then what fails only at runtime (V20, V21, V27b,
-V27c) and the lints (V22-V26). Paths and lines are relative to the text; the caller places them in the file
-that holds it (a ConfigMap key, or the file itself).
+V27c) and the lints (V22-V26). Only the decode and V1-V19 are errors: they are what YuniKorn's admission webhook
+refuses a ConfigMap for (``/ws/v1/validate-conf`` runs exactly the decode and ``Validate``); everything else is
+accepted by YuniKorn, so kqctl reports it as a warning that says what happens then. Paths and lines are
+relative to the text; the caller places them in the file that holds it (a ConfigMap key, or the file itself).
 """
 
 from __future__ import annotations
@@ -23,12 +25,18 @@ from kqctl.yunikorn.validate.effective import effective_config
 FIRST_HINT = "YuniKorn's first error: the message its admission webhook rejects the change with"
 LATER_HINT = "YuniKorn reports one error at a time: it reports this one only once its first error ({first}) and " \
     "any error it checks before this one are fixed"
+# What YuniKorn's validator and its admission webhook accept but the scheduler cannot use (spec V20, V21, V27b,
+# V27c): warnings, since YuniKorn accepts the document (its ``/ws/v1/validate-conf`` answers allowed: true), each
+# with what happens then.
 RUNTIME_HINTS = {
-    "YK-V20": "the validator accepts this, but YuniKorn cannot build the queues: the config is not applied",
-    "YK-V21": "the validator accepts this, but the placement rules cannot be built: at start-up YuniKorn then has no "
-           "rules and rejects every application; on a reload it keeps the old rules",
-    "YK-V27B": "add a partition named default with at least a root queue",
-    "YK-V27C": "name the partition default (or leave the name empty)",
+    "YK-V20": "YuniKorn accepts this configuration (validate-conf allows it) but cannot build the queues from it: a "
+              "reload with it fails and YuniKorn keeps the configuration it had; at start-up the partition cannot "
+              "be created",
+    "YK-V21": "YuniKorn accepts this configuration (validate-conf allows it) but cannot build the placement rules: "
+              "a reload with it fails and YuniKorn keeps the configuration it had; at start-up it runs without rules "
+              "and rejects every application",
+    "YK-V27B": "YuniKorn accepts this configuration; add a partition named default with at least a root queue",
+    "YK-V27C": "YuniKorn accepts this configuration; name the partition default (or leave the name empty)",
 }
 # The keys of each struct of yunikorn-core's pkg/common/configs/config.go (Go field names, lower case): a
 # did-you-mean only offers keys of the struct the unknown key was written in.
@@ -96,7 +104,7 @@ def check_config(parsed: ParsedConfig) -> ConfigCheck:
     valid = errors_before == 0 and not validator.violations
     if valid:
         for violation in _runtime(config):
-            findings.append(_finding(violation, Severity.ERROR, RUNTIME_HINTS.get(violation.rule, "")))
+            findings.append(_finding(violation, Severity.WARNING, RUNTIME_HINTS.get(violation.rule, "")))
     for partition in config.partitions or []:
         if partition.queues:
             for lint in lints.lint_partition(partition):
@@ -136,7 +144,9 @@ def _runtime(config: Any) -> list[Violation]:
 
 
 def _finding(violation: Violation, severity: Severity, hint: str) -> Finding:
-    return Finding(violation.rule, severity, violation.path, violation.message, hint or None, violation.line)
+    """YuniKorn's words, word for word, then kqctl's short human hint in parentheses (``vcore 8 > 4``)."""
+    message = f"{violation.message} ({violation.detail})" if violation.detail else violation.message
+    return Finding(violation.rule, severity, violation.path, message, hint or None, violation.line)
 
 
 def _decode_finding(error: DecodeError, first: bool) -> Finding:

@@ -4,7 +4,7 @@
 * V23 a property key YuniKorn does not know (ignored);
 * V24 a resource named as kubectl names it (``cpu``, ``requests.cpu``, ``limits.memory``) or nearly ``vcore`` or
   ``memory`` (``Memory``): pods reach YuniKorn as ``vcore``, ``memory``, ``pods`` and their extended resources, and
-  YuniKorn accepts any name, so such a limit limits nothing;
+  YuniKorn accepts any name, so such a limit limits nothing (a warning: the configuration is valid);
 * V25 a guaranteed or max with only zero values (dropped: the queue is unlimited, R5);
 * V26 a child template whose guaranteed exceeds its max (not checked; both applied to dynamic leaves).
 """
@@ -45,7 +45,8 @@ def _queues(queues: list[QueueConf]) -> Iterator[QueueConf]:
 
 def _lint_queue(queue: QueueConf) -> Iterator[Lint]:
     for label, conf in (("guaranteed", queue.resources.guaranteed), ("max", queue.resources.max)):
-        yield from _resource_names(conf, f"{label} of queue {queue.name}")
+        yield from _resource_names(conf, f"{label} of queue {queue.name}", _EFFECTS[label].format(
+            queue=f"queue {queue.name}", meant="{meant}"))
         yield from _zero_only(conf, f"{label} of queue {queue.name}", label)
     yield from _properties(queue.properties, queue.name)
     yield from _template(queue.childtemplate, queue.name)
@@ -53,24 +54,25 @@ def _lint_queue(queue: QueueConf) -> Iterator[Lint]:
         yield from _limit(limit, queue.name)
 
 
-def _resource_names(conf: MapConf | None, what: str) -> Iterator[Lint]:
-    """V24: names no pod asks for, kubectl's (cpu, requests.memory) or near misses of vcore and memory."""
+def _resource_names(conf: MapConf | None, what: str, effect: str) -> Iterator[Lint]:
+    """V24: names no pod asks for, kubectl's (cpu, requests.memory) or near misses of vcore and memory. YuniKorn
+    accepts them (any resource name is valid), so a warning that says what the limit then does: nothing.
+    ``effect`` says it for the place, with ``{meant}`` for the resource the limit was meant for."""
     for name in (conf.values if conf else {}):
         assert conf is not None
-        meant = res.kubectl_name(name)
-        if meant is not None:
-            yield Lint("YK-V24", "error", f"resource {name!r} in {what} matches nothing a pod asks for: pods reach "
-                       f"YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by name, "
-                       f"so this limits nothing", f"write {meant!r} instead of {name!r}", conf.loc.at(name),
-                       conf.loc.line_of(name))
+        meant = res.kubectl_name(name) or res.near_miss(name)
+        if meant is None:
             continue
-        meant = res.near_miss(name)
-        if meant is not None:
+        consequence = effect.format(meant=meant)
+        if res.kubectl_name(name) is not None:
+            why = ("pods reach YuniKorn as vcore (cpu in millicores), memory, pods and their other resources by name, "
+                   f"so {name!r} matches nothing a pod asks for")
+        else:
             unit = " (and its value is read as a plain number, not in cores)" if meant == res.VCORE else ""
-            yield Lint("YK-V24", "error", f"resource {name!r} in {what} matches nothing a pod asks for: YuniKorn "
-                       f"accepts any resource name and keeps {name!r} as a resource of its own{unit}, but names are "
-                       f"case-sensitive and pods reach YuniKorn as {meant}, so this limits nothing",
-                       f"write {meant!r} instead of {name!r}", conf.loc.at(name), conf.loc.line_of(name))
+            why = (f"YuniKorn keeps {name!r} as a resource of its own{unit}, but names are case-sensitive and pods "
+                   f"reach YuniKorn as {meant}, so it matches nothing a pod asks for")
+        yield Lint("YK-V24", "warning", f"resource {name!r} in {what}: YuniKorn accepts any resource name; {why}: "
+                   f"{consequence}", f"write {meant!r} instead of {name!r}", conf.loc.at(name), conf.loc.line_of(name))
 
 
 def _zero_only(conf: MapConf | None, what: str, label: str) -> Iterator[Lint]:
@@ -100,8 +102,9 @@ def _properties(conf: MapConf | None, queue: str) -> Iterator[Lint]:
                    f"silently uses {bad.used}", _property_hint(bad.key), conf.loc.at(bad.key),
                    conf.loc.line_of(bad.key))
     for key in settings.unknown:
-        close = difflib.get_close_matches(key, props.KNOWN_KEYS, n=1)
-        hint = f"did you mean {close[0]}?" if close else "YuniKorn's queue properties: " + ", ".join(props.KNOWN_KEYS)
+        known = props.known_keys()
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean {close[0]}?" if close else "YuniKorn's queue properties: " + ", ".join(known)
         yield Lint("YK-V23", "warning", f"queue {queue}: property {key} is not one YuniKorn knows: ignored", hint,
                    conf.loc.at(key), conf.loc.line_of(key))
 
@@ -119,7 +122,8 @@ def _property_hint(key: str) -> str:
 def _template(template: ChildTemplateConf, queue: str) -> Iterator[Lint]:
     resources = template.resources
     for label, conf in (("guaranteed", resources.guaranteed), ("max", resources.max)):
-        yield from _resource_names(conf, f"childtemplate {label} of queue {queue}")
+        yield from _resource_names(conf, f"childtemplate {label} of queue {queue}", _EFFECTS[label].format(
+            queue=f"each dynamic leaf below {queue}", meant="{meant}"))
         yield from _zero_only(conf, f"childtemplate {label} of queue {queue}", label)
     yield from _properties(template.properties, f"{queue} (childtemplate)")
     try:
@@ -136,4 +140,13 @@ def _template(template: ChildTemplateConf, queue: str) -> Iterator[Lint]:
 
 
 def _limit(limit: LimitConf, queue: str) -> Iterator[Lint]:
-    yield from _resource_names(limit.maxresources, f"limit {limit.limit or '(unnamed)'} of queue {queue}")
+    name = limit.limit or "(unnamed)"
+    yield from _resource_names(limit.maxresources, f"limit {name} of queue {queue}",
+                               f"the limit {name} does not limit {{meant}} for its users and groups at all")
+
+
+_EFFECTS = {
+    "max": "{queue} has no {meant} max: its pods may use as much {meant} as the queues above it allow",
+    "guaranteed": "{queue} is guaranteed no {meant}: preemption never frees {meant} for it and its fair share "
+                  "is not measured against it",
+}

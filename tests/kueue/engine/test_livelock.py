@@ -26,3 +26,20 @@ def test_the_same_queues_without_fair_sharing_settle() -> None:
     snapshot = build_snapshot(load_paths(ALL_KINDS, [str(DATA)]))
     result = simulate(snapshot, SimulationOptions(fair_sharing=False, now=NOW))
     assert result.stop_reason == "steady" and result.livelock is None
+
+
+def test_sim_8_a_livelock_is_reported_only_once_the_whole_state_repeats_a_period_later() -> None:
+    # The fingerprint (queues, holders) repeats after one period; the report waits for a second one, where the
+    # holders' reservation order, admissions and sticky preemptors are compared too (Simulation._whole_state).
+    result = simulate(build_snapshot(load_paths(ALL_KINDS, [str(DATA)])), SimulationOptions(fair_sharing=True, now=NOW))
+    assert result.livelock is not None
+    first, last = result.livelock.cycles
+    assert last - first + 1 >= 1 and result.cycles == last
+
+
+def test_sim_8_every_workload_of_a_livelock_has_a_decision_and_a_reason() -> None:
+    result = simulate(build_snapshot(load_paths(ALL_KINDS, [str(DATA)])), SimulationOptions(fair_sharing=True, now=NOW))
+    out = [w for w in result.workloads.values() if w.admission is None]
+    assert out
+    for workload in out:
+        assert workload.decision and workload.reason and workload.message, workload.key

@@ -28,9 +28,13 @@ def test_sim_r1_a_workload_arrives_at_its_creation_time() -> None:
     assert (times["later"].arrival, times["later"].admitted, times["later"].finished) == (60_000, 60_000, 70_000)
 
 
-def test_sim_r1_a_workload_created_before_the_start_counts_its_wait_from_its_creation() -> None:
-    times = by_name(run([CQ("q", "4")], [WL("old", "q", "1", created_ms=-30_000, runtime="10s")]))
-    assert times["old"].arrival == -30_000 and times["old"].time_to_admission == 30_000
+def test_sim_r1_a_workload_created_before_the_start_waits_from_the_start() -> None:
+    # Its age is not a wait the replay measured: a 78-day-old pending workload would otherwise read as a 78-day wait.
+    times = by_name(run([CQ("q", "4")], [WL("old", "q", "1", created_ms=-30_000, runtime="10s"),
+                                         WL("new", "q", "1", created_ms=5_000, runtime="10s")]))
+    assert times["old"].arrival == -30_000 and times["old"].joined == 0 and times["old"].time_to_admission == 0
+    assert times["old"].time_to_finish == 10_000
+    assert times["new"].joined == 5_000 and times["new"].time_to_admission == 0
 
 
 def test_sim_r2_quota_is_held_from_the_cycle_and_the_workload_runs_once_its_admission_is_written() -> None:
@@ -107,7 +111,8 @@ def test_workloads_running_at_the_start_finish_after_the_rest_of_their_runtime()
     times = by_name(run([CQ("q", "1")], [WL("running", "q", "1", created_ms=-40_000, admitted_ms=-30_000,
                                             runtime="60s"),
                                          WL("next", "q", "1", runtime="1s")]))
-    assert times["running"].finished == 30_000 and times["running"].time_to_admission == 10_000
+    # Admitted before the start: no wait in the replay (waits are measured from the start at the earliest).
+    assert times["running"].finished == 30_000 and times["running"].time_to_admission == 0
     assert times["next"].admitted == 31_000  # inadmissible until the requeue after the completion
 
 
@@ -153,5 +158,5 @@ def test_a_running_workload_dated_after_the_start_is_read_as_running_since_the_s
     times = by_name(report)
     assert (times["ahead"].arrival, times["ahead"].admitted, times["ahead"].time_to_admission) == (0, 0, 0)
     assert times["ahead"].finished == 3_600_000
-    assert times["older"].time_to_admission == 30_000  # dated before the start: as it was
+    assert times["older"].time_to_admission == 0  # admitted before the start: no wait in the replay
     assert any("1 running workload(s) are dated after the replay's start" in note for note in report.assumptions)

@@ -154,7 +154,7 @@ class FlavorAssigner:
                 break
             group_flavors.update(flavors or {})
             if status is not None:
-                group_status.reasons.extend(status.reasons)
+                group_status.add(status)
         final_attempts = sorted(considered.values(), key=lambda a: a.flavor)
         failed = False
         for pod_set, requests, count in members:
@@ -230,7 +230,7 @@ class FlavorAssigner:
             mode, borrow, quota_status = self._fits_quota(fr, assigned.get(fr, 0), requests[resource])
             if quota_status is not None:
                 reasons.extend(quota_status.reasons)
-                status.reasons.extend(quota_status.reasons)
+                status.add(quota_status)
                 no_fit_reason = most_severe(no_fit_reason, quota_status.no_fit_reason)
             max_borrow = max(max_borrow, borrow)
             granular = Granular(mode, borrow)
@@ -258,9 +258,10 @@ class FlavorAssigner:
         level, may_reclaim = self.cache.borrowing_level(self.cq, fr, value)
         if value <= available:
             return P_FIT, level, None
-        missing = format_resource_value(resource, sat_sub(value, available), quota_side=True)
+        short = sat_sub(value, available)
+        missing = format_resource_value(resource, short, quota_side=True)
         status = Status([f"insufficient unused quota for {resource} in flavor {flavor}, {missing} more needed"],
-                        no_fit_reason=WAITING_FOR_QUOTA)
+                        no_fit_reason=WAITING_FOR_QUOTA, missing={fr: short})
         if self.cq.nominal(fr) >= value or may_reclaim or self._can_preempt_while_borrowing():
             possibility, level_after = self.oracle(fr, value)
             status.no_fit_reason = ""
@@ -285,6 +286,10 @@ class FlavorAssigner:
     def _allowed_for_variant(self, flavor: str) -> bool:
         allowed = allowed_flavors(self.workload)
         return allowed is None or flavor in allowed
+
+    def eligibility(self, name: str, pod_sets: list[PodSetInfo], covered: tuple[str, ...] = ()) -> Status:
+        """FA-5 for these pod sets on one flavor, whatever quota is used: TAS match, taints, node selection."""
+        return self._check_flavor(name, [(pod_set, {}, pod_set.count) for pod_set in pod_sets], covered)
 
     def _check_flavor(self, name: str, members: list[tuple[PodSetInfo, dict[str, int], int]],
                       covered: tuple[str, ...] = ()) -> Status:

@@ -64,6 +64,15 @@ class Status:
     reasons: list[str] = field(default_factory=list)
     error: str | None = None
     no_fit_reason: str = ""
+    # The "<n> more needed" of each "insufficient unused quota" reason, as a number: the unused quota the
+    # (flavor, resource) lacks, counting what earlier pod sets were assigned there (the amount users are shown).
+    missing: dict[FlavorResource, int] = field(default_factory=dict)
+
+    def add(self, other: Status) -> None:
+        """Take over another status's reasons and missing amounts (the larger amount of a (flavor, resource))."""
+        self.reasons.extend(other.reasons)
+        for fr, amount in other.missing.items():
+            self.missing[fr] = max(amount, self.missing.get(fr, 0))
 
     @property
     def is_fit(self) -> bool:
@@ -101,6 +110,9 @@ class Assignment:
     no_fit_reason: str = ""
     mode_override: str | None = None
     tas_usage: TASUsage = ()  # TAS-6: Usage.TAS, the node usage of its topology assignments
+    # A nomination from scratch: no nomination mapping (CYC-10) and every resource group scanned from its first flavor
+    # (no flavor-scan memory in effect, FA-4). Such an answer depends only on the workload and the quota tree.
+    from_first_flavors: bool = False
 
     def representative_mode(self) -> str:
         if not self.pod_sets:

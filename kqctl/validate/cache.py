@@ -1,0 +1,150 @@
+"""``validate --cache DIR``: each file's per-object results, kept for the next run.
+
+An entry is one file's :class:`~kqctl.validate.parallel.FilePart` (its documents' reports, and the trimmed objects
+the cross-object checks read), keyed by the file's path and the SHA-256 of its content, under a directory named
+after everything else the result depends on (the *setting*: kqctl's version and the fingerprint of its code and
+schemas, the target releases, the flags that change per-object results). A changed file, flag or kqctl is a miss;
+the cross-object checks always run again over every file, cached or not.
+
+Entries are pickles: the directory is created private (0700) and refused when someone else could write to it,
+since loading a pickle runs what it says. Nothing is ever evicted: delete the directory any time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from kqctl.errors import UsageError
+from kqctl.validate.parallel import FilePart
+
+ENTRY_SUFFIX = ".part"
+# Bump when FilePart or what it holds changes shape: old entries are then never read.
+FORMAT = "1"
+
+
+def default_directory() -> Path:
+    """The user's cache directory (XDG_CACHE_HOME, ~/Library/Caches, %LOCALAPPDATA%), kqctl/validate inside."""
+    if sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    elif os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "kqctl" / "validate"
+
+
+def code_fingerprint() -> str:
+    """kqctl's version, Python's and its YAML and CEL libraries', and the size and modification time of every
+    module and schema file: an edited checkout (same version number) must not read results older code produced."""
+    from kqctl import __version__
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(f"{FORMAT}\0{__version__}\0{sys.version}\0{_dependencies()}".encode())
+    for path in sorted((*root.rglob("*.py"), *(root / "schemas").rglob("*.json"))):
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            digest.update(f"{path.relative_to(root)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _dependencies() -> str:
+    """The versions of the libraries whose answers a result holds (YAML reading, CEL evaluation)."""
+    from importlib import metadata
+
+    versions = []
+    for name in ("pyyaml", "common-expression-language"):
+        try:
+            versions.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name}=-")
+    return ",".join(versions)
+
+
+class ValidationCache:
+    """One setting's entries in ``directory``/<setting hash>/."""
+
+    def __init__(self, directory: Path, setting: Iterable[str]) -> None:
+        self.root = directory
+        digest = hashlib.sha256("\0".join([code_fingerprint(), *setting]).encode()).hexdigest()
+        self.directory = directory / digest[:32]
+        self.hits = self.misses = 0
+        self._ready = False
+
+    def _key(self, name: str) -> Path | None:
+        try:
+            with open(name, "rb") as handle:
+                content = hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
+                    else hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            return None  # validated (and reported unreadable) as usual, never cached
+        path_digest = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:32]
+        return self.directory / f"{path_digest}-{content}{ENTRY_SUFFIX}"
+
+    def get(self, name: str) -> FilePart | None:
+        key = self._key(name)
+        part = self._load(key) if key is not None else None
+        if part is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return part
+
+    def _load(self, key: Path) -> FilePart | None:
+        try:
+            with open(key, "rb") as handle:
+                part = pickle.load(handle)
+        except FileNotFoundError:
+            return None
+        except Exception:  # a damaged or foreign entry is a miss, and is replaced
+            return None
+        return part if isinstance(part, FilePart) else None
+
+    def put(self, name: str, part: FilePart) -> None:
+        key = self._key(name)
+        if key is None:
+            return
+        try:
+            self._prepare()
+            handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            with os.fdopen(handle, "wb") as out:
+                pickle.dump(part, out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, key)
+            for older in self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
+                if older != key:  # the same file's earlier content: one entry per file and setting
+                    older.unlink(missing_ok=True)
+        except OSError as exc:  # a cache that cannot be written costs time, never the answer
+            sys.stderr.write(f"kqctl: warning: --cache {self.root}: cannot write: {exc.strerror or exc}\n")
+            self.put = _ignore  # type: ignore[method-assign]
+
+    def _prepare(self) -> None:
+        if not self._ready:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._ready = True
+
+
+def _ignore(name: str, part: FilePart) -> None:
+    return None
+
+
+def open_cache(directory: Path, setting: Iterable[str]) -> ValidationCache:
+    """The cache in ``directory``, created private; a usage error when it is not a directory or when another
+    user could write to it (its entries are pickles)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = directory.stat()
+    except OSError as exc:
+        raise UsageError(f"--cache {directory}: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise UsageError(f"--cache {directory}: not a directory")
+    if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        raise UsageError(f"--cache {directory}: owned or writable by another user; kqctl keeps its cache only in a "
+                         "directory that is yours alone (chmod go-w)")
+    return ValidationCache(directory, setting)
