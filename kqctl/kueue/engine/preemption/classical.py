@@ -107,6 +107,11 @@ class ClassicalPreemption:
         cq, preemptor = context.cq, context.preemptor
         preemption = cq.model.preemption
         own = [(cq, _policy_usage(preemption.within_cluster_queue, preemptor, cq))]
+        # Without borrowing, the preemptor's own ClusterQueue must end within nominal quota: only its own
+        # candidates lower its usage, so when even all of them gone leave it borrowing, that attempt cannot fit
+        # (checked first: it spares collecting the cohort's candidates).
+        without_borrowing = all(not cq.borrowing_with(fr, sat_sub(value, own[0][1].get(fr, 0)))
+                                for fr, value in context.usage.items())
         every: list[Source] = []  # any variant (no borrowing)
         while_borrowing: list[Source] = []  # not WITHOUT_BORROWING
         if cq.has_parent and preemption.reclaim_within_cohort != "Never":
@@ -117,19 +122,21 @@ class ClassicalPreemption:
             advantage, remaining = fits_in_quota(cq.node, context.usage)
             previous: QuotaNode | None = None
             for node in cq.node.ancestors():
-                for source in self._subtree_sources(context, node, previous):
-                    usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
-                    every.append((source, usage))
-                    if advantage:  # HIERARCHICAL_RECLAIM
-                        while_borrowing.append((source, usage))
-                    elif not forbidden:  # RECLAIM_WHILE_BORROWING: lower priority, at most the threshold
-                        while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort, preemptor,
-                                                                      source, cap)))
+                if without_borrowing or advantage or not forbidden:
+                    for source in self._subtree_sources(context, node, previous):
+                        usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
+                        every.append((source, usage))
+                        if advantage:  # HIERARCHICAL_RECLAIM
+                            while_borrowing.append((source, usage))
+                        elif not forbidden:  # RECLAIM_WHILE_BORROWING: lower priority, at most the threshold
+                            while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort,
+                                                                          preemptor, source, cap)))
                 fits, remaining = fits_in_quota(node, remaining)
                 advantage = advantage or fits
                 previous = node
-        return self._fits_without(context, own + while_borrowing, True) or self._fits_without(context, own + every,
-                                                                                              False)
+        if self._fits_without(context, own + while_borrowing, True):
+            return True
+        return without_borrowing and self._fits_without(context, own + every, False)
 
     def _fits_without(self, context: PreemptionContext, sources: list[Source], allow_borrowing: bool) -> bool:
         """The search's own fit test (``workload_fits``) with the summed usage of ``sources`` taken out meanwhile."""
