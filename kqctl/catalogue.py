@@ -421,6 +421,22 @@ _rule("VC-SCORE-5", "-", "volcano-scheduler", "A node's score is the sum of the 
       "allocated or pipelined since added and the evicted ones removed by the predicates plugin (without it the "
       "view stays as the session opened). Nodes the task fits in idle resources go before those it fits only "
       "once releasing pods are gone.")
+_rule("VC-NEVER-1", "-", "volcano-scheduler", "A PodGroup can never run as configured (--fail-on inadmissible, "
+      "neverFits): its queue is missing or not Open, it has fewer valid tasks than minMember, it sits in a non-leaf "
+      "queue or a refused hierarchy, its minResources exceed its queue's real capability, or fewer than minMember "
+      "of its pods fit any node that passes their predicates", "The node check takes each node empty (its "
+      "allocatable) and the predicates plugin as configured (cordon, nodeSelector and node affinity, NoSchedule "
+      "and NoExecute taints); it is made only when the input has nodes.")
+_rule("VC-SCORE-6", "-", "volcano-scheduler", "nodeorder's tainttoleration.weight (default 3): kube-scheduler's "
+      "TaintToleration score, the node's PreferNoSchedule taints the pod does not tolerate, fewer is better",
+      "The counts are normalised in reverse over the nodes scored together (the most tainted gets 0, a node with "
+      "none 100, 100 each when none has any), then multiplied by the weight. Scored together: allocate's nodes "
+      "that fit the idle resources (else those that fit once releasing pods are gone), preempt's nodes that pass "
+      "the predicates.")
+_rule("VC-SCORE-7", "-", "volcano-scheduler", "nodeorder's nodeaffinity.weight (default 2): kube-scheduler's "
+      "NodeAffinity score, the weights of the pod's preferred node-affinity terms the node matches",
+      "The sums are normalised over the nodes scored together (the highest gets 100, the others in proportion, "
+      "truncated; 0 each when none matches), then multiplied by the weight.")
 _rule("VC-RECLAIM-1", "-", "volcano-scheduler", "reclaim pipelines a task on a node that holds a reclaimable "
       "queue's running pod even when it fits there without evicting anyone",
       "The node's future idle plus the victims (none needed) holds the task, so the task is pipelined: it waits "
@@ -474,7 +490,17 @@ _rule("TAINT-2", "-", "kube-scheduler", "A node whose NoSchedule or NoExecute ta
       "no new pod: node(s) had untolerated taint(s)", "Volcano's predicates plugin runs kube-scheduler's "
       "TaintToleration filter (argument predicate.TaintTolerationEnable, true by default).")
 _rule("TAINT-3", "-", "kube-scheduler", "PreferNoSchedule taints never filter: they only lower a node's score",
-      "Volcano's nodeorder scores them with tainttoleration.weight (3 by default); kqctl does not, and says so.")
+      "Volcano's nodeorder scores them with tainttoleration.weight (3 by default): VC-SCORE-6.")
+_rule("AFF-1", "-", "kube-scheduler", "A node takes a pod only if it has every nodeSelector label with its value "
+      "and, when the pod has required node affinity, matches one of its terms: node(s) didn't match Pod's node "
+      "affinity/selector", "Terms are ORed, their requirements ANDed; a term without requirements matches no node; "
+      "a requirement Kubernetes cannot parse makes its term match nothing. Volcano's predicates plugin runs "
+      "kube-scheduler's NodeAffinity filter (argument predicate.NodeAffinityEnable, true by default).")
+_rule("AFF-2", "-", "kube-scheduler", "A node's preferred node-affinity score is the sum of the weights of the "
+      "pod's preferred terms it matches", "Volcano's nodeorder adds it normalised, times nodeaffinity.weight "
+      "(VC-SCORE-7).")
+_rule("AFF-3", "-", "kube-scheduler", "A node selector term's matchFields select by metadata.name only, with In or "
+      "NotIn and exactly one value")
 _rule("TAINT-4", "-", "kube-scheduler", "Every pod the API server creates tolerates node.kubernetes.io/not-ready and "
       "unreachable (NoExecute, 300 s) unless it already does", "The DefaultTolerationSeconds admission plugin; kqctl "
       "adds them to pods read from files as the API server would.")
@@ -512,6 +538,12 @@ _rule("VC-CONV-WEIGHT", "warning", "kqctl", "A queue's weight: Kueue has no weig
       "fairSharing.weight, which acts only with fair sharing on")
 _rule("VC-CONV-RECLAIMABLE", "warning", "kqctl", "reclaimable: false has no Kueue equivalent")
 _rule("VC-CONV-PRIORITY", "warning", "kqctl", "A queue's priority: Kueue does not order ClusterQueues by priority")
+_rule("VC-CONV-PREEMPT", "warning", "kqctl", "The preempt action (with the priority plugin) becomes "
+      "withinClusterQueue: LowerPriority; its pod-level victim choice does not carry over", "Volcano's preempt lets a "
+      "starving job evict pods of lower-priority jobs in its own queue, as the plugins vote (gang keeps each job at "
+      "minAvailable, conformance spares critical pods), and pods of its own job by task priority; Kueue evicts whole "
+      "lower-priority workloads of the ClusterQueue and has no preemption inside a workload. Without the priority "
+      "plugin no job outranks another and withinClusterQueue stays Never.")
 _rule("VC-CONV-DEQUEUE", "warning", "kqctl", "dequeueStrategy has no Kueue equivalent: dropped")
 _rule("VC-CONV-AFFINITY", "warning", "kqctl", "A queue's node-group affinity has no Kueue equivalent: dropped")
 _rule("VC-CONV-CLUSTERS", "warning", "kqctl", "extendClusters has no Kueue equivalent: dropped")
@@ -535,6 +567,24 @@ _rule("VC-AUDIT-STARVED", "warning", "kqctl", "A queue with pending work whose r
       "queues' guarantees take the whole cluster")
 _rule("VC-AUDIT-NEVER-FITS", "warning", "kqctl", "A PodGroup whose minResources exceed the whole cluster can never "
       "be enqueued")
+
+# --- replay in virtual time (kqctl replay, diff --replay and plan on Volcano input) ----------------------------
+_rule("VC-R1", "-", "volcano-scheduler", "A session opens every schedule period (vc-scheduler --schedule-period, 1s "
+      "by default) and runs the configured actions as simulate runs them",
+      "kqctl skips a session that could decide nothing new (nothing arrived, finished or changed since the last).")
+_rule("VC-R2", "-", "volcano-scheduler", "A PodGroup (a vcjob's, a pod's, a trace row's) created after the replay's "
+      "start joins the cluster with its pods at its creation time")
+_rule("VC-R3", "-", "volcano-scheduler", "A PodGroup runs from the session that schedules its minMember pods; when "
+      "its runtime ends every pod of it finishes and leaves its node",
+      "The runtime is the annotation kqctl.dev/runtime of the PodGroup or vcjob (else the longest of its pods'), or "
+      "--runtime.")
+_rule("VC-R4", "-", "volcano-scheduler", "An evicted pod is deleted; the vcjob controller acts on PodEvicted as its "
+      "policies say, another controller makes its pod again, a bare pod is gone",
+      "SyncJob (the default) and RestartPod make the pod again; RestartTask and RestartJob kill and make again the "
+      "task's or the job's pods, failing the job at maxRetry (3); AbortJob, TerminateJob and CompleteJob end it. A "
+      "running PodGroup left below minMember has stopped: its runtime starts over when it runs again.")
+_rule("VC-R5", "-", "volcano-scheduler", "Sessions that come back to a state seen since the last arrival or "
+      "completion (a livelock) stop until something arrives or finishes")
 
 # --- Apache YuniKorn (shared/design/yunikorn-semantics.md; IDs shown with the YK- prefix) -------------------
 _rule("YK-PARSE", "error", "yunikorn-validator", "queues.yaml is not YAML (go-yaml cannot read it)")
@@ -682,6 +732,21 @@ _rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods YuniKorn rejects: n
       "application, or its queue refuses it (YK-V28)")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
+
+# --- replay in virtual time (kqctl replay, diff --replay and plan on YuniKorn input) ----------------------------
+_rule("YK-R1", "-", "yunikorn-core", "The core schedules right after every change, cycle after cycle until one does "
+      "nothing; time alone lets an ask reserve a node (2s old), preempt (preemption.delay) or retry preemption (15s)",
+      "Noticed at the core's next 100 ms poll, as its scheduling loop does when idle.")
+_rule("YK-R2", "-", "yunikorn-shim", "The shim sends a new pod to the core at its next scheduling run "
+      "(service.schedulingInterval, 1s by default); a new application's pods wait two more runs",
+      "k8shim's Application.Schedule moves an application one state per run: New (submitted), Accepted (run), "
+      "Running (tasks scheduled).")
+_rule("YK-R3", "-", "yunikorn-shim", "A pod runs from its allocation for its runtime, then its allocation is "
+      "released; an application with nothing allocated or pending is Completing",
+      "The runtime is the pod's annotation kqctl.dev/runtime, or --runtime. A Completing application no longer "
+      "counts against maxapplications.")
+_rule("YK-R4", "-", "yunikorn-shim", "A preempted pod with a controller is made again by it (a new pending pod of the "
+      "same application); a bare pod is not made again")
 
 CATALOGUE: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 if len(CATALOGUE) != len(_RULES):  # pragma: no cover - a duplicate line above

@@ -224,7 +224,10 @@ def _program_name() -> str:
 
 def _fail(message: str, code: int) -> None:
     from kqctl.cli.progress import erase_shown
+    from kqctl.render.console import write_wrapped
 
     erase_shown()  # the message starts its own line, not after a progress line the error cut short
-    sys.stderr.write(f"kqctl: error: {message}\n")
+    # On a terminal the message wraps at spaces (a path or a flag it names stays whole); into a pipe or a
+    # log it stays one line, as a CI system greps it.
+    write_wrapped(sys.stderr, f"kqctl: error: {message}", hanging="  ")
     sys.exit(code)

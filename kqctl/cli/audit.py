@@ -68,9 +68,14 @@ def audit_command(
     scheduler: str | None = options.SchedulerOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
+                                         help="Only the queues this namespace uses and their ancestors, and the "
+                                              "findings about them: Kueue's ClusterQueues a LocalQueue of the "
+                                              "namespace feeds, Volcano's queues of its PodGroups, YuniKorn's "
+                                              "queues of its pods."),
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
-    from kqctl.kueue.engine.audit import audit
+    from kqctl.kueue.engine.audit import audit, for_namespace
     from kqctl.render.output import check_output
 
     check_output(output, AUDIT_FORMATS)
@@ -80,16 +85,20 @@ def audit_command(
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
                                  override, scheduler, yunikorn_namespace=yunikorn_namespace)
     if volcano_cli.is_volcano(inputs, scheduler):
-        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by))
+        raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by,
+                                           namespace))
     volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import audit_yunikorn
 
-        audit_yunikorn(inputs, output, plot, not no_headers, sort_by)
+        audit_yunikorn(inputs, output, plot, not no_headers, sort_by, namespace)
     snapshot = load_snapshot(inputs, scheduler)
     report = audit(snapshot)
+    if namespace is not None:
+        options.note_namespace(namespace, (lq.namespace for lq in snapshot.local_queues.values()), "LocalQueue")
+        report = for_namespace(report, namespace)
     from kqctl.render.columns import TableOptions
 
     view = TableOptions(sort_by=sort_by, limit=options.row_limit(limit, show_all), color=color)

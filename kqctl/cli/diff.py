@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kqctl.cli import options
+from kqctl.cli import options, timeline
+from kqctl.cli import volcano as volcano_cli
 from kqctl.cli.replay import (
     CycleLatencyOption,
     FinishLatencyOption,
@@ -18,7 +19,10 @@ from kqctl.cli.replay import (
     TraceOption,
     add_traces,
     check_runtimes,
+    refuse_kueue_replay_options,
 )
+from kqctl.cli.schedulers import choose
+from kqctl.cli.timeline import SchedulePeriodOption
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -26,14 +30,15 @@ if TYPE_CHECKING:
     from kqctl.load.objects import LoadedObject, LoadResult
 
 HELP = "\n\n".join((
-    "Compare two configurations: two snapshots, two configuration directories (a PR's base and head), or one "
-    "snapshot and the same with --set changes. Kueue's scheduler runs on both to a steady state and the diff lists "
-    "the workloads whose decision, flavor, borrowing or victims change, and the configuration fields that differ.",
+    "Compare two configurations: two snapshots, two configuration directories (a PR's base and head: Kueue's "
+    "queues, Volcano's Queues and scheduler configuration, YuniKorn's queues.yaml or ConfigMaps), or one snapshot and "
+    "the same with --set changes (a YuniKorn queue as queue/root.PATH.FIELD). The scheduler runs on both to a steady "
+    "state and the diff lists the workloads whose outcome changes, and the configuration fields that differ.",
     "--with PATH adds inputs both sides share (the workloads of a cluster snapshot, for example); BEFORE's and "
-    "AFTER's own objects replace theirs. --replay also replays both sides in virtual time and shows how the time "
-    "to admission percentiles move per ClusterQueue and priority.",
-    "-o markdown is a ready pull-request comment. Exit code 1 with --fail-on regression when a workload admitted "
-    "before is not admitted after; otherwise 0.",
+    "AFTER's own objects replace theirs. --replay also replays both sides in virtual time and shows how the waits' "
+    "percentiles move per queue and priority; a workload that never gets in counts as never, and is named.",
+    "-o markdown is a ready pull-request comment. Exit code 1 with --fail-on regression when a workload running "
+    "before is not running after (in the steady state, or in the replay); otherwise 0.",
 ))
 
 EXAMPLES = options.examples(
@@ -45,6 +50,9 @@ EXAMPLES = options.examples(
     "--fail-on regression",
     "kqctl diff samples/cohort-borrowing --set clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=10 "
     "-n team-a -l 'kueue.x-k8s.io/job-uid'",
+    "kqctl diff samples/volcano-two-teams --set queue/team-a.spec.weight=3 -o markdown",
+    "kqctl diff samples/yunikorn-priority --set queue/root.tenant1.properties.priority.offset=11 --replay "
+    "--runtime 30m --now 2026-01-01T12:00:00Z",
 )
 
 DIFF_FORMATS = ("table", "json", "yaml", "markdown")
@@ -75,7 +83,8 @@ def diff_command(
     now: str | None = typer.Option(None, "--now", metavar="TIME", help="The clock of both sides (RFC 3339)."),
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json, yaml or markdown."),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="WHAT",
-                                       help="regression: exit 1 when a workload admitted before is not after."),
+                                       help="regression: exit 1 when a workload running before is not after "
+                                            "(steady state or replay)."),
     namespace: str | None = options.namespace_option(LISTED),
     all_namespaces: bool = options.AllNamespacesOption,
     selector: str | None = options.selector_option(LISTED),
@@ -92,8 +101,11 @@ def diff_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    schedule_period: str | None = SchedulePeriodOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
-    from kqctl.cli.simulate import parse_now, simulation_options
+    from kqctl.cli.simulate import load_snapshot, parse_now, simulation_options
     from kqctl.kueue.render.diff import render_diff
     from kqctl.kueue.replay.diff import diff_snapshots
     from kqctl.render.columns import TableOptions
@@ -105,13 +117,28 @@ def diff_command(
     if after is None and not sets:
         raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
-    replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
-                                    feature_gates).options() if replay else None
+    # Every usage error before anything is read.
+    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
+    kueue_settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing, feature_gates)
+    kueue_settings.options()
+    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override,
+                     yunikorn_namespace)
+    old_inputs = _side_inputs(before, shared, recursive, strict, None, scheduler, override)
+    new_inputs = _side_inputs(after or before, shared, recursive, strict, sets, scheduler, override)
+    product = choose(scheduler, [*old_inputs.objects, *new_inputs.objects]).product
+    if product != "Kueue":
+        refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
+        view = TableOptions(limit=options.row_limit(limit, show_all))
+        raise typer.Exit(timeline.diff_other(product, old_inputs, new_inputs, traces or [], replay, time,
+                                             schedule_period, scheduler_conf, output, fail_on, namespace,
+                                             parsed_selector, view))
+    timeline.refuse_schedule_period("Kueue", schedule_period, None)
+    volcano_cli.refuse_volcano_options(scheduler_conf)
+    replay_options = kueue_settings.options() if replay else None
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     clock = parse_now(now)
-    shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override)
-    old = _side(before, shared, recursive, strict, None, scheduler, clock, override)
-    new = _side(after or before, shared, recursive, strict, sets, scheduler, clock, override)
+    old = load_snapshot(old_inputs, scheduler, clock, "diff")
+    new = load_snapshot(new_inputs, scheduler, clock, "diff")
     for side in (old, new):
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
         if replay:
@@ -145,21 +172,19 @@ def listed(old: Snapshot, new: Snapshot, namespace: str | None,
 
 
 def _shared(paths: list[str] | None, recursive: bool, strict: bool, from_cluster: bool, context: str | None,
-            kubeconfig: str | None, scheduler: str | None, override: bool) -> LoadResult | None:
+            kubeconfig: str | None, scheduler: str | None, override: bool,
+            yunikorn_namespace: str | None = None) -> LoadResult | None:
     if not paths and not from_cluster:
-        options.check_cluster_options(from_cluster, context, kubeconfig)
+        options.check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace=yunikorn_namespace)
         return None
     return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, override,
-                               scheduler)
+                               scheduler, yunikorn_namespace=yunikorn_namespace)
 
 
-def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
-          scheduler: str | None, clock: object, override: bool) -> Snapshot:
+def _side_inputs(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
+                 scheduler: str | None, override: bool) -> LoadResult:
     """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes.
     ``override``: within this side's own files, the definition read last wins (--with's were resolved already)."""
-    from datetime import datetime
-
-    from kqctl.cli.simulate import load_snapshot
     from kqctl.load.objects import LoadResult
     from kqctl.load.overrides import parse_override
 
@@ -168,9 +193,7 @@ def _side(path: str, shared: LoadResult | None, recursive: bool, strict: bool, s
     if shared is not None:
         own = LoadResult(_replacing(shared.objects, own.objects), [*shared.unreadable, *own.unreadable],
                          [*shared.files, *own.files])
-    edited = options.edited(own, overrides, False)
-    assert isinstance(clock, datetime)
-    return load_snapshot(edited, scheduler, clock, "diff")
+    return options.edited(own, overrides, False)
 
 
 def _replacing(shared: list[LoadedObject], own: list[LoadedObject]) -> list[LoadedObject]:

@@ -27,7 +27,7 @@ and verified changes that would let it in. For Volcano: a PodGroup (or a vcjob o
 stopped it, the queue's real capability and deserved share, and verified changes. For YuniKorn: a pod
 (namespace/name), from placement to headroom and preemption, or a queue with --queue."""
 
-EXPLAIN_FORMATS = ("table", "json", "yaml")
+EXPLAIN_FORMATS = ("table", "wide", "json", "yaml")
 WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
                                   help="namespace/name of the workload, or a Job name (not with -l).")
 PathsArgument = typer.Argument(None, metavar="PATH", show_default=False,
@@ -57,7 +57,8 @@ def explain_command(
     now: str | None = typer.Option(None, "--now", metavar="TIME",
                                    help="The snapshot's clock (RFC 3339); default: now."),
     output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
-                               help="table, json, yaml, jsonpath=TEMPLATE or custom-columns=SPEC."),
+                               help="table, wide (every column of its tables), json, yaml, "
+                                    "jsonpath=TEMPLATE or custom-columns=SPEC."),
     namespace: str | None = typer.Option(None, "-n", "--namespace", metavar="NAMESPACE",
                                          help="The workload's namespace (or, with -l, only this namespace)."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces",

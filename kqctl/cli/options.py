@@ -208,8 +208,12 @@ def edited(result: LoadResult, overrides: list[Override], override: bool, refuse
 
         # Per changed object: its states, the original first, then after each --set that changed it.
         states: dict[int, list[tuple[str, LoadedObject]]] = {}
+        from kqctl.yunikorn.overrides import apply_queue_override, is_queue_override
+
         for one in overrides:
-            changed = apply_overrides(objects, [one], unknown_field)
+            # YuniKorn's queues are no objects: queue/root.PATH.FIELD edits its queues.yaml.
+            changed = apply_queue_override(objects, one) if is_queue_override(one, objects) else \
+                apply_overrides(objects, [one], unknown_field)
             for index, (old, new) in enumerate(zip(objects, changed, strict=True)):
                 if old is not new:
                     states.setdefault(index, [("", old)]).append((one.text, new))

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from kqctl.cli import options
+from kqctl.cli import options, timeline
+from kqctl.cli import volcano as volcano_cli
 from kqctl.cli.replay import (
     CycleLatencyOption,
     FinishLatencyOption,
@@ -18,8 +19,11 @@ from kqctl.cli.replay import (
     RuntimeOption,
     SeedOption,
     TraceOption,
+    refuse_kueue_replay_options,
     replay_input,
+    scheduler_inputs,
 )
+from kqctl.cli.timeline import SchedulePeriodOption
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
@@ -28,8 +32,10 @@ if TYPE_CHECKING:
     from kqctl.kueue.replay.report import KueueReplayOptions
 
 HELP = "\n\n".join((
-    "Find the smallest nominal quota, per flavor and resource, of a ClusterQueue (--for clusterqueue/NAME) or of "
-    "a cohort's ClusterQueues together (--for cohort/NAME) that meets a target on the replay of their workloads: "
+    "Find the smallest quota that meets a target on the replay of the workloads it covers: Kueue's nominal quota, "
+    "per flavor and resource, of a ClusterQueue (--for clusterqueue/NAME) or a cohort's ClusterQueues together "
+    "(--for cohort/NAME); a Volcano Queue's capability, deserved, guarantee or weight (--for queue/NAME --field "
+    "...); a YuniKorn queue's guaranteed or max (--for queue/root.PATH --field ...). Targets: "
     "'p95(time-to-admission) < 30m', 'mean(time-to-finish) <= 2h', 'no workload inadmissible', or several joined "
     "with 'and'.",
     "Candidates are replayed in parallel processes (one per core, --jobs). The answer is printed with the replays "
@@ -44,9 +50,16 @@ EXAMPLES = options.examples(
     "--target 'no workload inadmissible' --runtime 1h",
     "kqctl plan --generator examples/kueue-generator.yaml --for cohort/cohort-0 "
     "--target 'p95(time-to-admission) < 2m'",
+    "kqctl plan samples/volcano-two-teams --for queue/team-a --field weight --runtime 30m --now "
+    "2026-01-01T12:00:00Z --target 'p95(time-to-admission) < 20m'",
+    "kqctl plan samples/yunikorn-priority --for queue/root.tenant1 --field guaranteed --runtime 30m --now "
+    "2026-01-01T12:00:00Z --target 'p95(time-to-admission) < 10m'",
 )
 
-PLAN_FORMATS = ("table", "json", "yaml")
+PLAN_FORMATS = ("table", "wide", "json", "yaml")
+FieldOption = typer.Option(None, "--field", metavar="FIELD",
+                           help="What to plan: Volcano's capability (default), deserved, guarantee or weight of "
+                                "--for queue/NAME; YuniKorn's guaranteed (default) or max of --for queue/PATH.")
 ResourceOption = typer.Option(None, "--resource", metavar="FLAVOR/RESOURCE",
                               help="Plan only these (repeatable; default: every one the queue has).")
 StepOption = typer.Option(None, "--step", metavar="RESOURCE=QUANTITY",
@@ -61,7 +74,8 @@ def plan_command(
     filenames: list[str] | None = options.FilenameOption,
     recursive: bool = options.RecursiveOption,
     scope: str = typer.Option(..., "--for", metavar="KIND/NAME", show_default=False,
-                              help="clusterqueue/NAME or cohort/NAME: whose quota to plan."),
+                              help="clusterqueue/NAME or cohort/NAME (Kueue), queue/NAME (Volcano) or queue/PATH "
+                                   "(YuniKorn, e.g. queue/root.tenant1): whose quota to plan."),
     target: str = typer.Option(..., "--target", metavar="TARGET", show_default=False,
                                help="e.g. 'p95(time-to-admission) < 30m' or 'no workload inadmissible'."),
     resources: list[str] | None = ResourceOption,
@@ -79,7 +93,8 @@ def plan_command(
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
                                              help="Kueue feature gates."),
     now: str | None = typer.Option(None, "--now", metavar="TIME", help="When the replays start (RFC 3339)."),
-    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT", help="table, json or yaml."),
+    output: str = typer.Option("table", "-o", "--output", metavar="FORMAT",
+                               help="table, wide (with the replays' workload counts), json or yaml."),
     strict: bool = options.StrictOption,
     sets: list[str] | None = options.SetOption,
     override: bool = options.OverrideOption,
@@ -87,6 +102,10 @@ def plan_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    field: str | None = FieldOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    schedule_period: str | None = SchedulePeriodOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
@@ -94,12 +113,28 @@ def plan_command(
     from kqctl.render.output import check_output
 
     check_output(output, PLAN_FORMATS)
+    # Every usage error before anything is read.
+    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
     replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
                                     feature_gates).options()
+    loaded = None
+    if generator is None:
+        loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
+                                           kubeconfig, scheduler, yunikorn_namespace)
+        if product != "Kueue":
+            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
+            raise typer.Exit(timeline.plan_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
+                                                 scope, target, field, resources or [], steps or [], maximum or [],
+                                                 jobs or os.cpu_count() or 1, budget, output))
+    if field is not None:
+        raise UsageError("--field applies to Volcano (capability, deserved, guarantee, weight) and YuniKorn "
+                         "(guaranteed, max); Kueue's plan finds a nominalQuota")
+    timeline.refuse_schedule_period("Kueue", schedule_period, None)
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler, "plan")
+                            from_cluster, context, kubeconfig, scheduler, "plan", loaded=loaded)
     try:
         problem = make_problem(snapshot, target, scope, resources or (), steps or ())
     except PlanError as exc:

@@ -10,33 +10,47 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from kqctl.cli import options
+from kqctl.cli import options, timeline
+from kqctl.cli import volcano as volcano_cli
+from kqctl.cli.timeline import (  # noqa: F401 (read here by explain, diff and plan too)
+    BAR,
+    SchedulePeriodOption,
+    _duration,
+    _single_document,
+    is_csv,
+    parse_runtime,
+)
 from kqctl.errors import EXIT_OK, InputError, UsageError
 
 if TYPE_CHECKING:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport
-    from kqctl.load.documents import Document
-    from kqctl.replay.durations import Distribution
+    from kqctl.load.objects import LoadResult
+    from kqctl.render.columns import TableOptions
 
 HELP = "\n\n".join((
-    "Replay Kueue in virtual time: workloads arrive at their creation time (Jobs and Workloads dated in the "
-    "future, a --trace, or Kueue's own performance --generator config), are admitted by Kueue's scheduling "
-    "cycles, run for their runtime and release their quota; preempted workloads are requeued as Kueue requeues "
-    "them.",
-    "Prints per workload the time to admission and to finish and its evictions, per ClusterQueue and priority "
-    "the P50/P95/P99 time to admission, and per ClusterQueue and cohort the quota held over time. -o summary "
-    "prints Kueue's performance summary.yaml; --plot DIR writes charts.",
-    "Runtimes come from the annotation kqctl.dev/runtime (on a Workload or its Job, e.g. 45m), Kueue's "
-    "performance label, the trace, or --runtime. The controller's speed is --cycle-latency (default: calibrated "
-    "against Kueue's published performance runs; see the README). Deterministic: the same inputs and --seed "
-    "give the same replay.",
+    "Replay Kueue, Volcano or YuniKorn in virtual time: workloads arrive at their creation time (objects dated in "
+    "the future, a --trace, or Kueue's own performance --generator config), are admitted by the scheduler's own "
+    "cycles (Kueue's scheduling cycles, Volcano's sessions every --schedule-period, YuniKorn's core cycles fed by "
+    "its shim), run for their runtime and release what they hold; preempted or reclaimed workloads come back as "
+    "the scheduler's controllers bring them back.",
+    "Prints per workload (a Kueue Workload, a Volcano PodGroup, a YuniKorn application) the time until it runs and "
+    "until it finishes and its evictions, per queue and priority the P50/P95/P99 wait, and per queue the usage "
+    "over time. -o summary prints Kueue's performance summary.yaml; --plot DIR writes charts.",
+    "Runtimes come from the annotation kqctl.dev/runtime (on a Workload or its Job, a PodGroup or vcjob, a pod, "
+    "e.g. 45m), Kueue's performance label, the trace, or --runtime. Kueue's controller speed is --cycle-latency "
+    "(default: calibrated against Kueue's published performance runs; see the README). Deterministic: the same "
+    "inputs and --seed give the same replay.",
 ))
 
 EXAMPLES = options.examples(
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z -n team-a",
+    "kqctl replay samples/volcano-two-teams --trace samples/volcano-two-teams/arrivals.csv --runtime 30m "
+    "--now 2026-01-01T12:00:00Z",
+    "kqctl replay samples/yunikorn-priority --trace samples/yunikorn-priority/arrivals.csv --runtime 30m "
+    "--now 2026-01-01T12:00:00Z",
     "kqctl replay samples/cohort-borrowing samples/submit-jobs --runtime 45m",
     "kqctl replay samples/replay --trace samples/replay/arrivals.csv -o json",
     "kqctl replay --generator examples/kueue-generator.yaml -o summary  # Kueue's generator format",
@@ -54,8 +68,9 @@ FinishLatencyOption = typer.Option("0s", "--finish-latency", metavar="DURATION",
                                    help="Time between a workload's end and the release of its quota.")
 SeedOption = typer.Option(0, "--seed", metavar="N", help="Seed for everything drawn at random (runtimes, UIDs).")
 TraceOption = typer.Option(None, "--trace", metavar="FILE",
-                           help="Arrivals: CSV or YAML rows of time, namespace, queue, priority, pods, requests, "
-                                "runtime (repeatable; '-' reads stdin, CSV or YAML told by its first line).")
+                           help="Arrivals: CSV or YAML rows of time, namespace, queue (a Kueue LocalQueue, a Volcano "
+                                "Queue, a YuniKorn queue path), priority, pods, requests, runtime (repeatable; '-' "
+                                "reads stdin, CSV or YAML told by its first line).")
 GeneratorOption = typer.Option(None, "--generator", metavar="FILE",
                                help="Kueue's scheduler performance config (a generator.yaml of its "
                                     "test/performance/scheduler/configs) instead of PATHs.")
@@ -94,33 +109,9 @@ class ReplaySettings:
         return KueueReplayOptions(timeline, until, finish)
 
 
-def _duration(flag: str, text: str) -> int:
-    from kqctl.replay.durations import DurationError, parse_duration
-
-    try:
-        value = parse_duration(text)
-    except DurationError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
-    if value < 0:
-        raise UsageError(f"{flag} must not be negative")
-    return value
-
-
-def parse_runtime(text: str | None) -> Distribution | None:
-    from kqctl.replay.durations import DurationError, parse_distribution
-
-    if text is None:
-        return None
-    try:
-        return parse_distribution(text)
-    except DurationError as exc:
-        raise UsageError(f"--runtime: {exc}") from None
-
-
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
 # As on simulate, -n and -l choose what is listed, never what is replayed.
 LISTED = "as on simulate, the replay and its percentiles and usage still cover every workload"
-BAR = 16  # characters of the progress bar
 
 
 def replay_command(
@@ -162,6 +153,9 @@ def replay_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
+    schedule_period: str | None = SchedulePeriodOption,
+    yunikorn_namespace: str | None = options.YunikornNamespaceOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.replay.report import replay_snapshot
@@ -170,17 +164,31 @@ def replay_command(
 
     check_output(output, REPLAY_FORMATS)
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
+    # Every usage error before anything is read (a cluster's listing can take minutes).
     if output == "summary" and (namespace is not None or parsed_selector is not None):
         raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "
                          "every workload)")
     settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates)
     replay_options = settings.options()
+    time = timeline.settings(runtime, finish_latency, until, seed, now, schedule_period)
     if plot is not None:
         check_plot_directory(plot)
+    loaded = None
+    if generator is None:
+        loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
+                                           kubeconfig, scheduler, yunikorn_namespace)
+        if product != "Kueue":
+            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, output)
+            raise typer.Exit(replay_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
+                                          output, namespace, parsed_selector, plot,
+                                          TableOptions(headers=not no_headers, sort_by=sort_by,
+                                                       limit=options.row_limit(limit, show_all), color=color)))
+    timeline.refuse_schedule_period("Kueue", schedule_period, None)
+    volcano_cli.refuse_volcano_options(scheduler_conf)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler)
+                            from_cluster, context, kubeconfig, scheduler, loaded=loaded)
     options.note_namespace(namespace, (w.namespace for w in snapshot.workloads))
     shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
@@ -192,6 +200,42 @@ def replay_command(
     if plot is not None:
         write_plots(report, plot)
     raise typer.Exit(EXIT_OK)
+
+
+def scheduler_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
+                     sets: list[str] | None, override: bool, from_cluster: bool, context: str | None,
+                     kubeconfig: str | None, scheduler: str | None,
+                     yunikorn_namespace: str | None) -> tuple[LoadResult, str]:
+    """The inputs (files, cluster, --set) and the product of the scheduler they are for (Kueue, Volcano, YuniKorn)."""
+    from kqctl.cli.schedulers import choose
+
+    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
+    return inputs, choose(scheduler, inputs.objects).product
+
+
+def refuse_kueue_replay_options(product: str, cycle_latency: str, fair_sharing: bool | None,
+                                feature_gates: str | None, output: str | None = None) -> None:
+    """Kueue's replay options for another scheduler's inputs: a usage error, never a silent no-op."""
+    if output == "summary":
+        raise UsageError(f"-o summary is Kueue's performance summary.yaml; the input is {product}'s (-o json has "
+                         "every figure)")
+    timeline.refuse_kueue_options(product, cycle_latency=None if cycle_latency == "calibrated" else cycle_latency,
+                                  fair_sharing=fair_sharing, feature_gates=feature_gates)
+
+
+def replay_other(product: str, inputs: LoadResult, traces: list[str], time: timeline.TimeSettings,
+                 schedule_period: str | None, scheduler_conf: str | None, output: str, namespace: str | None,
+                 selector: dict[str, Any] | None, plot: str | None, view: TableOptions) -> int:
+    """``kqctl replay`` for Volcano or YuniKorn."""
+    from kqctl.cli.progress import Progress
+
+    timeline.refuse_schedule_period(product, schedule_period, scheduler_conf)
+    progress = Progress()
+    if product == "Volcano":
+        return timeline.replay_volcano(inputs, scheduler_conf, traces, time, output, namespace, selector, view, plot,
+                                       progress)
+    return timeline.replay_yunikorn(inputs, traces, time, output, namespace, selector, view, plot, progress)
 
 
 def listed(snapshot: Snapshot, namespace: str | None, selector: dict[str, Any] | None) -> Callable[[str], bool] | None:
@@ -237,8 +281,9 @@ def write_plots(report: ReplayReport, directory: str) -> list[str]:
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
                  traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
                  override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
-                 scheduler: str | None, command: str = "replay") -> Snapshot:
-    """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster), plus traces."""
+                 scheduler: str | None, command: str = "replay", loaded: LoadResult | None = None) -> Snapshot:
+    """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster; ``loaded`` when already
+    read), plus traces."""
     from kqctl.cli.simulate import load_snapshot, parse_now
 
     if generator is not None:
@@ -248,8 +293,8 @@ def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive
         snapshot = generator_snapshot(generator, start, seed)
     else:
         start = parse_now(now)
-        inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                     override, scheduler)
+        inputs = loaded or options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                               sets, override, scheduler)
         snapshot = load_snapshot(inputs, scheduler, start, command)
     add_traces(snapshot, traces or [], seed)
     check_runtimes(snapshot)
@@ -282,32 +327,6 @@ def generator_snapshot(path: str, start: datetime | None, seed: int) -> Snapshot
     except GeneratorError as exc:
         raise InputError(document.origin.file, str(exc), line=document.line_of(exc.path)) from None
     return build_snapshot(config, start or DEFAULT_NOW, seed)
-
-
-def _single_document(path: str, what: str, text: str | None = None, name: str | None = None) -> Document:
-    """The one YAML document of ``path`` (or of ``text`` already read from it: stdin can be read once only)."""
-    from kqctl.load.documents import decode_text, parse_documents
-    from kqctl.load.sources import read_source
-
-    if text is None or name is None:
-        source = read_source(path)
-        text, name = decode_text(source.data, source.name), source.name
-    documents = [d for d in parse_documents(text, name) if d.body is not None]
-    if len(documents) != 1:
-        raise InputError(name, f"expected {what}: one YAML document, found {len(documents)}")
-    return documents[0]
-
-
-def is_csv(name: str, text: str) -> bool:
-    """A .csv file; or, from stdin or a file named neither .yaml, .yml nor .json, a header line such as
-    ``time,namespace,queue,cpu`` (YAML's first line is a list item, a mapping key or a flow collection)."""
-    lowered = name.lower()
-    if lowered.endswith(".csv"):
-        return True
-    if lowered.endswith((".yaml", ".yml", ".json")):
-        return False
-    first = next((line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
-    return "," in first and ":" not in first and not first.startswith(("-", "[", "{"))
 
 
 def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:

@@ -252,36 +252,17 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
     return EXIT_FINDINGS if fail_on.report(failing, failing_states, "PodGroup(s)") else EXIT_OK
 
 
-# The gates (engine/trace.py) after which a PodGroup can never run as configured, whatever finishes: its queue is
-# missing or not Open, it has fewer valid tasks than minMember, it sits in a non-leaf queue or under a hierarchy
-# the capacity plugin refuses.
-NEVER_GATES = ("queue-missing", "queue-closed", "job-invalid", "hierarchy")
-
-
 def endings(snapshot: Any, result: Any) -> list[Any]:
     """Volcano's PodGroup phases in --fail-on's terms (README, "--fail-on"): running when Running or Completed;
-    never when ignored (queue missing), stopped by a gate in NEVER_GATES, or when its minResources exceed its queue's
-    real capability in some resource (the queue's capability, less what the other queues' guarantees take: enqueue
-    never admits it, JobEnqueueable); evicted when a pod of it was."""
+    never when the engine says it can never run as configured (``GroupOutcome.never``, VC-NEVER-1); evicted
+    when a pod of it was."""
     from kqctl.cli.fail_on import Ending
 
-    capabilities = {queue.name: queue.real_capability for queue in result.queues}
     found = []
     for key, outcome in result.groups.items():
         running = not outcome.ignored and outcome.phase in ("Running", "Completed")
-        group = snapshot.pod_groups.get(key)
-        never = outcome.ignored or (outcome.reason is not None and outcome.reason[0] in NEVER_GATES) or (
-            group is not None and _above_capability(group.min_resources, capabilities.get(outcome.queue)))
-        found.append(Ending(key, running, bool(never) and not running, bool(outcome.evicted)))
+        found.append(Ending(key, running, bool(outcome.never) and not running, bool(outcome.evicted)))
     return found
-
-
-def _above_capability(minimum: Any, capability: Any) -> bool:
-    """Some resource of minResources above the queue's real capability (a resource it does not name: no limit)."""
-    if not minimum or capability is None:
-        return False
-    return any(value > capability.get(name) for name, value in minimum.items()
-               if name in ("cpu", "memory") or name in capability.scalars)
 
 
 def explain(inputs: LoadResult, scheduler_conf: str | None, name: str | None, namespace: str | None,
@@ -342,14 +323,20 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
 
 
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
-          sort_by: str | None = None) -> int:
+          sort_by: str | None = None, namespace: str | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
     from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK
     from kqctl.volcano.engine.audit import audit as run_audit
+    from kqctl.volcano.engine.audit import for_namespace
     from kqctl.volcano.render.audit import quota_chart, render_audit
 
     report = run_audit(load_snapshot(inputs, scheduler_conf))
+    if namespace is not None:
+        from kqctl.cli import options
+
+        options.note_namespace(namespace, report.namespaces, "PodGroup")
+        report = for_namespace(report, namespace)
     try:
         render_audit(report, output, sys.stdout, headers, sort_by)
     except ValueError as exc:
@@ -367,7 +354,7 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     PodGroups use them) on stdout; what does not carry over, per field, on stderr."""
     from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
     from kqctl.volcano.api.models import Queue
-    from kqctl.volcano.to_kueue import KUEUE_API, convert, tree_problems
+    from kqctl.volcano.to_kueue import KUEUE_API, convert, preemption_issues, tree_problems
     from kqctl.volcano.validate.crossobject import configured
 
     volcano = [o for o in result.objects if o.info is not None and o.info.scheduler == "volcano"]
@@ -390,8 +377,13 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     if broken:
         return EXIT_FINDINGS
     conf = configured(result.objects)
-    reclaim = conf is not None and "reclaim" in conf.actions
-    objects, issues = convert(models, reclaim, {o.name or "": o.body.get("spec") or {} for o in queues})
+    actions = list(conf.actions) if conf is not None else []
+    plugins = [p.name for p in conf.plugins()] if conf is not None else []
+    preempt = "preempt" in actions and "priority" in plugins
+    objects, issues = convert(models, "reclaim" in actions, {o.name or "": o.body.get("spec") or {} for o in queues},
+                              preempt)
+    for message in preemption_issues(actions, plugins):
+        sys.stderr.write(f"kqctl: note: VC-CONV-PREEMPT: {message}\n")
     objects.extend(_local_queues(volcano, {m.name for m in models}, KUEUE_API))
     for issue in issues:
         obj = by_name[issue.queue]

@@ -172,7 +172,7 @@ def explain_yunikorn(inputs: LoadResult, now: datetime | None, pod: str | None, 
         if pod is None:
             raise UsageError("name a pod (namespace/name) or a queue (--queue root.a.b)")
         key = pod if "/" in pod else f"{namespace or 'default'}/{pod}"
-        explanation = _explain_pod(snapshot, key)
+        explanation = _explain_pod(snapshot, key, pod)
     except PartitionError as exc:
         where = snapshot.config.origin
         raise InputError(where.file if where else snapshot.config.description, str(exc),
@@ -199,7 +199,7 @@ def _explain_selected(snapshot: Snapshot, selector: str, namespace: str | None, 
         sys.stderr.write("kqctl: no pod matches that is pending or rejected at the end of the simulation\n")
 
 
-def _explain_pod(snapshot: Snapshot, key: str):  # type: ignore[no-untyped-def]
+def _explain_pod(snapshot: Snapshot, key: str, written: str):  # type: ignore[no-untyped-def]
     from kqctl.errors import UsageError
     from kqctl.yunikorn.engine.explain import UnknownPod, explain_pod
 
@@ -208,12 +208,26 @@ def _explain_pod(snapshot: Snapshot, key: str):  # type: ignore[no-untyped-def]
     except UnknownPod:
         import difflib
 
+        if _names_a_queue(snapshot, written):  # `kqctl explain root.a PATH`: a queue is explained with --queue
+            raise UsageError(f"no YuniKorn pod {key} in the inputs; {written} is a queue: "
+                             f"kqctl explain --queue {written} PATH...") from None
         known = sorted(p.key for p in snapshot.pods)
         close = difflib.get_close_matches(key, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else (
             f"; the YuniKorn pods are: {', '.join(known[:10])}{' ...' if len(known) > 10 else ''}" if known else
             "; the inputs hold no pod with schedulerName: yunikorn")
         raise UsageError(f"no YuniKorn pod {key} in the inputs{hint}") from None
+
+
+def _names_a_queue(snapshot: Snapshot, written: str) -> bool:
+    from kqctl.yunikorn.engine.partition import PartitionError, build_partition
+
+    if "/" in written or not written.lower().startswith("root"):
+        return False
+    try:
+        return any(q.path == written.lower() for q in build_partition(snapshot).tree.queues())
+    except PartitionError:
+        return False
 
 
 def _unknown_queue(queue: str, known: list[str]) -> str:
@@ -225,17 +239,22 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
 
 
 def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
-                   sort_by: str | None = None) -> None:
+                   sort_by: str | None = None, namespace: str | None = None) -> None:
     """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg|.png."""
     import typer
 
     from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK, UsageError
-    from kqctl.yunikorn.engine.audit import audit
+    from kqctl.yunikorn.engine.audit import audit, for_namespace
     from kqctl.yunikorn.render.audit import quota_chart, render_audit
 
     snapshot = yunikorn_snapshot(inputs, None)
     report = _partition_errors(lambda: audit(snapshot), snapshot)
+    if namespace is not None:
+        from kqctl.cli import options
+
+        options.note_namespace(namespace, report.namespaces, "pod")
+        report = for_namespace(report, namespace)
     try:
         render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
     except ValueError as exc:

@@ -225,3 +225,15 @@ class LimitRange:
         meta = metadata(body)
         limits = Fields(body).child("spec").items("limits")
         return cls(meta.string("namespace"), meta.string("name"), tuple(item.obj for item in limits), origin)
+
+
+def controller_kind(meta: Mapping[str, Any]) -> str:
+    """The kind of the object's controller: its ownerReference with ``controller: true`` ("" without one). A pod a
+    controller owns (a ReplicaSet's, a Job's, a StatefulSet's) is made again by it when it is deleted; a bare pod
+    is not (kube-controller-manager's controllers act on the pods they own, ``metav1.GetControllerOf``)."""
+    references = meta.get("ownerReferences")
+    for reference in references if isinstance(references, list) else ():
+        if isinstance(reference, Mapping) and reference.get("controller") is True:
+            kind = reference.get("kind")
+            return kind if isinstance(kind, str) and kind else "controller"
+    return ""

@@ -127,8 +127,13 @@ def intolerable_prefer_no_schedule(taints: Iterable[Taint], tolerations: Sequenc
 def normalized_scores(counts: Mapping[str, int], max_score: int = 100) -> dict[str, int]:
     """``DefaultNormalizeScore(MaxNodeScore, reverse=true)`` of those counts, by node name."""
     highest = max(counts.values(), default=0)
-    if highest == 0:
-        return dict.fromkeys(counts, max_score)
-    return {name: max_score - max_score * count // highest for name, count in counts.items()}
+    return {name: normalized_score(count, highest, max_score) for name, count in counts.items()}
+
+
+def normalized_score(count: int, highest: int, max_score: int = 100) -> int:
+    """One node's reverse-normalised score, given the highest count among the nodes scored with it."""
+    if highest <= 0:
+        return max_score
+    return max_score - max_score * count // highest
 
 

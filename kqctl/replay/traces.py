@@ -4,7 +4,8 @@ A trace is a CSV file with a header row, or a YAML list of mappings, with these 
 
 * ``time`` (required): an offset from the replay's start (``0s``, ``90s``, ``1h30m``) or an RFC 3339
   time (``2026-01-01T09:00:00Z``);
-* ``namespace`` and ``queue`` (required): the workload's namespace and LocalQueue;
+* ``namespace`` and ``queue`` (required): the workload's namespace and its queue in the scheduler's words (a
+  Kueue LocalQueue, a Volcano Queue, a YuniKorn queue path such as ``root.tenant1``);
 * ``name`` (default ``trace-<n>``, n the row number), ``priority`` (a number) or ``priorityClass``
   (a WorkloadPriorityClass name), ``pods`` (default 1), ``runtime`` (a duration, e.g. ``45m``);
 * the per-pod requests: a ``requests`` field (YAML: a mapping; CSV: ``cpu=2 memory=4Gi``, pairs
@@ -89,7 +90,10 @@ class TraceRow:
         return dict(self.columns).get(field)
 
 
-def parse_csv_trace(text: str) -> list[TraceRow]:
+QueueCheck = Callable[[str], list[str]]  # a queue name's problems, in the scheduler's words ([] when valid)
+
+
+def parse_csv_trace(text: str, queue_check: QueueCheck = is_dns1123_subdomain) -> list[TraceRow]:
     reader = csv.reader(io.StringIO(text))
     header = next(reader, None)
     if header is None:
@@ -104,7 +108,7 @@ def parse_csv_trace(text: str) -> list[TraceRow]:
                              column=len(headers) + 1)
         values = {h: v.strip() for h, v in zip(headers, raw, strict=False) if v.strip() != ""}
         try:
-            rows.append(replace(_row(reader.line_num, number, values), columns=located))
+            rows.append(replace(_row(reader.line_num, number, values, queue_check), columns=located))
         except TraceError as exc:
             if exc.column is None and exc.field is not None:
                 exc.column = columns.get(exc.field, columns.get("requests"))
@@ -126,7 +130,8 @@ def _check_header(headers: list[str]) -> dict[str, int]:
     return columns
 
 
-def parse_yaml_trace(data: Any, lines: list[int] | None = None) -> list[TraceRow]:
+def parse_yaml_trace(data: Any, lines: list[int] | None = None,
+                     queue_check: QueueCheck = is_dns1123_subdomain) -> list[TraceRow]:
     """A list of mappings (the YAML document already parsed); ``lines`` gives each item's line if known."""
     if data is None:
         return []
@@ -137,11 +142,11 @@ def parse_yaml_trace(data: Any, lines: list[int] | None = None) -> list[TraceRow
         line = lines[number - 1] if lines is not None and number - 1 < len(lines) else number
         if not isinstance(item, Mapping):
             raise TraceError(line, None, f"arrival {number}: expected a mapping, got {type(item).__name__}")
-        rows.append(_row(line, number, item))
+        rows.append(_row(line, number, item, queue_check))
     return rows
 
 
-def _row(line: int, number: int, item: Mapping[str, Any]) -> TraceRow:
+def _row(line: int, number: int, item: Mapping[str, Any], queue_check: QueueCheck) -> TraceRow:
     def text(key: str, required: bool = False) -> str | None:
         value = item.get(key)
         if value is None or value == "":
@@ -165,7 +170,7 @@ def _row(line: int, number: int, item: Mapping[str, Any]) -> TraceRow:
     if runtime is not None and runtime <= 0:
         raise TraceError(line, "runtime", "must be longer than 0")
     namespace = _name(line, "namespace", text("namespace", True), is_dns1123_label) or ""
-    queue = _name(line, "queue", text("queue", True), is_dns1123_subdomain) or ""
+    queue = _name(line, "queue", text("queue", True), queue_check) or ""
     name = _name(line, "name", text("name"), is_dns1123_subdomain) or f"trace-{number}"
     priority_class = _name(line, "priorityClass", text("priorityClass"), is_dns1123_subdomain)
     return TraceRow(line, at, namespace, queue, name, priority, priority_class, pods or 1, _requests(line, item),

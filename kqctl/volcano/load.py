@@ -17,7 +17,8 @@ import yaml
 
 from kqctl.errors import InputError
 from kqctl.findings import Severity
-from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, json_kind, metadata
+from kqctl.k8s.affinity import read_placement
+from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, controller_kind, json_kind, metadata
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
 from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
@@ -26,13 +27,16 @@ from kqctl.volcano.api.config import CHART_DEFAULT, CHART_DEFAULT_SOURCE, Schedu
 from kqctl.volcano.api.models import (
     DEFAULT_QUEUE,
     GROUP_NAME_ANNOTATION,
+    POD_AFFINITY_FIELDS,
     PREEMPTABLE_KEY,
     QUEUE_NAME_ANNOTATION,
     ROOT_QUEUE,
+    RUNTIME_ANNOTATION,
     TASK_PRIORITY_ANNOTATION,
     TASK_SPEC_KEY,
     UNMODELLED_POD_FIELDS,
     VOLCANO_SCHEDULER,
+    EvictionPolicy,
     Node,
     Pod,
     PodGroup,
@@ -299,11 +303,29 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         task_role=annotations.get(TASK_SPEC_KEY) or labels.get(TASK_SPEC_KEY, ""),
         creation=meta.opt_time("creationTimestamp"),
         gated=bool(spec.list("schedulingGates")),
-        unmodelled=tuple(f for f in UNMODELLED_POD_FIELDS if f != "nodeName" and spec.raw(f)),
+        unmodelled=_unmodelled(spec),
         tolerations=with_api_server_defaults(read_tolerations(spec)),
+        placement=read_placement(spec),
         created_by=created_by,
         origin=origin,
+        runtime=annotations.get(RUNTIME_ANNOTATION, ""),
+        controller="Job" if created_by else controller_kind(body.get("metadata") or {}),
     )
+
+
+def _unmodelled(spec: Fields) -> tuple[str, ...]:
+    """The pod spec fields whose predicates and scores kqctl does not evaluate; of ``affinity`` only its pod
+    (anti-)affinity (nodeAffinity is AFF-1/AFF-2)."""
+    found: list[str] = []
+    for name in UNMODELLED_POD_FIELDS:
+        if name == "nodeName" or not spec.raw(name):
+            continue
+        if name == "affinity":
+            affinity = spec.child(name)
+            found.extend(f"affinity.{part}" for part in POD_AFFINITY_FIELDS if affinity.raw(part))
+            continue
+        found.append(name)
+    return tuple(found)
 
 
 def _task_priority(spec: Fields, annotations: Mapping[str, str], snapshot: Snapshot) -> int:
@@ -349,6 +371,7 @@ def _add_vcjob(snapshot: Snapshot, obj: LoadedObject, pods: list[Pod], limits: M
         group = _owned_group(snapshot, job) or job.pod_group(snapshot)
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         snapshot.vcjobs[f"{job.namespace}/{job.name}"] = group.key
+        snapshot.eviction_policies[group.key] = job.eviction_policy()
         existing = {p.name for p in pods if p.namespace == job.namespace}
         cluster = _cluster_size(snapshot)
         created = [pod_model(pod_body, snapshot, limits.get(job.namespace), obj.origin, f"Job/{job.name}")
@@ -377,6 +400,7 @@ class _VcJob:
         self.name = meta.string("name")
         self.uid = meta.string("uid")
         self.labels = meta.string_map("labels")
+        self.runtime = meta.string_map("annotations").get(RUNTIME_ANNOTATION, "")
         self.creation = meta.opt_time("creationTimestamp")
         self.queue = self.spec.string("queue") or DEFAULT_QUEUE
         self.scheduler = self.spec.string("schedulerName") or VOLCANO_SCHEDULER
@@ -392,7 +416,13 @@ class _VcJob:
             min_member=self.min_available, min_task_member={t.name: t.min_available for t in self.tasks},
             min_resources=self._min_resources(snapshot), priority_class_name=self.priority_class,
             phase="Pending", creation=self.creation, network_topology=self.spec.has("networkTopology"),
-            created_by=f"Job/{self.name}", labels=self.labels)
+            created_by=f"Job/{self.name}", labels=self.labels, runtime=self.runtime)
+
+    def eviction_policy(self) -> EvictionPolicy:
+        """The actions its controller takes on PodEvicted (``applyPolicies``), and ``maxRetry`` (webhook default 3)."""
+        tasks = {task.name: action for task in self.tasks if (action := _evicted_action(task.fields))}
+        retry = self.spec.opt_integer("maxRetry")
+        return EvictionPolicy(_evicted_action(self.spec), tasks, 3 if not retry else retry)
 
     def _min_resources(self, snapshot: Snapshot) -> dict[str, int]:
         """``calcPGMinResources``: tasks by their template's PriorityClass value, highest first (Go's sort is
@@ -497,6 +527,15 @@ def replicas_kept(replicas: int, request: Mapping[str, int], cluster: Mapping[st
     return max(0, min(replicas, bound))
 
 
+def _evicted_action(fields: Fields) -> str:
+    """The action of the first policy whose ``event``/``events`` name PodEvicted or ``*`` ("" when none does)."""
+    for policy in fields.items("policies"):
+        events = (policy.string("event"), *policy.strings("events"))
+        if "PodEvicted" in events or "*" in events:
+            return policy.string("action")
+    return ""
+
+
 class _Task:
     def __init__(self, fields: Fields, index: int) -> None:
         self.fields = fields
@@ -533,7 +572,7 @@ def _grouped(snapshot: Snapshot, pods: list[Pod], namespaces: Mapping[str, str])
         group = PodGroup(namespace=pod.namespace, name=name, queue=pod.queue_annotation or DEFAULT_QUEUE, min_member=1,
                          min_resources=request, priority_class_name=pod.priority_class_name,
                          phase="Running" if pod.node_name else "Pending", creation=pod.creation,
-                         created_by=f"Pod/{pod.name}", origin=pod.origin)
+                         created_by=f"Pod/{pod.name}", origin=pod.origin, runtime=pod.runtime)
         snapshot.pod_groups.setdefault(group.key, _repointed(group, namespaces))
         result.append(replace(pod, group=name))
     return result
@@ -549,22 +588,6 @@ def _note_assumptions(snapshot: Snapshot) -> None:
         snapshot.notes.append(f"{len(assumed):,} queue(s) without status.state taken as Open, the state the queue "
                               f"controller gives a new queue: {shown}")
     snapshot.notes.append(f"scheduler configuration: {snapshot.conf.source}")
-
-
-def _prefer_no_schedule_unscored(snapshot: Snapshot) -> list[str]:
-    """TAINT-3: nodes whose PreferNoSchedule taint some pending Volcano pod does not tolerate, when nodeorder
-    scores taints (``tainttoleration.weight``, 3 by default); kqctl's node scores leave taints out."""
-    from kqctl.k8s.taints import intolerable_prefer_no_schedule
-
-    nodeorder = snapshot.conf.plugin("nodeorder")
-    weight = nodeorder.argument("tainttoleration.weight") if nodeorder is not None else 0
-    if nodeorder is None or weight == 0:
-        return []
-    tainted = [n for n in snapshot.nodes.values() if any(t.effect == "PreferNoSchedule" for t in n.taints)]
-    if not tainted:
-        return []
-    pending = {p.tolerations for p in snapshot.pods if not p.node_name and p.scheduler_name == VOLCANO_SCHEDULER}
-    return sorted(n.name for n in tainted if any(intolerable_prefer_no_schedule(n.taints, t) for t in pending))
 
 
 def note_limitations(snapshot: Snapshot) -> None:
@@ -593,14 +616,8 @@ def note_limitations(snapshot: Snapshot) -> None:
                 fields[name] = fields.get(name, 0) + 1
     if fields:
         used = ", ".join(f"{name} ({count} pod{'s' if count > 1 else ''})" for name, count in sorted(fields.items()))
-        found.append(f"pending pods use {used}: kqctl places pods by resources and pod count only; the predicates "
-                     "and node scores these fields drive are not evaluated")
-    preferred = _prefer_no_schedule_unscored(snapshot)
-    if preferred:
-        shown = ", ".join(preferred[:3]) + (", ..." if len(preferred) > 3 else "")
-        found.append(f"{len(preferred)} node(s) have PreferNoSchedule taints a pending pod does not tolerate "
-                     f"({shown}): Volcano's nodeorder scores them lower (tainttoleration.weight), kqctl does not "
-                     "score taints (NoSchedule and NoExecute taints are evaluated)")
+        found.append(f"pending pods use {used}: kqctl places pods by resources, pod count, taints, nodeSelector and "
+                     "node affinity; the predicates and node scores these fields drive are not evaluated")
     if any(g.network_topology or g.sub_groups for g in snapshot.pod_groups.values()):
         found.append("PodGroups with networkTopology or subGroupPolicy: topology-aware placement is not simulated")
     if any(q.has_affinity for q in snapshot.queues.values()):

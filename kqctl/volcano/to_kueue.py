@@ -7,6 +7,10 @@
 * The queue tree becomes a Cohort tree: a queue with children becomes a Cohort (``parentName`` for its parent),
   a leaf a ClusterQueue in its parent's Cohort; top-level queues share the Cohort ``root``.
 * One ResourceFlavor ``default-flavor`` covers every resource; Closed queues get ``stopPolicy: Hold``.
+* Preemption: the ``reclaim`` action (taking back what other queues use above their deserved share) becomes
+  ``reclaimWithinCohort: Any``; the ``preempt`` action with the ``priority`` plugin (a starving job evicts
+  lower-priority jobs of its own queue, ``actions/preempt``, ``plugins/priority`` ``PreemptableFn``) becomes
+  ``withinClusterQueue: LowerPriority``. What Kueue cannot say is reported (:func:`preemption_issues`).
 
 What has no Kueue equivalent is reported per field: proportion's weight-based water-filling (the weight goes to
 ``fairSharing.weight``, which only means something with fair sharing on), ``reclaimable``, queue ``priority``,
@@ -15,7 +19,7 @@ What has no Kueue equivalent is reported per field: proportion's weight-based wa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,9 +40,10 @@ class Issue:
 
 
 def convert(queues: list[Queue], reclaim: bool,
-            fields: Mapping[str, Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[Issue]]:
+            fields: Mapping[str, Mapping[str, Any]], preempt: bool = False) -> tuple[list[dict[str, Any]], list[Issue]]:
     """Kueue objects for the queues (root and default included only when written), and what did not carry over.
-    ``reclaim``: the scheduler's actions include reclaim; ``fields``: each queue's spec as written."""
+    ``reclaim``: the scheduler's actions include reclaim; ``preempt``: they include preempt and the priority
+    plugin ranks its victims; ``fields``: each queue's spec as written."""
     issues: list[Issue] = []
     parents = {q.parent_name for q in queues if q.name != ROOT_QUEUE}
     resources = sorted({name for q in queues for values in (q.capability, q.deserved, q.guarantee) if values
@@ -65,7 +70,7 @@ def convert(queues: list[Queue], reclaim: bool,
     for queue in queues:
         if queue.name in parents or queue.name == ROOT_QUEUE:
             continue
-        objects.append(_cluster_queue(queue, resources, reclaim))
+        objects.append(_cluster_queue(queue, resources, reclaim, preempt))
         issues.extend(_lost(queue, fields.get(queue.name, {})))
     return objects, issues
 
@@ -108,19 +113,37 @@ def _cycle_from(start: str, parent: Mapping[str, str]) -> list[str]:
     return path[seen[name]:] if name in seen else []
 
 
-def _cluster_queue(queue: Queue, resources: list[str], reclaim: bool) -> dict[str, Any]:
+def _cluster_queue(queue: Queue, resources: list[str], reclaim: bool, preempt: bool) -> dict[str, Any]:
     cohort = queue.parent_name if queue.parent_name not in ("", ROOT_QUEUE) else ROOT_COHORT
     spec: dict[str, Any] = {
         "cohortName": cohort,
         "namespaceSelector": {},  # a Volcano queue takes jobs from every namespace
         "resourceGroups": _resource_groups(queue, resources),
-        "preemption": {"reclaimWithinCohort": "Any" if reclaim else "Never", "withinClusterQueue": "Never"},
+        "preemption": {"reclaimWithinCohort": "Any" if reclaim else "Never",
+                       "withinClusterQueue": "LowerPriority" if preempt else "Never"},
     }
     if queue.weight != 1:
         spec["fairSharing"] = {"weight": str(queue.weight)}
     if queue.state != "Open":
         spec["stopPolicy"] = "Hold"
     return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": {"name": queue.name}, "spec": spec}
+
+
+def preemption_issues(actions: Sequence[str], plugins: Sequence[str]) -> list[str]:
+    """VC-CONV-PREEMPT: what of Volcano's in-queue preemption does not carry over to withinClusterQueue."""
+    if "preempt" not in actions:
+        return []
+    if "priority" not in plugins:
+        return ["the preempt action is configured without the priority plugin, so no job outranks another: "
+                "withinClusterQueue stays Never"]
+    found = ["preempt becomes withinClusterQueue: LowerPriority; Kueue evicts whole lower-priority workloads, "
+             "while Volcano evicts single pods as its plugins vote (gang keeps each job at minAvailable, task "
+             "priority inside one job, conformance spares critical pods) and also preempts between the tasks of "
+             "one job, which Kueue cannot"]
+    if "reclaim" not in actions:
+        found.append("reclaim is not configured, so reclaimWithinCohort is Never: queues do not take back what "
+                     "others borrow")
+    return found
 
 
 def _resource_groups(queue: Queue, resources: list[str]) -> list[dict[str, Any]]:

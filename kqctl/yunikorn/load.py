@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kqctl.errors import InputError
-from kqctl.k8s.core import ModelError, parse_time
+from kqctl.k8s.core import ModelError, controller_kind, parse_time
 from kqctl.k8s.pods import LimitRangeSummary, spec_requests, summarize_limit_ranges
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.load.objects import LoadedObject, LoadResult
@@ -45,6 +45,9 @@ DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
 GENERATE_UNIQUE_APP_IDS = "admissionController.filtering.generateUniqueAppId"
 DISABLE_GANG_SCHEDULING = "service.disableGangScheduling"
+SCHEDULING_INTERVAL = "service.schedulingInterval"
+DEFAULT_SCHEDULING_INTERVAL_MS = 1000  # k8shim conf.DefaultSchedulingInterval
+RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's own: how long a pod runs in a replay
 _TERMINATED = ("Succeeded", "Failed")
 
 
@@ -59,6 +62,7 @@ def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
     snapshot = Snapshot(config=config_source(objects), now=now or datetime.now(timezone.utc).replace(microsecond=0))
     snapshot.generate_unique_app_ids = _unique_app_ids(objects)
     snapshot.gang_disabled = _setting(objects, DISABLE_GANG_SCHEDULING)
+    snapshot.scheduling_interval = scheduling_interval(objects)
     classes = {obj.name or "": obj.body for obj in by_kind.get("PriorityClass", [])}
     snapshot.priority_classes = {name: (_int(body.get("value")), _allow_preemption(body)) for name, body in
                                  classes.items()}
@@ -153,6 +157,19 @@ def _child(node: Any, part: str | int) -> Any:
 
 def _unique_app_ids(objects: list[LoadedObject]) -> bool:
     return _setting(objects, GENERATE_UNIQUE_APP_IDS)
+
+
+def scheduling_interval(objects: list[LoadedObject]) -> int:
+    """``service.schedulingInterval`` of the two ConfigMaps (k8shim ``parser.durationVar``: a Go duration; one that
+    does not parse keeps the default, 1 s; 0 or less makes ``wait.Until`` loop without pause: 1 ms here), in whole
+    milliseconds."""
+    from kqctl.yunikorn.engine.properties import parse_go_duration
+
+    maps = [obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
+            if obj.info is kinds.CONFIG_MAP and obj.name == name]
+    entry = configmap.flatten(maps).entries.get(SCHEDULING_INTERVAL)
+    value = parse_go_duration(entry.text.strip()) if entry is not None else None
+    return DEFAULT_SCHEDULING_INTERVAL_MS if value is None else max(1, value // 1_000_000)
 
 
 def _setting(objects: list[LoadedObject], key: str) -> bool:
@@ -319,6 +336,8 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         task_group=notes.get(TASK_GROUP_NAME, ""),
         placeholder=None if snapshot.gang_disabled else placeholder_ask(notes.get(TASK_GROUPS, "")),
         origin=obj.origin,
+        runtime=notes.get(RUNTIME_ANNOTATION, ""),
+        controller=controller_kind(meta),
     )
 
 

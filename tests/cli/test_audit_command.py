@@ -229,3 +229,41 @@ def test_amounts_read_in_one_human_style(kqctl: Kq) -> None:
 def test_an_input_without_queues_says_so_instead_of_an_empty_table(kqctl: Kq) -> None:
     out = kqctl("audit", sample("submit-jobs")).out
     assert out.startswith("No ClusterQueue or Cohort in the input") and "COHORT/CLUSTERQUEUE" not in out
+
+
+# --- audit -n: the queues a namespace uses, for every scheduler -------------------------------------------------
+
+
+def _first_column(out: str) -> list[str]:
+    table = out.split("\n\n")[0].splitlines()[1:]
+    rows = [line for line in table if not line.startswith("UTIL =")]  # Kueue's note under its quota table
+    return [line.replace("├─ ", "").replace("└─ ", "").replace("│", "").split()[0]
+            for line in rows if line[:1] != " " or line.strip().startswith(("├─", "└─"))]
+
+
+@pytest.mark.parametrize(("sample", "namespace", "queues", "absent"), [
+    ("cohort-borrowing", "team-b", ["research/", "team-b"], "team-a"),  # the ClusterQueue its LocalQueue feeds
+    ("volcano-hierarchy", "ml", ["eng", "eng-ml"], "ops"),  # its PodGroups' queue and the parent above it
+    ("yunikorn-multi-tenant", "training", ["root", "ml", "training"], "analytics"),  # its pods' queue and above
+])
+def test_audit_namespace_keeps_the_queues_the_namespace_uses_and_their_ancestors(
+        kqctl: Callable[..., Run], sample: str, namespace: str, queues: list[str], absent: str) -> None:
+    run = kqctl("audit", f"samples/{sample}", "-n", namespace)
+    assert run.code == 0, run.err
+    assert _first_column(run.out) == queues
+    assert absent not in run.out.split("\n\n")[0]
+    document = json.loads(kqctl("audit", f"samples/{sample}", "-n", namespace, "-o", "json").out)
+    listed = document.get("queues") or document["nodes"]
+    names = list(listed) if isinstance(listed, dict) else [q["name"] if "kind" in q else q["path"] for q in listed]
+    assert [name.rsplit(".", 1)[-1] for name in names] == [q.rstrip("/") for q in queues]  # -o json alike
+
+
+def test_audit_namespace_without_anything_says_so_with_a_did_you_mean(kqctl: Callable[..., Run]) -> None:
+    run = kqctl("audit", "samples/cohort-borrowing", "-n", "tem-b")
+    assert run.code == 0
+    assert "no LocalQueue in namespace 'tem-b'; did you mean team-b?" in run.err
+
+
+def test_simulate_pending_column_says_it_counts_workloads(kqctl: Callable[..., Run]) -> None:
+    header = kqctl("simulate", "samples/cohort-borrowing", "-o", "wide").out.splitlines()[0]
+    assert "PENDING WORKLOADS" in header

@@ -34,3 +34,56 @@ def test_main_keeps_the_exit_code_and_freezes_what_is_left(
         main()
     assert exited.value.code == code, capsys.readouterr().err
     assert gc.get_freeze_count() > 0
+
+
+class _Terminal:
+    """A stderr that says it is a terminal (a pytest capture never is)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+
+def _error_of(monkeypatch: pytest.MonkeyPatch, stderr: object, argv: list[str]) -> str:
+    from kqctl.cli.app import main
+
+    monkeypatch.setattr("sys.argv", ["kqctl", *argv])
+    monkeypatch.setattr("sys.stderr", stderr)
+    with pytest.raises(SystemExit):
+        main()
+    return stderr.text if isinstance(stderr, _Terminal) else ""
+
+
+# A typo in a workload name gives a long message: it wraps at spaces on an 80-column terminal, each word whole.
+TYPO = ["explain", "job-llm-distil-e25d8", str(REPO / "samples" / "spot-gpu")]
+
+
+def test_an_error_wraps_at_spaces_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    shown = _error_of(monkeypatch, _Terminal(), TYPO)
+    text = shown[shown.index("kqctl: error: "):]  # after the progress line the error erased
+    lines = text.splitlines()
+    assert len(lines) > 1 and all(len(line) <= 80 for line in lines), lines
+    assert lines[0].startswith("kqctl: error: ") and all(line.startswith("  ") for line in lines[1:])
+    assert "recsys-inference/job-llm-distill-e25d8" in text  # the did-you-mean name never broken
+
+
+def test_an_error_into_a_pipe_stays_one_line(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from kqctl.cli.app import main
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("sys.argv", ["kqctl", *TYPO])
+    with pytest.raises(SystemExit):
+        main()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) > 80

@@ -57,6 +57,53 @@ def test_explain_fits_80_columns_and_keeps_its_gutter(kqctl: Kq, sample: str, wo
         assert all(line[:1] in "├│└ " for line in run.out.splitlines()[2:] if line)
 
 
+def _explained(kqctl: Kq, sample: str) -> list[tuple[str, ...]]:
+    """explain's arguments for every workload of a sample (Kueue workloads, Volcano PodGroups, YuniKorn pods and
+    queues), from simulate -o json."""
+    import json
+
+    run = kqctl("simulate", "-R", f"samples/{sample}", "-o", "json")
+    if run.code not in (0, 1):
+        return []
+    document = json.loads(run.out)
+    if "workloads" in document:
+        return [(key,) for key in document["workloads"]]
+    if "podGroups" in document:
+        return [(key,) for key in document["podGroups"]]
+    pods = [(f"{pod['namespace']}/{pod['name']}",) for pod in document["pods"]]
+    return pods + [("--queue", queue["path"]) for queue in document["queues"]]
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_explain_of_every_workload_fits_80_columns_and_breaks_no_word(kqctl: Kq, sample: str) -> None:
+    for target in _explained(kqctl, sample):
+        args = ("explain", *target, "-R", f"samples/{sample}")
+        run = _terminal(kqctl, 80, *args)
+        assert run.code == 0, (target, run.err)
+        assert [line for line in run.out.splitlines() if len(line) > 80] == [], target
+        gutters = {"│", "├─", "└─"}  # a wrapped line of Kueue's tree continues its gutter
+        assert _tokens(run.out) - gutters <= _tokens(kqctl(*args).out), target
+
+
+def test_explain_wide_shows_what_the_default_leaves_out(kqctl: Kq) -> None:
+    volcano = ("explain", "team-b/team-b-job-3", "samples/volcano-two-teams")
+    assert "OWN GUARANTEE" not in kqctl(*volcano).out and "OWN GUARANTEE" in kqctl(*volcano, "-o", "wide").out
+    yunikorn = ("explain", "--queue", "root.tenant1.a", "samples/yunikorn-priority")
+    assert "POLICY" not in kqctl(*yunikorn).out and "POLICY" in kqctl(*yunikorn, "-o", "wide").out
+
+
+PLAN = ("plan", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now", "2026-09-14T09:00:00Z",
+        "--for", "clusterqueue/team-a", "--target", "p95(time-to-admission) < 30m", "--jobs", "1", "--budget", "8")
+
+
+def test_plan_fits_80_columns_and_wide_adds_the_workload_counts(kqctl: Kq) -> None:
+    run = _terminal(kqctl, 80, *PLAN)
+    assert run.code in (0, 1), run.err
+    assert [line for line in run.out.splitlines() if len(line) > 80] == []
+    assert _tokens(run.out) <= _tokens(kqctl(*PLAN).out)
+    assert "WORKLOADS" not in run.out and "WORKLOADS" in kqctl(*PLAN, "-o", "wide").out
+
+
 def test_a_terminal_200_columns_wide_uses_its_width(kqctl: Kq) -> None:
     run = _terminal(kqctl, 200, "simulate", "samples/cohort-borrowing")
     lines = run.out.splitlines()

@@ -173,3 +173,24 @@ def test_audit_findings_read_as_every_scheduler_prints_them(tmp_path: Path) -> N
 def test_audit_markdown_names_the_queue_on_every_row() -> None:
     out = run_kqctl("audit", "samples/volcano-hierarchy", "-o", "markdown").out
     assert "| eng/eng-ml | Open | 1 | memory | 96Gi |" in out and "├─" not in out
+
+
+@pytest.mark.parametrize(("actions", "tiers", "within", "reclaim", "note"), [
+    ("enqueue, allocate, preempt, reclaim", [["priority", "gang"], ["proportion"]], "LowerPriority", "Any",
+     "Kueue evicts whole lower-priority workloads"),
+    ("enqueue, allocate, preempt", [["gang"], ["proportion"]], "Never", "Never", "without the priority plugin"),
+    ("enqueue, allocate, reclaim", [["priority", "gang"], ["proportion"]], "Never", "Any", None),
+])
+def test_vc_conv_preempt_maps_in_queue_preemption_by_priority(tmp_path: Path, actions: str, tiers: list[list[str]],
+                                                              within: str, reclaim: str, note: str | None) -> None:
+    path = tmp_path / "queues.yaml"
+    path.write_text(yaml.safe_dump_all([conf(actions, *tiers), queue("team", deserved={"cpu": "8"})]),
+                    encoding="utf-8")
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    assert run.code == 0, run.err
+    cluster_queue = next(o for o in yaml.safe_load_all(run.out) if o["kind"] == "ClusterQueue")
+    assert cluster_queue["spec"]["preemption"] == {"reclaimWithinCohort": reclaim, "withinClusterQueue": within}
+    assert ("VC-CONV-PREEMPT" in run.err) == (note is not None)
+    if note is not None:
+        assert note in run.err.replace("\n", " ")
+    assert run_kqctl("validate", "-", stdin=run.out.encode()).code == 0

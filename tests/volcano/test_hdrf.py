@@ -184,3 +184,31 @@ def test_hdrf_simulate_shows_the_tree_and_each_queues_share(tmp_path: Any) -> No
     assert data["queues"]["q2a"]["hierarchy"] == "root/n2/a"
     assert data["queues"]["default"]["hdrf"] is None
     assert [level["path"] for level in data["hdrf"]] == ["root", "root/n1", "root/n2", "root/n2/a", "root/n2/b"]
+
+
+def test_hdrf_audit_share_column_is_simulates_hdrf_share(tmp_path: Any) -> None:
+    """One answer: audit's SHARE reads the HDRF share simulate shows, not "-"."""
+    import yaml
+
+    from tests.support import run_kqctl
+
+    path = tmp_path / "hdrf.yaml"
+    path.write_text(yaml.safe_dump_all(_three_branches()), encoding="utf-8")
+
+    def shares(args: tuple[str, ...], queue_column: int) -> dict[str, str]:
+        out = run_kqctl(*args, str(path), env={"COLUMNS": "200"}).out
+        lines = out.splitlines()
+        header = next(i for i, line in enumerate(lines) if line.startswith("QUEUE"))
+        found = {}
+        for line in lines[header + 1:]:
+            if not line.strip():
+                break
+            cells = line.replace("├─ ", "").replace("└─ ", "").split()
+            if len(cells) > queue_column and cells[0] in ("q1", "q2a", "q2b"):
+                found[cells[0]] = cells[-1]
+        return found
+
+    simulated = shares(("simulate",), 0)
+    audited = shares(("audit",), 0)
+    assert set(audited) == {"q1", "q2a", "q2b"} and audited == {k: simulated[k] for k in audited}
+    assert "-" not in audited.values()

@@ -101,5 +101,8 @@ def test_a_bad_quantity_is_a_located_error() -> None:
 def test_unmodelled_pod_fields_are_reported_as_limitations() -> None:
     from tests.volcano.builders import group, pod
 
-    snap = snapshot(queue("q"), group("g", "q"), pod("p", "g", nodeSelector={"zone": "a"}))
-    assert any("nodeSelector (1 pod)" in line for line in snap.limitations)
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []}}
+    snap = snapshot(queue("q"), group("g", "q"), pod("p", "g", nodeSelector={"zone": "a"}, affinity=anti),
+                    pod("r", "g", affinity={"nodeAffinity": {}}))
+    assert any("affinity.podAntiAffinity (1 pod)" in line for line in snap.limitations)
+    assert not any("nodeSelector (" in line or "nodeAffinity" in line for line in snap.limitations)  # AFF-1

@@ -118,7 +118,9 @@ def _readme_runs() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("command, shown", _readme_runs())
 def test_the_readme_shows_real_volcano_runs(command: str, shown: str) -> None:
-    args = command.split()
+    import shlex
+
+    args = shlex.split(command)  # a plan's target is quoted
     assert args[0] == "kqctl"
     run = run_kqctl(*[str(REPO / a) if a.startswith("samples/") else a for a in args[1:]])
     assert run.code == 0, run.err

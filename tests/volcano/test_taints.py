@@ -73,8 +73,9 @@ def test_taint_4_api_server_tolerations_and_taints_produce_no_not_simulated_note
     assert snap.pods[0].tolerations == snap.pods[1].tolerations  # written or added by the API server alike
 
 
-def test_taint_3_unscored_prefer_no_schedule_is_said() -> None:
-    snap = snapshot(conf("enqueue, allocate", ["gang"], ["predicates", "proportion", "nodeorder"]),
-                    tainted("a", {"key": "spot", "effect": "PreferNoSchedule"}), node("b"), queue("q"),
-                    group("g", "q"), pod("p", "g"))
-    assert any("PreferNoSchedule" in line and "a" in line for line in snap.limitations)
+def test_taint_3_prefer_no_schedule_is_scored_so_no_note_says_otherwise() -> None:
+    objects = (conf("enqueue, allocate", ["gang"], ["predicates", "proportion", "nodeorder"]),
+               tainted("a", {"key": "spot", "effect": "PreferNoSchedule"}), node("b"), queue("q"),
+               group("g", "q"), pod("p", "g"))
+    assert not any("PreferNoSchedule" in line for line in snapshot(*objects).limitations)
+    assert binds(run(*objects)) == {"ns/p": "b"}  # VC-SCORE-6

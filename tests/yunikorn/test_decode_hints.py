@@ -35,6 +35,5 @@ def test_yk_decode_later_errors_name_the_first_readably() -> None:
     first = [f for f in findings if f.hint and FIRST_HINT in f.hint]
     later = [f for f in findings if f not in first]
     assert [f.rule_id for f in first] == ["YK-DECODE"] and [f.rule_id for f in later] == ["YK-V7"]
-    assert later[0].hint == ("YuniKorn reports one error at a time: it reports this one only once its first error "
-                             "(YK-DECODE at partitions[0].queues[0].queues[0].maxApps) and any error it checks "
-                             "before this one are fixed")
+    assert later[0].hint == ("YuniKorn reports one error at a time: this one once YK-DECODE at "
+                             "partitions[0].queues[0].queues[0].maxApps and the errors it checks earlier are fixed")

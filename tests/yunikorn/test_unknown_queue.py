@@ -100,3 +100,9 @@ def test_yk_pl_explain_queue_lists_applications_placement_rejected(tmp_path: Pat
     assert "b (default/b-0" not in run.out  # it asked for another queue
     data = json.loads(run_kqctl("explain", "--queue", "root", str(path), "-o", "json").out)
     assert [r["application"] for r in data["rejected"]] == ["a", "b"]
+
+
+def test_explain_given_a_queue_path_as_the_pod_points_at_explain_queue() -> None:
+    run = run_kqctl("explain", "root.tenant1", "samples/yunikorn-priority")
+    assert run.code == 2
+    assert "root.tenant1 is a queue: kqctl explain --queue root.tenant1" in run.err

@@ -10,7 +10,7 @@ being usable, and at workloads or queues that can never make progress.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Literal
 
@@ -113,6 +113,27 @@ class AuditReport:
     @property
     def cohorts(self) -> tuple[AuditNode, ...]:
         return tuple(n for n in self.nodes if n.kind == "Cohort")
+
+
+def for_namespace(report: AuditReport, namespace: str) -> AuditReport:
+    """``audit -n``: the ClusterQueues a LocalQueue of the namespace feeds, with the cohorts above them (their
+    quota is what those ClusterQueues borrow from), and the findings about them or about objects of the
+    namespace."""
+    by_name = {(n.kind, n.name): n for n in report.nodes}
+    kept: set[tuple[str, str]] = set()
+    for node in report.cluster_queues:
+        if any(lq.split("/", 1)[0] == namespace for lq in node.local_queues):
+            current: AuditNode | None = node
+            while current is not None and (current.kind, current.name) not in kept:
+                kept.add((current.kind, current.name))
+                current = by_name.get(("Cohort", current.parent)) if current.parent else None
+    nodes = tuple(replace(n, children=tuple(c for c in n.children if ("Cohort", c) in kept
+                                            or ("ClusterQueue", c) in kept))
+                  for n in report.nodes if (n.kind, n.name) in kept)
+    objects = {f"{kind}/{name}" for kind, name in kept}
+    findings = tuple(f for f in report.findings
+                     if f.object in objects or f.object.split("/")[1:2] == [namespace] and f.object.count("/") >= 2)
+    return replace(report, nodes=nodes, findings=findings)
 
 
 def audit(snapshot: Snapshot, options: SimulationOptions | None = None) -> AuditReport:

@@ -191,10 +191,10 @@ def render_explanation(explanation: Explanation, fmt: str, out: TextIO, color: s
 
     if is_data_format(fmt):
         write_data(out, with_estimate(explanation_data(explanation), estimate), fmt)
-    elif fmt == "table":
+    elif fmt in ("table", "wide"):  # the tree has no columns -o wide would add
         _render_tree(explanation, out, color, estimate)
     else:
-        raise ValueError(f"unknown output format {fmt!r}; choose one of: table, json, yaml")
+        raise ValueError(f"unknown output format {fmt!r}; choose one of: table, wide, json, yaml")
 
 
 def with_estimate(data: dict[str, Any], estimate: WaitEstimate | None) -> dict[str, Any]:

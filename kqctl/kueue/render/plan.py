@@ -62,14 +62,18 @@ def render_plan(result: PlanResult, fmt: str, out: TextIO, workers: int) -> None
     if is_data_format(fmt):
         write_data(out, plan_data(result), fmt, rows="replays")
     else:
-        write_prose(out, text(result, workers))
+        from kqctl.render.console import terminal_width
+
+        write_prose(out, text(result, workers, wide=fmt == "wide", width=terminal_width(out)))
 
 
 def _quota_text(result: PlanResult, values: Values) -> str:
     return ", ".join(f"{k} {v}" for k, v in quotas(result, values).items())
 
 
-def text(result: PlanResult, workers: int) -> str:
+def text(result: PlanResult, workers: int, wide: bool = False, width: int | None = None) -> str:
+    """The plan as text; ``wide`` (-o wide) adds the replays' workload counts; ``width``: the terminal's, for the
+    replays' measures to wrap in (None: piped, nothing wraps)."""
     problem = result.problem
     members = f" ({', '.join(problem.members)})" if problem.kind == "Cohort" else ""
     target = " and ".join(c.text() for c in problem.target)
@@ -94,11 +98,12 @@ def text(result: PlanResult, workers: int) -> str:
             lines.append(f"  not proven smallest: --budget ran out after {len(result.evaluations)} replays; the "
                          f"smallest quota is known to lie within {within} (raise --budget to close in)")
     lines += ["", f"Replays ({len(result.evaluations)}, {workers} in parallel):"]
-    table = Table((Column("Nominal quota"), Column("Target"), Column("Measured"), Column("Workloads", right=True)))
+    table = Table((Column("Nominal quota"), Column("Target"), Column("Measured", wrap=True),
+                   Column("Workloads", right=True, wide=True)))
     for evaluation in sorted(result.evaluations, key=lambda e: e.values):
         table.add([_quota_text(result, evaluation.values), "met" if evaluation.met else "missed",
                    "; ".join(measure_text(m) for m in evaluation.measures), f"{evaluation.workloads:,}"])
-    lines += format_lines(table)
+    lines += format_lines(table, wide=wide, width=width)
     if result.assumptions:
         lines.append("")
         lines += [f"Assumed: {note}" for note in result.assumptions]

@@ -205,7 +205,8 @@ _QUEUE_COLUMNS = (
     Column("ClusterQueue"), Column("Cohort", wide=True), Column("Flavor"), Column("Resource"),
     Column("Nominal", right=True, sort_key=None), Column("Borrow limit", right=True, wide=True),
     Column("Lend limit", right=True, wide=True), Column("Used", right=True), Column("Borrowed", right=True),
-    Column("Lent", right=True, wide=True), Column("Pending", right=True, wide=True), Column("Status", wide=True),
+    Column("Lent", right=True, wide=True), Column("Pending workloads", right=True, wide=True),
+    Column("Status", wide=True),
 )
 
 

@@ -16,95 +16,33 @@ step below that misses it. Evaluations are independent and can run in parallel (
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.kueue.api.models import ClusterQueue, FlavorQuotas
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_snapshot
-from kqctl.replay.durations import DurationError, format_duration, parse_duration
-from kqctl.replay.run import WorkloadTimes
-from kqctl.replay.statistics import percentile
+
+# The targets, their measures and the search are the same for every scheduler (kqctl.replay.planning).
+from kqctl.replay.planning import (  # noqa: F401 (re-exported: Kueue's plan speaks these names too)
+    METRICS,
+    STATISTICS,
+    Condition,
+    Evaluation,
+    Evaluator,
+    Measure,
+    PlanError,
+    PlanResult,
+    Values,
+    measure,
+    parse_target,
+    round_up,
+    search,
+    share_out,
+)
 
 FlavorResource = tuple[str, str]
-Values = tuple[int, ...]  # one nominal quota per planned flavor/resource, in the problem's order
-
-STATISTICS = ("p50", "p90", "p95", "p99", "mean", "max")
-METRICS = ("time-to-admission", "time-to-finish")
-_CONDITION = re.compile(r"^\s*(p50|p90|p95|p99|mean|max)\s*\(\s*(time-to-admission|time-to-finish)\s*\)\s*(<=|<)\s*"
-                        r"(\S+)\s*$")
-_ALL_ADMITTED = re.compile(r"^\s*no\s+workload\s+(inadmissible|pending|waiting)\s*$")
-
-
-class PlanError(ValueError):
-    """A target that does not parse, or a queue or resource that is not there."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    statistic: str  # p50 ... max, or "all" for "no workload inadmissible"
-    metric: str
-    inclusive: bool
-    limit: int  # ms
-
-    def text(self) -> str:
-        if self.statistic == "all":
-            return "no workload inadmissible"
-        return f"{self.statistic}({self.metric}) {'<=' if self.inclusive else '<'} {format_duration(self.limit)}"
-
-
-def parse_target(text: str) -> tuple[Condition, ...]:
-    conditions = []
-    for part in re.split(r"\s+and\s+", text.strip()):
-        if _ALL_ADMITTED.match(part):
-            conditions.append(Condition("all", "time-to-admission", True, 0))
-            continue
-        match = _CONDITION.match(part)
-        if match is None:
-            raise PlanError(f"{part!r}: expected STAT(METRIC) < DURATION with STAT one of {', '.join(STATISTICS)} and "
-                            f"METRIC one of {', '.join(METRICS)} (e.g. 'p95(time-to-admission) < 30m'), or "
-                            "'no workload inadmissible'; join several with 'and'")
-        statistic, metric, operator, limit = match.groups()
-        try:
-            conditions.append(Condition(statistic, metric, operator == "<=", parse_duration(limit)))
-        except DurationError as exc:
-            raise PlanError(f"{part!r}: {exc}") from None
-    return tuple(conditions)
-
-
-@dataclass(frozen=True)
-class Measure:
-    condition: Condition
-    value: int | Fraction | None  # ms (None: nothing measured, e.g. no workload admitted)
-    met: bool
-    workloads: int  # in scope
-    not_admitted: int
-
-
-def measure(condition: Condition, workloads: Sequence[WorkloadTimes]) -> Measure:
-    missing = sum(1 for w in workloads if w.admitted is None)
-    if condition.statistic == "all":
-        return Measure(condition, None, missing == 0, len(workloads), missing)
-    values = [w.time_to_admission if condition.metric == "time-to-admission" else w.time_to_finish
-              for w in workloads]
-    # A workload that never got in (or never finished) waited at least the whole replay: it counts as
-    # infinitely long, so a target is never met by leaving workloads out.
-    known = sorted(v for v in values if v is not None)
-    if len(known) < len(values) or not known:
-        return Measure(condition, None, False, len(workloads), missing)
-    value: int | Fraction
-    if condition.statistic == "mean":
-        value = Fraction(sum(known), len(known))
-    elif condition.statistic == "max":
-        value = known[-1]
-    else:
-        value = percentile(known, int(condition.statistic[1:]))
-    met = value <= condition.limit if condition.inclusive else value < condition.limit
-    return Measure(condition, value, met, len(workloads), missing)
-
 
 # --- the problem ----------------------------------------------------------------------------------------
 
@@ -207,20 +145,6 @@ def apply(snapshot: Snapshot, problem: PlanProblem, values: Values) -> Snapshot:
     return replace(snapshot, cluster_queues=queues, workloads=list(snapshot.workloads))
 
 
-def share_out(total: int, weights: list[int]) -> list[int]:
-    """``total`` split in proportion to ``weights`` (equally if all are 0), exactly: largest remainder first."""
-    if not weights:
-        return []
-    if sum(weights) == 0:
-        weights = [1] * len(weights)
-    whole = sum(weights)
-    base = [total * w // whole for w in weights]
-    order = sorted(range(len(weights)), key=lambda i: (-(total * weights[i] % whole), i))
-    for i in order[: total - sum(base)]:
-        base[i] += 1
-    return base
-
-
 def with_nominal(queue: ClusterQueue, fr: FlavorResource, nominal: int) -> ClusterQueue:
     flavor, resource = fr
     flavors = []
@@ -231,22 +155,6 @@ def with_nominal(queue: ClusterQueue, fr: FlavorResource, nominal: int) -> Clust
         quotas = tuple((r, replace(q, nominal=nominal) if r == resource else q) for r, q in item.resources)
         flavors.append(FlavorQuotas(item.name, quotas))
     return replace(queue, flavor_quotas=tuple(flavors))
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """One candidate's replay: the quotas, each condition's measure, and the replay's own figures."""
-
-    values: Values
-    measures: tuple[Measure, ...]
-    end: int
-    workloads: int
-    admitted: int
-    assumptions: tuple[str, ...] = ()  # the replay's (runtimes assumed, throughput model)
-
-    @property
-    def met(self) -> bool:
-        return all(m.met for m in self.measures)
 
 
 def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: KueueReplayOptions) -> Evaluation:
@@ -262,132 +170,6 @@ def evaluation(report: ReplayReport, problem: PlanProblem, values: Values) -> Ev
                       report.assumptions)
 
 
-# --- the search -----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    problem: PlanProblem
-    answer: Values | None  # None: not met at any quota tried, up to the cap
-    evaluations: tuple[Evaluation, ...]  # in the order they were run
-    cap: Values
-    # False when --budget ran out before the search closed in: the answer meets the target but is not proven the
-    # smallest; per resource, the smallest quota not yet known to miss (along the search) up to the answer.
-    proven: bool = True
-    lowest: Values = ()
-
-    @property
-    def assumptions(self) -> tuple[str, ...]:
-        """What the replays assumed (the same for every candidate: runtimes and throughput do not depend on quota)."""
-        at = next((e for e in self.evaluations if e.values == self.answer), None)
-        chosen = at or (self.evaluations[-1] if self.evaluations else None)
-        return chosen.assumptions if chosen is not None else ()
-
-    def proof(self) -> tuple[Evaluation | None, Evaluation | None]:
-        """The replay at the answer (meets the target) and the nearest one below it that misses."""
-        if self.answer is None:
-            return None, None
-        at = next((e for e in self.evaluations if e.values == self.answer), None)
-        below = [e for e in self.evaluations if not e.met and all(v <= a for v, a in zip(e.values, self.answer,
-                                                                                        strict=True))]
-        return at, max(below, key=lambda e: sum(e.values), default=None)
-
-
-Evaluator = Callable[[list[Values]], list[Evaluation]]
-
-
-def search(problem: PlanProblem, evaluate_many: Evaluator, cap: Values, parallel: int, budget: int = 60) -> PlanResult:
-    """The smallest quotas meeting the target, in two phases.
-
-    1. All planned resources together, as multiples of their steps scaled by one factor: a (parallel+1)-ary
-       search over the number of steps of the first resource (the others follow in proportion to the cap).
-    2. With several resources, each one alone, lowered as far as it goes with the others fixed.
-    """
-    done: dict[Values, Evaluation] = {}
-
-    def run(candidates: list[Values]) -> None:
-        todo = [c for c in dict.fromkeys(candidates) if c not in done]
-        for result in evaluate_many(todo) if todo else []:
-            done[result.values] = result
-
-    levels = max(1, max(-(-c // s) for c, s in zip(cap, problem.steps, strict=True)))
-
-    def joint(level: int) -> Values:
-        return tuple(_round_up(c * level // levels, s) for c, s in zip(cap, problem.steps, strict=True))
-
-    today = max(problem.current[i] * levels // cap[i] if cap[i] else 0 for i in range(len(cap)))
-    bracket = _bisect(joint, 0, levels, run, done, parallel, budget, start=today)
-    if bracket is None:
-        return PlanResult(problem, None, tuple(done.values()), cap)
-    failed, best = bracket
-    answer = joint(best)
-    proven = best - failed <= 1
-    lowest = list(joint(failed + 1))
-    for index in range(len(problem.resources) if len(problem.resources) > 1 else 0):
-        def alone(units: int, i: int = index, base: Values = answer) -> Values:
-            return tuple(units * problem.steps[i] if j == i else v for j, v in enumerate(base))
-
-        top = answer[index] // problem.steps[index]
-        found = _bisect(alone, 0, top, run, done, parallel, budget)
-        if found is not None:
-            missed, met = found
-            answer = alone(met)
-            lowest[index] = (missed + 1) * problem.steps[index]
-            proven = proven and met - missed <= 1
-    lowest = [min(low, a) for low, a in zip(lowest, answer, strict=True)]
-    return PlanResult(problem, answer, tuple(done.values()), cap, proven, tuple(lowest))
-
-
-def _bisect(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
-            done: dict[Values, Evaluation], parallel: int, budget: int,
-            start: int | None = None) -> tuple[int, int] | None:
-    """(the highest level known to miss or ``low - 1``, the smallest level found in [low, high] that meets the
-    target); None if ``high`` does not. The two are adjacent unless ``budget`` replays ran out first.
-
-    From ``start`` (today's quota) the level doubles until the target is met (the answer is usually near
-    today's quota, far below the cap), then each round evaluates ``parallel`` levels at once, splitting the
-    open interval evenly.
-    """
-    bracket = _gallop(point, low, high, run, done, parallel, start if start is not None else high)
-    if bracket is None:
-        return None
-    failed, met = bracket  # invariant: level ``met`` meets the target; every level <= ``failed`` misses
-    while met - failed > 1 and len(done) < budget:
-        gap = met - failed
-        width = max(1, min(parallel, budget - len(done)))
-        picks = sorted({failed + max(1, gap * k // (width + 1)) for k in range(1, width + 1)} - {met})
-        run([point(level) for level in picks])
-        for level in picks:
-            if done[point(level)].met:
-                met = min(met, level)
-        failed = max([failed, *(lv for lv in picks if lv < met and not done[point(lv)].met)])
-    return failed, met
-
-
-def _gallop(point: Callable[[int], Values], low: int, high: int, run: Callable[[list[Values]], None],
-            done: dict[Values, Evaluation], parallel: int, start: int) -> tuple[int, int] | None:
-    """(a level that misses or low - 1, the first level found that meets) climbing from ``start`` by doubling."""
-    levels = []
-    level = min(max(start, low, 1), high)
-    while level < high:
-        levels.append(level)
-        level *= 2
-    levels.append(high)
-    failed = low - 1
-    for first in range(0, len(levels), parallel):
-        batch = levels[first:first + parallel]
-        run([point(lv) for lv in batch])
-        for lv in batch:
-            if done[point(lv)].met:
-                return failed, lv
-            failed = lv
-    return None
-
-
-def _round_up(value: int, step: int) -> int:
-    return -(-value // step) * step
-
-
 def default_cap(snapshot: Snapshot, problem: PlanProblem) -> Values:
     """Enough for every workload in scope at once, and never below today's quota: no replay needs more."""
     members = set(problem.members)
@@ -399,7 +181,7 @@ def default_cap(snapshot: Snapshot, problem: PlanProblem) -> Values:
         requests = _requests(workload)
         for index, (_, resource) in enumerate(problem.resources):
             demand[index] += requests.get(resource, 0)
-    return tuple(_round_up(max(d, c, s), s) for d, c, s in zip(demand, problem.current, problem.steps, strict=True))
+    return tuple(round_up(max(d, c, s), s) for d, c, s in zip(demand, problem.current, problem.steps, strict=True))
 
 
 def _requests(workload: object) -> dict[str, int]:

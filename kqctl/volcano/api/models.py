@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kqctl.k8s.affinity import NO_PLACEMENT, NodePlacement
 from kqctl.k8s.core import Fields, ModelError, json_kind, metadata
 from kqctl.k8s.taints import Taint, Toleration, read_taints
 from kqctl.origin import Origin
@@ -29,14 +30,17 @@ TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
 HIERARCHY_ANNOTATION = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_ANNOTATION = "volcano.sh/hierarchy-weights"
 VOLCANO_SCHEDULER = "volcano"
+RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's own: how long a workload runs in a replay
 
 ROOT_QUEUE = "root"
 DEFAULT_QUEUE = "default"
 OPEN = "Open"
 
-# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources, pod count, and
-# taints against tolerations).
-UNMODELLED_POD_FIELDS = ("nodeSelector", "affinity", "topologySpreadConstraints", "nodeName", "resourceClaims")
+# Pod spec fields whose scheduling predicates kqctl does not evaluate (it fits by resources, pod count, taints
+# against tolerations, nodeSelector and node affinity); ``affinity`` stands for its podAffinity and
+# podAntiAffinity parts (its nodeAffinity is evaluated).
+UNMODELLED_POD_FIELDS = ("affinity", "topologySpreadConstraints", "nodeName", "resourceClaims")
+POD_AFFINITY_FIELDS = ("podAffinity", "podAntiAffinity")
 
 
 # strconv.ParseFloat's decimal syntax (hex floats aside): what a hierarchy weight may be.
@@ -159,6 +163,7 @@ class PodGroup:
     created_by: str = ""  # "" written in the input; "Job/<name>" or "Pod/<name>" when kqctl builds it
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the job runs), as written
 
     @property
     def key(self) -> str:
@@ -184,6 +189,7 @@ class PodGroup:
             sub_groups=spec.has("subGroupPolicy"),
             labels=meta.string_map("labels"),
             origin=origin,
+            runtime=meta.string_map("annotations").get(RUNTIME_ANNOTATION, ""),
         )
 
 
@@ -211,8 +217,11 @@ class Pod:
     gated: bool = False
     unmodelled: tuple[str, ...] = ()  # pod spec fields with predicates kqctl does not evaluate
     tolerations: tuple[Toleration, ...] = ()  # as the API server stores the pod (its default tolerations added)
+    placement: NodePlacement = NO_PLACEMENT  # nodeSelector and node affinity (AFF-1, AFF-2)
     created_by: str = ""  # "" written in the input; "Job/<name>" when kqctl creates a vcjob's pod
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
+    controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)
 
     @property
     def key(self) -> str:
@@ -246,6 +255,7 @@ class Node:
     unschedulable: bool = False
     taints: tuple[Taint, ...] = ()
     origin: Origin | None = None
+    labels: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], origin: Origin | None = None) -> Node:
@@ -259,6 +269,25 @@ class Node:
         for condition in status.items("conditions"):
             if condition.string("type") == "Ready":
                 ready = condition.string("status") == "True"
-        return cls(metadata(body).string("name"), allocatable, ready, spec.boolean("unschedulable", False),
-                   read_taints(spec), origin)
+        meta = metadata(body)
+        return cls(meta.string("name"), allocatable, ready, spec.boolean("unschedulable", False),
+                   read_taints(spec), origin, meta.string_map("labels"))
 
+
+# The job controller's actions (volcano.sh/apis bus/v1alpha1 actions.go) a replay tells apart on PodEvicted.
+SYNC_JOB = "SyncJob"
+RESTART_ACTIONS = frozenset({"RestartJob", "RestartTask", "RestartPod", "RestartPartition"})
+
+
+@dataclass(frozen=True)
+class EvictionPolicy:
+    """What a vcjob's controller does when one of its pods is evicted (``applyPolicies`` for the PodEvicted event):
+    the first task-level policy of the pod's task naming PodEvicted (or ``*``), else the first job-level one, else
+    SyncJob (the missing pod is made again). ``max_retry``: restarts allowed (the job webhook's default 3)."""
+
+    job: str = ""  # the job-level action ("" none)
+    tasks: Mapping[str, str] = field(default_factory=dict, hash=False)  # task name -> action
+    max_retry: int = 3
+
+    def action(self, task: str) -> str:
+        return self.tasks.get(task) or self.job or SYNC_JOB

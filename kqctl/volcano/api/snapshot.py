@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from kqctl.k8s.core import PriorityClass
 from kqctl.volcano.api.config import SchedulerConf
-from kqctl.volcano.api.models import Node, Pod, PodGroup, Queue
+from kqctl.volcano.api.models import EvictionPolicy, Node, Pod, PodGroup, Queue
 
 
 @dataclass
@@ -19,6 +19,8 @@ class Snapshot:
     priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     # vcjob namespace/name -> the namespace/name of its PodGroup (explain accepts either).
     vcjobs: dict[str, str] = field(default_factory=dict)
+    # vcjob PodGroup key -> what its job controller does when one of its pods is evicted (replay).
+    eviction_policies: dict[str, EvictionPolicy] = field(default_factory=dict)
     # What kqctl assumed because the input did not say (queue states, the configuration used, ...).
     notes: list[str] = field(default_factory=list)
     # What the input uses that kqctl does not simulate (predicates, plugins, actions), one line each.

@@ -3,7 +3,8 @@ is given and what it uses, and the settings that cost money or time without bein
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from kqctl.volcano.api.models import ROOT_QUEUE
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource
@@ -36,6 +37,7 @@ class AuditReport:
     conf_source: str
     cluster: Resource
     notes: tuple[str, ...]
+    namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # namespace -> its PodGroups' queues
 
 
 def audit(snapshot: Snapshot) -> AuditReport:
@@ -51,8 +53,25 @@ def audit(snapshot: Snapshot) -> AuditReport:
             cluster.add(Resource.of(node.allocatable))
     rows = tuple(_tree_order(reports))
     findings = _findings(snapshot, reports, cluster, opened.quota_plugin)
+    namespaces: dict[str, set[str]] = {}
+    for group in snapshot.pod_groups.values():
+        namespaces.setdefault(group.namespace, set()).add(group.queue)
     return AuditReport(rows, tuple(findings), opened.quota_plugin, snapshot.conf.source, cluster,
-                       tuple(snapshot.notes))
+                       tuple(snapshot.notes), {ns: tuple(sorted(q)) for ns, q in sorted(namespaces.items())})
+
+
+def for_namespace(report: AuditReport, namespace: str) -> AuditReport:
+    """``audit -n``: the queues the namespace's PodGroups are in, with their ancestors (whose capability and
+    guarantees bound them), and the findings about those queues or the namespace's PodGroups."""
+    parents = {row.report.name: row.report.parent for row in report.rows}
+    kept: set[str] = set()
+    for name in report.namespaces.get(namespace, ()):
+        while name and name != ROOT_QUEUE and name not in kept and name in parents:
+            kept.add(name)
+            name = parents[name]
+    rows = tuple(row for row in report.rows if row.report.name in kept)
+    findings = tuple(f for f in report.findings if f.subject in kept or f.subject.startswith(f"{namespace}/"))
+    return replace(report, rows=rows, findings=findings)
 
 
 def _tree_order(reports: list[QueueReport]) -> list[QueueRow]:

@@ -9,10 +9,10 @@ order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 from kqctl.volcano.api.config import PluginOption, SchedulerConf
 from kqctl.volcano.api.models import Node, Pod, PodGroup, Queue
@@ -549,7 +549,7 @@ HOOK_FLAGS = {
     "allocatable": "enabledAllocatable", "overused": "enabledOverused", "preemptive": "enablePreemptive",
     "reclaimable": "enableReclaimable", "predicate": "enablePredicate", "node_order": "enableNodeOrder",
     "preemptable": "enablePreemptable",
-    "batch_node_order": "enableNodeOrder",
+    "batch_node_order": "enableNodeOrder", "normalized_node_order": "enableNodeOrder",
 }
 
 
@@ -749,6 +749,32 @@ class Session:
             batch += fn(task, node)
         return 0.0 + order + batch
 
+    def node_raw(self, task: TaskInfo, node: NodeInfo) -> tuple[int, ...]:
+        """The raw values of the batch scores normalised over the nodes scored together (VC-SCORE-6/7), one
+        tuple for every such hook; fixed for a task shape and a node within a session."""
+        raw: tuple[int, ...] = ()
+        for scorer in self.all_hooks("normalized_node_order"):
+            raw += scorer(task, node)
+        return raw
+
+    def normalized_score(self, raw: tuple[int, ...], highest: tuple[int, ...]) -> int:
+        """The normalised scores of one node, given the highest raw values among the nodes scored with it."""
+        total = offset = 0
+        for hook in self.all_hooks("normalized_node_order"):
+            scorer = cast(NormalizedScore, hook)
+            end = offset + scorer.width
+            total += scorer.score(raw[offset:end], highest[offset:end])
+            offset = end
+        return total
+
+    def scored_nodes(self, task: TaskInfo, nodes: list[NodeInfo]) -> list[tuple[float, NodeInfo]]:
+        """VC-SCORE-5 ``util.PrioritizeNodes`` over one candidate list: each node's own scores plus the scores
+        normalised over the list."""
+        raws = [self.node_raw(task, node) for node in nodes]
+        highest = highest_raw(raws)
+        return [(self.node_score(task, node) + self.normalized_score(raw, highest), node)
+                for node, raw in zip(nodes, raws, strict=True)]
+
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> list[TaskInfo]:
         """``Reclaimable``: the reclaim action's victims (see :func:`_victims`)."""
         return _victims(self.hooks("reclaimable"), reclaimer, reclaimees)
@@ -756,6 +782,25 @@ class Session:
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo]) -> list[TaskInfo]:
         """``Preemptable``: the preempt action's victims (see :func:`_victims`)."""
         return _victims(self.hooks("preemptable"), preemptor, preemptees)
+
+
+class NormalizedScore(Protocol):
+    """A ``normalized_node_order`` hook: called with (task, node) it gives the node's raw values (``width`` of
+    them); ``score`` turns them into the node's weighted score given the highest over the nodes scored together."""
+
+    width: int
+
+    def __call__(self, task: TaskInfo, node: NodeInfo) -> tuple[int, ...]: ...
+
+    def score(self, raw: Sequence[int], highest: Sequence[int]) -> int: ...
+
+
+def highest_raw(raws: Iterable[tuple[int, ...]]) -> tuple[int, ...]:
+    """The highest of each raw value over the nodes scored together (DefaultNormalizeScore's maxCount)."""
+    highest: tuple[int, ...] = ()
+    for raw in raws:
+        highest = raw if not highest else tuple(max(a, b) for a, b in zip(highest, raw, strict=True))
+    return highest
 
 
 def _victims(tiers: list[list[Callable[..., Any]]], evictor: TaskInfo, candidates: list[TaskInfo]) -> list[TaskInfo]:

@@ -9,15 +9,26 @@ pods kube-scheduler's NodeInfo holds for the node (:class:`~kqctl.volcano.engine
 - VC-SCORE-3 ``balancedresource.weight`` (default 1): NodeResourcesBalancedAllocation on the pods' *actual*
   requests (``useRequested``), cpu, memory and ``nvidia.com/gpu``: since v1.36 (kubernetes PR #135573) the
   score weighs the node's balance with the pod against its balance without it;
-- each plugin's integer score times its weight, summed (``BatchNodeOrderFn``).
+- VC-SCORE-6 ``tainttoleration.weight`` (default 3): TaintToleration, the count of the node's PreferNoSchedule
+  taints the pod does not tolerate (TAINT-3), normalised in reverse over the nodes scored together (the most
+  tainted gets 0, an untainted node 100);
+- VC-SCORE-7 ``nodeaffinity.weight`` (default 2): NodeAffinity, the weights of the pod's preferred node-affinity
+  terms the node matches (AFF-2), normalised over the nodes scored together (the best gets 100);
+- each plugin's integer score times its weight, summed (``BatchNodeOrderFn``, ``nodescore.CalculatePluginScore``:
+  the plugins with a NormalizeScore are normalised over the candidate nodes of one ``PrioritizeNodes`` call —
+  allocate's nodes that fit the idle resources, else those that fit the future idle; preempt's nodes that pass
+  the predicates).
 
 binpack (VC-SCORE-4) adds ``binpack.weight`` x 100 x the weighted mean of (used + request) / allocatable over
 the resources the task requests, in float64 as Volcano computes it. The session adds the plugins' scores as
 ``util.PrioritizeNodes`` does (VC-SCORE-5) and the allocate action takes the best (ties: the first node by
 name; Volcano picks one of them at random).
 
-The other nodeorder scores (node and pod affinity, taint toleration, image locality, topology spread) give
-every node the same score on the inputs kqctl simulates: they are left out.
+The other nodeorder scores are left out. ImageLocality is 0 on every node in Volcano itself: the scheduler's
+cache never fills its nodes' ImageStates (only the agent scheduler's cache does; ``GenerateNodeMapAndSlice``
+copies an empty map). PodTopologySpread with its system defaults scores only pods a Service, ReplicaSet or
+StatefulSet selects, objects kqctl does not read; InterPodAffinity and explicit topologySpreadConstraints are
+not evaluated, and simulate says so when a pending pod uses them.
 """
 
 from __future__ import annotations
@@ -25,6 +36,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from kqctl.k8s.affinity import normalized_weight
+from kqctl.k8s.taints import intolerable_prefer_no_schedule, normalized_score
 from kqctl.volcano.api.resource import CPU, MEMORY, Resource, is_scalar_resource_name
 from kqctl.volcano.engine.framework import NodeInfo, Plugin, Session, TaskInfo
 
@@ -63,6 +76,8 @@ def open_nodeorder(ssn: Session, plugin: Plugin) -> None:
     least = _weight(plugin, "leastrequested.weight", 1)
     most = _weight(plugin, "mostrequested.weight", 0)
     balanced = _weight(plugin, "balancedresource.weight", 1)
+    taints = _weight(plugin, "tainttoleration.weight", 3)
+    affinity = _weight(plugin, "nodeaffinity.weight", 2)
 
     def score(task: TaskInfo, node: NodeInfo) -> int:
         total = 0
@@ -75,8 +90,36 @@ def open_nodeorder(ssn: Session, plugin: Plugin) -> None:
         return total
 
     plugin.hooks["batch_node_order"] = score
+    if taints or affinity:
+        plugin.hooks["normalized_node_order"] = NormalizedScores(taints, affinity)
     # nodeorder's NodeOrderFn: ImageLocality, 0 on every node kqctl knows (no image lists).
     plugin.hooks["node_order"] = lambda task, node: 0.0
+
+
+class NormalizedScores:
+    """VC-SCORE-6 and VC-SCORE-7: the scores that depend on which nodes are scored together. Called with a task
+    and a node, the hook gives the node's raw pair: its count of untolerated PreferNoSchedule taints and its
+    preferred-term weight (fixed for a session: taints and labels do not change); ``score`` normalises one raw
+    pair against the highest of each over the candidate nodes, times the weights."""
+
+    width = 2
+
+    def __init__(self, taint_weight: int, affinity_weight: int) -> None:
+        self.taint_weight = taint_weight
+        self.affinity_weight = affinity_weight
+
+    def __call__(self, task: TaskInfo, node: NodeInfo) -> tuple[int, int]:
+        count = intolerable_prefer_no_schedule(node.model.taints, task.pod.tolerations) if self.taint_weight else 0
+        weight = task.pod.placement.preferred_weight(node.model.labels, node.name) if self.affinity_weight else 0
+        return count, weight
+
+    def score(self, raw: Sequence[int], highest: Sequence[int]) -> int:
+        total = 0
+        if self.taint_weight:
+            total += self.taint_weight * normalized_score(raw[0], highest[0], MAX_NODE_SCORE)
+        if self.affinity_weight:
+            total += self.affinity_weight * normalized_weight(raw[1], highest[1], MAX_NODE_SCORE)
+        return total
 
 
 def _nonzero(task: TaskInfo, node: NodeInfo) -> tuple[list[int], list[int]]:

@@ -7,6 +7,13 @@ those that fit only what is being released), each entry stamped with the node's 
 a fresh entry is pushed for every shape and older ones lapse. The best node is the top of the first non-empty
 heap: the highest score, then the first name. That is Volcano's choice, except that Volcano picks at random
 among equally scored nodes and may look at a sample of the nodes of a large cluster (percentageOfNodesToFind).
+
+The scores normalised over the candidate nodes (VC-SCORE-6/7: PreferNoSchedule taints, preferred node
+affinity) depend on which nodes fit, so each heap is split by the node's raw values for the task (fixed within
+a session): every node of a group gets the same normalised score, the highest raw values are those of the
+groups that still hold a node, and the best node is the best group top once its group's score is added. The
+pod's nodeSelector and node affinity read node labels, so nodes are alike for a shape only when they agree on
+the label keys it reads.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from kqctl.k8s.affinity import NO_PLACEMENT
 from kqctl.volcano.api.resource import less_equal, less_equal_with_names
-from kqctl.volcano.engine.framework import NodeInfo, Session, TaskInfo
+from kqctl.volcano.engine.framework import NodeInfo, Session, TaskInfo, highest_raw
 
 Shape = tuple[Any, ...]
 
@@ -27,14 +35,15 @@ class _ShapeIndex:
         self.chooser = chooser
         self.task = task  # a representative: every task of the shape judges alike
         self.shape = chooser.shape(task)
-        self.heaps: tuple[list[tuple[Any, str, int]], list[tuple[Any, str, int]]] = ([], [])
+        # per gradient (fits idle, fits only the future idle): raw values -> heap of (-score, name, version)
+        self.heaps: tuple[dict[tuple[int, ...], list[tuple[Any, str, int]]], ...] = ({}, {})
         self.failures: dict[str, str | None] = {}  # node -> why it does not fit (None: it fits)
         self.histogram: dict[str, int] = {}  # reason -> how many nodes fail for it
         for node in chooser.ssn.node_list:
             self.judge(node)
 
     def judge(self, node: NodeInfo) -> None:
-        reason, idle, score = self.chooser.verdict(self.task, node, self.shape)
+        reason, idle, score, raw = self.chooser.verdict(self.task, node, self.shape)
         old = self.failures.get(node.name)
         if old is not None:
             self.histogram[old] -= 1
@@ -42,16 +51,28 @@ class _ShapeIndex:
             self.histogram[reason] = self.histogram.get(reason, 0) + 1
         self.failures[node.name] = reason
         if reason is None:
-            heapq.heappush(self.heaps[0 if idle else 1], (-score, node.name, node.version))
+            heapq.heappush(self.heaps[0 if idle else 1].setdefault(raw, []), (-score, node.name, node.version))
 
     def best(self) -> NodeInfo | None:
         nodes = self.chooser.ssn.nodes
-        for heap in self.heaps:
-            while heap:
-                _, name, version = heap[0]
-                if nodes[name].version == version:
-                    return nodes[name]
-                heapq.heappop(heap)  # the node changed since: a newer entry (or none) stands for it
+        for groups in self.heaps:
+            tops = {}
+            for raw, heap in groups.items():
+                while heap:
+                    _, name, version = heap[0]
+                    if nodes[name].version == version:
+                        tops[raw] = heap[0]
+                        break
+                    heapq.heappop(heap)  # the node changed since: a newer entry (or none) stands for it
+            if not tops:
+                continue
+            if len(tops) == 1:
+                return nodes[next(iter(tops.values()))[1]]
+            highest = highest_raw(tops)
+            normalized = self.chooser.ssn.normalized_score
+            _, name = min((negative - normalized(raw, highest), top_name)
+                          for raw, (negative, top_name, _) in tops.items())
+            return nodes[name]
         return None
 
 
@@ -59,22 +80,24 @@ class NodeChooser:
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
         self.shapes: dict[Shape, _ShapeIndex] = {}
-        self.verdicts: dict[tuple[Any, ...], tuple[str | None, bool, Any]] = {}
+        self.verdicts: dict[tuple[Any, ...], tuple[str | None, bool, Any, tuple[int, ...]]] = {}
 
     @staticmethod
     def shape(task: TaskInfo) -> Shape:
-        return (tuple(sorted(task.request.as_dict().items())), task.pod.score_request, task.pod.tolerations)
+        return (tuple(sorted(task.request.as_dict().items())), task.pod.score_request, task.pod.tolerations,
+                task.pod.placement)
 
-    def verdict(self, task: TaskInfo, node: NodeInfo, shape: Shape) -> tuple[str | None, bool, Any]:
-        """(why it does not fit, whether it fits idle, its score), once per node state and task shape."""
-        key = (node.state_key(), shape)
+    def verdict(self, task: TaskInfo, node: NodeInfo, shape: Shape) -> tuple[str | None, bool, Any, tuple[int, ...]]:
+        """(why it does not fit, whether it fits idle, its own score, its raw normalised-score values), once per
+        node state and task shape."""
+        key = (node.state_key(), shape, _label_view(task, node))
         found = self.verdicts.get(key)
         if found is None:
             failing = less_equal_with_names(task.request, node.future_idle(), "zero")
             reason = insufficient(failing) if failing else self.ssn.predicate(task, node)
             idle = reason is None and less_equal(task.request, node.idle, "zero")
             score = self.ssn.node_score(task, node) if reason is None else 0
-            found = (reason, idle, score)
+            found = (reason, idle, score, self.ssn.node_raw(task, node))
             self.verdicts[key] = found
         return found
 
@@ -103,6 +126,16 @@ class NodeChooser:
         parts = sorted(f"{count} {reason}" for reason, count in histogram.items() if count)
         text = f"0/{len(self.ssn.node_list)} nodes are unavailable"
         return f"{text}: {', '.join(parts)}." if parts else text
+
+
+def _label_view(task: TaskInfo, node: NodeInfo) -> tuple[Any, ...]:
+    """What of the node's labels (and name) the pod's nodeSelector and node affinity read."""
+    placement = task.pod.placement
+    if placement is NO_PLACEMENT:
+        return ()
+    labels = node.model.labels
+    view: tuple[Any, ...] = tuple((key, labels.get(key)) for key in placement.keys())
+    return (*view, node.name) if placement.reads_name() else view
 
 
 def insufficient(resources: list[str]) -> str:

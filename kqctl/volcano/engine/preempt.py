@@ -131,7 +131,7 @@ def preempt(ssn: Session, statement: Statement, preemptor: TaskInfo, candidates:
     if not eligible(ssn, preemptor):
         return False
     nodes = [node for node in ssn.node_list if ssn.predicate(preemptor, node) is None]
-    scored = sorted(((ssn.node_score(preemptor, node), node.name, node) for node in nodes),
+    scored = sorted(((score, node.name, node) for score, node in ssn.scored_nodes(preemptor, nodes)),
                     key=lambda entry: (-entry[0], entry[1]))
     queue = ssn.queues[preemptor.job.queue]
     for _, _, node in scored:

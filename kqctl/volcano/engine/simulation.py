@@ -13,8 +13,11 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from kqctl.volcano.api.models import Pod
+from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.drf import HdrfLevel
+from kqctl.volcano.engine.inadmissible import never_runs
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
 
@@ -71,6 +74,7 @@ class GroupOutcome:
     namespace: str = ""
     labels: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
     pipelined: Mapping[str, str] = field(default_factory=lambda: _frozen({}))  # pod -> node, left pipelined
+    never: str = ""  # why it can never run as configured (VC-NEVER-1, engine/inadmissible.py); "" when it could
 
 
 @dataclass(frozen=True)
@@ -160,12 +164,14 @@ def _freeze(snapshot: Snapshot, world: World, sessions: int, stop: str, start_ph
     """Everything a user is shown, read once from the engine's state at the end."""
     evicted = tuple(replace(e, group=_group_of(world, e.pod)) for e in evictions)
     conf = snapshot.conf
+    queues = tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)",
+                                 last.hdrf))
+    capabilities = {queue.name: queue.real_capability for queue in queues}
     return SimulationResult(
         sessions=sessions, stop_reason=stop, binds=tuple(binds), evictions=evicted,
         pipelined=_frozen(dict(last.pipelined)),
-        groups=_frozen(_group_outcomes(snapshot, world, start_phases, binds, evicted, last)),
-        queues=tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)",
-                                   last.hdrf)),
+        groups=_frozen(_group_outcomes(snapshot, world, start_phases, binds, evicted, last, capabilities)),
+        queues=queues,
         hdrf=tuple(last.hdrf[path] for path in sorted(last.hdrf)),
         quota_plugin=last.quota_plugin, hierarchy_broken=last.broken,
         configuration=Configuration(conf.source, tuple(conf.actions),
@@ -216,11 +222,13 @@ def _fingerprint(world: World) -> Any:
 
 def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str, str],
                     binds: list[tuple[int, str, str]], evictions: tuple[Eviction, ...],
-                    last: SessionResult) -> dict[str, GroupOutcome]:
+                    last: SessionResult, capabilities: Mapping[str, Resource]) -> dict[str, GroupOutcome]:
     pods_of: dict[str, dict[str, str]] = {}
+    members: dict[str, list[Pod]] = {}
     for pod in world.pods.values():
         if pod.group:
             pods_of.setdefault(f"{pod.namespace}/{pod.group}", {})[pod.key] = pod.node_name
+            members.setdefault(f"{pod.namespace}/{pod.group}", []).append(pod)
     bound: dict[str, dict[str, str]] = {}
     for _, pod_key, node in binds:
         pod = world.pods[pod_key]
@@ -245,9 +253,12 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
             gang = last.gang.get(key)
             if gang is not None and (reason is None or reason[0] in ("no-node", "gang")):
                 reason = ("gang", gang)
+        running = not ignored and phase in ("Running", "Completed")
+        never = "" if running else never_runs(snapshot, group, ignored, reason, capabilities.get(group.queue),
+                                              sorted(members.get(key, ()), key=lambda p: p.key))
         outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),
                                      reason, ignored, group.namespace, _frozen(dict(group.labels)),
-                                     _frozen(dict(pipelined.get(key, {}))))
+                                     _frozen(dict(pipelined.get(key, {}))), never)
     return outcomes

@@ -13,8 +13,8 @@ from kqctl.render.units import is_bytes
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
 from kqctl.volcano.engine.audit import AuditReport, QueueRow
 from kqctl.volcano.engine.report import QueueReport
-from kqctl.volcano.render.simulation import queue_data, resources
-from kqctl.volcano.render.units import display, display_figure, ratio
+from kqctl.volcano.render.simulation import queue_data, resources, share_cell
+from kqctl.volcano.render.units import display, display_figure
 
 FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
 
@@ -85,7 +85,7 @@ def _rows(row: QueueRow, prefix: str, repeat: bool = False) -> list[list[str]]:
                       display_figure(name, report.deserved.get(name)) if report.deserved is not None else "-",
                       display_figure(name, report.real_capability.get(name)),
                       display_figure(name, report.allocated.get(name)), display_figure(name, _pending(report, name)),
-                      (ratio(report.share) if report.share is not None else "-") if first else ""])
+                      share_cell(report) if first else ""])
     return cells
 
 

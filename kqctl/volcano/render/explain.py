@@ -27,10 +27,10 @@ def render_explanation(explanation: Explanation, fmt: str, out: TextIO) -> None:
 
     if is_data_format(fmt):
         write_data(out, explanation_data(explanation), fmt)
-    elif fmt == "table":
+    elif fmt in ("table", "wide"):
         from kqctl.render.console import write_prose
 
-        write_prose(out, text(explanation))
+        write_prose(out, text(explanation, wide=fmt == "wide"))
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
@@ -81,7 +81,9 @@ def explanation_data(explanation: Explanation) -> dict[str, Any]:
     }
 
 
-def text(explanation: Explanation) -> str:
+def text(explanation: Explanation, wide: bool = False) -> str:
+    """The explanation as text; ``wide`` (-o wide): every column of its tables (by default the ones a person
+    decides on, so that a line fits 80 columns)."""
     lines: list[str] = []
     outcome, group = explanation.outcome, explanation.group
     via = f" (from {explanation.resolved_from})" if explanation.resolved_from else ""
@@ -97,9 +99,9 @@ def text(explanation: Explanation) -> str:
     else:
         lines.extend(_gates(explanation))
     if explanation.real_capability is not None:
-        lines.extend(_real_capability(explanation))
+        lines.extend(_real_capability(explanation, wide))
     if explanation.rounds:
-        lines.extend(_rounds(explanation))
+        lines.extend(_rounds(explanation, wide))
     if explanation.suggestions:
         lines.append("")
         lines.append("What would let it run (each change simulated again, the smallest that works; changes that "
@@ -133,6 +135,9 @@ def _gates(explanation: Explanation) -> list[str]:
         if table is not None and where and where != explanation.group.queue:
             lines.append(f"      at queue {where}, an ancestor of {explanation.group.queue} "
                          "(hierarchical capacity checks every queue up to root):")
+        if table is not None and note.gate == "overcommit":
+            lines.append(f"      idle = cluster x {_factor(note)} - used; enqueue needs min resources + inqueue "
+                         "within idle:")
         if table is not None:
             lines.extend("      " + line for line in format_lines(table))
     if explanation.gang_message:
@@ -147,11 +152,8 @@ def _arithmetic(note: Note) -> Table | None:
     limit = detail.get("limit")
     if not dims or not isinstance(limit, Resource):
         if note.gate == "overcommit" and dims:
-            factor = detail.get("factor")
-            factor_text = f"{float(factor):g}" if factor is not None else "factor"
             table = Table((Column("Resource"), Column("Min resources", right=True), Column("Inqueue", right=True),
-                           Column("Cluster", right=True), Column("Used", right=True),
-                           Column(f"Idle = cluster x {factor_text} - used", right=True)))
+                           Column("Cluster", right=True), Column("Used", right=True), Column("Idle", right=True)))
             for dim in dims:
                 table.add([dim, _show(detail["minResources"], dim), _show(detail["inqueue"], dim),
                            _show(detail.get("total") or Resource(), dim), _show(detail.get("used") or Resource(), dim),
@@ -177,17 +179,25 @@ def _arithmetic(note: Note) -> Table | None:
     return table
 
 
+def _factor(note: Note) -> str:
+    """overcommit's overcommit-factor as written in the formula above its table."""
+    factor = note.detail.get("factor")
+    return f"{float(factor):g}" if factor is not None else "overcommit-factor"
+
+
 def _show(values: Resource, dim: str) -> str:
     return display(dim, values.get(dim))
 
 
-def _real_capability(explanation: Explanation) -> list[str]:
+def _real_capability(explanation: Explanation, wide: bool) -> list[str]:
+    """The real capability's arithmetic: by default the capability and the result; -o wide adds each term."""
     real = explanation.real_capability
     assert real is not None
     table = Table((Column("Resource"), Column("Cluster" if real.parent is None else f"{real.parent}'s real capability",
-                                             right=True),
-                   Column("Others' guarantee" if real.parent is None else "Siblings' guarantee", right=True),
-                   Column("Own guarantee", right=True), Column("Capability", right=True),
+                                             right=True, wide=True),
+                   Column("Others' guarantee" if real.parent is None else "Siblings' guarantee", right=True,
+                          wide=True),
+                   Column("Own guarantee", right=True, wide=True), Column("Capability", right=True),
                    Column("Real capability", right=True)))
     dims = [d for d in _dims(real.total, real.result) if d != "pods"]
     for dim in dims:
@@ -199,19 +209,24 @@ def _real_capability(explanation: Explanation) -> list[str]:
              "guarantee, capped by its capability") if real.parent is None else (
         f"Queue {explanation.group.queue}: real capability = its parent {real.parent}'s real capability - its "
         "siblings' guarantees + its own guarantee, capped by its capability (inherited where unset)")
-    return ["", title + ":", *("  " + line for line in format_lines(table))]
+    if not wide:
+        title += " (-o wide shows each term)"
+    return ["", title + ":", *("  " + line for line in format_lines(table, wide=wide))]
 
 
 ROUND_COLUMNS = 6  # more queues than this: only the PodGroup's own queue gets a column (-o json has all)
 
 
-def _rounds(explanation: Explanation) -> list[str]:
+def _rounds(explanation: Explanation, wide: bool) -> list[str]:
+    """The water-filling rounds: by default the PodGroup's own queue and how many queues take part; -o wide gives
+    every queue a column (up to ROUND_COLUMNS of them)."""
     every = sorted({q for r in explanation.rounds for q in r.deserved})
-    queues = every if len(every) <= ROUND_COLUMNS else [q for q in every if q == explanation.group.queue]
+    own = explanation.group.queue
+    queues = every if len(every) <= ROUND_COLUMNS else [q for q in every if q == own]
     columns = [Column("Round", right=True), Column("Remaining"), Column("Weights", right=True),
-               *(Column(q) for q in queues)]
-    if len(queues) < len(every):
-        columns.append(Column("Queues in the game", right=True))
+               *(Column(q, wide=q != own, literal_header=True) for q in queues)]
+    count_everywhere = len(queues) < len(every)
+    columns.append(Column("Queues", right=True, narrow=not count_everywhere))  # in the game (met)
     table = Table(columns)
     dims = [d for d in _dims(*[d for r in explanation.rounds for d in r.deserved.values()]) if d in (CPU, MEMORY)]
     for i, r in enumerate(explanation.rounds, 1):
@@ -219,13 +234,14 @@ def _rounds(explanation: Explanation) -> list[str]:
         for q in queues:
             value = r.deserved.get(q)
             cells.append("-" if value is None else _vector(value, dims) + (" (met)" if q in r.met else ""))
-        if len(queues) < len(every):
-            cells.append(f"{len(r.deserved):,} ({len(r.met):,} met)")
+        cells.append(f"{len(r.deserved):,} ({len(r.met):,} met)")
         table.add(cells)
     title = "Deserved shares by the proportion plugin's water-filling (queues with jobs take part)"
-    if len(queues) < len(every):
-        title += f"; {len(every):,} queues, only {explanation.group.queue} shown (-o json has every queue)"
-    return ["", title + ":", *("  " + line for line in format_lines(table))]
+    if count_everywhere:
+        title += f"; {len(every):,} queues, only {own} shown (-o json has every queue)"
+    elif len(every) > 1 and not wide:
+        title += f"; {own} shown (-o wide: every queue)"
+    return ["", title + ":", *("  " + line for line in format_lines(table, wide=wide))]
 
 
 def _dims(*vectors: Resource) -> list[str]:

@@ -105,6 +105,7 @@ def group_data(outcome: GroupOutcome) -> dict[str, Any]:
         "evictions": [{"pod": e.pod, "session": e.session, "reclaimer": e.by} for e in outcome.evicted],
         "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
         "ignored": outcome.ignored,
+        "neverFits": outcome.never or None,
     }
 
 
@@ -167,13 +168,14 @@ def queue_table(rows: list[QueueReport], shown: set[str]) -> Table:
                        _cell(report.capability, name, "unlimited"), _cell(report.guarantee, name, "-"),
                        _cell(report.deserved, name, "-", True), _cell(report.real_capability, name, "-", True),
                        _cell(report.allocated, name, "0", True), _cell(report.inqueue, name, "0", True),
-                       _share_cell(report),
+                       share_cell(report),
                        report.parent or "-", str(report.priority), groups])
     return table
 
 
-def _share_cell(report: QueueReport) -> str:
-    """The queue plugin's share; with hierarchical DRF alone, the HDRF share of the queue's level."""
+def share_cell(report: QueueReport) -> str:
+    """The queue plugin's share; with hierarchical DRF alone, the HDRF share of the queue's level (the one SHARE
+    cell simulate's and audit's tables show)."""
     if report.share is not None:
         return ratio(report.share)
     if report.hdrf is not None:

@@ -76,6 +76,8 @@ class PodInfo:
     # None without the annotation or when the shim cannot read it
     placeholder: Resource | None = field(default=None, hash=False)
     origin: Origin | None = None
+    runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
+    controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)
 
     @property
     def key(self) -> str:
@@ -103,3 +105,4 @@ class Snapshot:
     now: datetime | None = None
     generate_unique_app_ids: bool = False
     gang_disabled: bool = False  # service.disableGangScheduling: task groups are ignored
+    scheduling_interval: int = 1000  # ms: service.schedulingInterval, the shim's scheduling loop (replay)

@@ -6,7 +6,8 @@ Nothing is scheduled: allocated is what bound pods hold now, pending what the pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
@@ -48,6 +49,7 @@ class AuditReport:
     queues: tuple[QueueRow, ...]
     findings: tuple[AuditFinding, ...]
     rejected: tuple[str, ...]  # pods placement refused
+    namespaces: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # namespace -> its pods' queues
 
 
 def audit(snapshot: Snapshot) -> AuditReport:
@@ -61,7 +63,23 @@ def audit(snapshot: Snapshot) -> AuditReport:
         findings.append(AuditFinding("YK-AUDIT-REJECTED", "warning", "root",
                                      f"{len(rejected)} pod(s) YuniKorn rejects: no placement rule takes them or their "
                                      f"queue refuses them (e.g. {refused[0].asks[0].key}: {refused[0].rejected})"))
-    return AuditReport(snapshot.config.description, partition.tree.root.max or {}, rows, tuple(findings), rejected)
+    namespaces: dict[str, set[str]] = {}
+    for app in partition.apps.values():
+        if app.queue is not None:
+            namespaces.setdefault(app.namespace, set()).add(app.queue.path)
+    return AuditReport(snapshot.config.description, partition.tree.root.max or {}, rows, tuple(findings), rejected,
+                       {ns: tuple(sorted(q)) for ns, q in sorted(namespaces.items())})
+
+
+def for_namespace(report: AuditReport, namespace: str) -> AuditReport:
+    """``audit -n``: the queues the namespace's pods are placed in, with the queues above them (their max and
+    guaranteed bound them), and the findings about those queues."""
+    kept: set[str] = set()
+    for path in report.namespaces.get(namespace, ()):
+        parts = path.split(".")
+        kept.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return replace(report, queues=tuple(q for q in report.queues if q.path in kept),
+                   findings=tuple(f for f in report.findings if f.queue in kept))
 
 
 def _row(partition: Partition, queue: Queue) -> QueueRow:

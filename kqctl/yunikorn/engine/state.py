@@ -152,6 +152,9 @@ class SchedulerState:
                         opened.add(node.name)
         for shape in list(self.blocked_nodes):
             asks = self.blocked_nodes[shape]
+            if not asks:  # every ask of that shape was placed since (a reservation, or a replay's retry)
+                del self.blocked_nodes[shape]
+                continue
             sample = next(iter(asks))
             if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource) \
                     and not predicates_pass(sample.pod, node):

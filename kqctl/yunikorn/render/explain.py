@@ -68,13 +68,13 @@ def render_queue(report: QueueReport, fmt: str, out: TextIO) -> None:
         write_data(out, queue_contract(report), fmt)
         return
     with _prose(out) as out:
-        _queue_text(report, out)
+        _queue_text(report, out, fmt == "wide")
 
 
-def _queue_text(report: QueueReport, out: TextIO) -> None:
+def _queue_text(report: QueueReport, out: TextIO, wide: bool = False) -> None:
     out.write(f"Queue {report.path} (the snapshot as given, before any allocation)\n")
     out.write("  " + ", ".join(f"{k}: {v}" for k, v in report.settings.items()) + "\n\n")
-    _write_chain(out, report.chain)
+    _write_chain(out, report.chain, wide)
     _write_levels(out, report.levels, {c.path for c in report.chain})
     _write_rejected(out, report)
 
@@ -91,14 +91,16 @@ def _write_rejected(out: TextIO, report: QueueReport) -> None:
         out.write(f"  {r.app_id} ({pods}{asked}): {r.reason}\n")
 
 
-def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...]) -> None:
-    out.write("Priority along the path (YK-P3 raw, YK-P4 reported to its siblings):\n")
-    table = Table((Column("Queue"), Column("Raw", right=True), Column("From"), Column("Offset", right=True),
-                   Column("Policy"), Column("Reported", right=True), Column("Why", wrap=True)))
+def _write_chain(out: TextIO, chain: tuple[QueuePriority, ...], wide: bool) -> None:
+    out.write("Priority along the path (YK-P3 raw, YK-P4 reported to its siblings; -o wide: where the raw priority "
+              "comes from and the queue's priority.policy):\n")
+    table = Table((Column("Queue"), Column("Raw", right=True), Column("From", wide=True),
+                   Column("Offset", right=True), Column("Policy", wide=True), Column("Reported", right=True),
+                   Column("Why", wrap=True)))
     for c in chain:
         table.add([c.path, priority_text(c.raw) if c.raw != MIN_PRIORITY else "MIN", c.source, str(c.offset),
                    c.policy, "MIN" if c.reported == MIN_PRIORITY else str(c.reported), c.rule])
-    _indent(out, table)
+    _indent(out, table, wide)
 
 
 def _write_levels(out: TextIO, levels: tuple[Level, ...], on_path: set[str]) -> None:
@@ -124,11 +126,11 @@ def _write_levels(out: TextIO, levels: tuple[Level, ...], on_path: set[str]) -> 
                   "them by name.\n")
 
 
-def _indent(out: TextIO, table: Table) -> None:
+def _indent(out: TextIO, table: Table, wide: bool) -> None:
     from kqctl.render.console import terminal_width
 
     width = terminal_width(out)
-    for line in format_lines(table, width=None if width is None else width - 2):
+    for line in format_lines(table, wide=wide, width=None if width is None else width - 2):
         out.write("  " + line + "\n")
 
 
@@ -192,7 +194,7 @@ def render_pod(e: Explanation, fmt: str, out: TextIO) -> None:
         write_data(out, pod_contract(e), fmt)
         return
     with _prose(out) as out:
-        _pod_text(e, out)
+        _pod_text(e, out, fmt == "wide")
 
 
 class _TerminalBuffer(io.StringIO):
@@ -215,7 +217,7 @@ def _prose(out: TextIO) -> Iterator[TextIO]:
     write_prose(out, buffer.getvalue())
 
 
-def _pod_text(e: Explanation, out: TextIO) -> None:
+def _pod_text(e: Explanation, out: TextIO, wide: bool = False) -> None:
     pod = e.pod
     where = f" on {pod.node} (allocation #{pod.order} of the simulation)" if pod.order else \
         (f" on {pod.node}" if pod.node else "")
@@ -247,11 +249,11 @@ def _pod_text(e: Explanation, out: TextIO) -> None:
             mark = "ok" if row.ok else "FULL"
             out.write(f"  {row.queue}: {row.running} running of maxapplications {row.max} ({mark})\n")
     out.write("\n")
-    _write_chain(out, e.chain)
+    _write_chain(out, e.chain, wide)
     _write_levels(out, e.levels, {c.path for c in e.chain})
-    _write_position(out, e)
+    _write_position(out, e, wide)
     _write_limits(out, e)
-    _write_headroom(out, e)
+    _write_headroom(out, e, wide)
     if e.nodes:
         out.write(f"\nNodes: {e.nodes}\n")
     _write_preemption(out, e)
@@ -275,20 +277,18 @@ def _write_placement(out: TextIO, e: Explanation) -> None:
         out.write(f"  the pod's {e.missing_queue.describe()}\n")
 
 
-def _write_position(out: TextIO, e: Explanation) -> None:
+def _write_position(out: TextIO, e: Explanation, wide: bool) -> None:
     if not e.position:
         return
     out.write(f"\nApplications of {e.pod.queue} in order (YK-S2, {e.sort_policy}; an application's priority is its "
-              "highest pending pod's, YK-P2):\n")
-    names = max(len(p.app_id) for p in e.position)
-    priorities = [priority_text(p.priority) for p in e.position]
-    digits = max(len(text) for text in priorities)
-    numbers = len(str(len(e.position)))
-    for i, (p, priority) in enumerate(zip(e.position, priorities, strict=True), start=1):
-        mark = "  <- this pod's application" if p.this else ""
-        tie = "  (tie with the next)" if p.tie_with_next else ""
-        out.write(f"  {f'{i}.':<{numbers + 1}} {p.app_id:<{names}}   priority {priority:>{digits}}, "
-                  f"using {full(p.usage)}{mark}{tie}\n")
+              "highest pending pod's, YK-P2, MIN when nothing is pending):\n")
+    table = Table((Column("#", right=True), Column("Application"), Column("Priority", right=True),
+                   Column("Using", wrap=True), Column("", wrap=True)))
+    for i, p in enumerate(e.position, start=1):
+        marks = [text for text, on in (("<- this pod's", p.this), ("tie with the next", p.tie_with_next)) if on]
+        priority = "MIN" if p.priority == MIN_PRIORITY else str(p.priority)
+        table.add([f"{i}.", p.app_id, priority, full(p.usage), "; ".join(marks)])
+    _indent(out, table, wide)
 
 
 def _write_limits(out: TextIO, e: Explanation) -> None:
@@ -302,18 +302,19 @@ def _write_limits(out: TextIO, e: Explanation) -> None:
     out.write(f"  headroom: {full(e.user_headroom)}\n")
 
 
-def _write_headroom(out: TextIO, e: Explanation) -> None:
+def _write_headroom(out: TextIO, e: Explanation, wide: bool) -> None:
     if not e.headroom:
         return
     out.write("\nQueue headroom up the path at the end of the simulation (YK-G3: max - allocated, the smaller of the "
-              "queue's and its parent's; guaranteed never gates, YK-G5):\n")
-    table = Table((Column("Queue"), Column("Resource"), Column("Max", right=True), Column("Allocated", right=True),
-                   Column("Headroom", right=True), Column("Ask", right=True), Column("Fits")))
+              "queue's and its parent's; guaranteed never gates, YK-G5; -o wide: max and allocated):\n")
+    table = Table((Column("Queue"), Column("Resource"), Column("Max", right=True, wide=True),
+                   Column("Allocated", right=True, wide=True), Column("Headroom", right=True),
+                   Column("Ask", right=True), Column("Fits")))
     for r in e.headroom:
         table.add([r.queue, r.resource, "-" if r.max is None else amount(r.resource, r.max),
                    amount_figure(r.resource, r.allocated), "unlimited" if r.headroom is None else
                    amount_figure(r.resource, max(0, r.headroom)), amount(r.resource, r.ask), "yes" if r.fits else "NO"])
-    _indent(out, table)
+    _indent(out, table, wide)
 
 
 def _write_preemption(out: TextIO, e: Explanation) -> None:

@@ -23,8 +23,8 @@ from kqctl.yunikorn.validate import lints, runtime
 from kqctl.yunikorn.validate.effective import effective_config
 
 FIRST_HINT = "YuniKorn's first error: the message its admission webhook rejects the change with"
-LATER_HINT = "YuniKorn reports one error at a time: it reports this one only once its first error ({first}) and " \
-    "any error it checks before this one are fixed"
+LATER_HINT = "YuniKorn reports one error at a time: this one once {first} and the errors it checks earlier are " \
+    "fixed"
 # What YuniKorn's validator and its admission webhook accept but the scheduler cannot use (spec V20, V21, V27b,
 # V27c): warnings, since YuniKorn accepts the document (its ``/ws/v1/validate-conf`` answers allowed: true), each
 # with what happens then.

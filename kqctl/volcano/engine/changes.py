@@ -1,0 +1,89 @@
+"""What happens to a cluster between two sessions, applied to the scheduler's cache (:class:`session.Cache`).
+
+A session reads the cache the previous one left (``settle``); in a real cluster, things change in between: a
+PodGroup is created with its pods, a job finishes and its pods go, a controller deletes pods or makes them again.
+These functions make those changes to the cache as Volcano's cache would see them (its informers' add and delete
+events: ``AddPod``/``DeletePod``, ``AddPodGroup``/``DeletePodGroup``), so that the next session opens on the cluster
+as it is then. kqctl's replay (:mod:`kqctl.volcano.replay`) calls them in virtual time; simulate never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod, PodGroup
+from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.framework import PENDING, JobInfo, TaskInfo, request_of
+from kqctl.volcano.engine.session import Cache
+
+FINISHED = frozenset({"Succeeded", "Failed"})
+
+
+def add_group(cache: Cache, snapshot: Snapshot, group: PodGroup, pods: Iterable[Pod]) -> JobInfo | None:
+    """A PodGroup created with its pods (``AddPodGroup``, then ``AddPod`` for each). None when its queue does not
+    exist: the scheduler ignores such a job (its pods still use their nodes, as in ``build_cache``)."""
+    job = JobInfo(group, snapshot.job_priority(group)) if group.queue in cache.queues else None
+    if job is not None:
+        cache.jobs[job.key] = job
+    for pod in pods:
+        if job is not None and pod.scheduler_name == VOLCANO_SCHEDULER:
+            task = TaskInfo(pod, job)
+            job.add_task(task)
+            _take_node(cache, task)
+        else:
+            node = cache.nodes.get(pod.node_name)
+            if node is not None and pod.status not in FINISHED:
+                node.add(pod.key, pod.status, request_of(pod), None, pod)
+    return job
+
+
+def _take_node(cache: Cache, task: TaskInfo) -> None:
+    node = cache.nodes.get(task.node)
+    if task.node and node is not None and task.status not in FINISHED:
+        node.add(task.key, task.status, task.request, task)
+
+
+def release_task(cache: Cache, task: TaskInfo) -> None:
+    """The task's pod leaves its node (finished or deleted): the node's resources are free again."""
+    node = cache.nodes.get(task.node)
+    if task.node and node is not None and task.status not in FINISHED:
+        node.remove(task.key, task.status, task.request)
+    task.node = ""
+
+
+def finish_group(cache: Cache, key: str) -> JobInfo | None:
+    """The job ran to its end: every pod finished and left its node; the PodGroup is Completed and no session
+    considers it again (a completed job holds nothing and asks for nothing), so it leaves the cache."""
+    job = cache.jobs.pop(key, None)
+    if job is not None:
+        for task in list(job.tasks.values()):
+            release_task(cache, task)
+    return job
+
+
+def recreate_tasks(cache: Cache, job: JobInfo, keys: Iterable[str]) -> None:
+    """Their controller deletes these pods and makes them again, pending, with the same names (the job
+    controller's ``KillTarget``/``KillJob`` then ``syncJob``): each leaves its node and waits to be scheduled."""
+    for key in keys:
+        task = job.tasks.get(key)
+        if task is None:
+            continue
+        release_task(cache, task)
+        task.evicted_by, task.nominated = None, ""
+        if task.status != PENDING:
+            job.update_task_status(task, PENDING)
+
+
+def delete_tasks(cache: Cache, job: JobInfo, keys: Iterable[str]) -> None:
+    """These pods are deleted and nothing makes them again (a bare pod, or a job its controller aborts)."""
+    for key in keys:
+        task = job.tasks.get(key)
+        if task is None:
+            continue
+        release_task(cache, task)
+        if task.status != PENDING:
+            job.update_task_status(task, PENDING)  # the job's counters then forget it as any pending task
+        del job.tasks[key]
+        job.by_status.get(PENDING, {}).pop(key, None)
+        if task.best_effort:
+            job.pending_best_effort -= 1

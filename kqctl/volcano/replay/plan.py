@@ -1,0 +1,148 @@
+"""``kqctl plan`` for Volcano: the smallest capability, deserved, guarantee or weight of one Queue that meets a target
+on the replay of its PodGroups (the targets and the search are :mod:`kqctl.replay.planning`'s).
+
+A resource field is planned per resource (cpu, memory, a device), in Volcano's units; ``weight`` is one whole
+number. Today's value is the search's starting point: an unset capability is unlimited (the cap stands for it), an
+unset deserved or guarantee is 0.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kqctl.replay.planning import Condition, Evaluation, PlanError, Values, measure, parse_target, round_up
+from kqctl.replay.report import TimelineReport
+from kqctl.volcano.api.models import Queue
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
+from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.replay.report import VolcanoReplayOptions, replay_snapshot
+
+FIELDS = ("capability", "deserved", "guarantee", "weight")
+WEIGHT = "weight"
+DEFAULT_STEPS = {CPU: 1000, MEMORY: 1024**3, PODS: 1}  # a core, a GiB, a pod; other resources: one device (1000)
+WEIGHT_CAP_FACTOR = 100  # beyond a hundred times its siblings' weights a queue's share hardly moves
+
+
+@dataclass(frozen=True)
+class PlanProblem:
+    queue: str
+    field: str  # capability | deserved | guarantee | weight
+    resources: tuple[str, ...]  # ("weight",) for the weight
+    current: Values
+    steps: Values
+    target: tuple[Condition, ...]
+
+    @property
+    def kind(self) -> str:
+        return "Queue"
+
+    @property
+    def name(self) -> str:
+        return self.queue
+
+
+def make_problem(snapshot: Snapshot, target: str, scope: str, field: str, resources: Sequence[str] = (),
+                 steps: Sequence[str] = ()) -> PlanProblem:
+    """``scope``: ``queue/NAME``; ``field``: one of :data:`FIELDS`; ``resources``: which to plan (default: those the
+    field sets, else those the Queue's PodGroups request)."""
+    kind, _, name = scope.partition("/")
+    if kind.lower() not in ("queue", "queues", "q") or not name:
+        raise PlanError(f"{scope!r}: expected queue/NAME (a Volcano Queue)")
+    queue = snapshot.queues.get(name)
+    if queue is None or queue.implicit and name != "default":
+        close = difflib.get_close_matches(name, sorted(snapshot.queues), n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise PlanError(f"Queue {name!r} is not in the inputs{hint}")
+    if field not in FIELDS:
+        raise PlanError(f"--field {field!r}: choose one of {', '.join(FIELDS)}")
+    parsed = parse_target(target)
+    if field == WEIGHT:
+        if resources:
+            raise PlanError("--resource does not apply to --field weight (a weight is one number)")
+        return PlanProblem(name, field, (WEIGHT,), (queue.weight,), (1,), parsed)
+    set_now = dict(getattr(queue, field) or {})
+    chosen = list(resources) or sorted(r for r in set_now if r != PODS) or sorted(_requested(snapshot, name)) or [CPU]
+    for resource in chosen:
+        if not resource_list({resource: "1"}):
+            raise PlanError(f"--resource {resource!r}: not a resource Volcano counts (cpu, memory, a device such as "
+                            "nvidia.com/gpu)")
+    current = tuple(_current(queue, field, resource) for resource in chosen)
+    return PlanProblem(name, field, tuple(chosen), current, _steps(chosen, steps), parsed)
+
+
+def _current(queue: Queue, field: str, resource: str) -> int:
+    values = getattr(queue, field)
+    if values is None or resource not in values:
+        return -1 if field == "capability" else 0  # -1: unlimited today (the cap stands for it)
+    return int(values[resource])
+
+
+def _requested(snapshot: Snapshot, queue: str) -> dict[str, int]:
+    """What the Queue's PodGroups' pods request, in all (Volcano's units; ``pods`` left out)."""
+    groups = {key for key, group in snapshot.pod_groups.items() if group.queue == queue}
+    total: dict[str, int] = {}
+    for pod in snapshot.pods:
+        if pod.group and f"{pod.namespace}/{pod.group}" in groups:
+            for name, value in pod.request.items():
+                if name != PODS:
+                    total[name] = total.get(name, 0) + value
+    return total
+
+
+def _steps(chosen: list[str], texts: Sequence[str]) -> Values:
+    given: dict[str, int] = {}
+    for text in texts:
+        resource, _, amount = text.partition("=")
+        try:
+            value = resource_list({resource: amount}).get(resource)
+        except ValueError:
+            value = None
+        if value is None or value <= 0:
+            raise PlanError(f"--step {text!r}: expected RESOURCE=QUANTITY above 0, e.g. cpu=500m or memory=4Gi")
+        if resource not in chosen:
+            raise PlanError(f"--step {text!r}: {resource} is not a planned resource; planned: {', '.join(chosen)}")
+        given[resource] = value
+    return tuple(given.get(r, DEFAULT_STEPS.get(r, 1000)) for r in chosen)
+
+
+def default_cap(snapshot: Snapshot, problem: PlanProblem) -> Values:
+    """Enough for every PodGroup of the Queue at once, never below today's value; for a weight, a hundred times its
+    siblings' weights."""
+    if problem.field == WEIGHT:
+        queue = snapshot.queues[problem.queue]
+        siblings = sum(q.weight for q in snapshot.queues.values()
+                       if q.name != queue.name and q.parent_name == queue.parent_name and q.name != "root")
+        return (max(problem.current[0], WEIGHT_CAP_FACTOR * max(1, siblings)),)
+    demand = _requested(snapshot, problem.queue)
+    return tuple(round_up(max(demand.get(r, 0), c, s), s) for r, c, s in zip(problem.resources, problem.current,
+                                                                           problem.steps, strict=True))
+
+
+def apply(snapshot: Snapshot, problem: PlanProblem, values: Values) -> Snapshot:
+    """The snapshot with the Queue's planned field at ``values`` (the inputs are left untouched)."""
+    queue = snapshot.queues[problem.queue]
+    if problem.field == WEIGHT:
+        changed = replace(queue, weight=max(1, values[0]))  # the webhook writes 1 for 0
+    else:
+        current: dict[str, int] = dict(getattr(queue, problem.field) or {})
+        current.update(zip(problem.resources, values, strict=True))
+        if problem.field == "capability":
+            changed = replace(queue, capability=current)
+        elif problem.field == "deserved":
+            changed = replace(queue, deserved=current)
+        else:
+            changed = replace(queue, guarantee=current)
+    return replace(snapshot, queues={**snapshot.queues, problem.queue: changed})
+
+
+def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: VolcanoReplayOptions) -> Evaluation:
+    return evaluation(replay_snapshot(apply(snapshot, problem, values), options), problem, values)
+
+
+def evaluation(report: TimelineReport, problem: PlanProblem, values: Values) -> Evaluation:
+    scope = [w for w in report.workloads if w.labels.target == problem.queue and w.arrival is not None]
+    measures = tuple(measure(condition, scope) for condition in problem.target)
+    return Evaluation(values, measures, report.end, len(scope), sum(1 for w in scope if w.admitted is not None),
+                      report.assumptions)

@@ -1,0 +1,87 @@
+"""VC-NEVER-1: which PodGroups can never run as configured, decided once by the engine (``GroupOutcome.never``)
+and read by ``simulate --fail-on inadmissible`` and ``simulate -o json`` (``neverFits``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import Run
+from tests.volcano.builders import conf, group, node, pod, queue, run
+
+CONF = conf("enqueue, allocate", ["priority", "gang"], ["predicates", "proportion", "nodeorder"])
+
+
+def tainted(name: str, effect: str) -> dict[str, Any]:
+    body = node(name)
+    body["spec"] = {"taints": [{"key": "gpu", "effect": effect}]}
+    return body
+
+
+def small(name: str) -> dict[str, Any]:
+    body = node(name)
+    body["metadata"]["labels"] = {"pool": "small"}
+    return body
+
+
+@pytest.mark.parametrize(("objects", "expected"), [
+    ([node("a"), queue("q"), group("g", "q"), pod("p", "g", cpu="64")],
+     "pod ns/p asks cpu 64 and the largest node that passes its predicates has 8"),
+    ([node("a", memory="8Gi"), node("b", memory="16Gi"), queue("q"), group("g", "q"), pod("p", "g", memory="20Gi")],
+     "pod ns/p asks memory 20Gi and the largest node that passes its predicates has 16Gi"),
+    ([tainted("a", "NoSchedule"), queue("q"), group("g", "q"), pod("p", "g")],
+     "no node passes the predicates of pod ns/p"),
+    ([small("a"), node("big", cpu="64"), queue("q"), group("g", "q"),
+      pod("p", "g", cpu="32", nodeSelector={"pool": "small"})],
+     "pod ns/p asks cpu 32 and the largest node that passes its predicates has 8"),
+    ([node("a"), queue("q"), group("g", "q", min_member=2), pod("p", "g"), pod("r", "g", cpu="16")],
+     "only 1 of its pods can ever fit a node (minMember 2): pod ns/r asks cpu 16"),
+    ([node("a", cpu="64"), queue("q", capability={"cpu": "4"}), group("g", "q", min_resources={"cpu": "6"}),
+      pod("p", "g", cpu="6")],
+     "its minResources ask cpu 6 and its queue can ever hold 4"),
+    ([node("a"), group("g", "nowhere"), pod("p", "g")], "its queue nowhere does not exist"),
+])
+def test_vc_never_1_the_engine_says_why_a_podgroup_can_never_run(objects: list[Any], expected: str) -> None:
+    outcome = run(CONF, *objects).groups["ns/g"]
+    assert expected in outcome.never, outcome.never
+
+
+@pytest.mark.parametrize("objects", [
+    # busy now, fits an empty node: waiting helps
+    [node("a", cpu="2"), queue("q"), group("run", "q", phase="Running"), pod("x", "run", cpu="2", node_name="a"),
+     group("g", "q"), pod("p", "g", cpu="2")],
+    # the taint is only PreferNoSchedule: it never filters (TAINT-3)
+    [tainted("a", "PreferNoSchedule"), queue("q"), group("g", "q", phase="Pending"), pod("p", "g", cpu="8")],
+    # no nodes in the input: kqctl cannot tell, so it does not say never
+    [queue("q"), group("g", "q"), pod("p", "g", cpu="64")],
+])
+def test_vc_never_1_waiting_or_unknown_nodes_are_not_never(objects: list[Any]) -> None:
+    assert run(CONF, *objects).groups["ns/g"].never == ""
+
+
+def test_vc_never_1_without_the_predicates_plugin_taints_do_not_make_it_never() -> None:
+    plain = conf("enqueue, allocate", ["gang"], ["proportion"])
+    assert run(plain, tainted("a", "NoSchedule"), queue("q"), group("g", "q"), pod("p", "g")).groups["ns/g"].never \
+        == ""
+
+
+def test_simulate_fail_on_inadmissible_and_json_read_the_engines_answer(
+        kqctl: Callable[..., Run], write: Callable[[str, str], str], tmp_path: Path) -> None:
+    objects = [CONF, node("a", cpu="4"), queue("q"), group("run", "q", phase="Running"),
+               pod("x", "run", cpu="4", node_name="a"), group("busy", "q"), pod("b", "busy", cpu="2"),
+               group("huge", "q"), pod("h", "huge", cpu="6")]
+    path = write("input.yaml", yaml.safe_dump_all(objects))
+    document = json.loads(kqctl("simulate", path, "-o", "json").out)
+    assert document["podGroups"]["ns/busy"]["neverFits"] is None
+    assert document["podGroups"]["ns/huge"]["neverFits"] == \
+        "pod ns/h asks cpu 6 and the largest node that passes its predicates has 4"
+    failed = kqctl("simulate", path, "--fail-on", "inadmissible")
+    assert failed.code == 1
+    assert "ns/huge" in failed.err and "ns/busy" not in failed.err
+    assert kqctl("simulate", path, "--fail-on", "inadmissible", "-l", "nothing=here").code == 0
+    assert kqctl("simulate", path, "--fail-on", "pending").code == 1
