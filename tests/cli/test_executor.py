@@ -7,6 +7,7 @@ Dask, so CI runs them.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -133,3 +134,17 @@ def test_an_unreachable_dask_scheduler_ends_with_the_cluster_exit_code_and_its_a
         with DaskExecutor(study(), "tcp://127.0.0.1:9", connect_timeout=1):
             pass
     assert raised.value.exit_code == EXIT_CLUSTER
+
+
+def test_plan_with_draws_on_a_dask_cluster_answers_exactly_as_local_processes(cluster: LocalCluster) -> None:
+    """The real command: the same candidates, seeds and answer, every replay's figures equal."""
+    from support import run_kqctl
+
+    plan = ("plan", str(REPO / "samples" / "cohort-borrowing"), "--for", "clusterqueue/team-a", "--target",
+            "p95(time-to-admission) < 30m", "--runtime", "lognormal(20m,0.8)", "--now", "2026-01-01T00:00:00Z",
+            "--seeds", "3", "--budget", "8", "-o", "json")
+    local = run_kqctl(*plan, "--executor", "local", "--jobs", "2")
+    remote = run_kqctl(*plan, "--executor", cluster.scheduler_address)
+    assert local.code == remote.code == 0, local.err + remote.err
+    assert json.loads(remote.out) == json.loads(local.out)
+    assert json.loads(local.out)["proof"]["atAnswer"]["draws"]["seeds"] == [0, 1, 2]
