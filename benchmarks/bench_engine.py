@@ -101,9 +101,10 @@ def _instrument(timings: dict[str, list[float]]) -> None:
 def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature_gates: str | None) -> int:
     import gc
 
-    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.cli.schedulers import ALL_KINDS, validation_profiles
     from kqctl.kueue.load import build_snapshot
     from kqctl.load.objects import load_paths
+    from kqctl.validate.gate import admit
 
     gc_pauses: list[float] = []
     if gc_on:
@@ -117,7 +118,9 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
     else:
         gc.disable()  # as `kqctl` itself runs (kqctl.cli.app.main)
     start = time.perf_counter()
-    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(directory)], recursive=True))
+    # As the CLI loads: read, the gate (validate's checks, the objects as the API server stores them), the snapshot.
+    admitted = admit(load_paths(ALL_KINDS, [str(directory)], recursive=True), validation_profiles(None))
+    snapshot = build_snapshot(admitted.result, as_given=False)
     load_s = time.perf_counter() - start
     figures: dict[str, Any] = {
         "mode": mode,

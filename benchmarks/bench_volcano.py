@@ -36,13 +36,14 @@ TARGET_S = 10.0
 PHASES = """
 import io, json, sys, time
 t0 = time.process_time()
-from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.cli.schedulers import ALL_KINDS, validation_profiles
 from kqctl.load.objects import load_paths
+from kqctl.validate.gate import admit
 from kqctl.volcano.load import build_snapshot
 from kqctl.volcano.engine.simulation import simulate
 from kqctl.volcano.render.simulation import render_simulation
 t1 = time.process_time()
-loaded = load_paths(ALL_KINDS, [sys.argv[1]])
+loaded = admit(load_paths(ALL_KINDS, [sys.argv[1]]), validation_profiles(None)).result  # read + the gate
 t2 = time.process_time()
 snapshot = build_snapshot(loaded)
 t3 = time.process_time()

@@ -115,9 +115,12 @@ def _workloads(groups: int, queues: int, namespaces: list[str], nodes: list[dict
                       "status": {"phase": "Running" if running else "Pending"}})
         node = nodes[rng.randrange(len(nodes))]["metadata"]["name"] if running else ""
         for p in range(size):
+            # An extended resource needs a limit equal to its request (the API server's VAL-POD-3).
+            resources: dict[str, Any] = {"requests": requests}
+            if gpus:
+                resources["limits"] = {"nvidia.com/gpu": str(gpus)}
             spec: dict[str, Any] = {"schedulerName": "volcano",
-                                    "containers": [{"name": "main", "image": "trainer:1",
-                                                    "resources": {"requests": requests}}]}
+                                    "containers": [{"name": "main", "image": "trainer:1", "resources": resources}]}
             if running and not gpus:
                 spec["nodeName"] = node
             items.append({"apiVersion": "v1", "kind": "Pod",

@@ -137,6 +137,12 @@ _rule("VAL-PC-1", "error", "apiserver", "PriorityClass names starting with \"sys
 _rule("VAL-PC-2", "error", "apiserver", "A user PriorityClass value must be at most 1000000000")
 _rule("VAL-BJOB-1", "error", "apiserver", "A Job's parallelism, completions and backoffLimit must not be "
       "negative")
+_rule("VAL-POD-1", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) resource request or "
+      "limit is negative, or an extended resource is not a whole number")
+_rule("VAL-POD-2", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) resource name is "
+      "neither a standard container resource (cpu, memory, ephemeral-storage, hugepages-*) nor an extended resource")
+_rule("VAL-POD-3", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) request exceeds its "
+      "limit, or an extended resource's request differs from its limit or has no limit")
 
 # --- ClusterQueue -----------------------------------------------------------------------------------
 _rule("VAL-CQ-1", "error", "apiserver", "ClusterQueue name must be a DNS-1123 subdomain of at most 253 characters")
@@ -242,8 +248,9 @@ _rule("XO-LQ-NS", "warning", "kqctl", "A LocalQueue's namespace is not admitted 
       "namespaceSelector")
 _rule("XO-LQ-WEIGHT", "warning", "kqctl", "A LocalQueue fair-sharing weight that is not positive: under admission "
       "fair sharing its workloads always go last")
-_rule("XO-CO-CYCLE", "error", "kqctl", "Cohorts whose parentName links form a cycle",
-      "Kueue treats every ClusterQueue under a cycle as inactive.")
+_rule("XO-CO-CYCLE", "warning", "kqctl", "Cohorts whose parentName links form a cycle",
+      "The API server accepts each Cohort (even one that is its own parent); Kueue treats every ClusterQueue under "
+      "a cycle as inactive. --fail-on warning makes validate fail on it.")
 _rule("XO-CO-IMPLICIT", "info", "kqctl", "A cohort named by a ClusterQueue or Cohort has no Cohort object",
       "Kueue creates it implicitly, as a root cohort with no quota or limits of its own.")
 _rule("XO-WL-LQ", "warning", "kqctl", "A Workload's LocalQueue is not in the inputs: it would stay pending")

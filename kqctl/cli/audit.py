@@ -73,6 +73,7 @@ def audit_command(
                                               "findings about them: Kueue's ClusterQueues a LocalQueue of the "
                                               "namespace feeds, Volcano's queues of its PodGroups, YuniKorn's "
                                               "queues of its pods."),
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit, for_namespace
@@ -81,10 +82,11 @@ def audit_command(
     check_output(output, AUDIT_FORMATS)
     if plot is not None:
         check_chart_path(plot)  # before reading the inputs: a bad --plot should not cost a full load
-    volcano_cli.refuse_early(scheduler, scheduler_conf)
+    volcano_cli.refuse_early(scheduler, scheduler_conf, as_given=as_given)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
     if volcano_cli.is_volcano(inputs, scheduler):
+        volcano_cli.refuse_kueue_options(as_given=as_given)
         raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by,
                                            namespace))
     volcano_cli.refuse_volcano_options(scheduler_conf)
@@ -93,8 +95,10 @@ def audit_command(
     if choose(scheduler, inputs.objects).name == "yunikorn":
         from kqctl.cli.yunikorn import audit_yunikorn
 
+        if as_given:
+            raise UsageError("--as-given applies to Kueue only (the input is YuniKorn's)")
         audit_yunikorn(inputs, output, plot, not no_headers, sort_by, namespace)
-    snapshot = load_snapshot(inputs, scheduler)
+    snapshot = load_snapshot(inputs, scheduler, as_given=as_given)
     report = audit(snapshot)
     if namespace is not None:
         options.note_namespace(namespace, (lq.namespace for lq in snapshot.local_queues.values()), "LocalQueue")

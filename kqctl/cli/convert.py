@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from kqctl.cli import options
 from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from kqctl.load.objects import LoadResult
 
 HELP = """Convert Kueue manifests (v1alpha1, v1alpha2, v1beta1, v1beta2) to v1beta2 or v1beta1, or Volcano
 Queues or a YuniKorn queue configuration to Kueue (--to kueue: ResourceFlavor, Cohorts, ClusterQueues,
@@ -51,14 +54,21 @@ def convert_command(
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = load_paths(ALL_KINDS, options.all_paths(paths, filenames), recursive=recursive)
+    given = options.all_paths(paths, filenames)
+    result = load_paths(ALL_KINDS, given, recursive=recursive)
+    options.write_notes(result.notes)
     for problem in result.unreadable:
         sys.stderr.write(f"kqctl: error: {problem}\n")
     if result.unreadable:
         raise typer.Exit(EXIT_INPUT)
     if parsed and to == "kueue":
         raise UsageError("--set applies to Kueue manifests (--to v1beta2 or v1beta1), not to --to kueue")
+    if not result.objects:
+        from kqctl.load.sources import no_objects_error
+
+        raise no_objects_error(given, recursive)
     result = options.edited(result, parsed, False)
+    _admit(result)
     if to == "kueue":
         from kqctl.cli.schedulers import present
 
@@ -72,6 +82,16 @@ def convert_command(
     converted, failed = _convert_all(result.objects, to)
     write_manifests(converted, output)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
+
+
+def _admit(result: LoadResult) -> None:
+    """The gate every command admits objects through (kqctl.validate.gate): what validate rejects is refused (exit
+    3, located) rather than converted, except the version nobody serves any more, which converting cures; a legacy
+    object is checked as the v1beta2 object it converts to. The objects are written as written, never defaulted."""
+    from kqctl.cli.schedulers import validation_profiles
+    from kqctl.validate.gate import admit
+
+    admit(result, validation_profiles(None), converting=True)
 
 
 def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:

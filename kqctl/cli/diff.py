@@ -104,6 +104,7 @@ def diff_command(
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot, parse_now, simulation_options
     from kqctl.kueue.render.diff import render_diff
@@ -122,12 +123,12 @@ def diff_command(
     kueue_settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing, feature_gates)
     kueue_settings.options()
     shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override,
-                     yunikorn_namespace)
-    old_inputs = _side_inputs(before, shared, recursive, strict, None, scheduler, override)
-    new_inputs = _side_inputs(after or before, shared, recursive, strict, sets, scheduler, override)
+                     yunikorn_namespace, as_given)
+    old_inputs = _side_inputs(before, shared, recursive, strict, None, scheduler, override, as_given)
+    new_inputs = _side_inputs(after or before, shared, recursive, strict, sets, scheduler, override, as_given)
     product = choose(scheduler, [*old_inputs.objects, *new_inputs.objects]).product
     if product != "Kueue":
-        refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
+        refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
         view = TableOptions(limit=options.row_limit(limit, show_all))
         raise typer.Exit(timeline.diff_other(product, old_inputs, new_inputs, traces or [], replay, time,
                                              schedule_period, scheduler_conf, output, fail_on, namespace,
@@ -137,8 +138,8 @@ def diff_command(
     replay_options = kueue_settings.options() if replay else None
     sim_options = simulation_options(None, fair_sharing, feature_gates, now)
     clock = parse_now(now)
-    old = load_snapshot(old_inputs, scheduler, clock, "diff")
-    new = load_snapshot(new_inputs, scheduler, clock, "diff")
+    old = load_snapshot(old_inputs, scheduler, clock, "diff", as_given)
+    new = load_snapshot(new_inputs, scheduler, clock, "diff", as_given)
     for side in (old, new):
         add_traces(side, traces or [], seed)  # the same arrivals on both sides
         if replay:
@@ -173,27 +174,30 @@ def listed(old: Snapshot, new: Snapshot, namespace: str | None,
 
 def _shared(paths: list[str] | None, recursive: bool, strict: bool, from_cluster: bool, context: str | None,
             kubeconfig: str | None, scheduler: str | None, override: bool,
-            yunikorn_namespace: str | None = None) -> LoadResult | None:
+            yunikorn_namespace: str | None = None, as_given: bool = False) -> LoadResult | None:
     if not paths and not from_cluster:
         options.check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace=yunikorn_namespace)
         return None
     return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, override,
-                               scheduler, yunikorn_namespace=yunikorn_namespace)
+                               scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
 
 
 def _side_inputs(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
-                 scheduler: str | None, override: bool) -> LoadResult:
-    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes.
+                 scheduler: str | None, override: bool, as_given: bool = False) -> LoadResult:
+    """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes, the whole
+    through the gate as simulate admits its inputs (objects admitted already are not checked again; the --set
+    changes and the checks across objects are).
     ``override``: within this side's own files, the definition read last wins (--with's were resolved already)."""
     from kqctl.load.objects import LoadResult
     from kqctl.load.overrides import parse_override
 
     overrides = [parse_override(text) for text in sets or []]
-    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, override, scheduler)
+    own = options.load_inputs([path], None, recursive, strict, False, None, None, None, override, scheduler,
+                              as_given=as_given)
     if shared is not None:
         own = LoadResult(_replacing(shared.objects, own.objects), [*shared.unreadable, *own.unreadable],
                          [*shared.files, *own.files])
-    return options.edited(own, overrides, False)
+    return options.admitted(options.edited(own, overrides, False), scheduler, as_given)
 
 
 def _replacing(shared: list[LoadedObject], own: list[LoadedObject]) -> list[LoadedObject]:

@@ -85,6 +85,7 @@ def explain_command(
     queue: str | None = typer.Option(None, "--queue", metavar="PATH",
                                      help="YuniKorn: explain a queue (root.a.b): the priority along its path and "
                                           "the order of the children at every level."),
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
@@ -110,15 +111,15 @@ def explain_command(
     from kqctl.cli.progress import Progress
 
     volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
-                             now=now, runtime=runtime)
+                             now=now, runtime=runtime, as_given=as_given)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
     if volcano_cli.is_volcano(inputs, scheduler):
         progress.done()
         volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
-                                         runtime=runtime)
+                                         runtime=runtime, as_given=as_given)
         raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
                                              namespace, parsed if selector is not None else None, output))
     volcano_cli.refuse_volcano_options(scheduler_conf)
@@ -128,14 +129,15 @@ def explain_command(
         from kqctl.cli.yunikorn import explain_yunikorn
 
         progress.done()
-        if runtime is not None:
-            raise UsageError("--runtime applies to Kueue only (the input is YuniKorn's)")
+        for flag, given in (("--runtime", runtime is not None), ("--as-given", as_given)):
+            if given:
+                raise UsageError(f"{flag} applies to Kueue only (the input is YuniKorn's)")
         explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
     if queue is not None:
         raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
     size = len(inputs.objects)
     progress.step(f"kqctl: building the snapshot of {size:,} objects...", size)
-    snapshot = load_snapshot(inputs, scheduler, sim_options.now)
+    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given)
     from kqctl.kueue.engine.workloads import WorkloadMemo
 
     # One memo of the workloads' pod sets and shapes for every simulation below: explain's and the estimate's replay.

@@ -182,20 +182,41 @@ OverrideOption = typer.Option(False, "--override",
                                    "the one read last wins instead of a LOAD-DUPLICATE error.")
 
 
+AsGivenOption = typer.Option(False, "--as-given",
+                             help="Kueue: read the objects exactly as written, without the defaults and checks of the "
+                                  "API server (as Kueue's own unit tests build them); only what Kueue cannot decode is "
+                                  "refused. Default: as the API server would store them once applied.")
+
+
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
                 sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
                 allow_empty: bool = False, yunikorn_namespace: str | None = None,
-                refuse: bool = True) -> LoadResult:
+                refuse: bool = True, as_given: bool = False) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
     then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune).
-    ``refuse``: a --set the API server would reject ends the command (validate reports it instead)."""
+    ``refuse``: the inputs go through the gate (every command but validate, which reports instead): what
+    validate rejects ends the command, and the objects come back as the API server would store them
+    (``as_given``: exactly as written)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
     result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty,
                    yunikorn_namespace)
-    return edited(result, parsed, override, refuse)
+    result = edited(result, parsed, override, refuse)
+    return admitted(result, scheduler, as_given) if refuse else result
+
+
+def admitted(result: LoadResult, scheduler: str | None, as_given: bool = False) -> LoadResult:
+    """The inputs through the one gate (kqctl.validate.gate) with every scheduler's checks, as validate runs
+    them; its notes go to stderr."""
+    from kqctl.cli.schedulers import choose, validation_profiles
+    from kqctl.validate.gate import admit
+
+    choose(scheduler, result.objects)  # a usage error (two schedulers' objects) comes before any verdict on them
+    gate = admit(result, validation_profiles(scheduler), as_given=as_given)
+    write_notes(gate.notes)
+    return gate.result
 
 
 def edited(result: LoadResult, overrides: list[Override], override: bool, refuse: bool = True) -> LoadResult:
@@ -256,6 +277,12 @@ def refuse_rejected(history: list[tuple[str, LoadedObject]]) -> None:
                      "problem)", line=after.line_of(finding.path), index=after.origin.index)
 
 
+def write_notes(notes: Iterable[str]) -> None:
+    """What the loading left out (a FIFO in a directory...), on stderr: never in the output a pipe may parse."""
+    for note in notes:
+        sys.stderr.write(f"kqctl: note: {note}\n")
+
+
 def read_plan(scheduler: str | None, yunikorn_namespace: str | None) -> PlanChoice:
     """What --from-cluster and snapshot save read: the named scheduler's plan, or without --scheduler the one
     whose API group the cluster serves (chosen once discovery has listed the groups)."""
@@ -305,6 +332,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
         result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
+        write_notes(result.notes)
         if not result.objects and not result.unreadable and not allow_empty:
             from kqctl.load.sources import no_objects_error
 
@@ -318,6 +346,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
         sys.stderr.write(f"kqctl: warning: {note}\n")
     if given:
         files = load_paths(kinds, given, recursive=recursive, strict=strict)
+        write_notes(files.notes)
         result = LoadResult([*result.objects, *files.objects], files.unreadable, [*result.files, *files.files])
         for obj in result.objects:
             obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]

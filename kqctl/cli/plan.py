@@ -36,7 +36,8 @@ HELP = "\n\n".join((
     "...); a YuniKorn queue's guaranteed or max (--for queue/root.PATH --field ...). Targets: "
     "'p95(time-to-admission) < 30m', 'mean(time-to-finish) <= 2h', 'no workload inadmissible', or several joined "
     "with 'and'.",
-    "Candidates are replayed in parallel processes (one per core, --jobs). The answer is printed with the replays "
+    "Candidates are replayed in parallel processes (--jobs), always the same ones in the same order. The answer "
+    "is printed with the replays "
     "that prove it: the one at the answer meets the target, the one a step below misses it. Exit code 1 when no "
     "quota up to the cap (--max, default: every workload in scope at once) meets the target.",
 ))
@@ -80,7 +81,9 @@ def plan_command(
     resources: list[str] | None = ResourceOption,
     steps: list[str] | None = StepOption,
     maximum: list[str] | None = MaxOption,
-    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0, help="Parallel replays (default: one per core)."),
+    jobs: int = typer.Option(0, "--jobs", metavar="N", min=0,
+                             help="Parallel replays (default: one per core; at most 2, the candidates of one round). "
+                                  "The answer and -o json do not depend on it."),
     budget: int = typer.Option(60, "--budget", metavar="N", min=2, help="At most this many replays."),
     generator: str | None = GeneratorOption,
     traces: list[str] | None = TraceOption,
@@ -112,10 +115,19 @@ def plan_command(
     confidence: int = typer.Option(DEFAULT_CONFIDENCE, "--confidence", metavar="PERCENT", min=1, max=100,
                                    help="With --seeds: the percentage of draws that must meet the target."),
     executor: str = typer.Option("local", "--executor", metavar="WHERE", help=EXECUTOR_HELP),
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
-    from kqctl.kueue.replay.plan import PlanError, default_cap, evaluate, make_problem, search, with_seed
+    from kqctl.kueue.replay.plan import (
+        SEARCH_WIDTH,
+        PlanError,
+        default_cap,
+        evaluate,
+        make_problem,
+        search,
+        with_seed,
+    )
     from kqctl.render.output import check_output
 
     check_output(output, PLAN_FORMATS)
@@ -128,13 +140,13 @@ def plan_command(
     loaded = None
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
-                                           kubeconfig, scheduler, yunikorn_namespace)
+                                           kubeconfig, scheduler, yunikorn_namespace, as_given)
         if product != "Kueue":
-            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates)
+            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
             _refuse_kueue_study_options(product, seeds, executor)
             raise typer.Exit(timeline.plan_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
                                                  scope, target, field, resources or [], steps or [], maximum or [],
-                                                 jobs or os.cpu_count() or 1, budget, output))
+                                                 min(jobs or os.cpu_count() or 1, SEARCH_WIDTH), budget, output))
     if field is not None:
         raise UsageError("--field applies to Volcano (capability, deserved, guarantee, weight) and YuniKorn "
                          "(guaranteed, max); Kueue's plan finds a nominalQuota")
@@ -143,18 +155,19 @@ def plan_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler, "plan", loaded=loaded)
+                            from_cluster, context, kubeconfig, scheduler, "plan", as_given=as_given, loaded=loaded)
     try:
         problem = make_problem(snapshot, target, scope, resources or (), steps or ())
     except PlanError as exc:
         raise UsageError(str(exc)) from None
     cap = _cap(maximum or [], problem, default_cap(snapshot, problem))
     work = Work(evaluate, with_seed, snapshot, problem, replay_options)
-    with open_executor(where, work, jobs) as runner:
+    # A round of the search replays SEARCH_WIDTH candidates (each under --seeds draws): more processes would have
+    # nothing to do. The candidates are the same whatever --jobs or --executor.
+    with open_executor(where, work, min(jobs or os.cpu_count() or 1, SEARCH_WIDTH * max(1, seeds))
+                       if where.kind == "local" else jobs) as runner:
         evaluator = Evaluator(runner, progress, seed, seeds, confidence)
-        # With draws, a candidate is --seeds tasks: as many candidates at once as keep every worker busy.
-        parallel = max(1, runner.workers // max(1, seeds))
-        result = search(problem, evaluator, cap, parallel, budget)
+        result = search(problem, evaluator, cap, budget=budget)
     progress.done()
     render_plan(result, output, sys.stdout, runner.workers)
     raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)

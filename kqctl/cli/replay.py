@@ -153,6 +153,7 @@ def replay_command(
     context: str | None = options.ContextOption,
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
+    as_given: bool = options.AsGivenOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
@@ -176,9 +177,9 @@ def replay_command(
     loaded = None
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
-                                           kubeconfig, scheduler, yunikorn_namespace)
+                                           kubeconfig, scheduler, yunikorn_namespace, as_given)
         if product != "Kueue":
-            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, output)
+            refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, output, as_given)
             raise typer.Exit(replay_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
                                           output, namespace, parsed_selector, plot,
                                           TableOptions(headers=not no_headers, sort_by=sort_by,
@@ -188,7 +189,7 @@ def replay_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     snapshot = replay_input(paths, filenames, recursive, generator, traces, now, seed, strict, sets, override,
-                            from_cluster, context, kubeconfig, scheduler, loaded=loaded)
+                            from_cluster, context, kubeconfig, scheduler, as_given=as_given, loaded=loaded)
     options.note_namespace(namespace, (w.namespace for w in snapshot.workloads))
     shown = listed(snapshot, namespace, parsed_selector)
     report = replay_snapshot(snapshot, replay_options, on_progress=progress_reporter(progress, snapshot))
@@ -205,23 +206,25 @@ def replay_command(
 def scheduler_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                      sets: list[str] | None, override: bool, from_cluster: bool, context: str | None,
                      kubeconfig: str | None, scheduler: str | None,
-                     yunikorn_namespace: str | None) -> tuple[LoadResult, str]:
-    """The inputs (files, cluster, --set) and the product of the scheduler they are for (Kueue, Volcano, YuniKorn)."""
+                     yunikorn_namespace: str | None, as_given: bool = False) -> tuple[LoadResult, str]:
+    """The inputs (files, cluster, --set) through the gate, as simulate admits them, and the product of the
+    scheduler they are for (Kueue, Volcano, YuniKorn)."""
     from kqctl.cli.schedulers import choose
 
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler, yunikorn_namespace=yunikorn_namespace)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
     return inputs, choose(scheduler, inputs.objects).product
 
 
 def refuse_kueue_replay_options(product: str, cycle_latency: str, fair_sharing: bool | None,
-                                feature_gates: str | None, output: str | None = None) -> None:
-    """Kueue's replay options for another scheduler's inputs: a usage error, never a silent no-op."""
+                                feature_gates: str | None, output: str | None = None, as_given: bool = False) -> None:
+    """Kueue's replay options for another scheduler's inputs: a usage error, never a silent no-op (--as-given
+    too, as simulate refuses it: Volcano's and YuniKorn's objects are always read as the API server stores them)."""
     if output == "summary":
         raise UsageError(f"-o summary is Kueue's performance summary.yaml; the input is {product}'s (-o json has "
                          "every figure)")
     timeline.refuse_kueue_options(product, cycle_latency=None if cycle_latency == "calibrated" else cycle_latency,
-                                  fair_sharing=fair_sharing, feature_gates=feature_gates)
+                                  fair_sharing=fair_sharing, feature_gates=feature_gates, as_given=as_given)
 
 
 def replay_other(product: str, inputs: LoadResult, traces: list[str], time: timeline.TimeSettings,
@@ -281,21 +284,23 @@ def write_plots(report: ReplayReport, directory: str) -> list[str]:
 def replay_input(paths: list[str] | None, filenames: list[str] | None, recursive: bool, generator: str | None,
                  traces: list[str] | None, now: str | None, seed: int, strict: bool, sets: list[str] | None,
                  override: bool, from_cluster: bool, context: str | None, kubeconfig: str | None,
-                 scheduler: str | None, command: str = "replay", loaded: LoadResult | None = None) -> Snapshot:
+                 scheduler: str | None, command: str = "replay", as_given: bool = False,
+                 loaded: LoadResult | None = None) -> Snapshot:
     """The snapshot to replay: Kueue's generator config, or the inputs (files, cluster; ``loaded`` when already
-    read), plus traces."""
+    read), plus traces. ``as_given``: the objects as written (--as-given), not as the API server stores them."""
     from kqctl.cli.simulate import load_snapshot, parse_now
 
     if generator is not None:
-        if paths or filenames or from_cluster or sets:
-            raise UsageError("--generator builds its own cluster: pass no PATHs, -f, --from-cluster or --set with it")
+        if paths or filenames or from_cluster or sets or as_given:
+            raise UsageError("--generator builds its own cluster: pass no PATHs, -f, --from-cluster, --set or "
+                             "--as-given with it")
         start = parse_now(now) if now is not None else None
         snapshot = generator_snapshot(generator, start, seed)
     else:
         start = parse_now(now)
         inputs = loaded or options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                               sets, override, scheduler)
-        snapshot = load_snapshot(inputs, scheduler, start, command)
+                                               sets, override, scheduler, as_given=as_given)
+        snapshot = load_snapshot(inputs, scheduler, start, command, as_given=as_given)
     add_traces(snapshot, traces or [], seed)
     check_runtimes(snapshot)
     return snapshot

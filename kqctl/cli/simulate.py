@@ -85,6 +85,7 @@ def simulate_command(
     scheduler: str | None = options.SchedulerOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
     from kqctl.render.output import check_output
@@ -101,15 +102,16 @@ def simulate_command(
 
     # With --scheduler named, what it refuses is known before the inputs (or a whole cluster) are read.
     volcano_cli.refuse_early(scheduler, scheduler_conf, fair_sharing=fair_sharing, feature_gates=feature_gates,
-                             now=now)
+                             now=now, as_given=as_given)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
     view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
                         color=color)
     if volcano_cli.is_volcano(inputs, scheduler):
-        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now)
+        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
+                                         as_given=as_given)
         progress.done()
         raise typer.Exit(volcano_cli.simulate(inputs, scheduler_conf, cycles, output, namespace, selector, view,
                                               failing_states))
@@ -120,11 +122,12 @@ def simulate_command(
         from kqctl.cli.yunikorn import simulate_yunikorn
 
         kueue_only = [flag for flag, given in (("--fair-sharing", fair_sharing is not None),
-                                               ("--feature-gates", feature_gates is not None)) if given]
+                                               ("--feature-gates", feature_gates is not None),
+                                               ("--as-given", as_given)) if given]
         simulate_yunikorn(inputs, sim_options.now, cycles, output, namespace, selector, kueue_only, failing_states,
                           view, progress)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
-    snapshot = load_snapshot(inputs, scheduler, sim_options.now)
+    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))
     if progress.enabled and len(inputs.objects) >= LARGE_INPUT:
         sim_options = dataclasses.replace(sim_options, on_cycle=cycle_progress(progress, len(snapshot.workloads)))
@@ -173,8 +176,9 @@ def workloads_in_states(result: SimulationResult, states: set[str], namespace: s
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None,
-                  command: str | None = None) -> Snapshot:
-    """Inputs to one Kueue snapshot; any unreadable or undecodable object is a located error (exit 3).
+                  command: str | None = None, as_given: bool = False) -> Snapshot:
+    """Inputs (admitted by the gate, or ``as_given``) to one Kueue snapshot; any unreadable or undecodable
+    object is a located error (exit 3).
 
     The input must be Kueue's (or hold only core kinds): two schedulers' objects are a usage error.
     ``command``: the Kueue-only command asking (replay, diff, plan), for the message when they are not.
@@ -188,7 +192,7 @@ def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | Non
             raise UsageError(f"kqctl {command} is Kueue-only for now and these inputs are {chosen.product}'s; "
                              f"kqctl validate, simulate, explain and audit read {chosen.product}")
         raise UsageError(f"kqctl does not simulate {chosen.product} yet")
-    return build_snapshot(inputs, now)
+    return build_snapshot(inputs, now, as_given=as_given)
 
 
 def simulation_options(cycles: int | None, fair_sharing: bool | None, feature_gates: str | None,

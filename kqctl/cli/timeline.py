@@ -171,12 +171,17 @@ def trace_objects(file: str, bodies: Iterable[tuple[TraceRow, dict[str, Any]]]) 
 
 
 def _with(inputs: LoadResult, extra: list[LoadedObject]) -> LoadResult:
+    """The inputs (admitted by the gate already) and the objects a trace submits, these through the gate too, as
+    simulate admits its inputs: what the API server would refuse of them is refused at the trace's row, and they
+    are read as it would store them (the checks across objects see them with the inputs)."""
+    from kqctl.cli.options import admitted
     from kqctl.load.objects import LoadResult, mark_duplicates
 
     objects = [*inputs.objects, *extra]
-    if extra:
-        mark_duplicates(objects)
-    return LoadResult(objects, inputs.unreadable, inputs.files)
+    if not extra:
+        return LoadResult(objects, inputs.unreadable, inputs.files)
+    mark_duplicates(objects)
+    return admitted(LoadResult(objects, inputs.unreadable, inputs.files), None)
 
 
 def _priority_classes(inputs: LoadResult) -> dict[str, int]:
@@ -557,7 +562,7 @@ def plan_other(product: str, inputs: LoadResult, traces: list[str], time: TimeSe
         raise UsageError(str(exc)) from None
     cap = _cap(maximum, problem, plans.default_cap(snapshot, problem), product)
     with Evaluator(plans.evaluate, snapshot, problem, replay_options, workers, progress) as evaluator:
-        result = search(problem, evaluator, cap, workers, budget)
+        result = search(problem, evaluator, cap, budget=budget)  # the same candidates whatever --jobs
     progress.done()
     render_plan(result, output, sys.stdout, workers, units)
     return EXIT_OK if result.answer is not None else EXIT_FINDINGS

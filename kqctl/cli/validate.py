@@ -198,7 +198,9 @@ def run_validation(paths: list[str], recursive: bool, strict: bool, closed: bool
     from kqctl.validate.runner import validate_load
     from kqctl.validate.skip import Skipping
 
-    files = expand_paths(paths, recursive)
+    skipped: list[str] = []
+    files = expand_paths(paths, recursive, skipped)
+    options.write_notes(skipped)
     kinds = kinds_for(scheduler)
     workers = jobs or default_jobs()
     skipping = skipping or Skipping()

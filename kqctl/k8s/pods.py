@@ -20,6 +20,19 @@ from kqctl.k8s.quantity import MAX_INT64, QuantityError, int64_sat_add, parse_qu
 Resources = dict[str, int]
 
 
+def overcommit_allowed(name: str) -> bool:
+    """Kubernetes' ``helper.IsOvercommitAllowed`` (pkg/apis/core/helper/helpers.go): a native resource (no
+    domain, or a kubernetes.io one) other than huge pages may be requested below its limit; any other (an
+    extended resource such as nvidia.com/gpu, huge pages) needs a limit, equal to its request (VAL-POD-3)."""
+    return ("/" not in name or "kubernetes.io/" in name) and not name.startswith("hugepages-")
+
+
+def limits_for(requests: Mapping[str, str]) -> dict[str, str]:
+    """The limits a pod asking for ``requests`` must set for the API server to take it: the request of every
+    resource that cannot be overcommitted (VAL-POD-3), nothing for cpu and memory."""
+    return {name: value for name, value in requests.items() if not overcommit_allowed(name)}
+
+
 @dataclass
 class ContainerResources:
     requests: Resources = field(default_factory=dict)

@@ -1,8 +1,12 @@
 """The last loading step: loaded objects become one typed :class:`Snapshot` for the engine.
 
-Objects are converted to v1beta2 and built without CRD defaults (DEF-4). An object that Kueue
-could not even decode, a duplicate, or an unreadable input stops here with a located error;
-objects kqctl does not read are left out with a warning.
+Objects come through the gate (kqctl.validate.gate) as the API server would store them: validated,
+with CRD and webhook defaults (DEF-1); the fields the server filled in are kept in
+``Snapshot.defaulted``, so an explanation can say when a default decided. With ``as_given``
+(``--as-given``) objects are built exactly as written, without defaults (DEF-4: how Kueue's own unit
+tests build them), and only what Kueue could not even decode is refused here. Objects are converted to
+v1beta2; an unreadable input or a duplicate stops here with a located error; objects kqctl does not read
+are left out with a warning.
 """
 
 from __future__ import annotations
@@ -36,10 +40,12 @@ from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import format_path
 
 
-def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
+def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bool = True) -> Snapshot:
     """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`.
 
     ``now`` is the snapshot's clock; submitted Jobs without a creationTimestamp are created then.
+    ``as_given``: the objects did not come through the gate, so what Kueue cannot decode is refused here;
+    False for objects the gate admitted (checked by validate's steps already: not checked twice).
     """
     if result.unreadable:
         raise result.unreadable[0]
@@ -49,15 +55,40 @@ def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
         _check_loadable(obj, snapshot)
         if obj.info is None:
             continue
-        _check_decodable(obj)
+        if as_given:
+            _check_decodable(obj)
+        elif obj.defaulted:
+            _note_defaults(snapshot, obj)
         if (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS:
             submitted.objects.append((obj.origin, _with_namespace(obj.body, obj)))
             continue
         if obj.info.kind == "Workload":
             submitted.workloads.append(obj.body)
-        _add(snapshot, obj)
+        _add(snapshot, obj, as_given)
     add_submitted_workloads(snapshot, submitted)  # REQ-1..3: after the queues and classes they look up
     return snapshot
+
+
+def _note_defaults(snapshot: Snapshot, obj: LoadedObject) -> None:
+    """DEF-1: what the API server filled in of the object's spec (metadata, e.g. a webhook's finalizer, decides
+    nothing), with the value it stores."""
+    filled = {format_path(path): _value_at(obj.body, path) for path in obj.defaulted
+              if path[:1] == ("spec",) and len(path) > 1}
+    if filled:
+        snapshot.defaulted[_defaulted_key(obj)] = filled
+
+
+def _value_at(body: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        body = body[part]
+    return body
+
+
+def _defaulted_key(obj: LoadedObject) -> str:
+    """How Snapshot.defaulted names an object: ``Kind/name``, ``Kind/namespace/name`` when namespaced."""
+    assert obj.info is not None
+    name = f"{obj.namespace}/{obj.name}" if obj.info.namespaced else str(obj.name)
+    return f"{_kind_key(obj)[1]}/{name}"
 
 
 def _check_loadable(obj: LoadedObject, snapshot: Snapshot) -> None:
@@ -118,7 +149,7 @@ def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int
                      "validate shows every problem)", line=obj.line_of(path), index=obj.origin.index)
 
 
-def _add(snapshot: Snapshot, obj: LoadedObject) -> None:
+def _add(snapshot: Snapshot, obj: LoadedObject, as_given: bool = True) -> None:
     body = obj.body
     if obj.info is not None and obj.info.group == KUEUE_GROUP:
         conversion = to_v1beta2(body, copy_hub=False)
@@ -127,7 +158,7 @@ def _add(snapshot: Snapshot, obj: LoadedObject) -> None:
                 raise InputError(obj.origin.file, f"{issue.rule_id}: {issue.message}",
                                  line=obj.line_of(issue.path), index=obj.origin.index)
         body = conversion.body
-        if obj.info.kind == "Workload":
+        if obj.info.kind == "Workload" and as_given:
             problem = workload_decoding_problem(body)
             if problem is not None:
                 path, message, rule_id = problem

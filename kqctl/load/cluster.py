@@ -286,7 +286,10 @@ def cluster_load_result(kinds: KindRegistry, snapshot: ClusterSnapshot, strict: 
     """The snapshot's objects as if read from a file (``--from-cluster``); lines refer to its JSON text."""
     from kqctl.load.objects import load_text
 
-    return load_text(kinds, snapshot_text(snapshot, "json"), snapshot.source_name, strict)
+    result = load_text(kinds, snapshot_text(snapshot, "json"), snapshot.source_name, strict)
+    for obj in result.objects:
+        obj.stored = True  # the API server's own objects: defaulted and admitted already
+    return result
 
 
 def load_cluster(plan: PlanChoice, kinds: KindRegistry, context: str | None = None, kubeconfig: str | None = None,

@@ -33,6 +33,11 @@ class LoadedObject:
     findings: list[Finding] = field(default_factory=list)
     # (field path, --set text) of every value a --set put there: an error there names the --set, not the file.
     overridden: tuple[tuple[FieldPath, str], ...] = ()
+    # Read from a cluster: already as the API server stores it (defaulted, admitted), not checked again.
+    stored: bool = False
+    # The fields the API server fills in on create that the input left out (CRD and webhook defaults), once the
+    # object went through the gate (kqctl.validate.gate); () before, or for an object taken as given.
+    defaulted: tuple[FieldPath, ...] = ()
     # The scheduler the kqctl snapshot holding this object was saved for (its List's kqctl.dev/scheduler
     # annotation), None elsewhere: another scheduler's pods in it are other pods on the nodes, not that scheduler's.
     read_for: str | None = None
@@ -99,6 +104,7 @@ class LoadResult:
     objects: list[LoadedObject]
     unreadable: list[InputError]
     files: list[str] = field(default_factory=list)  # in reading order ("<stdin>" for stdin)
+    notes: list[str] = field(default_factory=list)  # what was left out of the inputs and why, for stderr
 
     @property
     def known_objects(self) -> list[LoadedObject]:
@@ -115,7 +121,8 @@ def load_paths(kinds: KindRegistry, paths: Iterable[str], recursive: bool = Fals
     objects: list[LoadedObject] = []
     unreadable: list[InputError] = []
     files: list[str] = []
-    for name in expand_paths(paths, recursive):
+    notes: list[str] = []
+    for name in expand_paths(paths, recursive, notes):
         files.append(STDIN_NAME if name == "-" else name)
         try:
             source = read_source(name, stdin)
@@ -126,7 +133,7 @@ def load_paths(kinds: KindRegistry, paths: Iterable[str], recursive: bool = Fals
         for document in documents:
             objects.extend(objects_of(kinds, document, strict))
     mark_duplicates(objects)
-    return LoadResult(objects, unreadable, files)
+    return LoadResult(objects, unreadable, files, notes)
 
 
 def load_text(kinds: KindRegistry, text: str, name: str = "<text>", strict: bool = False) -> LoadResult:

@@ -104,8 +104,9 @@ def apply_overrides(objects: Sequence[LoadedObject], overrides: Iterable[Overrid
             hint = f"; did you mean {close[0]}?" if close else ""
             raise UsageError(f"--set {override.text!r}: {obj.kind} has no field {where}{hint}")
         _set(body, path, override)
+        # An edited object is no longer the one the cluster stored: the gate checks it like a file's.
         result[index] = dataclasses.replace(obj, body=body, findings=list(obj.findings),
-                                            overridden=(*obj.overridden, (path, override.text)))
+                                            overridden=(*obj.overridden, (path, override.text)), stored=False)
     return result
 
 

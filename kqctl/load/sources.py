@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -32,8 +33,11 @@ def max_input_bytes() -> int:
     return int(raw) if raw and raw.isdigit() else DEFAULT_MAX_BYTES
 
 
-def expand_paths(paths: Iterable[str], recursive: bool = False) -> list[str]:
-    """Every file named by ``paths``, directories expanded to their manifest files in name order."""
+def expand_paths(paths: Iterable[str], recursive: bool = False, skipped: list[str] | None = None) -> list[str]:
+    """Every file named by ``paths``, directories expanded to their manifest files in name order. Inside a
+    directory, an entry that is not a regular file (a FIFO, a socket, a device) is skipped, with a note in
+    ``skipped``: reading a FIFO nobody writes to would wait forever. A path named as such is read (``<(cmd)``
+    is a pipe)."""
     files: list[str] = []
     for raw in paths:
         if raw == "-":
@@ -41,7 +45,7 @@ def expand_paths(paths: Iterable[str], recursive: bool = False) -> list[str]:
             continue
         path = Path(raw)
         if path.is_dir():
-            found = list(_manifests_in(path, recursive))
+            found = list(_manifests_in(path, recursive, skipped))
             diagnostics.log(4, f"{raw}: {len(found)} manifest file(s){' (recursive)' if recursive else ''}: "
                                f"{', '.join(found[:20])}{' ...' if len(found) > 20 else ''}")
             files.extend(found)
@@ -68,10 +72,12 @@ def no_objects_error(paths: Iterable[str], recursive: bool) -> InputError:
                       "no Kubernetes objects found: the input is empty (expected YAML or JSON manifests)")
 
 
-def _manifests_in(directory: Path, recursive: bool) -> Iterator[str]:
+def _manifests_in(directory: Path, recursive: bool, skipped: list[str] | None = None) -> Iterator[str]:
     """Manifest files of a directory in name order. What cannot be read is listed too, so that reading
-    it reports the problem (a subdirectory without permission, a broken symlink) instead of skipping it."""
+    it reports the problem (a subdirectory without permission, a broken symlink) instead of skipping it;
+    what is not a regular file is left out (noted in ``skipped``)."""
     found: list[str] = []
+    special: list[str] = []
 
     def unreadable(error: OSError) -> None:
         found.append(str(error.filename))
@@ -80,10 +86,23 @@ def _manifests_in(directory: Path, recursive: bool) -> Iterator[str]:
         dirs.sort()
         for name in files:
             if Path(name).suffix.lower() in MANIFEST_SUFFIXES:
-                found.append(os.path.join(root, name))
+                path = os.path.join(root, name)
+                (special if _not_regular(path) else found).append(path)
         if not recursive:
             break
+    if skipped is not None:
+        skipped.extend(f"{path}: skipped: not a regular file (a FIFO, socket or device is never read from a "
+                       "directory; name it to read it)" for path in sorted(special))
     return iter(sorted(found))
+
+
+def _not_regular(path: str) -> bool:
+    """A FIFO, socket or device (a symbolic link is judged by its target; a broken one is read, and reported)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode)
 
 
 def read_source(name: str, stdin: BinaryIO | None = None, limit: int | None = None) -> Source:

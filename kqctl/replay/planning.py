@@ -234,18 +234,29 @@ class PlanResult(Generic[P]):
 
 Evaluator = Callable[[list[Values]], list[Evaluation]]
 
+# Candidates evaluated per round of the search: fixed, so that the candidates tried, the answer and everything
+# -o json shows are the same whatever the number of processes replaying them (--jobs): more quota can make a
+# target worse (it is not guaranteed monotone), so a search that looked at other levels could answer otherwise.
+# Two per round keeps both cores of a 2-core machine busy.
+SEARCH_WIDTH = 2
 
-def search(problem: P, evaluate_many: Evaluator, cap: Values, parallel: int, budget: int = 60) -> PlanResult[P]:
+
+def search(problem: P, evaluate_many: Evaluator, cap: Values, parallel: int = SEARCH_WIDTH,
+           budget: int = 60) -> PlanResult[P]:
     """The smallest quotas meeting the target, in two phases.
 
-    1. All planned resources together, as multiples of their steps scaled by one factor: a (parallel+1)-ary
+    1. All planned resources together, as multiples of their steps scaled by one factor: a (width+1)-ary
        search over the number of steps of the first resource (the others follow in proportion to the cap).
     2. With several resources, each one alone, lowered as far as it goes with the others fixed.
+
+    ``parallel`` is the number of candidates per round (SEARCH_WIDTH by default, whatever the processes); the
+    candidates are tried in one fixed order, and ``budget`` only cuts that order short: the replays of a smaller
+    budget are the first ones of a larger budget's.
     """
     done: dict[Values, Evaluation] = {}
 
     def run(candidates: list[Values]) -> None:
-        todo = [c for c in dict.fromkeys(candidates) if c not in done]
+        todo = [c for c in dict.fromkeys(candidates) if c not in done][:max(0, budget - len(done))]
         for result in evaluate_many(todo) if todo else []:
             done[result.values] = result
 
@@ -293,9 +304,9 @@ def _bisect(point: Callable[[int], Values], low: int, high: int, run: Callable[[
     failed, met = bracket  # invariant: level ``met`` meets the target; every level <= ``failed`` misses
     while met - failed > 1 and len(done) < budget:
         gap = met - failed
-        width = max(1, min(parallel, budget - len(done)))
-        picks = sorted({failed + max(1, gap * k // (width + 1)) for k in range(1, width + 1)} - {met})
+        picks = sorted({failed + max(1, gap * k // (parallel + 1)) for k in range(1, parallel + 1)} - {met})
         run([point(level) for level in picks])
+        picks = [level for level in picks if point(level) in done]  # the budget may have cut the round short
         for level in picks:
             if done[point(level)].met:
                 met = min(met, level)
@@ -317,6 +328,8 @@ def _gallop(point: Callable[[int], Values], low: int, high: int, run: Callable[[
         batch = levels[first:first + parallel]
         run([point(lv) for lv in batch])
         for lv in batch:
+            if point(lv) not in done:
+                return None  # the budget ran out before any level met the target
             if done[point(lv)].met:
                 return failed, lv
             failed = lv

@@ -46,6 +46,11 @@ def _no_cross_checks(objects: Sequence[LoadedObject], closed: bool) -> list[tupl
     return []
 
 
+def no_refusals(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObject, Finding]]:
+    """For a scheduler whose checks across objects are all kqctl's knowledge (warnings) without --closed."""
+    return []
+
+
 def _untrimmed(obj: LoadedObject) -> LoadedObject:
     return obj
 
@@ -77,6 +82,10 @@ class ValidationProfile:
     # Checks across every object of the input that no API server makes.
     cross_object: Callable[[Sequence[LoadedObject], bool], Iterable[tuple[LoadedObject, Finding]]] = (
         _no_cross_checks)
+    # The part of ``cross_object`` that can report an error without --closed (a refusal the API server or the
+    # scheduler makes across objects), which the gate every command admits objects through runs; None: the whole of
+    # ``cross_object``. Lints across 50,000 pods need not run where only refusals matter.
+    cross_object_refusals: Callable[[Sequence[LoadedObject]], Iterable[tuple[LoadedObject, Finding]]] | None = None
     # The part of an object the cross-object checks read (workers send only that back to the parent).
     trim: Callable[[LoadedObject], LoadedObject] = _untrimmed
     # Checks of one of the scheduler's objects that need the object itself, e.g. a configuration file embedded

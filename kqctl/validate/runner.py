@@ -9,6 +9,7 @@ its :class:`~kqctl.validate.profile.ValidationProfile`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kqctl.errors import InputError
@@ -24,6 +25,9 @@ from kqctl.validate.schema import UNKNOWN_FIELD, has_schema, schema_defaulted, v
 from kqctl.validate.skip import Skipping
 
 NOTHING_SKIPPED = Skipping()
+
+# How a finding about a written status ends: the create drops status, so it refuses nothing.
+IGNORED_ON_CREATE = "ignored when the object is created)"
 
 
 def validate_load(result: LoadResult, profiles: Sequence[ValidationProfile], closed: bool = False,
@@ -79,6 +83,26 @@ def _naming_set(obj: LoadedObject, findings: list[Finding]) -> list[Finding]:
 
 def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> list[Finding]:
     """The per-object steps of DEF-3, in the API server's order."""
+    return check_object(obj, profiles).findings
+
+
+@dataclass(frozen=True)
+class ObjectCheck:
+    """What the API server makes of one object on create: its findings, and the object it would store."""
+
+    findings: list[Finding]
+    # The object as the server holds it once created: a legacy version converted, CRD defaults and the
+    # scheduler's mutating webhooks applied, ``status`` kept as written (a snapshot's record of the cluster).
+    stored: dict[str, Any]
+    # The written status has problems that a create ignores (the server drops status): not the cluster's state.
+    status_ignored: bool = False
+    # The API server's "no matches for kind ... in version" for a version nobody serves any more (also in
+    # ``findings``): what `kqctl convert` cures, so it is the one refusal convert does not make.
+    unserved: tuple[Finding, ...] = ()
+
+
+def check_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> ObjectCheck:
+    """The per-object steps of DEF-3, in the API server's order, and the object they leave."""
     assert obj.info is not None
     body: dict[str, Any] = obj.body
     findings: list[Finding] = []
@@ -90,18 +114,30 @@ def validate_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) ->
         body = legacy.body
         findings.extend(legacy.findings)
         if has_error(legacy.findings):
-            return findings + unserved
+            return ObjectCheck(findings + unserved, body, unserved=tuple(unserved))
     kind = str(body.get("kind", ""))
     release = owner.schema_release if owner is not None else None
     body, steps = _server_steps(body, str(body.get("apiVersion", "")), kind, obj.info, profiles, release)
     findings.extend(steps)
     if not has_error(findings):
         # Validating webhooks only see objects the API server itself accepted.
-        findings.extend(_webhook_findings(body, kind, profiles))
+        # Validating admission runs after the server dropped the status of a kind that has a status subresource.
+        findings.extend(_webhook_findings(_without_status(body) if _drops_status(obj.info) else body, kind,
+                                          profiles))
         if owner is not None:
             findings.extend(owner.inspect(obj))
     # The conversion's own findings come first: they are what `kqctl convert` would produce.
-    return _status_ignored_on_create(findings, profiles, obj.info) + unserved
+    judged = _status_ignored_on_create(findings, profiles, obj.info) + unserved
+    return ObjectCheck(judged, body, any(status_ignored(f) for f in judged), tuple(unserved))
+
+
+def status_ignored(finding: Finding) -> bool:
+    """A problem of the written status, which a create ignores (as information)."""
+    return finding.severity is Severity.INFO and finding.message.endswith(IGNORED_ON_CREATE)
+
+
+def _without_status(body: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in body.items() if key != "status"} if "status" in body else body
 
 
 # Status fields the API server stores on create, by kind: the kubelet registers a Node with its capacity and
@@ -138,7 +174,7 @@ def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[Valida
         if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding, kept) \
                 and not _kept_in_stored_status(finding, info):
             finding = Finding(finding.rule_id, Severity.INFO, finding.path,
-                              f"{finding.message} (status is ignored when the object is created)", finding.hint,
+                              f"{finding.message} (status is {IGNORED_ON_CREATE}", finding.hint,
                               finding.line, finding.related)
         result.append(finding)
     return result
@@ -160,24 +196,48 @@ def _server_steps(body: dict[str, Any], api_version: str, kind: str, info: KindI
     findings: list[Finding] = []
     mutated = _mutated(defaulted, kind, info, profiles)
     if mutated is not None:
-        defaulted, decoding = mutated
+        changed, decoding = mutated
         findings.extend(decoding)
         if has_error(decoding):
             return defaulted, findings  # the webhook rejected it while decoding: nothing else runs
-        # The API server defaults again after a mutating webhook changed the object; the webhook's
-        # re-encoding drops empty strings, which the CRD defaults then fill in.
-        defaulted = schema_defaulted(defaulted, api_version, kind, release)
+        if changed is not defaulted:
+            # The API server defaults again after a mutating webhook changed the object.
+            defaulted = schema_defaulted(changed, api_version, kind, release)
     # The API server reports metadata and schema errors together, before CEL.
     raw_schema_findings = validate_schema(defaulted, api_version, kind, release) + run_metadata_rules(info, defaulted)
     schema_findings = _status_ignored_on_create(raw_schema_findings, profiles, info)
     findings.extend(schema_findings)
-    if info.status_subresource and any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings):
-        # The server drops status before its schema, CEL and validating webhooks see the object: a malformed
-        # status stops nothing, and the later steps never see it.
-        defaulted = {key: value for key, value in defaulted.items() if key != "status"}
     if not has_error(schema_findings):
-        findings.extend(validate_cel(defaulted, api_version, kind, release))
+        # A status the schema already refuses is dropped unread: CEL never sees it.
+        status_read = not any(_in_status(f) and f.severity is Severity.ERROR for f in raw_schema_findings)
+        findings.extend(_cel_on_create(defaulted, api_version, kind, info, status_read, release))
     return defaulted, findings
+
+
+def _cel_on_create(body: dict[str, Any], api_version: str, kind: str, info: KindInfo,
+                   status_read: bool, release: str | None) -> list[Finding]:
+    """CEL sees the object after the server dropped its status (BeforeCreate's PrepareForCreate runs before
+    the strategy's validation), so a rule that reads status cannot refuse a create. A rule the written status
+    alone breaks is told as information: the status is not what the cluster would hold."""
+    if "status" not in body or not _drops_status(info):
+        return validate_cel(body, api_version, kind, release)
+    created = validate_cel(_without_status(body), api_version, kind, release)
+    if not status_read:
+        return created
+    seen = {(f.rule_id, f.path, f.message) for f in created}
+    broken_by_status = [
+        Finding(f.rule_id, Severity.INFO, f.path,
+                f"{f.message} (only because of the written status, which is {IGNORED_ON_CREATE}", f.hint, f.line,
+                f.related)
+        for f in validate_cel(body, api_version, kind, release)
+        if (f.rule_id, f.path, f.message) not in seen and f.severity is Severity.ERROR]
+    return created + broken_by_status
+
+
+def _drops_status(info: KindInfo) -> bool:
+    """Whether a create drops this kind's status (a status subresource; a PodGroup has none); the Node's is kept
+    (the kubelet's)."""
+    return info.status_subresource and (info.group, info.kind) not in _STATUS_KEPT_ON_CREATE
 
 
 def _mutated(body: dict[str, Any], kind: str, info: KindInfo,

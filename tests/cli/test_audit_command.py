@@ -14,7 +14,7 @@ from support import KUEUE_CONFORMANCE, REPO, Run
 Kq = Callable[..., Run]
 Write = Callable[[str, "str | bytes"], str]
 SAMPLES = ("single-clusterqueue", "cohort-borrowing", "spot-gpu", "preemption", "fair-sharing",
-           "hierarchical-cohorts", "legacy-v1alpha1")
+           "hierarchical-cohorts")
 HIERARCHICAL = str(REPO / "samples" / "hierarchical-cohorts")
 BROKEN = REPO / "samples" / "broken"
 CONFORMANCE = KUEUE_CONFORMANCE
@@ -45,9 +45,16 @@ def test_machine_formats_are_byte_identical_across_runs(kqctl: Kq, name: str, fm
     assert first.out == second.out
 
 
+def test_legacy_objects_are_refused_as_validate_refuses_them_and_audited_as_given(kqctl: Kq) -> None:
+    legacy = sample("legacy-v1alpha1")
+    refused = kqctl("audit", "-R", legacy)
+    assert refused.code == 3 and "LEG-VERSION" in refused.err
+    assert kqctl("audit", "-R", legacy, "--as-given").code == 0
+
+
 @pytest.mark.parametrize("path", one_snapshot_per_suite(), ids=lambda p: Path(p).parent.parent.name)
 def test_one_conformance_snapshot_per_suite_audits(kqctl: Kq, path: str) -> None:
-    run = kqctl("audit", path, "-o", "json")
+    run = kqctl("audit", path, "-o", "json", "--as-given")  # Kueue's unit-test objects, undefaulted (DEF-4)
     assert run.code == 0, run.err
     assert json.loads(run.out)["nodes"]
 

@@ -22,13 +22,21 @@ REFUSED = [
     ("negative-count", "count: 1", "count: -1"),
     ("priority-beyond-int32", "priority: 100", "priority: 3000000000"),
     ("min-count-above-count", "count: 1", "count: 1\n    minCount: 3"),
-]
-# Kueue's webhook decodes these (Go's quantity parser: "." and "-" are 0, surrounding space trimmed)
-# and re-encodes them before the schema sees them: the API server stores them, every command reads them.
-READ = [
-    ("dot-is-zero", 'cpu: "2"', 'cpu: "."'),
-    ("dash-is-zero", 'cpu: "2"', 'cpu: "-"'),
+    # DEF-3: Kueue's Workload webhook decodes these (Go's quantity parser reads "." and "-" as 0 and trims
+    # spaces) but sends no patch, as its Default() changes nothing: the schema's quantity pattern refuses them.
+    ("dot-is-not-a-quantity", 'cpu: "2"', 'cpu: "."'),
+    ("dash-is-not-a-quantity", 'cpu: "2"', 'cpu: "-"'),
     ("trailing-space", 'cpu: "2"', 'cpu: "2 "'),
+]
+# The ClusterQueue webhook adds its finalizer to a new ClusterQueue, so its patch carries the re-encoded
+# quantities ("." -> "0", "2 " -> "2", 1.5 -> "1500m") and a resource without nominalQuota gets "0": the API
+# server stores them, and every command reads them so.
+READ = [
+    ("dot-is-zero", "nominalQuota: 20", 'nominalQuota: "."'),
+    ("dash-is-zero", "nominalQuota: 20", 'nominalQuota: "-"'),
+    ("trailing-space", "nominalQuota: 20", 'nominalQuota: "20 "'),
+    ("not-an-integer", "nominalQuota: 20", "nominalQuota: 1.5"),
+    ("missing", "nominalQuota: 20\n", "\n"),
 ]
 
 
@@ -36,6 +44,16 @@ def _inputs(tmp_path: Path, old: str, new: str) -> str:
     assert old in WORKLOAD
     (tmp_path / "cluster.yaml").write_text((SAMPLE / "cluster.yaml").read_text())
     (tmp_path / "workload.yaml").write_text(WORKLOAD.replace(old, new, 1))
+    return str(tmp_path)
+
+
+def _cluster_inputs(tmp_path: Path, old: str, new: str) -> str:
+    # team-a's cpu without its lendingLimit, which must not exceed the nominal quota being changed
+    cluster = (SAMPLE / "cluster.yaml").read_text().replace(
+        "        lendingLimit: 5            # ... and lends at most 5 of its own 20 CPUs\n", "", 1)
+    assert old in cluster
+    (tmp_path / "cluster.yaml").write_text(cluster.replace(old, new, 1))
+    (tmp_path / "workload.yaml").write_text(WORKLOAD)
     return str(tmp_path)
 
 
@@ -47,12 +65,13 @@ def test_what_validate_rejects_every_command_refuses(kqctl: Kq, tmp_path: Path, 
     for command in (["simulate"], ["audit"], ["explain", KEY]):
         run = kqctl(*command, inputs)
         assert run.code == 3, (command, run.out, run.err)
-        assert "workload.yaml:" in run.err and "Workload job-model-eval-6a0f3: spec." in run.err
+        assert "workload.yaml:" in run.err and "Workload team-b/job-model-eval-6a0f3: spec." in run.err
 
 
 @pytest.mark.parametrize("name,old,new", READ, ids=[c[0] for c in READ])
-def test_what_kueue_decodes_every_command_reads(kqctl: Kq, tmp_path: Path, name: str, old: str, new: str) -> None:
-    inputs = _inputs(tmp_path, old, new)
+def test_def3_what_the_cluster_queue_webhook_re_encodes_every_command_reads(kqctl: Kq, tmp_path: Path, name: str,
+                                                                           old: str, new: str) -> None:
+    inputs = _cluster_inputs(tmp_path, old, new)
     assert kqctl("validate", inputs).code == 0
     for command in (["simulate"], ["audit"], ["explain", KEY]):
         assert kqctl(*command, inputs).code == 0, command
@@ -117,17 +136,17 @@ _RULE = REPO / "samples" / "single-clusterqueue" / "cluster.yaml"
 # (name, manifest, old, new, explain key, the field the refusal names)
 REFUSED_SUBMITTED = [
     ("job-request-not-a-quantity", _JOB, 'cpu: "1"', 'cpu: "abc"', "default/job-bj-",
-     "Job bj: spec.template.spec.containers[0].resources.requests.cpu:"),
+     "Job default/bj: spec.template.spec.containers[0].resources.requests.cpu:"),
     ("VAL-BJOB-1-negative-parallelism", _JOB, "parallelism: 2", "parallelism: -2", "default/job-bj-",
-     "Job bj: spec.parallelism: Invalid value: -2: must be greater than or equal to 0 (VAL-BJOB-1"),
+     "Job default/bj: spec.parallelism: Invalid value: -2: must be greater than or equal to 0 (VAL-BJOB-1"),
     ("job-completions-not-an-integer", _JOB, "parallelism: 2", 'parallelism: 2\n  completions: "x"',
-     "default/job-bj-", "Job bj: spec.completions:"),
+     "default/job-bj-", "Job default/bj: spec.completions:"),
     ("job-queue-label-not-a-string", _JOB, "queue-name: user-queue}", "queue-name: [q]}", "default/job-bj-",
-     "Job bj: metadata.labels[kueue.x-k8s.io/queue-name]:"),
+     "Job default/bj: metadata.labels[kueue.x-k8s.io/queue-name]:"),
     ("pod-request-not-a-quantity", _POD, "memory: 1Gi", "memory: 1.5.5Gi", "default/pod-p1-",
-     "Pod p1: spec.containers[0].resources.requests.memory:"),
+     "Pod default/p1: spec.containers[0].resources.requests.memory:"),
     ("pod-containers-not-a-list", _POD, "  containers:\n  - name: c", "  containers: notalist\n  initContainers:\n"
-     "  - name: c", "default/pod-p1-", "Pod p1: spec.containers:"),
+     "  - name: c", "default/pod-p1-", "Pod default/p1: spec.containers:"),
     ("wpc-value-beyond-int32", _WPC, "value: 1000", "value: 99999999999", "default/job-bj-",
      "WorkloadPriorityClass high: value:"),
 ]
@@ -178,6 +197,6 @@ def test_a_refusal_counts_documents_from_1_and_writes_paths_as_validate_does(kqc
     (tmp_path / "workload.yaml").write_text(good + "\n---\n" + WORKLOAD.replace("count: 1", "count: -1", 1))
     run = kqctl("simulate", str(tmp_path))
     assert run.code == 3
-    assert "(document 2): Workload job-model-eval-6a0f3: spec.podSets[0].count:" in run.err, run.err
+    assert "(document 2): Workload team-b/job-model-eval-6a0f3: spec.podSets[0].count:" in run.err, run.err
     field = json.loads(kqctl("validate", str(tmp_path), "-o", "json").out)
     assert "spec.podSets[0].count" in {f["field"] for d in field["documents"] for f in d["findings"]}

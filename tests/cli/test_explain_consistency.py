@@ -101,8 +101,10 @@ def test_namespace_flag_and_selector(kqctl: Kq) -> None:
 # Every Kueue sample (the Volcano and YuniKorn ones have their own explain), broken/ through its two files
 # that simulate.
 KUEUE_SAMPLES = [[f"samples/{d.name}"] for d in sorted((REPO / "samples").iterdir())
-                 if d.is_dir() and not d.name.startswith(("volcano", "yunikorn")) and d.name != "broken"]
+                 if d.is_dir() and not d.name.startswith(("volcano", "yunikorn")) and d.name not in ("broken",
+                                                                                                     "legacy-v1alpha1")]
 KUEUE_SAMPLES.append(["samples/broken/00-base.yaml", "samples/broken/50-cross-object.yaml"])
+KUEUE_SAMPLES.append(["samples/legacy-v1alpha1", "--as-given"])  # no API server serves v1alpha1: read as written
 NEEDED = re.compile(r"insufficient unused quota for \S+ in flavor \S+, \S+ more needed")
 
 
@@ -189,12 +191,14 @@ def test_explain_headline_is_simulates_verdict_for_a_workload_preempted_out_of_t
 
 def test_a_preemption_allowed_but_not_made_says_why(kqctl: Kq) -> None:
     # replay: reclaiming team-a's borrowed quota would leave finetune-llama still borrowing, and team-b has no
-    # borrowWithinCohort: Kueue makes no preemption (PRE-8). The estimate does not say "it fits now".
+    # borrowWithinCohort (DEF-1: the API server stores policy Never): Kueue makes no preemption (PRE-8). The estimate
+    # does not say "it fits now".
     run = kqctl("explain", "team-b/job-finetune-llama-cb6db", "samples/replay", "--now", "2026-09-14T09:00:00Z")
     assert "Steady state: Inadmissible" in run.out and "it fits now" not in run.out
     assert ("none is preempted: with the 2 allowed candidates gone it would still have to borrow (cpu 24 of nominal "
             "16 in flavor default, memory 96Gi of nominal 64Gi in flavor default), and Kueue preempts in the cohort "
-            "for a workload that borrows only under borrowWithinCohort (unset on ClusterQueue team-b)") in run.out
+            "for a workload that borrows only under borrowWithinCohort (policy Never on ClusterQueue team-b)"
+            ) in run.out
 
 
 def test_a_workload_that_ends_preempted_gets_a_reason_and_a_wait_estimate(kqctl: Kq) -> None:

@@ -48,7 +48,11 @@ def test_a_workload_name_with_control_characters_is_escaped_everywhere(kqctl: Kq
     # 200 cpu can never fit: audit names it in a finding too.
     renamed = before + 'name: "job-data\\nprep\\u001b[31m"' + after.replace('cpu: "2"', 'cpu: "200"', 1)
     (tmp_path / "workloads.yaml").write_text(renamed)
-    run = kqctl(*command, str(tmp_path))
+    # The API server refuses the name: so does every command, naming it escaped.
+    refused = kqctl(*command, str(tmp_path))
+    assert refused.code == 3 and "Workload default/job-data\\nprep\\x1b[31m: metadata.name:" in refused.err
+    assert "\x1b" not in refused.err and "job-data\nprep" not in refused.err
+    run = kqctl(*command, str(tmp_path), "--as-given")  # read as written, as Kueue's unit tests may name things
     assert run.code == 0, run.err
     assert "job-data\\nprep\\x1b[31m" in run.out
     assert "\x1b" not in run.out and "job-data\nprep" not in run.out

@@ -49,12 +49,15 @@ def test_a_v1alpha1_cluster_queue_is_an_error_in_validate_with_a_convert_hint(kq
     assert 'no matches for kind "ClusterQueue" in version "kueue.x-k8s.io/v1alpha1"' in " ".join(
         f["message"] for f in found)
     assert f"kqctl convert -f {sample} --to v1beta2" in found[0]["hint"]
-    assert kqctl("simulate", sample).code == 0  # simulate still reads legacy objects through the conversion
+    refused = kqctl("simulate", sample)  # validate's verdict is simulate's: refused, with the same hint
+    assert refused.code == 3 and "LEG-VERSION" in refused.err and "kqctl convert -f" in refused.err
+    assert kqctl("simulate", sample, "--as-given").code == 0  # as written: read through the conversion
 
 
 def test_status_is_ignored_on_create(kqctl: Kq, write: Write) -> None:
     workload = (REPO / "samples" / "cohort-borrowing" / "workloads.yaml").read_text().split("\n---\n")[0]
-    bad_status = workload.split("\nstatus:", 1)[0] + "\nstatus:\n  admission:\n    podSetAssignments: []\n"
+    bad_status = (workload.split("\nstatus:", 1)[0]
+                  + "\nstatus:\n  admission:\n    clusterQueue: Not_A_Name\n    podSetAssignments: []\n")
     path = write("w.yaml", bad_status)
     found = [f for f in _findings(kqctl, path) if f["field"].startswith("status")]
     assert found and all(f["severity"] == "info" for f in found)

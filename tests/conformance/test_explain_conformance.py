@@ -33,7 +33,7 @@ def comparable(assignment: dict[str, Any]) -> dict[str, Any]:
 def test_flavor_assignment_matches_kueue(case: Case) -> None:
     expected = case.expected
     config = expected.get("config") or {}
-    args = ["explain", expected["workload"], "-f", str(case.snapshot), "-o", "json"]
+    args = ["explain", expected["workload"], "-f", str(case.snapshot), "-o", "json", "--as-given"]  # DEF-4
     if config.get("enableFairSharing"):
         args.append("--fair-sharing")
     gates = config.get("featureGates") or {}

@@ -1,21 +1,23 @@
-"""Fuzz: mutated manifests never crash kqctl, and validate's verdict agrees with the schemas.
+"""Fuzz: mutated manifests never crash kqctl, and validate's verdict is every command's verdict.
 
-Every document of every sample under samples/ (and a few recorded conformance snapshots) is
-mutated — a field deleted, a value replaced by another type, a list item duplicated, a value
-nested deeply — and validate, simulate, explain and audit run in-process on the result:
+Every field of every document of every sample under samples/ (Kueue, Volcano and YuniKorn) and of a few recorded
+conformance snapshots can be mutated — a field deleted, a value replaced by another type, a list item duplicated,
+a value nested deeply — and validate, simulate, explain, audit, convert, replay, diff and plan run in-process on
+the result, for each of the three schedulers:
 
 * never exit 70 (a kqctl bug) and never a traceback;
-* when validate accepts the input (exit 0), simulate and audit do not reject it as undecodable
-  (exit 3): validate promises what the engine can read;
-* when validate rejects (an error at the very field a single mutation changed) a field the engine reads —
-  a Workload's, Job's or Pod's counts, priority, requests, node selectors and tolerations, a
-  WorkloadPriorityClass value — simulate refuses the input (exit 3) instead of simulating it;
-* when the JSON Schema of the kind (the generated schemas, checked with ``jsonschema``, the
-  reference implementation, after CRD defaulting as the API server does) rejects the mutated
-  document, validate does not exit 0. Mutations to ``null`` or to non-integral numbers are left
-  out of this check: the API server prunes nulls and kqctl follows it (see kqctl/validate/schema.py).
+* when validate rejects the input (exit 1 or 3), no command answers with exit 0: each refuses it (exit 3, or a
+  usage error), as the gate every command admits objects through (kqctl.validate.gate) makes it. convert alone
+  may convert what validate rejects only for the version nobody serves any more (LEG-VERSION), which is what
+  converting cures;
+* when validate accepts the input (exit 0), simulate and audit do not reject it as unreadable (exit 3);
+* when the JSON Schema of the kind (the generated schemas, checked with ``jsonschema``, the reference
+  implementation, after CRD defaulting as the API server does) rejects the mutated document, validate does not
+  exit 0. Mutations to ``null`` or to non-integral numbers are left out of this check: the API server prunes
+  nulls and kqctl follows it (see kqctl/validate/schema.py).
 
-Fast by default (derandomized, a few examples); ``KQCTL_FUZZ_EXAMPLES=5000`` runs it long.
+Fast by default (derandomized, a few examples); ``KQCTL_FUZZ_EXAMPLES=5000`` runs it long, and
+``KQCTL_FUZZ_SWEEP=1`` mutates every field of every document once (a long run: thousands of inputs).
 """
 
 from __future__ import annotations
@@ -35,15 +37,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import REPO
 
-from kqctl.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from kqctl.findings import Severity
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
 from kqctl.kueue.validate.webhook_defaults import apply_mutating_webhooks
 from kqctl.load.documents import parse_documents
-from kqctl.origin import format_path
 from kqctl.validate.schema import LIST_MAP_KEYS, apply_schema_defaults, load_schema
 
-EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("KQCTL_FUZZ_EXAMPLES", "6"))  # per scheduler
+PRODUCTS = ("kueue", "volcano", "yunikorn")
+SWEEP = os.environ.get("KQCTL_FUZZ_SWEEP") == "1"
 CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
 CONFORMANCE_CASES = (  # a few, to keep the default run short
     "flavor-assign/borrow-before-try-next-flavor",
@@ -60,25 +63,47 @@ WEIRD_STRINGS = ["", " ", "-1", "0", "1e3", "1E400", "0x10", "10Gi", "1.5", "-5G
 
 @dataclass(frozen=True)
 class Case:
-    """One input set: documents (each written to its own JSON file) and a Workload to explain."""
+    """One input set: documents (each written to its own JSON file), a workload to explain, and for Kueue a
+    ClusterQueue to change (diff) and to plan."""
 
     name: str
     documents: tuple[Any, ...]
     workload: str  # namespace/name for explain
     scheduler: tuple[str, ...] = ()  # --scheduler volcano for the Volcano samples
+    cluster_queue: str | None = None  # Kueue only
+    queue: str = "default"  # Volcano: the Queue diff and plan change (default: the one Volcano always has)
+
+    @property
+    def kueue(self) -> bool:
+        return self.product == "kueue"
+
+    @property
+    def product(self) -> str:
+        """kueue, volcano or yunikorn: whose sample it is."""
+        return next((name for name in ("volcano", "yunikorn") if self.name.startswith(f"{name}-")), "kueue")
+
+
+def _first(documents: list[Any], kinds: tuple[str, ...]) -> dict[str, Any]:
+    found = [d for d in documents if isinstance(d, dict) and d.get("kind") in kinds]
+    meta = found[0].get("metadata", {}) if found else {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _key(meta: dict[str, Any]) -> str:
+    return f"{meta.get('namespace', 'default')}/{meta.get('name', 'none')}"
 
 
 def _load_case(name: str, files: list[Path]) -> Case:
     documents = [d.body for path in files for d in parse_documents(path.read_text(), str(path)) if d.body is not None]
     if name.startswith("volcano-"):
-        groups = [d for d in documents if isinstance(d, dict) and d.get("kind") in ("PodGroup", "Job")]
-        meta = groups[0].get("metadata", {}) if groups else {}
-        return Case(name, tuple(documents), f"{meta.get('namespace', 'default')}/{meta.get('name', 'none')}",
-                    ("--scheduler", "volcano"))
-    workloads = [d for d in documents if isinstance(d, dict) and d.get("kind") == "Workload"]
-    meta = workloads[0].get("metadata", {}) if workloads else {}
-    target = f"{meta.get('namespace', 'default')}/{meta.get('name', 'none')}"
-    return Case(name, tuple(documents), target)
+        queue = _first(documents, ("Queue",)).get("name")
+        return Case(name, tuple(documents), _key(_first(documents, ("PodGroup", "Job"))), ("--scheduler", "volcano"),
+                    queue=queue if isinstance(queue, str) else "default")
+    if name.startswith("yunikorn-"):
+        return Case(name, tuple(documents), _key(_first(documents, ("Pod",))))
+    cluster_queue = _first(documents, ("ClusterQueue",)).get("name")
+    return Case(name, tuple(documents), _key(_first(documents, ("Workload",))),
+                cluster_queue=cluster_queue if isinstance(cluster_queue, str) else None)
 
 
 def _cases() -> list[Case]:
@@ -155,8 +180,8 @@ values = st.one_of(
 
 
 @st.composite
-def mutated_inputs(draw: st.DrawFn) -> Mutated:
-    case = draw(st.sampled_from(CASES))
+def mutated_inputs(draw: st.DrawFn, cases: list[Case] | None = None) -> Mutated:
+    case = draw(st.sampled_from(cases or CASES))
     index = draw(st.integers(0, len(case.documents) - 1))
     result = Mutated(case, index, copy.deepcopy(case.documents[index]))
     for _ in range(draw(st.integers(1, 3))):
@@ -218,8 +243,8 @@ def schema_rejects(document: Any) -> bool | None:
     """True/False: the API server's schema step rejects/accepts it; None: no schema applies.
 
     As the API server: CRD defaulting, Kueue's mutating webhook (its Go decoding rejects some
-    values, and its re-encoding writes empty strings for absent fields, e.g. a container name),
-    defaulting again, then the kind's schema, checked by ``jsonschema``.
+    values; its patch, when Default() changes the object, carries the re-encoded values), defaulting
+    again, then the kind's schema, checked by ``jsonschema``.
     """
     if not isinstance(document, dict):
         return None
@@ -271,65 +296,86 @@ def engine_reads(kind: Any, path: Path_) -> bool:
     return kind == "Pod" and path[:1] == ("spec",) and _pod_spec_field_read(path[1:])
 
 
-def validate_rejects_field(inputs: str, mutated: Mutated, scheduler: tuple[str, ...]) -> bool:
-    """validate reports an error at the one field the mutation set (so the refusal is about that field)."""
-    if len(mutated.steps) != 1 or not mutated.steps[0].startswith("set ") or not isinstance(mutated.document, dict):
-        return False
-    path = mutated.set_path
-    if path is None or not engine_reads(mutated.document.get("kind"), path):
-        return False
-    report = json.loads(run_kqctl("validate", inputs, "-o", "json", *scheduler).out)
-    wanted = format_path(path)
-    return any(d["file"].endswith(f"{mutated.index:03d}.json") and f["severity"] == "error" and f["field"] == wanted
-               for d in report["documents"] for f in d["findings"])
-
-
 # --- the property ----------------------------------------------------------------------------------------
+
+# The version nobody serves any more: validate rejects it, convert cures it.
+CURED_BY_CONVERT = {"LEG-VERSION"}
+
+
+def commands(case: Case, inputs: str) -> dict[str, tuple[str, ...]]:
+    """Every command that reads the inputs, as a user would run it on them (plan kept to two replays)."""
+    scheduler = case.scheduler
+    clock = () if case.product == "volcano" else ("--now", NOW)  # Volcano's simulate and explain refuse --now
+    found = {
+        "simulate": ("simulate", inputs, *clock, *scheduler),
+        "explain": ("explain", case.workload, inputs, *clock, "--no-estimate", *scheduler),
+        "audit": ("audit", inputs, *scheduler),
+        "convert": ("convert", inputs, "--to", "v1beta2" if case.kueue else "kueue"),
+    }
+    found["replay"] = ("replay", inputs, "--now", NOW, *scheduler)
+    plan = ("--target", "no workload inadmissible", "--budget", "2", "--jobs", "1", "-o", "json")
+    if case.kueue:
+        if case.cluster_queue is not None:
+            found["diff"] = ("diff", inputs, "--now", NOW, "--set",
+                             f"clusterqueue/{case.cluster_queue}.spec.stopPolicy=None")
+            found["plan"] = ("plan", inputs, "--now", NOW, "--for", f"clusterqueue/{case.cluster_queue}", *plan)
+    elif case.name.startswith("volcano-"):
+        found["diff"] = ("diff", inputs, "--now", NOW, "--set", f"queue/{case.queue}.spec.weight=2", *scheduler)
+        found["plan"] = ("plan", inputs, "--now", NOW, "--for", f"queue/{case.queue}", "--field", "weight", *plan,
+                         *scheduler)
+    else:  # YuniKorn: root is in every partition
+        found["diff"] = ("diff", inputs, "--now", NOW, "--set", "queue/root.properties.application.sort.policy=fifo")
+        found["plan"] = ("plan", inputs, "--now", NOW, "--for", "queue/root", *plan)
+    return found
+
+
+def _validate_errors(inputs: str, scheduler: tuple[str, ...]) -> set[str]:
+    report = json.loads(run_kqctl("validate", inputs, "-o", "json", *scheduler).out or "{}")
+    return {f["ruleId"] for d in report.get("documents", []) for f in d["findings"] if f["severity"] == "error"}
 
 
 def check(mutated: Mutated, directory: Path) -> None:
     inputs = write_inputs(directory, mutated)
     where = f"{mutated.case.name} document {mutated.index}: {'; '.join(mutated.steps)}"
-    scheduler = mutated.case.scheduler
-    runs = {
-        "validate": run_kqctl("validate", inputs, *scheduler),
-        "simulate": run_kqctl("simulate", inputs, "--now", NOW, *scheduler),
-        "explain": run_kqctl("explain", mutated.case.workload, inputs, "--now", NOW, *scheduler),
-        "audit": run_kqctl("audit", inputs, *scheduler),
-    }
-    for command, run in runs.items():
+    validated = run_kqctl("validate", inputs, *mutated.case.scheduler)
+    runs = {name: run_kqctl(*args) for name, args in commands(mutated.case, inputs).items()}
+    for command, run in {"validate": validated, **runs}.items():
         assert run.code != EXIT_INTERNAL, f"{command} crashed on {where}: {run.err}"
         assert "Traceback" not in run.out + run.err, f"{command} printed a traceback on {where}"
-    if runs["validate"].code == EXIT_OK and not mutated.touches_status:
+    if validated.code != EXIT_OK:
+        cured = validated.code == EXIT_FINDINGS and _validate_errors(inputs, mutated.case.scheduler) <= CURED_BY_CONVERT
+        for command, run in runs.items():
+            if command == "convert" and cured:
+                continue
+            assert run.code != EXIT_OK, (f"validate rejects {where} (exit {validated.code}) but {command} answers "
+                                         f"with exit 0: {run.out[-300:]}")
+    elif not mutated.touches_status:
+        # (convert may still have nothing to convert: --to kueue without a Volcano Queue or a YuniKorn config)
         for command in ("simulate", "audit"):
             assert runs[command].code != EXIT_INPUT, (
                 f"validate accepts {where} but {command} cannot read it: {runs[command].err}")
-    if (runs["validate"].code == 1 and mutated.schema_comparable
-            and not mutated.case.name.startswith(("volcano-", "yunikorn-"))
-            and validate_rejects_field(inputs, mutated, scheduler)):
-        assert runs["simulate"].code == EXIT_INPUT, (
-            f"validate rejects a field the engine reads in {where} but simulate does not refuse it: "
-            f"{runs['simulate'].out[-300:]}")
     if mutated.schema_comparable and not mutated.touches_status and schema_rejects(mutated.document):
-        assert runs["validate"].code != EXIT_OK, f"the schema rejects {where} but validate accepts it"
+        assert validated.code != EXIT_OK, f"the schema rejects {where} but validate accepts it"
 
 
+@pytest.mark.parametrize("product", PRODUCTS)  # every scheduler's samples, in every run
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
-@given(mutated=mutated_inputs())
-def test_mutated_manifests_never_crash_any_command(mutated: Mutated, tmp_path_factory: pytest.TempPathFactory
-                                                   ) -> None:
-    check(mutated, tmp_path_factory.getbasetemp() / "fuzz-inputs")
+@given(data=st.data())
+def test_mutated_manifests_never_crash_any_command(product: str, data: st.DataObject,
+                                                   tmp_path_factory: pytest.TempPathFactory) -> None:
+    mutated = data.draw(mutated_inputs([case for case in CASES if case.product == product]))
+    check(mutated, tmp_path_factory.getbasetemp() / f"fuzz-inputs-{product}")
 
 
-_KUEUE_CASES = [case for case in CASES if not case.name.startswith(("volcano-", "yunikorn-"))]
+_KUEUE_CASES = [case for case in CASES if case.kueue]
 _ENGINE_READ = [(case, i, path) for case in _KUEUE_CASES for i, document in enumerate(case.documents)
                 if isinstance(document, dict) for path in _paths(document) if engine_reads(document.get("kind"), path)]
 
 
 @st.composite
 def engine_field_mutations(draw: st.DrawFn) -> Mutated:
-    """One field the engine reads set to another value: the direction validate ⇒ simulate refuses."""
+    """One field the engine reads set to another value: what validate rejects there, no command reads."""
     case, index, path = draw(st.sampled_from(_ENGINE_READ))
     result = Mutated(case, index, copy.deepcopy(case.documents[index]), set_path=path)
     value = draw(values)
@@ -342,9 +388,40 @@ def engine_field_mutations(draw: st.DrawFn) -> Mutated:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 100, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(mutated=engine_field_mutations())
-def test_validate_rejecting_a_field_the_engine_reads_means_simulate_refuses(
+def test_validate_rejecting_a_field_the_engine_reads_means_every_command_refuses(
         mutated: Mutated, tmp_path_factory: pytest.TempPathFactory) -> None:
     check(mutated, tmp_path_factory.getbasetemp() / "fuzz-engine-inputs")
+
+
+def _every_field() -> list[tuple[Case, int, Path_, str]]:
+    """KQCTL_FUZZ_SWEEP=1: every field of every document of every case, deleted and replaced by a value of
+    another type; otherwise nothing (thousands of inputs, each through every command)."""
+    if not SWEEP:
+        return []
+    return [(case, index, path, operation) for case in CASES for index, document in enumerate(case.documents)
+            for path in _paths(document) if path for operation in ("delete", "retype")]
+
+
+def _retyped(value: Any) -> Any:
+    return {"retyped": [1]} if not isinstance(value, dict) else "retyped"
+
+
+@pytest.mark.skipif(not SWEEP, reason="set KQCTL_FUZZ_SWEEP=1 to mutate every field of every sample once")
+@pytest.mark.parametrize("case,index,path,operation", _every_field(),
+                         ids=lambda v: v.name if isinstance(v, Case) else str(v))
+def test_every_field_of_every_sample_mutated_through_every_command(
+        case: Case, index: int, path: Path_, operation: str, tmp_path: Path) -> None:
+    document = copy.deepcopy(case.documents[index])
+    parent, key = _get(document, path[:-1]), path[-1]
+    mutated = Mutated(case, index, document, set_path=path if operation == "retype" else None)
+    if operation == "delete":
+        del parent[key]
+        mutated.steps.append(f"delete {list(path)}")
+    else:
+        parent[key] = _retyped(parent[key])
+        mutated.steps.append(f"set {list(path)} to {parent[key]!r}")
+    mutated.touches_status = path[:1] == ("status",)
+    check(mutated, tmp_path)
 
 
 def test_the_engine_read_fields_are_found_in_the_samples() -> None:
@@ -359,6 +436,14 @@ def test_the_fuzz_covers_every_sample() -> None:
     names = {c.name for c in CASES}
     assert {d.name for d in (REPO / "samples").iterdir() if d.is_dir()} <= names
     assert sum(len(c.documents) for c in CASES) > 30
+    assert {c.product for c in CASES} == set(PRODUCTS)
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_every_command_reads_every_schedulers_samples(product: str) -> None:
+    """replay, diff and plan included: the property is checked on each command for each scheduler."""
+    case = next(c for c in CASES if c.product == product and (c.cluster_queue is not None or not c.kueue))
+    assert set(commands(case, "inputs")) == {"simulate", "explain", "audit", "convert", "replay", "diff", "plan"}
 
 
 @pytest.mark.parametrize("document, rejected", [

@@ -64,7 +64,7 @@ spec:
 """
 
 
-@pytest.mark.parametrize("command, rejects", [("validate", True), ("simulate", True), ("convert", False)])
+@pytest.mark.parametrize("command, rejects", [("validate", True), ("simulate", True), ("convert", True)])
 def test_a_legacy_flavor_name_that_is_not_a_string_is_an_error_not_a_crash(tmp_path: Path, command: str,
                                                                            rejects: bool) -> None:
     path = tmp_path / "legacy.yaml"
@@ -73,7 +73,7 @@ def test_a_legacy_flavor_name_that_is_not_a_string_is_an_error_not_a_crash(tmp_p
     run = run_kqctl(*args)
     assert run.code != EXIT_INTERNAL, run.err
     assert "Traceback" not in run.err
-    # convert carries the value over as it is (validate judges it); the others refuse the object.
+    # every command refuses what validate rejects: convert too (the object it would write could not be created)
     assert (run.code != EXIT_OK) is rejects
 
 

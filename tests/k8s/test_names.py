@@ -161,3 +161,12 @@ def test_selector_bad_key_and_value_are_both_reported() -> None:
 def test_empty_and_missing_selectors_are_valid() -> None:
     assert validate_label_selector({}, ("s",)) == []
     assert validate_label_selector(None, ("s",)) == []
+
+
+def test_val_meta_a_key_remembered_valid_for_annotations_is_still_checked_as_a_label_key() -> None:
+    from kqctl.k8s.names import validate_annotations, validate_labels
+
+    # Annotation keys are compared in lower case, label keys are not: "Example.com/x" is only a valid annotation.
+    assert validate_annotations({"Example.com/x": "v"}, ("metadata", "annotations")) == []
+    assert validate_labels({"Example.com/x": "v"}, ("metadata", "labels"))
+    assert validate_labels({"Example.com/x": "v"}, ("metadata", "labels"))  # the second time too

@@ -118,4 +118,5 @@ def test_validate_and_audit_take_a_chain_of_3000_queues_in_any_order(tmp_path: P
     validated = run_kqctl("validate", str(path))
     assert validated.code == 1 and "VC-H2" in validated.out  # deeper than max-queue-depth 5
     audited = run_kqctl("audit", str(path))
-    assert audited.code in (0, 1), audited.err
+    # The gate: audit refuses what validate rejects, with validate's finding (after the same checks over 3000 queues).
+    assert audited.code == 3 and "VC-H2" in audited.err and "maximum allowed depth of 5" in audited.err, audited.err

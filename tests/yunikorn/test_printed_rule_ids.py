@@ -25,6 +25,8 @@ def young(tmp_path: Path) -> Path:
     want = pod("want", "root.a", "w", cpu="1", age=timedelta(seconds=5))
     gpu = pod("gpu", "root.a", "g", cpu="0", age=timedelta(seconds=5))
     gpu["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "1"
+    # an extended resource's limit is required, and equal to the request (VAL-POD-3: the API server's rule)
+    gpu["spec"]["containers"][0]["resources"].setdefault("limits", {})["nvidia.com/gpu"] = "1"
     path.write_text(text([configmap(CONFIG), node("n1", cpu="2"), *hog, want, gpu]))
     return path
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from kqctl.k8s.core import LimitRange, Namespace, PriorityClass
 from kqctl.kueue.api.config import KueueConfig
@@ -45,3 +46,8 @@ class Snapshot:
     warnings: list[str] = field(default_factory=list)
     # Jobs and Pods of the inputs that get no Workload (REQ-1, XO-8): "namespace/name" -> (kind, why).
     without_workload: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # DEF-1: the fields of a spec the API server filled in that the input left out, per object
+    # ("ClusterQueue/team-a", "Workload/ns/name") -> {field path as validate writes it: the value stored}, e.g.
+    # {"spec.queueingStrategy": "BestEffortFIFO"}; empty for objects simulated as given (--as-given) or read from
+    # a cluster (stored objects: nobody knows what was written).
+    defaulted: dict[str, dict[str, Any]] = field(default_factory=dict)

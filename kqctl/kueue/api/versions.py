@@ -361,7 +361,9 @@ def _priority_class_ref_to_source(spec: dict[str, Any], ctx: _Context) -> None:
         _WPC_REF: WORKLOAD_PRIORITY_CLASS_SOURCE,
         _POD_PC_REF: POD_PRIORITY_CLASS_SOURCE,
     }
-    source = sources.get((ref.get("group"), ref.get("kind"))) if isinstance(ref, dict) else None
+    # Compared, not hashed: a group or kind of the wrong type (a map, a list) is simply no known reference.
+    key = (ref.get("group"), ref.get("kind")) if isinstance(ref, dict) else None
+    source = next((value for known, value in sources.items() if known == key), None)
     if source is None:
         ctx.dropped(
             ("spec", "priorityClassRef"),

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from kqctl.kueue.api.models import (
     BorrowWithinCohort,
@@ -224,6 +225,21 @@ class Analysis:
 
 
 @dataclass(frozen=True)
+class Default:
+    """DEF-1: a field the input leaves out that the API server fills in, with the value it stores (which the
+    simulation reads): ``object`` is ``ClusterQueue/name`` or ``Workload/namespace/name``."""
+
+    object: str
+    field: str  # as validate writes it: spec.queueingStrategy
+    value: Any
+
+    @property
+    def name(self) -> str:
+        """The field within the spec: queueingStrategy, preemption.borrowWithinCohort."""
+        return self.field.removeprefix("spec.")
+
+
+@dataclass(frozen=True)
 class Explanation:
     """Why a workload is (not) admitted.
 
@@ -244,6 +260,8 @@ class Explanation:
     steady: Analysis | None = None
     suggestions: tuple[Suggestion, ...] = ()
     suggestions_tried: tuple[str, ...] = ()  # what was tried when no suggestion works
+    # DEF-1: what the API server filled in of its ClusterQueue's and its own spec (the values simulated)
+    defaults: tuple[Default, ...] = ()
 
     @property
     def gets_in(self) -> bool:
@@ -332,7 +350,7 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     admitted = workload.admission is not None
     result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority, admitted,
                          _analyse(now, now.outcomes[key], reset_clock=True).analysis if not admitted else Analysis(),
-                         next_cycle, steady_state)
+                         next_cycle, steady_state, defaults=defaults_behind(snapshot, key, outcome.cluster_queue))
     if result.gets_in:
         return result  # it gets in: no arithmetic of a failure, no suggestions
     # The headline's reason, message and amounts are the verdict simulate reports (verdict.py); the arithmetic below
@@ -349,6 +367,17 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
         found = suggestions(snapshot, key, options, state, assignment, analysed.targets, steady)
         result = dataclasses.replace(result, suggestions=tuple(found), suggestions_tried=SUGGESTIONS_TRIED)
     return result
+
+
+def defaults_behind(snapshot: Snapshot, key: str, cluster_queue: str | None) -> tuple[Default, ...]:
+    """DEF-1: the fields of its ClusterQueue's spec and of its own that the files leave out and the API server
+    fills in (kqctl.validate.gate), with the stored value the simulation read: e.g. queueingStrategy
+    BestEffortFIFO, under which Kueue keeps a preempting workload at the head of its queue (CYC-13)."""
+    found: list[Default] = []
+    for name in (f"ClusterQueue/{cluster_queue}" if cluster_queue else None, f"Workload/{key}"):
+        for field_path, value in sorted(snapshot.defaulted.get(name or "", {}).items()):
+            found.append(Default(name or "", field_path, value))
+    return tuple(found)
 
 
 SUGGESTIONS_TRIED = ("more nominal quota in each flavor of its resource groups",

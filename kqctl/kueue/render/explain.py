@@ -15,6 +15,7 @@ from kqctl.kueue.engine.explain import (
     AssignmentReport,
     CohortLevel,
     Decision,
+    Default,
     Explanation,
     FlavorAttempt,
     FlavorReport,
@@ -46,7 +47,24 @@ def explanation_data(explanation: Explanation) -> dict[str, Any]:
     data["steadyStateAnalysis"] = _analysis_data(explanation.steady, explanation)
     data["suggestions"] = [{"kind": s.kind, "summary": s.summary, "verified": s.verified, **s.details}
                            for s in explanation.suggestions]
+    data["defaults"] = [{"object": d.object, "field": d.field, "value": d.value, "text": default_sentence(d)}
+                        for d in explanation.defaults]
     return data
+
+
+def default_sentence(default: Default) -> str:
+    """DEF-1 in words: "queueingStrategy is not set in the file; the API server stores BestEffortFIFO"."""
+    return f"{default.name} is not set in the file; the API server stores {_stored_value(default.value)}"
+
+
+def _stored_value(value: Any, prefix: str = "") -> str:
+    if isinstance(value, dict):
+        parts = [_stored_value(item, f"{prefix}{key}.") if isinstance(item, dict) else
+                 f"{prefix}{key}: {_stored_value(item)}" for key, item in value.items()]
+        return ", ".join(parts) if parts else "{}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _analysis_data(analysis: Analysis | None, explanation: Explanation) -> dict[str, Any] | None:
@@ -245,11 +263,24 @@ def _render_tree(explanation: Explanation, out: TextIO, color: str, estimate: Wa
     analysis = explanation.steady
     if analysis is not None:
         _analysis_branches(tree, analysis, explanation, escape)
+        _defaults_branch(tree, explanation, escape)
         _suggestion_branch(tree, explanation, escape)
     with console.capture() as captured:
         console.print(tree)
     # rich leaves the space it broke a line at: no line ends in blanks.
     out.write("\n".join(line.rstrip(" ") for line in captured.get().split("\n")))
+
+
+def _defaults_branch(tree: Any, explanation: Explanation, escape: Any) -> None:
+    """DEF-1: the ClusterQueue's policies the files leave out, as the API server stores (and kqctl simulated) them:
+    a default can decide (queueingStrategy BestEffortFIFO keeps a preempting workload at the head of its queue)."""
+    own = [d for d in explanation.defaults if d.object.startswith("ClusterQueue/")]
+    if not own:
+        return
+    branch = tree.add(f"Defaults of ClusterQueue {escape(explanation.cluster_queue or '')} (simulated as the API server"
+                      " stores them; --as-given reads the files as written)")
+    for default in own:
+        branch.add(escape(default_sentence(default)))
 
 
 def _analysis_branches(tree: Any, analysis: Analysis, explanation: Explanation, escape: Any) -> None:

@@ -27,6 +27,7 @@ from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_s
 # The targets, their measures and the search are the same for every scheduler (kqctl.replay.planning).
 from kqctl.replay.planning import (  # noqa: F401 (re-exported: Kueue's plan speaks these names too)
     METRICS,
+    SEARCH_WIDTH,
     STATISTICS,
     Condition,
     Evaluation,

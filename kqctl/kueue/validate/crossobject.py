@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kqctl.findings import Finding, Severity, error, info, warning
+from kqctl.findings import Finding, Severity, info, warning
 from kqctl.k8s.kinds import KindInfo
 from kqctl.k8s.selectors import namespace_labels, selector_matches
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
@@ -225,10 +225,13 @@ def check_cohort_cycles(world: World) -> Iterator[Located]:
         reported.update(cycle)
         chain = " -> ".join([*cycle, cycle[0]])
         for name in cycle:
-            yield parents[name][0], error(
+            # A warning: the API server and Kueue's Cohort webhook accept each Cohort (validateCohort checks no
+            # parent); the cycle shows only at runtime (pkg/cache/hierarchy/cycle.go HasCycle).
+            yield parents[name][0], warning(
                 "XO-CO-CYCLE", ("spec", "parentName"),
-                f"Cohort {name} is in a parentName cycle ({chain}): every ClusterQueue under it is excluded from"
-                " scheduling (its workloads stay pending with \"ClusterQueue ... is inactive\")",
+                f"Cohort {name} is in a parentName cycle ({chain}): the API server accepts it, but Kueue excludes"
+                " every ClusterQueue under it from scheduling (its workloads stay pending with \"ClusterQueue ... is"
+                " inactive\")",
                 "break the cycle by removing one parentName")
 
 

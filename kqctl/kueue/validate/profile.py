@@ -12,7 +12,7 @@ from kqctl.kueue.validate import crossobject
 from kqctl.kueue.validate.rules import run_rules, webhook_rules_for
 from kqctl.kueue.validate.webhook_defaults import RULE_DECODE, apply_mutating_webhooks
 from kqctl.load.objects import LoadedObject
-from kqctl.validate.profile import LegacyConversion, ValidationProfile
+from kqctl.validate.profile import LegacyConversion, ValidationProfile, no_refusals
 
 # Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
 _MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}
@@ -83,5 +83,7 @@ PROFILE = ValidationProfile(
     kept_in_status=frozenset({RULE_DECODE}),
     webhooks=webhooks,
     cross_object=crossobject.cross_object_findings,
+    # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
+    cross_object_refusals=no_refusals,
     trim=crossobject.trimmed,
 )

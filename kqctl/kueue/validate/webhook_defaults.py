@@ -5,15 +5,21 @@ schema defaulting. At the reference commit their ``Default()`` methods
 (``pkg/webhooks/*_webhook.go``) only add the ``kueue.x-k8s.io/resource-in-use`` finalizer
 (ClusterQueue, ResourceFlavor) and drop ``minCount`` when the PartialAdmission gate is off
 (Workload; the gate is on by default). The decisive effect is elsewhere: controller-runtime
-*decodes* the object into Kueue's Go types and the API server applies the patch back to the
-re-encoded object. So this module re-encodes like Go's ``encoding/json`` does:
+*decodes* the object into Kueue's Go types, and when ``Default()`` changed it, answers with a JSON
+patch from the object it received to the re-encoded one. So this module decodes and re-encodes
+like Go's ``encoding/json`` does:
 
 * a wrong JSON type (``queueingStrategy: 1``, ``count: "3"``) or an unparseable quantity fails
-  decoding: the webhook denies the request (error ``DEF-3-DECODE``, before any schema check);
-* quantities come back canonical (``nominalQuota: 1.5`` -> ``"1500m"``);
-* fields without ``omitempty`` come back even when absent, with their zero value
-  (``nominalQuota: "0"``, a taint's ``effect: ""`` and ``key: ""``, a container's ``name: ""``);
-* ``omitempty`` fields holding their zero value disappear (a toleration's ``value: ""``).
+  decoding: the webhook denies the request (error ``DEF-3-DECODE``, before any schema check),
+  whether or not ``Default()`` changes anything;
+* when the patch is sent (a new ClusterQueue or ResourceFlavor: the finalizer is missing),
+  quantities come back canonical (``nominalQuota: 1.5`` -> ``"1500m"``) and fields without
+  ``omitempty`` come back even when absent, with their zero value (``nominalQuota: "0"``, a taint's
+  ``effect: ""`` and ``key: ""``);
+* removals are never sent (controller-runtime drops what only the decoding removed): an
+  ``omitempty`` field holding its zero value (a toleration's ``value: ""``) stays as written;
+* when ``Default()`` changes nothing (a Workload, with PartialAdmission on), no patch is sent and the
+  object goes on as written (a container without ``name`` then fails the schema's ``required``).
 
 Fields the Go types below do not list are passed through untouched (strict field validation has
 already reported unknown fields, and pod-template fields other than resources, names and
@@ -554,28 +560,75 @@ _ROOTS: dict[str, tuple[str, _Struct, _Struct | None]] = {
 def apply_mutating_webhooks(
     body: dict[str, Any], *, partial_admission: bool = True
 ) -> tuple[dict[str, Any], list[Finding]]:
-    """DEF-3: the object as Kueue's mutating webhook returns it, and its decode errors.
+    """DEF-3: the object as the API server holds it after Kueue's mutating webhook, and its decode errors.
 
     ``body`` is a v1beta2 object after CRD defaulting; it is not mutated. Kinds without a Kueue
     mutating webhook (Cohort, LocalQueue, WorkloadPriorityClass, ...) come back unchanged. Any
     ``DEF-3-DECODE`` finding means the API server would reject the object right there.
+
+    controller-runtime (v0.24, ``defaulterForType.Handle`` in pkg/webhook/admission/defaulter_custom.go)
+    always decodes the object, but answers with a patch only when ``Default()`` changed the decoded
+    object (``reflect.DeepEqual``): a ClusterQueue or ResourceFlavor without the resource-in-use
+    finalizer, or a Workload with a ``minCount`` while PartialAdmission is off. Only then does the
+    re-encoding reach the server, and only its additions and replacements: ``dropSchemeRemovals``
+    drops every removal the decoding alone would make (a field Go does not know, an ``omitempty``
+    zero value). Otherwise the object goes on exactly as the server holds it (so a Workload container
+    without ``name`` stays without one, and the schema's ``Required value`` follows).
     """
     kind = body.get("kind")
-    # Only the top level is copied: spec and status are rebuilt by the codec below, and the
-    # finalizer step copies metadata before changing it.
-    out = dict(body)
     if not isinstance(kind, str) or kind not in _ROOTS:
-        return out, []
+        return dict(body), []
+    encoded, findings = decode_and_encode(body, kind)
+    if findings or not default_changes(body, kind, partial_admission=partial_admission):
+        return body, findings  # denied, or allowed without a patch: the object as it was sent
+    patched = _patched(body, encoded)
+    return _defaulted(patched, kind, partial_admission), []
+
+
+def decode_and_encode(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Finding]]:
+    """The object decoded into Kueue's Go types and encoded again, and the decode errors: the compiled
+    encoders for an object that decodes cleanly, the general codec at the first irregular value."""
+    encoded = dict(body)  # only the top level is copied: spec and status are rebuilt by the encoders
     try:
-        _encode_regular(body, out, kind)
+        _encode_regular(body, encoded, kind)
     except _Irregular:
-        return _decode_and_encode(body, kind, partial_admission)
-    return _defaulted(out, kind, partial_admission), []
+        return _decode_and_encode(body, kind)
+    return encoded, []
 
 
-def _decode_and_encode(
-    body: dict[str, Any], kind: str, partial_admission: bool
-) -> tuple[dict[str, Any], list[Finding]]:
+def default_changes(body: dict[str, Any], kind: str, *, partial_admission: bool = True) -> bool:
+    """Whether the webhook's ``Default()`` changes the decoded object, so that its patch is sent back:
+    ClusterQueueWebhook/ResourceFlavorWebhook.Default add the resource-in-use finalizer when it is
+    missing; WorkloadWebhook.Default drops ``minCount`` when PartialAdmission is off
+    (pkg/webhooks/*_webhook.go at the reference commit)."""
+    if kind in ("ClusterQueue", "ResourceFlavor"):
+        metadata = body.get("metadata")
+        finalizers = metadata.get("finalizers") if isinstance(metadata, dict) else None
+        return not (isinstance(finalizers, list) and RESOURCE_IN_USE_FINALIZER in finalizers)
+    if kind == "Workload" and not partial_admission:
+        spec = body.get("spec")
+        pod_sets = spec.get("podSets") if isinstance(spec, dict) else None
+        return any(isinstance(p, dict) and p.get("minCount") is not None
+                   for p in (pod_sets if isinstance(pod_sets, list) else []))
+    return False
+
+
+def _patched(raw: Any, encoded: Any) -> Any:
+    """``raw`` with the JSON patch from ``raw`` to ``encoded`` applied, less its removals: what the API
+    server makes of controller-runtime's answer (gomodules.xyz/jsonpatch/v2 ``CreatePatch`` compares
+    maps key by key and lists item by item; a value of another type is replaced whole)."""
+    if isinstance(raw, dict) and isinstance(encoded, dict):
+        out = dict(raw)  # a key the encoding dropped stays: a removal by the scheme is not sent
+        for key, value in encoded.items():
+            out[key] = _patched(raw[key], value) if key in raw else value
+        return out
+    if isinstance(raw, list) and isinstance(encoded, list):
+        shared = min(len(raw), len(encoded))
+        return [*(_patched(raw[i], encoded[i]) for i in range(shared)), *raw[shared:], *encoded[shared:]]
+    return encoded
+
+
+def _decode_and_encode(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Finding]]:
     """The general codec: every value checked against its Go type, decode errors collected with their
     path and Go's wording."""
     out = dict(body)
@@ -587,14 +640,14 @@ def _decode_and_encode(
     if status_type is not None and body.get("status") is not None:
         out["status"] = codec.value(body["status"], status_type, ("status",), ctx.enter("status"))
     webhook = WEBHOOK_NAMES[kind]
-    return _defaulted(out, kind, partial_admission), [
+    return out, [
         error(RULE_DECODE, path, f'admission webhook "{webhook}" denied the request: {detail}')
         for path, detail in codec.errors
     ]
 
 
 def _defaulted(out: dict[str, Any], kind: str, partial_admission: bool) -> dict[str, Any]:
-    """The webhooks' own Default() methods, on the re-encoded object."""
+    """The webhooks' own Default() methods, on the patched object."""
     if kind in ("ClusterQueue", "ResourceFlavor"):
         _add_finalizer(out)
     if kind == "Workload" and not partial_admission:

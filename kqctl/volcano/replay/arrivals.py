@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from kqctl.k8s.pods import limits_for
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.replay.durations import format_duration
 from kqctl.replay.traces import TraceError, TraceRow
@@ -80,7 +81,7 @@ def job_body(row: TraceRow, start: datetime) -> dict[str, Any]:
                             "tasks": [{"name": TASK, "replicas": row.pods, "template": {"spec": {
                                 "restartPolicy": "Never",
                                 "containers": [{"name": TASK, "image": "kqctl.dev/trace",
-                                                "resources": {"requests": requests}}]}}}]}
+                                                "resources": _resources(requests)}]}}}]}
     if row.priority_class is not None:
         spec["priorityClassName"] = row.priority_class
     metadata: dict[str, Any] = {"name": row.name, "namespace": row.namespace,
@@ -88,3 +89,10 @@ def job_body(row: TraceRow, start: datetime) -> dict[str, Any]:
     if annotations:
         metadata["annotations"] = annotations
     return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": metadata, "spec": spec}
+
+
+def _resources(requests: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The requests, and the limits the API server requires beside them (an extended resource such as
+    nvidia.com/gpu is requested by setting its limit: VAL-POD-3), as a user submitting the pod writes them."""
+    limits = limits_for(requests)
+    return {"requests": requests, "limits": limits} if limits else {"requests": requests}

@@ -23,6 +23,7 @@ def profile(context: Context | None = None) -> ValidationProfile:
         # The Queue webhook needs the queues that exist, so every Volcano rule runs across objects; the
         # per-object steps are the API server's (schema, metadata).
         mutate=mutate,
+        webhooks=webhooks,
         cross_object=functools.partial(cross_object_findings, context=context),
     )
 
@@ -34,6 +35,26 @@ def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Findin
     if group != GROUP or kind != "Queue":
         return None
     return mutated_on_create(body), []
+
+
+def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
+    """Volcano's job webhook, per object (``validateTaskTemplate`` in admit_job.go): every task's pod template
+    passes Kubernetes' own ``ValidatePodTemplate``, so a negative request, a resource name no container can ask
+    for or an extended resource without its limit refuses the vcjob as it would refuse a Pod (VAL-POD-1..3). The
+    checks that need the queues run across objects."""
+    group, _ = split_api_version(str(body.get("apiVersion", "")))
+    if group != BATCH_GROUP or kind != "Job":
+        return []
+    from kqctl.validate.rules.podspec import pod_template_resources
+
+    spec = body.get("spec")
+    tasks = spec.get("tasks") if isinstance(spec, dict) else None
+    found: list[Finding] = []
+    for index, task in enumerate(tasks if isinstance(tasks, list) else ()):
+        template = task.get("template") if isinstance(task, dict) else None
+        if isinstance(template, dict):
+            found.extend(pod_template_resources(template.get("spec"), ("spec", "tasks", index, "template", "spec")))
+    return found
 
 
 PROFILE = profile()

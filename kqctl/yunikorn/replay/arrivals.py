@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from kqctl.k8s.pods import limits_for
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.replay.durations import format_duration
 from kqctl.replay.traces import TraceError, TraceRow
@@ -74,7 +75,7 @@ def pod_bodies(row: TraceRow, start: datetime) -> list[dict[str, Any]]:
     requests = {name: format_resource_value(name, value) for name, value in row.requests}
     spec: dict[str, Any] = {"schedulerName": "yunikorn", "restartPolicy": "Never",
                             "containers": [{"name": "main", "image": "kqctl.dev/trace",
-                                            "resources": {"requests": requests}}]}
+                                            "resources": _resources(requests)}]}
     if row.priority_class is not None:
         spec["priorityClassName"] = row.priority_class
     metadata: dict[str, Any] = {"namespace": row.namespace, "creationTimestamp": stamp,
@@ -84,3 +85,10 @@ def pod_bodies(row: TraceRow, start: datetime) -> list[dict[str, Any]]:
     names = [row.name] if row.pods == 1 else [f"{row.name}-{i}" for i in range(row.pods)]
     return [{"apiVersion": "v1", "kind": "Pod", "metadata": {**metadata, "name": name}, "spec": spec,
              "status": {"phase": "Pending"}} for name in names]
+
+
+def _resources(requests: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The requests, and the limits the API server requires beside them (an extended resource such as
+    nvidia.com/gpu is requested by setting its limit: VAL-POD-3), as a user submitting the pod writes them."""
+    limits = limits_for(requests)
+    return {"requests": requests, "limits": limits} if limits else {"requests": requests}

@@ -139,11 +139,18 @@ def cross_object(objects: Sequence[LoadedObject], closed: bool) -> Iterable[tupl
     """The queue configuration of the YuniKorn ConfigMaps, flattened as the shim's webhook flattens them
     (``validateConfigMap``: yunikorn-defaults, then yunikorn-configs over it, key by key): the merged
     ``<service.policyGroup>.yaml`` is checked, its findings located in the ConfigMap the winning key came from."""
+    return [*unknown_queues(objects), *annotation_problems(objects), *merged_config_maps(objects)]
+
+
+def merged_config_maps(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObject, Finding]]:
+    """The merged queue configuration's findings (what YuniKorn's webhook refuses among them): the part of
+    ``cross_object`` that can refuse, which is all the gate every command admits objects through needs (the pod
+    lints build a whole snapshot)."""
     # == not is: a parallel run sends the objects over from the workers (pickled, the kind info copied)
     config_maps = {obj.name: obj for obj in objects if obj.info == kinds.CONFIG_MAP}
     ordered = [config_maps[name] for name in kinds.CONFIG_MAP_NAMES if name in config_maps]
     _MERGED.clear()
-    found: list[tuple[LoadedObject, Finding]] = [*unknown_queues(objects), *annotation_problems(objects)]
+    found: list[tuple[LoadedObject, Finding]] = []
     if not ordered:
         return found
     merged = configmap.flatten([obj.body for obj in ordered])
@@ -193,4 +200,5 @@ PROFILE = ValidationProfile(
     inspect=inspect,
     effective=effective,
     cross_object=cross_object,
+    cross_object_refusals=merged_config_maps,
 )

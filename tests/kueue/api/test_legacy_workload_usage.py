@@ -10,7 +10,8 @@ SAMPLE = "samples/legacy-v1alpha1/kueue-v0.1-v1alpha1.yaml"
 
 
 def test_converted_v1alpha1_workload_holds_its_pod_sets_requests_leg6() -> None:
-    data = json.loads(run_kqctl("simulate", SAMPLE, "-o", "json").out)
+    # No API server serves v1alpha1 (simulate refuses it, as validate does); --as-given reads it as converted.
+    data = json.loads(run_kqctl("simulate", SAMPLE, "-o", "json", "--as-given").out)
     assignment = data["admitted"]["legacy-team/sample-job-7f3kq"]["podSetAssignments"][0]
     assert assignment["resourceUsage"] == {"cpu": "6", "memory": "12Gi"}  # 3 pods x (2 cpu, 4Gi)
     assert data["clusterQueues"]["legacy-batch"]["spot/cpu"]["used"] == "6"

@@ -181,3 +181,21 @@ def test_max_and_step_for_a_resource_not_planned_are_usage_errors(kqctl: Callabl
     only_cpu = kqctl(*PLAN_SAMPLE, "--target", "no workload inadmissible", "--resource", "default/cpu", flag,
                      "memory=1Gi")
     assert only_cpu.code == 2 and "memory is not a planned resource; planned: default/cpu" in only_cpu.err
+
+
+@pytest.mark.parametrize("threshold", [1, 37, 99])
+def test_a_smaller_budget_replays_the_first_candidates_of_a_larger_one(threshold: int) -> None:
+    complete: list[list[Values]] = []
+    search(problem(2), fake((threshold, 7), complete), (100, 100), budget=60)
+    tried = [c for batch in complete for c in batch]
+    for budget in range(2, len(tried)):
+        cut: list[list[Values]] = []
+        search(problem(2), fake((threshold, 7), cut), (100, 100), budget=budget)
+        assert [c for batch in cut for c in batch] == tried[:budget]
+
+
+def test_plan_json_is_the_same_whatever_jobs_and_a_budget_never_reached(kqctl: Callable[..., Run]) -> None:
+    args = (*PLAN_SAMPLE[:-2], "--target", "p95(time-to-admission) < 30m", "-o", "json")
+    outputs = {kqctl(*args, "--jobs", jobs, "--budget", budget).out for jobs in ("1", "2", "4")
+               for budget in ("60", "200")}
+    assert len(outputs) == 1 and json.loads(outputs.pop())["answer"]

@@ -141,32 +141,63 @@ def test_def3_taint_without_effect_gets_an_empty_effect() -> None:
     assert findings == []
 
 
-def test_def3_toleration_empty_value_is_dropped_as_omitempty() -> None:
+def test_def3_removals_are_never_sent_so_an_empty_toleration_value_stays() -> None:
+    # controller-runtime's dropSchemeRemovals: what only the decoding removes (omitempty) is not patched away.
     rf = {"kind": "ResourceFlavor", "spec": {"tolerations": [{"key": "", "operator": "Exists", "value": ""}]}}
 
     out, _ = apply_mutating_webhooks(rf)
 
-    assert out["spec"]["tolerations"] == [{"operator": "Exists"}]
+    assert out["spec"]["tolerations"] == [{"key": "", "operator": "Exists", "value": ""}]
 
 
-def test_def3_empty_cohort_name_is_dropped_but_empty_stop_policy_pointer_is_kept() -> None:
+def test_def3_empty_strings_stay_as_written() -> None:
     out, _ = apply_mutating_webhooks(cq({"cohortName": "", "stopPolicy": ""}))
 
-    assert out["spec"] == {"stopPolicy": ""}
+    assert out["spec"] == {"cohortName": "", "stopPolicy": ""}
 
 
-def test_def3_workload_resource_maps_are_canonical_and_nameless_containers_get_a_name() -> None:
+def test_def3_a_workload_is_not_patched_when_default_changes_nothing() -> None:
+    # WorkloadWebhook.Default changes nothing with PartialAdmission on: controller-runtime answers without a
+    # patch, so the re-encoding (canonical quantities, a nameless container's name "") never reaches the server.
+    template = {
+        "spec": {"containers": [{"resources": {"requests": {"cpu": LiteralFloat("0.5"), "memory": 1024}}}]}
+    }
+    body = workload({"template": template})
+
+    out, findings = apply_mutating_webhooks(body)
+
+    assert out is body and findings == []
+
+
+def test_def3_a_patched_workload_gets_canonical_quantities_and_nameless_containers_a_name() -> None:
     template = {
         "spec": {"containers": [{"resources": {"requests": {"cpu": LiteralFloat("0.5"), "memory": 1024}}}]}
     }
 
-    out, findings = apply_mutating_webhooks(workload({"template": template}))
+    out, findings = apply_mutating_webhooks(workload({"template": template, "minCount": 1}),
+                                            partial_admission=False)
 
     assert out["spec"]["podSets"][0]["template"] == {
         "spec": {"containers": [{"resources": {"requests": {"cpu": "500m", "memory": "1024"}}, "name": ""}]},
         "metadata": {},
     }
     assert findings == []
+
+
+def test_def3_a_cluster_queue_that_already_holds_the_finalizer_is_not_patched() -> None:
+    body = cq_quota(nominalQuota=LiteralFloat("1.5"))
+    body["metadata"]["finalizers"] = [RESOURCE_IN_USE_FINALIZER]
+
+    out, findings = apply_mutating_webhooks(body)
+
+    assert out is body and findings == []
+    assert quota_of(out)["nominalQuota"] == LiteralFloat("1.5")
+
+
+def test_def3_a_decode_error_denies_even_when_default_changes_nothing() -> None:
+    _, [finding] = apply_mutating_webhooks(workload({"count": "many"}))
+
+    assert finding.rule_id == RULE_DECODE
 
 
 def test_def3_admission_usage_quantities_in_status_are_decoded_too() -> None:
@@ -203,6 +234,7 @@ def test_def3_cluster_queue_and_resource_flavor_get_the_resource_in_use_finalize
 def test_def3_workload_webhook_drops_min_count_only_without_partial_admission() -> None:
     kept, _ = apply_mutating_webhooks(workload({"minCount": 1}))
     dropped, _ = apply_mutating_webhooks(workload({"minCount": 1}), partial_admission=False)
+
 
     assert kept["spec"]["podSets"][0]["minCount"] == 1
     assert "minCount" not in dropped["spec"]["podSets"][0]

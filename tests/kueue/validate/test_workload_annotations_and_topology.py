@@ -78,9 +78,9 @@ def test_admission_gated_by_annotation_val_wl_15(value: str, expected: str | Non
      "greater than or equal to 0"),
     ({"podsetSliceRequiredTopologyConstraints": [{"topology": "a", "size": 1}] * 4}, "SCHEMA-ITEMS",
      "spec.podSets[0].topologyRequest.podsetSliceRequiredTopologyConstraints", "3"),
-    # size is a plain int32 with omitempty: Kueue's webhook re-encodes 0 as absent, then it is required.
-    ({"podsetSliceRequiredTopologyConstraints": [{"topology": "a", "size": 0}]}, "SCHEMA-REQUIRED",
-     "spec.podSets[0].topologyRequest.podsetSliceRequiredTopologyConstraints[0].size", "Required value"),
+    # DEF-3: Kueue's Workload webhook sends no patch (its Default() changes nothing), so the 0 reaches the schema.
+    ({"podsetSliceRequiredTopologyConstraints": [{"topology": "a", "size": 0}]}, "SCHEMA-RANGE",
+     "spec.podSets[0].topologyRequest.podsetSliceRequiredTopologyConstraints[0].size", "greater than or equal to 1"),
     ({"podSetGroupName": "g" * 257}, "SCHEMA-LENGTH", "spec.podSets[0].topologyRequest.podSetGroupName", "256"),
     ({"unknownKey": "x"}, "SCHEMA-UNKNOWN-FIELD", "spec.podSets[0].topologyRequest.unknownKey", "unknown field"),
 ])

@@ -1,0 +1,146 @@
+"""The one gate every command admits objects through: validate's checks, and validate's verdict.
+
+simulate, explain, audit, replay, diff, plan and convert read an object only as the API server would store it
+once applied, and only if the API server (or the scheduler, for its configuration) would store it at all:
+
+* each object goes through the very steps ``kqctl validate`` runs (:func:`kqctl.validate.runner.check_object`:
+  schema defaults, the scheduler's mutating webhooks and decoding, schema, metadata, CEL, validating webhooks,
+  the scheduler's own checks) and then the checks across objects;
+* the first error validate would report ends the command (:class:`~kqctl.errors.InputError`, exit 3), located
+  at the field and worded as validate words it; validate itself exits 1 on the same input;
+* an admitted object is what those steps leave: CRD defaults and webhook defaults applied (DEF-1), so a
+  ClusterQueue without ``queueingStrategy`` is simulated with the ``BestEffortFIFO`` the server stores; the
+  fields filled in are recorded on the object (:attr:`LoadedObject.defaulted`), for explanations;
+* a written ``status`` whose problems a create would ignore (validate reports them as information) is not
+  taken as the cluster's state: the object is admitted without it, with a note.
+
+Objects read from a cluster are stored objects already: they pass as read. ``as_given`` (``--as-given``) skips
+the API server altogether: objects are simulated exactly as written, as Kueue's own unit tests build them, and
+only what the scheduler's decoding cannot read is refused (by the scheduler's loader).
+
+The work is validate's, not repeated: the engine reads the bodies the checks produced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kqctl.errors import InputError
+from kqctl.findings import Finding, Severity
+from kqctl.k8s.names import go_quote
+from kqctl.load.objects import LoadedObject, LoadResult
+from kqctl.origin import FieldPath, format_path
+from kqctl.validate.profile import ValidationProfile
+from kqctl.validate.runner import check_object
+
+
+@dataclass
+class Admitted:
+    """The inputs as admitted: the objects to read, and notes for stderr (never for stdout)."""
+
+    result: LoadResult
+    notes: list[str] = field(default_factory=list)
+
+
+def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given: bool = False,
+          converting: bool = False) -> Admitted:
+    """Every object of ``result`` through validate's checks; the first error validate reports is raised.
+
+    ``converting``: for `kqctl convert`, which writes the objects as written in another version: they are checked
+    (an object in a version nobody serves any more as the object it converts to, its version being what convert
+    cures) and left as written, without defaults.
+    """
+    if result.unreadable:
+        raise result.unreadable[0]
+    for obj in result.objects:
+        _refuse_first(obj, (f for f in obj.findings if f.severity is Severity.ERROR))
+    if as_given:
+        return Admitted(result)
+    notes: list[str] = []
+    stored_bodies: list[tuple[LoadedObject, dict[str, Any]]] = []
+    for obj in result.objects:
+        if not obj.known or obj.stored:
+            continue
+        check = check_object(obj, profiles)
+        _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR
+                            and not (converting and f in check.unserved)))
+        stored = check.stored
+        if check.status_ignored:
+            stored = {key: value for key, value in stored.items() if key != "status"}
+            notes.append(f"{obj.origin}: {obj.kind} {_name(obj)}: the written status is not one the cluster could "
+                         "hold (kqctl validate shows why); read without it, as the API server creates the object")
+        stored_bodies.append((obj, stored))
+    _refuse_across(result.objects, profiles)  # on the objects as written, as validate runs these checks
+    if converting:
+        return Admitted(result)  # convert writes the objects as written
+    for obj, stored in stored_bodies:
+        # Changed in place (the command's own objects): from now on it is the object the server stores, and
+        # admitting the inputs again (diff's sides share objects) checks only what a --set changed since (an edit
+        # makes a new object, not stored).
+        # (an object admitted before and changed by a --set keeps what was filled in the first time)
+        obj.defaulted = tuple(dict.fromkeys((*obj.defaulted, *defaulted_fields(obj.body, stored))))
+        obj.body = stored
+        obj.stored = True
+    return Admitted(LoadResult(result.objects, [], result.files), notes)
+
+
+def _refuse_across(objects: list[LoadedObject], profiles: Sequence[ValidationProfile]) -> None:
+    """The checks across objects validate makes (each profile on the objects as written, as validate runs them):
+    an error there is one the API server or the scheduler makes too (a warning is kqctl's knowledge)."""
+    known = [obj for obj in objects if obj.known]
+    for profile in profiles:
+        refusals = profile.cross_object_refusals
+        found = refusals(known) if refusals is not None else profile.cross_object(known, False)
+        for obj, finding in found:
+            if finding.severity is Severity.ERROR:
+                _refuse_first(obj, iter((finding,)))
+
+
+def _refuse_first(obj: LoadedObject, errors: Iterator[Finding]) -> None:
+    finding = next(errors, None)
+    if finding is not None:
+        raise refusal(obj, finding)
+
+
+def refusal(obj: LoadedObject, finding: Finding) -> InputError:
+    """The located error for an object the API server or the scheduler refuses: validate's finding, its rule."""
+    where = format_path(finding.path)
+    field_part = f"{where}: " if where else ""
+    set_by = obj.set_by(finding.path) if finding.path else None
+    source = f" (the value comes from --set {set_by!r}, not from the file)" if set_by else ""
+    hint = f"; {finding.hint}" if finding.hint else ""
+    line = finding.line if finding.line is not None else obj.line_of(finding.path)
+    what = f"{obj.kind} {_name(obj)}: " if obj.kind and isinstance(obj.body, dict) else ""
+    return InputError(obj.origin.file, f"{what}{field_part}{finding.message}{source} ({finding.rule_id}{hint}; kqctl "
+                      "validate shows every problem)", line=line, index=obj.origin.index)
+
+
+def _name(obj: LoadedObject) -> str:
+    """namespace/name as validate's OBJECT column shows it: a control character in a name (anything can be
+    written in a file) is escaped as the messages escape it, so it never reaches the terminal raw."""
+    name = _visible(obj.name or "<unnamed>")
+    namespaced = obj.info is not None and obj.info.namespaced and obj.namespace
+    return f"{_visible(obj.namespace or '')}/{name}" if namespaced else name
+
+
+def _visible(text: str) -> str:
+    return text if text.isprintable() else go_quote(text)[1:-1]
+
+
+def defaulted_fields(written: Any, stored: Any, path: FieldPath = ()) -> Iterator[FieldPath]:
+    """The fields ``stored`` holds that ``written`` leaves out (or sets to null): what the API server filled in.
+    Only the topmost field of a filled-in value is named (``spec.preemption``, not each policy in it); parts
+    the defaulting left alone are the very same objects, so they are skipped without a look."""
+    if stored is written or not isinstance(stored, dict) or not isinstance(written, dict):
+        if isinstance(stored, list) and isinstance(written, list) and stored is not written:
+            for i, (old, new) in enumerate(zip(written, stored, strict=False)):
+                yield from defaulted_fields(old, new, (*path, i))
+        return
+    for key, value in stored.items():
+        before = written.get(key)
+        if before is None and value is not None:
+            yield (*path, key)
+        elif value is not before:
+            yield from defaulted_fields(before, value, (*path, key))
