@@ -40,8 +40,9 @@ EXIT_CODES = """Exit codes:
 
 \b
   0   success (validate: no finding at or above --fail-on)
-  1   validate found problems; simulate --fail-on matched a workload; diff --fail-on
-      regression found one; plan met the target at no quota it tried
+  1   validate found problems; simulate --fail-on matched a workload;
+      diff --fail-on regression found one; plan met the target at no
+      quota it tried
   2   usage error (unknown option, bad value, unknown name)
   3   unreadable or invalid input (file, document and field named)
   4   the cluster could not be read (--from-cluster, snapshot save)
@@ -60,10 +61,10 @@ SUMMARIES = {
     "simulate": "Dry-run admission: who gets in, where, and why not.",
     "explain": "Why one workload is or is not admitted, and what would help.",
     "audit": "Quota report: nominal, used, borrowed, idle; findings.",
-    "replay": "Replay Kueue in virtual time over a trace of arrivals.",
+    "replay": "Run the scheduler in virtual time: waits, usage, completions.",
     "diff": "Compare two configurations and what each admits.",
     "plan": "Find the smallest quota that meets a wait-time target.",
-    "convert": "Convert manifests to Kueue's current API.",
+    "convert": "Convert to Kueue's API: older versions, Volcano, YuniKorn.",
     "snapshot": "Save a live cluster's queue state to a file.",
     "rbac": "Print the least-privilege RBAC for reading a cluster.",
     "rules": "Explain a rule ID kqctl cites.",

@@ -214,6 +214,8 @@ def test_help_never_breaks_a_token_a_user_copies(kqctl: Kq) -> None:
         listing = kqctl("--help", env={"COLUMNS": columns}).out
         commands = listing[listing.index("Commands:"):listing.index("Exit codes")]
         assert "..." not in commands and "fields" in commands
+        # The root help (commands, exit codes, diagnostics) fits the terminal it is shown on.
+        assert max(len(line) for line in listing.splitlines()) <= int(columns), listing
 
 
 def test_fields_documents_a_field_as_kubectl_explain_does(kqctl: Kq) -> None:
