@@ -110,8 +110,8 @@ def plan_command(
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     seeds: int = typer.Option(0, "--seeds", metavar="N", min=0,
                               help="Kueue: replay every candidate under N random draws of the runtimes (--runtime "
-                                   "uniform/exponential/lognormal; seeds --seed to --seed+N-1) and meet the target in "
-                                   "--confidence percent of them."),
+                                   "uniform/exponential/lognormal; seeds --seed, --seed + 1, ...) and meet the target "
+                                   "in --confidence percent of them."),
     confidence: int = typer.Option(DEFAULT_CONFIDENCE, "--confidence", metavar="PERCENT", min=1, max=100,
                                    help="With --seeds: the percentage of draws that must meet the target."),
     executor: str = typer.Option("local", "--executor", metavar="WHERE", help=EXECUTOR_HELP),
