@@ -3,8 +3,12 @@
 An entry is one file's :class:`~kqctl.validate.parallel.FilePart` (its documents' reports, and the trimmed objects
 the cross-object checks read), keyed by the file's path and the SHA-256 of its content, under a directory named
 after everything else the result depends on (the *setting*: kqctl's version and the fingerprint of its code and
-schemas, the target releases, the flags that change per-object results). A changed file, flag or kqctl is a miss;
-the cross-object checks always run again over every file, cached or not.
+schemas, the target releases, the flags that change per-object results). A changed file, flag or kqctl is a miss.
+
+The cross-object checks run again over every file, cached or not, except on a profile's *subjects* (Kueue's
+Workloads: ``ValidationProfile.cross_object_subjects``), whose findings depend only on themselves and on the other
+objects: an entry also keeps its subjects' findings with a fingerprint of those other objects (and --closed), and
+while the fingerprint is the same they are reused and the subjects stay pickled, never loaded.
 
 Entries are pickles: the directory is created private (0700) and refused when someone else could write to it,
 since loading a pickle runs what it says. Nothing is ever evicted: delete the directory any time.
@@ -21,13 +25,17 @@ import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from kqctl.errors import UsageError
+from kqctl.origin import Origin
 from kqctl.validate.parallel import FilePart
+from kqctl.validate.report import DocumentReport
 
 ENTRY_SUFFIX = ".part"
 # Bump when FilePart or what it holds changes shape: old entries are then never read.
-FORMAT = "1"
+FORMAT = "2"
+_TAG = f"kqctl-validate-part-{FORMAT}"
 
 
 def default_directory() -> Path:
@@ -77,8 +85,22 @@ class ValidationCache:
         self.directory = directory / digest[:32]
         self.hits = self.misses = 0
         self._ready = False
+        self._keys: dict[str, Path | None] = {}  # each file is hashed once a run
+
+    def holds(self, name: str) -> bool:
+        """Whether an entry for the file's content is stored (a miss, counted, when not)."""
+        key = self._key(name)
+        if key is not None and key.exists():
+            return True
+        self.misses += 1
+        return False
 
     def _key(self, name: str) -> Path | None:
+        if name not in self._keys:
+            self._keys[name] = self._content_key(name)
+        return self._keys[name]
+
+    def _content_key(self, name: str) -> Path | None:
         try:
             with open(name, "rb") as handle:
                 content = hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
@@ -100,12 +122,12 @@ class ValidationCache:
     def _load(self, key: Path) -> FilePart | None:
         try:
             with open(key, "rb") as handle:
-                part = pickle.load(handle)
+                entry = pickle.load(handle)
+            return _part(entry)
         except FileNotFoundError:
             return None
         except Exception:  # a damaged or foreign entry is a miss, and is replaced
             return None
-        return part if isinstance(part, FilePart) else None
 
     def put(self, name: str, part: FilePart) -> None:
         key = self._key(name)
@@ -113,16 +135,21 @@ class ValidationCache:
             return
         try:
             self._prepare()
+            # The same content's entry again (with new findings on its subjects): no older one to look for.
+            rewritten = key.exists()
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
-                pickle.dump(part, out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(_entry(part), out, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, key)
-            for older in self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
+            for older in () if rewritten else self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
                 if older != key:  # the same file's earlier content: one entry per file and setting
                     older.unlink(missing_ok=True)
         except OSError as exc:  # a cache that cannot be written costs time, never the answer
             sys.stderr.write(f"kqctl: warning: --cache {self.root}: cannot write: {exc.strerror or exc}\n")
             self.put = _ignore  # type: ignore[method-assign]
+
+    def freeze(self, part: FilePart) -> None:
+        freeze(part)
 
     def _prepare(self) -> None:
         if not self._ready:
@@ -132,6 +159,46 @@ class ValidationCache:
 
 def _ignore(name: str, part: FilePart) -> None:
     return None
+
+
+def freeze(part: FilePart) -> None:
+    """Pickles the part's per-object results now, before the cross-object checks add their findings to its reports
+    (an entry holds only what the file alone says; the checks' findings on its subjects are kept beside)."""
+    if part.base_blob is None:
+        part.base_blob = pickle.dumps((_compact(part.reports), part.identities, part.cross, part.subject_kinds),
+                                      protocol=pickle.HIGHEST_PROTOCOL)
+    if part.subject_blob is None:
+        part.subject_blob = pickle.dumps(part.loaded_subjects(), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _entry(part: FilePart) -> tuple[Any, ...]:
+    freeze(part)
+    return (_TAG, part.base_blob, part.subject_blob, part.digests(), part.subject_findings)
+
+
+def _part(entry: Any) -> FilePart | None:
+    """The part of an entry, its subjects left pickled until a check needs them."""
+    if not isinstance(entry, tuple) or len(entry) != 5 or entry[0] != _TAG:
+        return None
+    _, base, subjects, digests, kept = entry
+    rows, identities, cross, subject_kinds = pickle.loads(base)
+    return FilePart(_reports(rows), identities, cross, subjects=None, subject_blob=subjects,
+                    subject_kinds=subject_kinds, subject_findings=kept, cross_digests=digests, base_blob=base)
+
+
+# A report with nothing but its place and name (most of them) is kept as a row of plain values: it unpickles in half
+# the time of the dataclasses.
+_Row = tuple[str, int, int, int | None, str, str, str | None, str | None]
+
+
+def _compact(reports: list[DocumentReport]) -> list[DocumentReport | _Row]:
+    return [(r.origin.file, r.origin.index, r.origin.line, r.origin.item, r.api_version, r.kind, r.namespace, r.name)
+            if not r.findings and r.effective is None and r.skipped is None else r for r in reports]
+
+
+def _reports(rows: list[DocumentReport | _Row]) -> list[DocumentReport]:
+    return [DocumentReport(Origin(row[0], row[1], row[2], row[3]), row[4], row[5], row[6], row[7], [])
+            if isinstance(row, tuple) else row for row in rows]
 
 
 def open_cache(directory: Path, setting: Iterable[str]) -> ValidationCache:

@@ -10,10 +10,13 @@ duplicates, are found by re-reading the few files that have any.
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import multiprocessing
 import os
+import pickle
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,14 +40,59 @@ RESULT_SWITCH_INTERVAL = 0.0005
 
 @dataclass
 class FilePart:
-    """What a worker sends back for one file."""
+    """What a worker sends back for one file (and what ``validate --cache`` keeps of it)."""
 
     reports: list[DocumentReport] = field(default_factory=list)
     # (identity, field path prefix of the object in its document): the line of a duplicate's name is
     # looked up in the parent, only for duplicates.
     identities: list[tuple[tuple[str, str, str, str] | None, FieldPath]] = field(default_factory=list)
-    cross: list[tuple[int, LoadedObject]] = field(default_factory=list)  # (report index, trimmed object)
+    # (report index, trimmed object) of the objects the cross-object checks read, but the subjects below.
+    cross: list[tuple[int, LoadedObject]] = field(default_factory=list)
     unreadable: InputError | None = None
+    # The same of the objects of a kind some profile names in ``cross_object_subjects`` (Kueue's Workloads): kept
+    # apart, so that a cached part leaves them pickled (``subject_blob``) while their findings can be reused.
+    subjects: list[tuple[int, LoadedObject]] | None = field(default_factory=list)
+    subject_blob: bytes | None = None
+    subject_kinds: list[tuple[int, str]] = field(default_factory=list)  # (report index, kind) of every subject
+    # Per profile (its scheduler): the findings on this file's subjects the last time they were checked.
+    subject_findings: dict[str, SubjectFindings] = field(default_factory=dict)
+    # A digest of each object of ``cross`` (None: not computed yet), for the fingerprint of the others.
+    cross_digests: list[bytes] | None = None
+    # The pickled per-object part (reports, identities, cross, subject_kinds) as read from or written to a cache,
+    # taken before the cross-object checks add their findings to the reports.
+    base_blob: bytes | None = None
+
+    def loaded_subjects(self) -> list[tuple[int, LoadedObject]]:
+        """The subjects, unpickled from a cache entry the first time they are asked for."""
+        if self.subjects is None:
+            self.subjects = pickle.loads(self.subject_blob) if self.subject_blob is not None else []
+        return self.subjects
+
+    def digests(self) -> list[bytes]:
+        if self.cross_digests is None:
+            self.cross_digests = [object_digest(obj) for _, obj in self.cross]
+        return self.cross_digests
+
+
+@dataclass(frozen=True)
+class SubjectFindings:
+    """One profile's cross-object findings on a file's subjects (report index, located finding), valid while the
+    other objects the profile read have the same ``fingerprint`` and the same subjects took part (``checked``)."""
+
+    fingerprint: bytes
+    checked: tuple[int, ...]
+    findings: tuple[tuple[int, Finding], ...]
+
+
+def object_digest(obj: LoadedObject) -> bytes:
+    """What a cross-object check can read of an object, digested: its kind, where a snapshot saved it and its body
+    (repr keeps every type YAML reads apart: 1, 1.0, True and "1" differ)."""
+    info = (obj.info.group, obj.info.kind, obj.info.scheduler) if obj.info is not None else None
+    return hashlib.sha256(repr((info, obj.read_for, obj.body)).encode()).digest()
+
+
+def subject_kinds(profiles: tuple[ValidationProfile, ...]) -> frozenset[str]:
+    return frozenset().union(*(profile.cross_object_subjects for profile in profiles))
 
 
 def default_jobs() -> int:
@@ -91,33 +139,63 @@ def validate_files_parallel(files: list[str], job: Job, closed: bool, jobs: int)
 def validate_cached(files: list[str], job: Job, closed: bool, jobs: int,
                     cache: PartCache) -> tuple[ValidationReport, bool]:
     """As :func:`validate_files_parallel`, with each file's part taken from ``cache`` when its content is unchanged
-    (the per-object steps); the cross-object checks always run again, over every file."""
-    parts: list[FilePart | None] = [cache.get(name) for name in files]
-    missing = [i for i, part in enumerate(parts) if part is None]
-    names = [files[i] for i in missing]
-    fresh = validate_parts(names, job, jobs) if worth_parallel(names, jobs) else [_validate_one(n, job) for n in names]
-    for i, part in zip(missing, fresh, strict=True):
+    (the per-object steps, and the findings on its subjects while the other objects are unchanged); the other
+    cross-object checks always run again, over every file.
+
+    With enough input for a second process, workers validate the changed files while this process reads the others'
+    entries, then it helps them."""
+    parts: list[FilePart | None] = [None] * len(files)
+    changed = [i for i, name in enumerate(files) if not cache.holds(name)]
+    unchanged = [i for i in range(len(files)) if parts[i] is None and i not in set(changed)]
+
+    def read_entries() -> None:
+        for i in unchanged:
+            parts[i] = cache.get(files[i])
+
+    names = [files[i] for i in changed]
+    if changed and worth_parallel(files, jobs):
+        fresh = validate_parts(names, job, jobs, meanwhile=read_entries)
+    else:
+        read_entries()
+        fresh = [_validate_one(name, job) for name in names]
+    for i, part in zip(changed, fresh, strict=True):
         parts[i] = part
-        if part.unreadable is None:
-            cache.put(files[i], part)
+    late = [i for i in unchanged if parts[i] is None]  # an entry that could not be read after all (damaged)
+    for i in late:
+        parts[i] = _validate_one(files[i], job)
     done = [part for part in parts if part is not None]
-    return _merge(done, job, closed), any(p.unreadable is not None for p in done)
+    renewed = set(changed) | set(late)
+    for i in renewed:
+        if done[i].unreadable is None:
+            cache.freeze(done[i])  # before the cross-object checks add to its reports
+    report, kept_changed = merge_parts(done, job, closed, keep=True)
+    for i in sorted(renewed | kept_changed):
+        if done[i].unreadable is None:
+            cache.put(files[i], done[i])
+    return report, any(p.unreadable is not None for p in done)
 
 
 class PartCache(Protocol):
     """Where :func:`validate_cached` keeps a file's part (kqctl.validate.cache)."""
 
+    def holds(self, name: str) -> bool: ...
+
     def get(self, name: str) -> FilePart | None: ...
 
     def put(self, name: str, part: FilePart) -> None: ...
 
+    def freeze(self, part: FilePart) -> None: ...
 
-def validate_parts(files: list[str], job: Job, jobs: int) -> list[FilePart]:
-    """Each file's part, in input order, validated by ``jobs`` processes (this one included)."""
+
+def validate_parts(files: list[str], job: Job, jobs: int,
+                   meanwhile: Callable[[], None] | None = None) -> list[FilePart]:
+    """Each file's part, in input order, validated by ``jobs`` processes (this one included); this one calls
+    ``meanwhile`` first, while the workers have started."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     taken = context.Value("i", 0)
-    workers = min(jobs, len(files)) - 1
+    # Every worker has a file to take, and this process too unless it is busy meanwhile.
+    workers = min(jobs - 1, len(files)) if meanwhile is not None else min(jobs, len(files)) - 1
     parts: list[FilePart | None] = [None] * len(files)
     # A worker writes a file's result into a pipe that holds 64 KiB: the pool's result thread here must take
     # the GIL from this busy thread for every 64 KiB, and with the default 5 ms switch interval a worker
@@ -128,6 +206,8 @@ def validate_parts(files: list[str], job: Job, jobs: int) -> list[FilePart]:
         with context.Pool(workers, initializer=_share_counter, initargs=(taken,)) as pool:
             # One task per file at most: each takes the next file from the counter (None once all are taken).
             theirs = pool.imap_unordered(_take_file, [(files, largest_first, job)] * len(files), chunksize=1)
+            if meanwhile is not None:
+                meanwhile()
             for i, part in _files_taken(files, largest_first, job, taken):
                 parts[i] = part
             for taken_by_worker in theirs:
@@ -186,11 +266,12 @@ def _validate_one(name: str, job: Job) -> FilePart:
         part.unreadable = exc
         part.reports.append(unreadable_report(exc))
         return part
+    subjects = subject_kinds(job.profiles)
     for document in documents:
         for obj in objects_of(job.kinds, document, job.strict):
             reason = job.skipping.reason(obj) if job.skipping else None
             if reason is not None:
-                _add_skipped(part, obj, reason, job)
+                _add_skipped(part, obj, reason, job, subjects)
                 continue
             findings = list(obj.findings)
             if obj.known and not has_error(findings):
@@ -198,18 +279,28 @@ def _validate_one(name: str, job: Job) -> FilePart:
             report = report_for(obj, [located(obj, f) for f in findings], job.profiles)
             part.identities.append((identity(obj), obj.prefix))
             if obj.known and not has_error(obj.findings):
-                part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
+                _add_cross(part, obj, job, subjects)
             part.reports.append(report)
     return part
 
 
-def _add_skipped(part: FilePart, obj: LoadedObject, reason: str, job: Job) -> None:
+def _add_cross(part: FilePart, obj: LoadedObject, job: Job, subjects: frozenset[str]) -> None:
+    """The object (trimmed) for the cross-object checks, among the subjects when its kind is one."""
+    index, kind = len(part.reports), obj.kind
+    if kind in subjects:
+        part.loaded_subjects().append((index, _trimmed(obj, job.profiles)))
+        part.subject_kinds.append((index, kind))
+    else:
+        part.cross.append((index, _trimmed(obj, job.profiles)))
+
+
+def _add_skipped(part: FilePart, obj: LoadedObject, reason: str, job: Job, subjects: frozenset[str]) -> None:
     """A skipped object: no finding, never reported on, but others may still refer to it (cross-object)."""
     from kqctl.validate.runner import has_error, skipped_report
 
     part.identities.append((None, obj.prefix))  # nor is it a duplicate
     if obj.known and not has_error(obj.findings):
-        part.cross.append((len(part.reports), _trimmed(obj, job.profiles)))
+        _add_cross(part, obj, job, subjects)
     part.reports.append(skipped_report(obj, reason))
 
 
@@ -225,12 +316,21 @@ def _trimmed(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> Load
 
 
 def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
+    return merge_parts(parts, job, closed)[0]
+
+
+def merge_parts(parts: list[FilePart], job: Job, closed: bool,
+                keep: bool = False) -> tuple[ValidationReport, set[int]]:
+    """The report of every part in order, duplicates and cross-object findings added. With ``keep`` (validate
+    --cache) each part keeps its subjects' findings, and a part's kept findings are reused instead of checking its
+    subjects again while the rest is unchanged; returns the numbers of the parts whose kept findings changed."""
     reports: list[DocumentReport] = []
     first: dict[tuple[str, str, str, str], Origin] = {}
-    cross: list[tuple[DocumentReport, LoadedObject]] = []
+    offsets: list[int] = []
     lines = _LineCache()
     for part in parts:
         offset = len(reports)
+        offsets.append(offset)
         reports.extend(part.reports)
         for i, (key, prefix) in enumerate(part.identities):
             if key is None:
@@ -241,19 +341,116 @@ def _merge(parts: list[FilePart], job: Job, closed: bool) -> ValidationReport:
                 _add(report, _duplicate(report, first[key], name_line))
             else:
                 first[key] = report.origin
-        cross.extend((reports[offset + i], obj) for i, obj in part.cross)
-    # As in one process: a duplicate takes no part in the cross-object checks.
-    included = [(report, obj) for report, obj in cross
-                if not any(f.rule_id == "LOAD-DUPLICATE" for f in report.findings)]
-    by_object = {id(obj): report for report, obj in included}
-    objects = [obj for _, obj in included]
+    merged = _Merged(parts, offsets, reports, job, closed, keep, lines)
+    # Kinds counted once: a scheduler none of whose kinds is in the input is not asked (50,000 Workloads need not
+    # be scanned for Volcano's and YuniKorn's checks to find nothing).
+    present = merged.kinds_present()
     for profile in job.profiles:
-        for obj, finding in profile.cross_object(seen_by(profile, objects), closed):
-            if by_object[id(obj)].skipped is not None:
+        if profile.cross_object_needs is None or not present.isdisjoint(profile.cross_object_needs):
+            merged.check(profile)
+    return ValidationReport(reports), merged.changed
+
+
+class _Merged:
+    """The cross-object checks over every part, one profile at a time."""
+
+    def __init__(self, parts: list[FilePart], offsets: list[int], reports: list[DocumentReport], job: Job,
+                 closed: bool, keep: bool, lines: _LineCache) -> None:
+        self.parts, self.offsets, self.reports = parts, offsets, reports
+        self.job, self.closed, self.keep, self.lines = job, closed, keep, lines
+        self.lazy = subject_kinds(job.profiles)
+        self.changed: set[int] = set()
+        self.duplicates = {i for i, report in enumerate(reports)
+                           if report.findings and any(f.rule_id == "LOAD-DUPLICATE" for f in report.findings)}
+
+    def included(self, index: int) -> bool:
+        """As in one process: a duplicate takes no part in the cross-object checks."""
+        return index not in self.duplicates
+
+    def kinds_present(self) -> set[str]:
+        present = {obj.kind for part in self.parts for _, obj in part.cross}
+        present.update(kind for part in self.parts for _, kind in part.subject_kinds)
+        return present
+
+    def check(self, profile: ValidationProfile) -> None:
+        reads, own = profile.cross_object_reads, profile.cross_object_subjects
+        # Subjects of another profile's kinds are this one's objects like any other.
+        foreign = {kind for kind in self.lazy - own if reads is None or kind in reads}
+        contexts = [self._context(n, part, reads, foreign) for n, part in enumerate(self.parts)]
+        fingerprint = self._fingerprint(profile, contexts) if self.keep and own else b""
+        objects: list[LoadedObject] = []
+        owner: dict[int, tuple[int, int, bool]] = {}  # id(object) -> (part number, report index in it, own subject)
+        checked_now: dict[int, tuple[int, ...]] = {}
+        for n, part in enumerate(self.parts):
+            context = contexts[n]
+            mine: list[tuple[int, LoadedObject]] = []
+            checked = tuple(i for i, kind in part.subject_kinds if kind in own)
+            if self.duplicates and checked:
+                checked = tuple(i for i in checked if self.included(self.offsets[n] + i))
+            if checked:
+                kept = part.subject_findings.get(profile.scheduler) if self.keep else None
+                if kept is not None and kept.fingerprint == fingerprint and kept.checked == checked:
+                    self._reuse(n, kept)
+                else:
+                    wanted = set(checked)
+                    mine = [(i, obj) for i, obj in part.loaded_subjects() if i in wanted]
+                    checked_now[n] = checked
+            for i, obj in context:
+                owner[id(obj)] = (n, i, False)
+            for i, obj in mine:
+                owner[id(obj)] = (n, i, True)
+            if mine:
+                objects.extend(obj for _, obj in heapq.merge(context, mine, key=_first))  # in input order
+            else:
+                objects.extend(obj for _, obj in context)
+        found: dict[int, list[tuple[int, Finding]]] = {n: [] for n in checked_now}
+        for obj, finding in profile.cross_object(seen_by(profile, objects), self.closed):
+            n, i, subject = owner[id(obj)]
+            report = self.reports[self.offsets[n] + i]
+            if report.skipped is not None:
                 continue  # a skipped object is referred to, never reported on
-            line = finding.line if finding.line is not None else lines.line(obj.origin, (*obj.prefix, *finding.path))
-            _add(by_object[id(obj)], with_line(finding, line))
-    return ValidationReport(reports)
+            line = finding.line if finding.line is not None else self.lines.line(obj.origin,
+                                                                                 (*obj.prefix, *finding.path))
+            located = with_line(finding, line)
+            _add(report, located)
+            if subject:
+                found[n].append((i, located))
+        if self.keep:
+            for n, checked in checked_now.items():
+                self.parts[n].subject_findings[profile.scheduler] = SubjectFindings(fingerprint, checked,
+                                                                                    tuple(found[n]))
+                self.changed.add(n)
+
+    def _context(self, n: int, part: FilePart, reads: frozenset[str] | None,
+                 foreign: set[str]) -> list[tuple[int, LoadedObject]]:
+        """The part's objects the profile reads besides its own subjects, in input order."""
+        offset = self.offsets[n]
+        context = [(i, obj) for i, obj in part.cross
+                   if (reads is None or obj.kind in reads) and self.included(offset + i)]
+        if foreign and any(kind in foreign for _, kind in part.subject_kinds):
+            others = [(i, obj) for i, obj in part.loaded_subjects()
+                      if obj.kind in foreign and self.included(offset + i)]
+            context = list(heapq.merge(context, others, key=_first))
+        return context
+
+    def _fingerprint(self, profile: ValidationProfile, contexts: list[list[tuple[int, LoadedObject]]]) -> bytes:
+        """What a subject's findings may depend on besides the subject: every other object the profile reads (in
+        input order) and --closed."""
+        digest = hashlib.sha256(f"{profile.scheduler}\0{self.closed}\0".encode())
+        for part, context in zip(self.parts, contexts, strict=True):
+            known = {i: d for (i, _), d in zip(part.cross, part.digests(), strict=True)}
+            for i, obj in context:
+                digest.update(known[i] if i in known else object_digest(obj))
+        return digest.digest()
+
+    def _reuse(self, n: int, kept: SubjectFindings) -> None:
+        offset = self.offsets[n]
+        for i, finding in kept.findings:
+            _add(self.reports[offset + i], finding)
+
+
+def _first(entry: tuple[int, LoadedObject]) -> int:
+    return entry[0]
 
 
 def _add(report: DocumentReport, finding: Finding) -> None:

@@ -82,6 +82,17 @@ class ValidationProfile:
     # Checks across every object of the input that no API server makes.
     cross_object: Callable[[Sequence[LoadedObject], bool], Iterable[tuple[LoadedObject, Finding]]] = (
         _no_cross_checks)
+    # The kinds (by name) without which the cross-object checks find nothing: a run whose input holds none of them
+    # skips the checks, decided from the kinds counted once (not by each profile scanning every object). None: the
+    # checks always run.
+    cross_object_needs: frozenset[str] | None = None
+    # The kinds (by name) the cross-object checks read: a run may pass them only those objects (in input order).
+    # None: every object.
+    cross_object_reads: frozenset[str] | None = None
+    # The kinds (by name) of objects whose cross-object findings depend only on the object itself and on the objects
+    # of the other kinds (never on one another), and that no other object's findings depend on (Kueue: Workloads).
+    # validate --cache reuses an unchanged file's findings for them while those other objects are unchanged.
+    cross_object_subjects: frozenset[str] = frozenset()
     # The part of ``cross_object`` that can report an error without --closed (a refusal the API server or the
     # scheduler makes across objects), which the gate every command admits objects through runs; None: the whole of
     # ``cross_object``. Lints across 50,000 pods need not run where only refusals matter.

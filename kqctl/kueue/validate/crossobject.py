@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 Located = tuple[LoadedObject, Finding]
 T = TypeVar("T")
+# The kinds whose findings depend only on themselves and the other kinds' objects (ValidationProfile's subjects):
+# check_workload_queues, check_workload_priority_classes and check_workloads_can_fit read one Workload at a time, and
+# no check reads a Workload for another object's finding.
+SUBJECT_KINDS = frozenset({"Workload"})
 
 
 @dataclass

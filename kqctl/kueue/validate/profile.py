@@ -7,7 +7,7 @@ from typing import Any
 
 from kqctl.findings import Finding, Severity, error
 from kqctl.k8s.kinds import split_api_version
-from kqctl.kueue.kinds import CONFIG_GROUP, GROUP
+from kqctl.kueue.kinds import CONFIG_GROUP, GROUP, KINDS
 from kqctl.kueue.validate import crossobject
 from kqctl.kueue.validate.rules import run_rules, webhook_rules_for
 from kqctl.kueue.validate.webhook_defaults import RULE_DECODE, apply_mutating_webhooks
@@ -83,6 +83,11 @@ PROFILE = ValidationProfile(
     kept_in_status=frozenset({RULE_DECODE}),
     webhooks=webhooks,
     cross_object=crossobject.cross_object_findings,
+    # Every XO check is about a Kueue object or a Job (XO-JOB-PRIORITY); "Queue" is LocalQueue's old name.
+    cross_object_needs=frozenset({info.kind for info in KINDS} | {"Job", "Queue"}),
+    # A Workload's XO findings (XO-WL-LQ, XO-WL-PRIORITY, XO-WL-UNCOVERED, XO-WL-NEVER-FITS) read only the workload
+    # and the queues, flavors, cohorts and priority classes; no check of another object reads a Workload.
+    cross_object_subjects=crossobject.SUBJECT_KINDS,
     # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
     cross_object_refusals=no_refusals,
     trim=crossobject.trimmed,

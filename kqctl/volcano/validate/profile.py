@@ -9,7 +9,7 @@ from typing import Any
 from kqctl.findings import Finding
 from kqctl.k8s.kinds import split_api_version
 from kqctl.validate.profile import ValidationProfile
-from kqctl.volcano.kinds import BATCH_GROUP, GROUP
+from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONF_FILE
 from kqctl.volcano.validate.crossobject import Context, cross_object_findings
 from kqctl.volcano.validate.queue_mutate import mutated_on_create
 
@@ -25,6 +25,9 @@ def profile(context: Context | None = None) -> ValidationProfile:
         mutate=mutate,
         webhooks=webhooks,
         cross_object=functools.partial(cross_object_findings, context=context),
+        # cross_object_findings finds nothing without a Queue, a PodGroup, a vcjob or a scheduler configuration
+        # (file or ConfigMap); "Job" and "ConfigMap" of any group count, which is only more often.
+        cross_object_needs=frozenset({"Queue", "PodGroup", "Job", SCHEDULER_CONF_FILE.kind, "ConfigMap"}),
     )
 
 

@@ -200,5 +200,10 @@ PROFILE = ValidationProfile(
     inspect=inspect,
     effective=effective,
     cross_object=cross_object,
+    # The ConfigMaps' queue configuration, pods' queues (YK-PL-QUEUE), namespaces' annotations (YK-G6)...
+    cross_object_needs=frozenset({"ConfigMap", "Pod", "Namespace"}),
+    # ...and what the snapshot behind YK-PL-QUEUE reads (kqctl.yunikorn.load.build_snapshot).
+    cross_object_reads=frozenset({"ConfigMap", "Pod", "Namespace", kinds.QUEUES_CONFIG.kind, "PriorityClass", "Node",
+                                  "LimitRange"}),
     cross_object_refusals=merged_config_maps,
 )
