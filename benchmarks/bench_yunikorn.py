@@ -3,6 +3,8 @@
     python benchmarks/bench_yunikorn.py                       # 2,000 nodes, 310 queues, 50,000 pods / 5,000 apps
     python benchmarks/bench_yunikorn.py --pods 10000 --apps 1000 --nodes 400
     python benchmarks/bench_yunikorn.py --dir /tmp/yunikorn-50k --repeat 3
+    python benchmarks/bench_yunikorn.py --dir /tmp/yunikorn-50k --replay        # also kqctl replay (two runtimes)
+    python benchmarks/bench_yunikorn.py --dir /tmp/yunikorn-50k --profile /tmp/yk.prof   # cProfile of the split
 
 Generates the cluster with ``generate_yunikorn.py`` (into a temporary directory, or ``--out`` which is kept;
 ``--dir`` reuses one generated earlier), then measures, each in a fresh process (``sys.executable``, this
@@ -13,7 +15,13 @@ checkout on ``PYTHONPATH``) so that every peak RSS belongs to one measurement:
 * **simulate, split**: the same steps in-process, timed one by one (read, snapshot, partition, allocation
   cycles, result), wall and CPU time;
 * **validate**: ``python -m kqctl validate queues.yaml -o json`` on a queues.yaml of about ``--queues`` queues
-  (1,001 by default), and the same check in-process without the interpreter's start-up.
+  (1,001 by default), and the same check in-process without the interpreter's start-up;
+* **replay** (``--replay``): ``python -m kqctl replay DIR -o json --now T --runtime R`` end to end, for each
+  runtime of ``--replay-runtime`` (default ``30m`` and ``lognormal(20m,0.8)``): pods run for their runtime and
+  release their resources, pending pods get them (issue 21's target: <= 30 s each on 2 cores).
+
+``--profile FILE`` runs the split under cProfile and writes its statistics to FILE (read them with
+``python -m pstats FILE``); its times are then the profiler's, not the program's.
 
 CPU time (user + system, from the child's rusage) is printed next to wall time: on a shared machine the wall
 time includes waiting for a CPU. The issue's targets (2 cores): simulate end to end <= 10 s, validate of a
@@ -44,6 +52,8 @@ from generate_yunikorn import cluster, queues_yaml, write  # noqa: E402
 NOW = "2026-01-02T00:00:00Z"  # after every generated pod's creation: reservations and preemption are allowed
 TARGET_SIMULATE_S = 10.0
 TARGET_VALIDATE_S = 1.0
+TARGET_REPLAY_S = 30.0
+REPLAY_RUNTIMES = ("30m", "lognormal(20m,0.8)")
 RESULT_MARK = "BENCH-YUNIKORN-RESULT "
 
 
@@ -79,9 +89,16 @@ def best_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
 # --- in-process children ---------------------------------------------------------------------------------
 
 
-def child_split(directory: str) -> None:
-    """The simulate pipeline step by step, in this process (wall and CPU seconds per step)."""
+def child_split(directory: str, profile: str = "") -> None:
+    """The simulate pipeline step by step, in this process (wall and CPU seconds per step); under cProfile with
+    ``profile`` (the statistics written there)."""
     from datetime import datetime
+
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
 
     steps: dict[str, tuple[float, float]] = {}
     clock = [time.perf_counter(), time.process_time()]
@@ -112,6 +129,9 @@ def child_split(directory: str) -> None:
     result = result_of(snapshot, partition, results)
     report = json.dumps(contract(result))
     step("result + JSON")
+    if profile:
+        profiler.disable()
+        profiler.dump_stats(profile)
     out = {"steps": steps, "cycles": len(results), "json_bytes": len(report),
            "rss": _maxrss_mib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)}
     print(RESULT_MARK + json.dumps(out))
@@ -127,13 +147,27 @@ def child_validate(path: str) -> None:
     print(RESULT_MARK + json.dumps({"wall": wall, "findings": len(check.findings)}))
 
 
-def run_child(mode: str, argument: str, timeout: float | None, scratch: Path) -> dict[str, Any]:
+def run_child(mode: str, argument: str, timeout: float | None, scratch: Path, extra: list[str] | None = None) \
+        -> dict[str, Any]:
     out = scratch / f"child-{mode}.txt"
-    run = measured([sys.executable, str(Path(__file__).resolve()), "--child", mode, argument], out, timeout)
+    run = measured([sys.executable, str(Path(__file__).resolve()), "--child", mode, argument, *(extra or [])], out,
+                   timeout)
     for line in out.read_text().splitlines():
         if line.startswith(RESULT_MARK):
             return {**run, **json.loads(line[len(RESULT_MARK):]), "process_rss": run["rss"]}
     raise RuntimeError(f"{mode} measurement failed ({describe_exit(run['code'])}): {run['stderr']}")
+
+
+def replay_run(directory: Path, runtime: str, timeout: float | None, scratch: Path) -> dict[str, Any]:
+    """``kqctl replay DIR -o json`` with ``--runtime runtime``, end to end in a fresh process."""
+    out = scratch / "replay.json"
+    run = measured([sys.executable, "-m", "kqctl", "replay", str(directory), "-o", "json", "--now", NOW,
+                    "--runtime", runtime], out, timeout)
+    if run["code"] != 0:
+        raise RuntimeError(f"replay --runtime {runtime} failed ({describe_exit(run['code'])}): {run['stderr']}")
+    overall = json.loads(out.read_text())["overall"]
+    return {"runtime": runtime, **{k: run[k] for k in ("wall", "cpu", "rss")}, "report_mib": out.stat().st_size / 2**20,
+            **{k: overall[k] for k in ("workloads", "started", "finished", "evictions")}}
 
 
 # --- main ------------------------------------------------------------------------------------------------
@@ -154,7 +188,7 @@ def verdict(value: float, target: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark kqctl simulate and validate for YuniKorn.")
-    parser.add_argument("--child", nargs=2, metavar=("MODE", "ARG"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--pods", type=int, default=50000)
     parser.add_argument("--apps", type=int, default=5000)
@@ -165,10 +199,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="best of N end-to-end runs (default 1)")
     parser.add_argument("--timeout", type=float, default=600.0, help="per measurement, seconds (0: none)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--replay", action="store_true", help="also time kqctl replay on the cluster")
+    parser.add_argument("--replay-runtime", action="append", metavar="DIST",
+                        help=f"--runtime of the replays (repeatable; default {' and '.join(REPLAY_RUNTIMES)})")
+    parser.add_argument("--profile", metavar="FILE", help="run the split under cProfile, statistics to FILE")
     args = parser.parse_args(argv)
     if args.child:
-        mode, argument = args.child
-        {"split": child_split, "validate": child_validate}[mode](argument)
+        mode, argument, *rest = args.child
+        if mode == "split":
+            child_split(argument, *rest)
+        else:
+            child_validate(argument)
         return 0
 
     timeout = args.timeout or None
@@ -193,7 +234,10 @@ def main(argv: list[str] | None = None) -> int:
         data = json.loads(report.read_text())
         figures["simulate"] = {**{k: cli[k] for k in ("wall", "cpu", "rss")}, "summary": data["summary"],
                                "queues": len(data["queues"]), "report_mib": report.stat().st_size / 2**20}
-        figures["split"] = run_child("split", str(directory), timeout, scratch)
+        profile = [str(Path(args.profile).resolve())] if args.profile else []
+        figures["split"] = run_child("split", str(directory), timeout, scratch, profile)
+        figures["replay"] = [replay_run(directory, runtime, timeout, scratch)
+                             for runtime in (args.replay_runtime or REPLAY_RUNTIMES)] if args.replay else []
 
         queues_file = scratch / "queues.yaml"
         leaves = max(1, -(-(args.queues - 41) // 30))
@@ -229,6 +273,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  validate         {val['wall']:.2f} s wall, {val['cpu']:.2f} s CPU (kqctl validate queues.yaml -o json, "
           f"{val['queues']:,} queues, exit {val['code']})  {verdict(val['wall'], TARGET_VALIDATE_S)}")
     print(f"    in-process     {val['in_process']:.3f} s (the checks alone); peak RSS {val['rss']:,.1f} MiB")
+    for replay in figures["replay"]:
+        print(f"  replay           {replay['wall']:.2f} s wall, {replay['cpu']:.2f} s CPU (kqctl replay DIR -o json "
+              f"--runtime {replay['runtime']})  {verdict(replay['wall'], TARGET_REPLAY_S)}")
+        print(f"    outcome        {replay['workloads']:,} applications: {replay['started']:,} started, "
+              f"{replay['finished']:,} finished, {replay['evictions']:,} evictions; "
+              f"report {replay['report_mib']:.1f} MiB")
+        print(f"    peak RSS       {replay['rss']:,.1f} MiB")
+    print(f"  load average     {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min; at the end)")
     return 0
 
 

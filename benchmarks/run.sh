@@ -6,7 +6,8 @@
 #   benchmarks/run.sh 200000       # validate at other sizes
 #   ENGINE_SIZES="1000 10000 50000" benchmarks/run.sh   # engine at other sizes ("" skips it)
 #   PYTHON=/tmp/venv/bin/python benchmarks/run.sh
-#   YUNIKORN=0 benchmarks/run.sh   # skip the YuniKorn benchmark (simulate at 50,000 pods, validate at 1,000 queues)
+#   YUNIKORN=0 benchmarks/run.sh   # skip the YuniKorn benchmark (simulate and replay at 50,000 pods, validate at
+#                                  # 1,000 queues)
 #   KUEUE_SCALE=0 benchmarks/run.sh  # skip Kueue's replay, preemption replay (1k/10k/50k), explain at 50k and
 #                                    # plan --seeds (20 candidates x 10 seeds, local vs Dask: the longest, ~15 min)
 #   PLAN_SEEDS="--budget 4 --seeds 2" benchmarks/run.sh   # a smaller plan --seeds study
@@ -34,7 +35,7 @@ done
 "$PYTHON" benchmarks/bench_volcano.py || status=$?
 echo
 if [ "${YUNIKORN:-1}" != 0 ]; then
-    "$PYTHON" benchmarks/bench_yunikorn.py || status=$?
+    "$PYTHON" benchmarks/bench_yunikorn.py --replay || status=$?
     echo
 fi
 if [ "${KUEUE_SCALE:-1}" != 0 ]; then

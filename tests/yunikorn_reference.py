@@ -65,13 +65,15 @@ class _Forgetful(dict):  # type: ignore[type-arg]
 class ReferenceScheduler(Scheduler):
     def __init__(self, partition: Partition) -> None:
         super().__init__(partition, remember_failures=False)
-        # preemption's memos (failed attempts, eligible victims, guarantee checks, victim indexes, leaf victims):
+        # preemption's memos (failed attempts, eligible victims, guarantee checks, victim indexes, leaf victims,
+        # F3 per leaf):
         # the reference works everything out again, so the tests check the memos change no decision
         self.failed_attempts = _Forgetful()
         self.victim_cache = _Forgetful()
         self.guarantee_cache = _Forgetful()
         self.victim_index = _Forgetful()
         self.leaf_victims = _Forgetful()
+        self.within_guaranteed = _Forgetful()
 
     def try_nodes(self, ask: Ask) -> CycleResult | None:
         best: Node | None = None
@@ -98,7 +100,7 @@ class ReferenceScheduler(Scheduler):
                 score = node.fit_in_score(ask.resource)
                 if score < best_score:
                     best, best_score = node, score
-        ask.failure = describe_no_node(counts, predicate_reason, len(self.p.nodes.by_name))
+        ask.failure = ask.no_node = describe_no_node(counts, predicate_reason, len(self.p.nodes.by_name))
         if best is not None and best.reserved_by is None and not predicates_pass(ask.pod, best):
             self.p.reserve(ask, best)
             self.reserved.append(ask)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from kqctl.origin import Origin
@@ -79,8 +80,9 @@ class PodInfo:
     runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
     controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)
 
-    @property
+    @cached_property
     def key(self) -> str:
+        """namespace/name, made once: the scheduler reads it millions of times on a large cluster."""
         return f"{self.namespace}/{self.name}"
 
 

@@ -206,7 +206,9 @@ class Scheduler(SchedulerState):
                 # The core's iterator over unreserved nodes is then empty, not absent: tryNodes finds nothing and
                 # preemption is still tried below (``Application.tryAllocate``), the ask's own reserved node among
                 # the candidates.
-                why = ask.failure if ask.reserved_node and ask.failure else "every node is reserved for another ask"
+                # Its reason starts with its last tryNodes' answer (``failure`` has more after it since: the reason
+                # preemption did not happen, which would be said once more on each retry).
+                why = ask.no_node if ask.reserved_node and ask.no_node else "every node is reserved for another ask"
             if self.p.preemption_enabled:
                 result, reason = self.try_preemption(self, ask, headroom, attempts, nodes_tried=True)
                 if result is not None:
@@ -232,7 +234,7 @@ class Scheduler(SchedulerState):
         scan = self.p.nodes.scan(shape_of(ask), wanted, pod)
         counts = {"unschedulable": scan.unschedulable, "too small": scan.too_small, "full": scan.full,
                   "predicates": scan.predicates}
-        ask.failure = describe_no_node(counts, scan.predicate_reason, len(self.p.nodes.by_name))
+        ask.failure = ask.no_node = describe_no_node(counts, scan.predicate_reason, len(self.p.nodes.by_name))
         best = scan.best if may_reserve else None
         if best is not None and best.reserved_by is None and not predicates_pass(ask.pod, best):
             self.p.reserve(ask, best)
@@ -267,7 +269,7 @@ class Scheduler(SchedulerState):
     def try_reserved_allocate(self) -> CycleResult | None:
         """``tryReservedAllocate``: each reserved ask on its node, then on any other unreserved node."""
         candidates: dict[Ask, set[str] | None] = self.reserved_dirty if self.remember else dict.fromkeys(self.reserved)
-        for ask in sorted(candidates, key=lambda a: (a.app.app_id, a.key)):
+        for ask in sorted(candidates, key=_reserved_order):
             opened = candidates.get(ask)
             self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
             # reserved_node is set exactly while the ask is in self.reserved (a list: membership is slow)
@@ -295,6 +297,11 @@ class Scheduler(SchedulerState):
                 if fits(other):
                     return self._allocate(ask, other)
         return None
+
+
+def _reserved_order(ask: Ask) -> tuple[str, str]:
+    """The order reserved asks are retried in: by application, then pod."""
+    return (ask.app.app_id, ask.pod.key)
 
 
 def _fits(ask: Ask) -> Callable[[Node], bool]:

@@ -16,29 +16,54 @@ configured, *pending* one that does not run at the end for any reason, *preempte
 from __future__ import annotations
 
 from kqctl.yunikorn.api import resources as res
+from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.engine.nodes import predicates_pass
 from kqctl.yunikorn.engine.objects import Ask
 from kqctl.yunikorn.engine.partition import Partition
+from kqctl.yunikorn.engine.state import shape_of
 
 INADMISSIBLE = "inadmissible"
 PENDING = "pending"
 PREEMPTED = "preempted"
 
 
-def never_fits(partition: Partition, ask: Ask, node_cache: dict[object, str] | None = None) -> str:
+def never_fits(partition: Partition, ask: Ask) -> str:
     """Why the ask can never be allocated with the configuration and nodes as they are; "" when it could be."""
-    queue = ask.app.queue
-    if queue is None:
-        return ""
-    why = _over_a_max(partition, ask) or _over_a_user_limit(partition, ask) or _missing_type(partition, ask)
-    if why:
+    return NeverFits(partition)(ask)
+
+
+class NeverFits:
+    """``never_fits`` for the many pending asks of one end state (simulate's result asks it of every pending pod).
+
+    The answer depends on nothing a simulation changes (maxes, limits, node totals and labels), and on the ask only
+    through its queue, its application's user and group and its resources (the quota checks), and its resources and
+    placement constraints (``state.shape_of``: the node check). Each part is worked out once per distinct key, and
+    the cluster's size summed once, instead of per pod over every node."""
+
+    def __init__(self, partition: Partition) -> None:
+        self.partition = partition
+        self._cluster: Resource | None = None
+        self._quota: dict[tuple[object, ...], str] = {}
+        self._nodes: dict[tuple[object, ...], str] = {}
+
+    def __call__(self, ask: Ask) -> str:
+        app = ask.app
+        if app.queue is None:
+            return ""
+        shape = shape_of(ask)
+        key = (app.queue.path, app.user, app.group, shape[0])  # shape[0]: the resources, sorted
+        why = self._quota.get(key)
+        if why is None:
+            if self._cluster is None:
+                self._cluster = self.partition.root_max() or {}
+            why = self._quota[key] = _over_a_max(self.partition, ask) or _over_a_user_limit(self.partition, ask) \
+                or _missing_type(self._cluster, ask)
+        if why:
+            return why
+        why = self._nodes.get(shape)
+        if why is None:
+            why = self._nodes[shape] = _no_node(self.partition, ask)
         return why
-    key = (tuple(sorted(ask.resource.items())), ask.pod.key if _has_predicates(ask) else "")
-    if node_cache is None:
-        return _no_node(partition, ask)
-    if key not in node_cache:
-        node_cache[key] = _no_node(partition, ask)
-    return node_cache[key]
 
 
 def _no_node(partition: Partition, ask: Ask) -> str:
@@ -55,11 +80,6 @@ def _no_node(partition: Partition, ask: Ask) -> str:
             return (f"it asks {name} {res.human_amount(name, wanted)} and the largest node has "
                     f"{res.human_amount(name, largest)}")
     return "no node is big enough for all it asks at once"
-
-
-def _has_predicates(ask: Ask) -> bool:
-    pod = ask.pod
-    return bool(pod.node_selector or pod.affinity_terms or pod.tolerations)
 
 
 def _over_a_max(partition: Partition, ask: Ask) -> str:
@@ -89,8 +109,7 @@ def _over_a_user_limit(partition: Partition, ask: Ask) -> str:
     return ""
 
 
-def _missing_type(partition: Partition, ask: Ask) -> str:
-    cluster = partition.root_max() or {}
+def _missing_type(cluster: Resource, ask: Ask) -> str:
     absent = sorted(name for name, value in ask.resource.items() if value > 0 and cluster.get(name, 0) <= 0)
     if absent:
         return f"no node has any {', '.join(absent)}: YuniKorn counts it as 0 at root (YK-G4)"

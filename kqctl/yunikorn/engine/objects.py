@@ -40,6 +40,7 @@ class Ask:
     preempted_by: str = ""  # this allocation was chosen as a victim of that ask
     preempted_from: str = ""  # the node it ran on
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt
+    no_node: str = ""  # why no node took it at its last tryNodes (describe_no_node): the start of ``failure`` then
     blocked: bool = False  # it failed, and nothing it depends on has grown since
     waiting_quota: bool = False  # reserved, and its last retry failed on a headroom
     shape: tuple[object, ...] = ()  # what decides where it fits (state.shape_of), worked out once

@@ -15,6 +15,7 @@ next, newest first).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from dataclasses import dataclass, field
 
@@ -214,14 +215,26 @@ def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSn
     if queue.leaf:
         if queue.settings.preemption_policy == props.DISABLED:
             return
-        snap = _snapshot(queue, results, ask_path)
-        remaining = snap.remaining_guaranteed()
-        if remaining is not None and all(value >= 0 for value in remaining.values()):
-            del results[queue.path]  # F3: not above its guaranteed
+        # F4 before F3: a leaf without eligible victims is dropped either way, and needs no snapshot (only leaves
+        # with victims and the ask's path stay in the results, whatever order the others were made in)
+        victims, total = _leaf_victims(scheduler, queue, ask, ask_priority, fenced)
+        if not victims:
             return
-        snap.victims, snap.victim_total = _leaf_victims(scheduler, queue, ask, ask_priority, fenced)
-        if not snap.victims:
-            del results[queue.path]
+        key = _within_key(scheduler, queue, ask_path)
+        within = scheduler.within_guaranteed.get(key)
+        if within:
+            return  # F3, as worked out before with the same usage
+        snap = _snapshot(queue, results, ask_path)
+        if within is None:
+            remaining = snap.remaining_guaranteed()
+            within = remaining is not None and all(value >= 0 for value in remaining.values())
+            if len(scheduler.within_guaranteed) > 50_000:
+                scheduler.within_guaranteed.clear()
+            scheduler.within_guaranteed[key] = within
+            if within:
+                del results[queue.path]  # F3: not above its guaranteed
+                return
+        snap.victims, snap.victim_total = victims, total
         return
     for name in sorted(queue.children):
         child = queue.children[name]
@@ -237,6 +250,21 @@ def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSn
             else:
                 child_priority = ask_priority - settings.priority_offset
         _collect(scheduler, child, results, ask_path, ask, priorities, child_priority, fenced or child_fenced)
+
+
+def _within_key(scheduler: SchedulerState, leaf: Queue, ask_path: str) -> tuple[object, ...]:
+    """What F3's answer for ``leaf`` depends on (``remaining_guaranteed`` of its snapshot, the ask's queue as
+    AskQueue): the versions of the ask's queue and of the leaf's queues whose usage counts. From the root down, the
+    queues without guaranteed resources whose ancestors have none answer None whatever their usage (no guaranteed
+    here or above): their versions, the root's changing with every allocation, are left out."""
+    chain = scheduler.guaranteed_chains.get(leaf.path)
+    if chain is None:
+        queues = [leaf, *leaf.ancestors()]
+        while queues and res.is_empty(queues[-1].guaranteed):
+            queues.pop()
+        chain = scheduler.guaranteed_chains[leaf.path] = tuple(queue.path for queue in queues)
+    version = scheduler.version
+    return (leaf.path, ask_path, version.get(ask_path, 0), *(version.get(path, 0) for path in chain))
 
 
 def _leaf_victims(scheduler: SchedulerState, queue: Queue, ask: Ask, ask_priority: int,
@@ -431,12 +459,17 @@ def solution_score(index: int, node_allocations: list[Ask] | None) -> int:
     return score + index + 1
 
 
-def _lowest_score(ask: Resource, available: Resource, node_allocations: list[Ask] | None) -> int:
+def _lowest_score(ask: Resource, available: Resource, node_allocations: list[Ask] | None,
+                  index: VictimIndex | None = None, node: str = "") -> int:
     """A lower bound on the node's ``solution_score``: the fewest victims it could need (the largest first, per
-    resource type) give the lowest index, and the penalties only grow with the index."""
+    resource type) give the lowest index, and the penalties only grow with the index. ``index`` (with the node's
+    name) holds the running totals of the node's victims, so they are not sorted again for every ask."""
     if node_allocations is None:
         return SCORE_UNFIT
-    needed = _fewest_victims(ask, available, node_allocations)
+    if index is None:
+        needed = _fewest_victims(ask, available, node_allocations)
+    else:
+        needed = _fewest_victims_reached(ask, available, len(node_allocations), index, node)
     if needed == 0:
         return 0
     if needed > len(node_allocations):
@@ -460,6 +493,21 @@ def _fewest_victims(ask: Resource, available: Resource, victims: list[Ask]) -> i
             short -= size
             count += 1
         needed = max(needed, count if short <= 0 else len(victims) + 1)
+    return needed
+
+
+def _fewest_victims_reached(ask: Resource, available: Resource, count: int, index: VictimIndex, node: str) -> int:
+    """``_fewest_victims`` from the index's running totals: per type, the first k whose total covers the
+    shortfall (count + 1: none does)."""
+    needed = 0
+    for name, value in ask.items():
+        short = value - max(0, available.get(name, 0))
+        if short <= 0:
+            continue
+        reach = index.reach(node, name)
+        if not reach or reach[-1] < short:
+            return count + 1
+        needed = max(needed, bisect.bisect_left(reach, short) + 1)
     return needed
 
 
@@ -509,36 +557,41 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         memo[memo_key] = known
     if not known[1]:
         return None, GUARANTEES_FAILED
-    by_victim, by_node, less_order = _victim_index(scheduler, results)
+    index = _victim_index(scheduler, results)
     # YK-PREEMPT-NODE ``tryNodes``: every candidate node is checked and the solution with the lowest score is kept
     # (``getSolutionScore``). Equal scores mean equal indexes, and YuniKorn keeps the check that answered first
     # (goroutine order): kqctl keeps the first started, by index then node name (``checkPreemptionPredicates``; its
     # batches of 10 change nothing then: a batch ends the search only with a score below any penalty).
-    # Nodes are tried by name; one whose best possible score cannot beat the best so far is not worked out.
+    # Nodes are tried by name; one whose best possible score cannot beat the best so far is not worked out. After
+    # tryNodes failed (``nodes_tried``) a node without victims is never a candidate: only the nodes with victims
+    # are looked at, in the same name order.
     best: tuple[int, str, list[Ask]] | None = None
-    for name in sorted(p.nodes.by_name):
-        node = p.nodes.by_name[name]
-        if not node.schedulable or not node.fits_total(ask.resource) or _reserved_for_other(p.now, node, ask):
+    by_name = p.nodes.by_name
+    for name in index.node_names if nodes_tried else sorted(by_name):
+        node = by_name.get(name)
+        # the cheapest test first (on a full cluster most nodes are reserved for other asks); the order of these
+        # tests changes nothing: each only skips the node
+        if node is None or _reserved_for_other(p.now, node, ask) or not node.schedulable \
+                or not node.fits_total(ask.resource):
             continue
-        on_node = by_node.get(node.name)
-        if not on_node and (nodes_tried or not node.fits_available(ask.resource)):
+        ordered = index.on_node(name)
+        if not ordered and (nodes_tried or not node.fits_available(ask.resource)):
             continue  # no victim here: it can only be a candidate when the ask already fits (quota preemption)
-        ordered = sorted(on_node or [], key=_victim_order)
-        if best is not None and _lowest_score(ask.resource, node.free, ordered if on_node else None) >= best[0]:
+        if best is not None and _lowest_score(ask.resource, node.free, ordered or None, index, name) >= best[0]:
             continue
-        index, victims = victims_on_node(ask, node.available, ordered, results, by_victim, leaf.path)
+        at, victims = victims_on_node(ask, node.available, ordered or [], results, index.by_victim, leaf.path)
         if victims is None or not (victims or not nodes_tried):
             continue
-        score = solution_score(index, ordered if on_node else None)
+        score = solution_score(at, ordered or None)
         if best is None or score < best[0]:
-            best = (score, node.name, victims)
+            best = (score, name, victims)
             if score == 0:
                 break  # nothing can do better
     if best is None:
         return None, DOES_NOT_HELP
     _, node_name, victims = best
     node = p.nodes.by_name[node_name]
-    extra, ok = additional_victims(ask, victims, results, by_victim, leaf.path, less_order)
+    extra, ok = additional_victims(ask, victims, results, index.by_victim, leaf.path, index.less_order)
     if not ok:
         return None, DOES_NOT_HELP
     victims = victims + extra
@@ -617,10 +670,16 @@ def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, Que
         less_order = sorted(by_victim_list(results), key=_less_key)
     others = [v for v in less_order if id(v) not in seen]  # a stable sort: filtering after sorting is the same
     extra: list[Ask] = []
+    # A victim that is not taken leaves every snapshot as it found it: another victim of the same queue and the same
+    # resources is not taken either until one is (kept here by queue and resources, forgotten when one is taken).
+    passed_over: set[tuple[str, tuple[tuple[str, int], ...]]] = set()
     for victim in others:
         owner = by_victim.get(id(victim))
         snap = copies.get(owner.path) if owner is not None else None
         if snap is None:
+            continue
+        alike = (snap.path, tuple(victim.resource.items()))
+        if alike in passed_over:
             continue
         remaining = snap.remaining_guaranteed()
         snap.remove(victim.resource)
@@ -636,11 +695,14 @@ def additional_victims(ask: Ask, node_victims: list[Ask], results: dict[str, Que
             after = ask_queue.remaining_guaranteed()
             if before != after:
                 extra.append(victim)
+                passed_over.clear()
             else:
                 ask_queue.remove(victim.resource)
                 snap.add(victim.resource)
+                passed_over.add(alike)
         else:
             snap.add(victim.resource)
+            passed_over.add(alike)
     if extra:
         final = ask_queue.remaining_guaranteed()
         return extra, final is not None and _under_guaranteed(ask.resource, final)
@@ -653,21 +715,69 @@ def _less_key(victim: Ask) -> tuple[int, int]:
     return (score, -victim.created)
 
 
-def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) \
-        -> tuple[dict[int, QueueSnapshot], dict[str, list[Ask]], list[Ask]]:
-    """The victims of ``results`` by id (their queue's snapshot), by node, and in ``_less_key`` order: kept per
-    ``results`` (the attempts of asks alike share them, and a victim's node only changes with a release, which
-    makes new ``results``)."""
+class VictimIndex:
+    """The victims of one ``results``: by id (their queue's snapshot), by node in ``sortVictimsForPreemption`` order
+    (``_victim_order``), the names of the nodes that have any (sorted), and every victim in ``_less_key`` order.
+    Kept per ``results``: the attempts of asks alike share them, and a victim's node only changes with a release,
+    which makes new ``results``. A node's victims are sorted the first time an attempt looks at the node, and the
+    ``_less_key`` order the first time additional victims are looked for: most attempts pass most nodes by (reserved
+    for another ask, too small) and never need either."""
+
+    def __init__(self, results: dict[str, QueueSnapshot]) -> None:
+        self._results = results
+        self._by_victim: dict[int, QueueSnapshot] | None = None
+        self._listed = by_victim_list(results)
+        grouped: dict[str, list[Ask]] = {}
+        for victim in self._listed:
+            grouped.setdefault(victim.node, []).append(victim)
+        self._grouped = grouped
+        self._ordered: dict[str, list[Ask]] = {}
+        self.node_names = sorted(grouped)
+        self._less_order: list[Ask] | None = None
+        self._sizes: dict[tuple[str, str], list[int]] = {}
+
+    def on_node(self, node: str) -> list[Ask] | None:
+        """The node's victims in ``_victim_order`` (a stable sort of them in ``results`` order), None: it has none."""
+        ordered = self._ordered.get(node)
+        if ordered is None:
+            grouped = self._grouped.get(node)
+            if grouped is None:
+                return None
+            ordered = self._ordered[node] = sorted(grouped, key=_victim_order)
+        return ordered
+
+    @property
+    def by_victim(self) -> dict[int, QueueSnapshot]:
+        if self._by_victim is None:
+            self._by_victim = {id(v): snap for snap in self._results.values() for v in snap.victims}
+        return self._by_victim
+
+    @property
+    def less_order(self) -> list[Ask]:
+        if self._less_order is None:
+            self._less_order = sorted(self._listed, key=_less_key)
+        return self._less_order
+
+    def reach(self, node: str, resource_type: str) -> list[int]:
+        """Running totals of the node's victims' amounts of one type, largest first (zeros left out): how much
+        the first k of them could free at most (``_fewest_victims``)."""
+        key = (node, resource_type)
+        known = self._sizes.get(key)
+        if known is None:
+            sizes = sorted((v.resource.get(resource_type, 0) for v in self._grouped.get(node, ())), reverse=True)
+            known = list(itertools.accumulate(size for size in sizes if size > 0))
+            self._sizes[key] = known
+        return known
+
+
+def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) -> VictimIndex:
+    """The ``VictimIndex`` of ``results``, kept while ``results`` is (its entry keeps it alive: its id is not
+    reused)."""
     cache = scheduler.victim_index
     known = cache.get(id(results))
-    if known is not None and known[0] is results:  # the entry keeps ``results`` alive: its id is not reused
-        return known[1]
-    by_victim = {id(v): snap for snap in results.values() for v in snap.victims}
-    by_node: dict[str, list[Ask]] = {}
-    listed = by_victim_list(results)
-    for victim in listed:
-        by_node.setdefault(victim.node, []).append(victim)
-    index = (by_victim, by_node, sorted(listed, key=_less_key))
+    if known is not None and known[0] is results:
+        return known[1]  # type: ignore[no-any-return]
+    index = VictimIndex(results)
     if len(cache) >= 8:  # victim sets only live until the next allocation or release: a few are enough
         cache.clear()
     cache[id(results)] = (results, index)

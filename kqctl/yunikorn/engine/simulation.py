@@ -14,7 +14,7 @@ from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import Snapshot
 from kqctl.yunikorn.engine.allocation import Scheduler
-from kqctl.yunikorn.engine.inadmissible import fail_on_states, never_fits
+from kqctl.yunikorn.engine.inadmissible import NeverFits, fail_on_states
 from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Ask
 from kqctl.yunikorn.engine.partition import Partition, build_partition
 from kqctl.yunikorn.engine.state import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, CycleResult
@@ -106,10 +106,10 @@ def result_of(snapshot: Snapshot, partition: Partition, results: list[CycleResul
                          tuple(v.key for v in r.victims)) for i, r in enumerate(results))
     preempted_by: dict[str, tuple[str, ...]] = {r.ask.key: tuple(v.key for v in r.victims) for r in results
                                                 if r.kind == PREEMPTED}
-    node_cache: dict[object, str] = {}
-    outcomes = [_pod(ask, preempted_by, partition, node_cache) for ask in partition.asks.values()]
+    never = NeverFits(partition)
+    outcomes = [_pod(ask, preempted_by, never) for ask in partition.asks.values()]
     released = [victim for r in results for victim in r.victims]
-    outcomes.extend(_pod(victim, preempted_by, partition, node_cache) for victim in released)
+    outcomes.extend(_pod(victim, preempted_by, never) for victim in released)
     queues = tuple(_queue(partition, queue) for queue in partition.tree.queues())
     return SimulationResult(
         config=snapshot.config.description,
@@ -124,8 +124,7 @@ def result_of(snapshot: Snapshot, partition: Partition, results: list[CycleResul
     )
 
 
-def _pod(ask: Ask, preempted_by: dict[str, tuple[str, ...]], partition: Partition,
-         node_cache: dict[object, str]) -> PodOutcome:
+def _pod(ask: Ask, preempted_by: dict[str, tuple[str, ...]], never: NeverFits) -> PodOutcome:
     app = ask.app
     queue = app.queue.path if app.queue is not None else ""
     common = dict(namespace=ask.pod.namespace, name=ask.pod.name, app_id=app.app_id, queue=queue,
@@ -146,7 +145,7 @@ def _pod(ask: Ask, preempted_by: dict[str, tuple[str, ...]], partition: Partitio
         reason = f"{reason}; node {ask.reserved_node} is reserved for it"
     return PodOutcome(**common, state=PENDING, node="", order=0, reason=reason,  # type: ignore[arg-type]
                       reserved_node=ask.reserved_node, preempted=preempted_by.get(ask.key, ()),
-                      inadmissible=never_fits(partition, ask, node_cache))
+                      inadmissible=never(ask))
 
 
 def _queue(partition: Partition, queue: object) -> QueueOutcome:

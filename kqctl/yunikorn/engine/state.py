@@ -70,6 +70,7 @@ class SchedulerState:
         # False: retry every ask on every cycle, as YuniKorn does (slow; the reference the memo is tested against)
         self.remember = remember_failures
         self.active: dict[str, int] = {}
+        self._chains: dict[str, list[str]] = {}  # a queue's path and its ancestors', for _add_active
         self._queue_cache: dict[str, tuple[int, list[Queue]]] = {}
         self._app_cache: dict[str, tuple[int, list[Application]]] = {}
         self._entry_cache: dict[str, tuple[int, sorting.QueueEntry[Queue] | None]] = {}
@@ -87,6 +88,9 @@ class SchedulerState:
         self.failed_attempts: dict[tuple[object, ...], str] = {}
         self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
         self.guarantee_cache: dict[tuple[object, ...], tuple[object, bool]] = {}
+        # F3 per leaf (preemption._within_key): within its guaranteed, by the versions of the queues it depends on
+        self.within_guaranteed: dict[tuple[object, ...], bool] = {}
+        self.guaranteed_chains: dict[str, tuple[str, ...]] = {}
         self.victim_index: dict[int, tuple[object, Any]] = {}  # preemption._victim_index, by id(results)
         self._refresh_active()
 
@@ -99,10 +103,18 @@ class SchedulerState:
             self._add_active(path, count)
 
     def _add_active(self, path: str, delta: int) -> None:
-        queue = self.p.tree.get(path)
-        while queue is not None:
-            self.active[queue.path] += delta
-            queue = queue.parent
+        chain = self._chains.get(path)
+        if chain is None:  # the queue and its ancestors, once (queues are added, never removed or moved)
+            chain = []
+            queue = self.p.tree.get(path)
+            while queue is not None:
+                chain.append(queue.path)
+                queue = queue.parent
+            if chain:
+                self._chains[path] = chain
+        active = self.active
+        for name in chain:
+            active[name] += delta
 
     def block(self, ask: Ask, reason: str, kind: str = "") -> None:
         """The ask failed for ``reason``; it fails the same way until what ``kind`` names grows: "quota" (queue or
