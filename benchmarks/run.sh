@@ -8,6 +8,9 @@
 #   PYTHON=/tmp/venv/bin/python benchmarks/run.sh
 #   YUNIKORN=0 benchmarks/run.sh   # skip the YuniKorn benchmark (simulate and replay at 50,000 pods, validate at
 #                                  # 1,000 queues)
+#   KUEUE_SCALE=0 benchmarks/run.sh  # skip Kueue's replay, preemption replay (1k/10k/50k), explain at 50k and
+#                                    # plan --seeds (20 candidates x 10 seeds, local vs Dask: the longest, ~15 min)
+#   PLAN_SEEDS="--budget 4 --seeds 2" benchmarks/run.sh   # a smaller plan --seeds study
 #
 # Exits non-zero if any run failed (validate crashed or could not run, an engine measurement
 # crashed or hit its timeout); findings and missed targets are not a failure.
@@ -33,6 +36,17 @@ done
 echo
 if [ "${YUNIKORN:-1}" != 0 ]; then
     "$PYTHON" benchmarks/bench_yunikorn.py --replay || status=$?
+    echo
+fi
+if [ "${KUEUE_SCALE:-1}" != 0 ]; then
+    "$PYTHON" benchmarks/bench_replay.py || status=$?
+    echo
+    "$PYTHON" benchmarks/bench_preemption.py || status=$?
+    echo
+    "$PYTHON" benchmarks/bench_explain.py || status=$?
+    echo
+    # shellcheck disable=SC2086  # PLAN_SEEDS is a list of options
+    "$PYTHON" benchmarks/bench_plan_seeds.py ${PLAN_SEEDS:-} || status=$?
     echo
 fi
 exit "$status"

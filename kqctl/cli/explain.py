@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
@@ -137,6 +138,10 @@ def explain_command(
     size = len(inputs.objects)
     progress.step(f"kqctl: building the snapshot of {size:,} objects...", size)
     snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given)
+    from kqctl.kueue.engine.workloads import WorkloadMemo
+
+    # One memo of the workloads' pod sets and shapes for every simulation below: explain's and the estimate's replay.
+    sim_options = dataclasses.replace(sim_options, memo=WorkloadMemo())
     if selector is not None:
         progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", size)
         keys = _selected(snapshot, sim_options, parsed, namespace)
@@ -187,7 +192,7 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     if not waiting:
         return {}
     check_runtimes(snapshot)
-    timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing)
+    timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing, memo=sim_options.memo)
     report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
     fits = {e.key: e.gets_in for e in explanations}
     found = {key: estimate_from(report, key, fits[key]) for key in waiting}

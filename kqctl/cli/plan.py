@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 import typer
 
 from kqctl.cli import options, timeline
 from kqctl.cli import volcano as volcano_cli
+from kqctl.cli.executor import EXECUTOR_HELP, DaskExecutor, LocalExecutor, Work, open_executor, parse_executor
 from kqctl.cli.replay import (
     CycleLatencyOption,
     FinishLatencyOption,
@@ -27,9 +27,7 @@ from kqctl.cli.timeline import SchedulePeriodOption
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.replay.plan import Evaluation, PlanProblem, Values
-    from kqctl.kueue.replay.report import KueueReplayOptions
 
 HELP = "\n\n".join((
     "Find the smallest quota that meets a target on the replay of the workloads it covers: Kueue's nominal quota, "
@@ -57,6 +55,7 @@ EXAMPLES = options.examples(
     "2026-01-01T12:00:00Z --target 'p95(time-to-admission) < 10m'",
 )
 
+DEFAULT_CONFIDENCE = 95  # --confidence: the percentage of --seeds draws that must meet the target
 PLAN_FORMATS = ("table", "wide", "json", "yaml")
 FieldOption = typer.Option(None, "--field", metavar="FIELD",
                            help="What to plan: Volcano's capability (default), deserved, guarantee or weight of "
@@ -109,15 +108,32 @@ def plan_command(
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
+    seeds: int = typer.Option(0, "--seeds", metavar="N", min=0,
+                              help="Kueue: replay every candidate under N random draws of the runtimes (--runtime "
+                                   "uniform/exponential/lognormal; seeds --seed, --seed + 1, ...) and meet the target "
+                                   "in --confidence percent of them."),
+    confidence: int = typer.Option(DEFAULT_CONFIDENCE, "--confidence", metavar="PERCENT", min=1, max=100,
+                                   help="With --seeds: the percentage of draws that must meet the target."),
+    executor: str = typer.Option("local", "--executor", metavar="WHERE", help=EXECUTOR_HELP),
     as_given: bool = options.AsGivenOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
-    from kqctl.kueue.replay.plan import SEARCH_WIDTH, PlanError, default_cap, make_problem, search
+    from kqctl.kueue.replay.plan import (
+        SEARCH_WIDTH,
+        PlanError,
+        default_cap,
+        evaluate,
+        make_problem,
+        search,
+        with_seed,
+    )
     from kqctl.render.output import check_output
 
     check_output(output, PLAN_FORMATS)
     # Every usage error before anything is read.
+    where = parse_executor(executor)
+    _check_draws(seeds, confidence, runtime)
     time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
     replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
                                     feature_gates).options()
@@ -127,6 +143,7 @@ def plan_command(
                                            kubeconfig, scheduler, yunikorn_namespace, as_given)
         if product != "Kueue":
             refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
+            _refuse_kueue_study_options(product, seeds, executor)
             raise typer.Exit(timeline.plan_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
                                                  scope, target, field, resources or [], steps or [], maximum or [],
                                                  min(jobs or os.cpu_count() or 1, SEARCH_WIDTH), budget, output))
@@ -144,12 +161,15 @@ def plan_command(
     except PlanError as exc:
         raise UsageError(str(exc)) from None
     cap = _cap(maximum or [], problem, default_cap(snapshot, problem))
-    # A round of the search replays SEARCH_WIDTH candidates: more processes would have nothing to do.
-    workers = min(jobs or os.cpu_count() or 1, SEARCH_WIDTH)
-    with Evaluator(snapshot, problem, replay_options, workers, progress) as evaluator:
-        result = search(problem, evaluator, cap, budget=budget)  # the same candidates whatever --jobs
+    work = Work(evaluate, with_seed, snapshot, problem, replay_options)
+    # A round of the search replays SEARCH_WIDTH candidates (each under --seeds draws): more processes would have
+    # nothing to do. The candidates are the same whatever --jobs or --executor.
+    with open_executor(where, work, min(jobs or os.cpu_count() or 1, SEARCH_WIDTH * max(1, seeds))
+                       if where.kind == "local" else jobs) as runner:
+        evaluator = Evaluator(runner, progress, seed, seeds, confidence)
+        result = search(problem, evaluator, cap, budget=budget)
     progress.done()
-    render_plan(result, output, sys.stdout, workers)
+    render_plan(result, output, sys.stdout, runner.workers)
     raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)
 
 
@@ -173,56 +193,50 @@ def _cap(texts: list[str], problem: PlanProblem, default: Values) -> Values:
     return tuple(max(given.get(resource, fallback), step) for (_, resource), fallback, step in planned)
 
 
-# Each worker process holds the snapshot once (inherited at fork, or sent once to a spawned process).
-_WORKER: tuple[Snapshot, PlanProblem, KueueReplayOptions] | None = None
+def _check_draws(seeds: int, confidence: int, runtime: str | None) -> None:
+    """--seeds draws runtimes: without a random --runtime every draw would be the same replay."""
+    if seeds == 1:
+        raise UsageError("--seeds 1 is one replay per candidate, as without --seeds: pass 2 or more draws")
+    if confidence != DEFAULT_CONFIDENCE and not seeds:
+        raise UsageError("--confidence applies with --seeds N (the share of N random draws that must meet the target)")
+    if seeds and (runtime is None or not runtime.strip().startswith(("uniform", "exponential", "lognormal"))):
+        raise UsageError("--seeds N draws the runtimes of workloads that declare none: pass a random --runtime, e.g. "
+                         "--runtime 'lognormal(30m,0.8)' (uniform(MIN,MAX), exponential(MEAN), "
+                         "lognormal(MEDIAN,SIGMA))")
 
 
-def _init_worker(snapshot: Snapshot, problem: PlanProblem, replay_options: KueueReplayOptions) -> None:
-    import gc
-
-    global _WORKER
-    gc.disable()  # as the kqctl process itself: many small acyclic objects per replay
-    _WORKER = (snapshot, problem, replay_options)
-
-
-def _evaluate_in_worker(values: Values) -> Evaluation:
-    from kqctl.kueue.replay.plan import evaluate
-
-    assert _WORKER is not None
-    snapshot, problem, replay_options = _WORKER
-    return evaluate(snapshot, problem, values, replay_options)
+def _refuse_kueue_study_options(product: str, seeds: int, executor: str) -> None:
+    if seeds:
+        raise UsageError(f"--seeds applies to Kueue's plan for now (the input is {product}'s)")
+    if executor.strip() != "local":
+        raise UsageError(f"--executor applies to Kueue's plan for now (the input is {product}'s)")
 
 
 class Evaluator:
-    """Replays candidates, in parallel processes when there is more than one core to use."""
+    """Replays candidates on an executor: one task per candidate, or per candidate and draw with --seeds."""
 
-    def __init__(self, snapshot: Snapshot, problem: PlanProblem, replay_options: KueueReplayOptions, workers: int,
-                 progress: object) -> None:
-        self.snapshot, self.problem, self.replay_options = snapshot, problem, replay_options
-        self.workers = workers
+    def __init__(self, runner: LocalExecutor | DaskExecutor, progress: object, seed: int, seeds: int,
+                 confidence: int) -> None:
+        self.runner = runner
         self.progress = progress
+        self.seeds = tuple(range(seed, seed + seeds))  # draw i: --seed + i (the first is the run without --seeds)
+        self.confidence = confidence
         self.count = 0
-        self.pool: ProcessPoolExecutor | None = None
-
-    def __enter__(self) -> Evaluator:
-        if self.workers > 1:
-            self.pool = ProcessPoolExecutor(self.workers, initializer=_init_worker,
-                                            initargs=(self.snapshot, self.problem, self.replay_options))
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
 
     def __call__(self, candidates: list[Values]) -> list[Evaluation]:
         from kqctl.cli.progress import Progress
-        from kqctl.kueue.replay.plan import evaluate
+        from kqctl.replay.planning import Draw, over_draws
 
         if isinstance(self.progress, Progress):
-            self.progress.step(f"kqctl: planning: {self.count} replays done, {len(candidates)} running...")
-        if self.pool is None:
-            results = [evaluate(self.snapshot, self.problem, c, self.replay_options) for c in candidates]
-        else:
-            results = list(self.pool.map(_evaluate_in_worker, candidates))
-        self.count += len(results)
-        return results
+            self.progress.step(f"kqctl: planning: {self.count} replays done, "
+                               f"{len(candidates) * max(1, len(self.seeds))} running...")
+        if not self.seeds:
+            results: list[Evaluation] = self.runner.map([(c, None) for c in candidates])
+            self.count += len(results)
+            return results
+        tasks = [(c, s) for c in candidates for s in self.seeds]
+        replays = self.runner.map(tasks)
+        self.count += len(replays)
+        per = len(self.seeds)
+        return [over_draws([Draw(s, r) for s, r in zip(self.seeds, replays[i * per:(i + 1) * per], strict=True)],
+                           self.confidence) for i in range(len(candidates))]

@@ -17,6 +17,7 @@ applied; nothing here knows a scheduler.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -130,10 +131,74 @@ class Evaluation:
     workloads: int
     admitted: int
     assumptions: tuple[str, ...] = ()  # the replay's (runtimes assumed, throughput model)
+    # plan --seeds: one replay per random draw; ``measures`` are then each condition's value at the confidence
+    # rank across the draws (over_draws), and the candidate meets the target when ``required`` draws meet it.
+    draws: tuple[Draw, ...] = ()
+    required: int = 0
 
     @property
     def met(self) -> bool:
+        if self.draws:
+            return len(self.seeds_meeting) >= self.required
         return all(m.met for m in self.measures)
+
+    @property
+    def seeds_meeting(self) -> tuple[int, ...]:
+        """The draws whose replay meets the whole target (every condition in the same replay)."""
+        return tuple(d.seed for d in self.draws if d.evaluation.met)
+
+    @property
+    def seeds_missing(self) -> tuple[int, ...]:
+        return tuple(d.seed for d in self.draws if not d.evaluation.met)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One random draw of a candidate: the seed of its runtimes (``--runtime`` distributions) and its replay."""
+
+    seed: int
+    evaluation: Evaluation
+
+
+def required_draws(seeds: int, confidence: int) -> int:
+    """How many of ``seeds`` draws must meet the target for it to be met in ``confidence`` percent of them."""
+    return max(1, -(-seeds * confidence // 100))
+
+
+def over_draws(draws: Sequence[Draw], confidence: int) -> Evaluation:
+    """A candidate's evaluation over its random draws (all of the same quotas).
+
+    It meets the target when at least ``confidence`` percent of the draws meet all of it. Each condition's value is
+    the one met in that share of the draws: with 10 draws at 95%, the largest of the ten (a draw that never got a
+    workload in counts as infinitely long); so "p95(time-to-admission) = 28m" reads "p95 wait at most 28m in 95% of
+    the draws".
+    """
+    first = draws[0].evaluation
+    required = required_draws(len(draws), confidence)
+    measures = tuple(_at_rank([d.evaluation.measures[i] for d in draws], required)
+                     for i in range(len(first.measures)))
+    return Evaluation(first.values, measures, max(d.evaluation.end for d in draws), first.workloads,
+                      min(d.evaluation.admitted for d in draws), first.assumptions, tuple(draws), required)
+
+
+def _at_rank(measures: list[Measure], rank: int) -> Measure:
+    """The ``rank``-th best of one condition's measures: smallest value first, one with no value (a workload never
+    got in) after every value, fewer workloads left out first. It meets the condition exactly when ``rank`` of the
+    measures do."""
+    return sorted(measures, key=lambda m: (m.value is None, m.value if m.value is not None else 0,
+                                           m.not_admitted))[rank - 1]
+
+
+def share_interval(met: int, draws: int, z: float = 1.96) -> tuple[int, int]:
+    """A 95% interval (Wilson's score interval) for the share of all possible draws that meet the target, given
+    ``met`` of ``draws`` did; in whole percents, rounded outwards. Only shown: nothing is decided by it."""
+    if draws == 0:
+        return 0, 100
+    share = met / draws
+    denominator = 1 + z * z / draws
+    centre = (share + z * z / (2 * draws)) / denominator
+    half = z * math.sqrt(share * (1 - share) / draws + z * z / (4 * draws * draws)) / denominator
+    return max(0, math.floor((centre - half) * 100)), min(100, math.ceil((centre + half) * 100))
 
 
 # --- the search -----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from kqctl.k8s.names import go_quote
 from kqctl.k8s.quantity import sat_add, sat_sub
@@ -35,6 +36,59 @@ from kqctl.kueue.engine.tas_cache import TASCache
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
 
+class AdmittedWorkloads(dict[str, WorkloadInfo]):
+    """The workloads holding quota in one ClusterQueue, with their usage summed per priority as they come and go.
+
+    Preemption asks, for every head, how much the workloads below some priority hold in each ClusterQueue of
+    the cohort (``classical._room_possible``): the sums answer that without walking every admitted workload.
+    Each workload's priority and usage are taken when it is set (an admission never changes while it holds
+    quota: it is removed first).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_priority: dict[int, dict[FlavorResource, int]] = {}
+        self._counts: dict[int, int] = {}  # workloads per priority (an empty bucket is dropped)
+        self._held: dict[str, tuple[int, dict[FlavorResource, int]]] = {}
+
+    def __setitem__(self, key: str, workload: WorkloadInfo) -> None:
+        if key in self._held:
+            self._forget(key)
+        super().__setitem__(key, workload)
+        priority, usage = self._held[key] = (workload.priority, workload.usage())
+        self._counts[priority] = self._counts.get(priority, 0) + 1
+        bucket = self.by_priority.setdefault(priority, {})
+        for fr, value in usage.items():
+            bucket[fr] = sat_add(bucket.get(fr, 0), value)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._forget(key)
+
+    def _forget(self, key: str) -> None:
+        priority, usage = self._held.pop(key)
+        self._counts[priority] -= 1
+        if not self._counts[priority]:
+            del self._counts[priority], self.by_priority[priority]
+            return
+        bucket = self.by_priority[priority]
+        for fr, value in usage.items():
+            bucket[fr] = sat_sub(bucket[fr], value)
+
+    def pop(self, key: str, *default: Any) -> Any:  # type: ignore[override]
+        if key in self._held:
+            self._forget(key)
+        return super().pop(key, *default)
+
+    def _unsupported(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("AdmittedWorkloads changes one workload at a time (set, del, pop)")
+
+    popitem = setdefault = update = clear = __ior__ = _unsupported  # type: ignore[assignment]
+
+    def __reduce__(self) -> Any:
+        raise TypeError("AdmittedWorkloads is engine state and is not copied or pickled")
+
+
 @dataclass(eq=False)
 class ClusterQueueState:
     model: ClusterQueue
@@ -42,7 +96,7 @@ class ClusterQueueState:
     active: bool = True
     inactive_reason: str = ""
     inactive_message: str = ""
-    workloads: dict[str, WorkloadInfo] = field(default_factory=dict)
+    workloads: AdmittedWorkloads = field(default_factory=AdmittedWorkloads)
     generation: int = 0  # Kueue's AllocatableResourceGeneration: bumps when quota in the tree changes
 
     @property

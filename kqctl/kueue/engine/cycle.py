@@ -88,6 +88,9 @@ class Scheduler:
     fail_admissions: bool = False
     ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
     _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], TASUsage]] = field(default_factory=list)
+    _pop_order: tuple[int, list[tuple[str, PendingQueue]]] | None = field(default=None, repr=False)
+    _admissible: dict[tuple[str, str], tuple[object, NominationFailure | None]] = field(default_factory=dict,
+                                                                                       repr=False)
     # (ClusterQueue, namespace) -> _namespace_refusal's answer
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
 
@@ -113,14 +116,24 @@ class Scheduler:
     def _heads(self) -> list[tuple[WorkloadInfo, str]]:
         """CYC-3: one head per ClusterQueue whose queue is active (cohort cycles still give heads)."""
         heads: list[tuple[WorkloadInfo, str]] = []
-        for name in sorted(self.queues):
-            state = self.cache.cluster_queues.get(name)
-            if state is None or not (state.active or state.inactive_reason == "CohortCycle"):
-                continue
-            head = self.queues[name].pop()
+        for name, queue in self._popped_queues():
+            head = queue.pop()
             if head is not None:
                 heads.append((head, name))
         return heads
+
+    def _popped_queues(self) -> list[tuple[str, PendingQueue]]:
+        """The queues a cycle pops, by name: those of ClusterQueues that give heads (the ClusterQueues' active flags
+        never change once the cache is built, so the list is made again only when the queues change)."""
+        known = self._pop_order
+        if known is None or known[0] != len(self.queues):
+            order = []
+            for name in sorted(self.queues):
+                state = self.cache.cluster_queues.get(name)
+                if state is not None and (state.active or state.inactive_reason == "CohortCycle"):
+                    order.append((name, self.queues[name]))
+            known = self._pop_order = (len(self.queues), order)
+        return known[1]
 
     # --- nomination (CYC-4, CYC-5) --------------------------------------------------------------------
 
@@ -151,7 +164,14 @@ class Scheduler:
             return NominationFailure(SUSPENDED, f"ClusterQueue {cq_name} is inactive")
         if cq is None:
             return NominationFailure(MISCONFIGURED, f"ClusterQueue {cq_name} not found")
-        return self._admissibility(workload, cq)
+        # The snapshot (namespaces, LimitRanges) and the workload's requests do not change during a run: a head
+        # tried again after every requeue event gets the answer worked out the first time.
+        known = self._admissible.get((workload.key, cq_name))
+        if known is not None and known[0] is workload.model:
+            return known[1]
+        failure = self._admissibility(workload, cq)
+        self._admissible[(workload.key, cq_name)] = (workload.model, failure)
+        return failure
 
     def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> NominationFailure | None:
         """REQ-15: namespace, namespaceSelector, requests within limits, LimitRange bounds."""
@@ -234,7 +254,12 @@ class Scheduler:
 
     def _initial_assignments(self, workload: WorkloadInfo, cq: ClusterQueueState,
                              nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
-        """scheduler.getInitialAssignments."""
+        """scheduler.getInitialAssignments (the cache does not change meanwhile: equal searches are made once)."""
+        with self.preemptor.one_workload():
+            return self._initial_assignments_now(workload, cq, nomination)
+
+    def _initial_assignments_now(self, workload: WorkloadInfo, cq: ClusterQueueState,
+                                 nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
         assigner = FlavorAssigner(workload, cq, self.cache, self.preemptor.oracle(workload, cq), self.fair_sharing,
                                   self.ignore_undeclared, workload.scan_memory, nomination,
                                   self.gates.enabled("ConcurrentAdmission"), self._topology_aware)

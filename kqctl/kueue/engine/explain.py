@@ -36,11 +36,12 @@ from kqctl.kueue.engine.preemption.targets import (
     within_nominal,
 )
 from kqctl.kueue.engine.quota import QuotaNode
-from kqctl.kueue.engine.results import CYCLE_LIMIT, SimulationResult
+from kqctl.kueue.engine.quota_trees import TreeScope, ended_alone, run_in_tree, tree_scope
+from kqctl.kueue.engine.results import CYCLE_LIMIT
 from kqctl.kueue.engine.settled import Settled, evictions_possible
-from kqctl.kueue.engine.simulation import Simulation, SimulationOptions, simulate
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.engine.verdict import Nomination, missing_amounts, verdict_of
-from kqctl.kueue.engine.workloads import WorkloadInfo, resource_order
+from kqctl.kueue.engine.workloads import WorkloadInfo, WorkloadMemo, resource_order
 
 MAX_COMPLETION_SUGGESTIONS = 5
 
@@ -335,6 +336,8 @@ def _owner_names(workload: object) -> Iterable[str]:
 
 def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None) -> Explanation:
     options = options or SimulationOptions()
+    # Every simulation below reads the same workload models: their pod sets and shapes are worked out once.
+    options = dataclasses.replace(options, memo=options.memo or WorkloadMemo())
     now = Simulation(snapshot, options)
     outcome = now.outcomes.get(key)
     if outcome is None:
@@ -342,7 +345,8 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     workload = outcome.workload
     next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
     steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
-    steady_state = _decision_of(steady.run(), key)
+    steady.run_cycles()
+    steady_state = _decision_of(steady, key)
     admitted = workload.admission is not None
     result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority, admitted,
                          _analyse(now, now.outcomes[key], reset_clock=True).analysis if not admitted else Analysis(),
@@ -450,14 +454,18 @@ def preemption_allowed(policy: Preemption) -> bool:
 
 
 def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decision:
-    return _decision_of(simulate(snapshot, options), key)
+    sim = Simulation(snapshot, options)
+    sim.run_cycles()
+    return _decision_of(sim, key)
 
 
-def _decision_of(run: SimulationResult, key: str) -> Decision:
-    """The run's answer for the workload, as simulate reports it (results.py, verdict.py)."""
-    workload = run.workloads[key]
+def _decision_of(run: Simulation, key: str) -> Decision:
+    """The run's answer for the workload, as simulate reports it (results.py, verdict.py): its entry alone, frozen as
+    simulate freezes every workload's."""
+    workload = run.workload_result(key)
     cycle = workload.admitted_in if workload.admitted_in is not None else workload.preempted_in
-    cut_short = run.warnings[-1] if run.stop_reason == CYCLE_LIMIT and run.warnings else None
+    # A run stopped at its limit says so last in its warnings (Simulation.result).
+    cut_short = run.limit_warning() if run.stop_reason == CYCLE_LIMIT else None
     holds = workload.admission is not None
     reason, message = (workload.last_reason, workload.last_message) if holds else (workload.reason, workload.message)
     return Decision(workload.state, reason, message, cycle, workload.victims, workload.preempted_by, holds,
@@ -675,20 +683,25 @@ def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state:
     ``steady``: that steady state, already run (its holders are read, never changed); None: run it here."""
     found: list[Suggestion] = []
     missing = missing_amounts(assignment)
-    found.extend(_quota_suggestions(snapshot, key, options, state, assignment, missing))
-    found.extend(_completion_suggestions(snapshot, key, options, state, steady))
+    # Each check runs the cycles of the workload's quota tree only, when that decides as the whole would.
+    scope = tree_scope(steady, state.name) if steady is not None else None
+    found.extend(_quota_suggestions(snapshot, key, options, state, assignment, missing, scope))
+    found.extend(_completion_suggestions(snapshot, key, options, state, steady, scope))
     if not targets:
-        found.extend(_policy_suggestions(snapshot, key, options, state))
+        found.extend(_policy_suggestions(snapshot, key, options, state, scope))
     return found
 
 
-def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions) -> bool:
+def admitted_after(snapshot: Snapshot, key: str, options: SimulationOptions, scope: TreeScope | None = None) -> bool:
     """Does the engine admit the workload on this (changed) snapshot?
 
-    Read from the live simulation: a probe needs one workload's admission, not the whole frozen result.
+    Read from the live simulation: a probe needs one workload's admission, not the whole frozen result. With a
+    ``scope``, the cycles of its quota tree only (quota_trees.py), the whole snapshot when that one cannot tell.
     """
-    sim = Simulation(snapshot, options)
+    sim = run_in_tree(scope, snapshot, options)
     sim.run_cycles(until=Settled(sim, key))
+    if scope is not None and not ended_alone(sim):
+        return admitted_after(snapshot, key, options)
     return _holds_quota(sim, key)
 
 
@@ -698,17 +711,22 @@ def _holds_quota(sim: Simulation, key: str) -> bool:
 
 
 def from_steady_state(snapshot: Snapshot, options: SimulationOptions, change: Callable[[Simulation], None],
-                      key: str) -> Simulation:
+                      key: str, scope: TreeScope | None = None) -> Simulation:
     """The steady state, then ``change`` made to it as a cluster would see it (a requeue event for every
     ClusterQueue, SIM-6), then the cycles run on to the next steady state: the check behind every suggestion.
 
-    The run stops as soon as whether ``key`` holds quota at the end is known (settled.py): ask it only that.
+    The run stops as soon as whether ``key`` holds quota at the end is known (settled.py): ask it only that. With a
+    ``scope``, the cycles of its quota tree only (quota_trees.py), the whole snapshot when that one cannot tell.
     """
-    sim = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+    sim = run_in_tree(scope, snapshot, dataclasses.replace(options, cycles=None))
     sim.run_cycles()
+    if scope is not None and not ended_alone(sim):
+        return from_steady_state(snapshot, options, change, key)
     change(sim)
     sim.requeue_inadmissible()
     sim.run_cycles(until=Settled(sim, key))
+    if scope is not None and not ended_alone(sim):
+        return from_steady_state(snapshot, options, change, key)
     return sim
 
 
@@ -721,7 +739,8 @@ def _raise_quota(cq: str, flavor: str, increases: Mapping[str, int]) -> Callable
 
 
 def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
-                       assignment: Assignment, missing: Mapping[FlavorResource, int]) -> list[Suggestion]:
+                       assignment: Assignment, missing: Mapping[FlavorResource, int],
+                       scope: TreeScope | None = None) -> list[Suggestion]:
     """Per flavor of its resource groups: the smallest nominalQuota increases that get it admitted, in the units the
     ClusterQueue's quota is written in (quota_step), each checked as a user would: the changed manifests simulated
     from the start (a raise made after the steady state is another question: who is admitted by then)."""
@@ -729,12 +748,13 @@ def _quota_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
     for flavor, resources in _flavor_resources(state, assignment).items():
         steps = {r: quota_step(r, state.nominal((flavor, r))) for r in resources}
         needed = {r: _round_up(_total_request(assignment, r), steps[r]) for r in resources}
-        increases = _enough(snapshot, key, options, state.name, flavor, {r: v for r, v in needed.items() if v > 0})
+        increases = _enough(snapshot, key, options, state.name, flavor, {r: v for r, v in needed.items() if v > 0},
+                            scope)
         if increases is None:
             continue
         for resource in resource_order(increases):
             increases[resource] = _smallest_increase(snapshot, key, options, state.name, flavor, increases, resource,
-                                                     steps[resource])
+                                                     steps[resource], scope)
         increases = {r: v for r, v in increases.items() if v > 0}
         if not increases:
             continue
@@ -763,22 +783,22 @@ MAX_DOUBLINGS = 6  # the workload's own request, then up to 64 times it: others 
 
 
 def _enough(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
-            increases: dict[str, int]) -> dict[str, int] | None:
+            increases: dict[str, int], scope: TreeScope | None = None) -> dict[str, int] | None:
     """Increases that get the workload in (None: none found). Its own request first; when workloads ahead of it take
     the raised quota first, twice as much, and so on."""
     if not increases:
         return None
     for _ in range(MAX_DOUBLINGS + 1):
-        if _gets_in_with(snapshot, key, options, cq, flavor, increases):
+        if _gets_in_with(snapshot, key, options, cq, flavor, increases, scope):
             return dict(increases)
         increases = {r: v * 2 for r, v in increases.items()}
     return None
 
 
 def _gets_in_with(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
-                  increases: Mapping[str, int]) -> bool:
+                  increases: Mapping[str, int], scope: TreeScope | None = None) -> bool:
     """The suggestion's check: the ClusterQueue's manifest with the raise, simulated from the start."""
-    return admitted_after(with_nominal_increases(snapshot, cq, flavor, dict(increases)), key, options)
+    return admitted_after(with_nominal_increases(snapshot, cq, flavor, dict(increases)), key, options, scope)
 
 
 def quota_step(resource: str, nominal: int) -> int:
@@ -805,13 +825,13 @@ def _fmt(resource: str, value: int) -> str:
 
 
 def _smallest_increase(snapshot: Snapshot, key: str, options: SimulationOptions, cq: str, flavor: str,
-                       increases: dict[str, int], resource: str, step: int) -> int:
+                       increases: dict[str, int], resource: str, step: int, scope: TreeScope | None = None) -> int:
     """Binary search on one resource, in whole steps, with the others held; every probe is a full engine run of the
     changed manifests. ``increases[resource]`` gets it in (checked), so the answer is always a checked one."""
     low, high = 0, increases[resource] // step
     while low < high:
         middle = (low + high) // 2
-        if _gets_in_with(snapshot, key, options, cq, flavor, {**increases, resource: middle * step}):
+        if _gets_in_with(snapshot, key, options, cq, flavor, {**increases, resource: middle * step}, scope):
             high = middle
         else:
             low = middle + 1
@@ -849,7 +869,8 @@ def _with_cluster_queue(snapshot: Snapshot, model: ClusterQueue) -> Snapshot:
 
 
 def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
-                            state: ClusterQueueState, steady: Simulation | None) -> list[Suggestion]:
+                            state: ClusterQueueState, steady: Simulation | None,
+                            scope: TreeScope | None = None) -> list[Suggestion]:
     """Workloads holding quota in its quota tree in the steady state whose completion alone lets it in."""
     if steady is None:
         steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
@@ -865,11 +886,11 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
         twin = _interchangeable(steady, holder)
         gets_in = answers.get(twin) if twin is not None else None
         if gets_in is None:
-            gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key), key)
+            gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key, scope), key)
             if gets_in and holder.model.admission is not None:
                 # It runs in the snapshot: a user re-simulating once it has finished drops it from the inputs. The
                 # promise must hold there too (another workload may then get in first).
-                gets_in = admitted_after(_without(snapshot, holder.key), key, options)
+                gets_in = admitted_after(_without(snapshot, holder.key), key, options, scope)
             if twin is not None:
                 answers[twin] = gets_in
         if gets_in:
@@ -921,7 +942,7 @@ def _finish(holder: str) -> Callable[[Simulation], None]:
 
 
 def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
-                        state: ClusterQueueState) -> list[Suggestion]:
+                        state: ClusterQueueState, scope: TreeScope | None = None) -> list[Suggestion]:
     """A preemption policy of its ClusterQueue under which Kueue would make room for it, each checked as a user would:
     the ClusterQueue's manifest with that policy, simulated from the start; the victims are those it preempts there."""
     model = snapshot.cluster_queues[state.name]
@@ -938,7 +959,7 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
             continue
         changed = _with_cluster_queue(snapshot, dataclasses.replace(model, preemption=preemption))
         held: dict[str, dict[FlavorResource, int]] = {}
-        if not _admitted_preempting(changed, key, options, held):
+        if not _admitted_preempting(changed, key, options, held, scope):
             continue
         victims = sorted(held)
         frees = _by_resource({fr: sum(held[v].get(fr, 0) for v in victims) for fr in
@@ -953,15 +974,18 @@ def _policy_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions
 
 
 def _admitted_preempting(snapshot: Snapshot, key: str, options: SimulationOptions,
-                         held: dict[str, dict[FlavorResource, int]]) -> bool:
+                         held: dict[str, dict[FlavorResource, int]], scope: TreeScope | None = None) -> bool:
     """Does the engine admit the workload on this snapshot? ``held`` gets what each workload it preempts held."""
     def watch(result: CycleResult, limit: int) -> None:
         for eviction in result.evictions:  # told before the victims leave: their admission is still there
             if eviction.preemptor.key == key and eviction.victim.admission is not None:
                 held[eviction.victim.key] = dict(eviction.victim.usage())
 
-    sim = Simulation(snapshot, dataclasses.replace(options, cycles=None, on_cycle=watch))
+    sim = run_in_tree(scope, snapshot, dataclasses.replace(options, cycles=None, on_cycle=watch))
     sim.run_cycles()
+    if scope is not None and not ended_alone(sim):
+        held.clear()
+        return _admitted_preempting(snapshot, key, options, held)
     return _holds_quota(sim, key)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -33,32 +33,162 @@ PREEMPTION_GATED = "PreemptionGated"
 _IMMEDIATE_BEST_EFFORT = {FAILED_AFTER_NOMINATION, PENDING_PREEMPTION, PENDING_MIGRATION, PREEMPTION_FAILED}
 
 
+class _Equivalents:
+    """Workloads of one queue, one namespace and one scheduling shape (CYC-12) that move between the sets together.
+
+    A bulk move parks them in the inadmissible set and a requeue event brings them back to the heap as one group,
+    instead of one by one: after every requeue event Kueue pops one workload of each shape, and a queue holding
+    thousands of equivalent workloads would otherwise move every one of them twice per event (O(pending) per
+    completion, O(N²) over a replay). The namespace is part of the group because a requeue event moves only
+    workloads whose namespace the ClusterQueue still selects (CYC-14).
+    """
+
+    __slots__ = ("shape", "namespace", "members", "heap", "parked", "version")
+
+    def __init__(self, shape: str, namespace: str) -> None:
+        self.shape = shape
+        self.namespace = namespace
+        self.members: dict[str, WorkloadInfo] = {}
+        self.heap: list[tuple[tuple[object, ...], str]] = []  # (order key, key); removed members are skipped
+        self.parked = True  # True: in the inadmissible set; False: in the active heap
+        self.version = 0  # the queue's heap holds one marker per active group: only the latest one counts
+
+    def top(self) -> tuple[tuple[object, ...], WorkloadInfo] | None:
+        heap, members = self.heap, self.members
+        while heap:
+            order, key = heap[0]
+            workload = members.get(key)
+            if workload is not None:
+                return order, workload
+            heapq.heappop(heap)
+        return None
+
+
+_Marker = tuple[_Equivalents, int]  # a group's place in the heap: the group and its version at the time
+
+
+class _ActiveView(Mapping[str, WorkloadInfo]):
+    """The active set of a queue whose equivalent workloads are grouped: its loose workloads and active groups."""
+
+    __slots__ = ("_queue",)
+
+    def __init__(self, queue: PendingQueue) -> None:
+        self._queue = queue
+
+    def __getitem__(self, key: str) -> WorkloadInfo:
+        queue = self._queue
+        found = queue._active.get(key)
+        if found is not None:
+            return found
+        group = queue._where.get(key)
+        if group is None or group.parked:
+            raise KeyError(key)
+        return group.members[key]
+
+    def __contains__(self, key: object) -> bool:
+        queue = self._queue
+        if key in queue._active:
+            return True
+        group = queue._where.get(key)  # type: ignore[call-overload]
+        return group is not None and not group.parked
+
+    def __len__(self) -> int:
+        return len(self._queue._active) + self._queue._grouped_active
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._queue._active
+        for group in self._queue._groups.values():
+            if not group.parked:
+                yield from group.members
+
+
+class _InadmissibleView(Mapping[str, WorkloadInfo]):
+    """The inadmissible set of a queue whose equivalent workloads are grouped: loose workloads and parked groups."""
+
+    __slots__ = ("_queue",)
+
+    def __init__(self, queue: PendingQueue) -> None:
+        self._queue = queue
+
+    def __getitem__(self, key: str) -> WorkloadInfo:
+        queue = self._queue
+        found = queue._inadmissible.get(key)
+        if found is not None:
+            return found
+        group = queue._where.get(key)
+        if group is None or not group.parked:
+            raise KeyError(key)
+        return group.members[key]
+
+    def __contains__(self, key: object) -> bool:
+        queue = self._queue
+        if key in queue._inadmissible:
+            return True
+        group = queue._where.get(key)  # type: ignore[call-overload]
+        return group is not None and group.parked
+
+    def __len__(self) -> int:
+        return len(self._queue._inadmissible) + self._queue._grouped_parked
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._queue._inadmissible
+        for group in self._queue._groups.values():
+            if group.parked:
+                yield from group.members
+
+
 @dataclass
 class PendingQueue:
     """One ClusterQueue's pending workloads: the heap of active ones and the inadmissible set.
 
-    Kueue's ``queue.ClusterQueue`` (clusterQueueBase with its heap and inadmissibleWorkloads).
+    Kueue's ``queue.ClusterQueue`` (clusterQueueBase with its heap and inadmissibleWorkloads). ``active`` and
+    ``inadmissible`` are the two sets as mappings by workload key. Inside, equivalent workloads a bulk move parked
+    are kept in groups (:class:`_Equivalents`) that move as one, so that neither a bulk move nor a requeue event
+    costs work per workload; runs that compare states (SIM-7, :meth:`track_fingerprint`) keep plain sets instead.
     """
 
     name: str
     strategy: str  # "" (unset) behaves as BestEffortFIFO for requeueing only (DEF-4)
     afs_score: Callable[[WorkloadInfo], float] | None = None  # admission fair sharing (FS-11)
     equivalence_hashing: bool = True
-    active: dict[str, WorkloadInfo] = field(default_factory=dict)
-    inadmissible: dict[str, WorkloadInfo] = field(default_factory=dict)
+    _active: dict[str, WorkloadInfo] = field(default_factory=dict)  # loose active workloads (in the heap one by one)
+    _inadmissible: dict[str, WorkloadInfo] = field(default_factory=dict)  # loose inadmissible workloads
     preemptor: str | None = None
     sticky: bool = False
     pop_cycle: int = 0
     queue_inadmissible_cycle: int = -1
     bulk_moved_shapes: set[str] = field(default_factory=set)  # CYC-12: shapes that follow into the inadmissible set
-    _heap: list[tuple[tuple[object, ...], int, str]] = field(default_factory=list)
+    # (order key, sequence, loose workload key or a group's marker); stale entries are skipped when popped
+    _heap: list[tuple[tuple[object, ...], int, str | _Marker]] = field(default_factory=list)
     _counter: Iterator[int] = field(default_factory=itertools.count)
+    _groups: dict[tuple[str, str], _Equivalents] = field(default_factory=dict)  # by (shape, namespace)
+    _groups_by_shape: dict[str, list[_Equivalents]] = field(default_factory=dict)
+    _where: dict[str, _Equivalents] = field(default_factory=dict)  # the group of each grouped workload
+    _grouped_active: int = 0  # workloads in active groups
+    _grouped_parked: int = 0  # workloads in parked groups
+    # Loose active workloads by shape, kept from the first bulk move on (a bulk move then finds its shape's
+    # workloads without looking at the others; before it, no shape is worked out for a push).
+    _loose_by_shape: dict[str, set[str]] | None = None
+    _grouping: bool = True  # False once states are compared (plain sets with fingerprints)
+
+    def __post_init__(self) -> None:
+        self._grouping = self.strategy == BEST_EFFORT_FIFO and self.afs_score is None
+
+    @property
+    def active(self) -> Mapping[str, WorkloadInfo]:
+        """The workloads in the heap, by key."""
+        return _ActiveView(self) if self._groups else self._active
+
+    @property
+    def inadmissible(self) -> Mapping[str, WorkloadInfo]:
+        """The workloads in the inadmissible set, by key."""
+        return _InadmissibleView(self) if self._groups else self._inadmissible
 
     @property
     def fingerprint(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """SIM-7's state of this queue: its active workloads with their scan memory, its inadmissible ones (kept
         once :meth:`track_fingerprint` was called)."""
-        active, inadmissible = self.active, self.inadmissible
+        active, inadmissible = self._active, self._inadmissible
         if not isinstance(active, FingerprintedDict) or not isinstance(inadmissible, FingerprintedDict):
             raise RuntimeError(f"queue {self.name}: track_fingerprint() first")
         return active.fingerprint, inadmissible.fingerprint
@@ -67,16 +197,34 @@ class PendingQueue:
         """SIM-7: from now on both sets keep their fingerprint as workloads come and go (steady-state detection
         reads it every cycle; rebuilding the sets cost O(queued workloads) per cycle). Called again, the scan memory
         of every active workload is taken again (it may have changed from outside a cycle). Only runs that compare
-        states ask for it: a replay, which never does, would pay for it on every change of a queue.
+        states ask for it: a replay, which never does, would pay for it on every change of a queue. Groups of
+        equivalent workloads are dissolved into the plain sets first, and no more are made.
 
         The token functions hold the queue's name, not the queue: a dict that referred back to its queue would
         make a reference cycle, which the CLI (garbage collector off) would never free (explain runs many).
         """
-        if isinstance(self.active, FingerprintedDict):
-            self.active.resync()
+        self._ungroup()
+        if isinstance(self._active, FingerprintedDict):
+            self._active.resync()
             return
-        self.active = FingerprintedDict(partial(_active_token, self.name), self.active.items())
-        self.inadmissible = FingerprintedDict(partial(_inadmissible_token, self.name), self.inadmissible.items())
+        self._active = FingerprintedDict(partial(_active_token, self.name), self._active.items())
+        self._inadmissible = FingerprintedDict(partial(_inadmissible_token, self.name), self._inadmissible.items())
+
+    def _ungroup(self) -> None:
+        self._grouping = False
+        if not self._groups:
+            return
+        for group in self._groups.values():
+            for key, workload in group.members.items():
+                if group.parked:
+                    self._inadmissible[key] = workload
+                else:
+                    self._add_loose(workload)
+        self._groups.clear()
+        self._groups_by_shape.clear()
+        self._where.clear()
+        self._grouped_active = self._grouped_parked = 0
+        self._rebuild_heap()
 
     # --- ordering ------------------------------------------------------------------------------------
 
@@ -95,52 +243,185 @@ class PendingQueue:
     # --- heap ----------------------------------------------------------------------------------------
 
     def _push_active(self, workload: WorkloadInfo) -> None:
-        self.active[workload.key] = workload
-        heapq.heappush(self._heap, (self.order_key(workload), next(self._counter), workload.key))
+        """Into the heap: its active group if it has one (a later arrival of a shape a requeue event brought
+        back), else on its own."""
+        if self._groups:
+            group = self._where.get(workload.key)
+            if group is not None:
+                if not group.parked:
+                    return  # in the heap already
+                self._leave_group(workload.key)
+            if self._loose_by_shape is not None:
+                group = self._groups.get((workload.shape, workload.namespace))
+                if group is not None and not group.parked:
+                    self._join_group(group, workload)
+                    return
+        self._add_loose(workload)
+
+    def _add_loose(self, workload: WorkloadInfo) -> None:
+        key = workload.key
+        self._active[key] = workload
+        heapq.heappush(self._heap, (self.order_key(workload), next(self._counter), key))
+        if self._loose_by_shape is not None:
+            self._loose_by_shape.setdefault(workload.shape, set()).add(key)
+
+    def _drop_loose(self, key: str) -> WorkloadInfo | None:
+        workload = self._active.pop(key, None)
+        if workload is not None and self._loose_by_shape is not None:
+            keys = self._loose_by_shape.get(workload.shape)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._loose_by_shape[workload.shape]
+        return workload
 
     def pop(self) -> WorkloadInfo | None:
         """CYC-3: the head of the heap (every pop counts, even on an empty heap)."""
         self.pop_cycle += 1
-        if not self.active:
+        if not self._active and not self._grouped_active:
             return None
         if self.afs_score is not None:
             head = min(self.active.values(), key=self._full_key)
-        elif self.sticky and self.preemptor in self.active:
+        elif self.sticky and self.preemptor is not None and self.preemptor in self.active:
             head = self.active[self.preemptor]
         else:
             head = self._pop_heap()
-        self.active.pop(head.key, None)
+        if self._drop_loose(head.key) is None:
+            self._leave_group(head.key)
         return head
 
     def _pop_heap(self) -> WorkloadInfo:
         while True:
-            _, _, key = heapq.heappop(self._heap)
-            workload = self.active.get(key)
-            if workload is not None:  # otherwise a stale entry of a workload that left or was re-pushed
-                return workload
+            order, _, item = heapq.heappop(self._heap)
+            if isinstance(item, str):
+                workload = self._active.get(item)
+                if workload is not None:  # otherwise a stale entry of a workload that left or was re-pushed
+                    return workload
+                continue
+            group, version = item
+            if group.parked or version != group.version:
+                continue  # the group was parked, or has a newer marker
+            top = group.top()
+            if top is None:
+                continue
+            if top[0] != order:  # its first workload left since the marker was pushed: the marker moves down
+                self._push_marker(group, top[0])
+                continue
+            return top[1]
+
+    def _push_marker(self, group: _Equivalents, order: tuple[object, ...]) -> None:
+        group.version += 1
+        heapq.heappush(self._heap, (order, next(self._counter), (group, group.version)))
 
     def _compact(self) -> None:
         # Lazy deletion leaves stale heap entries; rebuild when they dominate.
-        if len(self._heap) > 2 * len(self.active) + 64:
-            self._heap = [(self.order_key(w), next(self._counter), k) for k, w in self.active.items()]
-            heapq.heapify(self._heap)
+        if len(self._heap) > 2 * (len(self._active) + len(self._groups)) + 64:
+            self._rebuild_heap()
+
+    def _rebuild_heap(self) -> None:
+        self._heap = [(self.order_key(w), next(self._counter), k) for k, w in self._active.items()]
+        for group in self._groups.values():
+            top = group.top()
+            if not group.parked and top is not None:
+                group.version += 1
+                self._heap.append((top[0], next(self._counter), (group, group.version)))
+        heapq.heapify(self._heap)
+
+    # --- groups of equivalent workloads ----------------------------------------------------------------
+
+    def _group(self, workload: WorkloadInfo) -> _Equivalents:
+        """The group of the workload's shape and namespace (a new group starts parked)."""
+        shape_key = (workload.shape, workload.namespace)
+        group = self._groups.get(shape_key)
+        if group is None:
+            group = self._groups[shape_key] = _Equivalents(*shape_key)
+            self._groups_by_shape.setdefault(workload.shape, []).append(group)
+        return group
+
+    def _join_group(self, group: _Equivalents, workload: WorkloadInfo) -> None:
+        key = workload.key
+        order = self.order_key(workload)
+        top = group.top() if not group.parked else None
+        group.members[key] = workload
+        heapq.heappush(group.heap, (order, key))
+        self._where[key] = group
+        if group.parked:
+            self._grouped_parked += 1
+            return
+        self._grouped_active += 1
+        if top is None or order < top[0]:
+            self._push_marker(group, order)  # the group's place in the heap moves up
+
+    def _leave_group(self, key: str) -> WorkloadInfo | None:
+        group = self._where.pop(key, None)
+        if group is None:
+            return None
+        workload = group.members.pop(key)
+        if group.parked:
+            self._grouped_parked -= 1
+        else:
+            self._grouped_active -= 1
+            top = group.top()
+            if top is not None:
+                self._push_marker(group, top[0])  # the group keeps its place in the heap (after its new first)
+        if not group.members:
+            del self._groups[(group.shape, group.namespace)]
+            siblings = self._groups_by_shape[group.shape]
+            siblings.remove(group)
+            if not siblings:
+                del self._groups_by_shape[group.shape]
+            group.version += 1  # its marker, if any, is stale
+        return workload
+
+    def _park(self, workload: WorkloadInfo) -> None:
+        """Into the inadmissible set with its (parked) group."""
+        group = self._group(workload)
+        if not group.parked:  # a head requeued with its equivalents still active: the bulk move that follows
+            self._set_parked(group, True)  # parks them anyway
+        self._join_group(group, workload)
+
+    def _set_parked(self, group: _Equivalents, parked: bool) -> None:
+        count = len(group.members)
+        group.parked = parked
+        if parked:
+            self._grouped_active -= count
+            self._grouped_parked += count
+            group.version += 1
+            return
+        self._grouped_parked -= count
+        self._grouped_active += count
+        top = group.top()
+        if top is not None:
+            self._push_marker(group, top[0])
 
     # --- adding and requeueing -------------------------------------------------------------------------
+
+    def _remove_inadmissible(self, key: str) -> None:
+        if self._inadmissible.pop(key, None) is None:
+            group = self._where.get(key)
+            if group is not None and group.parked:
+                self._leave_group(key)
 
     def push(self, workload: WorkloadInfo, backoff_expired: bool = True) -> None:
         """A new or released workload joins the queue (Kueue's PushOrUpdate)."""
         key = workload.key
-        if key in self.inadmissible:
-            del self.inadmissible[key]
-        if key not in self.active and not backoff_expired:
-            self.inadmissible[key] = workload
+        self._remove_inadmissible(key)
+        active = key in self.active
+        if not active and not backoff_expired:
+            self._inadmissible[key] = workload
             return
         # (the shape is only worked out once some shape was bulk-moved: it costs the pod-set requests)
-        if (self.strategy == BEST_EFFORT_FIFO and self.bulk_moved_shapes and key not in self.active
+        if (self.strategy == BEST_EFFORT_FIFO and self.bulk_moved_shapes and not active
                 and workload.shape in self.bulk_moved_shapes):
-            self.inadmissible[key] = workload
+            if self._grouping:
+                self._park(workload)
+            else:
+                self._inadmissible[key] = workload
             return
-        self._push_active(workload)
+        if key in self._active:
+            self._add_loose(workload)  # as Kueue's heap update: the same place (its order key is the same)
+        elif not active:
+            self._push_active(workload)
 
     def requeue(self, workload: WorkloadInfo, reason: str) -> None:
         """CYC-11: back into the heap at once, or into the inadmissible set."""
@@ -154,14 +435,18 @@ class PendingQueue:
         pending_flavors = memory is not None and memory.has_pending_flavors()
         key = workload.key
         if immediate or self.queue_inadmissible_cycle >= self.pop_cycle or pending_flavors:
-            self.inadmissible.pop(key, None)
+            self._remove_inadmissible(key)
             if key not in self.active:
                 self._push_active(workload)
             return
         if key in self.inadmissible or key in self.active:
             return
-        self.inadmissible[key] = workload
-        if self.equivalence_hashing and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES):
+        bulk = self.equivalence_hashing and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES)
+        if bulk and self._grouping:
+            self._park(workload)
+        else:
+            self._inadmissible[key] = workload
+        if bulk:
             self._bulk_move(workload.shape)
 
     def _bulk_move(self, shape: str) -> None:
@@ -169,10 +454,23 @@ class PendingQueue:
         if self.strategy != BEST_EFFORT_FIFO:
             return
         self.bulk_moved_shapes.add(shape)
-        for key, workload in list(self.active.items()):
-            if workload.shape == shape:
-                del self.active[key]
-                self.inadmissible[key] = workload
+        if not self._grouping:
+            for key, workload in list(self._active.items()):
+                if workload.shape == shape:
+                    del self._active[key]
+                    self._inadmissible[key] = workload
+            self._compact()
+            return
+        if self._loose_by_shape is None:  # from now on, loose workloads are kept by shape
+            self._loose_by_shape = {}
+            for key, workload in self._active.items():
+                self._loose_by_shape.setdefault(workload.shape, set()).add(key)
+        for group in self._groups_by_shape.get(shape, ()):
+            if not group.parked:
+                self._set_parked(group, True)
+        for key in self._loose_by_shape.pop(shape, ()):
+            workload = self._active.pop(key)
+            self._park(workload)
         self._compact()
 
     def queue_inadmissible(self, namespace_matches: Callable[[WorkloadInfo], bool]) -> int:
@@ -180,12 +478,16 @@ class PendingQueue:
         self.queue_inadmissible_cycle = self.pop_cycle
         self.bulk_moved_shapes.clear()
         moved = 0
-        for key, workload in sorted(self.inadmissible.items()):
+        for key, workload in sorted(self._inadmissible.items()):
             if not namespace_matches(workload):
                 continue
-            del self.inadmissible[key]
+            del self._inadmissible[key]
             self._push_active(workload)
             moved += 1
+        for group in list(self._groups.values()):
+            if group.parked and namespace_matches(next(iter(group.members.values()))):
+                moved += len(group.members)
+                self._set_parked(group, False)
         return moved
 
     def forget_preemptor(self, key: str) -> None:
@@ -194,7 +496,7 @@ class PendingQueue:
             self.preemptor, self.sticky = None, False
 
     def __len__(self) -> int:
-        return len(self.active) + len(self.inadmissible)
+        return len(self._active) + len(self._inadmissible) + self._grouped_active + self._grouped_parked
 
 
 def _active_token(name: str, key: str, workload: WorkloadInfo) -> object:

@@ -8,7 +8,7 @@ internals or works out a decision, a borrowed amount or a lent amount itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kqctl.kueue.api.models import FlavorResource
@@ -149,15 +149,7 @@ def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapp
            warnings: Iterable[str], verdicts: Mapping[str, Verdict] | None = None) -> SimulationResult:
     """The run's end state as frozen values (``history``: :func:`cycle_record` of every cycle run)."""
     history = tuple(history)
-
-    def admission_order(workload: WorkloadInfo) -> tuple[object, ...]:
-        """Admitted by the simulation (later cycles later) after anything admitted in the snapshot."""
-        outcome = outcomes.get(workload.key)
-        cycle = outcome.admitted_in if outcome is not None and outcome.admitted_in is not None else 0
-        reserved = workload.reservation_time
-        return (cycle, reserved.timestamp() if reserved is not None else float("-inf"), workload.key)
-
-    borrowed = borrowed_by_workload(cache, admission_order)
+    borrowed = borrowed_by_workload(cache, _admission_order(outcomes))
     lent = lent_by_cluster_queue(cache)
     verdicts = verdicts or {}
     workloads = {key: _workload_result(outcomes[key], queues, cache, borrowed, verdicts.get(key))
@@ -166,6 +158,24 @@ def freeze(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapp
                       for name, state in sorted(cache.cluster_queues.items())}
     return SimulationResult(len(history), stop_reason, fair_sharing, workloads, cluster_queues, history, livelock,
                             tuple(warnings))
+
+
+def _admission_order(outcomes: Mapping[str, WorkloadOutcome]) -> Callable[[WorkloadInfo], tuple[object, ...]]:
+    def admission_order(workload: WorkloadInfo) -> tuple[object, ...]:
+        """Admitted by the simulation (later cycles later) after anything admitted in the snapshot."""
+        outcome = outcomes.get(workload.key)
+        cycle = outcome.admitted_in if outcome is not None and outcome.admitted_in is not None else 0
+        reserved = workload.reservation_time
+        return (cycle, reserved.timestamp() if reserved is not None else float("-inf"), workload.key)
+
+    return admission_order
+
+
+def freeze_workload(cache: QuotaCache, queues: Mapping[str, PendingQueue], outcomes: Mapping[str, WorkloadOutcome],
+                    key: str, verdict: Verdict | None) -> WorkloadResult:
+    """One workload's entry of :func:`freeze`'s result, without the others' (explain asks for one of 50,000)."""
+    borrowed = borrowed_by_workload(cache, _admission_order(outcomes))
+    return _workload_result(outcomes[key], queues, cache, borrowed, verdict)
 
 
 def _workload_result(outcome: WorkloadOutcome, queues: Mapping[str, PendingQueue], cache: QuotaCache,

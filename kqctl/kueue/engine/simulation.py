@@ -14,6 +14,7 @@ from functools import partial
 
 from kqctl.k8s.pods import LimitRangeSummary, summarize_limit_ranges
 from kqctl.k8s.selectors import namespace_labels, selector_matches
+from kqctl.kueue.api.models import Workload
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
@@ -32,11 +33,19 @@ from kqctl.kueue.engine.results import (
     CycleRecord,
     Livelock,
     SimulationResult,
+    WorkloadResult,
     cycle_record,
     freeze,
+    freeze_workload,
 )
 from kqctl.kueue.engine.verdict import verdicts
-from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info, is_concurrent_admission_parent
+from kqctl.kueue.engine.workloads import (
+    DerivedParts,
+    WorkloadInfo,
+    WorkloadMemo,
+    build_workload_info,
+    is_concurrent_admission_parent,
+)
 
 MAX_CYCLES = 200  # SIM-8: the spec's limit, kept as the floor of the scaled one (cycle_limit)
 AFS_MODE = "UsageBasedAdmissionFairSharing"
@@ -60,6 +69,8 @@ class SimulationOptions:
     # Told of every cycle's result as it ends (its number is result.number), with the cycle limit of the run;
     # only looks (a progress line), so unlike between_cycles it costs the run nothing.
     on_cycle: Callable[[CycleResult, int], None] | None = None
+    # Pod sets and shapes shared with other simulations of the same workload models (explain's checks); None: own.
+    memo: WorkloadMemo | None = field(default=None, compare=False, repr=False)
 
 
 def limit_range_summaries(snapshot: Snapshot) -> dict[str, LimitRangeSummary]:
@@ -143,7 +154,8 @@ class Simulation:
         for model in sorted(self.snapshot.workloads, key=lambda w: (w.namespace, w.name)):
             if model.is_condition_true("Finished"):
                 continue  # finished workloads hold no quota and wait for nothing
-            info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config)
+            info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config,
+                                       self._derived(model))
             lq_key = f"{model.namespace}/{model.queue_name}"
             local_queue = self.snapshot.local_queues.get(lq_key)
             outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None)
@@ -156,6 +168,10 @@ class Simulation:
                 outcome.queue_reason, outcome.queue_message = "Inactive", "The workload is deactivated"
                 continue
             self._enqueue_new(info, outcome, local_queue)
+
+    def _derived(self, model: Workload) -> DerivedParts | None:
+        memo = self.options.memo
+        return memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config) if memo is not None else None
 
     def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:
         from kqctl.kueue.api.models import LocalQueue
@@ -201,6 +217,11 @@ class Simulation:
         answers = verdicts(self, self.outcomes)
         return freeze(self.cache, self.queues, self.outcomes, self.history, self.stop_reason, self.fair_sharing,
                       self.livelock, warnings, answers)
+
+    def workload_result(self, key: str) -> WorkloadResult:
+        """``result().workloads[key]`` without freezing every other workload (the same verdict and arithmetic)."""
+        verdict = verdicts(self, [key]).get(key)
+        return freeze_workload(self.cache, self.queues, self.outcomes, key, verdict)
 
     def compares_times(self) -> bool:
         """Whether some preemption policy compares workloads' queue-order times (PRE-3 LowerOrNewerEqualPriority)."""

@@ -163,6 +163,11 @@ def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: 
     return evaluation(report, problem, values)
 
 
+def with_seed(options: KueueReplayOptions, seed: int) -> KueueReplayOptions:
+    """The replay options of one random draw (plan --seeds): the runtimes drawn from ``seed``."""
+    return replace(options, timeline=replace(options.timeline, seed=seed))
+
+
 def evaluation(report: ReplayReport, problem: PlanProblem, values: Values) -> Evaluation:
     members = set(problem.members)
     scope = [w for w in report.workloads if w.labels.target in members and w.arrival is not None]

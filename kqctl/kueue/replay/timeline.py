@@ -37,7 +37,13 @@ from kqctl.kueue.engine.cycle import NOT_NOMINATED, PREEMPTION_GATED_STATUS, SKI
 from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import DEFAULT_NOW, Simulation, SimulationOptions
-from kqctl.kueue.engine.workloads import FlavorResource, PodSetInfo, WorkloadInfo, build_workload_info
+from kqctl.kueue.engine.workloads import (
+    FlavorResource,
+    PodSetInfo,
+    WorkloadInfo,
+    WorkloadMemo,
+    build_workload_info,
+)
 from kqctl.kueue.replay.runtimes import RuntimeSource, declared_runtime
 from kqctl.kueue.replay.throughput import MICROS_PER_MS, Throughput, TokenBucket
 from kqctl.replay.durations import Distribution
@@ -65,6 +71,9 @@ class TimelineOptions:
     # Every workload of the snapshot is queued at the start, whatever its creation time (explain's estimate:
     # the snapshot is "now", as simulate reads it).
     all_present: bool = False
+    # Pod sets and shapes already worked out by simulations of the same workload models (explain's, before its wait
+    # estimate); None: worked out here.
+    memo: WorkloadMemo | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -106,7 +115,7 @@ class KueueTimeline:
         present = [w for w in snapshot.workloads if not self._future(w)]
         self.sim = Simulation(replace(snapshot, workloads=present, now=self.start),
                               SimulationOptions(fair_sharing=self.options.fair_sharing, gates=self.options.gates,
-                                                now=self.start))
+                                                now=self.start, memo=self.options.memo))
         self.cache = self.sim.cache
         self.queues = self.sim.queues
         self.infos: dict[str, WorkloadInfo] = {k: o.workload for k, o in self.sim.outcomes.items()}

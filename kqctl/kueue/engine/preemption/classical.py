@@ -31,6 +31,8 @@ from kqctl.kueue.engine.preemption.targets import (
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
+Source = tuple[ClusterQueueState, dict[FlavorResource, int]]  # a ClusterQueue and usage its candidates hold
+
 # PRE-6 variants
 WITHIN_CQ, HIERARCHICAL_RECLAIM, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(1, 5)
 _VARIANT_REASON = {
@@ -67,6 +69,8 @@ class ClassicalPreemption:
     order: CandidateOrder
 
     def targets(self, context: PreemptionContext) -> list[Target]:
+        if not self._room_possible(context):
+            return []
         same_cq = self._same_queue_candidates(context)
         hierarchy, priority = self._cohort_candidates(context)
         ordered = self._final_order(context, hierarchy, priority, same_cq)
@@ -88,6 +92,74 @@ class ClassicalPreemption:
                     return targets
             put_back(self.cache, [t.workload for t in targets])
         return []
+
+    def _room_possible(self, context: PreemptionContext) -> bool:
+        """Whether some attempt of the search could make the preemptor fit, judged with all its candidates gone.
+
+        Each attempt below only ever removes a subset of what it may try (PRE-6..PRE-9): the workloads of the
+        preemptor's own ClusterQueue its policy allows, and of the ClusterQueues above their nominal quota on what
+        it needs, those whose variant the attempt accepts (while borrowing, not RECLAIM_WITHOUT_BORROWING). Removing
+        usage never lowers what is available (Q-5) nor raises what the preemptor borrows, so when neither attempt
+        fits with its whole superset gone, every attempt fails and the answer is no targets. Most heads of a busy
+        cohort are in that case (a replay asks for each head after each requeue); summing each source's usage
+        costs a few tree updates instead of sorting and trying every candidate.
+        """
+        cq, preemptor = context.cq, context.preemptor
+        preemption = cq.model.preemption
+        own = [(cq, _policy_usage(preemption.within_cluster_queue, preemptor, cq))]
+        # Without borrowing, the preemptor's own ClusterQueue must end within nominal quota: only its own
+        # candidates lower its usage, so when even all of them gone leave it borrowing, that attempt cannot fit
+        # (checked first: it spares collecting the cohort's candidates).
+        without_borrowing = all(not cq.borrowing_with(fr, sat_sub(value, own[0][1].get(fr, 0)))
+                                for fr, value in context.usage.items())
+        every: list[Source] = []  # any variant (no borrowing)
+        while_borrowing: list[Source] = []  # not WITHOUT_BORROWING
+        if cq.has_parent and preemption.reclaim_within_cohort != "Never":
+            forbidden = borrowing_forbidden(cq)
+            borrow = preemption.borrow_within_cohort
+            threshold = borrow.max_priority_threshold if borrow is not None else None
+            cap = preemptor.priority - 1 if threshold is None else min(preemptor.priority - 1, threshold)
+            advantage, remaining = fits_in_quota(cq.node, context.usage)
+            previous: QuotaNode | None = None
+            for node in cq.node.ancestors():
+                if without_borrowing or advantage or not forbidden:
+                    for source in self._subtree_sources(context, node, previous):
+                        usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
+                        every.append((source, usage))
+                        if advantage:  # HIERARCHICAL_RECLAIM
+                            while_borrowing.append((source, usage))
+                        elif not forbidden:  # RECLAIM_WHILE_BORROWING: lower priority, at most the threshold
+                            while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort,
+                                                                          preemptor, source, cap)))
+                fits, remaining = fits_in_quota(node, remaining)
+                advantage = advantage or fits
+                previous = node
+        if self._fits_without(context, own + while_borrowing, True):
+            return True
+        return without_borrowing and self._fits_without(context, own + every, False)
+
+    def _fits_without(self, context: PreemptionContext, sources: list[Source], allow_borrowing: bool) -> bool:
+        """The search's own fit test (``workload_fits``) with the summed usage of ``sources`` taken out meanwhile."""
+        sources = [(state, usage) for state, usage in sources if usage]
+        for state, usage in sources:
+            self.cache.remove_usage(state, usage)
+        try:
+            return workload_fits(self.cache, context, allow_borrowing)
+        finally:
+            for state, usage in reversed(sources):
+                self.cache.add_usage(state, usage)
+
+    def _subtree_sources(self, context: PreemptionContext, cohort: QuotaNode, skip: QuotaNode | None,
+                         ) -> Iterator[ClusterQueueState]:
+        """The ClusterQueues :meth:`_collect_subtree` takes candidates from, in the same walk."""
+        for child in self.cache.child_cohorts(cohort):
+            if child is skip or within_nominal(child, context.needed):
+                continue
+            yield from self._subtree_sources(context, child, skip)
+        for child_cq in self.cache.child_cluster_queues(cohort):
+            if child_cq is context.cq or within_nominal(child_cq.node, context.needed):
+                continue
+            yield child_cq
 
     def _valid(self, context: PreemptionContext, candidates: list[Candidate], allow_borrowing: bool,
                ) -> Iterator[Candidate]:
@@ -178,6 +250,28 @@ def classify(context: PreemptionContext, workload: WorkloadInfo, advantage: bool
     if workload.priority >= context.preemptor.priority or (threshold is not None and workload.priority > threshold):
         return RECLAIM_WITHOUT_BORROWING
     return RECLAIM_WHILE_BORROWING
+
+
+def _policy_usage(policy: str, preemptor: WorkloadInfo, source: ClusterQueueState,
+                  cap: int | None = None) -> dict[FlavorResource, int]:
+    """The summed usage of the workloads of ``source`` that ``policy`` could let ``preemptor`` evict (PRE-3), or of a
+    few more (LowerOrNewerEqualPriority counts every equal priority, whatever its time); with ``cap``, only those
+    of a priority at most ``cap``."""
+    if policy == "Any":
+        limit = cap
+    elif policy == "LowerPriority":
+        limit = preemptor.priority - 1 if cap is None else min(preemptor.priority - 1, cap)
+    elif policy == "LowerOrNewerEqualPriority":
+        limit = preemptor.priority if cap is None else min(preemptor.priority, cap)
+    else:
+        return {}
+    total: dict[FlavorResource, int] = {}
+    for priority, usage in source.workloads.by_priority.items():
+        if limit is not None and priority > limit:
+            continue
+        for fr, value in usage.items():
+            total[fr] = sat_add(total.get(fr, 0), value)
+    return total
 
 
 def borrowing_forbidden(cq: ClusterQueueState) -> bool:

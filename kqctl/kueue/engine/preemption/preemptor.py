@@ -7,8 +7,9 @@ answers the flavor assigner's preemption oracle (PRE-11). Kueue's ``Preemptor`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from kqctl.kueue.api.models import FlavorResource
@@ -30,17 +31,40 @@ class Preemptor:
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lq_score: Callable[[WorkloadInfo], float | None] | None = None  # FS-11 LocalQueue usage
     gates_within_nominal: bool = True  # FairSharingPreemptWithinNominal (FS-8)
+    # Searches made while one workload's assignment is worked out (``one_workload``), by their context: the
+    # oracle's search for a flavor is usually the very search get_targets makes next, on the same cache.
+    _searched: dict[tuple[object, ...], list[Target]] | None = field(default=None, repr=False)
+
+    @contextmanager
+    def one_workload(self) -> Iterator[None]:
+        """While the cache does not change (one workload's flavor assignment and victims), equal searches are
+        made once."""
+        outer, self._searched = self._searched, {}
+        try:
+            yield
+        finally:
+            self._searched = outer
 
     def get_targets(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> list[Target]:
         """PRE-2: victims for the flavors of ``assignment`` that need preemption (empty: none that make it fit)."""
         context = PreemptionContext(workload, cq, assignment.flavors_needing_preemption(),
                                     total_requests_for(workload, assignment))
-        return self.targets(context)
+        return list(self._search(context))
+
+    def _search(self, context: PreemptionContext) -> list[Target]:
+        if self._searched is None:
+            return self.targets(context)
+        key = (id(context.preemptor), context.cq.name, frozenset(context.needed),
+               tuple(sorted(context.usage.items())))
+        found = self._searched.get(key)
+        if found is None:
+            found = self._searched[key] = self.targets(context)
+        return found
 
     def oracle(self, workload: WorkloadInfo, cq: ClusterQueueState) -> Oracle:
         """PRE-11: would victims exist for this one (flavor, resource) and amount?"""
         def simulate(fr: FlavorResource, quantity: int) -> tuple[str, int]:
-            targets = self.targets(PreemptionContext(workload, cq, {fr}, {fr: quantity}))
+            targets = self._search(PreemptionContext(workload, cq, {fr}, {fr: quantity}))
             if not targets:
                 return "NoCandidates", self.cache.borrowing_level(cq, fr, quantity)[0]
             take_out(self.cache, [t.workload for t in targets])

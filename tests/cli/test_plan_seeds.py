@@ -1,0 +1,141 @@
+"""``kqctl plan --seeds N``: every candidate replayed under N random draws of the runtimes, the target met in
+--confidence percent of them, the answer naming the seeds that prove it.
+
+The seeds the answer names are checked one by one with the engine's own replay of that candidate and draw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+from support import REPO, Run
+
+from kqctl.k8s.quantity import parse_quantity
+from kqctl.kueue.replay.plan import evaluate, make_problem, with_seed
+from kqctl.replay.planning import Condition, Draw, Evaluation, Measure, over_draws, required_draws, share_interval
+
+SAMPLE = str(REPO / "samples" / "cohort-borrowing")
+NOW = "2026-01-01T00:00:00Z"
+RUNTIME = "lognormal(20m,0.8)"
+TARGET = "p95(time-to-admission) < 30m"
+PLAN = ("plan", SAMPLE, "--for", "clusterqueue/team-a", "--target", TARGET, "--runtime", RUNTIME, "--now", NOW,
+        "--jobs", "1")
+
+
+def _plan(kqctl: Callable[..., Run], *extra: str) -> dict:
+    run = kqctl(*PLAN, *extra, "-o", "json")
+    assert run.code == 0, run.err
+    return json.loads(run.out)
+
+
+def _replay(values: dict[str, str], seed: int) -> Evaluation:
+    """The engine's replay of one candidate (as plan's JSON names its quotas) under one draw."""
+    from kqctl.cli.replay import ReplaySettings, replay_input
+    from kqctl.k8s.quantity import parse_quantity, quota_value
+
+    snapshot = replay_input([SAMPLE], None, False, None, None, NOW, 0, False, None, False, False, None, None, None)
+    problem = make_problem(snapshot, TARGET, "clusterqueue/team-a")
+    amounts = tuple(quota_value(r, parse_quantity(values[f"{f}/{r}"])) for f, r in problem.resources)
+    options = ReplaySettings(RUNTIME, "calibrated", "0s", 0, None, None, None).options()
+    return evaluate(snapshot, problem, amounts, with_seed(options, seed))
+
+
+def test_the_answer_names_the_seeds_that_meet_it_and_each_one_does(kqctl: Callable[..., Run]) -> None:
+    data = _plan(kqctl, "--seeds", "6", "--confidence", "80")
+    at = data["proof"]["atAnswer"]
+    draws = at["draws"]
+    assert draws["seeds"] == [0, 1, 2, 3, 4, 5] and draws["required"] == 5  # 80% of 6, rounded up
+    assert len(draws["metIn"]) >= 5 and at["met"]
+    for seed in draws["metIn"]:
+        assert _replay(data["answer"], seed).met, f"seed {seed} is named as meeting the target at the answer"
+    below = data["proof"]["belowAnswer"]
+    assert below is not None and not below["met"] and len(below["draws"]["metIn"]) < 5
+    for seed in below["draws"]["missedIn"]:
+        assert not _replay(below["nominalQuota"], seed).met, f"seed {seed} is named as missing the target below"
+
+
+def test_draws_change_the_replays_and_a_stricter_confidence_never_asks_for_less(kqctl: Callable[..., Run]) -> None:
+    lenient = _plan(kqctl, "--seeds", "6", "--confidence", "50")
+    strict = _plan(kqctl, "--seeds", "6", "--confidence", "100")
+    assert any(len({json.dumps(d["measures"]) for d in r["draws"]["replays"]}) > 1 for r in lenient["replays"]), \
+        "some candidate's draws differ (else the test proves nothing)"
+    assert any(parse_quantity(strict["answer"][k]) > parse_quantity(lenient["answer"][k]) for k in strict["answer"])
+    assert all(parse_quantity(strict["answer"][k]) >= parse_quantity(lenient["answer"][k]) for k in strict["answer"])
+
+
+def test_the_table_states_the_share_of_draws_and_the_seeds(kqctl: Callable[..., Run]) -> None:
+    run = kqctl(*PLAN, "--seeds", "4")
+    assert run.code == 0, run.err
+    assert "met in 4 of 4 draws (4 needed; 95% interval for the share of draws meeting it: 51%-100%)" in run.out
+    assert "Replays (" in run.out and "x 4 draws" in run.out
+    assert "each candidate replayed with the runtimes drawn from seeds 0 to 3" in run.out
+
+
+def test_seeds_start_at_the_seed_option(kqctl: Callable[..., Run]) -> None:
+    data = _plan(kqctl, "--seeds", "2", "--seed", "7")
+    assert data["proof"]["atAnswer"]["draws"]["seeds"] == [7, 8]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (("--seeds", "3", "--runtime", "30m"), "--seeds N draws the runtimes"),
+    (("--seeds", "1"), "pass 2 or more draws"),
+    (("--confidence", "90"), "--confidence applies with --seeds N"),
+    (("--seeds", "3", "--confidence", "0"), "--confidence"),
+])
+def test_draws_without_anything_random_are_usage_errors(kqctl: Callable[..., Run], extra: tuple[str, ...],
+                                                         message: str) -> None:
+    run = kqctl(*PLAN, *extra)
+    assert run.code == 2 and message in run.err, run.err
+
+
+def test_volcano_and_yunikorn_plans_refuse_draws_and_executors(kqctl: Callable[..., Run]) -> None:
+    sample = str(REPO / "samples" / "volcano-two-teams")
+    base = ("plan", sample, "--for", "queue/team-a", "--field", "weight", "--runtime", RUNTIME, "--target", TARGET)
+    seeds = kqctl(*base, "--seeds", "3")
+    assert seeds.code == 2 and "--seeds applies to Kueue's plan" in seeds.err
+    remote = kqctl(*base, "--executor", "dask://127.0.0.1:8786")
+    assert remote.code == 2 and "--executor applies to Kueue's plan" in remote.err
+
+
+# --- the arithmetic of draws (kqctl/replay/planning.py) ----------------------------------------------------
+
+@pytest.mark.parametrize(("seeds", "confidence", "required"), [
+    (10, 95, 10), (20, 95, 19), (10, 50, 5), (6, 80, 5), (3, 1, 1), (100, 95, 95),
+])
+def test_required_draws_round_the_confidence_up(seeds: int, confidence: int, required: int) -> None:
+    assert required_draws(seeds, confidence) == required
+
+
+CONDITION = Condition("p95", "time-to-admission", inclusive=False, limit=1_800_000)
+
+
+def _draw(seed: int, value: int | None) -> Draw:
+    met = value is not None and value < CONDITION.limit
+    measure = Measure(CONDITION, value, met, 10, 0 if value is not None else 1)
+    return Draw(seed, Evaluation((4,), (measure,), 3_600_000, 10, 10 if value is not None else 9))
+
+
+def test_a_candidate_meets_the_target_when_enough_draws_do_and_reads_the_value_at_that_rank() -> None:
+    draws = [_draw(0, 600_000), _draw(1, 2_400_000), _draw(2, 1_200_000), _draw(3, None)]
+    two = over_draws(draws, 50)  # 2 of 4
+    assert two.met and two.required == 2 and two.seeds_meeting == (0, 2) and two.seeds_missing == (1, 3)
+    assert two.measures[0].value == 1_200_000 and two.measures[0].met
+    three = over_draws(draws, 75)  # 3 of 4: the third best is a miss
+    assert not three.met and three.measures[0].value == 2_400_000 and not three.measures[0].met
+    every = over_draws(draws, 100)  # a draw that never got a workload in is the worst
+    assert not every.met and every.measures[0].value is None and every.admitted == 9
+
+
+@pytest.mark.parametrize(("met", "draws", "interval"), [(10, 10, (72, 100)), (0, 10, (0, 28)), (5, 10, (23, 77))])
+def test_the_share_interval_is_wilsons(met: int, draws: int, interval: tuple[int, int]) -> None:
+    assert share_interval(met, draws) == interval
+
+
+def test_a_condition_value_may_be_a_mean() -> None:
+    condition = Condition("mean", "time-to-admission", inclusive=True, limit=60_000)
+    measures = [Measure(condition, Fraction(1, 3), True, 3, 0), Measure(condition, Fraction(90_000), False, 3, 0)]
+    draws = [Draw(s, Evaluation((1,), (m,), 0, 3, 3)) for s, m in enumerate(measures)]
+    assert over_draws(draws, 50).measures[0].value == Fraction(1, 3)
