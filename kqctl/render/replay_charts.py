@@ -23,20 +23,45 @@ def charts(report: TimelineReport) -> list[tuple[str, Chart]]:
 
 def usage_chart(report: TimelineReport) -> TimeChart:
     words = report.words
-    usages = [u for u in report.usage if u.nominal > 0]
-    busiest = sorted(usages, key=lambda u: (-(u.share or 0), u.name, u.resource))[:CHART_LINES]
-    curves = tuple(Curve(f"{u.name} · {u.resource}", _bucketed(u, report.end)) for u in busiest)
+    usages = [u for u in report.usage if _base(u) > 0]
+    busiest = sorted(usages, key=lambda u: (-_share(u), u.name, u.resource))[:CHART_LINES]
+    against_ceiling = sum(1 for u in busiest if not u.nominal)
+    mixed = 0 < against_ceiling < len(busiest)
+    # What 100% is: the nominal amount (deserved, guaranteed), or for queues without one the ceiling (Volcano's
+    # real capability); a chart holding both kinds says which each panel is.
+    basis = words.ceiling if busiest and against_ceiling == len(busiest) else words.nominal
+    if mixed:
+        basis = f"{words.nominal} or {words.ceiling}"
+    curves = tuple(Curve(_panel(u, words.ceiling, mixed), _bucketed(u, report.end)) for u in busiest)
     top = max((y for curve in curves for _, y in curve.points), default=100.0)
     names = len({u.name for u in usages})
     shown = f"{names} {words.queue}{'' if names == 1 else 's'}"
     if len(usages) > len(busiest):
         shown += f", the {len(busiest)} busiest of {len(usages)} resource curves"
+    ceiling_note = (f" A {words.queue} without {words.nominal} or capability is drawn against its {words.ceiling} "
+                    "(the cluster)." if against_ceiling else "")
     return TimeChart(f"{words.measure.capitalize()} per {words.queue} over the replay ({shown})", "virtual time",
-                     f"% of {words.nominal}", curves, max(report.end, 1) / 1000, max(100.0, 25.0 * -(-top // 25.0)),
+                     f"% of {basis}", curves, max(report.end, 1) / 1000, max(100.0, 25.0 * -(-top // 25.0)),
                      _seconds, lambda v: f"{v:.0f}%", x_durations=True, small_multiples=True,
-                     reference=(100.0, f"{words.nominal} (100%)"), curve_label=f"{words.measure}, % of {words.nominal}",
+                     reference=(100.0, f"{basis} (100%)"), curve_label=f"{words.measure}, % of {basis}",
                      note=f"Mean over buckets of {format_duration(max(1, report.end // CHART_BUCKETS))} of virtual "
-                          "time.", empty=f"no {words.queue} has a {words.nominal} share to draw usage against")
+                          f"time.{ceiling_note}",
+                     empty=f"no {words.queue} has a {words.nominal} share to draw usage against")
+
+
+def _base(usage: UsageSummary) -> int:
+    """What the usage is a share of: the nominal amount, else the ceiling (UsageTrack.ceiling)."""
+    return usage.nominal or usage.ceiling
+
+
+def _share(usage: UsageSummary) -> Fraction:
+    base = _base(usage)
+    return usage.mean / base if base else Fraction(0)
+
+
+def _panel(usage: UsageSummary, ceiling_word: str, mixed: bool) -> str:
+    title = f"{usage.name} · {usage.resource}"
+    return f"{title} (% of {ceiling_word})" if mixed and not usage.nominal else title
 
 
 def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
@@ -47,7 +72,7 @@ def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
     points = []
     for start in range(0, end, width):
         stop = min(end, start + width)
-        mean = Fraction(integral(usage.points, start, stop), (stop - start) * usage.nominal)
+        mean = Fraction(integral(usage.points, start, stop), (stop - start) * _base(usage))
         points.append((start / 1000, float(mean * 100)))
     points.append((end / 1000, points[-1][1]))
     return points

@@ -65,6 +65,9 @@ class UsageTrack:
     parent: str | None = None
     queue_class: str = ""
     measure: str = "reserved"  # reserved: quota held; admitted: quota of running workloads
+    # Without a nominal amount, the most the queue can ever hold (Volcano: the real capability of a queue with
+    # neither deserved nor capability, i.e. the cluster); charts draw its usage against this instead. 0: none.
+    ceiling: int = 0
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,7 @@ class UsageSummary:
     peak: int
     points: tuple[tuple[int, int], ...]
     parent: str | None
+    ceiling: int = 0  # UsageTrack.ceiling
 
     @property
     def share(self) -> Fraction | None:
@@ -83,7 +84,7 @@ class UsageSummary:
 
 def usage_summaries(tracks: Iterable[UsageTrack], end: int, measure: str = "reserved") -> tuple[UsageSummary, ...]:
     return tuple(UsageSummary(t.kind, t.name, t.resource, t.nominal, time_weighted_mean(t.points, 0, end),
-                              maximum(t.points), t.points, t.parent)
+                              maximum(t.points), t.points, t.parent, t.ceiling)
                  for t in tracks if t.measure == measure)
 
 

@@ -170,3 +170,21 @@ def test_commands_without_a_chart_never_import_matplotlib() -> None:
             "try:\n    main()\nexcept SystemExit:\n    pass\nprint('matplotlib' in sys.modules, file=sys.stderr)\n")
     run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.stderr.strip().endswith("False"), run.stderr
+
+
+def test_volcano_replay_usage_draws_proportion_queues_against_their_real_capability(
+        kqctl: Kq, tmp_path: Path) -> None:
+    # volcano-two-teams' queues have weights only (proportion works their deserved out each session): without a
+    # nominal amount each queue is drawn against what it can at most get, the cluster, and the chart says so.
+    folder = tmp_path / "charts"
+    run = kqctl("replay", str(SAMPLES / "volcano-two-teams"), "--trace",
+                str(SAMPLES / "volcano-two-teams" / "arrivals.csv"), "--runtime", "30m", "--now",
+                "2026-01-01T12:00:00Z", "-o", "yaml", "--plot", str(folder))
+    assert run.code == 0, run.err
+    assert "usage-queues (4 panel(s))" in run.err
+    usage = read_chart(folder / "usage-queues.svg")
+    assert usage.panels == 4 and usage.series["curve"] == 4
+    assert usage.y_labels == ["% of real capability"]
+    assert usage.legend == ["allocated, % of real capability", "real capability (100%)"]
+    assert {"team-a · cpu", "team-b · memory"} <= set(usage.texts)
+    assert any("drawn against its real capability (the cluster)" in text for text in usage.texts)

@@ -379,6 +379,9 @@ class VolcanoTimeline:
 
     def usage(self) -> Sequence[UsageTrack]:
         tracks = []
+        # A queue with neither deserved nor capability (proportion's usual queue: its deserved share is worked out
+        # each session) can at most get the cluster, its real capability: charts draw its usage against that.
+        cluster = self._cluster_total()
         for name, queue in sorted(self.snapshot.queues.items()):
             held = self.held.get(name)
             deserved = dict(queue.deserved or queue.capability or {})
@@ -387,9 +390,17 @@ class VolcanoTimeline:
                 if resource == "pods":
                     continue
                 points = held.series[resource].points() if held and resource in held.series else ((0, 0),)
+                ceiling = 0 if deserved else cluster.get(resource, 0)
                 tracks.append(UsageTrack("Queue", name, resource, deserved.get(resource, 0), points,
-                                         queue.parent_name or None, "", "allocated"))
+                                         queue.parent_name or None, "", "allocated", ceiling))
         return tracks
+
+    def _cluster_total(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for node in self.snapshot.nodes.values():
+            for resource, amount in node.allocatable.items():
+                total[resource] = total.get(resource, 0) + amount
+        return total
 
     # --- what reports need -----------------------------------------------------------------------------
 
