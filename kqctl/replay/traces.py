@@ -249,3 +249,20 @@ def _requests(line: int, item: Mapping[str, Any]) -> tuple[tuple[str, int], ...]
     if not result:
         raise TraceError(line, "requests", "no request: give requests or a column per resource (cpu, memory, ...)")
     return tuple(result)
+
+
+def check_priority_class(row: TraceRow, classes: Mapping[str, int], from_class: str, mismatch: str = "") -> None:
+    """A row's priorityClass must be one of the inputs' PriorityClasses, and a priority it also gives must be that
+    class's value: Volcano and YuniKorn read a pod's priority from its class. ``from_class`` says why a priority
+    without a class is refused; ``mismatch`` ends the message of a priority that differs from its class's."""
+    if row.priority_class is not None and row.priority_class not in classes:
+        raise TraceError(row.line, "priorityClass", f"PriorityClass {row.priority_class!r} is not in the inputs",
+                         row.column("priorityClass"))
+    if row.priority is None:
+        return
+    if row.priority_class is None:
+        raise TraceError(row.line, "priority", f"{from_class}: give priorityClass (a PriorityClass of the inputs) "
+                         "instead", row.column("priority"))
+    if classes[row.priority_class] != row.priority:
+        raise TraceError(row.line, "priority", f"PriorityClass {row.priority_class} has the value "
+                         f"{classes[row.priority_class]}, not {row.priority}{mismatch}", row.column("priority"))

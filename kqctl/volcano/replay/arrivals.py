@@ -17,7 +17,7 @@ from typing import Any
 from kqctl.k8s.pods import limits_for
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.replay.durations import format_duration
-from kqctl.replay.traces import TraceError, TraceRow
+from kqctl.replay.traces import TraceError, TraceRow, check_priority_class
 from kqctl.volcano.api.models import RUNTIME_ANNOTATION
 
 TASK = "main"
@@ -45,18 +45,8 @@ def trace_jobs(rows: Iterable[TraceRow], start: datetime, queues: Iterable[str],
 
 
 def _check_priority(row: TraceRow, classes: Mapping[str, int]) -> None:
-    if row.priority_class is not None and row.priority_class not in classes:
-        raise TraceError(row.line, "priorityClass", f"PriorityClass {row.priority_class!r} is not in the inputs",
-                         row.column("priorityClass"))
-    if row.priority is None:
-        return
-    if row.priority_class is None:
-        raise TraceError(row.line, "priority", "Volcano reads a job's priority from its PriorityClass: give "
-                         "priorityClass (a PriorityClass of the inputs) instead", row.column("priority"))
-    if classes[row.priority_class] != row.priority:
-        raise TraceError(row.line, "priority", f"PriorityClass {row.priority_class} has the value "
-                         f"{classes[row.priority_class]}, not {row.priority}: Volcano reads the class's",
-                         row.column("priority"))
+    check_priority_class(row, classes, "Volcano reads a job's priority from its PriorityClass",
+                         ": Volcano reads the class's")
 
 
 def created_at(row: TraceRow, start: datetime) -> datetime:
