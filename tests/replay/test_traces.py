@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 import yaml
 
-from kqctl.replay.traces import TraceError, parse_csv_trace, parse_yaml_trace
+from kqctl.replay.traces import TraceError, TraceRow, check_priority_class, parse_csv_trace, parse_yaml_trace
 
 CSV = """time,namespace,queue,priority,pods,cpu,memory,runtime
 0s,team-a,lq,100,2,500m,1Gi,45m
@@ -100,3 +100,26 @@ def test_a_yaml_trace_refuses_unknown_fields_and_resources() -> None:
         parse_yaml_trace([{"time": "0s", "namespace": "ns", "queue": "lq", "cpu": "1", "runtme": "30m"}])
     with pytest.raises(TraceError, match="unknown resource 'gpu'"):
         parse_yaml_trace([{"time": "0s", "namespace": "ns", "queue": "lq", "requests": {"gpu": 1}}])
+
+
+def _row(priority: int | None, priority_class: str | None) -> TraceRow:
+    return TraceRow(7, 0, "default", "q", "job", priority, priority_class, 1, (("cpu", 1000),), None)
+
+
+@pytest.mark.parametrize(("priority", "priority_class", "field", "message"), [
+    (None, None, None, None),
+    (None, "high", None, None),
+    (100, "high", None, None),
+    (None, "missing", "priorityClass", "PriorityClass 'missing' is not in the inputs"),
+    (100, None, "priority", "WHY: give priorityClass (a PriorityClass of the inputs) instead"),
+    (5, "high", "priority", "PriorityClass high has the value 100, not 5; ENDING"),
+])
+def test_a_trace_rows_priority_comes_from_its_priority_class(priority: int | None, priority_class: str | None,
+                                                             field: str | None, message: str | None) -> None:
+    row = _row(priority, priority_class)
+    if message is None:
+        check_priority_class(row, {"high": 100}, "WHY", "; ENDING")
+        return
+    with pytest.raises(TraceError) as raised:
+        check_priority_class(row, {"high": 100}, "WHY", "; ENDING")
+    assert message in str(raised.value) and field in str(raised.value)
