@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Generic, Protocol, TypeVar
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from kqctl.replay.durations import DurationError, format_duration, parse_duration
 from kqctl.replay.run import WorkloadTimes
@@ -119,6 +119,29 @@ class Problem(Protocol):
 
 
 P = TypeVar("P", bound=Problem)
+
+
+@dataclass(frozen=True)
+class QueuePlanProblem:
+    """One queue's field to plan (Volcano's and YuniKorn's plans): the resources planned, today's values, the
+    search steps and the target. A scheduler's subclass names the queue's kind in its own word (``KIND``)."""
+
+    KIND: ClassVar[str] = "queue"
+
+    queue: str
+    field: str
+    resources: tuple[str, ...]
+    current: Values
+    steps: Values
+    target: tuple[Condition, ...]
+
+    @property
+    def kind(self) -> str:
+        return self.KIND
+
+    @property
+    def name(self) -> str:
+        return self.queue
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from kqctl.replay.planning import Condition, Evaluation, PlanError, Values, measure, parse_target, round_up
+from kqctl.replay.planning import (
+    Evaluation,
+    PlanError,
+    QueuePlanProblem,
+    Values,
+    measure,
+    parse_target,
+    round_up,
+)
 from kqctl.replay.report import TimelineReport
 from kqctl.volcano.api.models import Queue
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
@@ -25,22 +33,10 @@ DEFAULT_STEPS = {CPU: 1000, MEMORY: 1024**3, PODS: 1}  # a core, a GiB, a pod; o
 WEIGHT_CAP_FACTOR = 100  # beyond a hundred times its siblings' weights a queue's share hardly moves
 
 
-@dataclass(frozen=True)
-class PlanProblem:
-    queue: str
-    field: str  # capability | deserved | guarantee | weight
-    resources: tuple[str, ...]  # ("weight",) for the weight
-    current: Values
-    steps: Values
-    target: tuple[Condition, ...]
+class PlanProblem(QueuePlanProblem):
+    """A Queue's capability, deserved, guarantee (resources) or weight (resources: ("weight",)) to plan."""
 
-    @property
-    def kind(self) -> str:
-        return "Queue"
-
-    @property
-    def name(self) -> str:
-        return self.queue
+    KIND = "Queue"
 
 
 def make_problem(snapshot: Snapshot, target: str, scope: str, field: str, resources: Sequence[str] = (),

@@ -12,13 +12,13 @@ from __future__ import annotations
 import copy
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from kqctl.replay.planning import (
-    Condition,
     Evaluation,
     Measure,
     PlanError,
+    QueuePlanProblem,
     Values,
     measure,
     parse_target,
@@ -36,22 +36,10 @@ FIELDS = ("guaranteed", "max")
 DEFAULT_STEPS = {VCORE: 1000, "memory": 1024**3}  # a core, a GiB; other resources: 1
 
 
-@dataclass(frozen=True)
-class PlanProblem:
-    queue: str  # the path from root
-    field: str  # guaranteed | max
-    resources: tuple[str, ...]
-    current: Values
-    steps: Values
-    target: tuple[Condition, ...]
+class PlanProblem(QueuePlanProblem):
+    """A queue's (its path from root) guaranteed or max resources to plan."""
 
-    @property
-    def kind(self) -> str:
-        return "queue"
-
-    @property
-    def name(self) -> str:
-        return self.queue
+    KIND = "queue"
 
 
 def _queues(snapshot: Snapshot) -> dict[str, QueueConf]:
