@@ -177,3 +177,68 @@ def open_executor(spec: ExecutorSpec, work: Work, jobs: int) -> LocalExecutor | 
         raise UsageError("--jobs applies to --executor local; a Dask cluster runs as many tasks as its workers "
                          "have threads")
     return DaskExecutor(work, spec.address)
+
+
+@dataclass(frozen=True)
+class Study:
+    """How a plan's candidates are replayed, whatever the scheduler: where (``--executor``), how many local
+    processes (``--jobs``), and the random draws (``--seeds`` from ``--seed``, met in ``--confidence`` percent)."""
+
+    where: ExecutorSpec
+    jobs: int
+    seed: int
+    seeds: int
+    confidence: int
+
+    def open(self, work: Work, progress: Any) -> Evaluator:
+        """The evaluator the search calls, not started yet (``with`` starts it).
+
+        A round of the search replays SEARCH_WIDTH candidates (each under ``seeds`` draws): more local processes
+        would have nothing to do. The candidates are the same whatever --jobs or --executor."""
+        from kqctl.replay.planning import SEARCH_WIDTH
+
+        if self.where.kind == LOCAL:
+            jobs = min(self.jobs or os.cpu_count() or 1, SEARCH_WIDTH * max(1, self.seeds))
+        else:
+            jobs = self.jobs
+        return Evaluator(open_executor(self.where, work, jobs), progress, self.seed, self.seeds, self.confidence)
+
+
+class Evaluator:
+    """Replays candidates on an executor: one task per candidate, or per candidate and draw with --seeds."""
+
+    def __init__(self, runner: LocalExecutor | DaskExecutor, progress: Any, seed: int, seeds: int,
+                 confidence: int) -> None:
+        self.runner = runner
+        self.progress = progress
+        self.seeds = tuple(range(seed, seed + seeds))  # draw i: --seed + i (the first is the run without --seeds)
+        self.confidence = confidence
+        self.count = 0
+
+    @property
+    def workers(self) -> int:
+        return self.runner.workers
+
+    def __enter__(self) -> Evaluator:
+        self.runner.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.runner.__exit__(*exc)
+
+    def __call__(self, candidates: list[Values]) -> list[Any]:
+        from kqctl.replay.planning import Draw, over_draws
+
+        if self.progress is not None:
+            self.progress.step(f"kqctl: planning: {self.count} replays done, "
+                               f"{len(candidates) * max(1, len(self.seeds))} running...")
+        if not self.seeds:
+            results: list[Any] = self.runner.map([(c, None) for c in candidates])
+            self.count += len(results)
+            return results
+        tasks = [(c, s) for c in candidates for s in self.seeds]
+        replays = self.runner.map(tasks)
+        self.count += len(replays)
+        per = len(self.seeds)
+        return [over_draws([Draw(s, r) for s, r in zip(self.seeds, replays[i * per:(i + 1) * per], strict=True)],
+                           self.confidence) for i in range(len(candidates))]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -10,7 +9,7 @@ import typer
 
 from kqctl.cli import options, timeline
 from kqctl.cli import volcano as volcano_cli
-from kqctl.cli.executor import EXECUTOR_HELP, DaskExecutor, LocalExecutor, Work, open_executor, parse_executor
+from kqctl.cli.executor import EXECUTOR_HELP, Study, Work, parse_executor
 from kqctl.cli.replay import (
     CycleLatencyOption,
     FinishLatencyOption,
@@ -27,7 +26,7 @@ from kqctl.cli.timeline import SchedulePeriodOption
 from kqctl.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from kqctl.kueue.replay.plan import Evaluation, PlanProblem, Values
+    from kqctl.kueue.replay.plan import PlanProblem, Values
 
 HELP = "\n\n".join((
     "Find the smallest quota that meets a target on the replay of the workloads it covers: Kueue's nominal quota, "
@@ -109,7 +108,7 @@ def plan_command(
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     seeds: int = typer.Option(0, "--seeds", metavar="N", min=0,
-                              help="Kueue: replay every candidate under N random draws of the runtimes (--runtime "
+                              help="Replay every candidate under N random draws of the runtimes (--runtime "
                                    "uniform/exponential/lognormal; seeds --seed, --seed + 1, ...) and meet the target "
                                    "in --confidence percent of them."),
     confidence: int = typer.Option(DEFAULT_CONFIDENCE, "--confidence", metavar="PERCENT", min=1, max=100,
@@ -120,7 +119,6 @@ def plan_command(
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
     from kqctl.kueue.replay.plan import (
-        SEARCH_WIDTH,
         PlanError,
         default_cap,
         evaluate,
@@ -143,10 +141,10 @@ def plan_command(
                                            kubeconfig, scheduler, yunikorn_namespace, as_given)
         if product != "Kueue":
             refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
-            _refuse_kueue_study_options(product, seeds, executor)
+            study = Study(where, jobs, seed, seeds, confidence)
             raise typer.Exit(timeline.plan_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
                                                  scope, target, field, resources or [], steps or [], maximum or [],
-                                                 min(jobs or os.cpu_count() or 1, SEARCH_WIDTH), budget, output))
+                                                 study, budget, output))
     if field is not None:
         raise UsageError("--field applies to Volcano (capability, deserved, guarantee, weight) and YuniKorn "
                          "(guaranteed, max); Kueue's plan finds a nominalQuota")
@@ -162,14 +160,10 @@ def plan_command(
         raise UsageError(str(exc)) from None
     cap = _cap(maximum or [], problem, default_cap(snapshot, problem))
     work = Work(evaluate, with_seed, snapshot, problem, replay_options)
-    # A round of the search replays SEARCH_WIDTH candidates (each under --seeds draws): more processes would have
-    # nothing to do. The candidates are the same whatever --jobs or --executor.
-    with open_executor(where, work, min(jobs or os.cpu_count() or 1, SEARCH_WIDTH * max(1, seeds))
-                       if where.kind == "local" else jobs) as runner:
-        evaluator = Evaluator(runner, progress, seed, seeds, confidence)
+    with Study(where, jobs, seed, seeds, confidence).open(work, progress) as evaluator:
         result = search(problem, evaluator, cap, budget=budget)
     progress.done()
-    render_plan(result, output, sys.stdout, runner.workers)
+    render_plan(result, output, sys.stdout, evaluator.workers)
     raise typer.Exit(EXIT_OK if result.answer is not None else EXIT_FINDINGS)
 
 
@@ -210,33 +204,3 @@ def _refuse_kueue_study_options(product: str, seeds: int, executor: str) -> None
         raise UsageError(f"--seeds applies to Kueue's plan for now (the input is {product}'s)")
     if executor.strip() != "local":
         raise UsageError(f"--executor applies to Kueue's plan for now (the input is {product}'s)")
-
-
-class Evaluator:
-    """Replays candidates on an executor: one task per candidate, or per candidate and draw with --seeds."""
-
-    def __init__(self, runner: LocalExecutor | DaskExecutor, progress: object, seed: int, seeds: int,
-                 confidence: int) -> None:
-        self.runner = runner
-        self.progress = progress
-        self.seeds = tuple(range(seed, seed + seeds))  # draw i: --seed + i (the first is the run without --seeds)
-        self.confidence = confidence
-        self.count = 0
-
-    def __call__(self, candidates: list[Values]) -> list[Evaluation]:
-        from kqctl.cli.progress import Progress
-        from kqctl.replay.planning import Draw, over_draws
-
-        if isinstance(self.progress, Progress):
-            self.progress.step(f"kqctl: planning: {self.count} replays done, "
-                               f"{len(candidates) * max(1, len(self.seeds))} running...")
-        if not self.seeds:
-            results: list[Evaluation] = self.runner.map([(c, None) for c in candidates])
-            self.count += len(results)
-            return results
-        tasks = [(c, s) for c in candidates for s in self.seeds]
-        replays = self.runner.map(tasks)
-        self.count += len(replays)
-        per = len(self.seeds)
-        return [over_draws([Draw(s, r) for s, r in zip(self.seeds, replays[i * per:(i + 1) * per], strict=True)],
-                           self.confidence) for i in range(len(candidates))]

@@ -18,6 +18,7 @@ import typer
 from kqctl.errors import InputError, UsageError
 
 if TYPE_CHECKING:
+    from kqctl.cli.executor import Study
     from kqctl.cli.progress import Progress
     from kqctl.load.documents import Document
     from kqctl.load.objects import LoadedObject, LoadResult
@@ -475,62 +476,12 @@ def diff_other(product: str, old_inputs: LoadResult, new_inputs: LoadResult, tra
 
 # --- plan -----------------------------------------------------------------------------------------------------
 
-# Each worker process holds the snapshot once (inherited at fork, or sent once to a spawned process).
-_WORKER: tuple[Callable[..., Any], Any, Any, Any] | None = None
-
-
-def _init_worker(evaluate: Callable[..., Any], snapshot: Any, problem: Any, replay_options: Any) -> None:
-    import gc
-
-    global _WORKER
-    gc.disable()  # as the kqctl process itself: many small acyclic objects per replay
-    _WORKER = (evaluate, snapshot, problem, replay_options)
-
-
-def _evaluate_in_worker(values: tuple[int, ...]) -> Any:
-    assert _WORKER is not None
-    evaluate, snapshot, problem, replay_options = _WORKER
-    return evaluate(snapshot, problem, values, replay_options)
-
-
-class Evaluator:
-    """Replays candidates with the scheduler's ``evaluate``, in parallel processes when there is more than one core."""
-
-    def __init__(self, evaluate: Callable[..., Any], snapshot: Any, problem: Any, replay_options: Any, workers: int,
-                 progress: Progress) -> None:
-        self.evaluate, self.snapshot, self.problem, self.replay_options = evaluate, snapshot, problem, replay_options
-        self.workers = workers
-        self.progress = progress
-        self.count = 0
-        self.pool: Any = None
-
-    def __enter__(self) -> Evaluator:
-        if self.workers > 1:
-            from concurrent.futures import ProcessPoolExecutor
-
-            self.pool = ProcessPoolExecutor(self.workers, initializer=_init_worker,
-                                            initargs=(self.evaluate, self.snapshot, self.problem, self.replay_options))
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-
-    def __call__(self, candidates: list[tuple[int, ...]]) -> list[Any]:
-        self.progress.step(f"kqctl: planning: {self.count} replays done, {len(candidates)} running...")
-        if self.pool is None:
-            results = [self.evaluate(self.snapshot, self.problem, c, self.replay_options) for c in candidates]
-        else:
-            results = list(self.pool.map(_evaluate_in_worker, candidates))
-        self.count += len(results)
-        return results
-
-
 def plan_other(product: str, inputs: LoadResult, traces: list[str], time: TimeSettings, schedule_period: str | None,
                scheduler_conf: str | None, scope: str, target: str, field: str | None, resources: list[str],
-               steps: list[str], maximum: list[str], workers: int, budget: int, output: str) -> int:
+               steps: list[str], maximum: list[str], study: Study, budget: int, output: str) -> int:
     """``kqctl plan`` for Volcano (capability, deserved, guarantee or weight of a Queue) or YuniKorn (guaranteed or
     max of a queue path). Exit 1 when nothing up to the cap meets the target."""
+    from kqctl.cli.executor import Work
     from kqctl.cli.progress import Progress
     from kqctl.errors import EXIT_FINDINGS, EXIT_OK
     from kqctl.render.scheduler_plan import render_plan
@@ -561,10 +512,11 @@ def plan_other(product: str, inputs: LoadResult, traces: list[str], time: TimeSe
     except PlanError as exc:
         raise UsageError(str(exc)) from None
     cap = _cap(maximum, problem, plans.default_cap(snapshot, problem), product)
-    with Evaluator(plans.evaluate, snapshot, problem, replay_options, workers, progress) as evaluator:
-        result = search(problem, evaluator, cap, budget=budget)  # the same candidates whatever --jobs
+    work = Work(plans.evaluate, plans.with_seed, snapshot, problem, replay_options)
+    with study.open(work, progress) as evaluator:
+        result = search(problem, evaluator, cap, budget=budget)  # the same candidates whatever --jobs or --executor
     progress.done()
-    render_plan(result, output, sys.stdout, workers, units)
+    render_plan(result, output, sys.stdout, evaluator.workers, units)
     return EXIT_OK if result.answer is not None else EXIT_FINDINGS
 
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any, Protocol, TextIO
 
 from kqctl.render.columns import Column, Table, format_lines
+from kqctl.render.plan_draws import drawn_line, draws_data, draws_text, measured_text, replays_heading, verdict_text
 from kqctl.render.replay import Units
 from kqctl.replay.durations import format_duration
 from kqctl.replay.planning import Condition, Evaluation, Measure, PlanResult, Values
@@ -74,7 +75,17 @@ def evaluation_data(problem: Problem, evaluation: Evaluation, units: Units) -> d
             "measures": [{"condition": m.condition.text(), "met": m.met,
                           "valueMs": None if m.value is None else round(m.value),
                           "workloads": m.workloads, "notStarted": m.not_admitted} for m in evaluation.measures],
-            "replayedMs": evaluation.end, "notes": list(evaluation.assumptions)}
+            "replayedMs": evaluation.end, "notes": list(evaluation.assumptions),
+            **({"draws": draws_data(evaluation, lambda replay: evaluation_data(problem, replay, units))}
+               if evaluation.draws else {})}
+
+
+def known_within(result: PlanResult[Any], units: Units, exact: bool) -> dict[str, tuple[str, str]]:
+    """When --budget ran out: per resource, the smallest value not yet known to miss, up to the answer."""
+    assert result.answer is not None
+    lowest = amounts(result.problem, result.lowest, units, exact)
+    answer = amounts(result.problem, result.answer, units, exact)
+    return {resource: (low, answer[resource]) for resource, low in lowest.items()}
 
 
 def plan_data(result: PlanResult[Any], units: Units) -> dict[str, Any]:
@@ -86,6 +97,8 @@ def plan_data(result: PlanResult[Any], units: Units) -> dict[str, Any]:
         "current": amounts(problem, problem.current, units, exact=True),
         "answer": None if result.answer is None else amounts(problem, result.answer, units, exact=True),
         "provenSmallest": result.answer is not None and result.proven,
+        "knownWithin": None if result.answer is None or result.proven else
+        {k: {"from": low, "to": high} for k, (low, high) in known_within(result, units, exact=True).items()},
         "cap": amounts(problem, result.cap, units, exact=True),
         "proof": {"atAnswer": None if at is None else evaluation_data(problem, at, units),
                   "belowAnswer": None if below is None else evaluation_data(problem, below, units)},
@@ -101,10 +114,13 @@ def render_plan(result: PlanResult[Any], fmt: str, out: TextIO, workers: int, un
     if is_data_format(fmt):
         write_data(out, plan_data(result, units), fmt, rows="replays")
     else:
-        write_prose(out, text(result, workers, units))
+        from kqctl.render.console import terminal_width
+
+        write_prose(out, text(result, workers, units, width=terminal_width(out)))
 
 
-def text(result: PlanResult[Any], workers: int, units: Units) -> str:
+def text(result: PlanResult[Any], workers: int, units: Units, width: int | None = None) -> str:
+    """The plan as text; ``width``: the terminal's, for the replays' measures to wrap in (None: piped)."""
     problem = result.problem
     target = " and ".join(c.text() for c in problem.target)
     lines = [f"Plan for {problem.kind} {problem.name} ({problem.field}): {target}", ""]
@@ -115,26 +131,34 @@ def text(result: PlanResult[Any], workers: int, units: Units) -> str:
                      f"(today: {_text(problem, problem.current, units)}).")
         at, below = result.proof()
         if at is not None:
-            lines.append(f"  meets the target at the answer: {'; '.join(measure_text(m) for m in at.measures)}")
+            lines.append(f"  meets the target at the answer: {measured_text(at, measure_text)}")
+            if at.draws:
+                lines.append(f"    {draws_text(at)}")
         if below is not None:
-            lines.append(f"  misses it at {_text(problem, below.values, units)}: "
-                         f"{'; '.join(measure_text(m) for m in below.measures)}")
+            lines.append(f"  misses it at {_text(problem, below.values, units)}: {measured_text(below, measure_text)}")
+            if below.draws:
+                lines.append(f"    {draws_text(below)}")
         elif all(v == 0 for v in result.answer):
             lines.append(f"  (no {problem.field} at all is needed: the target is met with nothing)")
         if not result.proven:
-            lines.append(f"  not proven smallest: --budget ran out after {len(result.evaluations)} replays (raise "
-                         "--budget to close in)")
-    lines += ["", f"Replays ({len(result.evaluations)}, {workers} in parallel):"]
+            within = ", ".join(f"{k} {low} to {high}" for k, (low, high) in
+                               known_within(result, units, exact=False).items())
+            lines.append(f"  not proven smallest: --budget ran out after {len(result.evaluations)} replays; the "
+                         f"smallest {problem.field} is known to lie within {within} (raise --budget to close in)")
+    lines += ["", replays_heading(result, workers)]
     table = Table((Column(problem.field.capitalize()), Column("Target"), Column("Measured", wrap=True),
                    Column("Workloads", right=True)))
     for evaluation in sorted(result.evaluations, key=lambda e: e.values):
-        table.add([_text(problem, evaluation.values, units), "met" if evaluation.met else "missed",
-                   "; ".join(measure_text(m) for m in evaluation.measures) or "-", f"{evaluation.workloads:,}"])
-    lines += format_lines(table)
+        table.add([_text(problem, evaluation.values, units), verdict_text(evaluation),
+                   measured_text(evaluation, measure_text) or "-", f"{evaluation.workloads:,}"])
+    lines += format_lines(table, width=width)
     notes = sorted({note for e in result.evaluations for note in e.assumptions if note.startswith("YuniKorn refuses")})
     assumed = [a for a in result.assumptions if not a.startswith("YuniKorn refuses")]
     if assumed or notes:
         lines.append("")
         lines += [f"Assumed: {note}" for note in assumed]
         lines += [f"note: {note}" for note in notes[:5]]
+    drawn = drawn_line(result)
+    if drawn is not None:
+        lines.append(drawn)
     return "\n".join(lines) + "\n"

@@ -148,3 +148,21 @@ def test_plan_with_draws_on_a_dask_cluster_answers_exactly_as_local_processes(cl
     assert local.code == remote.code == 0, local.err + remote.err
     assert json.loads(remote.out) == json.loads(local.out)
     assert json.loads(local.out)["proof"]["atAnswer"]["draws"]["seeds"] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("plan", [
+    ("plan", str(REPO / "samples" / "volcano-two-teams"), "--for", "queue/team-a", "--field", "weight",
+     "--target", "p95(time-to-admission) < 20m", "--runtime", "lognormal(20m,0.8)"),
+    ("plan", str(REPO / "samples" / "yunikorn-priority"), "--for", "queue/root.tenant1", "--field", "guaranteed",
+     "--target", "p95(time-to-admission) < 10m", "--runtime", "lognormal(30m,0.8)"),
+], ids=["volcano", "yunikorn"])
+def test_volcano_and_yunikorn_plans_on_a_dask_cluster_answer_exactly_as_local_processes(
+        cluster: LocalCluster, plan: tuple[str, ...]) -> None:
+    from support import run_kqctl
+
+    study = (*plan, "--now", "2026-01-01T12:00:00Z", "--seeds", "3", "--budget", "6", "-o", "json")
+    local = run_kqctl(*study, "--executor", "local", "--jobs", "2")
+    remote = run_kqctl(*study, "--executor", cluster.scheduler_address)
+    assert local.code == remote.code == 0, local.err + remote.err
+    assert json.loads(remote.out) == json.loads(local.out)
+    assert json.loads(local.out)["proof"]["atAnswer"]["draws"]["seeds"] == [0, 1, 2]

@@ -91,13 +91,98 @@ def test_draws_without_anything_random_are_usage_errors(kqctl: Callable[..., Run
     assert run.code == 2 and message in run.err, run.err
 
 
-def test_volcano_and_yunikorn_plans_refuse_draws_and_executors(kqctl: Callable[..., Run]) -> None:
-    sample = str(REPO / "samples" / "volcano-two-teams")
-    base = ("plan", sample, "--for", "queue/team-a", "--field", "weight", "--runtime", RUNTIME, "--target", TARGET)
-    seeds = kqctl(*base, "--seeds", "3")
-    assert seeds.code == 2 and "--seeds applies to Kueue's plan" in seeds.err
-    remote = kqctl(*base, "--executor", "dask://127.0.0.1:8786")
-    assert remote.code == 2 and "--executor applies to Kueue's plan" in remote.err
+# --- Volcano and YuniKorn: the same draws, each scheduler's own replay ----------------------------------
+
+SCHEDULER_PLANS = {
+    "volcano": ("samples/volcano-two-teams", "queue/team-a", "weight", "p95(time-to-admission) < 20m"),
+    "yunikorn": ("samples/yunikorn-priority", "queue/root.tenant1", "guaranteed", "p95(time-to-admission) < 10m"),
+}
+SCHEDULER_RUNTIMES = {"volcano": RUNTIME, "yunikorn": "lognormal(30m,0.8)"}  # long enough to need a quota
+
+
+def _scheduler_plan(kqctl: Callable[..., Run], name: str, *extra: str) -> Run:
+    sample, scope, field, target = SCHEDULER_PLANS[name]
+    return kqctl("plan", str(REPO / sample), "--for", scope, "--field", field, "--target", target, "--runtime",
+                 SCHEDULER_RUNTIMES[name], "--now", "2026-01-01T12:00:00Z", *extra)
+
+
+def _scheduler_replay(name: str, values: tuple[int, ...], seed: int) -> Evaluation:
+    """The scheduler's own replay of one candidate under one draw, built as the command builds it."""
+    from kqctl.cli import timeline
+    from kqctl.cli.replay import scheduler_inputs
+
+    sample, scope, field, target = SCHEDULER_PLANS[name]
+    loaded, product = scheduler_inputs([str(REPO / sample)], None, False, False, None, False, False, None, None,
+                                       None, None, False)
+    time = timeline.settings(SCHEDULER_RUNTIMES[name], "0s", None, 0, "2026-01-01T12:00:00Z", None)
+    if product == "Volcano":
+        from kqctl.volcano.replay import plan as plans
+
+        snapshot = timeline.volcano_snapshot(loaded, None, [], time.start)
+        options = timeline.volcano_options(snapshot, time)
+    else:
+        from kqctl.yunikorn.replay import plan as plans  # type: ignore[no-redef]
+
+        snapshot = timeline.yunikorn_snapshot(loaded, [], time.start)
+        options = timeline.yunikorn_options(time)
+    problem = plans.make_problem(snapshot, target, scope, field)
+    return plans.evaluate(snapshot, problem, values, plans.with_seed(options, seed))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULER_PLANS))
+def test_volcano_and_yunikorn_plans_name_the_seeds_that_prove_the_answer(kqctl: Callable[..., Run],
+                                                                         name: str) -> None:
+    run = _scheduler_plan(kqctl, name, "--seeds", "4", "--confidence", "75", "--jobs", "1", "-o", "json")
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    at = data["proof"]["atAnswer"]
+    assert at["draws"]["seeds"] == [0, 1, 2, 3] and at["draws"]["required"] == 3 and len(at["draws"]["metIn"]) >= 3
+    values = {json.dumps(r["draws"]["replays"]) for r in data["replays"]}
+    assert any(len({json.dumps(d["measures"]) for d in r["draws"]["replays"]}) > 1 for r in data["replays"]), \
+        "some candidate's draws differ (else the test proves nothing)"
+    assert len(values) > 1
+    answer = _values(name, at)
+    for seed in at["draws"]["metIn"]:
+        assert _scheduler_replay(name, answer, seed).met, f"seed {seed} is named as meeting the target"
+    below = data["proof"]["belowAnswer"]
+    assert below is not None and len(below["draws"]["metIn"]) < 3
+    for seed in below["draws"]["missedIn"]:
+        assert not _scheduler_replay(name, _values(name, below), seed).met, f"seed {seed} is named as missing"
+
+
+def _values(name: str, evaluation: dict) -> tuple[int, ...]:
+    """A replay's planned values as the scheduler counts them (JSON gives its exact quantities)."""
+    if name == "volcano":
+        return (int(evaluation["weight"]["weight"]),)
+    from kqctl.yunikorn.api.resources import parse_config_value
+
+    amounts = evaluation["guaranteed"]
+    return tuple(parse_config_value(r, amount) for r, amount in amounts.items())  # in the plan's order
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULER_PLANS))
+def test_volcano_and_yunikorn_draws_answer_the_same_in_one_process_or_several(kqctl: Callable[..., Run],
+                                                                              name: str) -> None:
+    one = _scheduler_plan(kqctl, name, "--seeds", "3", "--budget", "8", "--jobs", "1", "-o", "json")
+    two = _scheduler_plan(kqctl, name, "--seeds", "3", "--budget", "8", "--jobs", "2", "-o", "json")
+    assert one.code == two.code == 0, one.err + two.err
+    assert json.loads(one.out) == json.loads(two.out)
+
+
+def test_volcano_and_yunikorn_tables_state_the_share_of_draws(kqctl: Callable[..., Run]) -> None:
+    run = _scheduler_plan(kqctl, "volcano", "--seeds", "4", "--jobs", "1")
+    assert run.code == 0, run.err
+    assert "met in 4 of 4 draws (4 needed; 95% interval for the share of draws meeting it: 51%-100%)" in run.out
+    assert "candidates x 4 draws" in run.out and "missed (" in run.out
+    assert "each candidate replayed with the runtimes drawn from seeds 0 to 3" in run.out
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULER_PLANS))
+def test_volcano_and_yunikorn_draws_need_a_random_runtime(kqctl: Callable[..., Run], name: str) -> None:
+    sample, scope, field, target = SCHEDULER_PLANS[name]
+    run = kqctl("plan", str(REPO / sample), "--for", scope, "--field", field, "--target", target, "--runtime", "30m",
+                "--seeds", "3")
+    assert run.code == 2 and "--seeds N draws the runtimes" in run.err, run.err
 
 
 # --- the arithmetic of draws (kqctl/replay/planning.py) ----------------------------------------------------

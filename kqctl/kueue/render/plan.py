@@ -8,8 +8,8 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.replay.plan import Evaluation, Measure, PlanResult, Values
 from kqctl.render.columns import Column, Table, format_lines
+from kqctl.render.plan_draws import drawn_line, draws_data, draws_text, measured_text, replays_heading, verdict_text
 from kqctl.replay.durations import format_duration
-from kqctl.replay.planning import share_interval
 
 
 def measure_text(measure: Measure) -> str:
@@ -35,39 +35,12 @@ def evaluation_data(result: PlanResult, evaluation: Evaluation) -> dict[str, Any
                           "workloads": m.workloads, "notAdmitted": m.not_admitted} for m in evaluation.measures],
             "replayedMs": evaluation.end}
     if evaluation.draws:
-        low, high = share_interval(len(evaluation.seeds_meeting), len(evaluation.draws))
-        data["draws"] = {"seeds": [d.seed for d in evaluation.draws], "required": evaluation.required,
-                         "metIn": list(evaluation.seeds_meeting), "missedIn": list(evaluation.seeds_missing),
-                         "shareMeeting95": {"fromPercent": low, "toPercent": high},
-                         "replays": [evaluation_data(result, d.evaluation) for d in evaluation.draws]}
+        data["draws"] = draws_data(evaluation, lambda replay: evaluation_data(result, replay))
     return data
 
 
-def draws_text(evaluation: Evaluation) -> str:
-    """With --seeds: how many draws met the target, the 95% interval for that share, and the seeds that prove it."""
-    met, missed = evaluation.seeds_meeting, evaluation.seeds_missing
-    count = len(evaluation.draws)
-    low, high = share_interval(len(met), count)
-    text = (f"met in {len(met)} of {count} draws ({evaluation.required} needed; 95% interval for the share of draws "
-            f"meeting it: {low}%-{high}%)")
-    if met:
-        text += f"; met with seeds {_seeds(met)}"
-    if missed:
-        text += f"; missed with seeds {_seeds(missed)}"
-    return text
-
-
-def _seeds(seeds: tuple[int, ...]) -> str:
-    return ", ".join(str(s) for s in seeds)
-
-
 def _measured(evaluation: Evaluation) -> str:
-    if not evaluation.draws:
-        return "; ".join(measure_text(m) for m in evaluation.measures)
-    # Each condition's value at the confidence rank across the draws (over_draws).
-    share = f"{evaluation.required} of {len(evaluation.draws)} draws"
-    return "; ".join(f"{measure_text(m)} or less in {share}" if m.value is not None
-                     else f"{measure_text(m)} in the best {share}" for m in evaluation.measures)
+    return measured_text(evaluation, measure_text)
 
 
 def plan_data(result: PlanResult) -> dict[str, Any]:
@@ -135,22 +108,17 @@ def text(result: PlanResult, workers: int, wide: bool = False, width: int | None
                                    strict=True))
             lines.append(f"  not proven smallest: --budget ran out after {len(result.evaluations)} replays; the "
                          f"smallest quota is known to lie within {within} (raise --budget to close in)")
-    draws = max((len(e.draws) for e in result.evaluations), default=0)
-    count = f"{len(result.evaluations)} candidates x {draws} draws" if draws else f"{len(result.evaluations)}"
-    lines += ["", f"Replays ({count}, {workers} in parallel):"]
+    lines += ["", replays_heading(result, workers)]
     table = Table((Column("Nominal quota"), Column("Target"), Column("Measured", wrap=True),
                    Column("Workloads", right=True, wide=True)))
     for evaluation in sorted(result.evaluations, key=lambda e: e.values):
-        verdict = "met" if evaluation.met else "missed"
-        if evaluation.draws:
-            verdict += f" ({len(evaluation.seeds_meeting)}/{len(evaluation.draws)} draws)"
-        table.add([_quota_text(result, evaluation.values), verdict, _measured(evaluation), f"{evaluation.workloads:,}"])
+        table.add([_quota_text(result, evaluation.values), verdict_text(evaluation), _measured(evaluation),
+                   f"{evaluation.workloads:,}"])
     lines += format_lines(table, wide=wide, width=width)
     if result.assumptions:
         lines.append("")
         lines += [f"Assumed: {note}" for note in result.assumptions]
-    if draws:
-        seeds = [d.seed for d in result.evaluations[0].draws]
-        lines.append(f"Drawn: each candidate replayed with the runtimes drawn from seeds {seeds[0]} to {seeds[-1]} "
-                     "(the assumption above names the first)")
+    drawn = drawn_line(result)
+    if drawn is not None:
+        lines.append(drawn)
     return "\n".join(lines) + "\n"

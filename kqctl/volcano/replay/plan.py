@@ -142,3 +142,8 @@ def evaluation(report: TimelineReport, problem: PlanProblem, values: Values) -> 
     measures = tuple(measure(condition, scope) for condition in problem.target)
     return Evaluation(values, measures, report.end, len(scope), sum(1 for w in scope if w.admitted is not None),
                       report.assumptions)
+
+
+def with_seed(options: VolcanoReplayOptions, seed: int) -> VolcanoReplayOptions:
+    """The replay options of one random draw (plan --seeds): the runtimes drawn from ``seed``."""
+    return replace(options, timeline=replace(options.timeline, seed=seed))
