@@ -32,7 +32,7 @@ def usage_chart(report: TimelineReport) -> TimeChart:
     basis = words.ceiling if busiest and against_ceiling == len(busiest) else words.nominal
     if mixed:
         basis = f"{words.nominal} or {words.ceiling}"
-    curves = tuple(Curve(_panel(u, words.ceiling, mixed), _bucketed(u, report.end)) for u in busiest)
+    curves = tuple(Curve(_panel(u, words.ceiling, mixed), bucketed(u, report.end)) for u in busiest)
     top = max((y for curve in curves for _, y in curve.points), default=100.0)
     names = len({u.name for u in usages})
     shown = f"{names} {words.queue}{'' if names == 1 else 's'}"
@@ -64,7 +64,7 @@ def _panel(usage: UsageSummary, ceiling_word: str, mixed: bool) -> str:
     return f"{title} (% of {ceiling_word})" if mixed and not usage.nominal else title
 
 
-def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
+def bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
     """Time-weighted mean per bucket, as a share of the nominal amount (thousands of changes still draw as one line)."""
     if end <= 0:
         return [(0.0, 0.0)]

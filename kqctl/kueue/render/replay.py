@@ -12,27 +12,20 @@ from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.replay.report import ReplayReport
 from kqctl.render.charts import Chart, Curve, TimeChart
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
+from kqctl.render.replay import duration, duration_key, sample_data, wait
+from kqctl.render.replay_charts import CHART_BUCKETS, bucketed
 from kqctl.render.units import human, human_figure
 from kqctl.replay.durations import format_duration
 from kqctl.replay.run import WorkloadTimes
-from kqctl.replay.statistics import Sample
 from kqctl.replay.summary import GroupStats, UsageSummary
 
 FORMATS = ("table", "wide", "json", "yaml", "summary")
 # What happens between Kueue's cycles in a replay (kqctl rules SIM-R1 ... explains each).
 RULES = ("SIM-R1", "SIM-R2", "SIM-R3", "SIM-R4", "SIM-R5", "SIM-R6", "SIM-R7")
 CHART_LINES = 12  # lines per chart: the busiest queues (a chart of 1,000 lines shows nothing)
-CHART_BUCKETS = 200  # points per curve: more than a panel has pixels across says nothing more (and bloats the SVG)
 
 
 # --- data ----------------------------------------------------------------------------------------------
-
-
-def sample_data(sample: Sample | None) -> dict[str, Any] | None:
-    if sample is None:
-        return None
-    return {"count": sample.count, "meanMs": int(sample.mean), "p50Ms": sample.p50, "p95Ms": sample.p95,
-            "p99Ms": sample.p99, "maxMs": sample.maximum, "never": sample.never}
 
 
 def group_data(group: GroupStats) -> dict[str, Any]:
@@ -166,27 +159,9 @@ def render_replay(report: ReplayReport, fmt: str, out: TextIO, view: TableOption
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
 
-def duration(value: int | None) -> str:
-    return "-" if value is None else format_duration(value)
-
-
-def wait(value: int | None) -> str:
-    """A percentile of waits: None is a wait that never ended (a workload never admitted), Sample's "never"."""
-    return "never" if value is None else format_duration(value)
-
-
-def _duration_key(cell: str) -> object:
-    from kqctl.replay.durations import DurationError, parse_duration
-
-    try:
-        return parse_duration(cell)
-    except DurationError:
-        return cell
-
-
-_TIME_COLUMNS = (Column("P50", right=True, sort_key=_duration_key), Column("P95", right=True, sort_key=_duration_key),
-                 Column("P99", right=True, sort_key=_duration_key), Column("Max", right=True, wide=True,
-                                                                             sort_key=_duration_key))
+_TIME_COLUMNS = (Column("P50", right=True, sort_key=duration_key), Column("P95", right=True, sort_key=duration_key),
+                 Column("P99", right=True, sort_key=duration_key), Column("Max", right=True, wide=True,
+                                                                             sort_key=duration_key))
 
 
 def group_table(title: str, groups: Iterable[GroupStats]) -> Table:
@@ -216,9 +191,9 @@ def workload_table(workloads: Iterable[WorkloadTimes]) -> Table:
     # The default view fits 80 columns; -o wide adds where each workload queued, when it arrived, its evictions.
     table = Table((Column("Workload"), Column("LocalQueue", wide=True), Column("ClusterQueue", wide=True),
                    Column("Priority", right=True, sort_key=lambda c: int(c) if c.lstrip("-").isdigit() else c),
-                   Column("Arrived", right=True, wide=True, sort_key=_duration_key),
-                   Column("Wait", right=True, sort_key=_duration_key),
-                   Column("Finished after", right=True, sort_key=_duration_key),
+                   Column("Arrived", right=True, wide=True, sort_key=duration_key),
+                   Column("Wait", right=True, sort_key=duration_key),
+                   Column("Finished after", right=True, sort_key=duration_key),
                    Column("Evictions", right=True, wide=True), Column("State")))
     for w in workloads:
         table.add([w.key, w.labels.queue.split("/", 1)[-1], w.labels.target or "-", str(w.labels.priority),
@@ -287,7 +262,7 @@ def charts(report: ReplayReport) -> list[tuple[str, Chart]]:
 def usage_chart(report: ReplayReport, kind: str) -> TimeChart:
     usages = [u for u in report.usage if u.kind == kind and u.nominal > 0]
     busiest = sorted(usages, key=lambda u: (-(u.share or 0), u.name, u.resource))[:CHART_LINES]
-    curves = tuple(Curve(f"{u.name} · {u.resource}", _bucketed(u, report.end)) for u in busiest)
+    curves = tuple(Curve(f"{u.name} · {u.resource}", bucketed(u, report.end)) for u in busiest)
     top = max((y for curve in curves for _, y in curve.points), default=100.0)
     names = len({u.name for u in usages})
     shown = f"{names} {kind}{'' if names == 1 else 's'}"  # a panel is one queue's one resource
@@ -299,22 +274,6 @@ def usage_chart(report: ReplayReport, kind: str) -> TimeChart:
                      curve_label="quota held, % of nominal",
                      note=f"Mean over buckets of {format_duration(max(1, report.end // CHART_BUCKETS))} of virtual "
                           "time.", empty=f"no {kind} has nominal quota")
-
-
-def _bucketed(usage: UsageSummary, end: int) -> list[tuple[float, float]]:
-    """Time-weighted mean per bucket, as a share of nominal (thousands of changes still draw as one line)."""
-    from kqctl.replay.statistics import integral
-
-    if end <= 0:
-        return [(0.0, 0.0)]
-    width = max(1, -(-end // CHART_BUCKETS))
-    points = []
-    for start in range(0, end, width):
-        stop = min(end, start + width)
-        mean = Fraction(integral(usage.points, start, stop), (stop - start) * usage.nominal)
-        points.append((start / 1000, float(mean * 100)))
-    points.append((end / 1000, points[-1][1]))
-    return points
 
 
 def admission_chart(report: ReplayReport) -> TimeChart:
