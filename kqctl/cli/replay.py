@@ -24,10 +24,12 @@ from kqctl.errors import EXIT_OK, InputError, UsageError
 
 if TYPE_CHECKING:
     from kqctl.cli.progress import Progress
+    from kqctl.kueue.api.models import Workload
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
+    from kqctl.replay.traces import TraceRow
 
 HELP = "\n\n".join((
     "Replay Kueue, Volcano or YuniKorn in virtual time: workloads arrive at their creation time (objects dated in "
@@ -357,6 +359,22 @@ def add_traces(snapshot: Snapshot, traces: list[str], seed: int) -> None:
                 body = document.body
                 lines = [document.line_of((i,)) for i in range(len(body))] if isinstance(body, list) else None
                 rows = parse_yaml_trace(body, lines)
-            add_trace(snapshot, rows, source.name, start, seed)
+            added = add_trace(snapshot, rows, source.name, start, seed)
         except TraceError as exc:
             raise InputError(source.name, str(exc), line=exc.line, column=exc.column) from None
+        _admit_trace_workloads(source.name, added)
+
+
+def _admit_trace_workloads(file: str, added: list[tuple[TraceRow, Workload]]) -> None:
+    """The Workloads a trace submits through the one gate, as the API server would take them: what it would refuse
+    is refused at the trace's row, worded as validate words it (the trace reader has checked names, quantities
+    and references already; the LocalQueue and priority class are the inputs', checked against them)."""
+    from kqctl.cli.options import admitted
+    from kqctl.cli.timeline import at_trace_rows, trace_objects
+    from kqctl.kueue.replay.arrivals import workload_manifest
+    from kqctl.load.objects import LoadResult
+
+    if added:
+        bodies = [(row, workload_manifest(workload)) for row, workload in added]
+        with at_trace_rows({file}):
+            admitted(LoadResult(trace_objects(file, bodies), [], [file]), "kueue")

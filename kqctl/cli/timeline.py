@@ -8,7 +8,8 @@ YuniKorn's; Kueue's options are refused here with a usage error rather than sile
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -182,7 +183,20 @@ def _with(inputs: LoadResult, extra: list[LoadedObject]) -> LoadResult:
     if not extra:
         return LoadResult(objects, inputs.unreadable, inputs.files)
     mark_duplicates(objects)
-    return admitted(LoadResult(objects, inputs.unreadable, inputs.files), None)
+    with at_trace_rows({o.origin.file for o in extra}):
+        return admitted(LoadResult(objects, inputs.unreadable, inputs.files), None)
+
+
+@contextmanager
+def at_trace_rows(files: set[str]) -> Iterator[None]:
+    """A refusal of an object a trace submits is located at the trace's row, with no document number (a trace
+    has rows, not YAML documents)."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.file in files and exc.index is not None:
+            raise InputError(exc.file, exc.detail, exc.line, None, exc.column) from None
+        raise
 
 
 def _priority_classes(inputs: LoadResult) -> dict[str, int]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from kqctl.k8s.names import is_qualified_name
 from kqctl.k8s.quantity import MAX_INT64, QuantityError, int64_sat_add, parse_quantity, resource_value
 
 Resources = dict[str, int]
@@ -25,6 +26,14 @@ def overcommit_allowed(name: str) -> bool:
     domain, or a kubernetes.io one) other than huge pages may be requested below its limit; any other (an
     extended resource such as nvidia.com/gpu, huge pages) needs a limit, equal to its request (VAL-POD-3)."""
     return ("/" not in name or "kubernetes.io/" in name) and not name.startswith("hugepages-")
+
+
+def is_extended_resource(name: str) -> bool:
+    """Kubernetes' ``helper.IsExtendedResourceName``: a domain outside kubernetes.io, usable as a quota name too
+    (``requests.`` + name is a qualified name). Its quantities must be whole numbers (VAL-POD-1)."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return not is_qualified_name("requests." + name)
 
 
 def limits_for(requests: Mapping[str, str]) -> dict[str, str]:

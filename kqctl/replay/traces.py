@@ -34,6 +34,7 @@ from typing import Any
 
 from kqctl.k8s.core import ModelError, parse_time
 from kqctl.k8s.names import is_dns1123_label, is_dns1123_subdomain
+from kqctl.k8s.pods import is_extended_resource
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.replay.durations import DurationError, parse_duration
 
@@ -243,9 +244,14 @@ def _requests(line: int, item: Mapping[str, Any]) -> tuple[tuple[str, int], ...]
             in_row = name in item
             raise TraceError(line, None if in_row else "requests", unknown_name_message(name, field=in_row))
         try:
-            result.append((name, resource_value(name, parse_quantity(value))))
+            amount = parse_quantity(value)
         except QuantityError as exc:
             raise TraceError(line, name, f"{value!r}: {exc}") from None
+        if is_extended_resource(name) and amount.value.denominator != 1:
+            # The API server refuses the pod (VAL-POD-1): reading 500m GPUs as 1 would be a silent wrong answer.
+            raise TraceError(line, name, f"{value!r}: must be an integer (an extended resource such as {name} "
+                                         "counts whole units; VAL-POD-1)")
+        result.append((name, resource_value(name, amount)))
     if not result:
         raise TraceError(line, "requests", "no request: give requests or a column per resource (cpu, memory, ...)")
     return tuple(result)

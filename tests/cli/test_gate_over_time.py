@@ -99,7 +99,7 @@ def test_vc_job_leaf_a_trace_row_volcano_would_refuse_is_refused_at_the_row(tmp_
     hierarchy = str(REPO / "samples" / "volcano-hierarchy")
     run = run_kqctl("replay", hierarchy, "--trace", str(trace), *NOW)
     assert run.code == EXIT_INPUT
-    assert f"{trace}:2" in run.err and "VC-JOB-LEAF" in run.err and "can only submit job to leaf queue" in run.err
+    assert f"{trace}:2: " in run.err and "VC-JOB-LEAF" in run.err and "can only submit job to leaf queue" in run.err
     leaf = tmp_path / "leaf.csv"
     leaf.write_text("time,namespace,queue,name,pods,cpu,memory,runtime\n5m,default,eng-ml,r-1,1,1,1Gi,20m\n")
     assert run_kqctl("replay", hierarchy, "--trace", str(leaf), *NOW).code == EXIT_OK
@@ -142,3 +142,52 @@ def test_overcommit_allowed_is_kubernetes_is_overcommit_allowed(name: str, allow
 def test_limits_for_names_only_what_cannot_be_overcommitted() -> None:
     assert limits_for({"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "2", "hugepages-1Gi": "2Gi"}) == {
         "nvidia.com/gpu": "2", "hugepages-1Gi": "2Gi"}
+
+
+KUEUE_REPLAY = REPO / "samples" / "replay"
+KUEUE_NOW = ("--now", "2026-09-14T09:00:00Z")
+
+
+@pytest.mark.parametrize("scheduler, inputs, header, row, now", [
+    ("kueue", KUEUE_REPLAY, "time,namespace,queue,name,cpu,nvidia.com/gpu,runtime",
+     "5m,team-a,team-a-queue,g-1,2,500m,30m", KUEUE_NOW),
+    ("volcano", VOLCANO, "time,namespace,queue,name,pods,cpu,memory,nvidia.com/gpu,runtime",
+     "5m,team-a,team-a,g-1,1,1,1Gi,500m,20m", NOW),
+    ("yunikorn", YUNIKORN, "time,namespace,queue,name,priorityClass,pods,cpu,memory,nvidia.com/gpu,runtime",
+     "5m,team1,root.tenant1.a,g-1,high,1,1,1Gi,0.5,20m", NOW),
+])
+def test_val_pod_1_a_trace_row_asking_for_part_of_an_extended_resource_is_refused_at_its_cell(
+        scheduler: str, inputs: Path, header: str, row: str, now: tuple[str, str], tmp_path: Path) -> None:
+    """The API server refuses a pod asking for 500m GPUs; a trace must not read it as one GPU."""
+    trace = tmp_path / "arrivals.csv"
+    trace.write_text(f"{header}\n{row}\n")
+    run = run_kqctl("replay", str(inputs), "--trace", str(trace), *now)
+    assert run.code == EXIT_INPUT, run.err
+    column = header.split(",").index("nvidia.com/gpu") + 1
+    assert f"{trace}:2:{column}: nvidia.com/gpu:" in run.err and "must be an integer" in run.err
+    assert "VAL-POD-1" in run.err
+
+
+def test_a_kueue_trace_submits_workloads_through_the_gate_located_at_their_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Workloads a Kueue trace submits go through validate's checks, as Volcano's and YuniKorn's do: what the
+    API server would refuse of one is refused at the row (here a manifest spoiled on purpose, as no row the trace
+    reader accepts is refused today), and the sample's own trace passes."""
+    from kqctl.kueue.replay import arrivals
+
+    real = arrivals.workload_manifest
+
+    def spoiled(workload: Any) -> dict[str, Any]:
+        body = real(workload)
+        if workload.name == "embed-backfill-1":
+            body["spec"]["podSets"][0]["count"] = -1
+        return body
+
+    trace = REPO / "samples" / "replay" / "arrivals.csv"
+    assert run_kqctl("replay", str(KUEUE_REPLAY), "--trace", str(trace), *KUEUE_NOW).code == EXIT_OK
+    monkeypatch.setattr(arrivals, "workload_manifest", spoiled)
+    run = run_kqctl("replay", str(KUEUE_REPLAY), "--trace", str(trace), *KUEUE_NOW)
+    assert run.code == EXIT_INPUT
+    line = next(i for i, text in enumerate(trace.read_text().splitlines(), 1) if "embed-backfill-1" in text)
+    assert f"{trace}:{line}: Workload team-b/embed-backfill-1" in run.err, "at the row, no document number"
+    assert "spec.podSets[0].count" in run.err, run.err

@@ -6,7 +6,9 @@ import difflib
 import random
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
+from kqctl.k8s.pods import limits_for
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.api.models import PodSet, PriorityClassRef, Workload
 from kqctl.kueue.api.snapshot import Snapshot
@@ -19,11 +21,12 @@ from kqctl.replay.traces import TraceError, TraceRow
 WPC_GROUP = "kueue.x-k8s.io"
 
 
-def add_trace(snapshot: Snapshot, rows: Iterable[TraceRow], file: str, start: datetime, seed: int) -> int:
-    """Append a Workload per row to ``snapshot`` (REQ-3 priority classes resolved); returns how many."""
+def add_trace(snapshot: Snapshot, rows: Iterable[TraceRow], file: str, start: datetime,
+              seed: int) -> list[tuple[TraceRow, Workload]]:
+    """Append a Workload per row to ``snapshot`` (REQ-3 priority classes resolved); returns each row's."""
     rng = random.Random(f"{seed}:{file}")
     existing = {w.key for w in snapshot.workloads}
-    added = 0
+    added = []
     for row in rows:
         _check_queue(snapshot, row)
         workload = _workload(snapshot, row, file, start, rng)
@@ -31,8 +34,24 @@ def add_trace(snapshot: Snapshot, rows: Iterable[TraceRow], file: str, start: da
             raise TraceError(row.line, "name", f"Workload {workload.key} is already in the inputs", row.column("name"))
         existing.add(workload.key)
         snapshot.workloads.append(workload)
-        added += 1
+        added.append((row, workload))
     return added
+
+
+def workload_manifest(workload: Workload) -> dict[str, Any]:
+    """The Workload a trace row submits, as a manifest (kueue.x-k8s.io/v1beta2), for the API server's checks."""
+    pod_set = workload.pod_sets[0]
+    spec: dict[str, Any] = {"queueName": workload.queue_name,
+                            "podSets": [{"name": pod_set.name, "count": pod_set.count, "template": pod_set.template}]}
+    if workload.priority is not None:
+        spec["priority"] = workload.priority
+    if workload.priority_class_ref is not None:
+        ref = workload.priority_class_ref
+        spec["priorityClassRef"] = {"group": ref.group, "kind": ref.kind, "name": ref.name}
+    metadata: dict[str, Any] = {"name": workload.name, "namespace": workload.namespace, "uid": workload.uid}
+    if workload.annotations:
+        metadata["annotations"] = dict(workload.annotations)
+    return {"apiVersion": f"{WPC_GROUP}/v1beta2", "kind": "Workload", "metadata": metadata, "spec": spec}
 
 
 def _check_queue(snapshot: Snapshot, row: TraceRow) -> None:
@@ -70,7 +89,11 @@ def _workload(snapshot: Snapshot, row: TraceRow, file: str, start: datetime, rng
         ref = PriorityClassRef(WPC_GROUP, "WorkloadPriorityClass", wpc.name)
         priority = wpc.value if row.priority is None else row.priority
     requests = {name: format_resource_value(name, value) for name, value in row.requests}
-    spec = {"containers": [{"name": "main", "resources": {"requests": requests}}]}
+    # An extended resource carries the limit the API server requires beside its request (VAL-POD-3), as the Job
+    # the row stands for would.
+    limits = limits_for(requests)
+    resources = {"requests": requests, "limits": limits} if limits else {"requests": requests}
+    spec = {"containers": [{"name": "main", "resources": resources}]}
     # The runtime travels as kqctl's annotation, exact to the millisecond.
     annotations = {RUNTIME_ANNOTATION: f"{row.runtime}ms"} if row.runtime is not None else {}
     return Workload(

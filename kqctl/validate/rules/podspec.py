@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from kqctl.findings import Finding
 from kqctl.k8s.names import FieldError, go_quote, invalid, is_qualified_name, required
-from kqctl.k8s.pods import overcommit_allowed
+from kqctl.k8s.pods import is_extended_resource, overcommit_allowed
 from kqctl.k8s.quantity import Quantity
 from kqctl.origin import FieldPath
 from kqctl.validate.fields import Body, Rule, child, finding, quantity, quoted_quantity, sequence
@@ -25,7 +25,6 @@ NEGATIVE_MSG = "must be greater than or equal to 0"  # apimachinery's IsNegative
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})  # and hugepages-*
 _HUGE_PAGES_PREFIX = "hugepages-"
 _NATIVE_DOMAIN = "kubernetes.io/"
-_REQUESTS_PREFIX = "requests."
 
 
 def _is_native(name: str) -> bool:
@@ -37,13 +36,6 @@ def _is_huge_pages(name: str) -> bool:
     return name.startswith(_HUGE_PAGES_PREFIX)
 
 
-def _is_extended(name: str) -> bool:
-    """helper.IsExtendedResourceName: a domain outside kubernetes.io, usable as a quota name too."""
-    if _is_native(name) or name.startswith(_REQUESTS_PREFIX):
-        return False
-    return not is_qualified_name(_REQUESTS_PREFIX + name)
-
-
 
 
 def _name_problems(name: str) -> tuple[str, ...]:
@@ -52,7 +44,7 @@ def _name_problems(name: str) -> tuple[str, ...]:
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not _is_huge_pages(name):
             problems.append("must be a standard resource for containers")
-    elif not _is_native(name) and not _is_extended(name):
+    elif not _is_native(name) and not is_extended_resource(name):
         problems.append("doesn't follow extended resource name standard")
     return tuple(problems)
 
@@ -64,7 +56,7 @@ class _Name:
 
     def __init__(self, name: str) -> None:
         self.problems = _name_problems(name)
-        self.extended = _is_extended(name)
+        self.extended = is_extended_resource(name)
         self.overcommit = overcommit_allowed(name)
 
 
