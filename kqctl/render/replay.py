@@ -72,6 +72,9 @@ def usage_data(usage: UsageSummary, units: Units, points: bool) -> dict[str, Any
         "peak": units.data(usage.resource, usage.peak),
         "meanPercentOfNominal": None if share is None else round(float(share * 100), 2),
     }
+    if not usage.nominal and usage.ceiling:  # no nominal amount: the share of what the cluster could give
+        data["ceiling"] = units.data(usage.resource, usage.ceiling)
+        data["meanPercentOfCeiling"] = round(float(usage.mean * 100 / usage.ceiling), 2)
     if points:
         data["points"] = [[at, units.data(usage.resource, value)] for at, value in usage.points]
     return data
@@ -171,11 +174,26 @@ def usage_table(usages: Iterable[UsageSummary], units: Units, words: Words) -> T
     table = Table((Column(words.queue), Column("Resource"), Column(words.nominal.capitalize(), right=True),
                    Column("Mean used", right=True), Column("Peak", right=True), Column("Mean %", right=True)))
     for usage in usages:
-        share = usage.share
         table.add([usage.name, usage.resource, units.display(usage.resource, usage.nominal) if usage.nominal else "-",
                    units.display(usage.resource, usage.mean), units.display(usage.resource, usage.peak),
-                   "-" if share is None else f"{float(share * 100):.1f}%"])
+                   _mean_percent(usage)])
     return table
+
+
+def _mean_percent(usage: UsageSummary) -> str:
+    """Of the nominal amount; without one, of the ceiling (Volcano's real capability), marked ``*``."""
+    if usage.share is not None:
+        return f"{float(usage.share * 100):.1f}%"
+    if usage.ceiling:
+        return f"{float(usage.mean * 100 / usage.ceiling):.1f}%*"
+    return "-"
+
+
+def usage_footnote(usages: Iterable[UsageSummary], words: Words) -> str | None:
+    """What a ``*`` in the usage table's Mean % means, when a row has one."""
+    if not any(not u.nominal and u.ceiling for u in usages):
+        return None
+    return f"* of the {words.ceiling} (the whole cluster): the {words.queue} sets no {words.nominal} and no limit"
 
 
 def workload_table(workloads: Iterable[WorkloadTimes], words: Words) -> Table:
@@ -218,6 +236,9 @@ def render_tables(report: TimelineReport, out: TextIO, view: TableOptions, units
     ):
         out.write(title + ":\n")
         write_limited(out, table, view, paint, what)
+        footnote = usage_footnote(report.usage, words) if what == "usage rows" else None
+        if footnote is not None:
+            write_wrapped(out, footnote)
         out.write("\n")
     for note in report.assumptions:
         write_wrapped(out, f"Assumed: {note}")

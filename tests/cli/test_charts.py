@@ -5,6 +5,7 @@ written, and byte-identical SVG from run to run. Structure is compared (tests/ch
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -188,3 +189,22 @@ def test_volcano_replay_usage_draws_proportion_queues_against_their_real_capabil
     assert usage.legend == ["allocated, % of real capability", "real capability (100%)"]
     assert {"team-a · cpu", "team-b · memory"} <= set(usage.texts)
     assert any("drawn against its real capability (the cluster)" in text for text in usage.texts)
+
+
+def test_volcano_replay_usage_table_gives_queues_without_deserved_their_share_of_the_cluster(kqctl: Kq) -> None:
+    # The table says what the chart draws: a share of the real capability, marked and explained, not "-".
+    args = ("replay", str(SAMPLES / "volcano-two-teams"), "--runtime", "30m", "--now", "2026-01-01T12:00:00Z")
+    table = kqctl(*args)
+    assert table.code == 0, table.err
+    row = next(line for line in table.out.splitlines() if line.startswith("team-a   cpu"))
+    assert row.split()[2] == "-" and row.endswith("37.5%*"), row  # 12 of the cluster's 32 cpu on average
+    assert "* of the real capability (the whole cluster): the Queue sets no deserved and no limit" in table.out
+    data = json.loads(kqctl(*args, "-o", "json").out)
+    cpu = data["usage"]["queues"]["team-a"]["cpu"]
+    assert cpu["meanPercentOfNominal"] is None and cpu["ceiling"] == "32" and cpu["meanPercentOfCeiling"] == 37.5
+
+
+def test_a_replay_whose_queues_all_have_a_nominal_amount_has_no_usage_footnote(kqctl: Kq) -> None:
+    run = kqctl("replay", str(SAMPLES / "yunikorn-priority"), "--runtime", "30m", "--now", "2026-01-01T12:00:00Z")
+    assert run.code == 0, run.err
+    assert "Usage over time" in run.out and "*" not in run.out
