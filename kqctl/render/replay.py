@@ -181,7 +181,7 @@ def usage_table(usages: Iterable[UsageSummary], units: Units, words: Words) -> T
 
 
 def _mean_percent(usage: UsageSummary) -> str:
-    """Of the nominal amount; without one, of the ceiling (Volcano's real capability), marked ``*``."""
+    """Of the nominal amount; without one, of the ceiling (Volcano's capability, else the cluster), marked ``*``."""
     if usage.share is not None:
         return f"{float(usage.share * 100):.1f}%"
     if usage.ceiling:
@@ -193,7 +193,7 @@ def usage_footnote(usages: Iterable[UsageSummary], words: Words) -> str | None:
     """What a ``*`` in the usage table's Mean % means, when a row has one."""
     if not any(not u.nominal and u.ceiling for u in usages):
         return None
-    return f"* of the {words.ceiling} (the whole cluster): the {words.queue} sets no {words.nominal} and no limit"
+    return f"* the {words.queue} sets no {words.nominal}: % of its {words.ceiling}"
 
 
 def workload_table(workloads: Iterable[WorkloadTimes], words: Words) -> Table:

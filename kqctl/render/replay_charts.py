@@ -28,7 +28,7 @@ def usage_chart(report: TimelineReport) -> TimeChart:
     against_ceiling = sum(1 for u in busiest if not u.nominal)
     mixed = 0 < against_ceiling < len(busiest)
     # What 100% is: the nominal amount (deserved, guaranteed), or for queues without one the ceiling (Volcano's
-    # real capability); a chart holding both kinds says which each panel is.
+    # capability, else the cluster); a chart holding both kinds says which each panel is.
     basis = words.ceiling if busiest and against_ceiling == len(busiest) else words.nominal
     if mixed:
         basis = f"{words.nominal} or {words.ceiling}"
@@ -38,8 +38,8 @@ def usage_chart(report: TimelineReport) -> TimeChart:
     shown = f"{names} {words.queue}{'' if names == 1 else 's'}"
     if len(usages) > len(busiest):
         shown += f", the {len(busiest)} busiest of {len(usages)} resource curves"
-    ceiling_note = (f" A {words.queue} without {words.nominal} or capability is drawn against its {words.ceiling} "
-                    "(the cluster)." if against_ceiling else "")
+    ceiling_note = (f" A {words.queue} without {words.nominal} is drawn against its {words.ceiling}."
+                    if against_ceiling else "")
     return TimeChart(f"{words.measure.capitalize()} per {words.queue} over the replay ({shown})", "virtual time",
                      f"% of {basis}", curves, max(report.end, 1) / 1000, max(100.0, 25.0 * -(-top // 25.0)),
                      _seconds, lambda v: f"{v:.0f}%", x_durations=True, small_multiples=True,

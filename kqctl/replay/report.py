@@ -28,7 +28,7 @@ class Words:
     cycle: str  # session, scheduling cycle
     measure: str  # what the usage tracks count: "allocated"
     nominal: str  # what usage is a share of: "deserved", "guaranteed"
-    ceiling: str = ""  # what usage is a share of without a nominal amount (UsageTrack.ceiling): "real capability"
+    ceiling: str = ""  # what usage is a share of without a nominal amount (UsageTrack.ceiling): "capability or cluster"
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,7 @@ def test_commands_without_a_chart_never_import_matplotlib() -> None:
     assert run.stderr.strip().endswith("False"), run.stderr
 
 
-def test_volcano_replay_usage_draws_proportion_queues_against_their_real_capability(
+def test_volcano_replay_usage_draws_queues_without_deserved_against_their_capability_or_the_cluster(
         kqctl: Kq, tmp_path: Path) -> None:
     # volcano-two-teams' queues have weights only (proportion works their deserved out each session): without a
     # nominal amount each queue is drawn against what it can at most get, the cluster, and the chart says so.
@@ -185,20 +185,20 @@ def test_volcano_replay_usage_draws_proportion_queues_against_their_real_capabil
     assert "usage-queues (4 panel(s))" in run.err
     usage = read_chart(folder / "usage-queues.svg")
     assert usage.panels == 4 and usage.series["curve"] == 4
-    assert usage.y_labels == ["% of real capability"]
-    assert usage.legend == ["allocated, % of real capability", "real capability (100%)"]
+    assert usage.y_labels == ["% of capability or cluster"]
+    assert usage.legend == ["allocated, % of capability or cluster", "capability or cluster (100%)"]
     assert {"team-a · cpu", "team-b · memory"} <= set(usage.texts)
-    assert any("drawn against its real capability (the cluster)" in text for text in usage.texts)
+    assert any("A Queue without deserved is drawn against its capability or cluster." in text for text in usage.texts)
 
 
 def test_volcano_replay_usage_table_gives_queues_without_deserved_their_share_of_the_cluster(kqctl: Kq) -> None:
-    # The table says what the chart draws: a share of the real capability, marked and explained, not "-".
+    # The table says what the chart draws: a share of the capability or cluster, marked and explained, not "-".
     args = ("replay", str(SAMPLES / "volcano-two-teams"), "--runtime", "30m", "--now", "2026-01-01T12:00:00Z")
     table = kqctl(*args)
     assert table.code == 0, table.err
     row = next(line for line in table.out.splitlines() if line.startswith("team-a   cpu"))
     assert row.split()[2] == "-" and row.endswith("37.5%*"), row  # 12 of the cluster's 32 cpu on average
-    assert "* of the real capability (the whole cluster): the Queue sets no deserved and no limit" in table.out
+    assert "* the Queue sets no deserved: % of its capability or cluster" in table.out
     data = json.loads(kqctl(*args, "-o", "json").out)
     cpu = data["usage"]["queues"]["team-a"]["cpu"]
     assert cpu["meanPercentOfNominal"] is None and cpu["ceiling"] == "32" and cpu["meanPercentOfCeiling"] == 37.5

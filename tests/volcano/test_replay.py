@@ -348,3 +348,17 @@ def test_vc_r5_completions_start_the_sessions_again_after_a_livelock() -> None:
     options = VolcanoReplayOptions(TimelineOptions(START, runtime=parse_distribution("30m")))
     report = replay_snapshot(build_snapshot(loaded), options)
     assert all(w.state == "Finished" for w in report.workloads)
+
+
+def test_usage_is_measured_against_deserved_else_the_capability_else_the_cluster() -> None:
+    """The usage table's nominal amount is the Queue's deserved only; without one its usage is a share of what it
+    can at most get: its capability (never above the cluster), else the whole cluster (two nodes of 4 cpu)."""
+    objects = [configmap(), node("n1"), node("n2"),
+               queue("given", deserved={"cpu": "2"}), queue("capped", capability={"cpu": "3"}),
+               queue("huge", capability={"cpu": "100"}), queue("open"),
+               vcjob("a", "given", 1, 1), vcjob("b", "capped", 1, 1), vcjob("c", "huge", 1, 1), vcjob("d", "open", 1, 1)]
+    usage = {u.name: u for u in replay(objects).usage if u.resource == "cpu"}
+    assert (usage["given"].nominal, usage["given"].ceiling) == (2000, 0)
+    assert (usage["capped"].nominal, usage["capped"].ceiling) == (0, 3000)  # not shown as a deserved amount
+    assert (usage["huge"].nominal, usage["huge"].ceiling) == (0, 8000)
+    assert (usage["open"].nominal, usage["open"].ceiling) == (0, 8000)

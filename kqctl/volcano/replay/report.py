@@ -12,7 +12,7 @@ from kqctl.replay.run import ReplayOptions, replay
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.replay.timeline import DELETED, RULES, TimelineOptions, VolcanoTimeline
 
-WORDS = Words("Volcano", "PodGroup", "Queue", "running", "session", "allocated", "deserved", "real capability")
+WORDS = Words("Volcano", "PodGroup", "Queue", "running", "session", "allocated", "deserved", "capability or cluster")
 
 
 @dataclass(frozen=True)

@@ -379,18 +379,20 @@ class VolcanoTimeline:
 
     def usage(self) -> Sequence[UsageTrack]:
         tracks = []
-        # A queue with neither deserved nor capability (proportion's usual queue: its deserved share is worked out
-        # each session) can at most get the cluster, its real capability: charts draw its usage against that.
+        # A queue without deserved (proportion's usual queue: its deserved share is worked out each session) can at
+        # most get its capability, or else the cluster: tables and charts measure its usage against that.
         cluster = self._cluster_total()
         for name, queue in sorted(self.snapshot.queues.items()):
             held = self.held.get(name)
-            deserved = dict(queue.deserved or queue.capability or {})
+            deserved = dict(queue.deserved or {})
+            capability = dict(queue.capability or {})
             resources = sorted((set(held.series) if held else set()) | set(deserved))
             for resource in resources:
                 if resource == "pods":
                     continue
                 points = held.series[resource].points() if held and resource in held.series else ((0, 0),)
-                ceiling = 0 if deserved else cluster.get(resource, 0)
+                real = min(capability.get(resource, cluster.get(resource, 0)), cluster.get(resource, 0))
+                ceiling = 0 if resource in deserved else real
                 tracks.append(UsageTrack("Queue", name, resource, deserved.get(resource, 0), points,
                                          queue.parent_name or None, "", "allocated", ceiling))
         return tracks
