@@ -153,6 +153,7 @@ class QuotaCache:
         self._child_queues: dict[int, list[ClusterQueueState]] = {}
         self._child_cohorts: dict[int, list[QuotaNode]] = {}
         self._heights: dict[int, int] = {}
+        self.quota_changes = 0  # how many times update_nominal_quota changed a quota (assignment_memo's key)
         # TAS-1, TAS-4: TAS flavors and node usage (TopologyAwareScheduling gate; empty without it).
         self.tas = TASCache(self.flavors, snapshot.topologies, snapshot.nodes, topology_aware)
         self._build(snapshot)
@@ -358,6 +359,7 @@ class QuotaCache:
                 self.add_usage(queue, workload.usage())
         self.root_of(state).version += 1
         state.generation += 1
+        self.quota_changes += 1
         return True
 
     def add_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:

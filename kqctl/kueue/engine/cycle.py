@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from kqctl.k8s.pods import LimitRangeSummary, aggregate, limit_range_violations, requests_above_limits
 from kqctl.k8s.selectors import namespace_labels, selector_matches
@@ -33,8 +34,23 @@ from kqctl.kueue.engine.entry import (
 from kqctl.kueue.engine.fair_sharing_tournament import tournament
 from kqctl.kueue.engine.features import FeatureGates
 from kqctl.kueue.engine.flavors import tas_assigner
-from kqctl.kueue.engine.flavors.assigner import FlavorAssigner
-from kqctl.kueue.engine.flavors.assignment import DEFERRED_FIT, FIT, NO_FIT, PREEMPT, Assignment, format_attempts
+from kqctl.kueue.engine.flavors.assigner import FlavorAssigner, QuotaReads
+from kqctl.kueue.engine.flavors.assignment import (
+    DEFERRED_FIT,
+    FIT,
+    NO_FIT,
+    PREEMPT,
+    Assignment,
+    Oracle,
+    format_attempts,
+)
+from kqctl.kueue.engine.flavors.assignment_memo import (
+    NO_VICTIMS,
+    AssignmentMemo,
+    Read,
+    RecordingCache,
+    recording_oracle,
+)
 from kqctl.kueue.engine.preemption.preemptor import Preemptor
 from kqctl.kueue.engine.preemption.targets import Target, preemption_message
 from kqctl.kueue.engine.queues import (
@@ -93,6 +109,14 @@ class Scheduler:
                                                                                        repr=False)
     # (ClusterQueue, namespace) -> _namespace_refusal's answer
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
+    _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
+
+    @property
+    def assignment_memo(self) -> AssignmentMemo:
+        """Victimless assignments kept with the quota figures they read (flavors.assignment_memo)."""
+        if self._assignment_memo is None:
+            self._assignment_memo = AssignmentMemo(self.cache)
+        return self._assignment_memo
 
     # --- the cycle -----------------------------------------------------------------------------------
 
@@ -260,9 +284,42 @@ class Scheduler:
 
     def _initial_assignments_now(self, workload: WorkloadInfo, cq: ClusterQueueState,
                                  nomination: dict[str, dict[str, str]] | None) -> tuple[Assignment, list[Target]]:
-        assigner = FlavorAssigner(workload, cq, self.cache, self.preemptor.oracle(workload, cq), self.fair_sharing,
-                                  self.ignore_undeclared, workload.scan_memory, nomination,
-                                  self.gates.enabled("ConcurrentAdmission"), self._topology_aware)
+        oracle = self.preemptor.oracle(workload, cq)
+        if nomination is not None or not self._memo_applies(workload, cq):
+            return self._assign(workload, cq, nomination, self.cache, oracle, None)
+        memo = self.assignment_memo
+        memory = workload.scan_memory
+        key = memo.key(cq, workload.shape, memory.last_tried if memory is not None else None)
+        found = memo.find(key, cq, oracle, partial(self._no_victims, workload, cq))
+        if found is not None:
+            return found, []
+        reads: list[Read] = []
+        assignment, targets = self._assign(workload, cq, None, RecordingCache(self.cache, reads),
+                                           recording_oracle(oracle, reads), reads)
+        if not targets:
+            memo.keep(key, reads, assignment)
+        return assignment, targets
+
+    def _memo_applies(self, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+        """Whether the assigner reads nothing of this head but its shape and scan memory (flavors.assignment_memo):
+        not its variant's flavors (ConcurrentAdmission), nor its TAS requests or node usage (TAS-2, TAS-6), and no
+        partial admission (REQ-14) tries smaller counts."""
+        if self._concurrent_admission:
+            return False
+        if self._topology_aware and (self.cache.tas.flavors or is_tas_only(cq.model, self.cache.flavors)
+                                     or workload_requests_tas(workload)):
+            return False
+        return not (self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted())
+
+    def _no_victims(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> bool:
+        return not self.preemptor.get_targets(workload, cq, assignment)
+
+    def _assign(self, workload: WorkloadInfo, cq: ClusterQueueState, nomination: dict[str, dict[str, str]] | None,
+                cache: QuotaReads, oracle: Oracle, reads: list[Read] | None) -> tuple[Assignment, list[Target]]:
+        """scheduler.getInitialAssignments on ``cache`` and ``oracle`` (the victims found noted in ``reads``)."""
+        assigner = FlavorAssigner(workload, cq, cache, oracle, self.fair_sharing, self.ignore_undeclared,
+                                  workload.scan_memory, nomination, self.gates.enabled("ConcurrentAdmission"),
+                                  self._topology_aware)
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:
@@ -271,6 +328,8 @@ class Scheduler:
             targets = self.preemptor.get_targets(workload, cq, full)
             if targets:
                 return full, targets
+            if reads is not None:
+                reads.append((NO_VICTIMS, (), True))
         if self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted():
             found = self._reduce(workload, cq, assigner)
             if found is not None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from kqctl.k8s.quantity import format_resource_value, sat_add, sat_sub
 from kqctl.k8s.selectors import SelectorError, first_untolerated_taint, flavor_matches_pod, taint_text
-from kqctl.kueue.api.models import FlavorResource
-from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.api.models import FlavorResource, ResourceFlavor
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.cache import ClusterQueueState
 from kqctl.kueue.engine.flavors import tas_assigner
 from kqctl.kueue.engine.flavors.assignment import (
     EXCEEDS_MAX_QUOTA,
@@ -33,7 +35,7 @@ from kqctl.kueue.engine.flavors.assignment import (
     most_severe,
     resolve_no_fit_reason,
 )
-from kqctl.kueue.engine.tas_cache import topology_request
+from kqctl.kueue.engine.tas_cache import TASCache, topology_request
 from kqctl.kueue.engine.workloads import PodSetInfo, ScanMemory, WorkloadInfo, allowed_flavors, resource_order
 
 # Internal preemption modes (FA-7), worst to best.
@@ -88,13 +90,32 @@ def should_try_next_flavor(mode: Granular, when_can_borrow: str, when_can_preemp
 
 
 
+class QuotaReads(Protocol):
+    """What the assigner reads of the quota cache: a QuotaCache, or assignment_memo's RecordingCache of one."""
+
+    @property
+    def flavors(self) -> Mapping[str, ResourceFlavor]: ...
+
+    @property
+    def tas(self) -> TASCache: ...
+
+    @property
+    def snapshot(self) -> Snapshot: ...
+
+    def available(self, state: ClusterQueueState, fr: FlavorResource) -> int: ...
+
+    def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int: ...
+
+    def borrowing_level(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]: ...
+
+
 @dataclass
 class FlavorAssigner:
     """FA-1..FA-15 for one workload in one ClusterQueue against the current cache."""
 
     workload: WorkloadInfo
     cq: ClusterQueueState
-    cache: QuotaCache
+    cache: QuotaReads
     oracle: Oracle
     fair_sharing: bool = False
     ignore_undeclared: bool = False

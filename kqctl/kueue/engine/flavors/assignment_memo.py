@@ -1,0 +1,128 @@
+"""A head's flavor assignment reused while every quota figure it read is still the same (CYC-5, FA-4..FA-10).
+
+A replay of a busy cohort asks about every pending workload again after every requeue (CYC-14): each cycle pops one
+head per ClusterQueue (one per CYC-12 shape), and most find no room and go back to the inadmissible set. Kueue works
+each answer out again (scheduler.go ``getAssignments``), and so does the engine. The flavor assigner is a pure
+function of what it is given and of the figures it reads while it scans: what is available, the potential and the
+borrowing level of a (flavor, resource) in its ClusterQueue (Q-5, Q-6, Q-8) and the preemption oracle's answers
+(PRE-11); when the assignment needs preemption, the victims found (PRE-2) are read too. What it is given is the
+workload's pod sets and node selection (its scheduling shape, CYC-12), its ClusterQueue (whose quotas only
+``QuotaCache.update_nominal_quota`` changes) and the flavor-scan memory in effect (FA-4).
+
+So each answer is kept with the figures it read, in the order it read them. A later head of the same ClusterQueue,
+shape and scan memory gets the kept answer when every figure, asked again in that order of the current cache and for
+this head (the oracle and the victim search run again for it), is what it was: the scan then takes the same path and
+ends in the same answer. Asking again is a few quota sums and one preemption search, instead of the whole scan and
+the messages it writes. Only answers without victims are kept (victims are particular workloads, and a preemptor
+changes the tree anyway).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from kqctl.kueue.api.models import FlavorResource, ResourceFlavor
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
+from kqctl.kueue.engine.flavors.assignment import Assignment, Oracle
+from kqctl.kueue.engine.tas_cache import TASCache
+
+# What a read asked (its arguments after the ClusterQueue) and what it answered.
+AVAILABLE, POTENTIAL, BORROWING_LEVEL, ORACLE, NO_VICTIMS = range(5)
+Read = tuple[int, tuple[object, ...], object]
+
+TRACES_PER_KEY = 8  # answers kept per ClusterQueue, shape and scan memory (most recently used first)
+
+
+class RecordingCache:
+    """The quota cache as the flavor assigner reads it, each figure it asks for noted in ``reads``."""
+
+    def __init__(self, cache: QuotaCache, reads: list[Read]) -> None:
+        self._cache = cache
+        self.reads = reads
+        self.flavors: dict[str, ResourceFlavor] = cache.flavors
+        self.tas: TASCache = cache.tas
+        self.snapshot: Snapshot = cache.snapshot
+
+    def available(self, state: ClusterQueueState, fr: FlavorResource) -> int:
+        value = self._cache.available(state, fr)
+        self.reads.append((AVAILABLE, (fr,), value))
+        return value
+
+    def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int:
+        value = self._cache.potential(state, fr)
+        self.reads.append((POTENTIAL, (fr,), value))
+        return value
+
+    def borrowing_level(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]:
+        level = self._cache.borrowing_level(state, fr, value)
+        self.reads.append((BORROWING_LEVEL, (fr, value), level))
+        return level
+
+
+def recording_oracle(oracle: Oracle, reads: list[Read]) -> Oracle:
+    """The preemption oracle, each answer noted in ``reads``."""
+    def ask(fr: FlavorResource, quantity: int) -> tuple[str, int]:
+        answer = oracle(fr, quantity)
+        reads.append((ORACLE, (fr, quantity), answer))
+        return answer
+    return ask
+
+
+@dataclass(frozen=True)
+class Trace:
+    """An answer and the figures it was worked out from, in the order they were read."""
+
+    reads: tuple[Read, ...]
+    answer: Assignment
+
+
+@dataclass
+class AssignmentMemo:
+    """Victimless assignments by ClusterQueue, shape and scan memory, each with the figures it read."""
+
+    cache: QuotaCache
+    _traces: dict[Hashable, list[Trace]] = field(default_factory=dict)
+    hits: int = 0  # answers reused (for tests and benchmarks)
+
+    def key(self, cq: ClusterQueueState, shape: str, scan: list[dict[str, int]] | None) -> Hashable:
+        memory = tuple(tuple(sorted(tried.items())) for tried in scan) if scan is not None else None
+        return cq.name, shape, memory, self.cache.quota_changes
+
+    def find(self, key: Hashable, cq: ClusterQueueState, oracle: Oracle,
+             no_victims: Callable[[Assignment], bool]) -> Assignment | None:
+        """A kept answer whose every figure reads the same now (None: none does)."""
+        traces = self._traces.get(key)
+        if not traces:
+            return None
+        for index, trace in enumerate(traces):
+            if self._still_reads(trace, cq, oracle, no_victims):
+                if index:
+                    traces.insert(0, traces.pop(index))
+                self.hits += 1
+                return trace.answer
+        return None
+
+    def _still_reads(self, trace: Trace, cq: ClusterQueueState, oracle: Oracle,
+                     no_victims: Callable[[Assignment], bool]) -> bool:
+        cache = self.cache
+        for kind, args, answer in trace.reads:
+            if kind == AVAILABLE:
+                now: object = cache.available(cq, args[0])  # type: ignore[arg-type]
+            elif kind == POTENTIAL:
+                now = cache.potential(cq, args[0])  # type: ignore[arg-type]
+            elif kind == BORROWING_LEVEL:
+                now = cache.borrowing_level(cq, args[0], args[1])  # type: ignore[arg-type]
+            elif kind == ORACLE:
+                now = oracle(args[0], args[1])  # type: ignore[arg-type]
+            else:
+                now = no_victims(trace.answer)
+            if now != answer:
+                return False
+        return True
+
+    def keep(self, key: Hashable, reads: list[Read], answer: Assignment) -> None:
+        traces = self._traces.setdefault(key, [])
+        traces.insert(0, Trace(tuple(reads), answer))
+        del traces[TRACES_PER_KEY:]

@@ -1,0 +1,122 @@
+"""A head's flavor assignment reused while every figure it read reads the same (kqctl/kueue/engine/flavors/
+assignment_memo.py): CYC-5 answers are Kueue's whether worked out again or reused (FA-4..FA-10, PRE-11)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.engine.cycle import Scheduler
+from kqctl.kueue.engine.flavors.assignment_memo import AVAILABLE, ORACLE
+from kqctl.kueue.engine.simulation import Simulation
+from kqctl.kueue.load import build_snapshot
+from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
+from kqctl.kueue.replay.timeline import TimelineOptions
+from kqctl.load.objects import load_text
+from kqctl.replay.durations import parse_distribution
+from tests.kueue.engine.manifests import cluster_queue, flavor, local_queue, simulation, workload
+from tests.kueue.engine.random_scenarios import scenario
+
+CPU = ("default", "cpu")
+RECLAIM = {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+
+
+def busy_cohort(*pending: dict[str, Any]) -> Simulation:
+    """Two ClusterQueues of 4 cpu sharing a cohort; ``a`` borrows b's whole quota with high-priority work, so a
+    low-priority head of ``b`` needs preemption and finds no victim (PRE-3: it may only reclaim lower priority)."""
+    return simulation(
+        flavor("default"),
+        cluster_queue("a", {"default": {"cpu": "4"}}, cohort="co", preemption=RECLAIM),
+        cluster_queue("b", {"default": {"cpu": "4"}}, cohort="co",
+                      preemption={"reclaimWithinCohort": "LowerPriority", "withinClusterQueue": "LowerPriority"}),
+        local_queue("lq-a", "a"), local_queue("lq-b", "b"),
+        workload("held-1", "lq-a", cpu="4", priority=1000, admitted_in="a"),
+        workload("held-2", "lq-a", cpu="4", priority=1000, admitted_in="a"),
+        *pending,
+    )
+
+
+def assign(sim: Simulation, key: str) -> Any:
+    info = sim.outcomes[key].workload
+    return sim.scheduler.get_assignments(info, sim.cache.cluster_queues["b"])
+
+
+def test_cyc_5_an_equal_head_gets_the_answer_kept_for_the_first_while_its_figures_hold() -> None:
+    sim = busy_cohort(workload("first", "lq-b", cpu="2"), workload("second", "lq-b", cpu="2"))
+    first, first_targets = assign(sim, "ns/first")
+    second, second_targets = assign(sim, "ns/second")
+    memo = sim.scheduler.assignment_memo
+    assert memo.hits == 1 and second is first and first_targets == second_targets == []
+    assert first.representative_mode() == "Preempt"
+    assert first.message() == ("couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor"
+                               " default, 2 more needed")
+
+
+def test_cyc_5_pre_11_the_kept_figures_are_those_read_in_order_with_the_oracle_answer() -> None:
+    sim = busy_cohort(workload("first", "lq-b", cpu="2"))
+    assign(sim, "ns/first")
+    [traces] = sim.scheduler.assignment_memo._traces.values()
+    kinds = [kind for kind, _, _ in traces[0].reads]
+    assert kinds[0] == AVAILABLE and ORACLE in kinds
+    assert traces[0].reads[0][2] == 0  # nothing available: the cohort is full
+
+
+def test_cyc_5_a_changed_figure_makes_the_next_head_work_its_answer_out_again() -> None:
+    sim = busy_cohort(workload("first", "lq-b", cpu="2"), workload("second", "lq-b", cpu="2"))
+    first, _ = assign(sim, "ns/first")
+    held = sim.outcomes["ns/held-1"].workload
+    sim.cache.remove_workload(held)  # 4 cpu free in the cohort: the next head fits
+    second, _ = assign(sim, "ns/second")
+    assert sim.scheduler.assignment_memo.hits == 0 and second is not first
+    assert second.representative_mode() == "Fit"
+
+
+def test_cyc_5_different_shapes_are_kept_apart() -> None:
+    sim = busy_cohort(workload("small", "lq-b", cpu="2"), workload("large", "lq-b", cpu="3"))
+    small, _ = assign(sim, "ns/small")
+    large, _ = assign(sim, "ns/large")
+    assert sim.scheduler.assignment_memo.hits == 0
+    assert "3 more needed" in large.message() and "2 more needed" in small.message()
+
+
+def test_cyc_5_a_head_that_finds_victims_is_never_kept() -> None:
+    sim = busy_cohort(workload("high", "lq-b", cpu="2", priority=2000), workload("high-2", "lq-b", cpu="2",
+                                                                               priority=2000))
+    # b reclaims lower priority (PRE-3) in the cohort: a's 1000-priority workloads are victims for 2000.
+    _, targets = assign(sim, "ns/high")
+    _, again = assign(sim, "ns/high-2")
+    assert targets and again and sim.scheduler.assignment_memo.hits == 0
+
+
+def _snapshot(text: str) -> Any:
+    return build_snapshot(load_text(ALL_KINDS, text, "random.yaml"), datetime(2026, 1, 1, 1, tzinfo=timezone.utc))
+
+
+def test_cyc_5_random_replays_are_the_same_with_answers_reused_or_worked_out_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random scenarios (two flavors, fungibility, nested cohorts, every preemption policy) replayed with
+    completions, so that heads are asked again after every requeue: the reports are equal either way, and answers
+    were reused in some of them (else the comparison would prove nothing)."""
+    options = KueueReplayOptions(TimelineOptions(runtime=parse_distribution("7m")))
+    hits = [0]
+    run_cycle = Scheduler.run_cycle
+
+    def counted(self: Scheduler, now: datetime) -> Any:
+        before = self.assignment_memo.hits
+        result = run_cycle(self, now)
+        hits[0] += self.assignment_memo.hits - before
+        return result
+
+    for seed in range(0, 60, 3):
+        text = scenario(seed).text()
+        with monkeypatch.context() as patched:
+            patched.setattr(Scheduler, "run_cycle", counted)
+            reused = replay_snapshot(_snapshot(text), options)
+        with monkeypatch.context() as patched:
+            patched.setattr(Scheduler, "_memo_applies", lambda self, workload, cq: False)
+            fresh = replay_snapshot(_snapshot(text), options)
+        assert reused == fresh, f"seed {seed}"
+    assert hits[0] > 0, hits
