@@ -33,7 +33,7 @@ from kqctl.k8s.names import go_quote
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, format_path
 from kqctl.validate.profile import ValidationProfile
-from kqctl.validate.runner import check_object
+from kqctl.validate.runner import ObjectCheck, check_object
 
 
 @dataclass
@@ -44,14 +44,34 @@ class Admitted:
     notes: list[str] = field(default_factory=list)
 
 
+class Checks:
+    """validate's per-object checks made ahead, by the process that read each object's file
+    (:func:`kqctl.validate.parallel.read_checked`), with ``profiles``: the gate takes an object's check from here
+    instead of making it again. Kept by object, not by value: an object a --set replaced is checked anew."""
+
+    def __init__(self, profiles: tuple[ValidationProfile, ...]) -> None:
+        self.profiles = profiles
+        self._made: dict[int, tuple[LoadedObject, ObjectCheck]] = {}
+
+    def add(self, obj: LoadedObject, check: ObjectCheck) -> None:
+        self._made[id(obj)] = (obj, check)
+
+    def of(self, obj: LoadedObject) -> ObjectCheck | None:
+        made = self._made.get(id(obj))
+        return made[1] if made is not None and made[0] is obj else None
+
+
 def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given: bool = False,
-          converting: bool = False) -> Admitted:
+          converting: bool = False, checks: Checks | None = None) -> Admitted:
     """Every object of ``result`` through validate's checks; the first error validate reports is raised.
 
     ``converting``: for `kqctl convert`, which writes the objects as written in another version: they are checked
     (an object in a version nobody serves any more as the object it converts to, its version being what convert
     cures) and left as written, without defaults.
+    ``checks``: checks already made (with these very ``profiles``), taken instead of making them again.
     """
+    if checks is not None and checks.profiles is not profiles:
+        checks = None
     if result.unreadable:
         raise result.unreadable[0]
     for obj in result.objects:
@@ -63,7 +83,9 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
     for obj in result.objects:
         if not obj.known or obj.stored:
             continue
-        check = check_object(obj, profiles)
+        check = checks.of(obj) if checks is not None else None
+        if check is None:
+            check = check_object(obj, profiles)
         _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR
                             and not (converting and f in check.unserved)))
         stored = check.stored
