@@ -36,7 +36,7 @@ from kqctl.load.objects import (
 )
 from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
-from kqctl.validate.gate import Checks
+from kqctl.validate.gate import Checks, defaulted_fields
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
 from kqctl.validate.runner import ObjectCheck, finding_order, seen_by, with_line
@@ -514,6 +514,8 @@ class CheckedFile:
 
     objects: list[LoadedObject] = field(default_factory=list)
     checks: list[ObjectCheck | None] = field(default_factory=list)
+    # The fields each check fills in (gate.defaulted_fields of the object and the body it stores), where known.
+    filled: list[tuple[FieldPath, ...] | None] = field(default_factory=list)
     unreadable: InputError | None = None
     # Something other than a located input error went wrong: the file is read again here, as one process would.
     failed: bool = False
@@ -536,9 +538,9 @@ def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Ch
             part = _read_checked_one(name, job, ahead=False)  # raises here what one process raises
         if part.unreadable is not None:
             unreadable.append(part.unreadable)
-        for obj, check in zip(part.objects, part.checks, strict=True):
+        for obj, check, filled in zip(part.objects, part.checks, part.filled, strict=True):
             if check is not None:
-                checks.add(obj, check)
+                checks.add(obj, check, filled)
         objects.extend(part.objects)
     mark_duplicates(objects)
     return LoadResult(objects, unreadable, list(names), notes)
@@ -561,7 +563,16 @@ def _read_checked_one(name: str, job: Job, ahead: bool = True) -> CheckedFile:
     for document in documents:
         part.objects.extend(objects_of(job.kinds, document, job.strict))
     part.checks = [_check_ahead(obj, job.profiles) if ahead else None for obj in part.objects]
+    part.filled = [_filled(obj, check) for obj, check in zip(part.objects, part.checks, strict=True)]
     return part
+
+
+def _filled(obj: LoadedObject, check: ObjectCheck | None) -> tuple[FieldPath, ...] | None:
+    """What the check's stored body fills in of the object as written (the gate stores it without a status it
+    ignores, and works that out itself)."""
+    if check is None or check.status_ignored:
+        return None
+    return tuple(defaulted_fields(obj.body, check.stored))
 
 
 def _check_ahead(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> ObjectCheck | None:
