@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kqctl.load.cluster import PlanChoice, ReadPlan
     from kqctl.load.objects import LoadedObject, LoadResult
     from kqctl.load.overrides import Override
+    from kqctl.validate.gate import Checks
 
 PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
                                show_default=False)
@@ -201,20 +202,24 @@ def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive:
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
-    result = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler, allow_empty,
-                   yunikorn_namespace)
+    # Where the gate will check the objects, the processes reading the files check them as they go.
+    checking = refuse and not as_given
+    result, checks = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler,
+                           allow_empty, yunikorn_namespace, checking)
     result = edited(result, parsed, override, refuse)
-    return admitted(result, scheduler, as_given) if refuse else result
+    return admitted(result, scheduler, as_given, checks) if refuse else result
 
 
-def admitted(result: LoadResult, scheduler: str | None, as_given: bool = False) -> LoadResult:
+def admitted(result: LoadResult, scheduler: str | None, as_given: bool = False,
+             checks: Checks | None = None) -> LoadResult:
     """The inputs through the one gate (kqctl.validate.gate) with every scheduler's checks, as validate runs
-    them; its notes go to stderr."""
+    them (``checks``: those already made as the files were read); its notes go to stderr."""
     from kqctl.cli.schedulers import choose, validation_profiles
     from kqctl.validate.gate import admit
 
     choose(scheduler, result.objects)  # a usage error (two schedulers' objects) comes before any verdict on them
-    gate = admit(result, validation_profiles(scheduler), as_given=as_given)
+    profiles = checks.profiles if checks is not None else validation_profiles(scheduler)
+    gate = admit(result, profiles, as_given=as_given, checks=checks)
     write_notes(gate.notes)
     return gate.result
 
@@ -323,7 +328,10 @@ def plan_for_cluster(served_groups: frozenset[str]) -> ReadPlan:
 
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
           from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
-          allow_empty: bool = False, yunikorn_namespace: str | None = None) -> LoadResult:
+          allow_empty: bool = False, yunikorn_namespace: str | None = None,
+          checking: bool = False) -> tuple[LoadResult, Checks | None]:
+    """The inputs as read; with ``checking``, files are read on every core and each object's per-object check is
+    made as its file is read (the gate's, made once: kqctl.validate.parallel.read_checked)."""
     from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
@@ -331,13 +339,25 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
     given = [*(filenames or []), *(paths or [])]
     if not from_cluster:
         check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace)
-        result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
+        checks = None
+        if checking:
+            from kqctl.cli.schedulers import validation_profiles
+            from kqctl.load.sources import expand_paths
+            from kqctl.validate.gate import Checks
+            from kqctl.validate.parallel import read_checked
+
+            checks = Checks(validation_profiles(scheduler))
+            notes: list[str] = []
+            names = expand_paths(all_paths(paths, filenames), recursive, notes)
+            result = read_checked(kinds, names, strict, checks, notes)
+        else:
+            result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
         write_notes(result.notes)
         if not result.objects and not result.unreadable and not allow_empty:
             from kqctl.load.sources import no_objects_error
 
             raise no_objects_error(given, recursive)
-        return result
+        return result, checks
     from kqctl.load.cluster import load_cluster
 
     plan = read_plan(scheduler, yunikorn_namespace)
@@ -351,4 +371,4 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
         for obj in result.objects:
             obj.findings = [f for f in obj.findings if f.rule_id != "LOAD-DUPLICATE"]
         mark_duplicates(result.objects)
-    return result
+    return result, None

@@ -118,22 +118,34 @@ def _has_errors(obj: LoadedObject) -> bool:
 def load_paths(kinds: KindRegistry, paths: Iterable[str], recursive: bool = False, strict: bool = False,
                stdin: BinaryIO | None = None) -> LoadResult:
     """Read every path (``-`` is stdin) into objects of ``kinds``. Unreadable inputs do not stop the others."""
+    notes: list[str] = []
+    return read_files(kinds, expand_paths(paths, recursive, notes), strict, stdin, notes)
+
+
+def read_files(kinds: KindRegistry, names: list[str], strict: bool = False, stdin: BinaryIO | None = None,
+               notes: list[str] | None = None) -> LoadResult:
+    """Every file of ``names`` (as :func:`~kqctl.load.sources.expand_paths` lists them) into objects of ``kinds``,
+    duplicates marked; ``notes``: what listing them left out."""
     objects: list[LoadedObject] = []
     unreadable: list[InputError] = []
     files: list[str] = []
-    notes: list[str] = []
-    for name in expand_paths(paths, recursive, notes):
+    for name in names:
         files.append(STDIN_NAME if name == "-" else name)
         try:
-            source = read_source(name, stdin)
-            documents = parse_documents(decode_text(source.data, source.name), source.name)
+            documents = read_documents(name, stdin)
         except InputError as exc:
             unreadable.append(exc)
             continue
         for document in documents:
             objects.extend(objects_of(kinds, document, strict))
     mark_duplicates(objects)
-    return LoadResult(objects, unreadable, files, notes)
+    return LoadResult(objects, unreadable, files, notes if notes is not None else [])
+
+
+def read_documents(name: str, stdin: BinaryIO | None = None) -> list[Document]:
+    """The documents of one file (``-``: stdin); an :class:`InputError` when it cannot be read."""
+    source = read_source(name, stdin)
+    return parse_documents(decode_text(source.data, source.name), source.name)
 
 
 def load_text(kinds: KindRegistry, text: str, name: str = "<text>", strict: bool = False) -> LoadResult:

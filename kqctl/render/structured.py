@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
 
 from kqctl.k8s.scalars import LiteralFloat
 from kqctl.load.documents import string_style
+from kqctl.render.jsontext import dumps_indented
 
 
 class _Dumper(yaml.SafeDumper):
@@ -47,4 +47,6 @@ def dump_yaml_documents(documents: list[Any]) -> str:
 
 
 def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """``json.dumps(data, indent=2, ensure_ascii=False)`` and a newline, by jsontext's writer (the same text without
+    the standard library's pure-Python indenting encoder: 1-2 s of a 50,000-workload ``simulate -o json``)."""
+    return dumps_indented(data, ensure_ascii=False)

@@ -33,7 +33,7 @@ from kqctl.k8s.names import go_quote
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, format_path
 from kqctl.validate.profile import ValidationProfile
-from kqctl.validate.runner import check_object
+from kqctl.validate.runner import ObjectCheck, check_object
 
 
 @dataclass
@@ -44,14 +44,36 @@ class Admitted:
     notes: list[str] = field(default_factory=list)
 
 
+class Checks:
+    """validate's per-object checks made ahead, by the process that read each object's file
+    (:func:`kqctl.validate.parallel.read_checked`), with ``profiles``: the gate takes an object's check from here
+    instead of making it again. Kept by object, not by value: an object a --set replaced is checked anew."""
+
+    def __init__(self, profiles: tuple[ValidationProfile, ...]) -> None:
+        self.profiles = profiles
+        self._made: dict[int, tuple[LoadedObject, ObjectCheck, tuple[FieldPath, ...] | None]] = {}
+
+    def add(self, obj: LoadedObject, check: ObjectCheck, filled: tuple[FieldPath, ...] | None = None) -> None:
+        """``filled``: :func:`defaulted_fields` of the object and the body the check stores, when already known."""
+        self._made[id(obj)] = (obj, check, filled)
+
+    def of(self, obj: LoadedObject) -> tuple[ObjectCheck, tuple[FieldPath, ...] | None] | None:
+        """The object's check and the fields it fills in (None: not worked out yet), or None if not made."""
+        made = self._made.get(id(obj))
+        return (made[1], made[2]) if made is not None and made[0] is obj else None
+
+
 def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given: bool = False,
-          converting: bool = False) -> Admitted:
+          converting: bool = False, checks: Checks | None = None) -> Admitted:
     """Every object of ``result`` through validate's checks; the first error validate reports is raised.
 
     ``converting``: for `kqctl convert`, which writes the objects as written in another version: they are checked
     (an object in a version nobody serves any more as the object it converts to, its version being what convert
     cures) and left as written, without defaults.
+    ``checks``: checks already made (with these very ``profiles``), taken instead of making them again.
     """
+    if checks is not None and checks.profiles is not profiles:
+        checks = None
     if result.unreadable:
         raise result.unreadable[0]
     for obj in result.objects:
@@ -59,11 +81,12 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
     if as_given:
         return Admitted(result)
     notes: list[str] = []
-    stored_bodies: list[tuple[LoadedObject, dict[str, Any]]] = []
+    stored_bodies: list[tuple[LoadedObject, dict[str, Any], tuple[FieldPath, ...] | None]] = []
     for obj in result.objects:
         if not obj.known or obj.stored:
             continue
-        check = check_object(obj, profiles)
+        made = checks.of(obj) if checks is not None else None
+        check, filled = made if made is not None else (check_object(obj, profiles), None)
         _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR
                             and not (converting and f in check.unserved)))
         stored = check.stored
@@ -71,16 +94,18 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
             stored = {key: value for key, value in stored.items() if key != "status"}
             notes.append(f"{obj.origin}: {obj.kind} {_name(obj)}: the written status is not one the cluster could "
                          "hold (kqctl validate shows why); read without it, as the API server creates the object")
-        stored_bodies.append((obj, stored))
+        stored_bodies.append((obj, stored, None if check.status_ignored else filled))
     _refuse_across(result.objects, profiles)  # on the objects as written, as validate runs these checks
     if converting:
         return Admitted(result)  # convert writes the objects as written
-    for obj, stored in stored_bodies:
+    for obj, stored, filled in stored_bodies:
         # Changed in place (the command's own objects): from now on it is the object the server stores, and
         # admitting the inputs again (diff's sides share objects) checks only what a --set changed since (an edit
         # makes a new object, not stored).
         # (an object admitted before and changed by a --set keeps what was filled in the first time)
-        obj.defaulted = tuple(dict.fromkeys((*obj.defaulted, *defaulted_fields(obj.body, stored))))
+        if filled is None:
+            filled = tuple(defaulted_fields(obj.body, stored))
+        obj.defaulted = tuple(dict.fromkeys((*obj.defaulted, *filled)))
         obj.body = stored
         obj.stored = True
     return Admitted(LoadResult(result.objects, [], result.files), notes)

@@ -18,19 +18,31 @@ import pickle
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
 from kqctl.k8s.kinds import KindRegistry
 from kqctl.load.documents import Document, decode_text, parse_documents
-from kqctl.load.objects import DUPLICATE_HINT, LoadedObject, identity, objects_of
+from kqctl.load.objects import (
+    DUPLICATE_HINT,
+    LoadedObject,
+    LoadResult,
+    identity,
+    mark_duplicates,
+    objects_of,
+    read_documents,
+    read_files,
+)
 from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
+from kqctl.validate.gate import Checks, defaulted_fields
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
-from kqctl.validate.runner import finding_order, seen_by, with_line
+from kqctl.validate.runner import ObjectCheck, finding_order, seen_by, with_line
 from kqctl.validate.skip import Skipping
+
+_Part = TypeVar("_Part")
 
 # Below this much input a second process costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
@@ -191,12 +203,18 @@ def validate_parts(files: list[str], job: Job, jobs: int,
                    meanwhile: Callable[[], None] | None = None) -> list[FilePart]:
     """Each file's part, in input order, validated by ``jobs`` processes (this one included); this one calls
     ``meanwhile`` first, while the workers have started."""
+    return _parts(files, job, jobs, _validate_file, meanwhile)
+
+
+def _parts(files: list[str], job: Job, jobs: int, work: Callable[[tuple[str, Job]], _Part],
+           meanwhile: Callable[[], None] | None = None) -> list[_Part]:
+    """``work`` done on each file by ``jobs`` processes (this one included), the results in input order."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     taken = context.Value("i", 0)
     # Every worker has a file to take, and this process too unless it is busy meanwhile.
     workers = min(jobs - 1, len(files)) if meanwhile is not None else min(jobs, len(files)) - 1
-    parts: list[FilePart | None] = [None] * len(files)
+    parts: list[_Part | None] = [None] * len(files)
     # A worker writes a file's result into a pipe that holds 64 KiB: the pool's result thread here must take
     # the GIL from this busy thread for every 64 KiB, and with the default 5 ms switch interval a worker
     # waited about 0.2 s per file, idle. A short interval costs nothing while the result thread sleeps.
@@ -205,10 +223,10 @@ def validate_parts(files: list[str], job: Job, jobs: int,
     try:
         with context.Pool(workers, initializer=_share_counter, initargs=(taken,)) as pool:
             # One task per file at most: each takes the next file from the counter (None once all are taken).
-            theirs = pool.imap_unordered(_take_file, [(files, largest_first, job)] * len(files), chunksize=1)
+            theirs = pool.imap_unordered(_take_file, [(files, largest_first, job, work)] * len(files), chunksize=1)
             if meanwhile is not None:
                 meanwhile()
-            for i, part in _files_taken(files, largest_first, job, taken):
+            for i, part in _files_taken(files, largest_first, job, taken, work):
                 parts[i] = part
             for taken_by_worker in theirs:
                 if taken_by_worker is not None:
@@ -228,13 +246,24 @@ def _share_counter(taken: Any) -> None:
     _taken = taken
 
 
-def _take_file(arguments: tuple[list[str], list[int], Job]) -> tuple[int, FilePart] | None:
-    """In a worker: the next file from the shared counter, validated; None when none is left."""
-    files, order, job = arguments
-    return next(_files_taken(files, order, job, _taken), None)
+def _validate_file(arguments: tuple[str, Job]) -> FilePart:
+    try:
+        return _validate_one(*arguments)
+    except InputError:
+        raise
+    except Exception as exc:  # only picklable errors may cross back to the parent process
+        raise RuntimeError(f"{arguments[0]}: {type(exc).__name__}: {exc}") from None
 
 
-def _files_taken(files: list[str], order: list[int], job: Job, taken: Any) -> Iterator[tuple[int, FilePart]]:
+def _take_file(arguments: tuple[list[str], list[int], Job, Callable[[tuple[str, Job]], _Part]]) \
+        -> tuple[int, _Part] | None:
+    """In a worker: the next file from the shared counter, worked on; None when none is left."""
+    files, order, job, work = arguments
+    return next(_files_taken(files, order, job, _taken, work), None)
+
+
+def _files_taken(files: list[str], order: list[int], job: Job, taken: Any,
+                 work: Callable[[tuple[str, Job]], _Part]) -> Iterator[tuple[int, _Part]]:
     """(input index, part) of each file taken from the shared counter, until every file is taken."""
     while True:
         with taken.get_lock():
@@ -243,16 +272,7 @@ def _files_taken(files: list[str], order: list[int], job: Job, taken: Any) -> It
         if position >= len(order):
             return
         index = order[position]
-        yield index, _validate_file((files[index], job))
-
-
-def _validate_file(arguments: tuple[str, Job]) -> FilePart:
-    try:
-        return _validate_one(*arguments)
-    except InputError:
-        raise
-    except Exception as exc:  # only picklable errors may cross back to the parent process
-        raise RuntimeError(f"{arguments[0]}: {type(exc).__name__}: {exc}") from None
+        yield index, work((files[index], job))
 
 
 def _validate_one(name: str, job: Job) -> FilePart:
@@ -482,3 +502,86 @@ class _LineCache:
         return documents[origin.index].line_of(path)
 
 
+
+
+# --- reading for the gate: the objects, and validate's per-object check of each made where its file is read ----
+
+
+@dataclass
+class CheckedFile:
+    """One file as a process read it for the gate (kqctl.validate.gate): its objects, each with validate's
+    per-object check made ahead (None where the gate makes it itself, if it gets that far)."""
+
+    objects: list[LoadedObject] = field(default_factory=list)
+    checks: list[ObjectCheck | None] = field(default_factory=list)
+    # The fields each check fills in (gate.defaulted_fields of the object and the body it stores), where known.
+    filled: list[tuple[FieldPath, ...] | None] = field(default_factory=list)
+    unreadable: InputError | None = None
+    # Something other than a located input error went wrong: the file is read again here, as one process would.
+    failed: bool = False
+
+
+def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Checks,
+                 notes: list[str], jobs: int | None = None) -> LoadResult:
+    """:func:`~kqctl.load.objects.read_files` of ``names`` on every core, each object's per-object check (with
+    ``checks.profiles``) made by the process that read its file and kept in ``checks``, for the gate to take
+    instead of making it again. The result is read_files' (objects, lines, unreadable files, duplicates), in
+    input order; a small input is read in this process only, without checks made ahead."""
+    workers = jobs or default_jobs()
+    if not worth_parallel(names, workers):
+        return read_files(kinds, names, strict, notes=notes)
+    job = Job(kinds, checks.profiles, strict)
+    objects: list[LoadedObject] = []
+    unreadable: list[InputError] = []
+    for name, part in zip(names, _parts(names, job, workers, _read_checked_file), strict=True):
+        if part.failed:
+            part = _read_checked_one(name, job, ahead=False)  # raises here what one process raises
+        if part.unreadable is not None:
+            unreadable.append(part.unreadable)
+        for obj, check, filled in zip(part.objects, part.checks, part.filled, strict=True):
+            if check is not None:
+                checks.add(obj, check, filled)
+        objects.extend(part.objects)
+    mark_duplicates(objects)
+    return LoadResult(objects, unreadable, list(names), notes)
+
+
+def _read_checked_file(arguments: tuple[str, Job]) -> CheckedFile:
+    try:
+        return _read_checked_one(*arguments)
+    except Exception:  # noqa: BLE001  # read again by the parent, which raises it as one process would
+        return CheckedFile(failed=True)
+
+
+def _read_checked_one(name: str, job: Job, ahead: bool = True) -> CheckedFile:
+    part = CheckedFile()
+    try:
+        documents = read_documents(name)
+    except InputError as exc:
+        part.unreadable = exc
+        return part
+    for document in documents:
+        part.objects.extend(objects_of(job.kinds, document, job.strict))
+    part.checks = [_check_ahead(obj, job.profiles) if ahead else None for obj in part.objects]
+    part.filled = [_filled(obj, check) for obj, check in zip(part.objects, part.checks, strict=True)]
+    return part
+
+
+def _filled(obj: LoadedObject, check: ObjectCheck | None) -> tuple[FieldPath, ...] | None:
+    """What the check's stored body fills in of the object as written (the gate stores it without a status it
+    ignores, and works that out itself)."""
+    if check is None or check.status_ignored:
+        return None
+    return tuple(defaulted_fields(obj.body, check.stored))
+
+
+def _check_ahead(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> ObjectCheck | None:
+    """validate's per-object check of an object the gate will check (known, read without error), or None."""
+    from kqctl.validate.runner import check_object, has_error
+
+    if not obj.known or has_error(obj.findings):
+        return None
+    try:
+        return check_object(obj, profiles)
+    except Exception:  # noqa: BLE001  # the gate checks it again and fails as one process would
+        return None

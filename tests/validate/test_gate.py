@@ -92,3 +92,55 @@ def test_the_cross_object_refusals_are_the_errors_of_the_whole_cross_object_chec
             if profile.cross_object_refusals is not None:
                 part = {(id(o), f) for o, f in profile.cross_object_refusals(known) if f.severity is Severity.ERROR}
                 assert part == errors, (sample.name, profile.scheduler)
+
+
+def _admitted_both_ways(tmp_path: Any, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The gate's answer on ``files`` read in one process and read on two (the checks made by the readers):
+    (objects as admitted, or the refusal's text) each way."""
+    import kqctl.validate.parallel as parallel
+    from kqctl.load.objects import load_paths
+    from kqctl.validate.gate import Checks
+
+    names = []
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+        names.append(str(tmp_path / name))
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)  # every input is worth a second process here
+    answers = []
+    for two in (False, True):
+        profiles = validation_profiles(None)
+        checks = Checks(profiles) if two else None
+        result = parallel.read_checked(ALL_KINDS, names, False, checks, [], jobs=2) if checks is not None \
+            else load_paths(ALL_KINDS, names)
+        if checks is not None and not result.unreadable:
+            assert any(checks.of(obj) is not None for obj in result.objects)  # made ahead, by the readers
+        try:
+            admitted = admit(result, profiles, checks=checks).result
+            answers.append([(o.origin, o.body, o.defaulted, o.stored, o.findings) for o in admitted.objects])
+        except InputError as exc:
+            answers.append(str(exc))
+    return answers
+
+
+def test_checks_made_by_the_processes_reading_the_files_admit_exactly_what_one_process_admits(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate takes each object's check from the process that read its file (a large input is read on every
+    core): the objects come out as one process would store them, CRD and webhook defaults and all."""
+    files = {"a.yaml": CQ.replace("NOMINAL", "4"),
+             "b.yaml": "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n",
+             "c.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n---\nkind: Unknown\n"
+                       "apiVersion: example.com/v1\nmetadata: {name: x}\n"}
+    one, two = _admitted_both_ways(tmp_path, files, monkeypatch)
+    assert isinstance(one, list) and one == two
+    assert one[0][1]["spec"]["queueingStrategy"] == "BestEffortFIFO"
+
+
+@pytest.mark.parametrize("files", [
+    {"a.yaml": CQ.replace("NOMINAL", "-4"), "b.yaml": CQ.replace("NOMINAL", "4").replace("name: cq", "name: ok")},
+    {"a.yaml": CQ.replace("NOMINAL", "4"), "b.yaml": CQ.replace("NOMINAL", "5")},  # a duplicate, refused first
+    {"a.yaml": CQ.replace("NOMINAL", "4"), "b.yaml": "a: [unclosed\n"},  # unreadable
+], ids=["schema", "duplicate", "unreadable"])
+def test_checks_made_by_the_readers_refuse_with_the_words_and_place_of_one_process(
+        tmp_path: Any, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    one, two = _admitted_both_ways(tmp_path, files, monkeypatch)
+    assert isinstance(one, str) and one == two

@@ -74,3 +74,16 @@ def test_the_result_is_frozen(field: str) -> None:
         setattr(result, field, None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.workloads["ns/new"].decision = "Pending"  # type: ignore[misc]
+
+
+def test_sim_9_a_frozen_workload_result_is_the_dataclass_its_init_would_build() -> None:
+    """freeze builds WorkloadResult without its generated __init__ (50,000 of them): every field is set, the value is
+    equal to the one __init__ builds, and it stays frozen."""
+    result = borrowing_cohort(workload("third", "lq-b", cpu="9"))
+    names = {f.name for f in dataclasses.fields(result.workloads["ns/new"])}
+    for frozen in result.workloads.values():
+        assert set(vars(frozen)) == names
+        rebuilt = dataclasses.replace(frozen)  # through __init__, every field as frozen holds it
+        assert rebuilt == frozen and vars(rebuilt) == vars(frozen)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            frozen.reason = "changed"  # type: ignore[misc]
