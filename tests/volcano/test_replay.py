@@ -356,7 +356,8 @@ def test_usage_is_measured_against_deserved_else_the_capability_else_the_cluster
     objects = [configmap(), node("n1"), node("n2"),
                queue("given", deserved={"cpu": "2"}), queue("capped", capability={"cpu": "3"}),
                queue("huge", capability={"cpu": "100"}), queue("open"),
-               vcjob("a", "given", 1, 1), vcjob("b", "capped", 1, 1), vcjob("c", "huge", 1, 1), vcjob("d", "open", 1, 1)]
+               *(vcjob(name, queue_name, 1, 1) for name, queue_name in (("a", "given"), ("b", "capped"), ("c", "huge"),
+                                                                         ("d", "open")))]
     usage = {u.name: u for u in replay(objects).usage if u.resource == "cpu"}
     assert (usage["given"].nominal, usage["given"].ceiling) == (2000, 0)
     assert (usage["capped"].nominal, usage["capped"].ceiling) == (0, 3000)  # not shown as a deserved amount
