@@ -52,12 +52,18 @@ class Proportion:
         self.total_guarantee = Resource()
         for queue in ssn.queues.values():
             self.total_guarantee.add(guarantee_of(queue.model))
-        for key in sorted(ssn.jobs):
-            job = ssn.jobs[key]
-            attr = self.attrs.get(job.queue)
-            if attr is None:
-                attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
-            add_job_usage(attr, job)
+        if ssn.job_sums is not None:  # the cache keeps each queue's jobs summed (ledger.JobLedger): the same sums
+            for name, usage in sorted(ssn.job_sums.queues.items()):
+                kept = self.attrs[name] = self._attr(ssn.queues[name])
+                kept.allocated, kept.request = usage.allocated.value(), usage.request.value()
+                kept.inqueue, kept.elastic = usage.inqueue.value(), usage.elastic.value()
+        else:
+            for key in sorted(ssn.jobs):
+                job = ssn.jobs[key]
+                attr = self.attrs.get(job.queue)
+                if attr is None:
+                    attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
+                add_job_usage(attr, job)
         self._water_fill()
         hooks = plugin.hooks
         hooks["queue_order"] = self.queue_order

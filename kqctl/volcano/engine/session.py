@@ -42,6 +42,7 @@ from kqctl.volcano.engine.framework import (
     TaskInfo,
     request_of,
 )
+from kqctl.volcano.engine.ledger import JobLedger, NodeLedger
 from kqctl.volcano.engine.nodeorder import follow_scored_pods, open_binpack, open_nodeorder
 from kqctl.volcano.engine.overcommit import Overcommit
 from kqctl.volcano.engine.proportion import Proportion
@@ -92,6 +93,19 @@ class Cache:
     jobs: dict[str, JobInfo]
     nodes: dict[str, NodeInfo]
     node_chooser: Any = None  # the last session's nodes.NodeChooser: the next one judges only the nodes that changed
+    # What opening a session sums over every node and every job, kept up to date (ledger.py)
+    node_sums: NodeLedger | None = None
+    job_sums: JobLedger | None = None
+
+    def node_ledger(self) -> NodeLedger:
+        if self.node_sums is None or self.node_sums.nodes is not self.nodes:
+            self.node_sums = NodeLedger(self.nodes)
+        return self.node_sums
+
+    def job_ledger(self) -> JobLedger:
+        if self.job_sums is None or self.job_sums.jobs is not self.jobs:
+            self.job_sums = JobLedger(self.jobs)
+        return self.job_sums
 
 
 def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) -> SessionResult:
@@ -103,10 +117,16 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
     for job in cache.jobs.values():
         job.reason, job.unschedulable = None, False
         job.fit_errors.clear()
-    for node in cache.nodes.values():
-        node.open_scored()
-    ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace)
+    ledger = cache.node_ledger()
+    changed = ledger.open()
+    if cache.node_chooser is not None:
+        cache.node_chooser.stale |= changed  # ... and is judged again if its version moved
+    ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace, ledger.node_list, ledger.total,
+                  ledger.used.clone())
     ssn.node_chooser = cache.node_chooser
+    ssn.changed_nodes = ledger.changed
+    ssn.job_sums = cache.job_ledger()
+    ssn.job_sums.open()
     plugins = _open_plugins(ssn, snapshot.conf)
     for action in snapshot.conf.actions:
         if action == "enqueue":
