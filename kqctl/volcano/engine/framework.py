@@ -618,6 +618,9 @@ class Session:
         self.changed_nodes: set[str] | None = None
         # What the plugins sum over the jobs at open, kept by the cache (ledger.JobLedger); None: they sum it.
         self.job_sums: Any = None
+        # Nobody reads why jobs wait (a replay reads only binds, evictions, nominations and phases): the texts of
+        # the reasons, fit errors and gang conditions are not written. What the session decides is the same.
+        self.quiet = False
         self.tiers: list[list[Plugin]] = []
         self._hooks: dict[str, list[list[Callable[..., Any]]]] = {}
         self._flat: dict[str, list[Callable[..., Any]]] = {}

@@ -140,7 +140,7 @@ class Proportion:
         for task in tasks:
             request.add(task.request)
         over = exceeding_requested_dims(attr.allocated.clone().add(request), attr.deserved, request)
-        if over and tasks:
+        if over and tasks and not self.ssn.quiet:
             self.ssn.note(tasks[0].job, trace.ALLOCATABLE,
                           f"queue {queue.name} would exceed its deserved share on {', '.join(over)}",
                           {"plugin": NAME, "queue": queue.name, "dimensions": over, "request": request,

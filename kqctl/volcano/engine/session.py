@@ -113,7 +113,9 @@ def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) ->
     return run_cached(snapshot, build_cache(snapshot, world), trace)
 
 
-def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> SessionResult:
+def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, quiet: bool = False) -> SessionResult:
+    """One session on the cache. ``quiet``: the result's reasons and gang conditions are left empty (the
+    decisions are the same; see ``Session.quiet``)."""
     for job in cache.jobs.values():
         job.reason, job.unschedulable = None, False
         job.fit_errors.clear()
@@ -125,6 +127,7 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> 
                   ledger.used.clone())
     ssn.node_chooser = cache.node_chooser
     ssn.changed_nodes = ledger.changed
+    ssn.quiet = quiet and trace is None
     ssn.job_sums = cache.job_ledger()
     ssn.job_sums.open()
     plugins = _open_plugins(ssn, snapshot.conf)
@@ -170,11 +173,20 @@ def settle(cache: Cache, result: SessionResult) -> None:
     controller makes them again, without a nominated node), pipelined tasks wait pending, and allocations no
     statement committed are undone; pods keep the nominated node the session wrote (VC-NOMINATE-1); each
     PodGroup has the phase the session gave it."""
-    for job in cache.jobs.values():
+    # Only a session puts tasks in these states (a pod's own status is never one, and a Releasing pod the session did
+    # not evict stays): the jobs the session changed are those its cache's ledger names since it opened.
+    ledger = cache.job_sums
+    # (in the cache's order: it is the order tasks come back onto their nodes, which victims are looked at in)
+    changed = ledger.changed if ledger is not None else None
+    touched = [job for job in cache.jobs.values() if changed is None or job.key in changed]
+    for job in touched:
         for status in (BINDING, ALLOCATED, PIPELINED, RELEASING):
             for task in list(job.with_status(status)):
                 _settle_task(cache, job, task)
-        job.phase = result.phases.get(job.key, job.phase)
+    for key, phase in result.phases.items():
+        found = cache.jobs.get(key)
+        if found is not None:
+            found.phase = phase
     for pod_key, node in result.nominated:
         result.nominated_tasks[pod_key].nominated = node
 
@@ -243,7 +255,8 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
     for key, job in ssn.jobs.items():
         if gang_on and job.tasks and not job.is_ready() and not gang.releasing_fills_gang(job):
             job.unschedulable = True
-            gang_messages[key] = gang.unready_message(job)
+            if not ssn.quiet:
+                gang_messages[key] = gang.unready_message(job)
     phases = {key: group_phase(job) for key, job in ssn.jobs.items()}
     nominations = _nominations(ssn)
     quota_plugin, quota, rounds, broken = "", {}, [], ""
@@ -259,7 +272,7 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
         nominated=sorted((key, node) for key, (_, node) in nominations.items()),
         nominated_tasks={key: task for key, (task, _) in nominations.items()},
         phases=phases,
-        reasons={key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
+        reasons={} if ssn.quiet else {key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
         gang=gang_messages, quota=quota, quota_plugin=quota_plugin, rounds=rounds, broken=broken,
         trace=ssn.trace, hdrf=opened.drf.levels() if opened.drf is not None else {})
 
