@@ -10,11 +10,19 @@ from kqctl.replay.durations import parse_distribution
 from kqctl.replay.protocol import CycleReport, Reporter
 from kqctl.replay.run import replay as run_replay
 from kqctl.volcano.api.resource import Resource
+from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.changes import finish_group
+from kqctl.volcano.engine.framework import Plugin, Session
 from kqctl.volcano.engine.ledger import ResourceSum
 from kqctl.volcano.engine.overcommit import reserved
+from kqctl.volcano.engine.proportion import Proportion
 from kqctl.volcano.engine.queue_attr import QueueAttr, add_job_usage
+from kqctl.volcano.engine.session import Cache, build_cache
+from kqctl.volcano.engine.simulation import initial_world
 from kqctl.volcano.replay.report import VolcanoReplayOptions, replay_snapshot
 from kqctl.volcano.replay.timeline import TimelineOptions, VolcanoTimeline
+from tests.volcano.builders import conf, group, pod, snapshot
+from tests.volcano.builders import node as plain_node
 from tests.volcano.test_replay import START, bare_group, configmap, node, queue, snapshot_of, times, vcjob
 
 CONF = """actions: "enqueue, allocate, reclaim, backfill"
@@ -127,3 +135,42 @@ def test_resource_sum_drops_a_dimension_no_member_holds_any_more() -> None:
     zero_gpu = Resource(0, 0, {"nvidia.com/gpu": 0})
     total.add(zero_gpu)
     assert same(total.value(), Resource(500, 5, {"nvidia.com/gpu": 0}))  # a member holding it at 0 keeps it
+
+
+# --- proportion's water-filling kept while its inputs stay the same ---------------------------------------------
+
+
+def _proportion(snap: Snapshot, cache: Cache, kept: bool) -> Proportion:
+    ssn = Session(snap.conf, cache.queues, cache.jobs, cache.nodes)
+    if kept:
+        ssn.job_sums = cache.job_ledger()
+        ssn.job_sums.open()
+    option = snap.conf.plugin("proportion")
+    assert option is not None
+    return Proportion(ssn, Plugin(option))
+
+
+def _outcome(plugin: Proportion) -> tuple[object, ...]:
+    return (sorted((name, attr.deserved.as_dict(), attr.share) for name, attr in plugin.attrs.items()),
+            [(r.remaining.as_dict(), r.total_weight, {k: v.as_dict() for k, v in r.deserved.items()}, r.met)
+             for r in plugin.rounds])
+
+
+def test_p_water_filling_reused_while_requests_are_the_same_and_redone_when_one_changes() -> None:
+    """Example A (weights 1/2/3 on 12 cores, requests 1/20/6, b running 2 of its pods): the water-filling an earlier
+    session left is the fresh one while no request changed; a job gone (VC-R3) changes b's request and the rounds."""
+    snap = snapshot(conf("enqueue", ["proportion"]), plain_node("n1", cpu="12", memory="64Gi"),
+                    queue("a", 1), queue("b", 2), queue("c", 3),
+                    group("ga", "a", phase="Pending"), pod("pa", "ga", cpu="1", memory="0"),
+                    group("gb", "b", phase="Running"), pod("pb", "gb", cpu="10", memory="0", node_name="n1"),
+                    group("gb2", "b", phase="Pending"), pod("pb2", "gb2", cpu="10", memory="0"),
+                    group("gc", "c", phase="Pending"), pod("pc", "gc", cpu="6", memory="0"))
+    cache = build_cache(snap, initial_world(snap))
+    fresh = _outcome(_proportion(snap, cache, kept=False))
+    assert _outcome(_proportion(snap, cache, kept=True)) == fresh
+    memo = cache.job_ledger().water_fill
+    assert memo is not None
+    assert _outcome(_proportion(snap, cache, kept=True)) == fresh and cache.job_ledger().water_fill is memo  # reused
+    finish_group(cache, "ns/gb2")
+    changed = _outcome(_proportion(snap, cache, kept=True))
+    assert changed == _outcome(_proportion(snap, cache, kept=False)) and changed != fresh

@@ -13,6 +13,8 @@ sum (``Resource.add`` from an empty vector) never has them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.engine.framework import ALLOCATED_STATUSES, PENDING, JobInfo, NodeInfo
 from kqctl.volcano.engine.overcommit import reserved
@@ -147,6 +149,9 @@ class JobLedger:
         self.inqueue = ResourceSum()  # overcommit's
         self.drf_allocated: dict[str, Resource] = {}
         self.changed: set[str] = set()
+        # proportion's last water-filling: (its inputs, each queue's deserved, the rounds), reused while the inputs
+        # are the same (Proportion._water_fill)
+        self.water_fill: tuple[Any, dict[str, Resource], list[Any]] | None = None
         for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
             self.watch(jobs[key])
 

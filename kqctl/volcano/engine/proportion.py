@@ -82,6 +82,29 @@ class Proportion:
                          real_capability=real_capability(self.ssn.total, self.total_guarantee, guarantee, capability))
 
     def _water_fill(self) -> None:
+        """The water-filling, or its outcome as an earlier session on the same cache left it when its inputs (the
+        cluster, and each queue's weight, real capability, request and guarantee) were the same: each queue's
+        deserved and the rounds are a function of these alone; the share is worked out again from the allocation."""
+        sums = self.ssn.job_sums
+        if sums is None:
+            self._fill()
+            return
+        key = (_vector_key(self.ssn.total), tuple(
+            (name, attr.weight, _vector_key(attr.real_capability), _vector_key(attr.request),
+             _vector_key(attr.guarantee)) for name, attr in sorted(self.attrs.items())))
+        memo = sums.water_fill
+        if memo is not None and memo[0] == key:
+            _, deserved, self.rounds = memo
+            for name, attr in self.attrs.items():
+                if name in deserved:
+                    attr.deserved = deserved[name].clone()
+                    attr.share = dominant_share(attr.allocated, attr.deserved)
+            return
+        self._fill()
+        filled = {name for r in self.rounds for name in r.deserved}
+        sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
+
+    def _fill(self) -> None:
         """Each round splits what is left among the hungry queues by weight; capped by real capability and
         request, floored by guarantee; a queue leaves when its request is met or it could not grow."""
         remaining = self.ssn.total.clone()
@@ -220,3 +243,9 @@ def quota_message(dimensions: list[str]) -> str:
     if not dimensions:
         return "queue resource quota insufficient"
     return "queue resource quota insufficient: " + ", ".join(f"insufficient {d}" for d in dimensions)
+
+
+def _vector_key(vector: Resource) -> tuple[object, ...]:
+    """A vector's amounts with their types and its dimensions in order: equal keys, interchangeable vectors."""
+    return (vector.cpu, type(vector.cpu), vector.memory, type(vector.memory),
+            tuple((name, amount, type(amount)) for name, amount in vector.scalars.items()))
