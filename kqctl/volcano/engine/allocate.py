@@ -39,8 +39,11 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
         if invalid is not None:
             ssn.note(job, trace.JOB_INVALID, invalid.message)
             continue
+        pending = job.by_status.get(PENDING)
+        if not pending:
+            continue  # nothing to place (most jobs of a large cluster): no task queue to build
         tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_less)
-        for task in sorted(job.with_status(PENDING), key=lambda t: t.key):
+        for task in sorted(pending.values(), key=lambda t: t.key):
             if task.pod.gated or task.best_effort:
                 continue  # gated pods wait; best-effort ones are backfill's
             tasks.push(task)
@@ -87,8 +90,11 @@ def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo],
             continue
         node = chooser.best(task)
         if node is None:
-            job.fit_errors[task.key] = chooser.fit_error(task)
-            ssn.note(job, trace.NO_NODE, f"{task.pod.name}: {job.fit_errors[task.key]}", {"task": task.key})
+            if ssn.quiet:
+                job.fit_errors[task.key] = ""  # which tasks failed still counts (need_continue_allocating)
+            else:
+                job.fit_errors[task.key] = chooser.fit_error(task)
+                ssn.note(job, trace.NO_NODE, f"{task.pod.name}: {job.fit_errors[task.key]}", {"task": task.key})
             if job.need_continue_allocating():
                 continue
             break

@@ -25,6 +25,7 @@ def add_group(cache: Cache, snapshot: Snapshot, group: PodGroup, pods: Iterable[
     job = JobInfo(group, snapshot.job_priority(group)) if group.queue in cache.queues else None
     if job is not None:
         cache.jobs[job.key] = job
+        cache.job_ledger().watch(job)
     for pod in pods:
         if job is not None and pod.scheduler_name == VOLCANO_SCHEDULER:
             task = TaskInfo(pod, job)
@@ -56,6 +57,7 @@ def finish_group(cache: Cache, key: str) -> JobInfo | None:
     considers it again (a completed job holds nothing and asks for nothing), so it leaves the cache."""
     job = cache.jobs.pop(key, None)
     if job is not None:
+        job.changed()  # its ledger lets it go
         for task in list(job.tasks.values()):
             release_task(cache, task)
     return job
@@ -84,6 +86,7 @@ def delete_tasks(cache: Cache, job: JobInfo, keys: Iterable[str]) -> None:
         if task.status != PENDING:
             job.update_task_status(task, PENDING)  # the job's counters then forget it as any pending task
         del job.tasks[key]
+        job.changed()
         job.by_status.get(PENDING, {}).pop(key, None)
         if task.best_effort:
             job.pending_best_effort -= 1

@@ -80,8 +80,15 @@ class Drf:
         self.ssn = ssn
         self.total = ssn.total
         self.names = [(name, self.total.get(name)) for name in ssn.total.names()]
-        self.allocated: dict[str, Resource] = {key: job.allocated.clone() for key, job in ssn.jobs.items()}
-        self.shares: dict[str, float] = {key: self._share(self.allocated[key]) for key in ssn.jobs}
+        # Each job's allocated resources at open; the cache keeps them (ledger.JobLedger), shared with it until an
+        # event changes a job's (``_owned`` copies it first). Shares are worked out when a comparison needs them.
+        if ssn.job_sums is not None:
+            self.allocated: dict[str, Resource] = dict(ssn.job_sums.drf_allocated)
+            self._owned: set[str] = set()
+        else:
+            self.allocated = {key: job.allocated.clone() for key, job in ssn.jobs.items()}
+            self._owned = set(self.allocated)
+        self.shares: dict[str, float] = {}
         plugin.hooks["job_order"] = self.job_order
         plugin.hooks["preemptable"] = self.preemptable
         self.hierarchy = plugin.option.hierarchy
@@ -108,7 +115,7 @@ class Drf:
     # --- VC-DRF-1, VC-DRF-2 ---------------------------------------------------------------------------------------
 
     def job_order(self, left: JobInfo, right: JobInfo) -> int:
-        l_share, r_share = self.shares.get(left.key, 0), self.shares.get(right.key, 0)
+        l_share, r_share = self._job_share(left.key), self._job_share(right.key)
         if l_share == r_share:
             return 0
         return -1 if l_share < r_share else 1
@@ -125,14 +132,28 @@ class Drf:
                 victims.append(preemptee)
         return victims, PERMIT
 
+    def _job_share(self, key: str) -> float:
+        share = self.shares.get(key)
+        if share is None:
+            allocated = self.allocated.get(key)
+            share = self.shares[key] = self._share(allocated) if allocated is not None else 0.0
+        return share
+
+    def _owned_allocated(self, key: str) -> Resource:
+        """The job's account, this session's own copy (the cache's stays as the session found it)."""
+        if key not in self._owned:
+            self._owned.add(key)
+            self.allocated[key] = self.allocated[key].clone()
+        return self.allocated[key]
+
     def on_allocate(self, task: TaskInfo) -> None:
-        allocated = self.allocated[task.job.key]
+        allocated = self._owned_allocated(task.job.key)
         allocated.add(task.request)
         self.shares[task.job.key] = self._share(allocated)
         self.dirty = True
 
     def on_deallocate(self, task: TaskInfo) -> None:
-        allocated = self.allocated[task.job.key]
+        allocated = self._owned_allocated(task.job.key)
         allocated.sub(task.request)
         self.shares[task.job.key] = self._share(allocated)
         self.dirty = True

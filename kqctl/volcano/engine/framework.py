@@ -102,7 +102,10 @@ class JobInfo:
         self.task_min_available = dict(group.min_task_member)
         self.task_min_total = sum(self.task_min_available.values())
         self.min_resources = Resource.of(group.min_resources) if group.min_resources is not None else None
-        self.phase = group.phase or PENDING
+        # The cache's set of changed jobs (ledger.JobLedger): the job names itself there whenever its tasks or its
+        # phase change, so that the next session sums again only the jobs that changed. None: nobody watches.
+        self.watch: set[str] | None = None
+        self._phase = group.phase or PENDING
         self.creation = creation_key(group.creation)
         self.tasks: dict[str, TaskInfo] = {}
         self.by_status: dict[str, dict[str, TaskInfo]] = {}
@@ -114,7 +117,24 @@ class JobInfo:
         self.unschedulable = False  # gang marked it unschedulable this session
         self.reason: tuple[str, str] | None = None  # the last gate that stopped it this session, and why
 
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @phase.setter
+    def phase(self, phase: str) -> None:
+        if phase != self._phase:
+            self._phase = phase
+            self.changed()
+
+    def changed(self) -> None:
+        """The job's tasks or phase changed: its ledger sums it again when the next session opens."""
+        if self.watch is not None:
+            self.watch.add(self.key)
+
     def add_task(self, task: TaskInfo) -> None:
+        if self.watch is not None:
+            self.watch.add(self.key)
         self.tasks[task.key] = task
         self.by_status.setdefault(task.status, {})[task.key] = task
         if task.status in ALLOCATED_STATUSES:
@@ -125,6 +145,8 @@ class JobInfo:
         self.waiting += task.status == PIPELINED
 
     def update_task_status(self, task: TaskInfo, status: str) -> None:
+        if self.watch is not None:
+            self.watch.add(self.key)
         old = task.status
         self.by_status[old].pop(task.key, None)
         if old in ALLOCATED_STATUSES:
@@ -246,7 +268,7 @@ class NodeInfo:
     kube-scheduler's NodeInfo holds for the node scorers (``scored``)."""
 
     __slots__ = ("model", "name", "allocatable", "idle", "used", "releasing", "pipelined", "tasks", "on_node",
-                 "scored", "version", "_key")
+                 "scored", "version", "_key", "watch")
 
     def __init__(self, model: Node) -> None:
         self.model = model
@@ -261,6 +283,9 @@ class NodeInfo:
         self.scored = ScoredPods()  # kube-scheduler's view during the session
         self.version = 0  # bumped on every change: node-choice caches key on it
         self._key: tuple[int, tuple[Any, ...]] | None = None
+        # The cache's set of changed nodes (session.Cache.changed_nodes): the node names itself there whenever its
+        # version moves, so that the next session opens only the nodes that changed. None: nobody watches.
+        self.watch: set[str] | None = None
 
     def add(self, key: str, status: str, request: Resource, task: TaskInfo | None, pod: Pod | None = None) -> None:
         """``AddTask``: releasing and running tasks use the node; a pipelined one only reserves future idle.
@@ -278,6 +303,8 @@ class NodeInfo:
             if status == RELEASING:
                 self.releasing.add(request)
         self.version += 1
+        if self.watch is not None:
+            self.watch.add(self.name)
 
     def remove(self, key: str, status: str, request: Resource) -> None:
         task = self.tasks.pop(key, None)
@@ -291,6 +318,8 @@ class NodeInfo:
             if status == RELEASING:
                 self.releasing.sub(request)
         self.version += 1
+        if self.watch is not None:
+            self.watch.add(self.name)
 
     def open_scored(self) -> None:
         """At session open kube-scheduler's view of the node holds every pod on it, whatever its status
@@ -302,14 +331,20 @@ class NodeInfo:
             return
         self.scored = on_node.copy()
         self.version += 1
+        if self.watch is not None:
+            self.watch.add(self.name)
 
     def score_add(self, pod: Pod) -> None:
         self.scored.add(pod)
         self.version += 1
+        if self.watch is not None:
+            self.watch.add(self.name)
 
     def score_remove(self, pod: Pod) -> None:
         self.scored.remove(pod)
         self.version += 1
+        if self.watch is not None:
+            self.watch.add(self.name)
 
     def future_idle(self) -> Resource:
         """``FutureIdle``: idle plus what is being released minus what is pipelined onto the node."""
@@ -562,15 +597,30 @@ class Session:
     """The session: its state, its plugins' hooks, and how their votes combine."""
 
     def __init__(self, conf: SchedulerConf, queues: dict[str, QueueInfo], jobs: dict[str, JobInfo],
-                 nodes: dict[str, NodeInfo], trace: Trace | None = None) -> None:
+                 nodes: dict[str, NodeInfo], trace: Trace | None = None,
+                 node_list: list[NodeInfo] | None = None, total: Resource | None = None,
+                 used: Resource | None = None) -> None:
         self.conf = conf
         self.queues = queues
         self.jobs = jobs
         self.nodes = nodes
-        self.node_list = [nodes[name] for name in sorted(nodes)]
-        self.total = Resource()
-        for node in self.node_list:
-            self.total.add(node.allocatable)
+        # The nodes by name and their allocatable sum: the cache keeps both between sessions (nodes do not come and
+        # go between sessions, and allocatable never changes), or they are worked out here.
+        self.node_list = node_list if node_list is not None else [nodes[name] for name in sorted(nodes)]
+        if total is None:
+            total = Resource()
+            for node in self.node_list:
+                total.add(node.allocatable)
+        self.total = total
+        self.used = used  # what the nodes' pods use, summed, when the cache keeps it (None: overcommit sums it)
+        # The nodes that changed since the session opened, when the cache keeps count (session.NodeLedger); None:
+        # nobody does, and a kept node choice is brought up to date from every node.
+        self.changed_nodes: set[str] | None = None
+        # What the plugins sum over the jobs at open, kept by the cache (ledger.JobLedger); None: they sum it.
+        self.job_sums: Any = None
+        # Nobody reads why jobs wait (a replay reads only binds, evictions, nominations and phases): the texts of
+        # the reasons, fit errors and gang conditions are not written. What the session decides is the same.
+        self.quiet = False
         self.tiers: list[list[Plugin]] = []
         self._hooks: dict[str, list[list[Callable[..., Any]]]] = {}
         self._flat: dict[str, list[Callable[..., Any]]] = {}

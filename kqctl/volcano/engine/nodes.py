@@ -44,15 +44,17 @@ class _ShapeIndex:
         for node in chooser.ssn.node_list:
             self.judge(node)
 
-    def refresh(self) -> None:
+    def refresh(self, stale: list[str]) -> None:
         """A new session: judge again only the nodes that changed since they were last judged (finished or
-        arrived pods, the last session's binds); the verdicts of the others still hold."""
-        nodes = self.chooser.ssn.node_list
+        arrived pods, the last session's binds); the verdicts of the others still hold. ``stale``: by name, every
+        node whose version may have moved since the last refresh (the others have not)."""
+        nodes = self.chooser.ssn.nodes
         if self.entries > 4 * len(nodes) + 64:
             self._compact()
         versions = self.versions
-        for node in nodes:
-            if versions.get(node.name) != node.version:
+        for name in stale:
+            node = nodes[name]
+            if versions.get(name) != node.version:
                 self.judge(node)
 
     def _compact(self) -> None:
@@ -114,6 +116,9 @@ class NodeChooser:
         self.conf = ssn.conf
         self.shapes: dict[Shape, _ShapeIndex] = {}
         self.verdicts: dict[tuple[Any, ...], tuple[str | None, bool, Any, tuple[int, ...]]] = {}
+        # Nodes that may have changed since the shapes were last brought up to date: the session that keeps this
+        # chooser adds the nodes the cache saw change (session.NodeLedger); the others' versions have not moved.
+        self.stale: set[str] = set()
 
     @classmethod
     def of(cls, ssn: Session) -> NodeChooser:
@@ -125,8 +130,12 @@ class NodeChooser:
                 kept.ssn = ssn
                 if len(kept.verdicts) > cls.MAX_VERDICTS:
                     kept.verdicts.clear()
+                # the nodes changed before this session and in it before now (an action before allocate evicted
+                # pods); nobody keeping count: every node
+                stale = sorted(ssn.nodes if ssn.changed_nodes is None else kept.stale | ssn.changed_nodes)
+                kept.stale.clear()
                 for index in kept.shapes.values():
-                    index.refresh()
+                    index.refresh(stale)
             return kept
         chooser = ssn.node_chooser = cls(ssn)
         return chooser

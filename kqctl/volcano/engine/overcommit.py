@@ -30,21 +30,26 @@ class Overcommit:
     def __init__(self, ssn: Session, plugin: Plugin) -> None:
         self.ssn = ssn
         self.factor = factor_of(plugin)
-        self.used = Resource()
-        for node in ssn.node_list:
-            self.used.add(node.used)
+        if ssn.used is not None:
+            self.used = ssn.used  # kept by the cache (session.NodeLedger): the same sum
+        else:
+            self.used = Resource()
+            for node in ssn.node_list:
+                self.used.add(node.used)
         self.idle = ssn.total.clone().multi(self.factor).sub(self.used)
-        self.inqueue = Resource()
-        for key in sorted(ssn.jobs):
-            job = ssn.jobs[key]
-            if job.min_resources is None:
-                continue
-            if job.phase == "Inqueue":
-                self.inqueue.add(deduct_gated(job, job.min_request()))
-            elif job.phase == "Running" and job.allocated_task_num() >= job.min_available:
-                self.inqueue.add(deduct_gated(job, inqueue_resource(job)))
+        if ssn.job_sums is not None:  # kept by the cache (ledger.JobLedger): the same sum
+            self.inqueue = ssn.job_sums.inqueue.value()
+        else:
+            self.inqueue = self._inqueue(ssn)
         plugin.hooks["job_enqueueable"] = self.job_enqueueable
         plugin.hooks["job_enqueued"] = self.job_enqueued
+
+    @staticmethod
+    def _inqueue(ssn: Session) -> Resource:
+        inqueue = Resource()
+        for key in sorted(ssn.jobs):
+            inqueue.add(reserved(ssn.jobs[key]))
+        return inqueue
 
     def job_enqueueable(self, job: JobInfo) -> int:
         if job.min_resources is None:
@@ -63,3 +68,16 @@ class Overcommit:
     def job_enqueued(self, job: JobInfo) -> None:
         if job.min_resources is not None:
             self.inqueue.add(deduct_gated(job, job.min_request()))
+
+
+def reserved(job: JobInfo) -> Resource:
+    """What the job holds in overcommit's ``inqueue`` at session open: an Inqueue job its minResources, a running
+    one whose allocated tasks reach minMember what of its minResources is not allocated yet (gated pods deducted);
+    nothing without minResources."""
+    if job.min_resources is None:
+        return Resource()
+    if job.phase == "Inqueue":
+        return deduct_gated(job, job.min_request())
+    if job.phase == "Running" and job.allocated_task_num() >= job.min_available:
+        return deduct_gated(job, inqueue_resource(job))
+    return Resource()

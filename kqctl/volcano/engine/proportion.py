@@ -52,12 +52,18 @@ class Proportion:
         self.total_guarantee = Resource()
         for queue in ssn.queues.values():
             self.total_guarantee.add(guarantee_of(queue.model))
-        for key in sorted(ssn.jobs):
-            job = ssn.jobs[key]
-            attr = self.attrs.get(job.queue)
-            if attr is None:
-                attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
-            add_job_usage(attr, job)
+        if ssn.job_sums is not None:  # the cache keeps each queue's jobs summed (ledger.JobLedger): the same sums
+            for name, usage in sorted(ssn.job_sums.queues.items()):
+                kept = self.attrs[name] = self._attr(ssn.queues[name])
+                kept.allocated, kept.request = usage.allocated.value(), usage.request.value()
+                kept.inqueue, kept.elastic = usage.inqueue.value(), usage.elastic.value()
+        else:
+            for key in sorted(ssn.jobs):
+                job = ssn.jobs[key]
+                attr = self.attrs.get(job.queue)
+                if attr is None:
+                    attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
+                add_job_usage(attr, job)
         self._water_fill()
         hooks = plugin.hooks
         hooks["queue_order"] = self.queue_order
@@ -76,6 +82,29 @@ class Proportion:
                          real_capability=real_capability(self.ssn.total, self.total_guarantee, guarantee, capability))
 
     def _water_fill(self) -> None:
+        """The water-filling, or its outcome as an earlier session on the same cache left it when its inputs (the
+        cluster, and each queue's weight, real capability, request and guarantee) were the same: each queue's
+        deserved and the rounds are a function of these alone; the share is worked out again from the allocation."""
+        sums = self.ssn.job_sums
+        if sums is None:
+            self._fill()
+            return
+        key = (_vector_key(self.ssn.total), tuple(
+            (name, attr.weight, _vector_key(attr.real_capability), _vector_key(attr.request),
+             _vector_key(attr.guarantee)) for name, attr in sorted(self.attrs.items())))
+        memo = sums.water_fill
+        if memo is not None and memo[0] == key:
+            _, deserved, self.rounds = memo
+            for name, attr in self.attrs.items():
+                if name in deserved:
+                    attr.deserved = deserved[name].clone()
+                    attr.share = dominant_share(attr.allocated, attr.deserved)
+            return
+        self._fill()
+        filled = {name for r in self.rounds for name in r.deserved}
+        sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
+
+    def _fill(self) -> None:
         """Each round splits what is left among the hungry queues by weight; capped by real capability and
         request, floored by guarantee; a queue leaves when its request is met or it could not grow."""
         remaining = self.ssn.total.clone()
@@ -134,7 +163,7 @@ class Proportion:
         for task in tasks:
             request.add(task.request)
         over = exceeding_requested_dims(attr.allocated.clone().add(request), attr.deserved, request)
-        if over and tasks:
+        if over and tasks and not self.ssn.quiet:
             self.ssn.note(tasks[0].job, trace.ALLOCATABLE,
                           f"queue {queue.name} would exceed its deserved share on {', '.join(over)}",
                           {"plugin": NAME, "queue": queue.name, "dimensions": over, "request": request,
@@ -214,3 +243,9 @@ def quota_message(dimensions: list[str]) -> str:
     if not dimensions:
         return "queue resource quota insufficient"
     return "queue resource quota insufficient: " + ", ".join(f"insufficient {d}" for d in dimensions)
+
+
+def _vector_key(vector: Resource) -> tuple[object, ...]:
+    """A vector's amounts with their types and its dimensions in order: equal keys, interchangeable vectors."""
+    return (vector.cpu, type(vector.cpu), vector.memory, type(vector.memory),
+            tuple((name, amount, type(amount)) for name, amount in vector.scalars.items()))

@@ -42,6 +42,7 @@ from kqctl.volcano.engine.framework import (
     TaskInfo,
     request_of,
 )
+from kqctl.volcano.engine.ledger import JobLedger, NodeLedger
 from kqctl.volcano.engine.nodeorder import follow_scored_pods, open_binpack, open_nodeorder
 from kqctl.volcano.engine.overcommit import Overcommit
 from kqctl.volcano.engine.proportion import Proportion
@@ -92,6 +93,19 @@ class Cache:
     jobs: dict[str, JobInfo]
     nodes: dict[str, NodeInfo]
     node_chooser: Any = None  # the last session's nodes.NodeChooser: the next one judges only the nodes that changed
+    # What opening a session sums over every node and every job, kept up to date (ledger.py)
+    node_sums: NodeLedger | None = None
+    job_sums: JobLedger | None = None
+
+    def node_ledger(self) -> NodeLedger:
+        if self.node_sums is None or self.node_sums.nodes is not self.nodes:
+            self.node_sums = NodeLedger(self.nodes)
+        return self.node_sums
+
+    def job_ledger(self) -> JobLedger:
+        if self.job_sums is None or self.job_sums.jobs is not self.jobs:
+            self.job_sums = JobLedger(self.jobs)
+        return self.job_sums
 
 
 def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) -> SessionResult:
@@ -99,14 +113,23 @@ def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) ->
     return run_cached(snapshot, build_cache(snapshot, world), trace)
 
 
-def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None) -> SessionResult:
+def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, quiet: bool = False) -> SessionResult:
+    """One session on the cache. ``quiet``: the result's reasons and gang conditions are left empty (the
+    decisions are the same; see ``Session.quiet``)."""
     for job in cache.jobs.values():
         job.reason, job.unschedulable = None, False
         job.fit_errors.clear()
-    for node in cache.nodes.values():
-        node.open_scored()
-    ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace)
+    ledger = cache.node_ledger()
+    changed = ledger.open()
+    if cache.node_chooser is not None:
+        cache.node_chooser.stale |= changed  # ... and is judged again if its version moved
+    ssn = Session(snapshot.conf, cache.queues, cache.jobs, cache.nodes, trace, ledger.node_list, ledger.total,
+                  ledger.used.clone())
     ssn.node_chooser = cache.node_chooser
+    ssn.changed_nodes = ledger.changed
+    ssn.quiet = quiet and trace is None
+    ssn.job_sums = cache.job_ledger()
+    ssn.job_sums.open()
     plugins = _open_plugins(ssn, snapshot.conf)
     for action in snapshot.conf.actions:
         if action == "enqueue":
@@ -150,11 +173,20 @@ def settle(cache: Cache, result: SessionResult) -> None:
     controller makes them again, without a nominated node), pipelined tasks wait pending, and allocations no
     statement committed are undone; pods keep the nominated node the session wrote (VC-NOMINATE-1); each
     PodGroup has the phase the session gave it."""
-    for job in cache.jobs.values():
+    # Only a session puts tasks in these states (a pod's own status is never one, and a Releasing pod the session did
+    # not evict stays): the jobs the session changed are those its cache's ledger names since it opened.
+    ledger = cache.job_sums
+    # (in the cache's order: it is the order tasks come back onto their nodes, which victims are looked at in)
+    changed = ledger.changed if ledger is not None else None
+    touched = [job for job in cache.jobs.values() if changed is None or job.key in changed]
+    for job in touched:
         for status in (BINDING, ALLOCATED, PIPELINED, RELEASING):
             for task in list(job.with_status(status)):
                 _settle_task(cache, job, task)
-        job.phase = result.phases.get(job.key, job.phase)
+    for key, phase in result.phases.items():
+        found = cache.jobs.get(key)
+        if found is not None:
+            found.phase = phase
     for pod_key, node in result.nominated:
         result.nominated_tasks[pod_key].nominated = node
 
@@ -223,7 +255,8 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
     for key, job in ssn.jobs.items():
         if gang_on and job.tasks and not job.is_ready() and not gang.releasing_fills_gang(job):
             job.unschedulable = True
-            gang_messages[key] = gang.unready_message(job)
+            if not ssn.quiet:
+                gang_messages[key] = gang.unready_message(job)
     phases = {key: group_phase(job) for key, job in ssn.jobs.items()}
     nominations = _nominations(ssn)
     quota_plugin, quota, rounds, broken = "", {}, [], ""
@@ -239,7 +272,7 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
         nominated=sorted((key, node) for key, (_, node) in nominations.items()),
         nominated_tasks={key: task for key, (task, _) in nominations.items()},
         phases=phases,
-        reasons={key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
+        reasons={} if ssn.quiet else {key: job.reason for key, job in ssn.jobs.items() if job.reason is not None},
         gang=gang_messages, quota=quota, quota_plugin=quota_plugin, rounds=rounds, broken=broken,
         trace=ssn.trace, hdrf=opened.drf.levels() if opened.drf is not None else {})
 

@@ -248,7 +248,7 @@ class VolcanoTimeline:
         self.dirty = False
         self.last_session = now
         self.sessions += 1
-        result = run_cached(self.snapshot, self.cache)
+        result = run_cached(self.snapshot, self.cache, quiet=True)  # a replay reads no reasons
         settle(self.cache, result)
         changed = bool(result.binds or result.evictions)
         for pod_key, node in result.binds:

@@ -1,0 +1,187 @@
+"""What opening a session sums over every node and every job, kept in the scheduler's cache from session to session.
+
+Volcano's plugins sum, as each session opens (their ``OnSessionOpen``), what every node uses and what every job
+holds: overcommit the nodes' used resources and the jobs' inqueue reservations, proportion each queue's allocated,
+requested, inqueue and elastic resources, drf each job's allocated resources and dominant share. Volcano does it
+afresh every session, over the whole cluster. kqctl keeps these sums in its cache (:class:`session.Cache`) and,
+when a session opens, brings them up to date from the nodes and jobs that changed since the last one: a node or a
+job names itself in its ledger's ``changed`` set whenever it changes (a task bound, evicted, finished or made
+again, a pod scored onto a node, a phase). Only those are summed again, and the answer is the one a fresh sum
+gives: the amounts are exact integers, and each sum drops the dimensions no current member holds, as a fresh
+sum (``Resource.add`` from an empty vector) never has them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kqctl.volcano.api.resource import Resource
+from kqctl.volcano.engine.framework import ALLOCATED_STATUSES, PENDING, JobInfo, NodeInfo
+from kqctl.volcano.engine.overcommit import reserved
+from kqctl.volcano.engine.queue_attr import job_inqueue
+
+
+class ResourceSum:
+    """A sum of resource vectors that members join and leave; :meth:`value` is the vector a fresh sum of the
+    current members gives (a scalar dimension only while some member has it, in the order a fresh sum in the
+    members' first order would have them)."""
+
+    __slots__ = ("total", "holders")
+
+    def __init__(self) -> None:
+        self.total = Resource()
+        self.holders: dict[str, int] = {}  # scalar -> how many members have it
+
+    def add(self, member: Resource) -> None:
+        self.total.add(member)
+        holders = self.holders
+        for name in member.scalars:
+            holders[name] = holders.get(name, 0) + 1
+
+    def remove(self, member: Resource) -> None:
+        total = self.total
+        total.cpu -= member.cpu
+        total.memory -= member.memory
+        holders = self.holders
+        for name, amount in member.scalars.items():
+            total.scalars[name] -= amount  # present: the member added it
+            holders[name] -= 1
+
+    def value(self) -> Resource:
+        holders = self.holders
+        return Resource(self.total.cpu, self.total.memory,
+                        {name: amount for name, amount in self.total.scalars.items() if holders[name]})
+
+
+class NodeLedger:
+    """Over every node: the nodes by name, their allocatable summed (fixed: nodes do not change between sessions)
+    and their used resources summed (overcommit's ``used``). A node's used vector only ever gains dimensions, so a
+    plain running sum has the dimensions of a fresh one."""
+
+    def __init__(self, nodes: dict[str, NodeInfo]) -> None:
+        self.nodes = nodes
+        self.node_list = [nodes[name] for name in sorted(nodes)]
+        self.total = Resource()
+        self.used = Resource()
+        self.seen: dict[str, Resource] = {}  # node -> its used vector when last summed
+        for node in self.node_list:
+            self.total.add(node.allocatable)
+            self.used.add(node.used)
+            self.seen[node.name] = node.used.clone()
+        self.changed: set[str] = set(nodes)  # every node is opened by the first session
+        for node in self.node_list:
+            node.watch = self.changed
+
+    def open(self) -> set[str]:
+        """A session opens: every node changed since the last opening gets kube-scheduler's view renewed
+        (``NodeInfo.open_scored``) and its use summed again. Returns the nodes that changed."""
+        changed = set(self.changed)
+        self.changed.clear()  # the nodes write into this same set: opening one may name it again (harmless)
+        for name in sorted(changed):
+            node = self.nodes[name]
+            node.open_scored()
+            old = self.seen[name]
+            if node.used != old:
+                self.used.sub(old).add(node.used)
+                self.seen[name] = node.used.clone()
+        return changed
+
+
+class JobUsage:
+    """One job's part of the sums, as the plugins' session open computes it."""
+
+    __slots__ = ("queue", "allocated", "request", "inqueue", "elastic", "overcommit", "drf_allocated")
+
+    def __init__(self, job: JobInfo) -> None:
+        self.queue = job.queue
+        # proportion (``add_job_usage``): the allocated tasks, every allocated or pending task, inqueue, elastic
+        self.allocated = Resource()
+        self.request = Resource()
+        for status, tasks in job.by_status.items():
+            if status in ALLOCATED_STATUSES:
+                for task in tasks.values():
+                    self.allocated.add(task.request)
+                    self.request.add(task.request)
+            elif status == PENDING:
+                for task in tasks.values():
+                    self.request.add(task.request)
+        self.inqueue = job_inqueue(job)
+        self.elastic = job.elastic()
+        self.overcommit = reserved(job)  # overcommit's inqueue
+        self.drf_allocated = job.allocated.clone()  # drf's account of the job at open (its ``drfAttr``)
+
+
+class QueueUsage:
+    """A queue's jobs summed: how many, and proportion's four sums."""
+
+    __slots__ = ("jobs", "allocated", "request", "inqueue", "elastic")
+
+    def __init__(self) -> None:
+        self.jobs = 0
+        self.allocated = ResourceSum()
+        self.request = ResourceSum()
+        self.inqueue = ResourceSum()
+        self.elastic = ResourceSum()
+
+    def add(self, usage: JobUsage) -> None:
+        self.jobs += 1
+        self.allocated.add(usage.allocated)
+        self.request.add(usage.request)
+        self.inqueue.add(usage.inqueue)
+        self.elastic.add(usage.elastic)
+
+    def remove(self, usage: JobUsage) -> None:
+        self.jobs -= 1
+        self.allocated.remove(usage.allocated)
+        self.request.remove(usage.request)
+        self.inqueue.remove(usage.inqueue)
+        self.elastic.remove(usage.elastic)
+
+
+class JobLedger:
+    """Over every job: each queue's usage (proportion), the inqueue reservations (overcommit), each job's
+    allocated resources (drf's account at open, shared until a session changes it)."""
+
+    def __init__(self, jobs: dict[str, JobInfo]) -> None:
+        self.jobs = jobs
+        self.usage: dict[str, JobUsage] = {}
+        self.queues: dict[str, QueueUsage] = {}
+        self.inqueue = ResourceSum()  # overcommit's
+        self.drf_allocated: dict[str, Resource] = {}
+        self.changed: set[str] = set()
+        # proportion's last water-filling: (its inputs, each queue's deserved, the rounds), reused while the inputs
+        # are the same (Proportion._water_fill)
+        self.water_fill: tuple[Any, dict[str, Resource], list[Any]] | None = None
+        for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
+            self.watch(jobs[key])
+
+    def watch(self, job: JobInfo) -> None:
+        """A job joined the cache (or the ledger): it is summed when the next session opens."""
+        job.watch = self.changed
+        self.changed.add(job.key)
+
+    def open(self) -> None:
+        """A session opens: the jobs changed since the last opening (or gone from the cache) are summed again."""
+        if not self.changed:
+            return
+        changed = sorted(self.changed)
+        self.changed.clear()
+        for key in changed:
+            old = self.usage.pop(key, None)
+            if old is not None:
+                left = self.queues[old.queue]
+                left.remove(old)
+                self.inqueue.remove(old.overcommit)
+                if not left.jobs:
+                    del self.queues[old.queue]
+                del self.drf_allocated[key]
+            job = self.jobs.get(key)
+            if job is None:
+                continue
+            usage = self.usage[key] = JobUsage(job)
+            queue = self.queues.get(usage.queue)
+            if queue is None:
+                queue = self.queues[usage.queue] = QueueUsage()
+            queue.add(usage)
+            self.inqueue.add(usage.overcommit)
+            self.drf_allocated[key] = usage.drf_allocated
