@@ -144,3 +144,23 @@ def test_yk_preempt_victims_kept_per_unchanged_subtree_equal_a_fresh_search(seed
         if scheduler.cycle() is None and step % 3 != 2:
             break
     assert compared and reused
+
+
+@pytest.mark.parametrize(("guaranteed", "allocated", "added", "before", "after"), [
+    ({"vcore": 4000}, {"vcore": 1000}, {"vcore": 2000}, {"vcore": 3000}, {"vcore": 1000}),
+    ({"vcore": 4000, "memory": 8}, {"vcore": 5000}, {"memory": 3}, {"vcore": -1000, "memory": 8},
+     {"vcore": -1000, "memory": 5}),
+    (None, {"vcore": 1000}, {"vcore": 1000}, None, None),
+])
+def test_yk_preempt_the_ask_queue_s_own_remaining_guaranteed_follows_its_usage(
+        guaranteed: dict[str, int] | None, allocated: dict[str, int], added: dict[str, int],
+        before: dict[str, int] | None, after: dict[str, int] | None) -> None:
+    """GetRemainingGuaranteedResource reads the AskQueue's guaranteed minus its usage for every other queue: kept
+    per snapshot until ``add`` changes its usage (its stamp)."""
+    snap = preemption.QueueSnapshot("root.a", None, True, dict(allocated), {}, None, guaranteed)
+    assert snap.own_remaining() == before
+    assert snap.own_remaining() == before  # kept
+    snap.add(added)
+    assert snap.own_remaining() == after
+    snap.remove(added)
+    assert snap.own_remaining() == before
