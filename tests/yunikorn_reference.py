@@ -66,7 +66,7 @@ class ReferenceScheduler(Scheduler):
     def __init__(self, partition: Partition) -> None:
         super().__init__(partition, remember_failures=False)
         # preemption's memos (failed attempts, eligible victims, guarantee checks, victim indexes, leaf victims,
-        # F3 per leaf):
+        # F3 per leaf, victims per unchanged subtree):
         # the reference works everything out again, so the tests check the memos change no decision
         self.failed_attempts = _Forgetful()
         self.victim_cache = _Forgetful()
@@ -74,6 +74,7 @@ class ReferenceScheduler(Scheduler):
         self.victim_index = _Forgetful()
         self.leaf_victims = _Forgetful()
         self.within_guaranteed = _Forgetful()
+        self.subtree_victims = _Forgetful()
 
     def try_nodes(self, ask: Ask) -> CycleResult | None:
         best: Node | None = None

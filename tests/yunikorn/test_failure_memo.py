@@ -110,3 +110,57 @@ def test_yk_p3_priorities_refreshed_up_the_path_equal_a_full_recompute(seed: int
             assert queue.raw_priority == _raw_priority_from_scratch(partition, queue), (seed, queue.path)
         if scheduler.cycle() is None:
             break
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_yk_preempt_victims_kept_per_unchanged_subtree_equal_a_fresh_search(seed: int) -> None:
+    """F2-F4: the leaves with eligible victims below a queue that does not hold the ask's queue are kept by the
+    queue's version; allocations, preemptions and releases (a replay's finished pods, YK-R3) change versions. At
+    every cycle, for every pending ask, the victims found with the kept answers must be what a search with nothing
+    kept finds."""
+    from kqctl.yunikorn.engine import changes
+
+    snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
+    scheduler = Scheduler(build_partition(snapshot))
+    compared = reused = 0
+    for step in range(200):
+        for ask in list(scheduler.p.asks.values()):
+            if ask.allocated or ask.app.queue is None:
+                continue
+            before = len(scheduler.subtree_victims)
+            kept, _ = preemption.eligible_victims(scheduler, ask)
+            reused += before > 0 and len(scheduler.subtree_victims) == before
+            memos = scheduler.subtree_victims, scheduler.leaf_victims, scheduler.within_guaranteed
+            scheduler.subtree_victims, scheduler.leaf_victims, scheduler.within_guaranteed = {}, {}, {}
+            fresh, _ = preemption.eligible_victims(scheduler, ask)
+            scheduler.subtree_victims, scheduler.leaf_victims, scheduler.within_guaranteed = memos
+            assert list(kept) == list(fresh), (seed, ask.key)  # the same snapshots, made in the same order
+            assert _victim_search(kept) == _victim_search(fresh), (seed, ask.key)
+            compared += 1
+        if step % 3 == 2:  # a pod finishes: its allocation is released
+            running = [ask for ask in scheduler.p.asks.values() if ask.allocated]
+            if running:
+                changes.grown(scheduler, [changes.release(scheduler, running[step % len(running)])])
+        if scheduler.cycle() is None and step % 3 != 2:
+            break
+    assert compared and reused
+
+
+@pytest.mark.parametrize(("guaranteed", "allocated", "added", "before", "after"), [
+    ({"vcore": 4000}, {"vcore": 1000}, {"vcore": 2000}, {"vcore": 3000}, {"vcore": 1000}),
+    ({"vcore": 4000, "memory": 8}, {"vcore": 5000}, {"memory": 3}, {"vcore": -1000, "memory": 8},
+     {"vcore": -1000, "memory": 5}),
+    (None, {"vcore": 1000}, {"vcore": 1000}, None, None),
+])
+def test_yk_preempt_the_ask_queue_s_own_remaining_guaranteed_follows_its_usage(
+        guaranteed: dict[str, int] | None, allocated: dict[str, int], added: dict[str, int],
+        before: dict[str, int] | None, after: dict[str, int] | None) -> None:
+    """GetRemainingGuaranteedResource reads the AskQueue's guaranteed minus its usage for every other queue: kept
+    per snapshot until ``add`` changes its usage (its stamp)."""
+    snap = preemption.QueueSnapshot("root.a", None, True, dict(allocated), {}, None, guaranteed)
+    assert snap.own_remaining() == before
+    assert snap.own_remaining() == before  # kept
+    snap.add(added)
+    assert snap.own_remaining() == after
+    snap.remove(added)
+    assert snap.own_remaining() == before

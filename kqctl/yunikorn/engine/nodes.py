@@ -83,6 +83,7 @@ class NodeSet:
         self.policy = BINPACKING if policy == BINPACKING else FAIR
         self.weights = dict(weights) if weights else dict(DEFAULT_WEIGHTS)
         self.by_name = {node.name: node for node in nodes}
+        self.names = sorted(self.by_name)  # the nodes never change during a run: preemption tries them in this order
         for node in nodes:
             node.score = self.score(node)
         order = sorted((node.score, node.name) for node in nodes)

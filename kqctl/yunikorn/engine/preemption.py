@@ -52,6 +52,7 @@ class QueueSnapshot:
     stamp: int = 0  # changes with its usage: what the memos below depend on
     _remaining: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
     _preemptable: tuple[tuple[int, ...], Resource | None] | None = field(default=None, repr=False)
+    _own: tuple[int, Resource | None] | None = field(default=None, repr=False)
 
     def _signature(self) -> tuple[int, ...]:
         stamps = []
@@ -94,6 +95,17 @@ class QueueSnapshot:
             return over
         return {name: min(value, parent[name]) if name in parent else value for name, value in over.items()}
 
+    def own_remaining(self) -> Resource | None:
+        """Guaranteed minus this queue's own usage (None without guaranteed), its ancestors left out: what
+        ``GetRemainingGuaranteedResource`` reads of the AskQueue for every other queue, kept while its usage is
+        (``add`` changes its stamp)."""
+        if self._own is not None and self._own[0] == self.stamp:
+            return self._own[1]
+        value = res.sub_only_existing(self.guaranteed, res.sub_only_existing(self.allocated, self.preempting)) \
+            if self.guaranteed is not None else None
+        self._own = (self.stamp, value)
+        return value
+
     def remaining_guaranteed(self) -> Resource | None:
         """``GetRemainingGuaranteedResource``: guaranteed minus usage, combined with the ancestors'."""
         signature = self._signature()
@@ -116,9 +128,7 @@ class QueueSnapshot:
                 for name, value in (parent or {}).items():
                     merged.setdefault(name, value)
                 return merged
-            ask_remaining = res.sub_only_existing(ask.guaranteed, res.sub_only_existing(ask.allocated,
-                                                                                        ask.preempting)) \
-                if ask.guaranteed is not None else None
+            ask_remaining = ask.own_remaining()
             if not res.is_empty(remaining) and ask.path.startswith(self.path) and not res.is_empty(ask_remaining):
                 return None
         return res.component_wise_min(remaining, parent)
@@ -209,22 +219,16 @@ def _eligible_below(scheduler: SchedulerState, ask: Ask, leaf: Queue, fence: Que
 
 def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSnapshot], ask_path: str, ask: Ask,
              priorities: dict[str, int], ask_priority: int, fenced: bool) -> None:
-    """F2-F4 ``findEligiblePreemptionVictims``."""
-    if queue.path == ask_path:
-        return
-    if queue.leaf:
-        if queue.settings.preemption_policy == props.DISABLED:
-            return
-        # F4 before F3: a leaf without eligible victims is dropped either way, and needs no snapshot (only leaves
-        # with victims and the ask's path stay in the results, whatever order the others were made in)
-        victims, total = _leaf_victims(scheduler, queue, ask, ask_priority, fenced)
-        if not victims:
-            return
-        key = _within_key(scheduler, queue, ask_path)
+    """F2-F4 ``findEligiblePreemptionVictims``: F2 and F4 pick the leaves with eligible victims (walk order: children
+    by name, depth first), then F3 drops those within their guaranteed, leaf by leaf in that order (the order the
+    snapshots are made in is the order of ``results``)."""
+    types = tuple(sorted(name for name, value in ask.resource.items() if value != 0))
+    for leaf, victims, total in _candidates(scheduler, queue, ask_path, types, priorities, ask_priority, fenced):
+        key = _within_key(scheduler, leaf, ask_path)
         within = scheduler.within_guaranteed.get(key)
         if within:
-            return  # F3, as worked out before with the same usage
-        snap = _snapshot(queue, results, ask_path)
+            continue  # F3, as worked out before with the same usage
+        snap = _snapshot(leaf, results, ask_path)
         if within is None:
             remaining = snap.remaining_guaranteed()
             within = remaining is not None and all(value >= 0 for value in remaining.values())
@@ -232,24 +236,57 @@ def _collect(scheduler: SchedulerState, queue: Queue, results: dict[str, QueueSn
                 scheduler.within_guaranteed.clear()
             scheduler.within_guaranteed[key] = within
             if within:
-                del results[queue.path]  # F3: not above its guaranteed
-                return
+                del results[leaf.path]  # F3: not above its guaranteed
+                continue
         snap.victims, snap.victim_total = victims, total
-        return
-    for name in sorted(queue.children):
-        child = queue.children[name]
-        child_fenced = False
-        child_priority = priorities.get(child.path)
-        if child_priority is None:
-            settings = child.settings
-            if settings.priority_policy == props.FENCE:
-                if settings.priority_offset > ask_priority:
-                    continue
-                child_fenced = True
-                child_priority = ask_priority
-            else:
-                child_priority = ask_priority - settings.priority_offset
-        _collect(scheduler, child, results, ask_path, ask, priorities, child_priority, fenced or child_fenced)
+
+
+Candidates = list[tuple[Queue, list[Ask], Resource]]
+
+
+def _candidates(scheduler: SchedulerState, queue: Queue, ask_path: str, types: tuple[str, ...],
+                priorities: dict[str, int], ask_priority: int, fenced: bool) -> Candidates:
+    """F2 and F4 below ``queue``: the leaves (not the ask's, not preemption-disabled) with eligible victims, in walk
+    order, with their victims. A subtree that does not hold the ask's queue answers the same while nothing below it
+    changed (its version: every allocation, release or new ask below it counts), for the same resource types, the
+    same priority reaching it and the same fence: those answers are kept (YuniKorn walks the whole tree for every
+    attempt; most of it has not changed since the last one)."""
+    if queue.path == ask_path:
+        return []
+    holds_ask = ask_path.startswith(queue.path + ".")
+    key: tuple[object, ...] = ()
+    if not holds_ask:
+        key = (queue.path, scheduler.version.get(queue.path, 0), types, ask_priority, fenced)
+        known = scheduler.subtree_victims.get(key)
+        if known is not None:
+            return known
+    found: Candidates = []
+    if queue.leaf:
+        if queue.settings.preemption_policy != props.DISABLED:
+            victims, total = _leaf_victims(scheduler, queue, types, ask_priority, fenced)
+            if victims:
+                found.append((queue, victims, total))
+    else:
+        for name in sorted(queue.children):
+            child = queue.children[name]
+            child_fenced = False
+            child_priority = priorities.get(child.path)  # set on the ask's path only (fence_root)
+            if child_priority is None:
+                settings = child.settings
+                if settings.priority_policy == props.FENCE:
+                    if settings.priority_offset > ask_priority:
+                        continue
+                    child_fenced = True
+                    child_priority = ask_priority
+                else:
+                    child_priority = ask_priority - settings.priority_offset
+            found.extend(_candidates(scheduler, child, ask_path, types, priorities, child_priority,
+                                     fenced or child_fenced))
+    if not holds_ask:
+        if len(scheduler.subtree_victims) > 50_000:
+            scheduler.subtree_victims.clear()
+        scheduler.subtree_victims[key] = found
+    return found
 
 
 def _within_key(scheduler: SchedulerState, leaf: Queue, ask_path: str) -> tuple[object, ...]:
@@ -267,11 +304,10 @@ def _within_key(scheduler: SchedulerState, leaf: Queue, ask_path: str) -> tuple[
     return (leaf.path, ask_path, version.get(ask_path, 0), *(version.get(path, 0) for path in chain))
 
 
-def _leaf_victims(scheduler: SchedulerState, queue: Queue, ask: Ask, ask_priority: int,
+def _leaf_victims(scheduler: SchedulerState, queue: Queue, types: tuple[str, ...], ask_priority: int,
                   fenced: bool) -> tuple[list[Ask], Resource]:
-    """F4 on a leaf: its allocations sharing a type with the ask, of the ask's priority or lower (any, below a
-    fence), and their sum; kept until the leaf's allocations change."""
-    types = tuple(sorted(name for name, value in ask.resource.items() if value != 0))
+    """F4 on a leaf: its allocations sharing a type with the ask (``types``: the ask's non-zero types, sorted), of the
+    ask's priority or lower (any, below a fence), and their sum; kept until the leaf's allocations change."""
     key = (queue.path, scheduler.version.get(queue.path, 0), types, fenced, None if fenced else ask_priority)
     cache = scheduler.leaf_victims
     found = cache.get(key)
@@ -567,7 +603,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
     # are looked at, in the same name order.
     best: tuple[int, str, list[Ask]] | None = None
     by_name = p.nodes.by_name
-    for name in index.node_names if nodes_tried else sorted(by_name):
+    for name in index.node_names if nodes_tried else p.nodes.names:
         node = by_name.get(name)
         # the cheapest test first (on a full cluster most nodes are reserved for other asks); the order of these
         # tests changes nothing: each only skips the node

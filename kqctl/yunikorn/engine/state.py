@@ -87,6 +87,8 @@ class SchedulerState:
         self.victim_cache: dict[tuple[object, ...], object] = {}
         self.failed_attempts: dict[tuple[object, ...], str] = {}
         self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
+        # preemption._candidates: a subtree's leaves with eligible victims, by its version (F2, F4)
+        self.subtree_victims: dict[tuple[object, ...], list[tuple[Queue, list[Ask], Resource]]] = {}
         self.guarantee_cache: dict[tuple[object, ...], tuple[object, bool]] = {}
         # F3 per leaf (preemption._within_key): within its guaranteed, by the versions of the queues it depends on
         self.within_guaranteed: dict[tuple[object, ...], bool] = {}
