@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from kqctl.volcano.api.resource import Resource
-from kqctl.volcano.engine.framework import ALLOCATED_STATUSES, PENDING, JobInfo, NodeInfo
+from kqctl.volcano.engine.framework import JobInfo, NodeInfo
 from kqctl.volcano.engine.overcommit import reserved
-from kqctl.volcano.engine.queue_attr import job_inqueue
+from kqctl.volcano.engine.queue_attr import add_task_requests, job_inqueue
 
 
 class ResourceSum:
@@ -97,14 +97,7 @@ class JobUsage:
         # proportion (``add_job_usage``): the allocated tasks, every allocated or pending task, inqueue, elastic
         self.allocated = Resource()
         self.request = Resource()
-        for status, tasks in job.by_status.items():
-            if status in ALLOCATED_STATUSES:
-                for task in tasks.values():
-                    self.allocated.add(task.request)
-                    self.request.add(task.request)
-            elif status == PENDING:
-                for task in tasks.values():
-                    self.request.add(task.request)
+        add_task_requests(job, self.allocated, self.request)
         self.inqueue = job_inqueue(job)
         self.elastic = job.elastic()
         self.overcommit = reserved(job)  # overcommit's inqueue

@@ -67,16 +67,21 @@ def real_capability(total: Resource, total_guarantee: Resource, guarantee: Resou
 
 def add_job_usage(attr: QueueAttr, job: JobInfo) -> None:
     """A job's tasks, inqueue reservation and elastic part added to its queue (both plugins' OnSessionOpen)."""
+    add_task_requests(job, attr.allocated, attr.request)
+    attr.inqueue.add(job_inqueue(job))
+    attr.elastic.add(job.elastic())
+
+
+def add_task_requests(job: JobInfo, allocated: Resource, request: Resource) -> None:
+    """The job's allocated tasks to ``allocated`` and ``request``, its pending ones to ``request`` only."""
     for status, tasks in job.by_status.items():
         if status in ALLOCATED_STATUSES:
             for task in tasks.values():
-                attr.allocated.add(task.request)
-                attr.request.add(task.request)
+                allocated.add(task.request)
+                request.add(task.request)
         elif status == PENDING:
             for task in tasks.values():
-                attr.request.add(task.request)
-    attr.inqueue.add(job_inqueue(job))
-    attr.elastic.add(job.elastic())
+                request.add(task.request)
 
 
 def job_inqueue(job: JobInfo) -> Resource:
