@@ -8,13 +8,14 @@ any of them a workload holds its quota until the replay ends.
 
 from __future__ import annotations
 
-import random
-
 from kqctl.kueue.api.models import Workload
-from kqctl.replay.durations import MAX_DURATION_MS, MAX_DURATION_TEXT, Distribution, DurationError, parse_duration
+from kqctl.replay.durations import MAX_DURATION_MS, MAX_DURATION_TEXT
+from kqctl.replay.runtimes import RUNTIME_ANNOTATION, RuntimeAnnotationError, RuntimeDraws, annotated_runtime
 
-RUNTIME_ANNOTATION = "kqctl.dev/runtime"
 PERFORMANCE_RUNTIME_LABEL = "kueue.x-k8s.io/performance-scheduler-running-ms"
+
+__all__ = ["PERFORMANCE_RUNTIME_LABEL", "RUNTIME_ANNOTATION", "RuntimeDeclarationError", "RuntimeSource",
+           "declared_runtime"]
 
 
 class RuntimeDeclarationError(ValueError):
@@ -27,15 +28,12 @@ class RuntimeDeclarationError(ValueError):
 
 def declared_runtime(workload: Workload) -> int | None:
     """The runtime the workload itself declares (ms), or None."""
-    raw = workload.annotations.get(RUNTIME_ANNOTATION)
-    if raw is not None:
-        try:
-            value = parse_duration(raw)
-        except DurationError as exc:
-            raise RuntimeDeclarationError(workload, f"annotation {RUNTIME_ANNOTATION}: {exc}") from None
-        if value <= 0:
-            raise RuntimeDeclarationError(workload, f"annotation {RUNTIME_ANNOTATION}: {raw!r} must be longer than 0")
-        return value
+    try:
+        annotated = annotated_runtime(workload.annotations)
+    except RuntimeAnnotationError as exc:
+        raise RuntimeDeclarationError(workload, str(exc)) from None
+    if annotated is not None:
+        return annotated
     label = workload.labels.get(PERFORMANCE_RUNTIME_LABEL)
     if label is not None:
         if not label.isdigit():
@@ -48,25 +46,9 @@ def declared_runtime(workload: Workload) -> int | None:
     return None
 
 
-class RuntimeSource:
-    """Runtimes for a set of workloads: declared ones first, else drawn (in the order asked, with the seed)."""
+class RuntimeSource(RuntimeDraws):
+    """Runtimes for a set of workloads: declared ones first (annotation, then Kueue's performance label), else drawn
+    (in the order asked, with the seed; counted for the report's notes)."""
 
-    def __init__(self, distribution: Distribution | None, seed: int) -> None:
-        self.distribution = distribution
-        self.rng = random.Random(seed)
-        self.drawn = 0
-        self.unknown = 0
-        self.at_bound = 0  # draws cut to the longest duration kqctl replays
-
-    def runtime(self, workload: Workload) -> int | None:
-        declared = declared_runtime(workload)
-        if declared is not None:
-            return declared
-        if self.distribution is None:
-            self.unknown += 1
-            return None
-        self.drawn += 1
-        value = self.distribution.draw(self.rng)
-        if value == MAX_DURATION_MS:
-            self.at_bound += 1
-        return value
+    def runtime_of(self, workload: Workload) -> int | None:
+        return self.runtime(declared_runtime(workload))

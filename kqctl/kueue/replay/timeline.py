@@ -188,7 +188,7 @@ class KueueTimeline:
                     # (a wait below zero would mean nothing).
                     self.dated_after_start += 1
                     created = since
-                runtime = self.runtimes.runtime(model)
+                runtime = self.runtimes.runtime_of(model)
                 remaining = None
                 if runtime is not None and declared_runtime(model) is None and since < 0:
                     remaining = runtime  # an assumed runtime of a running workload counts from the start
@@ -199,7 +199,7 @@ class KueueTimeline:
                 continue
             if model.is_condition_true("Finished"):
                 continue
-            arrivals.append(Arrival(key, self._ms(model.creation_timestamp), self.runtimes.runtime(model)))
+            arrivals.append(Arrival(key, self._ms(model.creation_timestamp), self.runtimes.runtime_of(model)))
             if info is not None:
                 self._schedule_backoff(info, reporter)
         for model in self.snapshot.workloads:
