@@ -31,10 +31,11 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 API = "kueue.x-k8s.io/v1beta2"
 GI = 2**30
@@ -806,6 +807,27 @@ def print_written(kinds: Counter[str] | dict[str, int], out: Path, elapsed: floa
     print(f"wrote {sum(kinds.values()):,} documents in {files} files to {out} in {elapsed:.2f}s")
     for kind, n in sorted(kinds.items(), key=lambda kv: -kv[1]):
         print(f"  {kind:<22} {n:>8,}")
+
+
+def generator_main(argv: list[str] | None, description: str, name: str,
+                   add_shape_arguments: Callable[[argparse.ArgumentParser], None],
+                   shape_from: Callable[[argparse.Namespace], Any],
+                   generate: Callable[[Any, Path, int], Counter[str] | dict[str, int]]) -> int:
+    """The command line of a shape generator (generate_engine.py, generate_preemption.py): --out, --per-file and
+    the shape's own options; writes the manifests and says what it wrote. Exit 2 on a shape it cannot make."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, required=True, help="output directory (created if missing)")
+    parser.add_argument("--per-file", type=int, default=5000, help="maximum documents per file (default 5000)")
+    add_shape_arguments(parser)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        kinds = generate(shape_from(args), args.out, args.per_file)
+    except ValueError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    print_written(kinds, args.out, time.perf_counter() - start)
+    return 0
 
 
 if __name__ == "__main__":

@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -55,7 +54,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import _chunks, print_written, to_yaml  # noqa: E402  (benchmarks/ is not a package)
+from generate import _chunks, generator_main, to_yaml  # noqa: E402  (benchmarks/ is not a package)
 
 API = "kueue.x-k8s.io/v1beta2"
 # Before kqctl's default simulation clock (2026-01-01T00:00:00Z), so every workload exists "now".
@@ -313,20 +312,8 @@ def shape_from(args: argparse.Namespace) -> Shape:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, required=True, help="output directory (created if missing)")
-    parser.add_argument("--per-file", type=int, default=5000, help="maximum documents per file (default 5000)")
-    add_shape_arguments(parser)
-    args = parser.parse_args(argv)
-    start = time.perf_counter()
-    try:
-        kinds = generate(shape_from(args), args.out, args.per_file)
-    except ValueError as exc:
-        print(f"generate_engine.py: {exc}", file=sys.stderr)
-        return 2
-    print_written(kinds, args.out, time.perf_counter() - start)
-    return 0
-
+    description = __doc__.splitlines()[0] if __doc__ else ""
+    return generator_main(argv, description, "generate_engine.py", add_shape_arguments, shape_from, generate)
 
 if __name__ == "__main__":
     sys.exit(main())
