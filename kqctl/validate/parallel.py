@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeVar
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
 from kqctl.k8s.kinds import KindRegistry
-from kqctl.load.documents import Document, decode_text, parse_documents
+from kqctl.load.documents import Document
 from kqctl.load.objects import (
     DUPLICATE_HINT,
     LoadedObject,
@@ -34,7 +34,6 @@ from kqctl.load.objects import (
     read_documents,
     read_files,
 )
-from kqctl.load.sources import read_source
 from kqctl.origin import FieldPath, Origin
 from kqctl.validate.gate import Checks, defaulted_fields
 from kqctl.validate.profile import ValidationProfile
@@ -280,8 +279,7 @@ def _validate_one(name: str, job: Job) -> FilePart:
 
     part = FilePart()
     try:
-        source = read_source(name)
-        documents = parse_documents(decode_text(source.data, source.name), source.name)
+        documents = read_documents(name)
     except InputError as exc:
         part.unreadable = exc
         part.reports.append(unreadable_report(exc))
@@ -496,8 +494,7 @@ class _LineCache:
         """The line of ``path`` (from the top of the document) in the document at ``origin``."""
         documents = self.documents.get(origin.file)
         if documents is None:
-            source = read_source(origin.file)
-            documents = parse_documents(decode_text(source.data, source.name), source.name)
+            documents = read_documents(origin.file)
             self.documents[origin.file] = documents
         return documents[origin.index].line_of(path)
 
