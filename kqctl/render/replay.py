@@ -224,19 +224,18 @@ def render_tables(report: TimelineReport, out: TextIO, view: TableOptions, units
     write_wrapped(out, headline(report))
     out.write("\n")
     plural = f"{words.workload}s"
-    for title, table, what in (
+    for title, table, what, footnote in (
         (f"Time until {words.started} per {words.queue}", group_table(words.queue, report.by_queue, words),
-         f"{words.queue}s"),
+         f"{words.queue}s", None),
         (f"Time until {words.started} per priority", group_table("Priority", report.by_priority, words),
-         "priorities"),
+         "priorities", None),
         (f"Usage over time ({words.measure}, mean and peak over the replay)",
-         usage_table(report.usage, units, words), "usage rows"),
+         usage_table(report.usage, units, words), "usage rows", usage_footnote(report.usage, words)),
         (f"{plural[0].upper()}{plural[1:]} (Wait: until {words.started}; Finished after: from arrival)", workloads,
-         plural),
+         plural, None),
     ):
         out.write(title + ":\n")
         write_limited(out, table, view, paint, what)
-        footnote = usage_footnote(report.usage, words) if what == "usage rows" else None
         if footnote is not None:
             write_wrapped(out, footnote)
         out.write("\n")
