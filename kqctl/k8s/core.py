@@ -176,6 +176,18 @@ def metadata(body: Mapping[str, Any]) -> Fields:
     return Fields(body, ()).child("metadata")
 
 
+DEFAULT_NAMESPACE = "default"
+
+
+def namespace_of(meta: Any, namespaced: bool) -> str | None:
+    """An object's namespace as written in its metadata; a namespaced object without one lands in ``default``, as
+    kubectl puts it (None for cluster-scoped objects)."""
+    namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+    if isinstance(namespace, str) and namespace:
+        return namespace
+    return DEFAULT_NAMESPACE if namespaced else None
+
+
 # --- core/v1 and scheduling.k8s.io/v1 kinds -----------------------------------------------------
 
 

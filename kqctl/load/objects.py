@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error, warning
+from kqctl.k8s.core import namespace_of
 from kqctl.k8s.kinds import KindInfo, KindRegistry, split_api_version
 from kqctl.load.documents import Document, decode_text, parse_documents
 from kqctl.load.sources import STDIN_NAME, expand_paths, read_source
@@ -41,6 +42,10 @@ class LoadedObject:
     # The scheduler the kqctl snapshot holding this object was saved for (its List's kqctl.dev/scheduler
     # annotation), None elsewhere: another scheduler's pods in it are other pods on the nodes, not that scheduler's.
     read_for: str | None = None
+    # (stored body, the scheduler's model of it): decoded ahead by the process that read the file
+    # (kqctl.validate.parallel.read_checked), so that a large input is decoded on every core. The snapshot takes
+    # the model only while ``body`` is still that very stored body (the gate makes it so); else it decodes anew.
+    decoded: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 
     def set_by(self, path: FieldPath) -> str | None:
         """The --set that wrote ``path`` (or a field above it), if one did."""
@@ -81,10 +86,7 @@ class LoadedObject:
     @property
     def namespace(self) -> str | None:
         """The namespace as written; namespaced objects without one land in ``default`` (kubectl's default)."""
-        namespace = self.metadata.get("namespace")
-        if isinstance(namespace, str) and namespace:
-            return namespace
-        return "default" if self.info is not None and self.info.namespaced else None
+        return namespace_of(self.metadata, self.info is not None and self.info.namespaced)
 
     @property
     def known(self) -> bool:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from kqctl.k8s.core import LimitRange, Namespace, PriorityClass
+from kqctl.k8s.core import LimitRange, Namespace, PriorityClass, namespace_of
 from kqctl.kueue.api.config import KueueConfig
 from kqctl.kueue.api.models import (
     AdmissionCheck,
@@ -19,6 +20,52 @@ from kqctl.kueue.api.models import (
     Workload,
     WorkloadPriorityClass,
 )
+
+
+class DefaultedFields(Mapping[str, dict[str, Any]]):
+    """DEF-1, per object ("ClusterQueue/team-a", "Workload/ns/name"): {field path as validate writes it: the value
+    the API server stores} for the fields of its spec the input left out.
+
+    Noted for every admitted object as the snapshot is built, and worked out the first time any is looked up: every
+    one of 50,000 Workloads has ``spec.active`` filled in, and only explain reads them, for two objects.
+    """
+
+    def __init__(self) -> None:
+        # (kind as keyed, namespaced, the stored body, the paths filled in)
+        self._noted: list[tuple[str, bool, Mapping[str, Any], tuple[tuple[str | int, ...], ...]]] = []
+        self._fields: dict[str, dict[str, Any]] = {}
+
+    def note(self, kind: str, namespaced: bool, body: Mapping[str, Any],
+             paths: tuple[tuple[str | int, ...], ...]) -> None:
+        """The spec ``paths`` the API server filled in of an object of ``kind`` it stores as ``body``."""
+        self._noted.append((kind, namespaced, body, paths))
+
+    def _worked_out(self) -> dict[str, dict[str, Any]]:
+        from kqctl.origin import format_path
+
+        for kind, namespaced, body, paths in self._noted:
+            meta = body.get("metadata")
+            name = meta.get("name") if isinstance(meta, Mapping) else None
+            namespace = namespace_of(meta, namespaced)
+            key = f"{kind}/{namespace}/{name}" if namespace is not None else f"{kind}/{name}"
+            self._fields[key] = {format_path(path): _value_at(body, path) for path in paths}
+        self._noted.clear()
+        return self._fields
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        return self._worked_out()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._worked_out())
+
+    def __len__(self) -> int:
+        return len(self._worked_out())
+
+
+def _value_at(body: Any, path: tuple[str | int, ...]) -> Any:
+    for part in path:
+        body = body[part]
+    return body
 
 
 @dataclass
@@ -50,4 +97,4 @@ class Snapshot:
     # ("ClusterQueue/team-a", "Workload/ns/name") -> {field path as validate writes it: the value stored}, e.g.
     # {"spec.queueingStrategy": "BestEffortFIFO"}; empty for objects simulated as given (--as-given) or read from
     # a cluster (stored objects: nobody knows what was written).
-    defaulted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    defaulted: DefaultedFields = field(default_factory=DefaultedFields)

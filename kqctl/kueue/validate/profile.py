@@ -69,6 +69,13 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
     return run_rules(rules, body)
 
 
+def decode_ahead(obj: LoadedObject, stored: dict[str, Any]) -> Any:
+    """The snapshot's Workload model of a stored Workload, made where its file is read (kqctl.kueue.load)."""
+    from kqctl.kueue.load import decode_ahead as workload_model
+
+    return workload_model(obj, stored)
+
+
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
     path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
     return Finding(finding.rule_id, finding.severity, path, finding.message, finding.hint,
@@ -91,4 +98,5 @@ PROFILE = ValidationProfile(
     # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
     cross_object_refusals=no_refusals,
     trim=crossobject.trimmed,
+    decode_ahead=decode_ahead,
 )
