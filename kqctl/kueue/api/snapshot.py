@@ -52,6 +52,10 @@ class DefaultedFields(Mapping[str, dict[str, Any]]):
         self._noted.clear()
         return self._fields
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Sent to other processes (plan's executor) worked out: the bodies noted would weigh far more.
+        return _defaulted_fields, (self._worked_out(),)
+
     def __getitem__(self, key: str) -> dict[str, Any]:
         return self._worked_out()[key]
 
@@ -60,6 +64,12 @@ class DefaultedFields(Mapping[str, dict[str, Any]]):
 
     def __len__(self) -> int:
         return len(self._worked_out())
+
+
+def _defaulted_fields(fields: dict[str, dict[str, Any]]) -> DefaultedFields:
+    made = DefaultedFields()
+    made._fields = fields
+    return made
 
 
 def _value_at(body: Any, path: tuple[str | int, ...]) -> Any:
