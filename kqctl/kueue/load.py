@@ -32,6 +32,7 @@ from kqctl.kueue.api.models import (
     WorkloadPriorityClass,
 )
 from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.api.stored import with_namespace
 from kqctl.kueue.api.versions import to_v1beta2
 from kqctl.kueue.kinds import CONFIG_GROUP as KUEUE_CONFIG_GROUP
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
@@ -135,24 +136,10 @@ def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int
                      "validate shows every problem)", line=obj.line_of(path), index=obj.origin.index)
 
 
-def decode_ahead(obj: LoadedObject, stored: dict[str, Any]) -> Workload | None:
-    """The Workload model the snapshot would add for ``obj`` once the gate stores ``stored`` as its body, worked
-    out by the process that read its file (validation profile hook ``decode_ahead``): on a large input, decoding
-    50,000 Workloads was a second of the snapshot's work on one core. None for anything else, and wherever the
-    snapshot must decide and word a problem itself (it then decodes as usual)."""
-    if obj.info is None or obj.info.group != KUEUE_GROUP or obj.info.kind != "Workload":
-        return None
-    try:
-        conversion = to_v1beta2(stored, copy_hub=False)
-        if any(issue.severity == "error" for issue in conversion.issues):
-            return None
-        return Workload.from_v1beta2(_with_namespace(conversion.body, obj), obj.origin)
-    except Exception:  # noqa: BLE001  # the snapshot decodes it again and refuses it, located, as it always did
-        return None
-
-
 def _decoded_ahead(obj: LoadedObject) -> Workload | None:
-    """decode_ahead's model, if made for the body the object holds now (the gate stored that very body)."""
+    """The model the process reading its file made (validation profile hook ``decode_ahead``), if made of the body
+    the object holds now (the gate stored that very body): on a large input, decoding 50,000 Workloads was a
+    second of the snapshot's work on one core."""
     ahead = obj.decoded
     return ahead[1] if ahead is not None and ahead[0] is obj.body and isinstance(ahead[1], Workload) else None
 
@@ -267,10 +254,7 @@ def _add_config(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
 
 def _with_namespace(body: dict[str, Any], obj: LoadedObject) -> dict[str, Any]:
     """Namespaced objects without a namespace land in ``default``, as kubectl would put them."""
-    meta = body.get("metadata")
-    if isinstance(meta, dict) and meta.get("namespace"):
-        return body
-    return {**body, "metadata": {**(meta if isinstance(meta, dict) else {}), "namespace": obj.namespace}}
+    return with_namespace(body, obj.namespace)
 
 
 _SUBMITTED_KINDS = {("batch", "Job"), ("", "Pod")}

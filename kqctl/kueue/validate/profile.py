@@ -70,10 +70,12 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
 
 
 def decode_ahead(obj: LoadedObject, stored: dict[str, Any]) -> Any:
-    """The snapshot's Workload model of a stored Workload, made where its file is read (kqctl.kueue.load)."""
-    from kqctl.kueue.load import decode_ahead as workload_model
+    """The snapshot's model of a Workload the API server stores as ``stored``, made where its file is read."""
+    if obj.info is None or obj.info.group != GROUP or obj.info.kind != "Workload":
+        return None
+    from kqctl.kueue.api.stored import stored_workload
 
-    return workload_model(obj, stored)
+    return stored_workload(stored, obj.namespace, obj.origin)
 
 
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
