@@ -278,10 +278,15 @@ def _type_name(value: Any) -> str:
 
 def identity(obj: LoadedObject) -> tuple[str, str, str, str] | None:
     """(group, kind, namespace, name): two objects with the same identity are the same object."""
-    if obj.info is None or obj.name is None or not obj.info.api_object:
+    info = obj.info
+    if info is None or not info.api_object:
         return None
-    kind = "LocalQueue" if obj.info.kind == "Queue" else obj.info.kind  # LEG-1: the same kind renamed
-    return obj.info.group, kind, obj.namespace or "", obj.name
+    meta = obj.metadata  # read once: this runs for every object of the input
+    name = meta.get("name")
+    if not isinstance(name, str):
+        return None
+    kind = "LocalQueue" if info.kind == "Queue" else info.kind  # LEG-1: the same kind renamed
+    return info.group, kind, namespace_of(meta, info.namespaced) or "", name
 
 
 DUPLICATE_HINT = "each object may be defined once across all inputs; --override lets the one read last win"

@@ -144,3 +144,28 @@ def test_checks_made_by_the_readers_refuse_with_the_words_and_place_of_one_proce
         tmp_path: Any, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     one, two = _admitted_both_ways(tmp_path, files, monkeypatch)
     assert isinstance(one, str) and one == two
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n", False),
+    ("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\nspec: {weight: 1}\n", True),
+], ids=["none-of-its-kinds", "one-of-its-kinds"])
+def test_the_gate_asks_a_schedulers_cross_object_checks_only_when_one_of_their_kinds_is_there(
+        text: str, asked: bool) -> None:
+    """As validate's parallel merge: kinds are counted once, and a scheduler none of whose kinds is in the input is
+    not asked (its checks find nothing there)."""
+    import dataclasses
+
+    from kqctl.validate.profile import ValidationProfile
+
+    calls: list[int] = []
+
+    def refusals(objects: Any) -> list[Any]:
+        calls.append(len(objects))
+        return []
+
+    profile = dataclasses.replace(next(p for p in validation_profiles(None) if p.scheduler == "volcano"),
+                                  cross_object_refusals=refusals)
+    assert isinstance(profile, ValidationProfile) and "Queue" in (profile.cross_object_needs or ())
+    admit(_loaded(text), (profile,))
+    assert bool(calls) is asked
