@@ -110,6 +110,7 @@ class Scheduler:
     # (ClusterQueue, namespace) -> _namespace_refusal's answer
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
+    _tas_only_queues: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @property
     def assignment_memo(self) -> AssignmentMemo:
@@ -261,7 +262,7 @@ class Scheduler:
         """
         if assignment.representative_mode() != PREEMPT:
             return
-        if not (workload_requests_tas(workload) or is_tas_only(cq.model, self.cache.flavors)):
+        if not (self._requests_tas(workload) or self._tas_only(cq)):
             return
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
         requests = tas_assigner.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment,
@@ -306,10 +307,24 @@ class Scheduler:
         partial admission (REQ-14) tries smaller counts."""
         if self._concurrent_admission:
             return False
-        if self._topology_aware and (self.cache.tas.flavors or is_tas_only(cq.model, self.cache.flavors)
-                                     or workload_requests_tas(workload)):
+        if self._topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
             return False
         return not (self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted())
+
+    def _tas_only(self, cq: ClusterQueueState) -> bool:
+        """TAS-1 isTASOnly (the ClusterQueues and flavors never change during a run: asked once per ClusterQueue)."""
+        known = self._tas_only_queues.get(cq.name)
+        if known is None:
+            known = self._tas_only_queues[cq.name] = is_tas_only(cq.model, self.cache.flavors)
+        return known
+
+    @staticmethod
+    def _requests_tas(workload: WorkloadInfo) -> bool:
+        """TAS-2: a pod set asks for a topology (a workload model's pod sets never change: asked once per model)."""
+        derived = workload.derived
+        if derived.requests_tas is None:
+            derived.requests_tas = workload_requests_tas(workload)
+        return derived.requests_tas
 
     def _no_victims(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> bool:
         return not self.preemptor.get_targets(workload, cq, assignment)
@@ -329,7 +344,7 @@ class Scheduler:
             if targets:
                 return full, targets
             if reads is not None:
-                reads.append((NO_VICTIMS, (), True))
+                reads.append((NO_VICTIMS, (full,), True))
         if self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted():
             found = self._reduce(workload, cq, assigner)
             if found is not None:
@@ -537,15 +552,24 @@ class Scheduler:
               victims: dict[str, Target], targets: list[Target]) -> str:
         """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
-        for workload in gone.values():
-            self.cache.remove_workload(workload)
-        try:
+        if not gone:
             if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
                 return FITS_NO_QUOTA
             return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
-        finally:
+        held = all(w.admission is not None and w.key in self.cache.cluster_queues[w.admission.cluster_queue].workloads
+                   for w in gone.values() if w.admission is not None and w.admission.cluster_queue
+                   in self.cache.cluster_queues)
+        # Every one of them holds quota now and is put back: the trees end as they were (else new versions).
+        with self.cache.trial([cq, *(t.cluster_queue for t in [*victims.values(), *targets])] if held else ()):
             for workload in gone.values():
-                self.cache.add_workload(workload)
+                self.cache.remove_workload(workload)
+            try:
+                if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
+                    return FITS_NO_QUOTA
+                return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
+            finally:
+                for workload in gone.values():
+                    self.cache.add_workload(workload)
 
     def _capacity_to_reserve(self, entry: Entry) -> dict[FlavorResource, int]:
         """CYC-8.2: what a preemptor without candidates holds for the rest of the cycle."""

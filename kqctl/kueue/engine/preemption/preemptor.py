@@ -67,9 +67,10 @@ class Preemptor:
             targets = self._search(PreemptionContext(workload, cq, {fr}, {fr: quantity}))
             if not targets:
                 return "NoCandidates", self.cache.borrowing_level(cq, fr, quantity)[0]
-            take_out(self.cache, [t.workload for t in targets])
-            level = self.cache.borrowing_level(cq, fr, quantity)[0]
-            put_back(self.cache, [t.workload for t in targets])
+            with self.cache.trial((cq,)):  # the victims are in the preemptor's tree
+                take_out(self.cache, [t.workload for t in targets])
+                level = self.cache.borrowing_level(cq, fr, quantity)[0]
+                put_back(self.cache, [t.workload for t in targets])
             same_cq = any(t.cluster_queue is cq for t in targets)
             return ("Preempt" if same_cq else "Reclaim"), level
         return simulate
@@ -78,4 +79,6 @@ class Preemptor:
         order = CandidateOrder(self.now, self.lq_score)
         if self.fair_sharing:
             return FairSharingPreemption(self.cache, order, self.strategies, self.gates_within_nominal).targets(context)
-        return ClassicalPreemption(self.cache, order).targets(context)
+        # The classical search takes candidates of the preemptor's tree out and puts every one back, on every path.
+        with self.cache.trial((context.cq,)):
+            return ClassicalPreemption(self.cache, order).targets(context)

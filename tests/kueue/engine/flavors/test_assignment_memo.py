@@ -58,10 +58,12 @@ def test_cyc_5_an_equal_head_gets_the_answer_kept_for_the_first_while_its_figure
 def test_cyc_5_pre_11_the_kept_figures_are_those_read_in_order_with_the_oracle_answer() -> None:
     sim = busy_cohort(workload("first", "lq-b", cpu="2"))
     assign(sim, "ns/first")
-    [traces] = sim.scheduler.assignment_memo._traces.values()
-    kinds = [kind for kind, _, _ in traces[0].reads]
+    memo = sim.scheduler.assignment_memo
+    [key] = memo._asks
+    [reads] = memo.kept_reads(key)
+    kinds = [kind for kind, _, _ in reads]
     assert kinds[0] == AVAILABLE and ORACLE in kinds
-    assert traces[0].reads[0][2] == 0  # nothing available: the cohort is full
+    assert reads[0][2] == 0  # nothing available: the cohort is full
 
 
 def test_cyc_5_a_changed_figure_makes_the_next_head_work_its_answer_out_again() -> None:
