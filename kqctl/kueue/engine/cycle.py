@@ -43,6 +43,7 @@ from kqctl.kueue.engine.flavors.assignment import (
     Assignment,
     Oracle,
     format_attempts,
+    total_requests_for,
 )
 from kqctl.kueue.engine.flavors.assignment_memo import (
     NO_VICTIMS,
@@ -52,7 +53,7 @@ from kqctl.kueue.engine.flavors.assignment_memo import (
     recording_oracle,
 )
 from kqctl.kueue.engine.preemption.preemptor import Preemptor
-from kqctl.kueue.engine.preemption.targets import Target, preemption_message
+from kqctl.kueue.engine.preemption.targets import PreemptionContext, Target, preemption_message
 from kqctl.kueue.engine.queues import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
@@ -111,6 +112,9 @@ class Scheduler:
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
     _tas_only_queues: dict[str, bool] = field(default_factory=dict, repr=False)
+    # id of a kept assignment -> (the assignment, the shape, its flavors needing preemption, the preemptor's usage)
+    _victim_requests: dict[int, tuple[Assignment, str, set[FlavorResource], dict[FlavorResource, int]]] = field(
+        default_factory=dict, repr=False)
 
     @property
     def assignment_memo(self) -> AssignmentMemo:
@@ -327,7 +331,17 @@ class Scheduler:
         return derived.requests_tas
 
     def _no_victims(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> bool:
-        return not self.preemptor.get_targets(workload, cq, assignment)
+        """The assignment memo's victim check for a kept answer (PRE-2). What the search is asked (the flavors needing
+        preemption, the preemptor's usage on its flavors) follows from the answer and the workload's shape (CYC-12:
+        pod counts and totals), which the memo's key holds: worked out once per kept answer and shape."""
+        known = self._victim_requests.get(id(assignment))
+        if known is None or known[0] is not assignment or known[1] != workload.shape:
+            if len(self._victim_requests) >= 4096:
+                self._victim_requests.clear()
+            known = self._victim_requests[id(assignment)] = (assignment, workload.shape,
+                                                              assignment.flavors_needing_preemption(),
+                                                              total_requests_for(workload, assignment))
+        return not self.preemptor.search(PreemptionContext(workload, cq, known[2], known[3]))
 
     def _assign(self, workload: WorkloadInfo, cq: ClusterQueueState, nomination: dict[str, dict[str, str]] | None,
                 cache: QuotaReads, oracle: Oracle, reads: list[Read] | None) -> tuple[Assignment, list[Target]]:
