@@ -570,11 +570,9 @@ class Scheduler:
             if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
                 return FITS_NO_QUOTA
             return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
-        held = all(w.admission is not None and w.key in self.cache.cluster_queues[w.admission.cluster_queue].workloads
-                   for w in gone.values() if w.admission is not None and w.admission.cluster_queue
-                   in self.cache.cluster_queues)
-        # Every one of them holds quota now and is put back: the trees end as they were (else new versions).
-        with self.cache.trial([cq, *(t.cluster_queue for t in [*victims.values(), *targets])] if held else ()):
+        # When every one of them holds quota now, taking them out and back leaves the trees as they were.
+        trees = [cq, *(t.cluster_queue for t in [*victims.values(), *targets])] if self._all_held(gone) else []
+        with self.cache.trial(trees):
             for workload in gone.values():
                 self.cache.remove_workload(workload)
             try:
@@ -584,6 +582,15 @@ class Scheduler:
             finally:
                 for workload in gone.values():
                     self.cache.add_workload(workload)
+
+    def _all_held(self, workloads: dict[str, WorkloadInfo]) -> bool:
+        """Every workload is among those holding quota in its ClusterQueue (or in none the cache knows)."""
+        for workload in workloads.values():
+            assert workload.admission is not None
+            state = self.cache.cluster_queues.get(workload.admission.cluster_queue)
+            if state is not None and workload.key not in state.workloads:
+                return False
+        return True
 
     def _capacity_to_reserve(self, entry: Entry) -> dict[FlavorResource, int]:
         """CYC-8.2: what a preemptor without candidates holds for the rest of the cycle."""
