@@ -7,7 +7,8 @@ are skipped when looking for preemption candidates, but their quota and usage st
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,9 +157,17 @@ class QuotaCache:
         self.quota_changes = 0  # how many times update_nominal_quota changed a quota (assignment_memo's key)
         # TAS-1, TAS-4: TAS flavors and node usage (TopologyAwareScheduling gate; empty without it).
         self.tas = TASCache(self.flavors, snapshot.topologies, snapshot.nodes, topology_aware)
+        # QuotaNode.version values: every change of a tree's usage or quota gives its root a value never used
+        # before, and a trial that undoes its changes gives back the value it found (see :meth:`trial`), so a
+        # version names one state of its tree. Figures read of a tree are kept under that name (``_reads``).
+        self._fresh_versions = itertools.count(1)
+        self._reads: dict[int, dict[tuple[object, ...], object]] = {}
         self._build(snapshot)
         self._child_queues.clear()  # in case building asked before every active flag was final
         self._heights.clear()
+        self._roots = {name: self.root_of(state) for name, state in self.cluster_queues.items()}
+        for root in {id(r): r for r in self._roots.values()}.values():
+            root.version = next(self._fresh_versions)
 
     # --- building ------------------------------------------------------------------------------------
 
@@ -295,8 +304,25 @@ class QuotaCache:
         names = [state.name, *(a.name for a in state.node.ancestors())]
         return "/" + "/".join(reversed(names))
 
+    def figures(self, state: ClusterQueueState) -> dict[tuple[object, ...], object]:
+        """Figures worked out of the state's tree in its current version, by what they are (a version is never
+        reused for another state of the tree, so a figure kept under it is the figure worked out now). Only for
+        figures that depend on the tree's quotas and usage and on nothing else, its workloads' order included."""
+        version = self._root(state).version
+        figures = self._reads.get(version)
+        if figures is None:
+            if len(self._reads) >= 64:  # versions of trials and older states are seldom read again
+                self._reads.clear()
+            figures = self._reads[version] = {}
+        return figures
+
     def available(self, state: ClusterQueueState, fr: FlavorResource) -> int:
-        return available(state.node, fr)
+        figures = self.figures(state)
+        key = (0, state.name, fr)
+        found = figures.get(key)
+        if found is None:
+            found = figures[key] = available(state.node, fr)
+        return found  # type: ignore[return-value]
 
     def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int:
         return potential(state.node, fr)
@@ -307,6 +333,14 @@ class QuotaCache:
         Kueue's ``FindHeightOfLowestSubtreeThatFits``: 0 within the ClusterQueue's own quota, else the
         height of the lowest cohort whose subtree still has room.
         """
+        figures = self.figures(state)
+        key = (1, state.name, fr, value)
+        found = figures.get(key)
+        if found is None:
+            found = figures[key] = self._borrowing_level(state, fr, value)
+        return found  # type: ignore[return-value]
+
+    def _borrowing_level(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]:
         if not state.borrowing_with(fr, value) or not state.has_parent:
             return 0, state.has_parent
         remaining = sat_sub(value, state.node.local_available(fr))
@@ -357,7 +391,7 @@ class QuotaCache:
         for queue in tree:
             for workload in queue.workloads.values():
                 self.add_usage(queue, workload.usage())
-        self.root_of(state).version += 1
+        self.root_of(state).version = next(self._fresh_versions)
         state.generation += 1
         self.quota_changes += 1
         return True
@@ -365,16 +399,45 @@ class QuotaCache:
     def add_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
         for fr, value in usage.items():
             add_usage(state.node, fr, value)
-        self.root_of(state).version += 1
+        self._root(state).version = next(self._fresh_versions)
 
     def remove_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
         for fr, value in usage.items():
             remove_usage(state.node, fr, value)
-        self.root_of(state).version += 1
+        self._root(state).version = next(self._fresh_versions)
+
+    def _root(self, state: ClusterQueueState) -> QuotaNode:
+        root = self._roots.get(state.name)
+        return root if root is not None else self.root_of(state)
 
     def tree_version(self, state: ClusterQueueState) -> int:
-        """How many times usage or quota changed in the ClusterQueue's quota tree (QuotaNode.version)."""
-        return self.root_of(state).version
+        """The state of the ClusterQueue's quota tree: equal versions mean equal usage and quotas
+        (QuotaNode.version)."""
+        return self._root(state).version
+
+    def trial(self, states: Iterable[ClusterQueueState]) -> Trial:
+        """A block that changes the trees of ``states`` and undoes every change before it ends (a preemption search
+        taking candidates out and putting them back): the trees get back the versions they had, as their states are
+        the ones they had. Only for blocks that undo every change they make to those trees, on every path."""
+        return Trial([(root, root.version) for root in {id(r): r for r in map(self._root, states)}.values()])
+
+
+class Trial:
+    """:meth:`QuotaCache.trial`'s block: gives the trees their versions back when it ends (not on an exception: a
+    block that stopped half-way may not have undone its changes)."""
+
+    __slots__ = ("_saved",)
+
+    def __init__(self, saved: list[tuple[QuotaNode, int]]) -> None:
+        self._saved = saved
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        if kind is None:
+            for root, version in self._saved:
+                root.version = version
 
 
 def _attach(child: QuotaNode, parent: QuotaNode) -> None:

@@ -43,6 +43,7 @@ from kqctl.kueue.engine.flavors.assignment import (
     Assignment,
     Oracle,
     format_attempts,
+    total_requests_for,
 )
 from kqctl.kueue.engine.flavors.assignment_memo import (
     NO_VICTIMS,
@@ -52,7 +53,7 @@ from kqctl.kueue.engine.flavors.assignment_memo import (
     recording_oracle,
 )
 from kqctl.kueue.engine.preemption.preemptor import Preemptor
-from kqctl.kueue.engine.preemption.targets import Target, preemption_message
+from kqctl.kueue.engine.preemption.targets import PreemptionContext, Target, preemption_message
 from kqctl.kueue.engine.queues import (
     FAILED_AFTER_NOMINATION,
     GENERIC,
@@ -110,6 +111,10 @@ class Scheduler:
     # (ClusterQueue, namespace) -> _namespace_refusal's answer
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
+    _tas_only_queues: dict[str, bool] = field(default_factory=dict, repr=False)
+    # id of a kept assignment -> (the assignment, the shape, its flavors needing preemption, the preemptor's usage)
+    _victim_requests: dict[int, tuple[Assignment, str, set[FlavorResource], dict[FlavorResource, int]]] = field(
+        default_factory=dict, repr=False)
 
     @property
     def assignment_memo(self) -> AssignmentMemo:
@@ -261,7 +266,7 @@ class Scheduler:
         """
         if assignment.representative_mode() != PREEMPT:
             return
-        if not (workload_requests_tas(workload) or is_tas_only(cq.model, self.cache.flavors)):
+        if not (self._requests_tas(workload) or self._tas_only(cq)):
             return
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
         requests = tas_assigner.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment,
@@ -306,13 +311,37 @@ class Scheduler:
         partial admission (REQ-14) tries smaller counts."""
         if self._concurrent_admission:
             return False
-        if self._topology_aware and (self.cache.tas.flavors or is_tas_only(cq.model, self.cache.flavors)
-                                     or workload_requests_tas(workload)):
+        if self._topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
             return False
         return not (self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted())
 
+    def _tas_only(self, cq: ClusterQueueState) -> bool:
+        """TAS-1 isTASOnly (the ClusterQueues and flavors never change during a run: asked once per ClusterQueue)."""
+        known = self._tas_only_queues.get(cq.name)
+        if known is None:
+            known = self._tas_only_queues[cq.name] = is_tas_only(cq.model, self.cache.flavors)
+        return known
+
+    @staticmethod
+    def _requests_tas(workload: WorkloadInfo) -> bool:
+        """TAS-2: a pod set asks for a topology (a workload model's pod sets never change: asked once per model)."""
+        derived = workload.derived
+        if derived.requests_tas is None:
+            derived.requests_tas = workload_requests_tas(workload)
+        return derived.requests_tas
+
     def _no_victims(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> bool:
-        return not self.preemptor.get_targets(workload, cq, assignment)
+        """The assignment memo's victim check for a kept answer (PRE-2). What the search is asked (the flavors needing
+        preemption, the preemptor's usage on its flavors) follows from the answer and the workload's shape (CYC-12:
+        pod counts and totals), which the memo's key holds: worked out once per kept answer and shape."""
+        known = self._victim_requests.get(id(assignment))
+        if known is None or known[0] is not assignment or known[1] != workload.shape:
+            if len(self._victim_requests) >= 4096:
+                self._victim_requests.clear()
+            known = self._victim_requests[id(assignment)] = (assignment, workload.shape,
+                                                              assignment.flavors_needing_preemption(),
+                                                              total_requests_for(workload, assignment))
+        return not self.preemptor.search(PreemptionContext(workload, cq, known[2], known[3]))
 
     def _assign(self, workload: WorkloadInfo, cq: ClusterQueueState, nomination: dict[str, dict[str, str]] | None,
                 cache: QuotaReads, oracle: Oracle, reads: list[Read] | None) -> tuple[Assignment, list[Target]]:
@@ -329,7 +358,7 @@ class Scheduler:
             if targets:
                 return full, targets
             if reads is not None:
-                reads.append((NO_VICTIMS, (), True))
+                reads.append((NO_VICTIMS, (full,), True))
         if self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted():
             found = self._reduce(workload, cq, assigner)
             if found is not None:
@@ -537,15 +566,31 @@ class Scheduler:
               victims: dict[str, Target], targets: list[Target]) -> str:
         """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
-        for workload in gone.values():
-            self.cache.remove_workload(workload)
-        try:
+        if not gone:
             if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
                 return FITS_NO_QUOTA
             return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
-        finally:
+        # When every one of them holds quota now, taking them out and back leaves the trees as they were.
+        trees = [cq, *(t.cluster_queue for t in [*victims.values(), *targets])] if self._all_held(gone) else []
+        with self.cache.trial(trees):
             for workload in gone.values():
-                self.cache.add_workload(workload)
+                self.cache.remove_workload(workload)
+            try:
+                if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
+                    return FITS_NO_QUOTA
+                return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
+            finally:
+                for workload in gone.values():
+                    self.cache.add_workload(workload)
+
+    def _all_held(self, workloads: dict[str, WorkloadInfo]) -> bool:
+        """Every workload is among those holding quota in its ClusterQueue (or in none the cache knows)."""
+        for workload in workloads.values():
+            assert workload.admission is not None
+            state = self.cache.cluster_queues.get(workload.admission.cluster_queue)
+            if state is not None and workload.key not in state.workloads:
+                return False
+        return True
 
     def _capacity_to_reserve(self, entry: Entry) -> dict[FlavorResource, int]:
         """CYC-8.2: what a preemptor without candidates holds for the rest of the cycle."""

@@ -439,7 +439,7 @@ class PendingQueue:
             if key not in self.active:
                 self._push_active(workload)
             return
-        if key in self.inadmissible or key in self.active:
+        if key in self._active or key in self._inadmissible or key in self._where:  # in either set already
             return
         bulk = self.equivalence_hashing and reason in (NO_FIT, PREEMPTION_NO_CANDIDATES)
         if bulk and self._grouping:

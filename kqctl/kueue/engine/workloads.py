@@ -146,13 +146,15 @@ class ScanMemory:
 
 class DerivedParts:
     """What the engine works out from a workload model alone (its LimitRanges and the configuration held): the pod
-    sets' requests (REQ-5..9) and the scheduling shape (CYC-12). Neither changes while a simulation runs."""
+    sets' requests (REQ-5..9), the scheduling shape (CYC-12) and whether a pod set asks for a topology (TAS-2).
+    None of them changes while a simulation runs."""
 
-    __slots__ = ("pod_sets", "shape")
+    __slots__ = ("pod_sets", "shape", "requests_tas")
 
     def __init__(self) -> None:
         self.pod_sets: list[PodSetInfo] | None = None
         self.shape: str | None = None
+        self.requests_tas: bool | None = None
 
 
 class WorkloadMemo:

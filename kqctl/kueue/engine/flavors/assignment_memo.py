@@ -32,7 +32,7 @@ from kqctl.kueue.engine.tas_cache import TASCache
 AVAILABLE, POTENTIAL, BORROWING_LEVEL, ORACLE, NO_VICTIMS = range(5)
 Read = tuple[int, tuple[object, ...], object]
 
-TRACES_PER_KEY = 8  # answers kept per ClusterQueue, shape and scan memory (most recently used first)
+ANSWERS_PER_KEY = 64  # answers kept per ClusterQueue, shape and scan memory (then they are dropped and kept anew)
 
 
 class RecordingCache:
@@ -70,20 +70,25 @@ def recording_oracle(oracle: Oracle, reads: list[Read]) -> Oracle:
     return ask
 
 
-@dataclass(frozen=True)
-class Trace:
-    """An answer and the figures it was worked out from, in the order they were read."""
+@dataclass(eq=False)
+class _Ask:
+    """One figure asked on the way to kept answers, and where each of its possible values leads: to the next figure
+    asked or to the answer. The assigner's scan is a pure function of the figures it reads (see above): after equal
+    answers it asks for the same next figure, so the answers kept for a key share their first reads and part where a
+    figure read differently, and a lookup reads each figure of its way once instead of once per kept answer."""
 
-    reads: tuple[Read, ...]
-    answer: Assignment
+    kind: int
+    args: tuple[object, ...]
+    then: dict[object, _Ask | Assignment] = field(default_factory=dict)
 
 
 @dataclass
 class AssignmentMemo:
-    """Victimless assignments by ClusterQueue, shape and scan memory, each with the figures it read."""
+    """Victimless assignments by ClusterQueue, shape and scan memory, each reached through the figures it read."""
 
     cache: QuotaCache
-    _traces: dict[Hashable, list[Trace]] = field(default_factory=dict)
+    _asks: dict[Hashable, _Ask] = field(default_factory=dict)
+    _kept: dict[Hashable, int] = field(default_factory=dict)  # answers kept per key
     hits: int = 0  # answers reused (for tests and benchmarks)
 
     def key(self, cq: ClusterQueueState, shape: str, scan: list[dict[str, int]] | None) -> Hashable:
@@ -92,22 +97,11 @@ class AssignmentMemo:
 
     def find(self, key: Hashable, cq: ClusterQueueState, oracle: Oracle,
              no_victims: Callable[[Assignment], bool]) -> Assignment | None:
-        """A kept answer whose every figure reads the same now (None: none does)."""
-        traces = self._traces.get(key)
-        if not traces:
-            return None
-        for index, trace in enumerate(traces):
-            if self._still_reads(trace, cq, oracle, no_victims):
-                if index:
-                    traces.insert(0, traces.pop(index))
-                self.hits += 1
-                return trace.answer
-        return None
-
-    def _still_reads(self, trace: Trace, cq: ClusterQueueState, oracle: Oracle,
-                     no_victims: Callable[[Assignment], bool]) -> bool:
+        """The kept answer whose every figure reads the same now (None: none does)."""
+        step: _Ask | Assignment | None = self._asks.get(key)
         cache = self.cache
-        for kind, args, answer in trace.reads:
+        while isinstance(step, _Ask):
+            kind, args = step.kind, step.args
             if kind == AVAILABLE:
                 now: object = cache.available(cq, args[0])  # type: ignore[arg-type]
             elif kind == POTENTIAL:
@@ -117,12 +111,54 @@ class AssignmentMemo:
             elif kind == ORACLE:
                 now = oracle(args[0], args[1])  # type: ignore[arg-type]
             else:
-                now = no_victims(trace.answer)
-            if now != answer:
-                return False
-        return True
+                now = no_victims(args[0])  # type: ignore[arg-type]
+            step = step.then.get(now)
+        if step is None:
+            return None
+        self.hits += 1
+        return step
 
     def keep(self, key: Hashable, reads: list[Read], answer: Assignment) -> None:
-        traces = self._traces.setdefault(key, [])
-        traces.insert(0, Trace(tuple(reads), answer))
-        del traces[TRACES_PER_KEY:]
+        """Keep ``answer`` at the end of the way its reads took (a key with many answers starts again)."""
+        if not reads:
+            return  # nothing read: nothing would tell a later head that the answer still holds
+        kept = self._kept.get(key, 0)
+        if kept >= ANSWERS_PER_KEY:
+            self._asks.pop(key, None)
+            kept = 0
+        self._kept[key] = kept + 1
+        first_kind, first_args, _ = reads[0]
+        step = self._asks.get(key)
+        if step is None:
+            step = self._asks[key] = _Ask(first_kind, first_args)
+        for index, (kind, args, value) in enumerate(reads):
+            # (the assignment a victim search was made for follows from the figures before it: equal, not the same)
+            if step.kind != kind or (kind != NO_VICTIMS and step.args != args):  # not the way an equal scan goes:
+                # start again from this one
+                self._asks.pop(key)
+                self._kept[key] = 0
+                self.keep(key, reads, answer)
+                return
+            following = step.then.get(value)
+            if index + 1 == len(reads):
+                if following is None:
+                    step.then[value] = answer
+                return
+            if not isinstance(following, _Ask):
+                following = step.then[value] = _Ask(*reads[index + 1][:2])
+            step = following
+
+    def kept_reads(self, key: Hashable) -> list[tuple[Read, ...]]:
+        """Every way kept for ``key``: the figures read, in order, with their values (for tests)."""
+        ways: list[tuple[Read, ...]] = []
+
+        def walk(step: _Ask | Assignment, path: tuple[Read, ...]) -> None:
+            if not isinstance(step, _Ask):
+                ways.append(path)
+                return
+            for value, following in step.then.items():
+                walk(following, (*path, (step.kind, step.args, value)))
+
+        if key in self._asks:
+            walk(self._asks[key], ())
+        return ways

@@ -69,7 +69,7 @@ class ClassicalPreemption:
     order: CandidateOrder
 
     def targets(self, context: PreemptionContext) -> list[Target]:
-        if not self._room_possible(context):
+        if not self._room_known_possible(context):
             return []
         same_cq = self._same_queue_candidates(context)
         hierarchy, priority = self._cohort_candidates(context)
@@ -92,6 +92,37 @@ class ClassicalPreemption:
                     return targets
             put_back(self.cache, [t.workload for t in targets])
         return []
+
+    def _room_known_possible(self, context: PreemptionContext) -> bool:
+        """:meth:`_room_possible`, answered from earlier answers of the same state of the tree where they decide.
+
+        For a request of one (flavor, resource) that is the one needing preemption, the answer depends on the tree's
+        state, the preemptor's ClusterQueue and priority, and the amount asked; and it can only go from room to no
+        room as the amount grows: a larger amount borrows no less (``without_borrowing`` and each ``advantage``
+        can only turn false), so each attempt removes no more usage (Q-5: less usage removed, no more available)
+        and must fit more. So once an amount had room, every smaller one has; once one had none, no larger one has.
+        A replay asks this for every size and priority in a row after each requeue (CYC-14), under one state.
+        """
+        usage = context.usage
+        if len(usage) != 1 or context.needed != usage.keys():
+            return self._room_possible(context)
+        [(fr, value)] = usage.items()
+        figures = self.cache.figures(context.cq)
+        key = ("room", context.cq.name, context.preemptor.priority, fr)
+        known = figures.get(key)
+        if known is None:
+            known = figures[key] = [-1, None]  # the largest amount known to have room, the smallest known without
+        assert isinstance(known, list)
+        if value <= known[0]:
+            return True
+        if known[1] is not None and value >= known[1]:
+            return False
+        possible = self._room_possible(context)
+        if possible:
+            known[0] = value
+        else:
+            known[1] = value
+        return possible
 
     def _room_possible(self, context: PreemptionContext) -> bool:
         """Whether some attempt of the search could make the preemptor fit, judged with all its candidates gone.

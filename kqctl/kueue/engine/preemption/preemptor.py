@@ -7,8 +7,7 @@ answers the flavor assigner's preemption oracle (PRE-11). Kueue's ``Preemptor`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -35,21 +34,21 @@ class Preemptor:
     # oracle's search for a flavor is usually the very search get_targets makes next, on the same cache.
     _searched: dict[tuple[object, ...], list[Target]] | None = field(default=None, repr=False)
 
-    @contextmanager
-    def one_workload(self) -> Iterator[None]:
+    def one_workload(self) -> _OneWorkload:
         """While the cache does not change (one workload's flavor assignment and victims), equal searches are
         made once."""
-        outer, self._searched = self._searched, {}
-        try:
-            yield
-        finally:
-            self._searched = outer
+        return _OneWorkload(self)
 
     def get_targets(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> list[Target]:
         """PRE-2: victims for the flavors of ``assignment`` that need preemption (empty: none that make it fit)."""
         context = PreemptionContext(workload, cq, assignment.flavors_needing_preemption(),
                                     total_requests_for(workload, assignment))
         return list(self._search(context))
+
+    def search(self, context: PreemptionContext) -> list[Target]:
+        """PRE-2 for a context built by the caller (its sets are not changed); equal searches made once while one
+        workload's assignment is worked out. The list is shared: not to be changed."""
+        return self._search(context)
 
     def _search(self, context: PreemptionContext) -> list[Target]:
         if self._searched is None:
@@ -67,9 +66,10 @@ class Preemptor:
             targets = self._search(PreemptionContext(workload, cq, {fr}, {fr: quantity}))
             if not targets:
                 return "NoCandidates", self.cache.borrowing_level(cq, fr, quantity)[0]
-            take_out(self.cache, [t.workload for t in targets])
-            level = self.cache.borrowing_level(cq, fr, quantity)[0]
-            put_back(self.cache, [t.workload for t in targets])
+            with self.cache.trial((cq,)):  # the victims are in the preemptor's tree
+                take_out(self.cache, [t.workload for t in targets])
+                level = self.cache.borrowing_level(cq, fr, quantity)[0]
+                put_back(self.cache, [t.workload for t in targets])
             same_cq = any(t.cluster_queue is cq for t in targets)
             return ("Preempt" if same_cq else "Reclaim"), level
         return simulate
@@ -78,4 +78,22 @@ class Preemptor:
         order = CandidateOrder(self.now, self.lq_score)
         if self.fair_sharing:
             return FairSharingPreemption(self.cache, order, self.strategies, self.gates_within_nominal).targets(context)
-        return ClassicalPreemption(self.cache, order).targets(context)
+        # The classical search takes candidates of the preemptor's tree out and puts every one back, on every path.
+        with self.cache.trial((context.cq,)):
+            return ClassicalPreemption(self.cache, order).targets(context)
+
+
+class _OneWorkload:
+    """:meth:`Preemptor.one_workload`'s block (a class: entered once per head of every cycle)."""
+
+    __slots__ = ("_preemptor", "_outer")
+
+    def __init__(self, preemptor: Preemptor) -> None:
+        self._preemptor = preemptor
+        self._outer: dict[tuple[object, ...], list[Target]] | None = None
+
+    def __enter__(self) -> None:
+        self._outer, self._preemptor._searched = self._preemptor._searched, {}
+
+    def __exit__(self, *exc: object) -> None:
+        self._preemptor._searched = self._outer

@@ -58,10 +58,12 @@ def test_cyc_5_an_equal_head_gets_the_answer_kept_for_the_first_while_its_figure
 def test_cyc_5_pre_11_the_kept_figures_are_those_read_in_order_with_the_oracle_answer() -> None:
     sim = busy_cohort(workload("first", "lq-b", cpu="2"))
     assign(sim, "ns/first")
-    [traces] = sim.scheduler.assignment_memo._traces.values()
-    kinds = [kind for kind, _, _ in traces[0].reads]
+    memo = sim.scheduler.assignment_memo
+    [key] = memo._asks
+    [reads] = memo.kept_reads(key)
+    kinds = [kind for kind, _, _ in reads]
     assert kinds[0] == AVAILABLE and ORACLE in kinds
-    assert traces[0].reads[0][2] == 0  # nothing available: the cohort is full
+    assert reads[0][2] == 0  # nothing available: the cohort is full
 
 
 def test_cyc_5_a_changed_figure_makes_the_next_head_work_its_answer_out_again() -> None:
@@ -120,3 +122,36 @@ def test_cyc_5_random_replays_are_the_same_with_answers_reused_or_worked_out_aga
             fresh = replay_snapshot(_snapshot(text), options)
         assert reused == fresh, f"seed {seed}"
     assert hits[0] > 0, hits
+
+
+class _CountingCache:
+    """The figures a lookup reads, counted: 2 cpu available, borrowing level 1 for any amount."""
+
+    quota_changes = 0
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def available(self, state: object, fr: object) -> int:
+        self.asked.append("available")
+        return 2000
+
+    def borrowing_level(self, state: object, fr: object, value: int) -> tuple[int, bool]:
+        self.asked.append("borrowing_level")
+        return 1, False
+
+
+def test_cyc_5_answers_of_one_key_share_their_first_reads_and_a_lookup_reads_each_figure_once() -> None:
+    from kqctl.kueue.engine.flavors.assignment import Assignment
+    from kqctl.kueue.engine.flavors.assignment_memo import BORROWING_LEVEL, AssignmentMemo
+
+    cache = _CountingCache()
+    memo = AssignmentMemo(cache)  # type: ignore[arg-type]
+    when_full, when_free, when_level_1 = Assignment(no_fit_reason="a"), Assignment(no_fit_reason="b"), Assignment()
+    memo.keep("key", [(AVAILABLE, (CPU,), 0)], when_full)
+    memo.keep("key", [(AVAILABLE, (CPU,), 2000), (BORROWING_LEVEL, (CPU, 3000), (0, False))], when_free)
+    memo.keep("key", [(AVAILABLE, (CPU,), 2000), (BORROWING_LEVEL, (CPU, 3000), (1, False))], when_level_1)
+    assert len(memo.kept_reads("key")) == 3
+    found = memo.find("key", None, lambda fr, amount: ("NoCandidates", 0), lambda a: True)  # type: ignore[arg-type]
+    assert found is when_level_1 and cache.asked == ["available", "borrowing_level"]
+    assert memo.find("other", None, lambda fr, amount: ("", 0), lambda a: True) is None  # type: ignore[arg-type]

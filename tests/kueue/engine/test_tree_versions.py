@@ -1,0 +1,194 @@
+"""Figures kept per state of a quota tree (QuotaCache.figures, QuotaCache.trial) and the preemption search's room
+answers reused within one state (ClassicalPreemption._room_known_possible): Kueue's answers are the same whether a
+figure is reused or worked out again (Q-4, Q-5, Q-8, PRE-6, CYC-14)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.engine.cache import QuotaCache
+from kqctl.kueue.engine.preemption.classical import ClassicalPreemption
+from kqctl.kueue.engine.preemption.targets import CandidateOrder, PreemptionContext
+from kqctl.kueue.load import build_snapshot
+from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
+from kqctl.kueue.replay.timeline import TimelineOptions
+from kqctl.load.objects import load_text
+from kqctl.replay.durations import parse_distribution
+from tests.kueue.engine.manifests import cluster_queue, flavor, local_queue, simulation, workload
+from tests.kueue.engine.random_scenarios import scenario
+
+CPU = ("default", "cpu")
+RECLAIM = {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+NOW = datetime(2026, 1, 1, 1, tzinfo=timezone.utc)
+
+
+def _snapshot(text: str) -> Any:
+    return build_snapshot(load_text(ALL_KINDS, text, "random.yaml"), NOW)
+
+
+def cohort_of_two() -> Any:
+    """Two ClusterQueues of 4 cpu in a cohort; ``a`` holds 6 cpu (it borrows 2 of b's)."""
+    return simulation(
+        flavor("default"),
+        cluster_queue("a", {"default": {"cpu": "4"}}, cohort="co", preemption=RECLAIM),
+        cluster_queue("b", {"default": {"cpu": "4"}}, cohort="co", preemption=RECLAIM),
+        local_queue("lq-a", "a"), local_queue("lq-b", "b"),
+        workload("held-1", "lq-a", cpu="3", priority=100, admitted_in="a"),
+        workload("held-2", "lq-a", cpu="3", priority=1000, admitted_in="a"),
+        workload("pending", "lq-b", cpu="1", priority=500),
+    )
+
+
+def test_q_4_a_change_of_usage_gives_the_tree_a_version_never_seen_before() -> None:
+    sim = cohort_of_two()
+    cache, b = sim.cache, sim.cache.cluster_queues["b"]
+    seen = {cache.tree_version(b)}
+    for _ in range(3):
+        cache.add_usage(b, {CPU: 1000})
+        assert cache.tree_version(b) not in seen
+        seen.add(cache.tree_version(b))
+        cache.remove_usage(b, {CPU: 1000})
+        assert cache.tree_version(b) not in seen  # the same usage again, but no trial said so: a new version
+        seen.add(cache.tree_version(b))
+
+
+def test_q_4_a_trial_that_undoes_its_changes_gives_the_tree_its_version_back() -> None:
+    sim = cohort_of_two()
+    cache, b = sim.cache, sim.cache.cluster_queues["b"]
+    before, usage = cache.tree_version(b), dict(b.node.parent.usage)  # type: ignore[union-attr]
+    with cache.trial((b,)):
+        held = sim.outcomes["ns/held-1"].workload
+        cache.remove_workload(held)
+        assert cache.available(b, CPU) == 5000  # read under the trial's own version
+        cache.add_workload(held)
+    assert cache.tree_version(b) == before and b.node.parent.usage == usage  # type: ignore[union-attr]
+    assert cache.available(b, CPU) == 2000  # not the figure read during the trial
+
+
+def test_q_4_a_trial_ended_by_an_error_keeps_the_new_version() -> None:
+    sim = cohort_of_two()
+    cache, b = sim.cache, sim.cache.cluster_queues["b"]
+    before = cache.tree_version(b)
+    with pytest.raises(RuntimeError), cache.trial((b,)):
+        cache.add_usage(b, {CPU: 1000})
+        raise RuntimeError("stopped half-way")
+    assert cache.tree_version(b) != before
+
+
+def test_q_5_a_figure_kept_for_a_state_is_not_read_in_another() -> None:
+    sim = cohort_of_two()
+    cache, b = sim.cache, sim.cache.cluster_queues["b"]
+    assert cache.available(b, CPU) == 2000
+    cache.add_usage(b, {CPU: 1000})
+    assert cache.available(b, CPU) == 1000
+    cache.remove_usage(b, {CPU: 1000})
+    assert cache.available(b, CPU) == 2000
+
+
+def _room(sim: Any, cq: str, priority: int, amount: int) -> bool:
+    preemptor = sim.outcomes["ns/pending"].workload
+    preemptor.priority = priority
+    context = PreemptionContext(preemptor, sim.cache.cluster_queues[cq], {CPU}, {CPU: amount})
+    return ClassicalPreemption(sim.cache, CandidateOrder(NOW))._room_possible(context)
+
+
+def test_pre_6_room_for_a_request_only_goes_from_room_to_none_as_the_amount_grows() -> None:
+    """The premise of _room_known_possible, checked on every amount and priority of a small cohort."""
+    sim = cohort_of_two()
+    for cq in ("a", "b"):
+        for priority in (0, 100, 500, 1000, 2000):
+            answers = [_room(sim, cq, priority, amount * 500) for amount in range(1, 20)]
+            assert answers == sorted(answers, reverse=True), (cq, priority, answers)
+    assert _room(sim, "b", 500, 4000) and not _room(sim, "b", 500, 8000)
+
+
+def test_pre_6_random_cohorts_room_only_goes_from_room_to_none_as_the_amount_grows() -> None:
+    turned = 0  # series that had room for a small amount and none for a larger one
+    for seed in range(0, 40, 4):
+        sim = _simulation(seed)
+        for state in sim.cache.cluster_queues.values():
+            for fr in state.node.quotas:
+                for priority in (0, 100, 1000):
+                    answers = [_room_any(sim, state, fr, priority, step) for step in _amounts(fr)]
+                    assert answers == sorted(answers, reverse=True), (seed, state.name, fr, priority, answers)
+                    turned += answers[0] and not answers[-1]
+    assert turned > 10, turned
+
+
+def _simulation(seed: int) -> Any:
+    from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
+
+    snapshot = _snapshot(scenario(seed).text())
+    return Simulation(snapshot, SimulationOptions(now=NOW))
+
+
+def _amounts(fr: tuple[str, str]) -> list[int]:
+    unit = 1024**3 if fr[1] == "memory" else 1000
+    return [unit * n // 2 for n in range(1, 40)]
+
+
+def _room_any(sim: Any, state: Any, fr: tuple[str, str], priority: int, amount: int) -> bool:
+    pending = next(iter(o.workload for o in sim.outcomes.values() if o.workload.admission is None), None)
+    if pending is None:
+        return False
+    saved = pending.priority
+    pending.priority = priority
+    try:
+        context = PreemptionContext(pending, state, {fr}, {fr: amount})
+        return ClassicalPreemption(sim.cache, CandidateOrder(NOW))._room_possible(context)
+    finally:
+        pending.priority = saved
+
+
+@contextmanager
+def _nothing_kept(patched: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every figure worked out again: no figures kept per state, no room answers reused, no version given back."""
+    patched.setattr(QuotaCache, "figures", lambda self, state: {})
+    patched.setattr(ClassicalPreemption, "_room_known_possible", ClassicalPreemption._room_possible)
+    patched.setattr(QuotaCache, "trial", lambda self, states: _NoTrial())
+    yield
+
+
+class _NoTrial:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *args: object) -> None:
+        return None
+
+
+def test_cyc_14_random_replays_are_the_same_with_figures_kept_per_state_or_worked_out_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random scenarios (two flavors, two resources, nested cohorts, every preemption policy) replayed with
+    completions, so that every requeue asks each head again under one state: the reports are equal either way, and
+    room answers were reused in some of them (else the comparison would prove nothing)."""
+    options = KueueReplayOptions(TimelineOptions(runtime=parse_distribution("7m")))
+    reused = [0]
+    room = ClassicalPreemption._room_possible
+
+    def counted(self: ClassicalPreemption, context: PreemptionContext) -> bool:
+        reused[0] -= 1
+        return room(self, context)
+
+    known = ClassicalPreemption._room_known_possible
+
+    def asked(self: ClassicalPreemption, context: PreemptionContext) -> bool:
+        reused[0] += 1
+        return known(self, context)
+
+    for seed in range(1, 60, 3):
+        text = scenario(seed).text()
+        with monkeypatch.context() as patched:
+            patched.setattr(ClassicalPreemption, "_room_possible", counted)
+            patched.setattr(ClassicalPreemption, "_room_known_possible", asked)
+            kept = replay_snapshot(_snapshot(text), options)
+        with monkeypatch.context() as patched, _nothing_kept(patched):
+            fresh = replay_snapshot(_snapshot(text), options)
+        assert kept == fresh, f"seed {seed}"
+    assert reused[0] > 0, reused
