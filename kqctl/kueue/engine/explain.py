@@ -351,6 +351,7 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     now = _analyse_untouched(steady, outcome) if not admitted else Analysis()
     next_cycle.sim = steady
     steady.run_cycles()
+    next_cycle.sim = None  # the hook stays in the run's options: no cycle back to the run (nothing would free it)
     steady_state = _decision_of(steady, key)
     first = next_cycle.decision if next_cycle.decision is not None else \
         _decision(snapshot, key, dataclasses.replace(options, cycles=1))  # no cycle ran: nothing to pop

@@ -193,3 +193,29 @@ spec:
     count: 1
     template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
 """
+
+
+def test_no_simulation_outlives_explain_without_the_garbage_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    # kqctl turns the collector off: a simulation kept alive by a reference cycle (the first-cycle hook in its own
+    # options) would hold 50,000 workloads through the wait estimate's replay, and one per workload with -l.
+    import gc
+    import weakref
+
+    made: list[weakref.ref[Simulation]] = []
+    original = explain_module.Simulation.__init__
+
+    def tracked(self: Simulation, snapshot: Snapshot, options: SimulationOptions) -> None:
+        made.append(weakref.ref(self))
+        original(self, snapshot, options)
+
+    monkeypatch.setattr(explain_module.Simulation, "__init__", tracked)
+    snapshot = _sample("cohort-borrowing")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for key in _keys(snapshot):
+            explain(snapshot, key, OPTIONS)
+        assert made and all(ref() is None for ref in made)
+    finally:
+        if enabled:
+            gc.enable()
