@@ -6,10 +6,15 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 
-from replay_support import CQ, WL, snapshot
-from support import Run
+from replay_support import CQ, START, WL, snapshot
+from support import REPO, Run
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates, roughly
+from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
+from kqctl.kueue.replay.timeline import TimelineOptions
+from kqctl.load.objects import load_paths
 from kqctl.replay.durations import parse_distribution
 
 
@@ -96,15 +101,6 @@ ESTIMATED_SAMPLES = ("cohort-borrowing", "preemption", "replay", "hierarchical-c
 def test_the_estimates_replay_is_kqctl_replays_replay_read_for_the_workloads_asked_about() -> None:
     # The estimate runs the replay without building the report it does not read: the times it reads, the end and the
     # assumptions are those of the full report of the same replay (replay_snapshot).
-    from support import REPO
-
-    from kqctl.cli.schedulers import ALL_KINDS
-    from kqctl.kueue.load import build_snapshot
-    from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
-    from kqctl.kueue.replay.timeline import TimelineOptions
-    from kqctl.load.objects import load_paths
-    from replay_support import START
-
     for name in ESTIMATED_SAMPLES:
         snap = build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / name)]), START)
         keys = sorted(w.key for w in snap.workloads)
