@@ -2,8 +2,9 @@
 
 ``explain(snapshot, key)`` nominates the workload exactly as the next cycle would (same flavor
 assigner, same preemption), lays out the quota arithmetic behind every flavor it tried, runs
-the next cycle and the steady state for the decision, and proposes changes that would let it
-in, each one verified by running the engine again on a changed snapshot (never guessed).
+the cycles to the steady state for the decision (reading the first cycle's on the way), and
+proposes changes that would let it in, each one verified by running the engine again on a
+changed snapshot (never guessed).
 """
 
 from __future__ import annotations
