@@ -2,8 +2,9 @@
 
 ``explain(snapshot, key)`` nominates the workload exactly as the next cycle would (same flavor
 assigner, same preemption), lays out the quota arithmetic behind every flavor it tried, runs
-the next cycle and the steady state for the decision, and proposes changes that would let it
-in, each one verified by running the engine again on a changed snapshot (never guessed).
+the cycles to the steady state for the decision (reading the first cycle's on the way), and
+proposes changes that would let it in, each one verified by running the engine again on a
+changed snapshot (never guessed).
 """
 
 from __future__ import annotations
@@ -338,19 +339,25 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     options = options or SimulationOptions()
     # Every simulation below reads the same workload models: their pod sets and shapes are worked out once.
     options = dataclasses.replace(options, memo=options.memo or WorkloadMemo())
-    now = Simulation(snapshot, options)
-    outcome = now.outcomes.get(key)
+    # One simulation gives the three states explain describes: the inputs as given (nothing run yet), the end of the
+    # first cycle, and the steady state (on 50,000 workloads each set-up is half a second).
+    next_cycle = _FirstCycle(key)
+    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None, on_cycle=next_cycle))
+    outcome = steady.outcomes.get(key)
     if outcome is None:
         raise UnknownWorkload(f"no workload {key!r} in the inputs")
     workload = outcome.workload
-    next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
-    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
-    steady.run_cycles()
-    steady_state = _decision_of(steady, key)
     admitted = workload.admission is not None
-    result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority, admitted,
-                         _analyse(now, now.outcomes[key], reset_clock=True).analysis if not admitted else Analysis(),
-                         next_cycle, steady_state, defaults=defaults_behind(snapshot, key, outcome.cluster_queue))
+    local_queue, cluster_queue = outcome.local_queue, outcome.cluster_queue  # as the inputs give them
+    now = _analyse_untouched(steady, outcome) if not admitted else Analysis()
+    next_cycle.sim = steady
+    steady.run_cycles()
+    next_cycle.sim = None  # the hook stays in the run's options: no cycle back to the run (nothing would free it)
+    steady_state = _decision_of(steady, key)
+    first = next_cycle.decision if next_cycle.decision is not None else \
+        _decision(snapshot, key, dataclasses.replace(options, cycles=1))  # no cycle ran: nothing to pop
+    result = Explanation(key, local_queue, cluster_queue, workload.priority, admitted, now, first, steady_state,
+                         defaults=defaults_behind(snapshot, key, cluster_queue))
     if result.gets_in:
         return result  # it gets in: no arithmetic of a failure, no suggestions
     # The headline's reason, message and amounts are the verdict simulate reports (verdict.py); the arithmetic below
@@ -451,6 +458,42 @@ def preemption_allowed(policy: Preemption) -> bool:
     borrow = policy.borrow_within_cohort.policy if policy.borrow_within_cohort is not None else None
     return any(value not in (None, "", "Never") for value in
                (policy.within_cluster_queue, policy.reclaim_within_cohort, borrow))
+
+
+class _FirstCycle:
+    """``on_cycle`` of the run to the steady state: the workload's decision at the end of its first cycle, as a run of
+    that one cycle (``--cycles 1``) reports it. Told of the cycle before its victims are released, the simulation is
+    then where a one-cycle run stops (a run's last cycle releases nothing); the verdict reads the options' cycle count
+    (what was not tried in the cycles run), so it is asked under a count of one. A verdict leaves the state as it
+    found it (verdict.nominate): the run goes on as if it had not been asked."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.sim: Simulation | None = None
+        self.decision: Decision | None = None
+
+    def __call__(self, result: CycleResult, limit: int) -> None:
+        sim = self.sim
+        if result.number != 1 or sim is None:
+            return
+        options = sim.options
+        sim.options = dataclasses.replace(options, cycles=1)
+        try:
+            self.decision = _decision_of(sim, self.key)
+        finally:
+            sim.options = options
+
+
+def _analyse_untouched(sim: Simulation, outcome: WorkloadOutcome) -> Analysis:
+    """The analysis on the inputs as given (as the first cycle would nominate it), on a simulation that has not run
+    yet and runs on afterwards: the scheduler's cycle and clocks and the workload's flavor-scan memory are put back
+    as they were (the nomination's other traces are memos of answers, which give the same answers again)."""
+    scheduler, preemptor, workload = sim.scheduler, sim.preemptor, outcome.workload
+    saved = scheduler.cycle, scheduler.now, preemptor.now, workload.scan_memory
+    try:
+        return _analyse(sim, outcome, reset_clock=True).analysis
+    finally:
+        scheduler.cycle, scheduler.now, preemptor.now, workload.scan_memory = saved
 
 
 def _decision(snapshot: Snapshot, key: str, options: SimulationOptions) -> Decision:

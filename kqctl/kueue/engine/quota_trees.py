@@ -22,7 +22,7 @@ Kueue's large-scale shape (10 cohort trees, 50,000 workloads) a run of one tree 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kqctl.kueue.api.models import Workload
 from kqctl.kueue.api.snapshot import Snapshot
@@ -37,17 +37,31 @@ class TreeScope:
 
     cluster_queues: frozenset[str]
     cohorts: frozenset[str]
+    # The tree's workloads of a snapshot's workload list and LocalQueues, by their ids (the objects kept with the
+    # answer, so an id is never reused while it lives): explain's checks change a ClusterQueue's quota or policy and
+    # keep the snapshot's workload list, whose 50,000 workloads need not be sorted out again for every check.
+    _members: dict[tuple[int, int], tuple[object, object, list[Workload]]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False)
 
     def restrict(self, snapshot: Snapshot, options: SimulationOptions) -> tuple[Snapshot, SimulationOptions]:
         """The snapshot's objects of this tree (and every object not in a tree: flavors, namespaces, ...), with the
         cycle limit of the whole snapshot (SIM-8 scales it to the input)."""
-        workloads = [w for w in snapshot.workloads if self._in_tree(snapshot, w)]
+        workloads = self._workloads(snapshot)
         part = dataclasses.replace(
             snapshot, workloads=workloads,
             cluster_queues={n: q for n, q in snapshot.cluster_queues.items() if n in self.cluster_queues},
             cohorts={n: c for n, c in snapshot.cohorts.items() if n in self.cohorts})
         limit = options.max_cycles if options.max_cycles is not None else cycle_limit(snapshot)
         return part, dataclasses.replace(options, max_cycles=limit)
+
+    def _workloads(self, snapshot: Snapshot) -> list[Workload]:
+        key = (id(snapshot.workloads), id(snapshot.local_queues))
+        known = self._members.get(key)
+        if known is not None and known[0] is snapshot.workloads and known[1] is snapshot.local_queues:
+            return known[2]
+        workloads = [w for w in snapshot.workloads if self._in_tree(snapshot, w)]
+        self._members[key] = (snapshot.workloads, snapshot.local_queues, workloads)
+        return workloads
 
     def _in_tree(self, snapshot: Snapshot, workload: Workload) -> bool:
         """Queued to the tree, or holding (or having held) quota in it."""

@@ -110,6 +110,7 @@ class Simulation:
                                                equivalence_hashing=options.gates.enabled("SchedulingEquivalenceHashing"))
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
+        self._namespace_memo: dict[tuple[str, str], bool] = {}  # (namespace, ClusterQueue) -> _selects
         # What each cycle did, as the report shows it: its admissions and evictions by key. Not the cycles' entries:
         # a cycle of 500 heads holds their assignments (megabytes), and a run keeps its history to the end.
         self.history: list[CycleRecord] = []
@@ -403,11 +404,20 @@ class Simulation:
         return sorted(result, key=lambda s: s.name)
 
     def _namespace_matches(self, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+        """CYC-14: only workloads whose namespace the ClusterQueue selects move back (the same answer for every
+        workload of a namespace, and fixed for a run: asked once per namespace and ClusterQueue)."""
+        key = (workload.namespace, cq.name)
+        found = self._namespace_memo.get(key)
+        if found is None:
+            found = self._namespace_memo[key] = self._selects(workload.namespace, cq)
+        return found
+
+    def _selects(self, namespace: str, cq: ClusterQueueState) -> bool:
         namespaces = self.snapshot.namespaces
-        if namespaces is not None and workload.namespace not in namespaces:
+        if namespaces is not None and namespace not in namespaces:
             return False
-        labels = dict(namespaces[workload.namespace].labels) if namespaces is not None else {}
-        return selector_matches(cq.model.namespace_selector, namespace_labels(workload.namespace, labels))
+        labels = dict(namespaces[namespace].labels) if namespaces is not None else {}
+        return selector_matches(cq.model.namespace_selector, namespace_labels(namespace, labels))
 
     # --- steady-state detection (SIM-7, SIM-8) ------------------------------------------------------
 

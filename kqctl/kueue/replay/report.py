@@ -90,7 +90,7 @@ def replay_snapshot(snapshot: Snapshot, options: KueueReplayOptions | None = Non
         usage=usage_summaries(run.usage, run.end),
         performance=performance_summary(workloads, run.usage, run.end, "ClusterQueue"),
         evictions=tuple(timeline.evictions),
-        assumptions=_assumptions(timeline, options),
+        assumptions=assumptions(timeline, options),
         warnings=tuple(snapshot.warnings),
     )
 
@@ -99,7 +99,8 @@ def _runtime_text(options: TimelineOptions) -> str:
     return options.runtime.describe() if options.runtime is not None else "none (workloads without one never finish)"
 
 
-def _assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[str, ...]:
+def assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[str, ...]:
+    """What the replay assumed (the report's and the wait estimate's notes)."""
     notes = [f"controller throughput: {options.timeline.throughput.describe()}"]
     source = timeline.runtimes
     runtime = options.timeline.runtime

@@ -6,10 +6,15 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 
-from replay_support import CQ, WL, snapshot
-from support import Run
+from replay_support import CQ, START, WL, snapshot
+from support import REPO, Run
 
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates, roughly
+from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
+from kqctl.kueue.replay.timeline import TimelineOptions
+from kqctl.load.objects import load_paths
 from kqctl.replay.durations import parse_distribution
 
 
@@ -88,3 +93,22 @@ def test_a_snapshot_whose_clock_is_before_its_dates_is_read_as_now(kqctl: Callab
     result = kqctl("explain", "team-a/job-llm-finetune-0d5b7", "samples/cohort-borrowing", "--now",
                    "2026-01-01T00:00:00Z")
     assert "Wait estimate: at the current rate this workload is admitted in about 60 minutes" in result.out
+
+
+ESTIMATED_SAMPLES = ("cohort-borrowing", "preemption", "replay", "hierarchical-cohorts", "spot-gpu")
+
+
+def test_the_estimates_replay_is_kqctl_replays_replay_read_for_the_workloads_asked_about() -> None:
+    # The estimate runs the replay without building the report it does not read: the times it reads, the end and the
+    # assumptions are those of the full report of the same replay (replay_snapshot).
+    for name in ESTIMATED_SAMPLES:
+        snap = build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / name)]), START)
+        keys = sorted(w.key for w in snap.workloads)
+        for asked in ([], keys[:1], keys[-2:], keys[1::3]):
+            runtime = parse_distribution("25m")
+            light = replay_for_estimates(snap, None, runtime, asked)
+            options = KueueReplayOptions(TimelineOptions(runtime=runtime, all_present=True),
+                                         until_finished=frozenset(asked))
+            full = replay_snapshot(snap, options)
+            assert (light.end, light.assumptions) == (full.end, full.assumptions), name
+            assert light.workloads == tuple(w for w in full.workloads if not asked or w.key in asked), name

@@ -1,0 +1,221 @@
+"""explain reads its three states off one simulation, and gives the explanation three separate simulations give.
+
+explain describes the inputs as given (the nomination the first cycle would make), the end of the first cycle (what
+``simulate --cycles 1`` reports) and the steady state. It used to set up a simulation for each: on 50,000 workloads
+a second of set-up. It now takes all three from the run to the steady state (the nomination before it starts, the
+decision when the first cycle ends). The reference below is the three-simulation explain; both must give the same
+Explanation, suggestions included, for every workload of every Kueue sample, for workloads of seeded random scenarios
+and of generated snapshots with preemption in several trees.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from datetime import datetime, timezone
+from functools import cache
+from pathlib import Path
+
+import pytest
+from support import REPO
+
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine import explain as explain_module
+from kqctl.kueue.engine.explain import (
+    SUGGESTIONS_TRIED,
+    Analysis,
+    Explanation,
+    _analyse,
+    _decision,
+    _decision_of,
+    _queue_suggestions,
+    defaults_behind,
+    explain,
+    suggestions,
+)
+from kqctl.kueue.engine.flavors.assignment import FIT
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
+from kqctl.kueue.engine.verdict import verdict_of
+from kqctl.kueue.engine.workloads import WorkloadMemo
+from kqctl.kueue.load import build_snapshot
+from kqctl.load.objects import load_paths, load_text
+from tests.kueue.engine.random_scenarios import scenario
+
+NOW = datetime(2026, 1, 1, 1, 0, tzinfo=timezone.utc)
+OPTIONS = SimulationOptions(now=NOW)
+KUEUE_SAMPLES = ["cohort-borrowing", "fair-sharing", "hierarchical-cohorts", "preemption", "replay",
+                 "single-clusterqueue", "spot-gpu", "submit-jobs"]
+
+
+def three_simulations(snapshot: Snapshot, key: str, options: SimulationOptions) -> Explanation:
+    """explain as it was: the inputs as given, the first cycle and the steady state each from their own simulation."""
+    options = dataclasses.replace(options, memo=options.memo or WorkloadMemo())
+    now = Simulation(snapshot, options)
+    outcome = now.outcomes[key]
+    workload = outcome.workload
+    next_cycle = _decision(snapshot, key, dataclasses.replace(options, cycles=1))
+    steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+    steady.run_cycles()
+    admitted = workload.admission is not None
+    result = Explanation(key, outcome.local_queue, outcome.cluster_queue, workload.priority, admitted,
+                         _analyse(now, outcome, reset_clock=True).analysis if not admitted else Analysis(),
+                         next_cycle, _decision_of(steady, key),
+                         defaults=defaults_behind(snapshot, key, outcome.cluster_queue))
+    if result.gets_in:
+        return result
+    _, nomination = verdict_of(steady, key)
+    analysed = _analyse(steady, steady.outcomes[key], reset_clock=False, nomination=nomination)
+    result = dataclasses.replace(result, steady=analysed.analysis)
+    if analysed.analysis.queue_problem is not None:
+        return dataclasses.replace(result, suggestions=tuple(_queue_suggestions(snapshot, key, options)))
+    assignment = analysed.assignment
+    if assignment is not None and assignment.representative_mode() != FIT:
+        state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
+        found = suggestions(snapshot, key, options, state, assignment, analysed.targets, steady)
+        result = dataclasses.replace(result, suggestions=tuple(found), suggestions_tried=SUGGESTIONS_TRIED)
+    return result
+
+
+def _sample(name: str) -> Snapshot:
+    return build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / name)]), NOW)
+
+
+@cache
+def _random(seed: int) -> Snapshot:
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": scenario(seed).documents})
+    return build_snapshot(load_text(ALL_KINDS, text, f"random-{seed}.json"), NOW)
+
+
+def _keys(snapshot: Snapshot) -> list[str]:
+    return sorted(f"{w.namespace}/{w.name}" for w in snapshot.workloads)
+
+
+@pytest.mark.parametrize("name", KUEUE_SAMPLES)
+def test_every_workload_of_a_sample_is_explained_as_by_three_simulations(name: str) -> None:
+    snapshot = _sample(name)
+    for key in _keys(snapshot):
+        assert explain(snapshot, key, OPTIONS) == three_simulations(snapshot, key, OPTIONS), f"{name}: {key}"
+
+
+@pytest.mark.parametrize("seed", range(0, 150, 3))
+def test_workloads_of_random_scenarios_are_explained_as_by_three_simulations(seed: int) -> None:
+    snapshot = _random(seed)
+    for key in _keys(snapshot)[seed % 2::2]:
+        assert explain(snapshot, key, OPTIONS) == three_simulations(snapshot, key, OPTIONS), f"seed {seed}: {key}"
+
+
+@pytest.mark.parametrize("gates", ["FlavorFungibilityPreserveScanProgress=true", "PartialAdmission=false"])
+def test_feature_gates_read_by_the_first_cycle_give_the_same_explanation(gates: str) -> None:
+    from kqctl.kueue.engine.features import FeatureGates
+
+    options = dataclasses.replace(OPTIONS, gates=FeatureGates.parse(gates))
+    for seed in range(1, 60, 8):
+        snapshot = _random(seed)
+        for key in _keys(snapshot)[::3]:
+            assert explain(snapshot, key, options) == three_simulations(snapshot, key, options), f"{seed}: {key}"
+
+
+@pytest.mark.parametrize("arguments", [
+    dict(queueing_strategy="BestEffortFIFO"),
+    dict(queueing_strategy="StrictFIFO", seed=3),
+    dict(within_cluster_queue="LowerOrNewerEqualPriority", seed=5),
+    dict(reclaim_within_cohort="LowerPriority", borrowing_limit=4, lending_limit=3, seed=7),
+    dict(parent_cohorts=1, seed=9),
+    dict(flavors=2, seed=11),
+])
+def test_generated_snapshots_with_preemption_are_explained_as_by_three_simulations(
+        arguments: dict[str, object], tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from generate_preemption import Shape, generate
+
+    generate(Shape(workloads=40, cohorts=2, queues_per_cohort=2, nominal_cpu=6, spread_ms=60_000, **arguments),
+             tmp_path)
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(tmp_path)]), NOW)
+    for key in _keys(snapshot)[::5]:
+        assert explain(snapshot, key, OPTIONS) == three_simulations(snapshot, key, OPTIONS), key
+
+
+def test_a_run_without_any_cycle_still_reports_the_first_cycle_as_a_one_cycle_run() -> None:
+    # Nothing queued to pop (its LocalQueue is stopped): the run to the steady state makes no cycle, and the first
+    # cycle's decision comes from a run of one cycle, as before.
+    snapshot = build_snapshot(load_text(ALL_KINDS, _STOPPED, "stopped.yaml"), NOW)
+    explained = explain(snapshot, "ns/w", OPTIONS)
+    assert explained.next_cycle is not None
+    assert explained == three_simulations(snapshot, "ns/w", OPTIONS)
+
+
+def test_the_first_cycle_is_read_from_the_steady_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The point of it all: one simulation set up, not three (and no run of one cycle when the steady run makes one).
+    built: list[int] = []
+    original = explain_module.Simulation.__init__
+
+    def counting(self: Simulation, snapshot: Snapshot, options: SimulationOptions) -> None:
+        built.append(len(snapshot.workloads))
+        original(self, snapshot, options)
+
+    monkeypatch.setattr(explain_module.Simulation, "__init__", counting)
+    snapshot = _sample("single-clusterqueue")
+    key = _keys(snapshot)[0]
+    explained = explain(snapshot, key, OPTIONS)
+    assert explained.gets_in, "a workload without suggestions: the only simulation is explain's own"
+    assert built == [len(snapshot.workloads)]
+
+
+_STOPPED = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: f
+      resources: [{name: cpu, nominalQuota: "4"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq, stopPolicy: Hold}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w, namespace: ns, creationTimestamp: "2025-12-31T00:00:00Z", uid: w}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: 1
+    template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+"""
+
+
+def test_no_simulation_outlives_explain_without_the_garbage_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    # kqctl turns the collector off: a simulation kept alive by a reference cycle (the first-cycle hook in its own
+    # options) would hold 50,000 workloads through the wait estimate's replay, and one per workload with -l.
+    import gc
+    import weakref
+
+    made: list[weakref.ref[Simulation]] = []
+    original = explain_module.Simulation.__init__
+
+    def tracked(self: Simulation, snapshot: Snapshot, options: SimulationOptions) -> None:
+        made.append(weakref.ref(self))
+        original(self, snapshot, options)
+
+    monkeypatch.setattr(explain_module.Simulation, "__init__", tracked)
+    snapshot = _sample("cohort-borrowing")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for key in _keys(snapshot):
+            explain(snapshot, key, OPTIONS)
+        assert made and all(ref() is None for ref in made)
+    finally:
+        if enabled:
+            gc.enable()
