@@ -129,7 +129,7 @@ def test_vc_r1_incremental_sessions_replay_random_clusters_as_full_sessions_do(s
 RANDOM = sorted((REPO / "tests" / "conformance" / "data" / "volcano" / "random").glob("*/scenario.yaml"))
 
 
-@pytest.mark.parametrize("path", RANDOM[::4], ids=[p.parent.name for p in RANDOM[::4]])
+@pytest.mark.parametrize("path", RANDOM[::8], ids=[p.parent.name for p in RANDOM[::8]])
 def test_vc_r3_incremental_sessions_replay_random_volcano_sessions_with_runtimes_as_full_sessions_do(
         path: Path) -> None:
     objects = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None]
