@@ -9,6 +9,8 @@ so the queue's share is looked at again after every job.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from kqctl.volcano.api.resource import less_equal
 from kqctl.volcano.engine import trace
 from kqctl.volcano.engine.framework import (
@@ -29,7 +31,8 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
     queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
     jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
     tasks_by_job: dict[str, PriorityQueue[TaskInfo]] = {}
-    for key in sorted(ssn.jobs):
+    hopeless = _Hopeless(ssn) if ssn.incremental else None
+    for key in _candidates(ssn, enqueue_configured):
         job = ssn.jobs[key]
         if job.is_pending():
             if enqueue_configured:
@@ -42,6 +45,10 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
         pending = job.by_status.get(PENDING)
         if not pending:
             continue  # nothing to place (most jobs of a large cluster): no task queue to build
+        if hopeless is not None:
+            if hopeless.job(job, pending.values()):
+                continue
+            job.fit_errors.clear()  # (an incremental session clears them for the jobs it takes up only)
         tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_less)
         for task in sorted(pending.values(), key=lambda t: t.key):
             if task.pod.gated or task.best_effort:
@@ -67,12 +74,81 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
             continue
         job = jobs.pop()
         tasks = tasks_by_job[job.key]
+        if hopeless is not None and hopeless.job(job, tasks.items):
+            queues.push(queue)  # its try would change nothing, nor would any later one (see _Hopeless)
+            continue
         statement = allocate_tasks(ssn, job, tasks, chooser)
         if statement is not None and ssn.job_ready(job):
             statement.commit()
             if not tasks.empty():
                 jobs.push(job)
         queues.push(queue)
+
+
+def _candidates(ssn: Session, enqueue_configured: bool) -> list[str]:
+    """The jobs to go through, by key: every job, or in an incremental session only those with a pending task
+    (and, without the enqueue action, the Pending ones, which allocate makes Inqueue). Exact: the loop does
+    nothing else with a job that has no pending task."""
+    if not ssn.incremental:
+        return sorted(ssn.jobs)
+    ledger = ssn.job_sums
+    keys = ledger.waiting.union(ledger.changed)  # (changed: an action before this one may have made tasks pending)
+    if not enqueue_configured:
+        keys |= ledger.pending_phase
+    jobs = ssn.jobs
+    return sorted(key for key in keys if key in jobs)
+
+
+class _Hopeless:
+    """In an incremental session, the jobs whose try would place no task at all, found without trying them: when
+    the action builds its job queues and again when a job comes out of its queue. A task is placed only when its
+    queue lets it in (``allocatable``) and a node takes it. Within the action a queue's allocated only grows (an
+    allocation adds to it, a discarded statement takes back only what it added) and a node's idle and future idle
+    only shrink (allocate evicts nothing), while a node's predicates read only its labels, taints and cordon: a
+    task its queue refuses, or that no node takes, is refused and fits nowhere until the action ends. A job all of
+    whose tasks are such places nothing, its statement is empty, and trying it (once or again) changes nothing the
+    session decides: the jobs and queues come out of their heaps in the same order without it (both orders are
+    strict orders on keys that only move for the job being served and its queue). The queue's verdict is used only
+    when proportion alone votes on ``allocatable`` (its check is monotonic in the queue's allocated); a shape's
+    verdict is the node choice's own (``NodeChooser``: no best node, the nominated one included). A "no" holds to
+    the end of the action; a "yes" only while nothing was placed or undone since (the session's epoch)."""
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.chooser = NodeChooser.of(ssn)
+        self.by_queue = all(plugin.option.name == "proportion" for tier in ssn.tiers for plugin in tier
+                            if "allocatable" in plugin.hooks and plugin.option.enabled("enabledAllocatable"))
+        self.dead: set[object] = set()  # (queue, request) the queue refuses, task shapes no node takes
+        self.alive: dict[object, int] = {}  # the others, with the epoch they were found at
+
+    def job(self, job: JobInfo, tasks: Iterable[TaskInfo]) -> bool:
+        """No task of the job (of ``tasks``: its pending ones, or those left in its queue) can be placed now."""
+        queue = self.ssn.queues[job.queue]
+        epoch = self.ssn.epoch
+        dead, alive = self.dead, self.alive
+        shape_of = self.chooser.shape
+        for task in tasks:
+            if task.pod.gated or task.best_effort:
+                continue
+            shape = shape_of(task)
+            if shape in dead:
+                continue
+            if alive.get(shape) != epoch:
+                if self.chooser.fits_nowhere(task):
+                    dead.add(shape)
+                    continue
+                alive[shape] = epoch
+            if self.by_queue:  # (asked second: the queues' deserved are worked out only when needed)
+                key = (queue.name, shape[0])  # (the request's amounts)
+                if key in dead:
+                    continue
+                if alive.get(key) != epoch:
+                    if not self.ssn.allocatable(queue, task):
+                        dead.add(key)
+                        continue
+                    alive[key] = epoch
+            return False
+        return True
 
 
 def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo],

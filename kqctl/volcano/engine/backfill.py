@@ -38,7 +38,7 @@ def _pending_tasks(ssn: Session) -> list[TaskInfo]:
     queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
     jobs: dict[str, PriorityQueue[JobInfo]] = {}
     tasks: dict[str, PriorityQueue[TaskInfo]] = {}
-    for key in sorted(ssn.jobs):
+    for key in _candidates(ssn):
         job = ssn.jobs[key]
         if not job.pending_best_effort_num() and not any(t.best_effort for t in job.with_status(PIPELINED)):
             continue  # nothing to backfill (checked first: the checks below read the whole job)
@@ -67,3 +67,14 @@ def _pending_tasks(ssn: Session) -> list[TaskInfo]:
             while not tasks[job.key].empty():
                 ordered.append(tasks[job.key].pop())
     return ordered
+
+
+def _candidates(ssn: Session) -> list[str]:
+    """The jobs to go through, by key: every job, or in an incremental session only those with a pending
+    best-effort task as the session opened and those the session changed (the only ones with pipelined tasks, or
+    with best-effort tasks made pending since). Exact: the loop skips every other job first thing."""
+    if not ssn.incremental:
+        return sorted(ssn.jobs)
+    ledger = ssn.job_sums
+    jobs = ssn.jobs
+    return sorted(key for key in ledger.best_effort.union(ledger.changed) if key in jobs)

@@ -40,7 +40,7 @@ class TaskInfo:
     """A pod as a task of a job (``api.TaskInfo``)."""
 
     __slots__ = ("pod", "key", "job", "request", "status", "node", "priority", "preemptable", "role", "index",
-                 "best_effort", "evicted_by", "nominated", "eviction_occurred", "last_transaction")
+                 "best_effort", "evicted_by", "nominated", "eviction_occurred", "last_transaction", "shape")
 
     def __init__(self, pod: Pod, job: JobInfo) -> None:
         self.pod = pod
@@ -59,6 +59,7 @@ class TaskInfo:
         self.eviction_occurred = False  # pipelined where victims were evicted for it (``EvictionOccurred``)
         # ``LastTransaction``: (status, node, eviction occurred) before a statement undid the task's change
         self.last_transaction: tuple[str, str, bool] | None = None
+        self.shape: tuple[Any, ...] | None = None  # nodes.NodeChooser.shape, worked out once
 
     def __repr__(self) -> str:
         return f"Task({self.key} {self.status} {self.node})"
@@ -621,6 +622,10 @@ class Session:
         # Nobody reads why jobs wait (a replay reads only binds, evictions, nominations and phases): the texts of
         # the reasons, fit errors and gang conditions are not written. What the session decides is the same.
         self.quiet = False
+        # A quiet session on a cache that keeps its ledgers (ledger.JobLedger) visits only the jobs an action can act
+        # on and the jobs that changed since the last session (see ``session.run_cached``); what it decides is the
+        # same.
+        self.incremental = False
         self.tiers: list[list[Plugin]] = []
         self._hooks: dict[str, list[list[Callable[..., Any]]]] = {}
         self._flat: dict[str, list[Callable[..., Any]]] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from kqctl.volcano.api.resource import Resource
-from kqctl.volcano.engine.framework import JobInfo, NodeInfo
+from kqctl.volcano.engine.framework import PENDING, JobInfo, NodeInfo
 from kqctl.volcano.engine.overcommit import reserved
 from kqctl.volcano.engine.queue_attr import add_task_requests, job_inqueue
 
@@ -133,7 +133,10 @@ class QueueUsage:
 
 class JobLedger:
     """Over every job: each queue's usage (proportion), the inqueue reservations (overcommit), each job's
-    allocated resources (drf's account at open, shared until a session changes it)."""
+    allocated resources (drf's account at open, shared until a session changes it); and which jobs an action can
+    act on (a session that ``Session.incremental`` lets skip the others): the jobs with pending tasks (allocate's),
+    the jobs in the Pending phase (enqueue's), the jobs with pending best-effort tasks (backfill's), each set as
+    the session opens, and the jobs changed since the last session closed (``unclosed`` plus ``changed``)."""
 
     def __init__(self, jobs: dict[str, JobInfo]) -> None:
         self.jobs = jobs
@@ -142,6 +145,10 @@ class JobLedger:
         self.inqueue = ResourceSum()  # overcommit's
         self.drf_allocated: dict[str, Resource] = {}
         self.changed: set[str] = set()
+        self.waiting: set[str] = set()  # jobs with a pending task
+        self.pending_phase: set[str] = set()  # jobs whose PodGroup is Pending (``is_pending``)
+        self.best_effort: set[str] = set()  # jobs with a pending best-effort task
+        self.unclosed: set[str] = set()  # the jobs changed between the last session's close and this opening
         # proportion's last water-filling: (its inputs, each queue's deserved, the rounds), reused while the inputs
         # are the same (Proportion._water_fill)
         self.water_fill: tuple[Any, dict[str, Resource], list[Any]] | None = None
@@ -158,8 +165,10 @@ class JobLedger:
         if not self.changed:
             return
         changed = sorted(self.changed)
+        self.unclosed.update(changed)
         self.changed.clear()
         for key in changed:
+            self._index(key)
             old = self.usage.pop(key, None)
             if old is not None:
                 left = self.queues[old.queue]
@@ -178,3 +187,20 @@ class JobLedger:
             queue.add(usage)
             self.inqueue.add(usage.overcommit)
             self.drf_allocated[key] = usage.drf_allocated
+
+    def _index(self, key: str) -> None:
+        """The job's place in the sets of jobs an action can act on, as it is now."""
+        job = self.jobs.get(key)
+        for found, member in ((self.waiting, job is not None and bool(job.by_status.get(PENDING))),
+                              (self.pending_phase, job is not None and job.is_pending()),
+                              (self.best_effort, job is not None and job.pending_best_effort > 0)):
+            if member:
+                found.add(key)
+            else:
+                found.discard(key)
+
+    def closing(self) -> set[str]:
+        """A session closes: the jobs that changed since the last one closed (before this one opened, or in it)."""
+        found = self.changed.union(self.unclosed)
+        self.unclosed.clear()
+        return found

@@ -142,8 +142,11 @@ class NodeChooser:
 
     @staticmethod
     def shape(task: TaskInfo) -> Shape:
-        return (tuple(sorted(task.request.as_dict().items())), task.pod.score_request, task.pod.tolerations,
-                task.pod.placement)
+        shape = task.shape
+        if shape is None:  # fixed for a task: its request and its pod's spec
+            shape = task.shape = (tuple(sorted(task.request.as_dict().items())), task.pod.score_request,
+                                  task.pod.tolerations, task.pod.placement)
+        return shape
 
     def verdict(self, task: TaskInfo, node: NodeInfo, shape: Shape) -> tuple[str | None, bool, Any, tuple[int, ...]]:
         """(why it does not fit, whether it fits idle, its own score, its raw normalised-score values), once per
@@ -177,6 +180,11 @@ class NodeChooser:
                 and self.ssn.predicate(task, nominated) is None:
             return nominated  # the node reclaim made room on (allocate tries the nominated node first)
         return self._index(task).best()
+
+    def fits_nowhere(self, task: TaskInfo) -> bool:
+        """No node takes the task as the nodes are now (then :meth:`best` finds none, its nominated node included:
+        the same checks)."""
+        return self._index(task).best() is None
 
     def fit_error(self, task: TaskInfo) -> str:
         """Volcano's FitErrors text: ``0/N nodes are unavailable: <count> <reason>, ...``."""

@@ -64,7 +64,13 @@ class Proportion:
                 if attr is None:
                     attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
                 add_job_usage(attr, job)
-        self._water_fill()
+        # Each queue's deserved and share, worked out at open; an incremental session (``Session.incremental``) works
+        # them out when a hook first reads them, as they would have been at open (the water-filling reads none of
+        # what the session changes before: the requests are summed at open, and the share is worked out from the
+        # allocation as it is then), or not at all in a session that never asks.
+        self.filled = False
+        if not ssn.incremental:
+            self._fill_once()
         hooks = plugin.hooks
         hooks["queue_order"] = self.queue_order
         hooks["reclaimable"] = self.reclaimable
@@ -80,6 +86,11 @@ class Proportion:
         guarantee = guarantee_of(queue.model)
         return QueueAttr(queue.name, queue.model.weight, capability=capability, guarantee=guarantee,
                          real_capability=real_capability(self.ssn.total, self.total_guarantee, guarantee, capability))
+
+    def _fill_once(self) -> None:
+        if not self.filled:
+            self.filled = True
+            self._water_fill()
 
     def _water_fill(self) -> None:
         """The water-filling, or its outcome as an earlier session on the same cache left it when its inputs (the
@@ -142,6 +153,8 @@ class Proportion:
         """P1: higher queue priority, then smaller share."""
         if left.priority != right.priority:
             return right.priority - left.priority
+        if not self.filled:
+            self._fill_once()
         l_share, r_share = self.attrs[left.name].share, self.attrs[right.name].share
         if l_share == r_share:
             return 0
@@ -149,6 +162,8 @@ class Proportion:
 
     def overused(self, queue: QueueInfo) -> bool:
         """P2: deserved <= allocated on every dimension (an all-zero deserved is always overused)."""
+        if not self.filled:
+            self._fill_once()
         attr = self.attrs[queue.name]
         return less_equal(attr.deserved, attr.allocated, "zero")
 
@@ -158,6 +173,8 @@ class Proportion:
             for task in tasks:
                 self.ssn.note(task.job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
             return False
+        if not self.filled:
+            self._fill_once()
         attr = self.attrs[queue.name]
         request = Resource()
         for task in tasks:
@@ -204,6 +221,8 @@ class Proportion:
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """P6: victims while their queue's allocated (less the victims taken) is not within deserved."""
+        if not self.filled:
+            self._fill_once()
         if self._within_epoch != self.ssn.epoch:  # the queues' allocations changed since last asked
             self._within, self._within_epoch = {}, self.ssn.epoch
         victims = []
@@ -229,13 +248,15 @@ class Proportion:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
             attr.allocated.add(task.request)
-            attr.share = dominant_share(attr.allocated, attr.deserved)
+            if self.filled:  # (else the water-filling works the share out from the allocation then)
+                attr.share = dominant_share(attr.allocated, attr.deserved)
 
     def on_deallocate(self, task: TaskInfo) -> None:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
             attr.allocated.sub(task.request)
-            attr.share = dominant_share(attr.allocated, attr.deserved)
+            if self.filled:
+                attr.share = dominant_share(attr.allocated, attr.deserved)
 
 
 def quota_message(dimensions: list[str]) -> str:

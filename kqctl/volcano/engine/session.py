@@ -113,12 +113,19 @@ def run_session(snapshot: Snapshot, world: World, trace: Trace | None = None) ->
     return run_cached(snapshot, build_cache(snapshot, world), trace)
 
 
-def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, quiet: bool = False) -> SessionResult:
+def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, quiet: bool = False,
+               incremental: bool = True) -> SessionResult:
     """One session on the cache. ``quiet``: the result's reasons and gang conditions are left empty (the
-    decisions are the same; see ``Session.quiet``)."""
-    for job in cache.jobs.values():
-        job.reason, job.unschedulable = None, False
-        job.fit_errors.clear()
+    decisions are the same; see ``Session.quiet``). ``incremental`` (with ``quiet``): the session visits only the
+    jobs an action can act on and those changed since the last session (:func:`incremental_conf`); its result's
+    ``phases`` then hold only the PodGroups whose phase may have moved. What it decides is the same."""
+    fast = quiet and trace is None and incremental and incremental_conf(snapshot.conf)
+    if not fast:
+        for job in cache.jobs.values():
+            job.reason, job.unschedulable = None, False
+            job.fit_errors.clear()
+    # (fast: a job's reason is never read in a quiet session, its unschedulable mark is set again for every job
+    # the close visits, and its fit errors are cleared when an action takes it up.)
     ledger = cache.node_ledger()
     changed = ledger.open()
     if cache.node_chooser is not None:
@@ -128,6 +135,7 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, qui
     ssn.node_chooser = cache.node_chooser
     ssn.changed_nodes = ledger.changed
     ssn.quiet = quiet and trace is None
+    ssn.incremental = fast
     ssn.job_sums = cache.job_ledger()
     ssn.job_sums.open()
     plugins = _open_plugins(ssn, snapshot.conf)
@@ -144,6 +152,16 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, qui
             backfill.execute(ssn)
     cache.node_chooser = ssn.node_chooser
     return _close(ssn, plugins)
+
+
+def incremental_conf(conf: SchedulerConf) -> bool:
+    """Whether sessions of this configuration may run incrementally: the queue orders read nothing the actions
+    change while a queue waits in their heap, so the order queues come out in does not depend on which other
+    queues are in it (proportion's share moves only for the queue being served; the capacity plugin and drf's
+    hierarchy are left to the full session, which this shortcut has not been checked against)."""
+    if conf.has_plugin("capacity"):
+        return False
+    return not any(plugin.name == "drf" and plugin.hierarchy for plugin in conf.plugins())
 
 
 def build_cache(snapshot: Snapshot, world: World) -> Cache:
@@ -252,23 +270,25 @@ def _open_plugins(ssn: Session, conf: SchedulerConf) -> _Opened:
 def _close(ssn: Session, opened: _Opened) -> SessionResult:
     gang_messages: dict[str, str] = {}
     gang_on = ssn.conf.has_plugin("gang")
-    for key, job in ssn.jobs.items():
-        if gang_on and job.tasks and not job.is_ready() and not gang.releasing_fills_gang(job):
-            job.unschedulable = True
-            if not ssn.quiet:
-                gang_messages[key] = gang.unready_message(job)
-    phases = {key: group_phase(job) for key, job in ssn.jobs.items()}
-    nominations = _nominations(ssn)
+    closing = _closing_jobs(ssn)
+    for key, job in closing.items():
+        job.unschedulable = gang_on and bool(job.tasks) and not job.is_ready() and not gang.releasing_fills_gang(job)
+        if job.unschedulable and not ssn.quiet:
+            gang_messages[key] = gang.unready_message(job)
+    phases = {key: group_phase(job) for key, job in closing.items()}
+    nominations = _nominations(ssn, closing)
     quota_plugin, quota, rounds, broken = "", {}, [], ""
     if opened.proportion is not None:
-        quota_plugin, quota, rounds = "proportion", opened.proportion.attrs, opened.proportion.rounds
+        quota_plugin = "proportion"
+        if opened.proportion.filled:  # (an incremental session may never have needed the queues' deserved)
+            quota, rounds = opened.proportion.attrs, opened.proportion.rounds
     elif opened.capacity is not None:
         quota_plugin = "capacity (hierarchical)" if opened.capacity.hierarchy else "capacity"
         quota, broken = opened.capacity.attrs, opened.capacity.broken
     return SessionResult(
         binds=[(t.key, t.node) for t in ssn.binds],
         evictions=[(t.key, t.evicted_by or "") for t, _ in ssn.evictions],
-        pipelined=sorted((t.key, t.node) for job in ssn.jobs.values() for t in job.with_status(PIPELINED)),
+        pipelined=sorted((t.key, t.node) for job in closing.values() for t in job.with_status(PIPELINED)),
         nominated=sorted((key, node) for key, (_, node) in nominations.items()),
         nominated_tasks={key: task for key, (task, _) in nominations.items()},
         phases=phases,
@@ -277,14 +297,28 @@ def _close(ssn: Session, opened: _Opened) -> SessionResult:
         trace=ssn.trace, hdrf=opened.drf.levels() if opened.drf is not None else {})
 
 
-def _nominations(ssn: Session) -> dict[str, tuple[TaskInfo, str]]:
+def _closing_jobs(ssn: Session) -> dict[str, JobInfo]:
+    """The jobs whose PodGroup phase the close works out: every job, or in an incremental session the jobs that
+    changed since the last session closed (by key). Exact: ``getPodGroupPhase`` is a function of the
+    job's tasks, its phase and gang's mark (itself a function of the tasks), and working it out again from the
+    phase it gave changes nothing, so a job unchanged since its phase was last worked out keeps it; pipelined tasks
+    and nominations only come from tasks a session changed (their jobs are among the changed ones). (Their order
+    matters to nothing: the phases are set, the lists sorted.)"""
+    changed = ssn.job_sums.closing() if ssn.job_sums is not None else None
+    if not ssn.incremental or changed is None:
+        return ssn.jobs
+    jobs = ssn.jobs
+    return {key: jobs[key] for key in sorted(changed) if key in jobs}
+
+
+def _nominations(ssn: Session, closing: dict[str, JobInfo]) -> dict[str, tuple[TaskInfo, str]]:
     """VC-NOMINATE-1 (``RecordJobStatusEvent``, ``TaskSchedulingReason``): as the session closes, a task left
     allocated, pending or pipelined whose last transaction pipelined it where victims were evicted for it gets
     that node as its pod's nominatedNodeName; the last transaction is the one a discarded statement undid, if
     any. An empty nomination never overwrites an earlier one. Only a task pipelined now or undone in the
     session can have such a transaction; theirs are cleared for the next session."""
     found: dict[str, tuple[TaskInfo, str]] = {}
-    candidates = [t for job in ssn.jobs.values() for t in job.with_status(PIPELINED)] + ssn.undone
+    candidates = [t for job in closing.values() for t in job.with_status(PIPELINED)] + ssn.undone
     for task in candidates:
         state, node, evicted = task.last_transaction or (task.status, task.node, task.eviction_occurred)
         if task.status in (ALLOCATED, PENDING, PIPELINED) and not task.pod.gated and state == PIPELINED \

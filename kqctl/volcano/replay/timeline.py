@@ -64,6 +64,9 @@ class TimelineOptions:
     period: int = DEFAULT_PERIOD_MS  # ms
     runtime: Distribution | None = None
     seed: int = 0
+    # Sessions visit only the jobs an action can act on (``session.run_cached``'s ``incremental``); False runs every
+    # session in full (tests compare the two: the replays are the same)
+    incremental: bool = True
 
 
 @dataclass
@@ -248,7 +251,8 @@ class VolcanoTimeline:
         self.dirty = False
         self.last_session = now
         self.sessions += 1
-        result = run_cached(self.snapshot, self.cache, quiet=True)  # a replay reads no reasons
+        result = run_cached(self.snapshot, self.cache, quiet=True,  # a replay reads no reasons
+                            incremental=self.options.incremental)
         settle(self.cache, result)
         changed = bool(result.binds or result.evictions)
         for pod_key, node in result.binds:
