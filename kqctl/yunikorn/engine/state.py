@@ -86,6 +86,8 @@ class SchedulerState:
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
         self.failed_attempts: dict[tuple[object, ...], str] = {}
+        # preemption attempts whose queue guarantees check failed, by state, leaf, priority and resources
+        self.guarantees_failed: set[tuple[object, ...]] = set()
         self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
         # preemption._candidates: a subtree's leaves with eligible victims, by its version (F2, F4)
         self.subtree_victims: dict[tuple[object, ...], list[tuple[Queue, list[Ask], Resource]]] = {}
@@ -94,6 +96,8 @@ class SchedulerState:
         self.within_guaranteed: dict[tuple[object, ...], bool] = {}
         self.guaranteed_chains: dict[str, tuple[str, ...]] = {}
         self.victim_index: dict[int, tuple[object, Any]] = {}  # preemption._victim_index, by id(results)
+        # preemption._groups_of: a leaf's victims by node, by id of the victims' list (kept while the leaf is)
+        self.victim_groups: dict[int, tuple[list[Ask], dict[str, list[Ask]]]] = {}
         self._refresh_active()
 
     # --- which asks can still change anything ------------------------------------------------------------
