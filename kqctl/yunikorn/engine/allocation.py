@@ -25,7 +25,7 @@ from kqctl.yunikorn.engine import sorting
 from kqctl.yunikorn.engine.nodes import predicates_pass
 from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Application, Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
-from kqctl.yunikorn.engine.preemption import try_preemption
+from kqctl.yunikorn.engine.preemption import preconditions, try_preemption
 from kqctl.yunikorn.engine.queue import Queue
 from kqctl.yunikorn.engine.state import (
     ALLOCATED,
@@ -65,6 +65,49 @@ class Scheduler(SchedulerState):
         if self.p.tree.root.max is None:
             return None  # no nodes: the partition is skipped
         return self.try_reserved_allocate() or self.try_allocate()
+
+    def quota_released(self) -> None:
+        """Quota was given back. Without reasons to keep (``keep_reasons``), an ask a headroom stopped is retried
+        only when its retry can do more than fail again: it now fits its user's and its queue's headroom, or it fits
+        the user's and may try preemption (E1-E4 pass). Otherwise the retry would find the same headrooms short
+        (they only grow with a quota release, and this is the last one) and preemption refused, and only write its
+        reason again: it waits for the next release or for the timer that makes preemption possible (YK-E3, YK-E4;
+        ``changes.unblock``). An ask blocked since for another reason, or holding a reservation, is retried, as every
+        ask is with reasons."""
+        super().quota_released()
+        if self.keep_reasons or not self.blocked_headroom:
+            return
+        waiting: set[Ask] = set()
+        queue_room: dict[str, Resource | None] = {}
+        user_room: dict[tuple[str, str, str], Resource | None] = {}
+        for ask in self.blocked_headroom:
+            if not ask.blocked or ask.allocated:
+                continue  # retried since: its next failure puts it back
+            # an ask holding a reservation is retried as with reasons: try_reserved_allocate retries it (its room on
+            # any node) only while it is not blocked, and its failing there is remembered (``waiting_quota``)
+            if ask.blocked_kind == "headroom" and not ask.reserved_node \
+                    and not self._may_pass(ask, queue_room, user_room):
+                waiting.add(ask)
+            else:
+                self.unblock(ask)
+        self.blocked_headroom = waiting
+
+    def _may_pass(self, ask: Ask, queue_room: dict[str, Resource | None],
+                  user_room: dict[tuple[str, str, str], Resource | None]) -> bool:
+        """A retry of the ask, stopped by a headroom, can do more than fail again (``_app``'s first two checks)."""
+        app = ask.app
+        queue = app.queue
+        assert queue is not None
+        key = (queue.path, app.user, app.group)
+        if key not in user_room:
+            user_room[key] = self.p.limits.headroom(queue.path, app.user, app.group)[0]
+        if not res.fit_in_max_undef(user_room[key], ask.resource):
+            return False
+        if queue.path not in queue_room:
+            queue_room[queue.path] = self.p.headroom(queue)
+        if res.fit_in_max_undef(queue_room[queue.path], ask.resource):
+            return True
+        return self.p.preemption_enabled and not preconditions(self.p.now, ask, queue)
 
     # --- sorted views ------------------------------------------------------------------------------------
 
@@ -182,7 +225,7 @@ class Scheduler(SchedulerState):
             if ask.allocated or ask.blocked:
                 continue
             if not res.fit_in_max_undef(user_room, ask.resource):
-                self.block(ask, NOT_ENOUGH_USER_QUOTA, "quota")
+                self.block(ask, NOT_ENOUGH_USER_QUOTA, "headroom")
                 continue
             if not res.fit_in_max_undef(headroom, ask.resource):
                 detail = self.p.quota_detail(queue, ask.resource)
@@ -195,7 +238,7 @@ class Scheduler(SchedulerState):
                     if why == MAX_PREEMPTION_ATTEMPTS:
                         ask.failure = reason
                         continue  # not tried yet: the next walk gives it an attempt
-                self.block(ask, reason, "quota")
+                self.block(ask, reason, "headroom")
                 continue
             if self.p.nodes.reserved < len(self.p.nodes.by_name):
                 result = self.try_nodes(ask)
@@ -259,6 +302,7 @@ class Scheduler(SchedulerState):
         for shape_asks in self.blocked_nodes.values():
             shape_asks.discard(ask)
         self.blocked_quota.discard(ask)
+        self.blocked_headroom.discard(ask)
         self._changed(ask.app.queue)
         if reserved is not None:
             self.node_opened(reserved)  # the reservation is over: the node is open to every ask again

@@ -90,6 +90,11 @@ class NodeSet:
         self._blocks = [_Block(order[i:i + BLOCK]) for i in range(0, len(order), BLOCK)]
         self._lasts = [block.entries[-1] for block in self._blocks]
         self.reserved = 0  # nodes with a reservation
+        # the names of the nodes without one: on a full cluster a preemption attempt looks at these few (and at the
+        # nodes an old reservation leaves open) instead of passing every reserved node by
+        self.unreserved: set[str] = {node.name for node in nodes if node.reserved_by is None}
+        self._reserver: dict[str, int] = {}  # a reserved node's name -> the priority of the ask it is reserved for
+        self.reserver_priorities: dict[int, int] = {}  # priority -> how many reservations asks of it hold
 
     @property
     def order(self) -> list[tuple[float, str]]:
@@ -149,6 +154,18 @@ class NodeSet:
 
     def reservation_changed(self, node: Node) -> None:
         """The node was reserved, or its reservation ended."""
+        counts = self.reserver_priorities
+        before = self._reserver.pop(node.name, None)
+        if before is not None:
+            counts[before] -= 1
+            if not counts[before]:
+                del counts[before]
+        if node.reserved_by is None:
+            self.unreserved.add(node.name)
+        else:
+            self.unreserved.discard(node.name)
+            priority = self._reserver[node.name] = node.reserved_by.priority
+            counts[priority] = counts.get(priority, 0) + 1
         block = self._block_of(node)
         if block is not None:
             block.touched()

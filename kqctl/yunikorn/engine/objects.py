@@ -42,6 +42,7 @@ class Ask:
     failure: str = ""  # YuniKorn's allocation log reason of the last failed attempt
     no_node: str = ""  # why no node took it at its last tryNodes (describe_no_node): the start of ``failure`` then
     blocked: bool = False  # it failed, and nothing it depends on has grown since
+    blocked_kind: str = ""  # what would undo its last failure (SchedulerState.block)
     waiting_quota: bool = False  # reserved, and its last retry failed on a headroom
     shape: tuple[object, ...] = ()  # what decides where it fits (state.shape_of), worked out once
 

@@ -33,6 +33,7 @@ DOES_NOT_HELP = "Preemption does not help"
 MAX_ATTEMPTS = "Preemption max attempts exhausted"
 RESERVATION_WAIT_TIMEOUT = 3600 * 1_000_000_000  # objects.reservationWaitTimeout
 _CLOCK = itertools.count(1)
+FEW_NODES = 10  # _open_to: at most a tenth of the nodes open to an ask are looked at one by one
 
 
 @dataclass(eq=False)
@@ -571,11 +572,21 @@ def try_preemption(scheduler: SchedulerState, ask: Ask, headroom: Resource | Non
     failed = scheduler.failed_attempts.get(outcome_key)
     if failed is not None:
         return None, failed
+    # The queue guarantees check comes before any node is looked at: its answer does not depend on reservations,
+    # the ask's own reserved node or whether tryNodes ran (every reserved ask has its own node: the key above never
+    # matches two of them).
+    guarantees_key = (p.allocations, p.releases, leaf.path, ask.priority, outcome_key[-1])
+    if guarantees_key in scheduler.guarantees_failed:
+        return None, GUARANTEES_FAILED
     result, reason = _attempt(scheduler, ask, leaf, nodes_tried)
     if result is None:
         if len(scheduler.failed_attempts) > 4096:
             scheduler.failed_attempts.clear()
         scheduler.failed_attempts[outcome_key] = reason
+        if reason == GUARANTEES_FAILED:
+            if len(scheduler.guarantees_failed) > 4096:
+                scheduler.guarantees_failed.clear()
+            scheduler.guarantees_failed.add(guarantees_key)
     return result, reason
 
 
@@ -603,7 +614,14 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
     # are looked at, in the same name order.
     best: tuple[int, str, list[Ask]] | None = None
     by_name = p.nodes.by_name
-    for name in index.node_names if nodes_tried else p.nodes.names:
+    if nodes_tried:
+        names = _open_to(scheduler, ask)
+        if names is None:
+            names = index.node_names
+    else:
+        index.group_all()  # every node is looked at
+        names = p.nodes.names
+    for name in names:
         node = by_name.get(name)
         # the cheapest test first (on a full cluster most nodes are reserved for other asks); the order of these
         # tests changes nothing: each only skips the node
@@ -615,7 +633,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
             continue  # no victim here: it can only be a candidate when the ask already fits (quota preemption)
         if best is not None and _lowest_score(ask.resource, node.free, ordered or None, index, name) >= best[0]:
             continue
-        at, victims = victims_on_node(ask, node.available, ordered or [], results, index.by_victim, leaf.path)
+        at, victims = victims_on_node(ask, node.available, ordered or [], results, index.owners, leaf.path)
         if victims is None or not (victims or not nodes_tried):
             continue
         score = solution_score(at, ordered or None)
@@ -755,31 +773,68 @@ class VictimIndex:
     """The victims of one ``results``: by id (their queue's snapshot), by node in ``sortVictimsForPreemption`` order
     (``_victim_order``), the names of the nodes that have any (sorted), and every victim in ``_less_key`` order.
     Kept per ``results``: the attempts of asks alike share them, and a victim's node only changes with a release,
-    which makes new ``results``. A node's victims are sorted the first time an attempt looks at the node, and the
-    ``_less_key`` order the first time additional victims are looked for: most attempts pass most nodes by (reserved
-    for another ask, too small) and never need either."""
+    which makes new ``results``. Each leaf's victims are grouped by node once for as long as its victims are the same
+    list (``_leaf_victims`` keeps it while the leaf is unchanged); a node's victims in ``results`` order are those
+    groups in ``results`` order, put together and sorted the first time an attempt looks at the node, the names of
+    every node with victims and the ``_less_key`` order the first time they are needed: on a full cluster most
+    attempts only look at the few nodes no other ask holds a reservation on."""
 
-    def __init__(self, results: dict[str, QueueSnapshot]) -> None:
+    def __init__(self, results: dict[str, QueueSnapshot], groups: dict[int, tuple[list[Ask], dict[str, list[Ask]]]]
+                 | None = None) -> None:
         self._results = results
+        known = groups if groups is not None else {}
+        self._groups = [(snap, _groups_of(snap.victims, known)) for snap in results.values() if snap.victims]
         self._by_victim: dict[int, QueueSnapshot] | None = None
-        self._listed = by_victim_list(results)
-        grouped: dict[str, list[Ask]] = {}
-        for victim in self._listed:
-            grouped.setdefault(victim.node, []).append(victim)
-        self._grouped = grouped
-        self._ordered: dict[str, list[Ask]] = {}
-        self.node_names = sorted(grouped)
+        self._grouped: dict[str, list[Ask]] | None = None  # every node's victims, once node_names is asked for
+        self._ordered: dict[str, list[Ask] | None] = {}
+        self._node_names: list[str] | None = None
         self._less_order: list[Ask] | None = None
         self._sizes: dict[tuple[str, str], list[int]] = {}
+        self.owners: dict[int, QueueSnapshot] = {}  # the snapshot of each victim of the nodes looked at so far
+
+    @property
+    def node_names(self) -> list[str]:
+        """The names of the nodes with victims, sorted."""
+        return self.group_all()
+
+    def group_all(self) -> list[str]:
+        """Every victim grouped by node at once (for an attempt that looks at every node); the nodes' names."""
+        if self._node_names is None:
+            grouped: dict[str, list[Ask]] = {}
+            for _, groups in self._groups:
+                for node, victims in groups.items():
+                    found = grouped.get(node)
+                    if found is None:
+                        grouped[node] = list(victims)
+                    else:
+                        found.extend(victims)
+            self._grouped = grouped
+            self._node_names = sorted(grouped)
+        return self._node_names
+
+    def _victims_of(self, node: str) -> list[Ask]:
+        """The node's victims in ``results`` order (the order ``by_victim_list`` lists them in)."""
+        if self._grouped is not None:
+            return self._grouped.get(node, [])
+        found: list[Ask] = []
+        for _, groups in self._groups:
+            victims = groups.get(node)
+            if victims is not None:
+                found.extend(victims)
+        return found
 
     def on_node(self, node: str) -> list[Ask] | None:
         """The node's victims in ``_victim_order`` (a stable sort of them in ``results`` order), None: it has none."""
-        ordered = self._ordered.get(node)
-        if ordered is None:
-            grouped = self._grouped.get(node)
-            if grouped is None:
-                return None
-            ordered = self._ordered[node] = sorted(grouped, key=_victim_order)
+        if node in self._ordered:
+            return self._ordered[node]
+        grouped = self._victims_of(node)
+        ordered = sorted(grouped, key=_victim_order) if grouped else None
+        self._ordered[node] = ordered
+        if grouped:
+            owners = self.owners
+            for snap, groups in self._groups:
+                for victim in groups.get(node, ()):
+                    owners[id(victim)] = snap
         return ordered
 
     @property
@@ -791,7 +846,7 @@ class VictimIndex:
     @property
     def less_order(self) -> list[Ask]:
         if self._less_order is None:
-            self._less_order = sorted(self._listed, key=_less_key)
+            self._less_order = sorted(by_victim_list(self._results), key=_less_key)
         return self._less_order
 
     def reach(self, node: str, resource_type: str) -> list[int]:
@@ -800,10 +855,29 @@ class VictimIndex:
         key = (node, resource_type)
         known = self._sizes.get(key)
         if known is None:
-            sizes = sorted((v.resource.get(resource_type, 0) for v in self._grouped.get(node, ())), reverse=True)
+            sizes = sorted((v.resource.get(resource_type, 0) for v in self.on_node(node) or ()), reverse=True)
             known = list(itertools.accumulate(size for size in sizes if size > 0))
             self._sizes[key] = known
         return known
+
+
+def _groups_of(victims: list[Ask], known: dict[int, tuple[list[Ask], dict[str, list[Ask]]]]) -> dict[str, list[Ask]]:
+    """A leaf's victims by node, each node's in the list's order; kept by the list's id (the entry keeps the list
+    alive, so the id is not reused meanwhile)."""
+    found = known.get(id(victims))
+    if found is not None and found[0] is victims:
+        return found[1]
+    groups: dict[str, list[Ask]] = {}
+    for victim in victims:
+        group = groups.get(victim.node)
+        if group is None:
+            groups[victim.node] = [victim]
+        else:
+            group.append(victim)
+    if len(known) > 50_000:
+        known.clear()
+    known[id(victims)] = (victims, groups)
+    return groups
 
 
 def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) -> VictimIndex:
@@ -813,11 +887,27 @@ def _victim_index(scheduler: SchedulerState, results: dict[str, QueueSnapshot]) 
     known = cache.get(id(results))
     if known is not None and known[0] is results:
         return known[1]  # type: ignore[no-any-return]
-    index = VictimIndex(results)
+    index = VictimIndex(results, scheduler.victim_groups)
     if len(cache) >= 8:  # victim sets only live until the next allocation or release: a few are enough
         cache.clear()
     cache[id(results)] = (results, index)
     return index
+
+
+def _open_to(scheduler: SchedulerState, ask: Ask) -> list[str] | None:
+    """The names of the nodes ``_reserved_for_other`` lets the ask look at, in name order, when they are few: the
+    unreserved ones and its own. None when a reservation of a lower priority than the ask's is held (it may be old
+    enough to be taken over) or when those nodes are more than a tenth of all: the caller then passes every node by
+    in name order, which skips exactly the others (each reserved for an ask of the same or a higher priority)."""
+    nodes = scheduler.p.nodes
+    if any(priority < ask.priority for priority in nodes.reserver_priorities):
+        return None
+    names = set(nodes.unreserved)
+    if ask.reserved_node:
+        names.add(ask.reserved_node)
+    if FEW_NODES * len(names) > len(nodes.by_name):
+        return None
+    return sorted(names)
 
 
 def _cached_victims(scheduler: SchedulerState, ask: Ask) -> dict[str, QueueSnapshot]:

@@ -82,10 +82,18 @@ class SchedulerState:
         self.reserved_dirty: dict[Ask, set[str] | None] = {}
         # failed asks by what would undo the failure
         self.blocked_quota: set[Ask] = set()  # queue or user headroom: quota given back
+        # True: a quota release retries every ask a headroom stopped, and its reason says the headroom and the
+        # preemption check as they are then (simulate and explain report reasons). False (a replay, which reports
+        # none): only the asks whose retry can do more than write a reason again are retried
+        # (``Scheduler.quota_released``); the others wait in ``blocked_headroom``.
+        self.keep_reasons = True
+        self.blocked_headroom: set[Ask] = set()
         self.blocked_nodes: dict[tuple[object, ...], set[Ask]] = {}  # no node fits: a node opening to that shape
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
         self.failed_attempts: dict[tuple[object, ...], str] = {}
+        # preemption attempts whose queue guarantees check failed, by state, leaf, priority and resources
+        self.guarantees_failed: set[tuple[object, ...]] = set()
         self.leaf_victims: dict[tuple[object, ...], tuple[list[Ask], Resource]] = {}
         # preemption._candidates: a subtree's leaves with eligible victims, by its version (F2, F4)
         self.subtree_victims: dict[tuple[object, ...], list[tuple[Queue, list[Ask], Resource]]] = {}
@@ -94,6 +102,8 @@ class SchedulerState:
         self.within_guaranteed: dict[tuple[object, ...], bool] = {}
         self.guaranteed_chains: dict[str, tuple[str, ...]] = {}
         self.victim_index: dict[int, tuple[object, Any]] = {}  # preemption._victim_index, by id(results)
+        # preemption._groups_of: a leaf's victims by node, by id of the victims' list (kept while the leaf is)
+        self.victim_groups: dict[int, tuple[list[Ask], dict[str, list[Ask]]]] = {}
         self._refresh_active()
 
     # --- which asks can still change anything ------------------------------------------------------------
@@ -119,16 +129,20 @@ class SchedulerState:
             active[name] += delta
 
     def block(self, ask: Ask, reason: str, kind: str = "") -> None:
-        """The ask failed for ``reason``; it fails the same way until what ``kind`` names grows: "quota" (queue or
-        user headroom), "nodes" (no node fits), "" (nothing in a snapshot undoes it, e.g. maxapplications)."""
+        """The ask failed for ``reason``; it fails the same way until what ``kind`` names grows: "headroom" (queue or
+        user headroom), "quota" (maxapplications: a running application ends, as quota is released), "nodes" (no
+        node fits), "" (nothing in a snapshot undoes it)."""
         ask.failure = reason
         if ask.blocked or not self.remember:
             return
         ask.blocked = True
         assert ask.app.queue is not None
         self._add_active(ask.app.queue.path, -1)
-        if kind == "quota":
+        ask.blocked_kind = kind
+        if kind == "quota" or (kind == "headroom" and self.keep_reasons):
             self.blocked_quota.add(ask)
+        elif kind == "headroom":
+            self.blocked_headroom.add(ask)
         elif kind == "nodes":
             self.blocked_nodes.setdefault(shape_of(ask), set()).add(ask)
 

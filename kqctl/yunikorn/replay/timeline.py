@@ -106,6 +106,7 @@ class YuniKornTimeline:
         present = replace(snapshot, pods=[pod for pod in snapshot.pods if pod.key not in self.future])
         self.partition = build_partition(present)  # PartitionError: the CLI says why, as simulate does
         self.scheduler = Scheduler(self.partition)
+        self.scheduler.keep_reasons = False  # a replay reports times and states, never an ask's reason
         self._checked: list[Ask] = []
         original = self.scheduler.try_preemption
 

@@ -1,0 +1,157 @@
+"""A replay skips work that cannot change a decision (issue 21: the 50,000-pod lognormal replay): asks a headroom
+stopped are retried after a quota release only when the retry can do more than write their reason again; a
+preemption attempt looks only at the nodes no other ask of its priority or above holds a reservation on, groups
+victims by node only for the nodes it looks at, and a failed queue guarantees check answers every ask alike until
+something is allocated or released (YK-PREEMPT). On random clusters, replayed with runtimes, every pod's times,
+evictions and every queue's usage must be those of the full path, which retries every such ask and passes every
+node by."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+import yaml
+from yunikorn_random import NOW, cluster
+
+from kqctl.cli.schedulers import ALL_KINDS
+from kqctl.load.objects import load_text
+from kqctl.replay.durations import parse_distribution
+from kqctl.replay.run import ReplayOptions, replay
+from kqctl.yunikorn.api.snapshot import Snapshot
+from kqctl.yunikorn.engine import preemption
+from kqctl.yunikorn.engine.allocation import Scheduler
+from kqctl.yunikorn.engine.partition import build_partition
+from kqctl.yunikorn.load import build_snapshot
+from kqctl.yunikorn.replay.timeline import TimelineOptions, YuniKornTimeline
+
+
+class _Forgets(set):  # type: ignore[type-arg]
+    """A memo that never remembers: every preemption attempt runs its queue guarantees check."""
+
+    def add(self, _: object) -> None:
+        return None
+
+
+def _snapshot(seed: int) -> Snapshot:
+    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed), sort_keys=False)), NOW)
+
+
+def _replayed(snapshot: Snapshot, fast: bool, runtime: str, seed: int) -> tuple[Any, ...]:
+    timeline = YuniKornTimeline(copy.deepcopy(snapshot), TimelineOptions(parse_distribution(runtime), seed))
+    if not fast:
+        timeline.scheduler.keep_reasons = True
+        timeline.scheduler.guarantees_failed = _Forgets()
+    run = replay(timeline, ReplayOptions(None))
+    return (run.end, run.cycles, run.workloads, run.usage, tuple(timeline.evictions), timeline.cycles)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_replay_s_fast_paths_change_no_time_and_no_eviction(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = _snapshot(seed)
+    runtime = ("lognormal(20m,0.8)", "lognormal(2m,1.5)", "30m")[seed % 3]
+    # the random clusters have a few nodes: the open ones are looked at one by one however many they are
+    monkeypatch.setattr(preemption, "FEW_NODES", 0 if seed % 2 else preemption.FEW_NODES)
+    fast = _replayed(snapshot, True, runtime, seed)
+    monkeypatch.setattr(preemption, "_open_to", lambda scheduler, ask: None)
+    assert fast == _replayed(snapshot, False, runtime, seed)
+
+
+def _benchmark_shape(seed: int) -> Snapshot:
+    """benchmarks/generate_yunikorn.py's cluster, small: 12 nodes, 500 pods in 50 applications over 12 leaves, a tenth
+    at priority 1000, every pod a day old (every reservation old enough to be taken over), more pods than room."""
+    import importlib.util
+
+    from support import REPO
+
+    spec = importlib.util.spec_from_file_location("generate_yunikorn", REPO / "benchmarks" / "generate_yunikorn.py")
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
+    now = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), now)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_benchmark_s_replay_takes_the_same_decisions_on_the_fast_paths(seed: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Full nodes, every one reserved, asks of two priorities preempting: where the fast paths matter."""
+    snapshot = _benchmark_shape(seed)
+    monkeypatch.setattr(preemption, "FEW_NODES", 0)
+    fast = _replayed(snapshot, True, "lognormal(20m,0.8)", seed)
+    monkeypatch.setattr(preemption, "_open_to", lambda scheduler, ask: None)
+    assert fast == _replayed(snapshot, False, "lognormal(20m,0.8)", seed)
+    assert fast[4]  # it preempted
+
+
+def test_the_random_replays_take_the_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison above means something only if the fast paths run: asks left waiting after a quota release,
+    attempts that looked at a few nodes, guarantees checks answered from the memo."""
+    seen = {"kept": 0, "few nodes": 0, "memo": 0}
+    open_to = preemption._open_to
+    released = Scheduler.quota_released
+
+    def counting_open_to(scheduler: Any, ask: Any) -> list[str] | None:
+        names = open_to(scheduler, ask)
+        seen["few nodes"] += bool(names)
+        return names
+
+    def counting_release(self: Scheduler) -> None:
+        released(self)
+        seen["kept"] += len(self.blocked_headroom)
+
+    monkeypatch.setattr(preemption, "_open_to", counting_open_to)
+    monkeypatch.setattr(preemption, "FEW_NODES", 0)
+    monkeypatch.setattr(Scheduler, "quota_released", counting_release)
+    for seed in range(30):
+        timeline = YuniKornTimeline(_snapshot(seed), TimelineOptions(parse_distribution("lognormal(20m,0.8)"), seed))
+        replay(timeline, ReplayOptions(None))
+        seen["memo"] += len(timeline.scheduler.guarantees_failed)
+    assert all(seen.values()), seen
+
+
+def _every_results(seed: int) -> list[tuple[Scheduler, dict[str, preemption.QueueSnapshot]]]:
+    scheduler = Scheduler(build_partition(_snapshot(seed)))
+    found = []
+    for _ in range(60):
+        for ask in list(scheduler.p.asks.values()):
+            if not ask.allocated and ask.app.queue is not None:
+                results, _ = preemption.eligible_victims(scheduler, ask)
+                if preemption.by_victim_list(results):
+                    found.append((scheduler, results))
+        if scheduler.cycle() is None:
+            break
+    return found
+
+
+def _by_node(results: dict[str, preemption.QueueSnapshot], grouped: Callable[[preemption.VictimIndex], None]) \
+        -> dict[str, tuple[list[str] | None, dict[str, list[int]], list[str]]]:
+    index = preemption.VictimIndex(results)
+    grouped(index)
+    nodes = sorted({v.node for v in preemption.by_victim_list(results)} | {"no-such-node"})
+    out = {}
+    for node in nodes:
+        ordered = index.on_node(node)
+        owners = [index.owners[id(v)].path for v in ordered or ()]
+        out[node] = ([v.key for v in ordered] if ordered is not None else None,
+                     {kind: index.reach(node, kind) for kind in ("vcore", "memory", "pods")}, owners)
+    return out
+
+
+def test_yk_preempt_victims_grouped_per_node_on_demand_equal_every_victim_grouped_at_once() -> None:
+    """A node's victims (``sortVictimsForPreemption`` order), their snapshots and their running totals are the same
+    whether the attempt grouped every victim by node first or only looked at that node (random clusters, every
+    pending ask's eligible victims at every cycle)."""
+    compared = 0
+    for seed in range(20):
+        for _, results in _every_results(seed):
+            whole = _by_node(results, lambda index: index.group_all() and None)
+            assert _by_node(results, lambda index: None) == whole, seed
+            index = preemption.VictimIndex(results)
+            assert index.node_names == sorted({v.node for v in preemption.by_victim_list(results)})
+            compared += 1
+    assert compared > 100
