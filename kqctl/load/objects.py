@@ -42,10 +42,6 @@ class LoadedObject:
     # The scheduler the kqctl snapshot holding this object was saved for (its List's kqctl.dev/scheduler
     # annotation), None elsewhere: another scheduler's pods in it are other pods on the nodes, not that scheduler's.
     read_for: str | None = None
-    # (stored body, the scheduler's model of it): decoded ahead by the process that read the file
-    # (kqctl.validate.parallel.read_checked), so that a large input is decoded on every core. The snapshot takes
-    # the model only while ``body`` is still that very stored body (the gate makes it so); else it decodes anew.
-    decoded: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 
     def set_by(self, path: FieldPath) -> str | None:
         """The --set that wrote ``path`` (or a field above it), if one did."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from kqctl.errors import InputError
-from kqctl.findings import Finding, Severity, error
+from kqctl.findings import Finding, error
 from kqctl.k8s.kinds import KindRegistry
 from kqctl.load.documents import Document
 from kqctl.load.objects import (
@@ -561,8 +561,6 @@ def _read_checked_one(name: str, job: Job, ahead: bool = True) -> CheckedFile:
         part.objects.extend(objects_of(job.kinds, document, job.strict))
     part.checks = [_check_ahead(obj, job.profiles) if ahead else None for obj in part.objects]
     part.filled = [_filled(obj, check) for obj, check in zip(part.objects, part.checks, strict=True)]
-    for obj, check in zip(part.objects, part.checks, strict=True):
-        obj.decoded = _decoded_ahead(obj, check, job.profiles)
     return part
 
 
@@ -572,20 +570,6 @@ def _filled(obj: LoadedObject, check: ObjectCheck | None) -> tuple[FieldPath, ..
     if check is None or check.status_ignored:
         return None
     return tuple(defaulted_fields(obj.body, check.stored))
-
-
-def _decoded_ahead(obj: LoadedObject, check: ObjectCheck | None,
-                   profiles: tuple[ValidationProfile, ...]) -> tuple[Any, Any] | None:
-    """(the body the gate will store, the scheduler's model of it), decoded here by the profile that owns the
-    object, for an object the gate admits as checked; None otherwise (the snapshot decodes it itself)."""
-    if check is None or check.status_ignored or obj.info is None \
-            or any(finding.severity is Severity.ERROR for finding in check.findings):
-        return None
-    for profile in profiles:
-        if profile.owns(obj.info.group):
-            model = profile.decode_ahead(obj, check.stored)
-            return None if model is None else (check.stored, model)
-    return None
 
 
 def _check_ahead(obj: LoadedObject, profiles: tuple[ValidationProfile, ...]) -> ObjectCheck | None:

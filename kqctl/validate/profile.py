@@ -63,10 +63,6 @@ def _nothing_effective(obj: LoadedObject) -> dict[str, Any] | None:
     return None
 
 
-def _nothing_ahead(obj: LoadedObject, stored: Body) -> Any:
-    return None
-
-
 @dataclass(frozen=True)
 class ValidationProfile:
     """One scheduler's part of validation. Every hook is a module-level function, so a profile can be
@@ -111,10 +107,6 @@ class ValidationProfile:
     # The released version whose CRD schemas the scheduler's objects are checked against (``schemas/releases/
     # <name>.json``, e.g. "kueue-v0.19.2"); None: the reference version kqctl mirrors.
     schema_release: str | None = None
-    # What the scheduler's snapshot makes of one of its objects as the API server stores it (body given), worked out
-    # ahead by the process that read the object's file (kqctl.validate.parallel.read_checked): None where it
-    # decodes nothing ahead, or where the snapshot must decide (and word any problem) itself.
-    decode_ahead: Callable[[LoadedObject, Body], Any] = _nothing_ahead
 
     def owns(self, group: str) -> bool:
         return group in self.groups

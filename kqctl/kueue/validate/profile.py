@@ -69,15 +69,6 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
     return run_rules(rules, body)
 
 
-def decode_ahead(obj: LoadedObject, stored: dict[str, Any]) -> Any:
-    """The snapshot's model of a Workload the API server stores as ``stored``, made where its file is read."""
-    if obj.info is None or obj.info.group != GROUP or obj.info.kind != "Workload":
-        return None
-    from kqctl.kueue.api.stored import stored_workload
-
-    return stored_workload(stored, obj.namespace, obj.origin)
-
-
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
     path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
     return Finding(finding.rule_id, finding.severity, path, finding.message, finding.hint,
@@ -100,5 +91,4 @@ PROFILE = ValidationProfile(
     # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
     cross_object_refusals=no_refusals,
     trim=crossobject.trimmed,
-    decode_ahead=decode_ahead,
 )
