@@ -12,10 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from kqctl.kueue.api.snapshot import Snapshot
-from kqctl.kueue.replay.report import KueueReplayOptions, assumptions
-from kqctl.kueue.replay.timeline import KueueTimeline
+from kqctl.kueue.replay.report import KueueReplayOptions, assumptions, replay_of
 from kqctl.replay.durations import Distribution, format_duration
-from kqctl.replay.run import Replay, ReplayOptions, WorkloadTimes
+from kqctl.replay.run import WorkloadTimes
 
 DEFAULT_ASSUMED_RUNTIME = Distribution("fixed", 3_600_000)  # 1h, stated whenever it is used
 
@@ -88,9 +87,7 @@ def replay_for_estimates(snapshot: Snapshot, options: KueueReplayOptions | None 
     runtime = options.timeline.runtime or assumed_runtime or DEFAULT_ASSUMED_RUNTIME
     options = replace(options, timeline=replace(options.timeline, runtime=runtime, all_present=True),
                       until_finished=frozenset(keys))
-    timeline = KueueTimeline(snapshot, options.timeline)
-    until = min(options.until if options.until is not None else timeline.horizon, timeline.horizon)
-    run = Replay(timeline, ReplayOptions(until, options.finish_latency, None, options.until_finished))
+    timeline, run = replay_of(snapshot, options)
     end, _ = run.advance()
     return EstimateReplay(end, run.times(options.until_finished or None), assumptions(timeline, options))
 

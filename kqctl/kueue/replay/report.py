@@ -14,7 +14,7 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.throughput import Throughput
 from kqctl.kueue.replay.timeline import Eviction, KueueTimeline, TimelineOptions
 from kqctl.replay.durations import MAX_DURATION_TEXT, format_duration
-from kqctl.replay.run import ReplayOptions, WorkloadTimes, replay
+from kqctl.replay.run import Replay, ReplayOptions, WorkloadTimes
 from kqctl.replay.summary import (
     GroupStats,
     PerformanceSummary,
@@ -65,10 +65,8 @@ def replay_snapshot(snapshot: Snapshot, options: KueueReplayOptions | None = Non
                     on_progress: Callable[[int, int, int], None] | None = None) -> ReplayReport:
     """Replay ``snapshot`` (its future-dated workloads arriving on time) until nothing is left to happen."""
     options = options or KueueReplayOptions()
-    timeline = KueueTimeline(snapshot, options.timeline)
-    # Virtual time cannot go past the calendar (year 9999): a replay that would is stopped there, as --until does.
-    until = min(options.until if options.until is not None else timeline.horizon, timeline.horizon)
-    run = replay(timeline, ReplayOptions(until, options.finish_latency, on_progress, options.until_finished))
+    timeline, replayer = replay_of(snapshot, options, on_progress)
+    run = replayer.run()
     workloads = run.workloads
     arrived = [w for w in workloads if w.arrival is not None]
     return ReplayReport(
@@ -93,6 +91,15 @@ def replay_snapshot(snapshot: Snapshot, options: KueueReplayOptions | None = Non
         assumptions=assumptions(timeline, options),
         warnings=tuple(snapshot.warnings),
     )
+
+
+def replay_of(snapshot: Snapshot, options: KueueReplayOptions,
+              on_progress: Callable[[int, int, int], None] | None = None) -> tuple[KueueTimeline, Replay]:
+    """The replay of ``snapshot`` as :func:`replay_snapshot` runs it, set up and not yet run, with its timeline."""
+    timeline = KueueTimeline(snapshot, options.timeline)
+    # Virtual time cannot go past the calendar (year 9999): a replay that would is stopped there, as --until does.
+    until = min(options.until if options.until is not None else timeline.horizon, timeline.horizon)
+    return timeline, Replay(timeline, ReplayOptions(until, options.finish_latency, on_progress, options.until_finished))
 
 
 def _runtime_text(options: TimelineOptions) -> str:
