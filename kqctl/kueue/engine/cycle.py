@@ -567,21 +567,23 @@ class Scheduler:
         """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
         if not gone:
-            if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
-                return FITS_NO_QUOTA
-            return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
+            return self._fits_now(cq, usage, tas_usage)
         # When every one of them holds quota now, taking them out and back leaves the trees as they were.
         trees = [cq, *(t.cluster_queue for t in [*victims.values(), *targets])] if self._all_held(gone) else []
         with self.cache.trial(trees):
             for workload in gone.values():
                 self.cache.remove_workload(workload)
             try:
-                if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
-                    return FITS_NO_QUOTA
-                return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
+                return self._fits_now(cq, usage, tas_usage)
             finally:
                 for workload in gone.values():
                     self.cache.add_workload(workload)
+
+    def _fits_now(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage) -> str:
+        """CYC-8.5 on the cache as it is: quota first, then TAS-6 nodes."""
+        if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
+            return FITS_NO_QUOTA
+        return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
 
     def _all_held(self, workloads: dict[str, WorkloadInfo]) -> bool:
         """Every workload is among those holding quota in its ClusterQueue (or in none the cache knows)."""
