@@ -74,6 +74,7 @@ def audit_command(
                                               "namespace feeds, Volcano's queues of its PodGroups, YuniKorn's "
                                               "queues of its pods."),
     as_given: bool = options.AsGivenOption,
+    cache: str | None = options.ReadCacheOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot
     from kqctl.kueue.engine.audit import audit, for_namespace
@@ -84,7 +85,8 @@ def audit_command(
         check_chart_path(plot)  # before reading the inputs: a bad --plot should not cost a full load
     volcano_cli.refuse_early(scheduler, scheduler_conf, as_given=as_given)
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
+                                 cache=cache)
     if volcano_cli.is_volcano(inputs, scheduler):
         volcano_cli.refuse_kueue_options(as_given=as_given)
         raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by,

@@ -86,6 +86,7 @@ def explain_command(
                                      help="YuniKorn: explain a queue (root.a.b): the priority along its path and "
                                           "the order of the children at every level."),
     as_given: bool = options.AsGivenOption,
+    cache: str | None = options.ReadCacheOption,
 ) -> None:
     from kqctl.kueue.engine.explain import NoWorkload, UnknownWorkload, explain, resolve_key
     from kqctl.kueue.render.explain import render_explanation, render_explanations, render_no_workload
@@ -115,7 +116,8 @@ def explain_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
+                                 cache=cache)
     if volcano_cli.is_volcano(inputs, scheduler):
         progress.done()
         volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,

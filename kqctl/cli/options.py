@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from kqctl.load.cluster import PlanChoice, ReadPlan
     from kqctl.load.objects import LoadedObject, LoadResult
     from kqctl.load.overrides import Override
+    from kqctl.validate.cache import ReadCache
     from kqctl.validate.gate import Checks
 
 PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
@@ -189,25 +190,52 @@ AsGivenOption = typer.Option(False, "--as-given",
                                   "refused. Default: as the API server would store them once applied.")
 
 
+ReadCacheOption = typer.Option(None, "--cache", metavar="DIR",
+                               help="Keep each file as read and checked in DIR, and take it from there while the "
+                                    "file, its name, kqctl and the flags are unchanged: a second run on a large "
+                                    "snapshot skips reading and checking it. The objects are admitted as without "
+                                    "it (the cross-object checks run every time). Files only: not stdin, "
+                                    "--from-cluster or --as-given.")
+
+
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
                 sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
                 allow_empty: bool = False, yunikorn_namespace: str | None = None,
-                refuse: bool = True, as_given: bool = False) -> LoadResult:
+                refuse: bool = True, as_given: bool = False, cache: str | None = None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
     then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune).
     ``refuse``: the inputs go through the gate (every command but validate, which reports instead): what
     validate rejects ends the command, and the objects come back as the API server would store them
-    (``as_given``: exactly as written)."""
+    (``as_given``: exactly as written). ``cache``: --cache DIR (:func:`read_cache`)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
     # Where the gate will check the objects, the processes reading the files check them as they go.
     checking = refuse and not as_given
+    kept = read_cache(cache, scheduler, strict, from_cluster, as_given)
     result, checks = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler,
-                           allow_empty, yunikorn_namespace, checking)
+                           allow_empty, yunikorn_namespace, checking, kept)
     result = edited(result, parsed, override, refuse)
     return admitted(result, scheduler, as_given, checks) if refuse else result
+
+
+def read_cache(directory: str | None, scheduler: str | None, strict: bool, from_cluster: bool,
+               as_given: bool) -> ReadCache | None:
+    """--cache DIR: the files as read and checked, kept in DIR under a setting of every flag that changes what a
+    file's objects are (--scheduler: the kinds read and the checks made; --strict)."""
+    if directory is None:
+        return None
+    from pathlib import Path
+
+    from kqctl.errors import UsageError
+    from kqctl.validate.cache import open_read_cache
+
+    if from_cluster or as_given:
+        raise UsageError(f"--cache keeps files as read and checked for the gate: not with "
+                         f"{'--from-cluster' if from_cluster else '--as-given'}")
+    return open_read_cache(Path(directory).expanduser(), [f"scheduler={(scheduler or '').lower()}",
+                                                          f"strict={strict}"])
 
 
 def admitted(result: LoadResult, scheduler: str | None, as_given: bool = False,
@@ -329,9 +357,10 @@ def plan_for_cluster(served_groups: frozenset[str]) -> ReadPlan:
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
           from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
           allow_empty: bool = False, yunikorn_namespace: str | None = None,
-          checking: bool = False) -> tuple[LoadResult, Checks | None]:
+          checking: bool = False, cache: ReadCache | None = None) -> tuple[LoadResult, Checks | None]:
     """The inputs as read; with ``checking``, files are read on every core and each object's per-object check is
-    made as its file is read (the gate's, made once: kqctl.validate.parallel.read_checked)."""
+    made as its file is read (the gate's, made once: kqctl.validate.parallel.read_checked), or taken from
+    ``cache``."""
     from kqctl.cli.schedulers import kinds_for
     from kqctl.load.objects import LoadResult, load_paths, mark_duplicates
 
@@ -349,7 +378,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
             checks = Checks(validation_profiles(scheduler))
             notes: list[str] = []
             names = expand_paths(all_paths(paths, filenames), recursive, notes)
-            result = read_checked(kinds, names, strict, checks, notes)
+            result = read_checked(kinds, names, strict, checks, notes, cache=cache)
         else:
             result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
         write_notes(result.notes)

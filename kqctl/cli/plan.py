@@ -115,6 +115,7 @@ def plan_command(
                                    help="With --seeds: the percentage of draws that must meet the target."),
     executor: str = typer.Option("local", "--executor", metavar="WHERE", help=EXECUTOR_HELP),
     as_given: bool = options.AsGivenOption,
+    cache: str | None = options.ReadCacheOption,
 ) -> None:
     from kqctl.cli.progress import Progress
     from kqctl.kueue.render.plan import render_plan
@@ -136,9 +137,11 @@ def plan_command(
     replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
                                     feature_gates).options()
     loaded = None
+    if generator is not None and cache is not None:
+        raise UsageError("--generator builds its own cluster: --cache keeps files read, not with --generator")
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
-                                           kubeconfig, scheduler, yunikorn_namespace, as_given)
+                                           kubeconfig, scheduler, yunikorn_namespace, as_given, cache)
         if product != "Kueue":
             refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
             study = Study(where, jobs, seed, seeds, confidence)

@@ -156,6 +156,7 @@ def replay_command(
     kubeconfig: str | None = options.KubeconfigOption,
     scheduler: str | None = options.SchedulerOption,
     as_given: bool = options.AsGivenOption,
+    cache: str | None = options.ReadCacheOption,
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
@@ -177,9 +178,11 @@ def replay_command(
     if plot is not None:
         check_plot_directory(plot)
     loaded = None
+    if generator is not None and cache is not None:
+        raise UsageError("--generator builds its own cluster: --cache keeps files read, not with --generator")
     if generator is None:
         loaded, product = scheduler_inputs(paths, filenames, recursive, strict, sets, override, from_cluster, context,
-                                           kubeconfig, scheduler, yunikorn_namespace, as_given)
+                                           kubeconfig, scheduler, yunikorn_namespace, as_given, cache)
         if product != "Kueue":
             refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, output, as_given)
             raise typer.Exit(replay_other(product, loaded, traces or [], time, schedule_period, scheduler_conf,
@@ -208,13 +211,15 @@ def replay_command(
 def scheduler_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
                      sets: list[str] | None, override: bool, from_cluster: bool, context: str | None,
                      kubeconfig: str | None, scheduler: str | None,
-                     yunikorn_namespace: str | None, as_given: bool = False) -> tuple[LoadResult, str]:
+                     yunikorn_namespace: str | None, as_given: bool = False,
+                     cache: str | None = None) -> tuple[LoadResult, str]:
     """The inputs (files, cluster, --set) through the gate, as simulate admits them, and the product of the
-    scheduler they are for (Kueue, Volcano, YuniKorn)."""
+    scheduler they are for (Kueue, Volcano, YuniKorn); ``cache``: --cache DIR."""
     from kqctl.cli.schedulers import choose
 
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, sets,
-                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
+                                 override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
+                                 cache=cache)
     return inputs, choose(scheduler, inputs.objects).product
 
 

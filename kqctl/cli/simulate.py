@@ -86,6 +86,7 @@ def simulate_command(
     scheduler_conf: str | None = volcano_cli.SchedulerConfOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     as_given: bool = options.AsGivenOption,
+    cache: str | None = options.ReadCacheOption,
 ) -> None:
     from kqctl.kueue.engine.simulation import simulate
     from kqctl.render.output import check_output
@@ -106,7 +107,8 @@ def simulate_command(
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
+                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
+                                 cache=cache)
     view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
                         color=color)
     if volcano_cli.is_volcano(inputs, scheduler):

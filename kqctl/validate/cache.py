@@ -1,7 +1,9 @@
-"""``validate --cache DIR``: each file's per-object results, kept for the next run.
+"""``--cache DIR``: each file's per-object results, kept for the next run.
 
-An entry is one file's :class:`~kqctl.validate.parallel.FilePart` (its documents' reports, and the trimmed objects
-the cross-object checks read), keyed by the file's path and the SHA-256 of its content, under a directory named
+validate's entry is one file's :class:`~kqctl.validate.parallel.FilePart` (its documents' reports, and the trimmed
+objects the cross-object checks read); the other commands' (simulate, explain, audit, replay, diff, plan) is the
+file's objects as read with validate's per-object check of each (:class:`ReadCache`). Either is keyed by the file's
+name as given, its absolute path and the SHA-256 of its content, under a directory named
 after everything else the result depends on (the *setting*: kqctl's version and the fingerprint of its code and
 schemas, the target releases, the flags that change per-object results). A changed file, flag or kqctl is a miss.
 
@@ -29,13 +31,14 @@ from typing import Any
 
 from kqctl.errors import UsageError
 from kqctl.origin import Origin
-from kqctl.validate.parallel import FilePart
+from kqctl.validate.parallel import CheckedFile, FilePart
 from kqctl.validate.report import DocumentReport
 
 ENTRY_SUFFIX = ".part"
 # Bump when FilePart or what it holds changes shape: old entries are then never read.
 FORMAT = "2"
 _TAG = f"kqctl-validate-part-{FORMAT}"
+_READ_TAG = f"kqctl-read-part-{FORMAT}"
 
 
 def default_directory() -> Path:
@@ -76,12 +79,17 @@ def _dependencies() -> str:
     return ",".join(versions)
 
 
-class ValidationCache:
-    """One setting's entries in ``directory``/<setting hash>/."""
+class _FileEntries:
+    """One setting's entries in ``directory``/<setting hash>/, one per file read: keyed by the file's name as given
+    (the results name the file so), its absolute path and the SHA-256 of its content."""
+
+    # Told apart from the other caches' entries in the same setting directory.
+    suffix = ENTRY_SUFFIX
+    kind = "validate"
 
     def __init__(self, directory: Path, setting: Iterable[str]) -> None:
         self.root = directory
-        digest = hashlib.sha256("\0".join([code_fingerprint(), *setting]).encode()).hexdigest()
+        digest = hashlib.sha256("\0".join([code_fingerprint(), self.kind, *setting]).encode()).hexdigest()
         self.directory = directory / digest[:32]
         self.hits = self.misses = 0
         self._ready = False
@@ -107,31 +115,37 @@ class ValidationCache:
                     else hashlib.sha256(handle.read()).hexdigest()
         except OSError:
             return None  # validated (and reported unreadable) as usual, never cached
-        path_digest = hashlib.sha256(os.path.abspath(name).encode()).hexdigest()[:32]
-        return self.directory / f"{path_digest}-{content}{ENTRY_SUFFIX}"
+        # The name as given too: the results name the file as the command line did (a.yaml, or dir/a.yaml from
+        # the parent directory), and a hit must not name it as an earlier run from another directory did.
+        path_digest = hashlib.sha256(f"{name}\0{os.path.abspath(name)}".encode()).hexdigest()[:32]
+        return self.directory / f"{path_digest}-{content}{self.suffix}"
 
-    def get(self, name: str) -> FilePart | None:
+    def _entry_of(self, name: str) -> Any:
+        """The entry stored for the file's content, or None (counted as a hit or a miss)."""
         key = self._key(name)
-        part = self._load(key) if key is not None else None
-        if part is None:
+        entry = self._load(key) if key is not None else None
+        if entry is None:
             self.misses += 1
         else:
             self.hits += 1
-        return part
+        return entry
 
-    def _load(self, key: Path) -> FilePart | None:
+    def _load(self, key: Path) -> Any:
         try:
             with open(key, "rb") as handle:
-                entry = pickle.load(handle)
-            return _part(entry)
+                return self._decoded(pickle.load(handle))
         except FileNotFoundError:
             return None
         except Exception:  # a damaged or foreign entry is a miss, and is replaced
             return None
 
-    def put(self, name: str, part: FilePart) -> None:
+    def _decoded(self, entry: Any) -> Any:
+        """What an entry holds, or None when it is not one of this cache's."""
+        raise NotImplementedError
+
+    def _store(self, name: str, entry: Any) -> None:
         key = self._key(name)
-        if key is None:
+        if key is None or self._broken:
             return
         try:
             self._prepare()
@@ -139,17 +153,16 @@ class ValidationCache:
             rewritten = key.exists()
             handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(handle, "wb") as out:
-                pickle.dump(_entry(part), out, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(entry, out, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, key)
-            for older in () if rewritten else self.directory.glob(key.name.split("-", 1)[0] + "-*" + ENTRY_SUFFIX):
+            for older in () if rewritten else self.directory.glob(key.name.split("-", 1)[0] + "-*" + self.suffix):
                 if older != key:  # the same file's earlier content: one entry per file and setting
                     older.unlink(missing_ok=True)
         except OSError as exc:  # a cache that cannot be written costs time, never the answer
             sys.stderr.write(f"kqctl: warning: --cache {self.root}: cannot write: {exc.strerror or exc}\n")
-            self.put = _ignore  # type: ignore[method-assign]
+            self._broken = True
 
-    def freeze(self, part: FilePart) -> None:
-        freeze(part)
+    _broken = False
 
     def _prepare(self) -> None:
         if not self._ready:
@@ -157,8 +170,21 @@ class ValidationCache:
             self._ready = True
 
 
-def _ignore(name: str, part: FilePart) -> None:
-    return None
+class ValidationCache(_FileEntries):
+    """validate's entries: each file's :class:`~kqctl.validate.parallel.FilePart`."""
+
+    def get(self, name: str) -> FilePart | None:
+        part: FilePart | None = self._entry_of(name)
+        return part
+
+    def _decoded(self, entry: Any) -> FilePart | None:
+        return _part(entry)
+
+    def put(self, name: str, part: FilePart) -> None:
+        self._store(name, _entry(part))
+
+    def freeze(self, part: FilePart) -> None:
+        freeze(part)
 
 
 def freeze(part: FilePart) -> None:
@@ -201,9 +227,42 @@ def _reports(rows: list[DocumentReport | _Row]) -> list[DocumentReport]:
             if isinstance(row, tuple) else row for row in rows]
 
 
+class ReadCache(_FileEntries):
+    """The entries of the commands that answer (simulate, explain, audit, replay, diff, plan): each file's objects as
+    read, with validate's per-object check of each (:class:`~kqctl.validate.parallel.CheckedFile`), which the gate
+    (kqctl.validate.gate) takes instead of checking again. Only a file read without error has one."""
+
+    suffix = ".read"
+    kind = "read"
+
+    def get(self, name: str) -> CheckedFile | None:
+        part: CheckedFile | None = self._entry_of(name)
+        return part
+
+    def _decoded(self, entry: Any) -> CheckedFile | None:
+        if isinstance(entry, tuple) and len(entry) == 2 and entry[0] == _READ_TAG and isinstance(entry[1], CheckedFile):
+            return entry[1]
+        return None
+
+    def put(self, name: str, part: CheckedFile) -> None:
+        if part.unreadable is None and not part.failed:
+            self._store(name, (_READ_TAG, part))
+
+
 def open_cache(directory: Path, setting: Iterable[str]) -> ValidationCache:
-    """The cache in ``directory``, created private; a usage error when it is not a directory or when another
+    """validate's cache in ``directory``, created private; a usage error when it is not a directory or when another
     user could write to it (its entries are pickles)."""
+    return ValidationCache(_private(directory), setting)
+
+
+def open_read_cache(directory: Path, setting: Iterable[str]) -> ReadCache:
+    """The answering commands' cache in ``directory``, as :func:`open_cache` opens validate's."""
+    return ReadCache(_private(directory), setting)
+
+
+def _private(directory: Path) -> Path:
+    """``directory``, created private; a usage error when it is not a directory or when another user could write to
+    it (a cache's entries are pickles: loading one runs what it says)."""
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         info = directory.stat()
@@ -214,4 +273,4 @@ def open_cache(directory: Path, setting: Iterable[str]) -> ValidationCache:
     if hasattr(os, "getuid") and (info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
         raise UsageError(f"--cache {directory}: owned or writable by another user; kqctl keeps its cache only in a "
                          "directory that is yours alone (chmod go-w)")
-    return ValidationCache(directory, setting)
+    return directory

@@ -34,6 +34,7 @@ from kqctl.load.objects import (
     read_documents,
     read_files,
 )
+from kqctl.load.sources import STDIN_NAME
 from kqctl.origin import FieldPath, Origin
 from kqctl.validate.gate import Checks, defaulted_fields
 from kqctl.validate.profile import ValidationProfile
@@ -519,20 +520,29 @@ class CheckedFile:
 
 
 def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Checks,
-                 notes: list[str], jobs: int | None = None) -> LoadResult:
+                 notes: list[str], jobs: int | None = None, cache: CheckedFileCache | None = None) -> LoadResult:
     """:func:`~kqctl.load.objects.read_files` of ``names`` on every core, each object's per-object check (with
     ``checks.profiles``) made by the process that read its file and kept in ``checks``, for the gate to take
     instead of making it again. The result is read_files' (objects, lines, unreadable files, duplicates), in
-    input order; a small input is read in this process only, without checks made ahead."""
+    input order; a small input is read in this process only, without checks made ahead.
+
+    With a ``cache`` (``--cache DIR``), a file whose content, name and setting are unchanged is taken as an earlier
+    run read and checked it, and every other file read without error is kept there for the next run."""
     workers = jobs or default_jobs()
-    if not worth_parallel(names, workers):
+    if cache is None and not worth_parallel(names, workers):
         return read_files(kinds, names, strict, notes=notes)
     job = Job(kinds, checks.profiles, strict)
+    parts: list[CheckedFile | None] = [cache.get(name) if cache is not None and name != "-" else None
+                                       for name in names]
+    missing = [i for i, part in enumerate(parts) if part is None]
+    for i, fresh in zip(missing, _read_checked_parts([names[i] for i in missing], job, workers), strict=True):
+        parts[i] = fresh
+        if cache is not None and names[i] != "-":
+            cache.put(names[i], fresh)
     objects: list[LoadedObject] = []
     unreadable: list[InputError] = []
-    for name, part in zip(names, _parts(names, job, workers, _read_checked_file), strict=True):
-        if part.failed:
-            part = _read_checked_one(name, job, ahead=False)  # raises here what one process raises
+    for part in parts:
+        assert part is not None
         if part.unreadable is not None:
             unreadable.append(part.unreadable)
         for obj, check, filled in zip(part.objects, part.checks, part.filled, strict=True):
@@ -540,7 +550,25 @@ def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Ch
                 checks.add(obj, check, filled)
         objects.extend(part.objects)
     mark_duplicates(objects)
-    return LoadResult(objects, unreadable, list(names), notes)
+    return LoadResult(objects, unreadable, [STDIN_NAME if name == "-" else name for name in names], notes)
+
+
+class CheckedFileCache(Protocol):
+    """Where :func:`read_checked` keeps a file as read and checked (kqctl.validate.cache.ReadCache)."""
+
+    def get(self, name: str) -> CheckedFile | None: ...
+
+    def put(self, name: str, part: CheckedFile) -> None: ...
+
+
+def _read_checked_parts(names: list[str], job: Job, workers: int) -> list[CheckedFile]:
+    """Each file read and checked, in input order: on every core when there is enough to share."""
+    if not worth_parallel(names, workers):
+        return [_read_checked_one(name, job) for name in names]
+    parts = _parts(names, job, workers, _read_checked_file)
+    # A part a worker could not make is read again here, which raises what one process raises.
+    return [_read_checked_one(name, job, ahead=False) if part.failed else part
+            for name, part in zip(names, parts, strict=True)]
 
 
 def _read_checked_file(arguments: tuple[str, Job]) -> CheckedFile:

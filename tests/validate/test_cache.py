@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -349,3 +350,14 @@ def test_workers_validate_the_changed_files_while_the_entries_are_read(inputs: t
     warm = answer(paths, cache, jobs=2)
     assert started == [3, 1]  # cold: every file; warm: the changed one (the others' entries read meanwhile)
     assert warm == answer(paths, None) and "XO-WL-NEVER-FITS" in warm
+
+
+def test_a_hit_names_the_file_as_this_run_was_given_it(tmp_path: Path) -> None:
+    """The same file from another working directory: its findings name it as this run's command line does."""
+    folder = tmp_path / "in"
+    shutil.copytree(REPO / "samples" / "broken", folder)
+    cache = ("--cache", str(tmp_path / "cache"))
+    run_kqctl("validate", "in/10-schema.yaml", "-o", "json", *cache, cwd=tmp_path)
+    inside = run_kqctl("validate", "10-schema.yaml", "-o", "json", *cache, cwd=folder)
+    plain = run_kqctl("validate", "10-schema.yaml", "-o", "json", cwd=folder)
+    assert inside.out == plain.out and '"10-schema.yaml"' in plain.out
