@@ -12,7 +12,9 @@ every peak RSS belongs to one measurement:
 * **one cycle**: load the snapshot, then ``simulate(snapshot, SimulationOptions(cycles=1))``;
 * **steady state**: load the snapshot, then ``simulate(snapshot, SimulationOptions())``;
 * **CLI**: ``python -m kqctl simulate DIR -o json --now <the engine's default clock>``, stdout
-  to /dev/null: the end-to-end time a user sees (start-up, load, simulation, JSON rendering).
+  to /dev/null: the end-to-end time a user sees (start-up, load, simulation, JSON rendering);
+  then the same with ``--cache DIR`` (a new directory): once filling it, then taking the files from it
+  (a second run on the same snapshot, as ``explain`` after ``simulate``).
 
 Loading (reading the YAML and building the snapshot) is timed on its own in each child and not
 counted in the simulation figures. ``--timeout`` kills a measurement that runs too long; the
@@ -221,8 +223,11 @@ def write_json_list(directory: Path, target: Path) -> Path:
     return target
 
 
-def measure_cli(directory: Path, timeout: float | None, feature_gates: str | None) -> dict[str, Any]:
+def measure_cli(directory: Path, timeout: float | None, feature_gates: str | None,
+                cache: Path | None = None) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "kqctl", "simulate", str(directory), "-o", "json", "--now", ENGINE_NOW]
+    if cache is not None:
+        cmd += ["--cache", str(cache)]
     if feature_gates:
         cmd += ["--feature-gates", feature_gates]
     run = run_measured(cmd, Path(os.devnull), timeout)
@@ -334,6 +339,11 @@ def report(figures: dict[str, Any]) -> None:
                   f"{cli['peak_rss_mib']:,.0f} MiB)")
         else:
             print(f"  CLI end-to-end   FAILED ({cli['error']}; after {cli['wall_s']:.1f} s)")
+    for key, words in (("cli_cache_cold", "--cache DIR, filling it"), ("cli_cache_warm", "--cache DIR, taken from it")):
+        run = figures.get(key)
+        if run is not None:
+            print(f"  CLI {words:26} {run['wall_s']:.2f} s (peak RSS {run['peak_rss_mib']:,.0f} MiB)" if run["ok"]
+                  else f"  CLI {words:26} FAILED ({run['error']}; after {run['wall_s']:.1f} s)")
     as_list = figures.get("cli_json")
     if as_list is not None:
         if as_list["ok"]:
@@ -426,6 +436,11 @@ def main(argv: list[str] | None = None) -> int:
                 break
         if not args.no_cli:
             figures["cli"] = best_of(args.repeat, lambda _: measure_cli(work, timeout, args.feature_gates))
+            with tempfile.TemporaryDirectory(prefix="kqctl-bench-cache-") as cache:
+                # The first run fills the cache (cold, and writing it); the ones after take the files from it.
+                figures["cli_cache_cold"] = measure_cli(work, timeout, args.feature_gates, Path(cache))
+                figures["cli_cache_warm"] = best_of(args.repeat, lambda _: measure_cli(work, timeout,
+                                                                                       args.feature_gates, Path(cache)))
             json_list = write_json_list(work, Path(tempfile.mkdtemp(prefix="kqctl-bench-json-")) / "list.json")
             try:
                 figures["cli_json"] = best_of(args.repeat,
@@ -441,7 +456,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures, indent=2))
     else:
         report(figures)
-    failed = [m for m in ("cycle", "steady", "cli", "cli_json") if m in figures and not figures[m]["ok"]]
+    failed = [m for m in ("cycle", "steady", "cli", "cli_cache_cold", "cli_cache_warm", "cli_json")
+              if m in figures and not figures[m]["ok"]]
     for mode in failed:
         print(f"bench: the {mode} measurement failed ({figures[mode]['error']})", file=sys.stderr)
         if figures[mode].get("stderr_tail"):
