@@ -105,6 +105,7 @@ def diff_command(
     schedule_period: str | None = SchedulePeriodOption,
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     as_given: bool = options.AsGivenOption,
+    cache: str | None = options.ReadCacheOption,
 ) -> None:
     from kqctl.cli.simulate import load_snapshot, parse_now, simulation_options
     from kqctl.kueue.render.diff import render_diff
@@ -123,9 +124,9 @@ def diff_command(
     kueue_settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing, feature_gates)
     kueue_settings.options()
     shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override,
-                     yunikorn_namespace, as_given)
-    old_inputs = _side_inputs(before, shared, recursive, strict, None, scheduler, override, as_given)
-    new_inputs = _side_inputs(after or before, shared, recursive, strict, sets, scheduler, override, as_given)
+                     yunikorn_namespace, as_given, cache)
+    old_inputs = _side_inputs(before, shared, recursive, strict, None, scheduler, override, as_given, cache)
+    new_inputs = _side_inputs(after or before, shared, recursive, strict, sets, scheduler, override, as_given, cache)
     product = choose(scheduler, [*old_inputs.objects, *new_inputs.objects]).product
     if product != "Kueue":
         refuse_kueue_replay_options(product, cycle_latency, fair_sharing, feature_gates, as_given=as_given)
@@ -174,16 +175,17 @@ def listed(old: Snapshot, new: Snapshot, namespace: str | None,
 
 def _shared(paths: list[str] | None, recursive: bool, strict: bool, from_cluster: bool, context: str | None,
             kubeconfig: str | None, scheduler: str | None, override: bool,
-            yunikorn_namespace: str | None = None, as_given: bool = False) -> LoadResult | None:
+            yunikorn_namespace: str | None = None, as_given: bool = False,
+            cache: str | None = None) -> LoadResult | None:
     if not paths and not from_cluster:
         options.check_cluster_options(from_cluster, context, kubeconfig, yunikorn_namespace=yunikorn_namespace)
         return None
     return options.load_inputs(paths, None, recursive, strict, from_cluster, context, kubeconfig, None, override,
-                               scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given)
+                               scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given, cache=cache)
 
 
 def _side_inputs(path: str, shared: LoadResult | None, recursive: bool, strict: bool, sets: list[str] | None,
-                 scheduler: str | None, override: bool, as_given: bool = False) -> LoadResult:
+                 scheduler: str | None, override: bool, as_given: bool = False, cache: str | None = None) -> LoadResult:
     """One side: the shared inputs, with this side's objects replacing theirs, then its --set changes, the whole
     through the gate as simulate admits its inputs (objects admitted already are not checked again; the --set
     changes and the checks across objects are).
@@ -193,7 +195,7 @@ def _side_inputs(path: str, shared: LoadResult | None, recursive: bool, strict: 
 
     overrides = [parse_override(text) for text in sets or []]
     own = options.load_inputs([path], None, recursive, strict, False, None, None, None, override, scheduler,
-                              as_given=as_given)
+                              as_given=as_given, cache=cache)
     if shared is not None:
         own = LoadResult(_replacing(shared.objects, own.objects), [*shared.unreadable, *own.unreadable],
                          [*shared.files, *own.files])

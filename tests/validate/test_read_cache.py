@@ -1,7 +1,7 @@
-"""--cache DIR on the commands that answer (simulate, explain, audit, replay, plan): each file as read and checked is
-kept, and taken back while the file, its name, kqctl and the flags are unchanged. The gate (DEF-3) admits the taken
-objects exactly as it admits freshly read ones: the answers are the same, byte for byte. The speed is
-benchmarks/bench_engine.py's to measure, not a test's."""
+"""--cache DIR on the commands that answer (simulate, explain, audit, replay, diff, plan): each file as read and
+checked is kept, and taken back while the file, its name, kqctl and the flags are unchanged. The gate (DEF-3)
+admits the taken objects exactly as it admits freshly read ones: the answers are the same, byte for byte. The speed
+is benchmarks/bench_engine.py's to measure, not a test's."""
 
 from __future__ import annotations
 
@@ -35,10 +35,13 @@ def test_a_cached_run_answers_exactly_what_an_uncached_one_answers(sample: str, 
     assert list((tmp_path / "cache").rglob("*.read")), "every file read without error is kept"
 
 
-def test_explain_replay_and_plan_take_the_cache_too(tmp_path: Path) -> None:
+def test_explain_replay_diff_and_plan_take_the_cache_too(tmp_path: Path) -> None:
     sample = str(REPO / "samples" / "replay")
+    borrowing = str(REPO / "samples" / "cohort-borrowing")
     cache = ("--cache", str(tmp_path / "cache"))
-    for args in (("explain", "team-b/job-finetune-llama-cb6db", sample, "--now", "2026-01-01T00:00:00Z", "-o", "json"),
+    more_cpu = "clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=40"
+    for args in (("diff", borrowing, borrowing, "--set", more_cpu, "-o", "json"),
+                 ("explain", "team-b/job-finetune-llama-cb6db", sample, "--now", "2026-01-01T00:00:00Z", "-o", "json"),
                  ("replay", sample, "--now", "2026-01-01T00:00:00Z", "-o", "json"),
                  ("plan", sample, "--now", "2026-09-14T09:00:00Z", "--for", "clusterqueue/team-a", "--target",
                   "p95(time-to-admission) < 10m", "--budget", "3", "-o", "json")):
