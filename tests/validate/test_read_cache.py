@@ -142,3 +142,23 @@ def test_a_directory_others_can_write_is_refused(tmp_path: Path) -> None:
     shared.chmod(0o777)
     result = run_kqctl("simulate", str(REPO / "samples" / "cohort-borrowing"), "--cache", str(shared))
     assert result.code == 2 and "another user" in result.err
+
+
+def test_files_read_on_every_core_are_kept_and_taken_back_the_same(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqctl.validate import parallel
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)  # every input is worth a second process here
+    files = sorted(str(p) for p in (REPO / "samples" / "preemption").iterdir() if p.suffix == ".yaml")
+    cache = open_read_cache(tmp_path / "cache", ["s"])
+    plain = read_checked(kinds_for(None), files, False, Checks(validation_profiles(None)), [], jobs=2)
+    checks = Checks(validation_profiles(None))
+    cold = read_checked(kinds_for(None), files, False, checks, [], jobs=2, cache=cache)
+    warm_checks = Checks(validation_profiles(None))
+    warm = read_checked(kinds_for(None), files, False, warm_checks, [], jobs=2, cache=cache)
+    assert (cache.hits, cache.misses) == (len(files), len(files))
+    assert [o.body for o in plain.objects] == [o.body for o in cold.objects] == [o.body for o in warm.objects]
+    assert [o.origin for o in plain.objects] == [o.origin for o in warm.objects]
+    made = [warm_checks.of(o) for o in warm.objects]
+    assert all(m is not None for m in made), "the checks made as the files were read come back with them"
+    assert [m[0].stored for m in made if m] == [m[0].stored for m in (checks.of(o) for o in cold.objects) if m]
