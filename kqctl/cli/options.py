@@ -194,8 +194,8 @@ ReadCacheOption = typer.Option(None, "--cache", metavar="DIR",
                                help="Keep each file as read and checked in DIR, and take it from there while the "
                                     "file, its name, kqctl and the flags are unchanged: a second run on a large "
                                     "snapshot skips reading and checking it. The objects are admitted as without "
-                                    "it (the cross-object checks run every time). Files only: not stdin, "
-                                    "--from-cluster or --as-given.")
+                                    "it (the cross-object checks run every time). Files only (stdin is read "
+                                    "every time); not with --from-cluster or --as-given.")
 
 
 def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,

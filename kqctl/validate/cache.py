@@ -263,6 +263,8 @@ def open_read_cache(directory: Path, setting: Iterable[str]) -> ReadCache:
 def _private(directory: Path) -> Path:
     """``directory``, created private; a usage error when it is not a directory or when another user could write to
     it (a cache's entries are pickles: loading one runs what it says)."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--cache {directory}: not a directory")
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         info = directory.stat()

@@ -162,3 +162,18 @@ def test_files_read_on_every_core_are_kept_and_taken_back_the_same(tmp_path: Pat
     made = [warm_checks.of(o) for o in warm.objects]
     assert all(m is not None for m in made), "the checks made as the files were read come back with them"
     assert [m[0].stored for m in made if m] == [m[0].stored for m in (checks.of(o) for o in cold.objects) if m]
+
+
+def test_a_file_named_as_the_cache_directory_is_a_usage_error(tmp_path: Path) -> None:
+    taken = tmp_path / "file"
+    taken.write_text("")
+    result = run_kqctl("simulate", str(REPO / "samples" / "cohort-borrowing"), "--cache", str(taken))
+    assert result.code == 2 and result.err.strip() == f"kqctl: error: --cache {taken}: not a directory"
+
+
+def test_stdin_is_read_every_time_and_never_kept(tmp_path: Path) -> None:
+    text = (REPO / "samples" / "cohort-borrowing" / "cluster.yaml").read_bytes()
+    args = ("simulate", "-", "-o", "json", "--now", "2026-01-01T00:00:00Z")
+    plain = run_kqctl(*args, stdin=text)
+    cached = run_kqctl(*args, "--cache", str(tmp_path / "cache"), stdin=text)
+    assert (plain.code, plain.out) == (cached.code, cached.out) and not list((tmp_path / "cache").rglob("*.read"))
