@@ -15,7 +15,7 @@ from kqctl.cli.simulate import load_snapshot, simulation_options
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
-    from kqctl.cli.estimate_ahead import EstimateAhead
+    from kqctl.cli.forked import EstimateAhead
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.engine.explain import Explanation
     from kqctl.kueue.engine.simulation import SimulationOptions
@@ -160,15 +160,16 @@ def explain_command(
         raise typer.Exit(EXIT_OK)
     assert workload is not None
     name = f"{namespace}/{workload}" if namespace and "/" not in workload else workload
-    from kqctl.cli.estimate_ahead import EstimateAhead
+    from kqctl.cli.forked import EstimateAhead, checks_apart, worth_it
 
     ahead: EstimateAhead | None = None
     try:
         key = resolve_key(snapshot, name)
-        # On a large input the estimate's replay runs in a second process meanwhile (estimate_ahead.py).
+        # On a large input the estimate's replay, and some of the suggestions' checks, run in copies of this process
+        # meanwhile, on the other core (forked.py).
         ahead = EstimateAhead.start(snapshot, sim_options, assumed_runtime, key) if estimate else None
         progress.step(f"kqctl: explaining {key} among {len(snapshot.workloads):,} workloads...", size)
-        explanation = explain(snapshot, key, sim_options)
+        explanation = explain(snapshot, key, sim_options, checks_apart if worth_it(snapshot) else None)
         progress.step("kqctl: replaying for the wait estimate...", size)
         estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime, ahead) if estimate else {}
     except UnknownWorkload as exc:

@@ -219,3 +219,86 @@ def test_no_simulation_outlives_explain_without_the_garbage_collector(monkeypatc
     finally:
         if enabled:
             gc.enable()
+
+
+# --- the checks of completions and policies apart (kqctl explain runs them in a forked copy on large inputs) ---------
+
+
+def _apart(snapshot: Snapshot, key: str, options: SimulationOptions = OPTIONS) -> bool:
+    """Whether the workload's suggestions were checked (partly apart), with the same explanation as alone."""
+    from kqctl.cli.forked import checks_apart
+
+    alone = explain(snapshot, key, options)
+    if not alone.suggestions_tried:
+        return False  # no suggestion was checked: nothing ran apart
+    assert explain(snapshot, key, options, checks_apart) == alone, key
+    return True
+
+
+@pytest.mark.parametrize("name", ["cohort-borrowing", "fair-sharing", "preemption", "replay", "single-clusterqueue",
+                                  "spot-gpu"])
+def test_checks_run_apart_give_the_same_explanation_for_every_sample_workload(name: str) -> None:
+    snapshot = _sample(name)
+    assert [_apart(snapshot, key) for key in _keys(snapshot)].count(True) >= 1
+
+
+@pytest.mark.parametrize("seed", range(1, 150, 10))
+def test_checks_run_apart_give_the_same_explanation_in_random_scenarios(seed: int) -> None:
+    snapshot = _random(seed)
+    checked = [_apart(snapshot, key) for key in _keys(snapshot)[::3]]
+    assert checked
+
+
+def test_checks_run_apart_give_the_same_explanation_in_generated_preemption_snapshots(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from generate_preemption import Shape, generate
+
+    generate(Shape(workloads=40, cohorts=2, queues_per_cohort=2, nominal_cpu=6, spread_ms=60_000,
+                   within_cluster_queue="LowerPriority", seed=5), tmp_path)
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(tmp_path)]), NOW)
+    assert [_apart(snapshot, key) for key in _keys(snapshot)[::4]].count(True) >= 1
+
+
+def test_a_copy_that_fails_leaves_the_checks_to_this_process() -> None:
+    import os
+
+    from kqctl.cli.forked import checks_apart
+
+    here = os.getpid()
+
+    def check() -> list[object]:
+        if os.getpid() != here:
+            raise RuntimeError("only in the copy")
+        return ["checked here"]
+
+    pending = checks_apart(check)  # type: ignore[arg-type]
+    assert pending.result() == ["checked here"]
+
+
+def test_checks_apart_are_ended_when_explain_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from kqctl.cli import forked
+
+    started: list[tuple[forked._Checks, int]] = []
+
+    def apart(check: object) -> forked._Checks:
+        pending = forked.checks_apart(check)  # type: ignore[arg-type]
+        started.append((pending, pending.copy.pid))
+        return pending
+
+    def failing(*args: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(explain_module, "_quota_suggestions", failing)
+    snapshot = _sample("preemption")
+    for key in _keys(snapshot):
+        try:
+            explain(snapshot, key, OPTIONS, apart)
+        except KeyboardInterrupt:
+            break
+    assert started, "some workload of the sample has suggestions to check"
+    pending, pid = started[-1]
+    assert pending.copy.pid == 0  # waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped: no copy left behind

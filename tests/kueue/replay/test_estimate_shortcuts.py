@@ -1,5 +1,5 @@
 """The wait estimate's shortcuts give the estimate as before: its replay records no usage over time (nothing reads
-it), and on a large input ``kqctl explain`` replays in a forked worker while it explains (cli/estimate_ahead.py)."""
+it), and on a large input ``kqctl explain`` replays in a forked worker while it explains (cli/forked.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from replay_support import CQ, WL, snapshot
 from support import REPO, run_kqctl
 
-from kqctl.cli import estimate_ahead
-from kqctl.cli.estimate_ahead import EstimateAhead
+from kqctl.cli import forked
+from kqctl.cli.forked import EstimateAhead
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.kueue.engine.simulation import SimulationOptions
 from kqctl.kueue.load import build_snapshot
@@ -66,7 +66,7 @@ def _big(workers: int = 3) -> object:
 
 
 def test_the_worker_sends_the_replay_this_process_would_make(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(estimate_ahead, "AHEAD_FROM", 0)
+    monkeypatch.setattr(forked, "LARGE_INPUT", 0)
     given = _big(12)
     ahead = EstimateAhead.start(given, SimulationOptions(), None, "ns/w9")  # type: ignore[arg-type]
     assert ahead is not None
@@ -77,7 +77,7 @@ def test_the_worker_sends_the_replay_this_process_would_make(monkeypatch: pytest
 
 
 def test_a_worker_whose_replay_is_not_wanted_is_ended(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(estimate_ahead, "AHEAD_FROM", 0)
+    monkeypatch.setattr(forked, "LARGE_INPUT", 0)
     ahead = EstimateAhead.start(_big(), SimulationOptions(), None, "ns/w1")  # type: ignore[arg-type]
     assert ahead is not None
     pid = ahead.pid
@@ -89,7 +89,7 @@ def test_a_worker_whose_replay_is_not_wanted_is_ended(monkeypatch: pytest.Monkey
 
 def test_no_worker_for_a_small_input_or_a_workload_holding_quota(monkeypatch: pytest.MonkeyPatch) -> None:
     assert EstimateAhead.start(_big(), SimulationOptions(), None, "ns/w1") is None  # type: ignore[arg-type]
-    monkeypatch.setattr(estimate_ahead, "AHEAD_FROM", 0)
+    monkeypatch.setattr(forked, "LARGE_INPUT", 0)
     holding = snapshot([CQ("a", "4")], [WL("w", "a", "1", admitted_ms=-10), WL("v", "a", "1")])
     assert EstimateAhead.start(holding, SimulationOptions(), None, "ns/w") is None  # type: ignore[arg-type]
 
@@ -100,9 +100,9 @@ def test_explain_prints_the_same_with_the_worker(monkeypatch: pytest.MonkeyPatch
     for workload in sorted(f"{w.namespace}/{w.name}" for w in given.workloads):
         for fmt in ("json", "table"):
             arguments = ("explain", workload, f"samples/{sample}", "--now", NOW, "-o", fmt, "--runtime", "20m")
-            monkeypatch.setattr(estimate_ahead, "AHEAD_FROM", 10**9)
+            monkeypatch.setattr(forked, "LARGE_INPUT", 10**9)
             alone = run_kqctl(*arguments)
-            monkeypatch.setattr(estimate_ahead, "AHEAD_FROM", 0)
+            monkeypatch.setattr(forked, "LARGE_INPUT", 0)
             with_worker = run_kqctl(*arguments)
             assert (with_worker.code, with_worker.out, with_worker.err) == (alone.code, alone.out, alone.err), \
                 (sample, workload, fmt)
