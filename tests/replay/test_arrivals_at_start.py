@@ -114,7 +114,7 @@ def test_the_horizon_and_the_watched_workloads_end_the_run_as_before(until: int 
 
 
 def test_progress_is_reported_at_the_same_counts() -> None:
-    _both(lambda: Logged(_arrivals(9000), slots=4000))
+    _both(lambda: Logged(_arrivals(4200), slots=4200))
 
 
 def test_kueue_replays_are_the_same_with_and_without_the_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
