@@ -15,6 +15,7 @@ from kqctl.cli.simulate import load_snapshot, simulation_options
 from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
+    from kqctl.cli.forked import EstimateAhead
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.engine.explain import Explanation
     from kqctl.kueue.engine.simulation import SimulationOptions
@@ -161,10 +162,18 @@ def explain_command(
         raise typer.Exit(EXIT_OK)
     assert workload is not None
     name = f"{namespace}/{workload}" if namespace and "/" not in workload else workload
+    from kqctl.cli.forked import EstimateAhead, checks_apart, worth_it
+
+    ahead: EstimateAhead | None = None
     try:
         key = resolve_key(snapshot, name)
+        # On a large input the estimate's replay, and some of the suggestions' checks, run in copies of this process
+        # meanwhile, on the other core (forked.py).
+        ahead = EstimateAhead.start(snapshot, sim_options, assumed_runtime, key) if estimate else None
         progress.step(f"kqctl: explaining {key} among {len(snapshot.workloads):,} workloads...", size)
-        explanation = explain(snapshot, key, sim_options)
+        explanation = explain(snapshot, key, sim_options, checks_apart if worth_it(snapshot) else None)
+        progress.step("kqctl: replaying for the wait estimate...", size)
+        estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime, ahead) if estimate else {}
     except UnknownWorkload as exc:
         progress.done()
         raise UsageError(str(exc)) from None
@@ -172,16 +181,18 @@ def explain_command(
         progress.done()
         render_no_workload(exc.kind, exc.key, exc.reason, output, sys.stdout)
         raise typer.Exit(EXIT_OK) from None
-    progress.step("kqctl: replaying for the wait estimate...", size)
-    estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime) if estimate else {}
+    finally:
+        if ahead is not None:
+            ahead.close()
     progress.done()
     render_explanation(explanation, output, sys.stdout, color, estimates.get(key))
     raise typer.Exit(EXIT_OK)
 
 
 def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options: SimulationOptions,
-               assumed_runtime: Distribution | None) -> dict[str, WaitEstimate]:
-    """One replay of the snapshot, read for every explained workload that does not hold quota now."""
+               assumed_runtime: Distribution | None, ahead: EstimateAhead | None = None) -> dict[str, WaitEstimate]:
+    """One replay of the snapshot, read for every explained workload that does not hold quota now (``ahead``: that
+    replay, when a worker ran it meanwhile)."""
     from kqctl.cli.replay import check_runtimes
     from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates
     from kqctl.kueue.replay.report import KueueReplayOptions
@@ -195,7 +206,9 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
         return {}
     check_runtimes(snapshot)
     timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing, memo=sim_options.memo)
-    report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
+    report = ahead.report(waiting) if ahead is not None else None
+    if report is None:
+        report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
     fits = {e.key: e.gets_in for e in explanations}
     found = {key: estimate_from(report, key, fits[key]) for key in waiting}
     return {key: value for key, value in found.items() if value is not None}

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from kqctl.kueue.api.models import (
     BorrowWithinCohort,
@@ -335,7 +335,28 @@ def _owner_names(workload: object) -> Iterable[str]:
     return [job] if job else []
 
 
-def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None) -> Explanation:
+class Apart(Protocol):
+    """Runs a check of explain's suggestions apart from the others (the CLI: in a forked process, on another core):
+    called with the check, returns its :class:`Pending` answer. The checks are pure: where they run changes nothing
+    but the time they take."""
+
+    def __call__(self, check: Callable[[], list[Suggestion]]) -> Pending: ...
+
+
+class Pending(Protocol):
+    def result(self) -> list[Suggestion]:
+        """The check's answer (waits for it)."""
+        ...
+
+    def cancel(self) -> None:
+        """Not wanted any more (explain failed meanwhile): end it."""
+        ...
+
+
+def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None,
+            apart: Apart | None = None) -> Explanation:
+    """``apart``: where the suggestions' checks of completions and policies run while those of quota run here (None:
+    here, after them)."""
     options = options or SimulationOptions()
     # Every simulation below reads the same workload models: their pod sets and shapes are worked out once.
     options = dataclasses.replace(options, memo=options.memo or WorkloadMemo())
@@ -371,7 +392,7 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
         return dataclasses.replace(result, suggestions=tuple(found))
     if assignment is not None and assignment.representative_mode() != FIT:
         state = steady.cache.cluster_queues[steady.outcomes[key].workload.cluster_queue or ""]
-        found = suggestions(snapshot, key, options, state, assignment, analysed.targets, steady)
+        found = suggestions(snapshot, key, options, state, assignment, analysed.targets, steady, apart)
         result = dataclasses.replace(result, suggestions=tuple(found), suggestions_tried=SUGGESTIONS_TRIED)
     return result
 
@@ -719,19 +740,31 @@ def why_no_preemption(sim: Simulation, workload: WorkloadInfo, state: ClusterQue
 
 def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state: ClusterQueueState,
                 assignment: Assignment, targets: tuple[Target, ...], steady: Simulation | None = None,
-                ) -> list[Suggestion]:
+                apart: Apart | None = None) -> list[Suggestion]:
     """Changes under which the workload gets in, each made to the steady state the headline and the
     arithmetic describe (its quota, its holders, its policies) and verified by running the cycles on.
 
-    ``steady``: that steady state, already run (its holders are read, never changed); None: run it here."""
-    found: list[Suggestion] = []
+    ``steady``: that steady state, already run (its holders are read, never changed); None: run it here. ``apart``:
+    where the checks of completions and policies run meanwhile (they read nothing the quota checks change); None:
+    here, after the quota checks. Either way the suggestions come in the same order."""
     missing = missing_amounts(assignment)
     # Each check runs the cycles of the workload's quota tree only, when that decides as the whole would.
     scope = tree_scope(steady, state.name) if steady is not None else None
-    found.extend(_quota_suggestions(snapshot, key, options, state, assignment, missing, scope))
-    found.extend(_completion_suggestions(snapshot, key, options, state, steady, scope))
-    if not targets:
-        found.extend(_policy_suggestions(snapshot, key, options, state, scope))
+
+    def others() -> list[Suggestion]:
+        found = _completion_suggestions(snapshot, key, options, state, steady, scope)
+        if not targets:
+            found.extend(_policy_suggestions(snapshot, key, options, state, scope))
+        return found
+
+    pending = apart(others) if apart is not None else None
+    try:
+        found = _quota_suggestions(snapshot, key, options, state, assignment, missing, scope)
+    except BaseException:
+        if pending is not None:
+            pending.cancel()
+        raise
+    found.extend(pending.result() if pending is not None else others())
     return found
 
 

@@ -82,11 +82,12 @@ def replay_for_estimates(snapshot: Snapshot, options: KueueReplayOptions | None 
     rest of a 10,000-workload replay is most of its time. One that is never admitted still runs it to the end.
 
     The replay is ``kqctl replay``'s (replay_snapshot), without the report the estimates never read: the times of
-    the other workloads, statistics per queue and usage over time (on 50,000 workloads a second of work)."""
+    the other workloads, statistics per queue and usage over time (on 50,000 workloads a second of work), and without
+    recording the usage over time that report would chart."""
     options = options or KueueReplayOptions()
     runtime = options.timeline.runtime or assumed_runtime or DEFAULT_ASSUMED_RUNTIME
-    options = replace(options, timeline=replace(options.timeline, runtime=runtime, all_present=True),
-                      until_finished=frozenset(keys))
+    timeline_options = replace(options.timeline, runtime=runtime, all_present=True, track_usage=False)
+    options = replace(options, timeline=timeline_options, until_finished=frozenset(keys))
     timeline, run = replay_of(snapshot, options)
     end, _ = run.advance()
     return EstimateReplay(end, run.times(options.until_finished or None), assumptions(timeline, options))

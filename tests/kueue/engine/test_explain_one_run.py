@@ -219,3 +219,160 @@ def test_no_simulation_outlives_explain_without_the_garbage_collector(monkeypatc
     finally:
         if enabled:
             gc.enable()
+
+
+# --- the checks of completions and policies apart (kqctl explain runs them in a forked copy on large inputs) ---------
+
+
+def _apart(snapshot: Snapshot, key: str, options: SimulationOptions = OPTIONS) -> bool:
+    """Whether the workload's suggestions were checked (partly apart), with the same explanation as alone."""
+    from kqctl.cli.forked import checks_apart
+
+    alone = explain(snapshot, key, options)
+    if not alone.suggestions_tried:
+        return False  # no suggestion was checked: nothing ran apart
+    assert explain(snapshot, key, options, checks_apart) == alone, key
+    return True
+
+
+@pytest.mark.parametrize("name", ["cohort-borrowing", "fair-sharing", "preemption", "replay", "single-clusterqueue",
+                                  "spot-gpu"])
+def test_checks_run_apart_give_the_same_explanation_for_every_sample_workload(name: str) -> None:
+    snapshot = _sample(name)
+    assert [_apart(snapshot, key) for key in _keys(snapshot)].count(True) >= 1
+
+
+@pytest.mark.parametrize("seed", range(1, 150, 10))
+def test_checks_run_apart_give_the_same_explanation_in_random_scenarios(seed: int) -> None:
+    snapshot = _random(seed)
+    checked = [_apart(snapshot, key) for key in _keys(snapshot)[::3]]
+    assert checked
+
+
+def test_checks_run_apart_give_the_same_explanation_in_generated_preemption_snapshots(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from generate_preemption import Shape, generate
+
+    generate(Shape(workloads=40, cohorts=2, queues_per_cohort=2, nominal_cpu=6, spread_ms=60_000,
+                   within_cluster_queue="LowerPriority", seed=5), tmp_path)
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(tmp_path)]), NOW)
+    assert [_apart(snapshot, key) for key in _keys(snapshot)[::4]].count(True) >= 1
+
+
+def test_a_copy_that_fails_leaves_the_checks_to_this_process() -> None:
+    import os
+
+    from kqctl.cli.forked import checks_apart
+
+    here = os.getpid()
+
+    def check() -> list[object]:
+        if os.getpid() != here:
+            raise RuntimeError("only in the copy")
+        return ["checked here"]
+
+    pending = checks_apart(check)  # type: ignore[arg-type]
+    assert pending.result() == ["checked here"]
+
+
+def test_checks_apart_are_ended_when_explain_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from kqctl.cli import forked
+
+    started: list[tuple[forked._Checks, int]] = []
+
+    def apart(check: object) -> forked._Checks:
+        pending = forked.checks_apart(check)  # type: ignore[arg-type]
+        started.append((pending, pending.copy.pid))
+        return pending
+
+    def failing(*args: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(explain_module, "_quota_suggestions", failing)
+    snapshot = _sample("preemption")
+    for key in _keys(snapshot):
+        try:
+            explain(snapshot, key, OPTIONS, apart)
+        except KeyboardInterrupt:
+            break
+    assert started, "some workload of the sample has suggestions to check"
+    pending, pid = started[-1]
+    assert pending.copy.pid == 0  # waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped: no copy left behind
+
+
+# --- workloads written alike share their pod-set arithmetic and shape (WorkloadMemo) --------------------------------
+
+
+def _each_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kqctl.kueue.engine.workloads import DerivedParts
+
+    monkeypatch.setattr(WorkloadMemo, "_alike_parts", lambda self, model, limit_ranges, config: DerivedParts())
+
+
+def _shared_and_own(monkeypatch: pytest.MonkeyPatch, snapshot: Snapshot, keys: list[str]) -> None:
+    shared = [explain(snapshot, key, OPTIONS) for key in keys]
+    _each_its_own(monkeypatch)
+    own = [explain(snapshot, key, OPTIONS) for key in keys]
+    monkeypatch.undo()
+    assert shared == own
+
+
+@pytest.mark.parametrize("name", KUEUE_SAMPLES)
+def test_workloads_written_alike_share_their_parts_without_changing_an_explanation(
+        monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    snapshot = _sample(name)
+    _shared_and_own(monkeypatch, snapshot, _keys(snapshot))
+
+
+@cache
+def _twinned(seed: int) -> Snapshot:
+    """A random scenario where every Workload has a twin written alike (shared parts) and one a priority higher."""
+    import copy
+
+    documents = scenario(seed).documents
+    twins = []
+    for document in documents:
+        if document.get("kind") != "Workload":
+            continue
+        for suffix, bump in (("twin", 0), ("higher", 1)):
+            twin = copy.deepcopy(document)
+            twin["metadata"]["name"] += f"-{suffix}"
+            twin["metadata"]["uid"] = twin["metadata"].get("uid", twin["metadata"]["name"]) + f"-{suffix}"
+            twin["spec"]["priority"] = (twin["spec"].get("priority") or 0) + bump
+            twins.append(twin)
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [*documents, *twins]})
+    return build_snapshot(load_text(ALL_KINDS, text, f"twinned-{seed}.json"), NOW)
+
+
+@pytest.mark.parametrize("seed", range(2, 120, 30))
+def test_shared_parts_change_no_explanation_of_random_scenarios(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    snapshot = _twinned(seed)
+    _shared_and_own(monkeypatch, snapshot, _keys(snapshot)[seed % 7::7])
+
+
+def test_shared_parts_change_no_explanation_of_a_generated_snapshot(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from generate_preemption import Shape, generate
+
+    generate(Shape(workloads=30, cohorts=2, queues_per_cohort=2, nominal_cpu=6, spread_ms=60_000, flavors=2,
+                   within_cluster_queue="LowerPriority", seed=13), tmp_path)
+    snapshot = build_snapshot(load_paths(ALL_KINDS, [str(tmp_path)]), NOW)
+    _shared_and_own(monkeypatch, snapshot, _keys(snapshot)[::5])
+
+
+def test_models_written_alike_share_one_set_of_parts_and_others_do_not() -> None:
+    snapshot = _twinned(3)
+    memo = WorkloadMemo()
+    parts = {w.key: memo.parts(w, snapshot.limit_ranges, snapshot.config) for w in snapshot.workloads}
+    for first in snapshot.workloads:
+        for second in snapshot.workloads:
+            alike = (first.namespace, first.priority or 0, repr(first.pod_sets)) == \
+                (second.namespace, second.priority or 0, repr(second.pod_sets)) and \
+                not (first.admission or second.admission or first.reclaimable_pods or second.reclaimable_pods)
+            assert (parts[first.key] is parts[second.key]) is (alike or first is second)
+    assert len({id(p) for p in parts.values()}) < len(parts)  # some are shared
