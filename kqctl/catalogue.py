@@ -716,6 +716,10 @@ _rule("YK-PREEMPT-NODE", "-", "yunikorn-core", "Preemption evicts on the node wi
       "application's originator costs a large penalty, one with allow-preemption: false a larger one, then each "
       "victim counts. Equal scores: YuniKorn keeps the check that answered first (goroutine order); kqctl the first "
       "by node name.")
+_rule("YK-RESERVE", "-", "yunikorn-core", "A pod no node takes, older than 2 s and without a reservation, "
+      "reserves the unreserved node it fits best by size, full or not; no other pod is placed there until it runs or "
+      "gives the node up", "yunikorn-core Application.tryNodes. Every pending pod is tried again on every cycle: when "
+      "a reservation ends, a pod that found every node reserved may reserve that node.")
 _rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
       "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
       "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "

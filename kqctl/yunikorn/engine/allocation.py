@@ -221,9 +221,12 @@ class Scheduler(SchedulerState):
              attempts: list[int]) -> CycleResult | None:
         """``Application.tryAllocate``."""
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
+        candidates = self.reserve_candidates
         for ask in list(app.asks):
             if ask.allocated or ask.blocked:
                 continue
+            if candidates:
+                candidates.discard(ask)  # retried now
             if not res.fit_in_max_undef(user_room, ask.resource):
                 self.block(ask, NOT_ENOUGH_USER_QUOTA, "headroom")
                 continue
@@ -266,7 +269,8 @@ class Scheduler(SchedulerState):
     # --- nodes ----------------------------------------------------------------------------------------------
 
     def try_nodes(self, ask: Ask) -> CycleResult | None:
-        """``tryNodes``: the first node (policy order, unreserved) where the ask fits; else reserve the best."""
+        """``tryNodes``: the first node (policy order, unreserved) where the ask fits; else reserve the best
+        (YK-RESERVE)."""
         wanted = ask.resource
         pod = ask.pod
         found = self.p.nodes.first_fit(shape_of(ask), wanted, _fits(ask))
@@ -284,6 +288,8 @@ class Scheduler(SchedulerState):
             self.reserved.append(ask)
             assert ask.app.queue is not None
             self._changed(ask.app.queue)
+            if self.reserve_candidates and self.p.nodes.reserved == len(self.p.nodes.by_name):
+                self.every_node_reserved()
             return CycleResult(RESERVED, ask, best.name)
         return None
 
@@ -306,6 +312,7 @@ class Scheduler(SchedulerState):
         self._changed(ask.app.queue)
         if reserved is not None:
             self.node_opened(reserved)  # the reservation is over: the node is open to every ask again
+            self.node_unreserved(reserved)  # and an ask that does not fit it may reserve it
         return CycleResult(kind, ask, node.name)
 
     # --- reservations -----------------------------------------------------------------------------------

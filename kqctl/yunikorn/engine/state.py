@@ -15,7 +15,7 @@ from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.engine import sorting
 from kqctl.yunikorn.engine.nodes import predicates_pass
 from kqctl.yunikorn.engine.objects import REJECTED, Application, Ask, Node
-from kqctl.yunikorn.engine.partition import Partition
+from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
 from kqctl.yunikorn.engine.queue import Queue
 
 ALLOCATED = "allocated"
@@ -89,6 +89,8 @@ class SchedulerState:
         self.keep_reasons = True
         self.blocked_headroom: set[Ask] = set()
         self.blocked_nodes: dict[tuple[object, ...], set[Ask]] = {}  # no node fits: a node opening to that shape
+        # asks a reservation's end let through to reserve the node (node_unreserved) and not retried yet
+        self.reserve_candidates: set[Ask] = set()
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
         self.failed_attempts: dict[tuple[object, ...], str] = {}
@@ -147,6 +149,8 @@ class SchedulerState:
             self.blocked_nodes.setdefault(shape_of(ask), set()).add(ask)
 
     def unblock(self, ask: Ask) -> None:
+        if self.reserve_candidates:
+            self.reserve_candidates.discard(ask)  # something else may let it through: it must be retried
         if not ask.blocked or ask.allocated:
             return
         ask.blocked = False
@@ -189,6 +193,59 @@ class SchedulerState:
                 for ask in asks:
                     self.unblock(ask)
                 del self.blocked_nodes[shape]
+
+    def node_unreserved(self, node: Node) -> None:
+        """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
+        without a reservation that fits it by size may reserve it (yunikorn-core ``Application.tryNodes`` keeps the best
+        node the ask fits by size, full or not, and reserves it), and the core retries every ask on every cycle: those
+        that found no node to reserve when they failed (every node reserved, or none big enough) are retried."""
+        if node.reserved_by is not None or not node.schedulable:
+            return
+        old_enough = self.p.now - RESERVATION_DELAY
+        per_leaf: dict[str, int] = {}
+        candidates = self.reserve_candidates
+        for shape in list(self.blocked_nodes):
+            asks = self.blocked_nodes[shape]
+            sample = next(iter(asks), None)
+            if sample is None or not node.fits_total(sample.resource) or predicates_pass(sample.pod, node):
+                continue
+            kept = set()
+            for ask in asks:
+                if ask.reserved_node or ask.created >= old_enough:
+                    kept.add(ask)  # it holds a reservation, or is too young to reserve: a retry changes nothing
+                elif ask.blocked:
+                    ask.blocked = False
+                    candidates.add(ask)
+                    path = ask.app.queue.path  # type: ignore[union-attr]
+                    per_leaf[path] = per_leaf.get(path, 0) + 1
+            if kept:
+                self.blocked_nodes[shape] = kept
+            else:
+                del self.blocked_nodes[shape]
+        for path, count in per_leaf.items():  # once per leaf, not once per ask
+            self._add_active(path, count)
+
+    def every_node_reserved(self) -> None:
+        """The last open node was just reserved: the asks ``node_unreserved`` let through and not retried yet would
+        find every node reserved again, as when they failed, and fail the same way (a blocked ask's preemption
+        preconditions fail until what unblocks it: E3 and E4 are undone by the replay's timers): blocked again without
+        a retry."""
+        per_leaf: dict[str, int] = {}
+        blocked_nodes = self.blocked_nodes
+        for ask in self.reserve_candidates:
+            if ask.blocked or ask.allocated or ask.reserved_node:
+                continue
+            ask.blocked = True
+            path = ask.app.queue.path  # type: ignore[union-attr]
+            per_leaf[path] = per_leaf.get(path, 0) + 1
+            shape = ask.shape or shape_of(ask)
+            group = blocked_nodes.get(shape)
+            if group is None:
+                group = blocked_nodes[shape] = set()
+            group.add(ask)
+        for path, count in per_leaf.items():
+            self._add_active(path, -count)
+        self.reserve_candidates.clear()
 
     def _changed(self, queue: Queue) -> None:
         """Sorted orders that include ``queue`` or its ancestors are stale."""

@@ -107,14 +107,19 @@ class YuniKornTimeline:
         self.partition = build_partition(present)  # PartitionError: the CLI says why, as simulate does
         self.scheduler = Scheduler(self.partition)
         self.scheduler.keep_reasons = False  # a replay reports times and states, never an ask's reason
-        self._checked: list[Ask] = []
+        # asks whose preemption was checked in this moment's cycles, with the state (counters) their attempt saw
+        self._checked: list[tuple[Ask, tuple[int, int, int]]] = []
+        # asks whose check the core repeats every 15 s for nothing while the state stays as their last attempt saw it:
+        # ask -> (the moment of that attempt, its counters); see ``_recheck``
+        self._idle_checks: dict[Ask, tuple[int, tuple[int, int, int]]] = {}
+        self._idle_seen: tuple[int, int, int] = (-1, -1, -1)
         original = self.scheduler.try_preemption
 
         def tracked(state, ask, headroom, attempts, nodes_tried):  # type: ignore[no-untyped-def]
             before = ask.preempt_checked
             outcome = original(state, ask, headroom, attempts, nodes_tried)
             if ask.preempt_checked and not before:
-                self._checked.append(ask)
+                self._checked.append((ask, self._counters()))
             return outcome
 
         self.scheduler.try_preemption = tracked
@@ -206,13 +211,35 @@ class YuniKornTimeline:
         ask = self.asks.get(key)
         if ask is None or ask.allocated or ask.app.state == REJECTED or key not in self.partition.asks:
             return False
-        if kind == RECHECK and token[2] == self._counters():
-            # Nothing was allocated, released or reserved since its check: a new attempt would fail the same way
-            # (the core would retry every 15 s for nothing). It may try again once something changes.
-            ask.preempt_checked = False
-            return False
-        changes.unblock(self.scheduler, ask, preemption_check_expired=kind == RECHECK)
+        if kind == RECHECK:
+            return self._recheck(ask, token[2], now)
+        changes.unblock(self.scheduler, ask)
         return True
+
+    def _recheck(self, ask: Ask, seen: tuple[int, int, int], now: int) -> bool:
+        """YK-E4: 15 s after its last preemption check the core checks the ask again (``preemptAttemptFrequency``;
+        the check time is set by every check whose preconditions pass, ``Preemptor.CheckPreconditions``). When nothing
+        was allocated, released or reserved since, that attempt fails the same way and only moves the check time: the
+        ask stays checked (every retry of it meanwhile fails E4, as in the core), and its next check is 15 s later,
+        the first one after the state changes (``_changed_checks``). Otherwise the attempt is made now."""
+        if seen == self._counters():
+            self._idle_checks[ask] = (now, seen)
+            return False
+        changes.unblock(self.scheduler, ask, preemption_check_expired=True)
+        return True
+
+    def _changed_checks(self, now: int, reporter: Reporter) -> None:
+        """The state changed: each idle check (``_recheck``) is made at its next 15 s mark from now on."""
+        counters = self._counters()
+        if not self._idle_checks or counters == self._idle_seen:
+            return
+        self._idle_seen = counters
+        for ask, (at, seen) in self._idle_checks.items():
+            if ask.allocated or ask.preempt_triggered:
+                continue
+            mark = at + max(1, -(-(now - at) // PREEMPT_ATTEMPT_MS)) * PREEMPT_ATTEMPT_MS
+            reporter.timer(mark, (RECHECK, ask.key, seen))
+        self._idle_checks.clear()
 
     def _counters(self) -> tuple[int, int, int]:
         p = self.partition
@@ -265,10 +292,11 @@ class YuniKornTimeline:
                 self._preempted(result, now, reporter)
             elif result.kind == RESERVED:
                 continue
-        for ask in self._checked:
+        for ask, seen in self._checked:
             if not ask.allocated:
-                reporter.timer(self._poll(now + PREEMPT_ATTEMPT_MS), (RECHECK, ask.key, self._counters()))
+                reporter.timer(self._poll(now + PREEMPT_ATTEMPT_MS), (RECHECK, ask.key, seen))
         self._checked.clear()
+        self._changed_checks(now, reporter)
         return CycleReport(0, False, allocated)
 
     def _allocated(self, ask: Ask, now: int, reporter: Reporter) -> None:
