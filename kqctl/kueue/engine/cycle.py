@@ -264,9 +264,10 @@ class Scheduler:
 
         With victims, the placement assumes they are gone; without any, it assumes an empty cluster.
         """
-        if assignment.representative_mode() != PREEMPT:
-            return
+        # (both memoized: asked first, the representative mode is worked out only when TAS is in play)
         if not (self._requests_tas(workload) or self._tas_only(cq)):
+            return
+        if assignment.representative_mode() != PREEMPT:
             return
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
         requests = tas_assigner.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment,
@@ -439,8 +440,13 @@ class Scheduler:
         if self._concurrent_admission and self._admitted_sibling(entry, more_favorable=True) is not None:
             self._skip(entry, "A more favorable variant is already admitted", PENDING_EVALUATION)
             return
-        usage, fits = self._update_assignment_if_needed(entry, victims)
-        mode = entry.mode
+        if not entry.targets and not entry.assignment.tas_usage and entry.mode == PREEMPT:
+            # A preemptor without candidates reads neither the fit check nor its usage below; with no node usage
+            # that check cannot answer FITS_NO_TAS, the one answer that recomputes its assignment (TAS-6).
+            usage, fits, mode = entry.assignment.usage, False, PREEMPT
+        else:
+            usage, fits = self._update_assignment_if_needed(entry, victims)
+            mode = entry.mode
         if mode == NO_FIT:
             entry.requeue_reason = REQUEUE_NO_FIT
             entry.reason = entry.assignment.no_fit_reason
