@@ -112,6 +112,7 @@ class Scheduler:
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
     _tas_only_queues: dict[str, bool] = field(default_factory=dict, repr=False)
+    _gate_answers: tuple[FeatureGates, bool, bool, bool] | None = field(default=None, repr=False)
     # id of a kept assignment -> (the assignment, the shape, its flavors needing preemption, the preemptor's usage)
     _victim_requests: dict[int, tuple[Assignment, str, set[FlavorResource], dict[FlavorResource, int]]] = field(
         default_factory=dict, repr=False)
@@ -310,11 +311,21 @@ class Scheduler:
         """Whether the assigner reads nothing of this head but its shape and scan memory (flavors.assignment_memo):
         not its variant's flavors (ConcurrentAdmission), nor its TAS requests or node usage (TAS-2, TAS-6), and no
         partial admission (REQ-14) tries smaller counts."""
-        if self._concurrent_admission:
+        concurrent, topology_aware, partial_admission = self._memo_gates()
+        if concurrent:
             return False
-        if self._topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
+        if topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
             return False
-        return not (self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted())
+        return not (partial_admission and workload.can_be_partially_admitted())
+
+    def _memo_gates(self) -> tuple[bool, bool, bool]:
+        """ConcurrentAdmission, TopologyAwareScheduling and PartialAdmission, asked once per set of gates (every
+        head asks)."""
+        known = self._gate_answers
+        if known is None or known[0] is not self.gates:
+            known = self._gate_answers = (self.gates, self._concurrent_admission, self._topology_aware,
+                                          self.gates.enabled("PartialAdmission"))
+        return known[1], known[2], known[3]
 
     def _tas_only(self, cq: ClusterQueueState) -> bool:
         """TAS-1 isTASOnly (the ClusterQueues and flavors never change during a run: asked once per ClusterQueue)."""
@@ -412,7 +423,8 @@ class Scheduler:
     def _record(self, entry: Entry, assignment: Assignment, targets: list[Target]) -> None:
         entry.assignment, entry.targets = assignment, targets
         entry.tree_version = self.cache.tree_version(entry.cq) if entry.cq is not None else None
-        entry.message = assignment.message()
+        kept = assignment.kept_message
+        entry.message = kept if kept is not None else assignment.message()
         assert entry.cq is not None
         entry.workload.scan_memory = ScanMemory(assignment.last_tried, self.cycle, entry.cq.generation,
                                                 entry.workload.shape)
