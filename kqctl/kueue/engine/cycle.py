@@ -186,8 +186,8 @@ class Scheduler:
 
     def nomination_failure(self, workload: WorkloadInfo, cq_name: str) -> NominationFailure | None:
         """CYC-4: what keeps a head of ``cq_name`` from flavor assignment (None: it is nominated)."""
-        states = {c.state for c in workload.model.admission_check_states}
-        if states & {"Retry", "Rejected"}:
+        checks = workload.model.admission_check_states
+        if checks and any(c.state in ("Retry", "Rejected") for c in checks):
             return NominationFailure(PENDING_EVALUATION, "The workload has failed admission checks")
         cq = self.cache.cluster_queues.get(cq_name)
         if cq is not None and not cq.active:
