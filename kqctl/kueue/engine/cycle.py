@@ -452,9 +452,7 @@ class Scheduler:
         if self._concurrent_admission and self._admitted_sibling(entry, more_favorable=True) is not None:
             self._skip(entry, "A more favorable variant is already admitted", PENDING_EVALUATION)
             return
-        if not entry.targets and not entry.assignment.tas_usage and entry.mode == PREEMPT:
-            # A preemptor without candidates reads neither the fit check nor its usage below; with no node usage
-            # that check cannot answer FITS_NO_TAS, the one answer that recomputes its assignment (TAS-6).
+        if self._without_candidates(entry):
             usage, fits, mode = entry.assignment.usage, False, PREEMPT
         else:
             usage, fits = self._update_assignment_if_needed(entry, victims)
@@ -496,6 +494,15 @@ class Scheduler:
         if self._concurrent_admission and self._migrate_instead(entry, usage, result):
             return
         self._admit(entry, usage, result)
+
+    @staticmethod
+    def _without_candidates(entry: Entry) -> bool:
+        """CYC-8.2: a preemptor without candidates, which reads neither the fit check of CYC-8.5 nor the usage it
+        returns (a replay has thousands of them after each requeue, CYC-14). Without node usage (TAS-4) that check
+        cannot answer FITS_NO_TAS, the one answer that would work its assignment out again (TAS-6), so it is not
+        made for them."""
+        assert entry.assignment is not None
+        return not entry.targets and not entry.assignment.tas_usage and entry.mode == PREEMPT
 
     # --- ConcurrentAdmission variants (alpha gate) -------------------------------------------------------
 
