@@ -63,6 +63,7 @@ from kqctl.kueue.engine.queues import (
     PREEMPTION_GATED,
     PREEMPTION_NO_CANDIDATES,
     PendingQueue,
+    pop_heads,
 )
 from kqctl.kueue.engine.queues import (
     NO_FIT as REQUEUE_NO_FIT,
@@ -145,12 +146,7 @@ class Scheduler:
 
     def _heads(self) -> list[tuple[WorkloadInfo, str]]:
         """CYC-3: one head per ClusterQueue whose queue is active (cohort cycles still give heads)."""
-        heads: list[tuple[WorkloadInfo, str]] = []
-        for name, queue in self._popped_queues():
-            head = queue.pop()
-            if head is not None:
-                heads.append((head, name))
-        return heads
+        return pop_heads(self._popped_queues())
 
     def _popped_queues(self) -> list[tuple[str, PendingQueue]]:
         """The queues a cycle pops, by name: those of ClusterQueues that give heads (the ClusterQueues' active flags
