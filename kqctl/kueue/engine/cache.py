@@ -162,6 +162,9 @@ class QuotaCache:
         # version names one state of its tree. Figures read of a tree are kept under that name (``_reads``).
         self._fresh_versions = itertools.count(1)
         self._reads: dict[int, dict[tuple[object, ...], object]] = {}
+        # Q-6 potentials by (ClusterQueue, flavor/resource): they read quotas only, which change only through
+        # update_nominal_quota (which empties this).
+        self._potentials: dict[tuple[str, FlavorResource], int] = {}
         self._build(snapshot)
         self._child_queues.clear()  # in case building asked before every active flag was final
         self._heights.clear()
@@ -325,7 +328,11 @@ class QuotaCache:
         return found  # type: ignore[return-value]
 
     def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int:
-        return potential(state.node, fr)
+        key = (state.name, fr)
+        found = self._potentials.get(key)
+        if found is None:
+            found = self._potentials[key] = potential(state.node, fr)
+        return found
 
     def borrowing_level(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]:
         """Q-8: how far up the tree the quota for ``value`` comes from, and whether reclaim may help.
@@ -388,6 +395,7 @@ class QuotaCache:
                 self.remove_usage(queue, workload.usage())
         state.node.quotas[fr] = Limits(nominal, old.borrowing_limit, old.lending_limit)
         compute_subtree_quota(self.root_of(state))
+        self._potentials.clear()
         for queue in tree:
             for workload in queue.workloads.values():
                 self.add_usage(queue, workload.usage())

@@ -63,6 +63,7 @@ from kqctl.kueue.engine.queues import (
     PREEMPTION_GATED,
     PREEMPTION_NO_CANDIDATES,
     PendingQueue,
+    pop_heads,
 )
 from kqctl.kueue.engine.queues import (
     NO_FIT as REQUEUE_NO_FIT,
@@ -112,6 +113,7 @@ class Scheduler:
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
     _tas_only_queues: dict[str, bool] = field(default_factory=dict, repr=False)
+    _gate_answers: tuple[FeatureGates, bool, bool, bool] | None = field(default=None, repr=False)
     # id of a kept assignment -> (the assignment, the shape, its flavors needing preemption, the preemptor's usage)
     _victim_requests: dict[int, tuple[Assignment, str, set[FlavorResource], dict[FlavorResource, int]]] = field(
         default_factory=dict, repr=False)
@@ -144,12 +146,7 @@ class Scheduler:
 
     def _heads(self) -> list[tuple[WorkloadInfo, str]]:
         """CYC-3: one head per ClusterQueue whose queue is active (cohort cycles still give heads)."""
-        heads: list[tuple[WorkloadInfo, str]] = []
-        for name, queue in self._popped_queues():
-            head = queue.pop()
-            if head is not None:
-                heads.append((head, name))
-        return heads
+        return pop_heads(self._popped_queues())
 
     def _popped_queues(self) -> list[tuple[str, PendingQueue]]:
         """The queues a cycle pops, by name: those of ClusterQueues that give heads (the ClusterQueues' active flags
@@ -185,8 +182,8 @@ class Scheduler:
 
     def nomination_failure(self, workload: WorkloadInfo, cq_name: str) -> NominationFailure | None:
         """CYC-4: what keeps a head of ``cq_name`` from flavor assignment (None: it is nominated)."""
-        states = {c.state for c in workload.model.admission_check_states}
-        if states & {"Retry", "Rejected"}:
+        checks = workload.model.admission_check_states
+        if checks and any(c.state in ("Retry", "Rejected") for c in checks):
             return NominationFailure(PENDING_EVALUATION, "The workload has failed admission checks")
         cq = self.cache.cluster_queues.get(cq_name)
         if cq is not None and not cq.active:
@@ -264,9 +261,10 @@ class Scheduler:
 
         With victims, the placement assumes they are gone; without any, it assumes an empty cluster.
         """
-        if assignment.representative_mode() != PREEMPT:
-            return
+        # (both memoized: asked first, the representative mode is worked out only when TAS is in play)
         if not (self._requests_tas(workload) or self._tas_only(cq)):
+            return
+        if assignment.representative_mode() != PREEMPT:
             return
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
         requests = tas_assigner.workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment,
@@ -309,11 +307,21 @@ class Scheduler:
         """Whether the assigner reads nothing of this head but its shape and scan memory (flavors.assignment_memo):
         not its variant's flavors (ConcurrentAdmission), nor its TAS requests or node usage (TAS-2, TAS-6), and no
         partial admission (REQ-14) tries smaller counts."""
-        if self._concurrent_admission:
+        concurrent, topology_aware, partial_admission = self._memo_gates()
+        if concurrent:
             return False
-        if self._topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
+        if topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
             return False
-        return not (self.gates.enabled("PartialAdmission") and workload.can_be_partially_admitted())
+        return not (partial_admission and workload.can_be_partially_admitted())
+
+    def _memo_gates(self) -> tuple[bool, bool, bool]:
+        """ConcurrentAdmission, TopologyAwareScheduling and PartialAdmission, asked once per set of gates (every
+        head asks)."""
+        known = self._gate_answers
+        if known is None or known[0] is not self.gates:
+            known = self._gate_answers = (self.gates, self._concurrent_admission, self._topology_aware,
+                                          self.gates.enabled("PartialAdmission"))
+        return known[1], known[2], known[3]
 
     def _tas_only(self, cq: ClusterQueueState) -> bool:
         """TAS-1 isTASOnly (the ClusterQueues and flavors never change during a run: asked once per ClusterQueue)."""
@@ -411,7 +419,8 @@ class Scheduler:
     def _record(self, entry: Entry, assignment: Assignment, targets: list[Target]) -> None:
         entry.assignment, entry.targets = assignment, targets
         entry.tree_version = self.cache.tree_version(entry.cq) if entry.cq is not None else None
-        entry.message = assignment.message()
+        kept = assignment.kept_message
+        entry.message = kept if kept is not None else assignment.message()
         assert entry.cq is not None
         entry.workload.scan_memory = ScanMemory(assignment.last_tried, self.cycle, entry.cq.generation,
                                                 entry.workload.shape)
@@ -439,8 +448,11 @@ class Scheduler:
         if self._concurrent_admission and self._admitted_sibling(entry, more_favorable=True) is not None:
             self._skip(entry, "A more favorable variant is already admitted", PENDING_EVALUATION)
             return
-        usage, fits = self._update_assignment_if_needed(entry, victims)
-        mode = entry.mode
+        if self._without_candidates(entry):
+            usage, fits, mode = entry.assignment.usage, False, PREEMPT
+        else:
+            usage, fits = self._update_assignment_if_needed(entry, victims)
+            mode = entry.mode
         if mode == NO_FIT:
             entry.requeue_reason = REQUEUE_NO_FIT
             entry.reason = entry.assignment.no_fit_reason
@@ -478,6 +490,15 @@ class Scheduler:
         if self._concurrent_admission and self._migrate_instead(entry, usage, result):
             return
         self._admit(entry, usage, result)
+
+    @staticmethod
+    def _without_candidates(entry: Entry) -> bool:
+        """CYC-8.2: a preemptor without candidates, which reads neither the fit check of CYC-8.5 nor the usage it
+        returns (a replay has thousands of them after each requeue, CYC-14). Without node usage (TAS-4) that check
+        cannot answer FITS_NO_TAS, the one answer that would work its assignment out again (TAS-6), so it is not
+        made for them."""
+        assert entry.assignment is not None
+        return not entry.targets and not entry.assignment.tas_usage and entry.mode == PREEMPT
 
     # --- ConcurrentAdmission variants (alpha gate) -------------------------------------------------------
 

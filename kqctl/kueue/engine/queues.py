@@ -170,6 +170,10 @@ class PendingQueue:
     # workloads without looking at the others; before it, no shape is worked out for a push).
     _loose_by_shape: dict[str, set[str]] | None = None
     _grouping: bool = True  # False once states are compared (plain sets with fingerprints)
+    # An active group whose head was popped and whose marker for its next workload is not in the heap yet: pushed
+    # when the heap is next read (a head is usually requeued in its cycle, and its group parked with it, CYC-12,
+    # which would leave that marker stale at once).
+    _owed_marker: _Equivalents | None = None
 
     def __post_init__(self) -> None:
         self._grouping = self.strategy == BEST_EFFORT_FIFO and self.afs_score is None
@@ -291,6 +295,7 @@ class PendingQueue:
         return head
 
     def _pop_heap(self) -> WorkloadInfo:
+        self._pay_marker()
         while True:
             order, _, item = heapq.heappop(self._heap)
             if isinstance(item, str):
@@ -309,6 +314,18 @@ class PendingQueue:
                 continue
             return top[1]
 
+    def _pay_marker(self) -> None:
+        """The owed marker of a group still active (see ``_owed_marker``), at its first workload's place."""
+        group = self._owed_marker
+        if group is None:
+            return
+        self._owed_marker = None
+        if group.parked or not group.members:
+            return
+        top = group.top()
+        if top is not None:
+            self._push_marker(group, top[0])
+
     def _push_marker(self, group: _Equivalents, order: tuple[object, ...]) -> None:
         group.version += 1
         heapq.heappush(self._heap, (order, next(self._counter), (group, group.version)))
@@ -319,6 +336,7 @@ class PendingQueue:
             self._rebuild_heap()
 
     def _rebuild_heap(self) -> None:
+        self._owed_marker = None  # every active group gets its marker here
         self._heap = [(self.order_key(w), next(self._counter), k) for k, w in self._active.items()]
         for group in self._groups.values():
             top = group.top()
@@ -361,9 +379,11 @@ class PendingQueue:
             self._grouped_parked -= 1
         else:
             self._grouped_active -= 1
-            top = group.top()
-            if top is not None:
-                self._push_marker(group, top[0])  # the group keeps its place in the heap (after its new first)
+            group.top()  # (drops the entry of the workload that left, at the top of its group's heap)
+            # the group keeps its place in the heap (after its new first), once the heap is read again
+            if self._owed_marker is not group:
+                self._pay_marker()
+                self._owed_marker = group
         if not group.members:
             del self._groups[(group.shape, group.namespace)]
             siblings = self._groups_by_shape[group.shape]
@@ -497,6 +517,21 @@ class PendingQueue:
 
     def __len__(self) -> int:
         return len(self._active) + len(self._inadmissible) + self._grouped_active + self._grouped_parked
+
+
+def pop_heads(queues: list[tuple[str, PendingQueue]]) -> list[tuple[WorkloadInfo, str]]:
+    """CYC-3: each queue's head, with its ClusterQueue's name, in the order given (every queue counts the pop, as
+    :meth:`PendingQueue.pop` does). Most queues of a busy replay have nothing active in most cycles: those only
+    count it here."""
+    heads: list[tuple[WorkloadInfo, str]] = []
+    for name, queue in queues:
+        if not queue._active and not queue._grouped_active:
+            queue.pop_cycle += 1
+            continue
+        head = queue.pop()
+        if head is not None:
+            heads.append((head, name))
+    return heads
 
 
 def _active_token(name: str, key: str, workload: WorkloadInfo) -> object:

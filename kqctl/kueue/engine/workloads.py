@@ -149,12 +149,13 @@ class DerivedParts:
     sets' requests (REQ-5..9), the scheduling shape (CYC-12) and whether a pod set asks for a topology (TAS-2).
     None of them changes while a simulation runs."""
 
-    __slots__ = ("pod_sets", "shape", "requests_tas")
+    __slots__ = ("pod_sets", "shape", "requests_tas", "partially_admissible")
 
     def __init__(self) -> None:
         self.pod_sets: list[PodSetInfo] | None = None
         self.shape: str | None = None
         self.requests_tas: bool | None = None
+        self.partially_admissible: bool | None = None
 
 
 class WorkloadMemo:
@@ -250,9 +251,12 @@ class WorkloadInfo:
         return self.admission.usage() if self.admission is not None else {}
 
     def can_be_partially_admitted(self) -> bool:
-        """REQ-13: some pod set may shrink down to its minCount."""
-        return any(ps.spec_count > (ps.min_count if ps.min_count is not None else ps.spec_count)
-                   for ps in self.pod_sets)
+        """REQ-13: some pod set may shrink down to its minCount (its pod sets never change: worked out once)."""
+        derived = self.derived
+        if derived.partially_admissible is None:
+            derived.partially_admissible = any(
+                ps.spec_count > (ps.min_count if ps.min_count is not None else ps.spec_count) for ps in self.pod_sets)
+        return derived.partially_admissible
 
 
 ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from kqctl.kueue.engine.queues import (
     PREEMPTION_NO_CANDIDATES,
     STRICT_FIFO,
     PendingQueue,
+    pop_heads,
 )
 from kqctl.kueue.engine.workloads import WorkloadInfo, build_workload_info
 from tests.kueue.engine.manifests import snapshot, workload
@@ -152,3 +154,51 @@ def test_fs_11_admission_fair_sharing_puts_the_lower_local_queue_score_first() -
     for info in w.values():
         queue.push(info)
     assert pop_all(queue) == ["idle-queue", "busy-queue"]
+
+
+def test_cyc_3_pop_heads_pops_each_queue_in_turn_and_counts_the_empty_ones() -> None:
+    w = infos(workload("only", cpu="1"))
+    empty, busy = PendingQueue("a", BEST_EFFORT_FIFO), PendingQueue("b", BEST_EFFORT_FIFO)
+    busy.push(w["only"])
+    assert pop_heads([("a", empty), ("b", busy)]) == [(w["only"], "b")]
+    assert pop_heads([("a", empty), ("b", busy)]) == []
+    assert empty.pop_cycle == busy.pop_cycle == 2
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cyc_12_grouped_equivalents_behave_as_plain_sets_under_random_operations(seed: int) -> None:
+    """The groups a bulk move parks (with the marker a popped group is owed until the heap is read again) give the
+    heads and sets that plain sets give, whatever pushes, pops, requeues and requeue events come in any order."""
+    rng = random.Random(seed)
+    documents = [workload(f"w{i}", cpu=str(rng.choice((1, 2, 3))), namespace=rng.choice(("ns", "other")),
+                          priority=rng.choice((0, 5)), created=f"2025-12-31T0{rng.randrange(10)}:{i:02d}:00Z")
+                 for i in range(16)]
+    grouped_infos, plain_infos = infos(*documents), infos(*documents)
+    grouped, plain = PendingQueue("cq", BEST_EFFORT_FIFO), PendingQueue("cq", BEST_EFFORT_FIFO)
+    plain.track_fingerprint()  # plain sets from the start, no groups
+    popped: list[str] = []
+    for _ in range(120):
+        action = rng.random()
+        if action < 0.35:
+            name = rng.choice(sorted(grouped_infos))
+            if grouped_infos[name].key not in grouped.active:
+                grouped.push(grouped_infos[name])
+                plain.push(plain_infos[name])
+        elif action < 0.75:
+            [grouped_head], [plain_head] = ([h.model.name for h, _ in pop_heads([("cq", q)])] or [None]
+                                            for q in (grouped, plain))
+            assert grouped_head == plain_head
+            if grouped_head is not None:
+                popped.append(grouped_head)
+                reason = rng.choice((NO_FIT, PREEMPTION_NO_CANDIDATES, PREEMPTION_NO_CANDIDATES, PENDING_PREEMPTION,
+                                     "admitted"))
+                if reason == "admitted":  # it leaves the queue: its equivalents stay where they are
+                    continue
+                grouped.requeue(grouped_infos[grouped_head], reason)
+                plain.requeue(plain_infos[grouped_head], reason)
+        else:
+            assert grouped.queue_inadmissible(lambda w: True) == plain.queue_inadmissible(lambda w: True)
+        assert sorted(grouped.active) == sorted(plain.active)
+        assert sorted(grouped.inadmissible) == sorted(plain.inadmissible)
+        assert grouped.pop_cycle == plain.pop_cycle
+    assert len(set(popped)) > 3, popped

@@ -13,8 +13,12 @@ import pytest
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.kueue.engine.cache import QuotaCache
-from kqctl.kueue.engine.preemption.classical import ClassicalPreemption
+from kqctl.kueue.engine.cycle import Scheduler
+from kqctl.kueue.engine.preemption import classical
+from kqctl.kueue.engine.preemption.classical import ClassicalPreemption, known_without_room
+from kqctl.kueue.engine.preemption.preemptor import Preemptor
 from kqctl.kueue.engine.preemption.targets import CandidateOrder, PreemptionContext
+from kqctl.kueue.engine.quota import potential
 from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
 from kqctl.kueue.replay.timeline import TimelineOptions
@@ -150,7 +154,9 @@ def _room_any(sim: Any, state: Any, fr: tuple[str, str], priority: int, amount: 
 def _nothing_kept(patched: pytest.MonkeyPatch) -> Iterator[None]:
     """Every figure worked out again: no figures kept per state, no room answers reused, no version given back."""
     patched.setattr(QuotaCache, "figures", lambda self, state: {})
+    patched.setattr(QuotaCache, "potential", lambda self, state, fr: potential(state.node, fr))
     patched.setattr(ClassicalPreemption, "_room_known_possible", ClassicalPreemption._room_possible)
+    patched.setattr(classical, "known_without_room", lambda cache, context: False)
     patched.setattr(QuotaCache, "trial", lambda self, states: _NoTrial())
     yield
 
@@ -192,3 +198,96 @@ def test_cyc_14_random_replays_are_the_same_with_figures_kept_per_state_or_worke
             fresh = replay_snapshot(_snapshot(text), options)
         assert kept == fresh, f"seed {seed}"
     assert reused[0] > 0, reused
+
+
+def test_pre_6_random_cohorts_room_only_goes_from_none_to_room_as_the_priority_grows() -> None:
+    """The premise of the room answers shared across priorities (_room_known_possible, _known_room): every
+    policy's candidates only grow with the preemptor's priority, so for every amount the answers over rising
+    priorities never go from room back to none."""
+    turned = 0  # series that had no room at a low priority and room at a higher one
+    for seed in range(2, 40, 4):
+        sim = _simulation(seed)
+        for state in sim.cache.cluster_queues.values():
+            for fr in state.node.quotas:
+                for amount in _amounts(fr)[::3]:
+                    answers = [_room_any(sim, state, fr, priority, amount) for priority in (-5, 0, 50, 100, 500, 1000)]
+                    assert answers == sorted(answers), (seed, state.name, fr, amount, answers)
+                    turned += not answers[0] and answers[-1]
+    assert turned > 0, turned
+
+
+@pytest.mark.parametrize(("bounds", "priority", "amount", "expected"), [
+    ({}, 100, 1000, None),
+    ({100: [2000, None]}, 100, 2000, True),  # room for 2000 at 100: room for as much at 100
+    ({100: [2000, None]}, 500, 1000, True),  # ... and for less at a higher priority
+    ({100: [2000, None]}, 50, 1000, None),  # a lower priority may have fewer candidates
+    ({100: [2000, None]}, 100, 3000, None),
+    ({100: [-1, 3000]}, 100, 3000, False),  # none for 3000 at 100: none for as much at 100
+    ({100: [-1, 3000]}, 50, 4000, False),  # ... nor for more at a lower priority
+    ({100: [-1, 3000]}, 500, 4000, None),  # a higher priority may have more candidates
+    ({100: [-1, 3000]}, 100, 2000, None),
+    ({100: [1000, 3000], 500: [5000, 8000]}, 200, 2000, None),
+    ({100: [1000, 3000], 500: [5000, 8000]}, 500, 6000, None),
+    ({100: [1000, 3000], 500: [5000, 8000]}, 700, 4000, True),
+    ({100: [1000, 3000], 500: [5000, 8000]}, 300, 8000, False),
+])
+def test_pre_6_kept_room_answers_decide_only_where_amount_and_priority_say_so(
+        bounds: dict[int, list[int | None]], priority: int, amount: int, expected: bool | None) -> None:
+    assert classical._known_room(bounds, priority, amount) is expected
+
+
+def test_pre_6_a_search_known_to_have_no_room_answers_what_the_whole_search_answers() -> None:
+    """Random cohorts: once the room answers of a state are kept, every request ``known_without_room`` answers gets
+    no targets from the full classical search too, and it answered some (else this would prove nothing)."""
+    answered = 0
+    for seed in range(1, 40, 3):
+        sim = _simulation(seed)
+        pending = next(iter(o.workload for o in sim.outcomes.values() if o.workload.admission is None), None)
+        if pending is None:
+            continue
+        preemptor = Preemptor(sim.cache, NOW)
+        for state in sim.cache.cluster_queues.values():
+            for fr in state.node.quotas:
+                for priority in (0, 100, 1000):
+                    pending.priority = priority
+                    for amount in _amounts(fr)[::4]:
+                        context = PreemptionContext(pending, state, {fr}, {fr: amount})
+                        known = known_without_room(sim.cache, context)
+                        targets = preemptor.targets(context)  # the whole search (it keeps the room answer)
+                        assert not (known and targets), (seed, state.name, fr, priority, amount)
+                        answered += known
+    assert answered > 0, answered
+
+
+def test_cyc_8_random_replays_are_the_same_with_the_fit_check_made_for_preemptors_without_candidates(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """CYC-8.2: a preemptor without candidates skips CYC-8.5's fit check (Scheduler._without_candidates); random
+    scenarios (TAS off: the check could only matter through TAS-6) replay the same with the check made for every
+    head, and some heads skipped it (else this would prove nothing)."""
+    options = KueueReplayOptions(TimelineOptions(runtime=parse_distribution("7m")))
+    skipped = [0]
+    without = Scheduler._without_candidates
+
+    def counted(entry: Any) -> bool:
+        answer = without(entry)
+        skipped[0] += answer
+        return answer
+
+    for seed in range(1, 60, 3):
+        text = scenario(seed).text()
+        with monkeypatch.context() as patched:
+            patched.setattr(Scheduler, "_without_candidates", staticmethod(counted))
+            kept = replay_snapshot(_snapshot(text), options)
+        with monkeypatch.context() as patched:
+            patched.setattr(Scheduler, "_without_candidates", staticmethod(lambda entry: False))
+            checked = replay_snapshot(_snapshot(text), options)
+        assert kept == checked, f"seed {seed}"
+    assert skipped[0] > 0, skipped
+
+
+def test_q_6_a_kept_potential_follows_a_change_of_quota() -> None:
+    sim = cohort_of_two()
+    cache, b = sim.cache, sim.cache.cluster_queues["b"]
+    assert cache.potential(b, CPU) == 8000
+    assert cache.update_nominal_quota("a", CPU, 6000)
+    assert cache.potential(b, CPU) == potential(b.node, CPU) == 10000

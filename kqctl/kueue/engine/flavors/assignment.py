@@ -113,12 +113,18 @@ class Assignment:
     # A nomination from scratch: no nomination mapping (CYC-10) and every resource group scanned from its first flavor
     # (no flavor-scan memory in effect, FA-4). Such an answer depends only on the workload and the quota tree.
     from_first_flavors: bool = False
+    # Its FA-13 message, once worked out for an answer the assignment memo keeps (a kept answer is never changed
+    # again, and every equal head it answers shows that message).
+    kept_message: str | None = field(default=None, compare=False, repr=False)
+    kept_mode: str | None = field(default=None, compare=False, repr=False)  # and its representative mode
 
     def representative_mode(self) -> str:
         if not self.pod_sets:
             return NO_FIT
         if self.mode_override is not None:
             return self.mode_override
+        if self.kept_mode is not None:
+            return self.kept_mode
         return min((ps.mode() for ps in self.pod_sets), key=MODE_RANK.__getitem__)
 
     def message(self) -> str:

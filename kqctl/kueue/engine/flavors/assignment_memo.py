@@ -122,6 +122,7 @@ class AssignmentMemo:
         """Keep ``answer`` at the end of the way its reads took (a key with many answers starts again)."""
         if not reads:
             return  # nothing read: nothing would tell a later head that the answer still holds
+        answer.kept_message, answer.kept_mode = answer.message(), answer.representative_mode()
         kept = self._kept.get(key, 0)
         if kept >= ANSWERS_PER_KEY:
             self._asks.pop(key, None)

@@ -61,6 +61,33 @@ def fits_in_quota(node: QuotaNode, requests: dict[FlavorResource, int]) -> tuple
     return fits, remaining
 
 
+def known_without_room(cache: QuotaCache, context: PreemptionContext) -> bool:
+    """Whether :meth:`ClassicalPreemption._room_known_possible` already knows, for the tree's current state, that no
+    attempt can make room for this request: the classical search then finds no targets (PRE-6), and a caller may
+    answer so without setting the search up (a replay asks this for most heads after each requeue, CYC-14)."""
+    usage, needed = context.usage, context.needed
+    if len(usage) != 1 or len(needed) != 1:
+        return False
+    for fr, value in usage.items():
+        if fr not in needed:
+            return False
+        bounds = cache.figures(context.cq).get(("room", context.cq.name, fr))
+        return bounds is not None and _known_room(bounds, context.preemptor.priority, value) is False  # type: ignore[arg-type]
+    return False
+
+
+def _known_room(bounds: dict[int, list[int | None]], priority: int, value: int) -> bool | None:
+    """What the kept room answers of one state say for ``value`` at ``priority`` (None: they do not decide): room
+    once a priority at most this one had room for at least this amount, none once a priority at least this one had
+    none for at most this amount (see ``_room_known_possible``)."""
+    for known_priority, (room, without) in bounds.items():
+        if known_priority <= priority and room >= value:  # type: ignore[operator]
+            return True
+        if known_priority >= priority and without is not None and without <= value:
+            return False
+    return None
+
+
 @dataclass
 class ClassicalPreemption:
     """PRE-5..PRE-10 against the current quota cache."""
@@ -101,27 +128,36 @@ class ClassicalPreemption:
         room as the amount grows: a larger amount borrows no less (``without_borrowing`` and each ``advantage``
         can only turn false), so each attempt removes no more usage (Q-5: less usage removed, no more available)
         and must fit more. So once an amount had room, every smaller one has; once one had none, no larger one has.
-        A replay asks this for every size and priority in a row after each requeue (CYC-14), under one state.
+        Likewise it can only go from none to room as the priority grows: every policy's set of candidates (PRE-3:
+        ``_policy_usage``'s limit, the borrowWithinCohort cap) only grows with it, and nothing else read depends on
+        it, so each attempt removes no less usage. So room for an amount at one priority means room for it (and any
+        smaller one) at every higher priority; none at one priority means none (nor for a larger amount) at every
+        lower one. A replay asks this for every size and priority in a row after each requeue (CYC-14), under one
+        state.
         """
         usage = context.usage
         if len(usage) != 1 or context.needed != usage.keys():
             return self._room_possible(context)
         [(fr, value)] = usage.items()
         figures = self.cache.figures(context.cq)
-        key = ("room", context.cq.name, context.preemptor.priority, fr)
-        known = figures.get(key)
-        if known is None:
-            known = figures[key] = [-1, None]  # the largest amount known to have room, the smallest known without
-        assert isinstance(known, list)
-        if value <= known[0]:
-            return True
-        if known[1] is not None and value >= known[1]:
-            return False
+        key = ("room", context.cq.name, fr)
+        bounds = figures.get(key)
+        if bounds is None:
+            # priority -> [the largest amount known to have room, the smallest known without (None: none known)]
+            bounds = figures[key] = {}
+        assert isinstance(bounds, dict)
+        priority = context.preemptor.priority
+        known = _known_room(bounds, priority, value)
+        if known is not None:
+            return known
         possible = self._room_possible(context)
+        bound = bounds.get(priority)
+        if bound is None:
+            bound = bounds[priority] = [-1, None]
         if possible:
-            known[0] = value
+            bound[0] = max(bound[0], value)
         else:
-            known[1] = value
+            bound[1] = value if bound[1] is None else min(bound[1], value)
         return possible
 
     def _room_possible(self, context: PreemptionContext) -> bool:

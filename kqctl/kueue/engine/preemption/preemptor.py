@@ -14,7 +14,7 @@ from datetime import datetime
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.flavors.assignment import Assignment, Oracle, total_requests_for
-from kqctl.kueue.engine.preemption.classical import ClassicalPreemption
+from kqctl.kueue.engine.preemption.classical import ClassicalPreemption, known_without_room
 from kqctl.kueue.engine.preemption.fair_sharing import DEFAULT_STRATEGIES, FairSharingPreemption
 from kqctl.kueue.engine.preemption.targets import CandidateOrder, PreemptionContext, Target, put_back, take_out
 from kqctl.kueue.engine.workloads import WorkloadInfo
@@ -51,6 +51,8 @@ class Preemptor:
         return self._search(context)
 
     def _search(self, context: PreemptionContext) -> list[Target]:
+        if not self.fair_sharing and known_without_room(self.cache, context):
+            return []  # what the classical search answers at once (its room answer is known for this state)
         if self._searched is None:
             return self.targets(context)
         key = (id(context.preemptor), context.cq.name, frozenset(context.needed),
