@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from kqctl.volcano.api.resource import (
+    CPU,
+    MEMORY,
+    PODS,
     Resource,
     diff,
     exceeded_part,
@@ -95,25 +98,33 @@ class Proportion:
     def _water_fill(self) -> None:
         """The water-filling, or its outcome as an earlier session on the same cache left it when its inputs (the
         cluster, and each queue's weight, real capability, request and guarantee) were the same: each queue's
-        deserved and the rounds are a function of these alone; the share is worked out again from the allocation."""
+        deserved and the rounds are a function of these alone; the share is worked out again from the allocation.
+        An incremental session (a replay's: nobody reads the rounds) fills in integers (:func:`fill_in_integers`)
+        and keeps no rounds."""
         sums = self.ssn.job_sums
         if sums is None:
             self._fill()
             return
+        fast = self.ssn.incremental
         key = (_vector_key(self.ssn.total), tuple(
             (name, attr.weight, _vector_key(attr.real_capability), _vector_key(attr.request),
              _vector_key(attr.guarantee)) for name, attr in sorted(self.attrs.items())))
         memo = sums.water_fill
-        if memo is not None and memo[0] == key:
-            _, deserved, self.rounds = memo
+        if memo is not None and memo[0] == key and (fast or memo[2] is not None):
+            _, deserved, rounds = memo
+            self.rounds = rounds if rounds is not None else []
             for name, attr in self.attrs.items():
                 if name in deserved:
                     attr.deserved = deserved[name].clone()
                     attr.share = dominant_share(attr.allocated, attr.deserved)
             return
-        self._fill()
-        filled = {name for r in self.rounds for name in r.deserved}
-        sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
+        filled = fill_in_integers(self.ssn.total, self.attrs) if fast else None
+        if filled is None:
+            self._fill()
+            filled = {name for r in self.rounds for name in r.deserved}
+            sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
+        else:
+            sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, None)
 
     def _fill(self) -> None:
         """Each round splits what is left among the hungry queues by weight; capped by real capability and
@@ -257,6 +268,96 @@ class Proportion:
             attr.allocated.sub(task.request)
             if self.filled:
                 attr.share = dominant_share(attr.allocated, attr.deserved)
+
+
+def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] | None:
+    """:meth:`Proportion._fill`'s water-filling worked out in integers: every amount of a round is a numerator over
+    one denominator (the product of the rounds' total weights so far), so a round multiplies and compares integers
+    instead of reducing fractions. Each queue's deserved and share come out with the values ``_fill`` gives (as
+    exact fractions; an amount ``_fill`` leaves a whole number may come out as a fraction equal to it: only the
+    values are read); the rounds are not kept. Returns the queues that took part (those ``_fill``'s rounds name),
+    or None, changing nothing, when an amount is not a whole number of at least 0 (``_fill`` then does it)."""
+    ordered = [attrs[name] for name in sorted(attrs)]
+    vectors = [total, *(v for a in ordered for v in (a.real_capability, a.request, a.guarantee))]
+    names = sorted({name for vector in vectors for name in vector.scalars})
+    dims = [CPU, MEMORY, *names]
+
+    def amounts(vector: Resource, missing: int | None) -> list[int | None] | None:
+        found = [vector.cpu, vector.memory, *(vector.scalars.get(name, missing) for name in names)]
+        if any(value is not None and (type(value) is not int or value < 0) for value in found):
+            return None
+        return found  # type: ignore[return-value]
+
+    remaining = amounts(total, 0)
+    limits = []  # per queue: (weight, real capability (None: unlimited), request, guarantee)
+    for attr in ordered:
+        capability, request, guarantee = (amounts(attr.real_capability, None), amounts(attr.request, 0),
+                                          amounts(attr.guarantee, 0))
+        if capability is None or request is None or guarantee is None or attr.weight < 0:
+            return None
+        limits.append((attr.weight, capability, request, guarantee))
+    if remaining is None:
+        return None
+    counted = [i for i, name in enumerate(dims) if name != PODS]  # is_empty leaves pods out
+    width = range(len(dims))
+    rest: list[int] = remaining  # type: ignore[assignment]
+    scale = 1  # the denominator of every amount below
+    deserved: list[list[int]] = [[0] * len(dims) for _ in ordered]  # over the scale of the last round it took part in
+    hungry = list(range(len(ordered)))
+    scales = [1] * len(ordered)  # the scale each queue's deserved is over: that of the round it was met in
+    taking_part: set[str] = set()
+    while True:
+        total_weight = sum(limits[q][0] for q in hungry)
+        if total_weight == 0:
+            break
+        taking_part.update(ordered[q].name for q in hungry)
+        new_scale = scale * total_weight
+        increased = [0] * len(dims)
+        decreased = [0] * len(dims)
+        still = []
+        for q in hungry:
+            weight, capability, request, guarantee = limits[q]
+            old = [amount * total_weight for amount in deserved[q]]
+            new = []
+            for i in width:
+                value = old[i] + rest[i] * weight
+                cap = capability[i]
+                if cap is not None and cap * new_scale < value:
+                    value = cap * new_scale
+                asked = request[i] * new_scale  # type: ignore[operator]
+                if asked < value:
+                    value = asked
+                floor = guarantee[i] * new_scale  # type: ignore[operator]
+                if floor > value:
+                    value = floor
+                new.append(value)
+                if value > old[i]:
+                    increased[i] += value - old[i]
+                else:
+                    decreased[i] += old[i] - value
+            deserved[q] = new  # (a queue takes part in every round until met: its amounts move to the new scale)
+            met = new == old or all(
+                asked <= value or 10 * abs(asked - value) < new_scale  # LessEqual's 0.1 tolerance
+                for asked, value in ((request[i] * new_scale, new[i]) for i in width))  # type: ignore[operator]
+            if not met:
+                still.append(q)
+            else:
+                scales[q] = new_scale
+        before = [amount * total_weight for amount in rest]
+        rest = [max(before[i] + decreased[i] - increased[i], 0) for i in width]
+        scale = new_scale
+        hungry = still
+        if all(10 * rest[i] < scale for i in counted) or rest == before:
+            break
+    for q in hungry:
+        scales[q] = scale
+    for q, attr in enumerate(ordered):
+        if attr.name not in taking_part:
+            continue
+        values = [Fraction(amount, scales[q]) for amount in deserved[q]]
+        attr.deserved = Resource(values[0], values[1], dict(zip(names, values[2:], strict=True)))
+        attr.share = dominant_share(attr.allocated, attr.deserved)
+    return taking_part
 
 
 def quota_message(dimensions: list[str]) -> str:
