@@ -75,14 +75,30 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
         job = jobs.pop()
         tasks = tasks_by_job[job.key]
         if hopeless is not None and hopeless.job(job, tasks.items):
-            queues.push(queue)  # its try would change nothing, nor would any later one (see _Hopeless)
-            continue
+            # Its try would change nothing, nor would any later one (see _Hopeless); the queue would go back into its
+            # heap unchanged and come out first again (the queue order is a strict order), so its next job is taken
+            # up at once, and a queue whose jobs are all such is done.
+            found = _next_hopeful(jobs, tasks_by_job, hopeless)
+            if found is None:
+                continue
+            job, tasks = found
         statement = allocate_tasks(ssn, job, tasks, chooser)
         if statement is not None and ssn.job_ready(job):
             statement.commit()
             if not tasks.empty():
                 jobs.push(job)
         queues.push(queue)
+
+
+def _next_hopeful(jobs: PriorityQueue[JobInfo], tasks_by_job: dict[str, PriorityQueue[TaskInfo]],
+                  hopeless: _Hopeless) -> tuple[JobInfo, PriorityQueue[TaskInfo]] | None:
+    """The next job of the queue, in job order, whose try may place a task (None: there is none left)."""
+    while not jobs.empty():
+        job = jobs.pop()
+        tasks = tasks_by_job[job.key]
+        if not hopeless.job(job, tasks.items):
+            return job, tasks
+    return None
 
 
 def _candidates(ssn: Session, enqueue_configured: bool) -> list[str]:
