@@ -52,6 +52,7 @@ class Proportion:
         self.rounds: list[Round] = []
         self._within: dict[str, bool] = {}  # reclaimable: queue -> allocated within deserved, at _within_epoch
         self._within_epoch = -1
+        self._overused: dict[str, bool] = {}  # overused: queue -> the answer, while its allocated stays as it was
         self.total_guarantee = Resource()
         for queue in ssn.queues.values():
             self.total_guarantee.add(guarantee_of(queue.model))
@@ -173,10 +174,13 @@ class Proportion:
 
     def overused(self, queue: QueueInfo) -> bool:
         """P2: deserved <= allocated on every dimension (an all-zero deserved is always overused)."""
-        if not self.filled:
-            self._fill_once()
-        attr = self.attrs[queue.name]
-        return less_equal(attr.deserved, attr.allocated, "zero")
+        found = self._overused.get(queue.name)
+        if found is None:
+            if not self.filled:
+                self._fill_once()
+            attr = self.attrs[queue.name]
+            found = self._overused[queue.name] = less_equal(attr.deserved, attr.allocated, "zero")
+        return found
 
     def queue_allocatable(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
         """P3/P7: the queue is Open and allocated + the tasks stay within deserved on the requested dims."""
@@ -259,6 +263,7 @@ class Proportion:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
             attr.allocated.add(task.request)
+            self._overused.pop(attr.name, None)
             if self.filled:  # (else the water-filling works the share out from the allocation then)
                 attr.share = dominant_share(attr.allocated, attr.deserved)
 
@@ -266,6 +271,7 @@ class Proportion:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
             attr.allocated.sub(task.request)
+            self._overused.pop(attr.name, None)
             if self.filled:
                 attr.share = dominant_share(attr.allocated, attr.deserved)
 
