@@ -280,9 +280,10 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
     """:meth:`Proportion._fill`'s water-filling worked out in integers: every amount of a round is a numerator over
     one denominator (the product of the rounds' total weights so far), so a round multiplies and compares integers
     instead of reducing fractions. Each queue's deserved and share come out with the values ``_fill`` gives (as
-    exact fractions; an amount ``_fill`` leaves a whole number may come out as a fraction equal to it: only the
-    values are read); the rounds are not kept. Returns the queues that took part (those ``_fill``'s rounds name),
-    or None, changing nothing, when an amount is not a whole number of at least 0 (``_fill`` then does it)."""
+    exact fractions, or whole numbers: an amount may come out as an int where ``_fill`` has a fraction equal to it,
+    or the other way round: only the values are read); the rounds are not kept. Returns the queues that took part
+    (those ``_fill``'s rounds name), or None, changing nothing, when an amount is not a whole number of at least 0
+    (``_fill`` then does it)."""
     ordered = [attrs[name] for name in sorted(attrs)]
     vectors = [total, *(v for a in ordered for v in (a.real_capability, a.request, a.guarantee))]
     names = sorted({name for vector in vectors for name in vector.scalars})
@@ -295,13 +296,17 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
         return found  # type: ignore[return-value]
 
     remaining = amounts(total, 0)
-    limits = []  # per queue: (weight, real capability (None: unlimited), request, guarantee)
+    # per queue: (weight, the smaller of real capability and request per dimension, request, guarantee): the fill caps a
+    # queue's deserved by one then the other, and min(min(x, a), b) is min(x, min(a, b))
+    limits = []
     for attr in ordered:
         capability, request, guarantee = (amounts(attr.real_capability, None), amounts(attr.request, 0),
                                           amounts(attr.guarantee, 0))
         if capability is None or request is None or guarantee is None or attr.weight < 0:
             return None
-        limits.append((attr.weight, capability, request, guarantee))
+        upper = [asked if cap is None or asked < cap else cap  # type: ignore[operator]
+                 for cap, asked in zip(capability, request, strict=True)]
+        limits.append((attr.weight, upper, request, guarantee))
     if remaining is None:
         return None
     counted = [i for i, name in enumerate(dims) if name != PODS]  # is_empty leaves pods out
@@ -322,33 +327,34 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
         decreased = [0] * len(dims)
         still = []
         for q in hungry:
-            weight, capability, request, guarantee = limits[q]
-            old = [amount * total_weight for amount in deserved[q]]
+            weight, upper, request, guarantee = limits[q]
+            old = deserved[q]
             new = []
+            met, unchanged = True, True
             for i in width:
-                value = old[i] + rest[i] * weight
-                cap = capability[i]
-                if cap is not None and cap * new_scale < value:
-                    value = cap * new_scale
-                asked = request[i] * new_scale  # type: ignore[operator]
-                if asked < value:
-                    value = asked
-                floor = guarantee[i] * new_scale  # type: ignore[operator]
-                if floor > value:
-                    value = floor
+                was = old[i] * total_weight
+                value = was + rest[i] * weight
+                bound = upper[i] * new_scale  # type: ignore[operator]
+                if bound < value:
+                    value = bound
+                floor = guarantee[i]
+                if floor and floor * new_scale > value:  # type: ignore[operator]
+                    value = floor * new_scale  # type: ignore[operator]
                 new.append(value)
-                if value > old[i]:
-                    increased[i] += value - old[i]
-                else:
-                    decreased[i] += old[i] - value
+                if value > was:
+                    increased[i] += value - was
+                    unchanged = False
+                elif value < was:
+                    decreased[i] += was - value
+                    unchanged = False
+                if met:  # LessEqual(request, deserved) with its 0.1 tolerance
+                    asked = request[i] * new_scale  # type: ignore[operator]
+                    met = asked <= value or 10 * (asked - value) < new_scale
             deserved[q] = new  # (a queue takes part in every round until met: its amounts move to the new scale)
-            met = new == old or all(
-                asked <= value or 10 * abs(asked - value) < new_scale  # LessEqual's 0.1 tolerance
-                for asked, value in ((request[i] * new_scale, new[i]) for i in width))  # type: ignore[operator]
-            if not met:
-                still.append(q)
-            else:
+            if met or unchanged:
                 scales[q] = new_scale
+            else:
+                still.append(q)
         before = [amount * total_weight for amount in rest]
         rest = [max(before[i] + decreased[i] - increased[i], 0) for i in width]
         scale = new_scale
@@ -360,9 +366,18 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
     for q, attr in enumerate(ordered):
         if attr.name not in taking_part:
             continue
-        values = [Fraction(amount, scales[q]) for amount in deserved[q]]
+        over = scales[q]
+        values: list[int | Fraction] = []
+        share = 0.0  # dominant_share, from the integers: the float of amount / over is that of the fraction
+        for dim, amount in zip(dims, deserved[q], strict=True):
+            whole, part = divmod(amount, over)
+            values.append(Fraction(amount, over) if part else whole)
+            if 10 * amount >= over:  # a dimension of at least 0.1 (ResourceNames)
+                ratio = float(attr.allocated.get(dim)) / (amount / over)
+                if ratio > share:
+                    share = ratio
         attr.deserved = Resource(values[0], values[1], dict(zip(names, values[2:], strict=True)))
-        attr.share = dominant_share(attr.allocated, attr.deserved)
+        attr.share = share
     return taking_part
 
 
