@@ -156,7 +156,11 @@ class JobLedger:
         self._shapes_of: dict[str, tuple[str, tuple[int, ...]]] = {}  # job -> its queue and shapes, as counted
         # proportion's last water-filling: (its inputs, each queue's deserved, the rounds), reused while the inputs
         # are the same (Proportion._water_fill)
-        self.water_fill: tuple[Any, dict[str, Resource], list[Any]] | None = None
+        self.water_fill: tuple[Any, dict[str, Resource], list[Any] | None] | None = None
+        # proportion's queue limits: (the cluster total, the queue models, their guarantees' total, each queue's
+        # capability, guarantee and real capability), kept while the total and the queues are the same
+        # (Proportion._queue_limits)
+        self.queue_limits: tuple[Any, ...] | None = None
         for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
             self.watch(jobs[key])
 

@@ -54,8 +54,7 @@ class Proportion:
         self._within_epoch = -1
         self._overused: dict[str, bool] = {}  # overused: queue -> the answer, while its allocated stays as it was
         self.total_guarantee = Resource()
-        for queue in ssn.queues.values():
-            self.total_guarantee.add(guarantee_of(queue.model))
+        self._limits = self._queue_limits()
         if ssn.job_sums is not None:  # the cache keeps each queue's jobs summed (ledger.JobLedger): the same sums
             for name, usage in sorted(ssn.job_sums.queues.items()):
                 kept = self.attrs[name] = self._attr(ssn.queues[name])
@@ -85,11 +84,32 @@ class Proportion:
         hooks["job_enqueued"] = self.job_enqueued
         ssn.event_handlers.append((self.on_allocate, self.on_deallocate))
 
+    def _queue_limits(self) -> dict[str, tuple[Resource | None, Resource, Resource]]:
+        """Each queue's capability, guarantee and real capability, and the guarantees' total: a function of the queues
+        and the cluster's total alone, kept by the cache (``ledger.JobLedger``) while neither changes."""
+        ssn = self.ssn
+        models = tuple(queue.model for queue in ssn.queues.values())
+        kept = ssn.job_sums.queue_limits if ssn.job_sums is not None else None
+        if kept is not None and kept[0] is ssn.total and len(kept[1]) == len(models) \
+                and all(a is b for a, b in zip(kept[1], models, strict=True)):
+            self.total_guarantee = kept[2].clone()
+            return kept[3]  # type: ignore[no-any-return]
+        for queue in ssn.queues.values():
+            self.total_guarantee.add(guarantee_of(queue.model))
+        limits = {}
+        for name, queue in ssn.queues.items():
+            capability, guarantee = capability_of(queue.model), guarantee_of(queue.model)
+            limits[name] = (capability, guarantee,
+                            real_capability(ssn.total, self.total_guarantee, guarantee, capability))
+        if ssn.job_sums is not None:
+            ssn.job_sums.queue_limits = (ssn.total, models, self.total_guarantee.clone(), limits)
+        return limits
+
     def _attr(self, queue: QueueInfo) -> QueueAttr:
-        capability = capability_of(queue.model)
-        guarantee = guarantee_of(queue.model)
-        return QueueAttr(queue.name, queue.model.weight, capability=capability, guarantee=guarantee,
-                         real_capability=real_capability(self.ssn.total, self.total_guarantee, guarantee, capability))
+        capability, guarantee, real = self._limits[queue.name]  # (copies: a session's vectors are its own)
+        return QueueAttr(queue.name, queue.model.weight,
+                         capability=capability.clone() if capability is not None else None,
+                         guarantee=guarantee.clone(), real_capability=real.clone())
 
     def _fill_once(self) -> None:
         if not self.filled:
