@@ -99,9 +99,9 @@ def _execute_incremental(ssn: Session) -> None:
     place a task. Exact: a job of a queue not served yet is as the action found it (the action changes only the jobs
     it serves), so its validity, its pending tasks and the job order among them are the same then; a job whose try
     would place nothing then would place nothing when its turn came (see ``_Hopeless``: a "no" holds to the end of
-    the action) and is skipped at its turn anyway. A queue goes into the heap when one of its jobs had, as the session
-    opened, a pending task of a shape some node takes (``JobLedger.shapes``): a queue that comes out with no job left
-    changes nothing, and the others come out in the same order."""
+    the action) and is skipped at its turn anyway. A queue goes into the heap, and has its job queue built, only when
+    some job of it may place a task (:func:`_may_place`): a queue that comes out with no job left changes nothing, and
+    the others come out in the same order."""
     hopeless = _Hopeless(ssn)
     waiting: dict[str, list[JobInfo]] = {}
     for key in _candidates(ssn, True):
@@ -109,10 +109,8 @@ def _execute_incremental(ssn: Session) -> None:
         if not job.is_pending():  # (a Pending job is enqueue's)
             waiting.setdefault(job.queue, []).append(job)
     queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-    shapes = ssn.job_sums.shapes  # each queue's pending task shapes as the session opened (a job's pending tasks
-    for name in waiting:  # only got fewer since: the actions before allocate place or pipeline, evict, undo)
-        table = shapes.get(name)
-        if table and any(not hopeless.no_node(entry[1]) for entry in table.values()):
+    for name in waiting:
+        if _may_place(ssn, ssn.queues[name], hopeless):
             queues.push(ssn.queues[name])
     chooser = NodeChooser.of(ssn)
     jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
@@ -123,6 +121,8 @@ def _execute_incremental(ssn: Session) -> None:
             continue  # (a quiet session writes no reason)
         jobs = jobs_by_queue.get(queue.name)
         if jobs is None:
+            if not _may_place(ssn, queue, hopeless):
+                continue  # (its jobs' tries would place nothing: see _job_queue)
             jobs = jobs_by_queue[queue.name] = _job_queue(ssn, waiting[queue.name], tasks_by_job, hopeless)
         found = _next_hopeful(jobs, tasks_by_job, hopeless)
         if found is None:
@@ -136,16 +136,22 @@ def _execute_incremental(ssn: Session) -> None:
         queues.push(queue)
 
 
+def _may_place(ssn: Session, queue: QueueInfo, hopeless: _Hopeless) -> bool:
+    """Whether some job of the queue may place a task now: a task shape its jobs had pending as the session opened
+    (``JobLedger.shapes``; a job's pending tasks only got fewer since: the actions before allocate place, pipeline,
+    evict or undo) that some node takes and the queue lets in."""
+    table = ssn.job_sums.shapes.get(queue.name)
+    return bool(table) and any(not hopeless.task(queue, entry[1]) for entry in table.values())
+
+
 def _job_queue(ssn: Session, candidates: list[JobInfo], tasks_by_job: dict[str, PriorityQueue[TaskInfo]],
                hopeless: _Hopeless) -> PriorityQueue[JobInfo]:
     """A queue's jobs in job order, each with its pending tasks in task order, as :func:`execute` builds them, less the
     jobs whose try would place nothing now."""
     jobs: PriorityQueue[JobInfo] = PriorityQueue(ssn.job_less)
-    for job in candidates:
-        if ssn.job_valid(job) is not None:
-            continue
+    for job in candidates:  # (the two checks in either order: each only leaves the job out; quiet: no reason kept)
         pending = job.by_status.get(PENDING)
-        if not pending or hopeless.job(job, pending.values()):
+        if not pending or hopeless.job(job, pending.values()) or ssn.job_valid(job) is not None:
             continue
         job.fit_errors.clear()
         tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_less)
@@ -205,21 +211,15 @@ class _Hopeless:
         self.dead: set[object] = set()  # (queue, request) the queue refuses, task shapes no node takes
         self.alive: dict[object, int] = {}  # the others, with the epoch they were found at
 
-    def no_node(self, task: TaskInfo) -> bool:
-        """No node takes a task of this shape now."""
-        shape = id(self.chooser.shape(task))
-        if shape in self.dead:
-            return True
-        if self.alive.get(shape) != self.ssn.epoch:
-            if self.chooser.fits_nowhere(task):
-                self.dead.add(shape)
-                return True
-            self.alive[shape] = self.ssn.epoch
-        return False
+    def task(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """A task of this shape in this queue cannot be placed now."""
+        return self._hopeless(queue, (task,))
 
     def job(self, job: JobInfo, tasks: Iterable[TaskInfo]) -> bool:
         """No task of the job (of ``tasks``: its pending ones, or those left in its queue) can be placed now."""
-        queue = self.ssn.queues[job.queue]
+        return self._hopeless(self.ssn.queues[job.queue], tasks)
+
+    def _hopeless(self, queue: QueueInfo, tasks: Iterable[TaskInfo]) -> bool:
         epoch = self.ssn.epoch
         dead, alive = self.dead, self.alive
         shape_of = self.chooser.shape
