@@ -106,10 +106,13 @@ class Proportion:
         return limits
 
     def _attr(self, queue: QueueInfo) -> QueueAttr:
-        capability, guarantee, real = self._limits[queue.name]  # (copies: a session's vectors are its own)
-        return QueueAttr(queue.name, queue.model.weight,
-                         capability=capability.clone() if capability is not None else None,
-                         guarantee=guarantee.clone(), real_capability=real.clone())
+        capability, guarantee, real = self._limits[queue.name]
+        if not self.ssn.incremental:  # copies: the session's result hands its queue attributes to simulate and explain
+            capability = capability.clone() if capability is not None else None
+            guarantee, real = guarantee.clone(), real.clone()
+        # (an incremental session's are the cache's own: proportion only reads them, and a replay reads no result quota)
+        return QueueAttr(queue.name, queue.model.weight, capability=capability, guarantee=guarantee,
+                         real_capability=real)
 
     def _fill_once(self) -> None:
         if not self.filled:
