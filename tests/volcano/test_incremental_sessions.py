@@ -8,6 +8,7 @@ random conformance sessions with runtimes, and on every sample."""
 from __future__ import annotations
 
 import copy
+import gc
 import random
 from fractions import Fraction
 from pathlib import Path
@@ -239,3 +240,17 @@ def test_vc_p1_water_filling_in_integers_leaves_other_amounts_to_the_fractions()
     total, attrs = _random_queues(1)
     next(iter(attrs.values())).request.cpu = Fraction(1, 3)
     assert fill_in_integers(total, attrs) is None
+
+
+def test_vc_r1_finished_incremental_sessions_keep_no_plugin_alive() -> None:
+    """kqctl runs with the cyclic garbage collector off (cli/app.py): a replay's finished sessions let go of their
+    plugins (``Session.release``), which would otherwise stay in their cycle with the session to the end."""
+    gc.collect()
+    gc.disable()
+    try:
+        options = TimelineOptions(START, 1000, parse_distribution("lognormal(10m,0.8)"), 0)
+        _, timeline = replay_timeline(snapshot_of(random_cluster(0, "chart")), VolcanoReplayOptions(options))
+        assert timeline.sessions > 3
+        assert not [o for o in gc.get_objects() if isinstance(o, Proportion)]
+    finally:
+        gc.enable()
