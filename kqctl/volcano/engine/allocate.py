@@ -28,6 +28,9 @@ from kqctl.volcano.engine.nodes import NodeChooser
 
 
 def execute(ssn: Session, enqueue_configured: bool) -> None:
+    if ssn.incremental and enqueue_configured:
+        _execute_incremental(ssn)
+        return
     queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
     jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
     tasks_by_job: dict[str, PriorityQueue[TaskInfo]] = {}
@@ -75,14 +78,101 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
         job = jobs.pop()
         tasks = tasks_by_job[job.key]
         if hopeless is not None and hopeless.job(job, tasks.items):
-            queues.push(queue)  # its try would change nothing, nor would any later one (see _Hopeless)
-            continue
+            # Its try would change nothing, nor would any later one (see _Hopeless); the queue would go back into its
+            # heap unchanged and come out first again (the queue order is a strict order), so its next job is taken
+            # up at once, and a queue whose jobs are all such is done.
+            found = _next_hopeful(jobs, tasks_by_job, hopeless)
+            if found is None:
+                continue
+            job, tasks = found
         statement = allocate_tasks(ssn, job, tasks, chooser)
         if statement is not None and ssn.job_ready(job):
             statement.commit()
             if not tasks.empty():
                 jobs.push(job)
         queues.push(queue)
+
+
+def _execute_incremental(ssn: Session) -> None:
+    """The action as :func:`execute` runs it in an incremental session with the enqueue action configured, except that
+    a queue's job queue is built when the queue first comes out of the queue heap, of the jobs whose try may then
+    place a task. Exact: a job of a queue not served yet is as the action found it (the action changes only the jobs
+    it serves), so its validity, its pending tasks and the job order among them are the same then; a job whose try
+    would place nothing then would place nothing when its turn came (see ``_Hopeless``: a "no" holds to the end of
+    the action) and is skipped at its turn anyway. A queue goes into the heap, and has its job queue built, only when
+    some job of it may place a task (:func:`_may_place`): a queue that comes out with no job left changes nothing, and
+    the others come out in the same order."""
+    hopeless = _Hopeless(ssn)
+    waiting: dict[str, list[JobInfo]] = {}
+    for key in _candidates(ssn, True):
+        job = ssn.jobs[key]
+        if not job.is_pending():  # (a Pending job is enqueue's)
+            waiting.setdefault(job.queue, []).append(job)
+    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
+    for name in waiting:
+        if _may_place(ssn, ssn.queues[name], hopeless):
+            queues.push(ssn.queues[name])
+    chooser = NodeChooser.of(ssn)
+    jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+    tasks_by_job: dict[str, PriorityQueue[TaskInfo]] = {}
+    while not queues.empty():
+        queue = queues.pop()
+        if ssn.overused(queue):
+            continue  # (a quiet session writes no reason)
+        jobs = jobs_by_queue.get(queue.name)
+        if jobs is None:
+            if not _may_place(ssn, queue, hopeless):
+                continue  # (its jobs' tries would place nothing: see _job_queue)
+            jobs = jobs_by_queue[queue.name] = _job_queue(ssn, waiting[queue.name], tasks_by_job, hopeless)
+        found = _next_hopeful(jobs, tasks_by_job, hopeless)
+        if found is None:
+            continue
+        job, tasks = found
+        statement = allocate_tasks(ssn, job, tasks, chooser)
+        if statement is not None and ssn.job_ready(job):
+            statement.commit()
+            if not tasks.empty():
+                jobs.push(job)
+        queues.push(queue)
+
+
+def _may_place(ssn: Session, queue: QueueInfo, hopeless: _Hopeless) -> bool:
+    """Whether some job of the queue may place a task now: a task shape its jobs had pending as the session opened
+    (``JobLedger.shapes``; a job's pending tasks only got fewer since: the actions before allocate place, pipeline,
+    evict or undo) that some node takes and the queue lets in."""
+    table = ssn.job_sums.shapes.get(queue.name)
+    return bool(table) and any(not hopeless.task(queue, entry[1]) for entry in table.values())
+
+
+def _job_queue(ssn: Session, candidates: list[JobInfo], tasks_by_job: dict[str, PriorityQueue[TaskInfo]],
+               hopeless: _Hopeless) -> PriorityQueue[JobInfo]:
+    """A queue's jobs in job order, each with its pending tasks in task order, as :func:`execute` builds them, less the
+    jobs whose try would place nothing now."""
+    jobs: PriorityQueue[JobInfo] = PriorityQueue(ssn.job_less)
+    for job in candidates:  # (the two checks in either order: each only leaves the job out; quiet: no reason kept)
+        pending = job.by_status.get(PENDING)
+        if not pending or hopeless.job(job, pending.values()) or ssn.job_valid(job) is not None:
+            continue
+        job.fit_errors.clear()
+        tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_less)
+        for task in sorted(pending.values(), key=lambda t: t.key):
+            if not task.pod.gated and not task.best_effort:
+                tasks.push(task)
+        if not tasks.empty():
+            jobs.push(job)
+            tasks_by_job[job.key] = tasks
+    return jobs
+
+
+def _next_hopeful(jobs: PriorityQueue[JobInfo], tasks_by_job: dict[str, PriorityQueue[TaskInfo]],
+                  hopeless: _Hopeless) -> tuple[JobInfo, PriorityQueue[TaskInfo]] | None:
+    """The next job of the queue, in job order, whose try may place a task (None: there is none left)."""
+    while not jobs.empty():
+        job = jobs.pop()
+        tasks = tasks_by_job[job.key]
+        if not hopeless.job(job, tasks.items):
+            return job, tasks
+    return None
 
 
 def _candidates(ssn: Session, enqueue_configured: bool) -> list[str]:
@@ -121,16 +211,23 @@ class _Hopeless:
         self.dead: set[object] = set()  # (queue, request) the queue refuses, task shapes no node takes
         self.alive: dict[object, int] = {}  # the others, with the epoch they were found at
 
+    def task(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """A task of this shape in this queue cannot be placed now."""
+        return self._hopeless(queue, (task,))
+
     def job(self, job: JobInfo, tasks: Iterable[TaskInfo]) -> bool:
         """No task of the job (of ``tasks``: its pending ones, or those left in its queue) can be placed now."""
-        queue = self.ssn.queues[job.queue]
+        return self._hopeless(self.ssn.queues[job.queue], tasks)
+
+    def _hopeless(self, queue: QueueInfo, tasks: Iterable[TaskInfo]) -> bool:
         epoch = self.ssn.epoch
         dead, alive = self.dead, self.alive
         shape_of = self.chooser.shape
         for task in tasks:
             if task.pod.gated or task.best_effort:
                 continue
-            shape = shape_of(task)
+            found = shape_of(task)
+            shape = id(found)  # (shapes are interned: nodes._INTERNED)
             if shape in dead:
                 continue
             if alive.get(shape) != epoch:
@@ -139,7 +236,7 @@ class _Hopeless:
                     continue
                 alive[shape] = epoch
             if self.by_queue:  # (asked second: the queues' deserved are worked out only when needed)
-                key = (queue.name, shape[0])  # (the request's amounts)
+                key = (queue.name, id(found[0]))  # (the request's amounts)
                 if key in dead:
                     continue
                 if alive.get(key) != epoch:

@@ -69,6 +69,21 @@ class _Node:
         self.saturated = False
 
 
+class _ReadThrough(dict[str, Resource]):
+    """A session's job accounts: its own once it wrote one, else the cache's."""
+
+    def __init__(self, kept: dict[str, Resource]) -> None:
+        super().__init__()
+        self.kept = kept
+
+    def __missing__(self, key: str) -> Resource:
+        return self.kept[key]
+
+    def get(self, key: str, default: Resource | None = None) -> Resource | None:  # type: ignore[override]
+        found = dict.get(self, key)
+        return found if found is not None else self.kept.get(key, default)
+
+
 def parse_weight(text: str) -> float:
     """``strconv.ParseFloat`` of one level's weight, 1 when it fails or is below 1 (``buildHierarchy``)."""
     value = parse_go_float(text)
@@ -83,7 +98,9 @@ class Drf:
         # Each job's allocated resources at open; the cache keeps them (ledger.JobLedger), shared with it until an
         # event changes a job's (``_owned`` copies it first). Shares are worked out when a comparison needs them.
         if ssn.job_sums is not None:
-            self.allocated: dict[str, Resource] = dict(ssn.job_sums.drf_allocated)
+            # (an incremental session reads the cache's through, not copied: the cache's change only as a session opens)
+            self.allocated: dict[str, Resource] = _ReadThrough(ssn.job_sums.drf_allocated) if ssn.incremental \
+                else dict(ssn.job_sums.drf_allocated)
             self._owned: set[str] = set()
         else:
             self.allocated = {key: job.allocated.clone() for key, job in ssn.jobs.items()}

@@ -637,6 +637,15 @@ class Session:
         self.event_handlers: list[tuple[Callable[[TaskInfo], None] | None, Callable[[TaskInfo], None] | None]] = []
         self.node_chooser: Any = None  # allocate's and backfill's nodes.NodeChooser, kept in the cache between sessions
 
+    def release(self) -> None:
+        """The session is over: its plugins' hooks and event handlers go. They and the plugins that registered them
+        refer back to the session, a cycle only the cyclic garbage collector frees, and kqctl runs without it
+        (``cli/app.py``): a replay's thousands of sessions would each keep their plugins' state (proportion's
+        queues, drf's job accounts) to the end of the process."""
+        self.tiers = []
+        self._hooks, self._flat = {}, {}
+        self.event_handlers = []
+
     # --- registration ----------------------------------------------------------------------------------------
 
     def hooks(self, name: str) -> list[list[Callable[..., Any]]]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from kqctl.volcano.api.resource import Resource
-from kqctl.volcano.engine.framework import PENDING, JobInfo, NodeInfo
+from kqctl.volcano.engine.framework import PENDING, JobInfo, NodeInfo, TaskInfo
+from kqctl.volcano.engine.nodes import NodeChooser
 from kqctl.volcano.engine.overcommit import reserved
 from kqctl.volcano.engine.queue_attr import add_task_requests, job_inqueue
 
@@ -149,9 +150,17 @@ class JobLedger:
         self.pending_phase: set[str] = set()  # jobs whose PodGroup is Pending (``is_pending``)
         self.best_effort: set[str] = set()  # jobs with a pending best-effort task
         self.unclosed: set[str] = set()  # the jobs changed between the last session's close and this opening
+        # The task shapes (``NodeChooser.shape``, by id) of each queue's pending tasks that allocate places (not gated,
+        # not best-effort), as the session opens: queue -> shape -> [how many jobs have one, a task of the shape]
+        self.shapes: dict[str, dict[int, list[Any]]] = {}
+        self._shapes_of: dict[str, tuple[str, tuple[int, ...]]] = {}  # job -> its queue and shapes, as counted
         # proportion's last water-filling: (its inputs, each queue's deserved, the rounds), reused while the inputs
         # are the same (Proportion._water_fill)
-        self.water_fill: tuple[Any, dict[str, Resource], list[Any]] | None = None
+        self.water_fill: tuple[Any, dict[str, Resource], list[Any] | None] | None = None
+        # proportion's queue limits: (the cluster total, the queue models, their guarantees' total, each queue's
+        # capability, guarantee and real capability), kept while the total and the queues are the same
+        # (Proportion._queue_limits)
+        self.queue_limits: tuple[Any, ...] | None = None
         for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
             self.watch(jobs[key])
 
@@ -191,6 +200,7 @@ class JobLedger:
     def _index(self, key: str) -> None:
         """The job's place in the sets of jobs an action can act on, as it is now."""
         job = self.jobs.get(key)
+        self._index_shapes(key, job)
         for found, member in ((self.waiting, job is not None and bool(job.by_status.get(PENDING))),
                               (self.pending_phase, job is not None and job.is_pending()),
                               (self.best_effort, job is not None and job.pending_best_effort > 0)):
@@ -198,6 +208,33 @@ class JobLedger:
                 found.add(key)
             else:
                 found.discard(key)
+
+    def _index_shapes(self, key: str, job: JobInfo | None) -> None:
+        old = self._shapes_of.pop(key, None)
+        if old is not None:
+            table = self.shapes[old[0]]
+            for shape in old[1]:
+                entry = table[shape]
+                entry[0] -= 1
+                if not entry[0]:
+                    del table[shape]
+        pending = job.by_status.get(PENDING) if job is not None else None
+        if not pending:
+            return
+        found: dict[int, TaskInfo] = {}
+        for task in pending.values():
+            if not task.pod.gated and not task.best_effort:
+                found.setdefault(id(NodeChooser.shape(task)), task)
+        if found:
+            assert job is not None
+            table = self.shapes.setdefault(job.queue, {})
+            for shape, task in found.items():
+                counted = table.get(shape)
+                if counted is None:
+                    table[shape] = [1, task]
+                else:
+                    counted[0] += 1
+            self._shapes_of[key] = (job.queue, tuple(found))
 
     def closing(self) -> set[str]:
         """A session closes: the jobs that changed since the last one closed (before this one opened, or in it)."""

@@ -26,6 +26,9 @@ from kqctl.volcano.api.resource import less_equal, less_equal_with_names
 from kqctl.volcano.engine.framework import NodeInfo, Session, TaskInfo, highest_raw
 
 Shape = tuple[Any, ...]
+# Every task shape met, once: the tasks of a shape share one tuple, so the node choice and allocate key their
+# tables on its id (hashing a shape hashes its tolerations and placement every time)
+_INTERNED: dict[Shape, Shape] = {}
 
 
 class _ShapeIndex:
@@ -114,7 +117,7 @@ class NodeChooser:
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
         self.conf = ssn.conf
-        self.shapes: dict[Shape, _ShapeIndex] = {}
+        self.shapes: dict[int, _ShapeIndex] = {}  # by the shape's id (see _INTERNED)
         self.verdicts: dict[tuple[Any, ...], tuple[str | None, bool, Any, tuple[int, ...]]] = {}
         # Nodes that may have changed since the shapes were last brought up to date: the session that keeps this
         # chooser adds the nodes the cache saw change (session.NodeLedger); the others' versions have not moved.
@@ -144,14 +147,15 @@ class NodeChooser:
     def shape(task: TaskInfo) -> Shape:
         shape = task.shape
         if shape is None:  # fixed for a task: its request and its pod's spec
-            shape = task.shape = (tuple(sorted(task.request.as_dict().items())), task.pod.score_request,
-                                  task.pod.tolerations, task.pod.placement)
+            found = (tuple(sorted(task.request.as_dict().items())), task.pod.score_request, task.pod.tolerations,
+                     task.pod.placement)
+            shape = task.shape = _INTERNED.setdefault(found, found)
         return shape
 
     def verdict(self, task: TaskInfo, node: NodeInfo, shape: Shape) -> tuple[str | None, bool, Any, tuple[int, ...]]:
         """(why it does not fit, whether it fits idle, its own score, its raw normalised-score values), once per
         node state and task shape."""
-        key = (node.state_key(), shape, _label_view(task, node))
+        key = (node.state_key(), id(shape), _label_view(task, node))  # (shapes are interned: see _INTERNED)
         found = self.verdicts.get(key)
         if found is None:
             failing = less_equal_with_names(task.request, node.future_idle(), "zero")
@@ -163,7 +167,7 @@ class NodeChooser:
         return found
 
     def _index(self, task: TaskInfo) -> _ShapeIndex:
-        shape = self.shape(task)
+        shape = id(self.shape(task))
         index = self.shapes.get(shape)
         if index is None:
             index = self.shapes[shape] = _ShapeIndex(self, task)

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from kqctl.volcano.api.resource import (
+    CPU,
+    MEMORY,
+    PODS,
     Resource,
     diff,
     exceeded_part,
@@ -49,9 +52,9 @@ class Proportion:
         self.rounds: list[Round] = []
         self._within: dict[str, bool] = {}  # reclaimable: queue -> allocated within deserved, at _within_epoch
         self._within_epoch = -1
+        self._overused: dict[str, bool] = {}  # overused: queue -> the answer, while its allocated stays as it was
         self.total_guarantee = Resource()
-        for queue in ssn.queues.values():
-            self.total_guarantee.add(guarantee_of(queue.model))
+        self._limits = self._queue_limits()
         if ssn.job_sums is not None:  # the cache keeps each queue's jobs summed (ledger.JobLedger): the same sums
             for name, usage in sorted(ssn.job_sums.queues.items()):
                 kept = self.attrs[name] = self._attr(ssn.queues[name])
@@ -81,11 +84,35 @@ class Proportion:
         hooks["job_enqueued"] = self.job_enqueued
         ssn.event_handlers.append((self.on_allocate, self.on_deallocate))
 
+    def _queue_limits(self) -> dict[str, tuple[Resource | None, Resource, Resource]]:
+        """Each queue's capability, guarantee and real capability, and the guarantees' total: a function of the queues
+        and the cluster's total alone, kept by the cache (``ledger.JobLedger``) while neither changes."""
+        ssn = self.ssn
+        models = tuple(queue.model for queue in ssn.queues.values())
+        kept = ssn.job_sums.queue_limits if ssn.job_sums is not None else None
+        if kept is not None and kept[0] is ssn.total and len(kept[1]) == len(models) \
+                and all(a is b for a, b in zip(kept[1], models, strict=True)):
+            self.total_guarantee = kept[2].clone()
+            return kept[3]  # type: ignore[no-any-return]
+        for queue in ssn.queues.values():
+            self.total_guarantee.add(guarantee_of(queue.model))
+        limits = {}
+        for name, queue in ssn.queues.items():
+            capability, guarantee = capability_of(queue.model), guarantee_of(queue.model)
+            limits[name] = (capability, guarantee,
+                            real_capability(ssn.total, self.total_guarantee, guarantee, capability))
+        if ssn.job_sums is not None:
+            ssn.job_sums.queue_limits = (ssn.total, models, self.total_guarantee.clone(), limits)
+        return limits
+
     def _attr(self, queue: QueueInfo) -> QueueAttr:
-        capability = capability_of(queue.model)
-        guarantee = guarantee_of(queue.model)
+        capability, guarantee, real = self._limits[queue.name]
+        if not self.ssn.incremental:  # copies: the session's result hands its queue attributes to simulate and explain
+            capability = capability.clone() if capability is not None else None
+            guarantee, real = guarantee.clone(), real.clone()
+        # (an incremental session's are the cache's own: proportion only reads them, and a replay reads no result quota)
         return QueueAttr(queue.name, queue.model.weight, capability=capability, guarantee=guarantee,
-                         real_capability=real_capability(self.ssn.total, self.total_guarantee, guarantee, capability))
+                         real_capability=real)
 
     def _fill_once(self) -> None:
         if not self.filled:
@@ -95,25 +122,33 @@ class Proportion:
     def _water_fill(self) -> None:
         """The water-filling, or its outcome as an earlier session on the same cache left it when its inputs (the
         cluster, and each queue's weight, real capability, request and guarantee) were the same: each queue's
-        deserved and the rounds are a function of these alone; the share is worked out again from the allocation."""
+        deserved and the rounds are a function of these alone; the share is worked out again from the allocation.
+        An incremental session (a replay's: nobody reads the rounds) fills in integers (:func:`fill_in_integers`)
+        and keeps no rounds."""
         sums = self.ssn.job_sums
         if sums is None:
             self._fill()
             return
+        fast = self.ssn.incremental
         key = (_vector_key(self.ssn.total), tuple(
             (name, attr.weight, _vector_key(attr.real_capability), _vector_key(attr.request),
              _vector_key(attr.guarantee)) for name, attr in sorted(self.attrs.items())))
         memo = sums.water_fill
-        if memo is not None and memo[0] == key:
-            _, deserved, self.rounds = memo
+        if memo is not None and memo[0] == key and (fast or memo[2] is not None):
+            _, deserved, rounds = memo
+            self.rounds = rounds if rounds is not None else []
             for name, attr in self.attrs.items():
                 if name in deserved:
                     attr.deserved = deserved[name].clone()
                     attr.share = dominant_share(attr.allocated, attr.deserved)
             return
-        self._fill()
-        filled = {name for r in self.rounds for name in r.deserved}
-        sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
+        filled = fill_in_integers(self.ssn.total, self.attrs) if fast else None
+        if filled is None:
+            self._fill()
+            filled = {name for r in self.rounds for name in r.deserved}
+            sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
+        else:
+            sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, None)
 
     def _fill(self) -> None:
         """Each round splits what is left among the hungry queues by weight; capped by real capability and
@@ -162,10 +197,13 @@ class Proportion:
 
     def overused(self, queue: QueueInfo) -> bool:
         """P2: deserved <= allocated on every dimension (an all-zero deserved is always overused)."""
-        if not self.filled:
-            self._fill_once()
-        attr = self.attrs[queue.name]
-        return less_equal(attr.deserved, attr.allocated, "zero")
+        found = self._overused.get(queue.name)
+        if found is None:
+            if not self.filled:
+                self._fill_once()
+            attr = self.attrs[queue.name]
+            found = self._overused[queue.name] = less_equal(attr.deserved, attr.allocated, "zero")
+        return found
 
     def queue_allocatable(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
         """P3/P7: the queue is Open and allocated + the tasks stay within deserved on the requested dims."""
@@ -248,6 +286,7 @@ class Proportion:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
             attr.allocated.add(task.request)
+            self._overused.pop(attr.name, None)
             if self.filled:  # (else the water-filling works the share out from the allocation then)
                 attr.share = dominant_share(attr.allocated, attr.deserved)
 
@@ -255,8 +294,114 @@ class Proportion:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
             attr.allocated.sub(task.request)
+            self._overused.pop(attr.name, None)
             if self.filled:
                 attr.share = dominant_share(attr.allocated, attr.deserved)
+
+
+def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] | None:
+    """:meth:`Proportion._fill`'s water-filling worked out in integers: every amount of a round is a numerator over
+    one denominator (the product of the rounds' total weights so far), so a round multiplies and compares integers
+    instead of reducing fractions. Each queue's deserved and share come out with the values ``_fill`` gives (as
+    exact fractions, or whole numbers: an amount may come out as an int where ``_fill`` has a fraction equal to it,
+    or the other way round: only the values are read); the rounds are not kept. Returns the queues that took part
+    (those ``_fill``'s rounds name), or None, changing nothing, when an amount is not a whole number of at least 0
+    (``_fill`` then does it)."""
+    ordered = [attrs[name] for name in sorted(attrs)]
+    vectors = [total, *(v for a in ordered for v in (a.real_capability, a.request, a.guarantee))]
+    names = sorted({name for vector in vectors for name in vector.scalars})
+    dims = [CPU, MEMORY, *names]
+
+    def amounts(vector: Resource, missing: int | None) -> list[int | None] | None:
+        found = [vector.cpu, vector.memory, *(vector.scalars.get(name, missing) for name in names)]
+        if any(value is not None and (type(value) is not int or value < 0) for value in found):
+            return None
+        return found  # type: ignore[return-value]
+
+    remaining = amounts(total, 0)
+    # per queue: (weight, the smaller of real capability and request per dimension, request, guarantee): the fill caps a
+    # queue's deserved by one then the other, and min(min(x, a), b) is min(x, min(a, b))
+    limits = []
+    for attr in ordered:
+        capability, request, guarantee = (amounts(attr.real_capability, None), amounts(attr.request, 0),
+                                          amounts(attr.guarantee, 0))
+        if capability is None or request is None or guarantee is None or attr.weight < 0:
+            return None
+        upper = [asked if cap is None or asked < cap else cap  # type: ignore[operator]
+                 for cap, asked in zip(capability, request, strict=True)]
+        limits.append((attr.weight, upper, request, guarantee))
+    if remaining is None:
+        return None
+    counted = [i for i, name in enumerate(dims) if name != PODS]  # is_empty leaves pods out
+    width = range(len(dims))
+    rest: list[int] = remaining  # type: ignore[assignment]
+    scale = 1  # the denominator of every amount below
+    deserved: list[list[int]] = [[0] * len(dims) for _ in ordered]  # over the scale of the last round it took part in
+    hungry = list(range(len(ordered)))
+    scales = [1] * len(ordered)  # the scale each queue's deserved is over: that of the round it was met in
+    taking_part: set[str] = set()
+    while True:
+        total_weight = sum(limits[q][0] for q in hungry)
+        if total_weight == 0:
+            break
+        taking_part.update(ordered[q].name for q in hungry)
+        new_scale = scale * total_weight
+        increased = [0] * len(dims)
+        decreased = [0] * len(dims)
+        still = []
+        for q in hungry:
+            weight, upper, request, guarantee = limits[q]
+            old = deserved[q]
+            new = []
+            met, unchanged = True, True
+            for i in width:
+                was = old[i] * total_weight
+                value = was + rest[i] * weight
+                bound = upper[i] * new_scale  # type: ignore[operator]
+                if bound < value:
+                    value = bound
+                floor = guarantee[i]
+                if floor and floor * new_scale > value:  # type: ignore[operator]
+                    value = floor * new_scale  # type: ignore[operator]
+                new.append(value)
+                if value > was:
+                    increased[i] += value - was
+                    unchanged = False
+                elif value < was:
+                    decreased[i] += was - value
+                    unchanged = False
+                if met:  # LessEqual(request, deserved) with its 0.1 tolerance
+                    asked = request[i] * new_scale  # type: ignore[operator]
+                    met = asked <= value or 10 * (asked - value) < new_scale
+            deserved[q] = new  # (a queue takes part in every round until met: its amounts move to the new scale)
+            if met or unchanged:
+                scales[q] = new_scale
+            else:
+                still.append(q)
+        before = [amount * total_weight for amount in rest]
+        rest = [max(before[i] + decreased[i] - increased[i], 0) for i in width]
+        scale = new_scale
+        hungry = still
+        if all(10 * rest[i] < scale for i in counted) or rest == before:
+            break
+    for q in hungry:
+        scales[q] = scale
+    for q, attr in enumerate(ordered):
+        if attr.name not in taking_part:
+            continue
+        over = scales[q]
+        values: list[int | Fraction] = []
+        share = 0.0  # dominant_share, from the integers: the float of amount / over is that of the fraction
+        for dim, amount in zip(dims, deserved[q], strict=True):
+            whole, part = divmod(amount, over)
+            values.append(Fraction(amount, over) if part else whole)
+            if 10 * amount >= over:  # a dimension of at least 0.1 (ResourceNames)
+                ratio = float(attr.allocated.get(dim)) / (amount / over)
+                if ratio > share:
+                    share = ratio
+        attr.deserved = Resource(values[0], values[1], dict(zip(names, values[2:], strict=True)))
+        attr.share = share
+    return taking_part
 
 
 def quota_message(dimensions: list[str]) -> str:

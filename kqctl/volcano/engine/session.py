@@ -151,7 +151,10 @@ def run_cached(snapshot: Snapshot, cache: Cache, trace: Trace | None = None, qui
         elif action == "backfill":
             backfill.execute(ssn)
     cache.node_chooser = ssn.node_chooser
-    return _close(ssn, plugins)
+    result = _close(ssn, plugins)
+    if fast:
+        ssn.release()  # (the result keeps what a replay reads; simulate's and explain's sessions stay as they were)
+    return result
 
 
 def incremental_conf(conf: SchedulerConf) -> bool:
