@@ -203,8 +203,8 @@ class _TooManyRounds(Exception):
 def test_vc_p1_water_filling_in_integers_gives_the_deserved_and_shares_of_the_fractions(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An incremental session's water-filling (``fill_in_integers``) against proportion's own (``_fill``, in
-    fractions) on random queues: the same queues take part, each with the same deserved amounts and share. (Inputs
-    whose fill goes on for more than 60 rounds are left out: in exact fractions some never end, see the report.)"""
+    fractions) on random queues: the same queues take part, each with the same deserved amounts and share. (Every
+    fill ends within 60 rounds since the equalities are judged in float64, as Volcano's are.)"""
     rounds = []
 
     def counted(*args: Any) -> Round:
@@ -232,7 +232,7 @@ def test_vc_p1_water_filling_in_integers_gives_the_deserved_and_shares_of_the_fr
             dims = ("cpu", "memory", "pods", "nvidia.com/gpu")
             assert {d: attr.deserved.get(d) for d in dims} == {d: expected.deserved.get(d) for d in dims}, seed
             assert attr.share == expected.share, seed
-    assert compared > 300
+    assert compared == 400
 
 
 def test_vc_p1_water_filling_in_integers_leaves_other_amounts_to_the_fractions() -> None:
@@ -254,3 +254,30 @@ def test_vc_r1_finished_incremental_sessions_keep_no_plugin_alive() -> None:
         assert not [o for o in gc.get_objects() if isinstance(o, Proportion)]
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("seed", [5, 30, 61, 83, 191, 298])
+def test_vc_water_filling_ends_where_float64_stops_seeing_the_change(seed: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Volcano's water-filling ends when a round leaves every queue's deserved, or what is left, equal as float64
+    vectors (proportion.go: reflect.DeepEqual). With a leftover no queue can take (GPUs nobody requests) and a queue
+    capped in one dimension, the exact amounts change by ever smaller steps forever: these queue sets looped past
+    5,000 rounds before the equalities were judged in float64."""
+    rounds = []
+
+    def counted(*args: Any) -> Round:
+        rounds.append(None)
+        if len(rounds) > 500:
+            raise _TooManyRounds
+        return Round(*args)
+
+    monkeypatch.setattr(proportion_module, "Round", counted)
+    total, attrs = _random_queues(seed)
+    integers = copy.deepcopy(attrs)
+    plugin = Proportion.__new__(Proportion)
+    plugin.ssn, plugin.attrs, plugin.rounds = SimpleNamespace(total=total), attrs, []  # type: ignore[assignment]
+    plugin._fill()
+    assert len(rounds) < 100
+    assert fill_in_integers(total, integers) == {name for r in plugin.rounds for name in r.deserved}
+    for name, attr in integers.items():
+        assert attr.deserved == attrs[name].deserved and attr.share == attrs[name].share

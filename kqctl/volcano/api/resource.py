@@ -181,6 +181,15 @@ class Resource:
     __hash__ = None  # type: ignore[assignment]
 
 
+def equal_in_float64(left: Resource, right: Resource) -> bool:
+    """``reflect.DeepEqual`` of two vectors as Volcano holds them, in float64: each exact amount rounded to the
+    nearest float64 first. Where Volcano's loops end on such an equality (proportion's water-filling), exact
+    amounts can go on changing forever by ever smaller steps that float64 stopped seeing long before."""
+    return (float(left.cpu) == float(right.cpu) and float(left.memory) == float(right.memory)
+            and all(float(left.scalars.get(n, 0)) == float(right.scalars.get(n, 0))
+                    for n in set(left.scalars) | set(right.scalars)))
+
+
 def _scalars_equal(a: Mapping[str, Amount], b: Mapping[str, Amount]) -> bool:
     # A map entry at 0 and no entry decode alike for the vectors Volcano compares this way.
     names = set(a) | set(b)

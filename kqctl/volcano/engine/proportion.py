@@ -16,6 +16,7 @@ from kqctl.volcano.api.resource import (
     PODS,
     Resource,
     diff,
+    equal_in_float64,
     exceeded_part,
     exceeding_requested_dims,
     less_equal,
@@ -170,7 +171,10 @@ class Proportion:
                 attr.deserved.min_dimension(attr.request, "zero")
                 attr.deserved = maximum(attr.deserved, attr.guarantee)
                 attr.share = dominant_share(attr.allocated, attr.deserved)
-                if less_equal(attr.request, attr.deserved, "zero") or attr.deserved == old:
+                # Volcano compares float64 vectors (proportion.go, OnSessionOpen: reflect.DeepEqual): in exact
+                # amounts a deserved that grows by an ever smaller share of a leftover no queue can take would never
+                # be "unchanged", and the loop would never end.
+                if less_equal(attr.request, attr.deserved, "zero") or equal_in_float64(attr.deserved, old):
                     met.add(attr.name)
                     newly_met.append(attr.name)
                 up, down = diff(attr.deserved, old)
@@ -179,7 +183,7 @@ class Proportion:
             remaining = exceeded_part(remaining.clone().add(decreased), increased)
             self.rounds.append(Round(before, total_weight, {a.name: a.deserved.clone() for a in hungry},
                                      tuple(newly_met)))
-            if remaining.is_empty() or remaining == before:
+            if remaining.is_empty() or equal_in_float64(remaining, before):
                 break
 
     # --- hooks --------------------------------------------------------------------------------------------------
@@ -366,10 +370,10 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
                 new.append(value)
                 if value > was:
                     increased[i] += value - was
-                    unchanged = False
                 elif value < was:
                     decreased[i] += was - value
-                    unchanged = False
+                if unchanged and value != was:  # unchanged as float64 sees it, as _fill judges it
+                    unchanged = value / new_scale == was / new_scale
                 if met:  # LessEqual(request, deserved) with its 0.1 tolerance
                     asked = request[i] * new_scale  # type: ignore[operator]
                     met = asked <= value or 10 * (asked - value) < new_scale
@@ -382,7 +386,8 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
         rest = [max(before[i] + decreased[i] - increased[i], 0) for i in width]
         scale = new_scale
         hungry = still
-        if all(10 * rest[i] < scale for i in counted) or rest == before:
+        if all(10 * rest[i] < scale for i in counted) or \
+                all(now / scale == then / scale for now, then in zip(rest, before, strict=True)):
             break
     for q in hungry:
         scales[q] = scale
