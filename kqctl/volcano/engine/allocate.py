@@ -85,11 +85,7 @@ def execute(ssn: Session, enqueue_configured: bool) -> None:
             if found is None:
                 continue
             job, tasks = found
-        statement = allocate_tasks(ssn, job, tasks, chooser)
-        if statement is not None and ssn.job_ready(job):
-            statement.commit()
-            if not tasks.empty():
-                jobs.push(job)
+        _allocate_job(ssn, job, tasks, jobs, chooser)
         queues.push(queue)
 
 
@@ -128,12 +124,19 @@ def _execute_incremental(ssn: Session) -> None:
         if found is None:
             continue
         job, tasks = found
-        statement = allocate_tasks(ssn, job, tasks, chooser)
-        if statement is not None and ssn.job_ready(job):
-            statement.commit()
-            if not tasks.empty():
-                jobs.push(job)
+        _allocate_job(ssn, job, tasks, jobs, chooser)
         queues.push(queue)
+
+
+def _allocate_job(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo], jobs: PriorityQueue[JobInfo],
+                  chooser: NodeChooser) -> None:
+    """The job's pending tasks placed (allocate_tasks) and kept when the job is then ready; a job with tasks left goes
+    back into its queue's job queue."""
+    statement = allocate_tasks(ssn, job, tasks, chooser)
+    if statement is not None and ssn.job_ready(job):
+        statement.commit()
+        if not tasks.empty():
+            jobs.push(job)
 
 
 def _may_place(ssn: Session, queue: QueueInfo, hopeless: _Hopeless) -> bool:
