@@ -200,39 +200,41 @@ class _TooManyRounds(Exception):
     pass
 
 
+def _filled_by_fractions(monkeypatch: pytest.MonkeyPatch, total: Resource, attrs: dict[str, QueueAttr],
+                         limit: int) -> Proportion:
+    """proportion's own water-filling (``_fill``, in fractions) of ``attrs``; a fill past ``limit`` rounds (one that
+    would not end) raises _TooManyRounds."""
+    made = 0
+
+    def counted(*args: Any) -> Round:
+        nonlocal made
+        made += 1
+        if made > limit:
+            raise _TooManyRounds
+        return Round(*args)
+
+    monkeypatch.setattr(proportion_module, "Round", counted)
+    plugin = Proportion.__new__(Proportion)
+    plugin.ssn, plugin.attrs, plugin.rounds = SimpleNamespace(total=total), attrs, []  # type: ignore[assignment]
+    plugin._fill()
+    return plugin
+
+
 def test_vc_p1_water_filling_in_integers_gives_the_deserved_and_shares_of_the_fractions(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An incremental session's water-filling (``fill_in_integers``) against proportion's own (``_fill``, in
     fractions) on random queues: the same queues take part, each with the same deserved amounts and share. (Every
     fill ends within 60 rounds since the equalities are judged in float64, as Volcano's are.)"""
-    rounds = []
-
-    def counted(*args: Any) -> Round:
-        rounds.append(None)
-        if len(rounds) > 60:
-            raise _TooManyRounds
-        return Round(*args)
-
-    monkeypatch.setattr(proportion_module, "Round", counted)
-    compared = 0
     for seed in range(400):
         total, attrs = _random_queues(seed)
         by_fractions = copy.deepcopy(attrs)
-        plugin = Proportion.__new__(Proportion)
-        plugin.ssn, plugin.attrs, plugin.rounds = SimpleNamespace(total=total), by_fractions, []  # type: ignore[assignment]
-        rounds.clear()
-        try:
-            plugin._fill()
-        except _TooManyRounds:
-            continue
-        compared += 1
+        plugin = _filled_by_fractions(monkeypatch, total, by_fractions, 60)
         assert fill_in_integers(total, attrs) == {name for r in plugin.rounds for name in r.deserved}, seed
         for name, attr in attrs.items():
             expected = by_fractions[name]
             dims = ("cpu", "memory", "pods", "nvidia.com/gpu")
             assert {d: attr.deserved.get(d) for d in dims} == {d: expected.deserved.get(d) for d in dims}, seed
             assert attr.share == expected.share, seed
-    assert compared == 400
 
 
 def test_vc_p1_water_filling_in_integers_leaves_other_amounts_to_the_fractions() -> None:
@@ -263,21 +265,10 @@ def test_vc_water_filling_ends_where_float64_stops_seeing_the_change(seed: int,
     vectors (proportion.go: reflect.DeepEqual). With a leftover no queue can take (GPUs nobody requests) and a queue
     capped in one dimension, the exact amounts change by ever smaller steps forever: these queue sets looped past
     5,000 rounds before the equalities were judged in float64."""
-    rounds = []
-
-    def counted(*args: Any) -> Round:
-        rounds.append(None)
-        if len(rounds) > 500:
-            raise _TooManyRounds
-        return Round(*args)
-
-    monkeypatch.setattr(proportion_module, "Round", counted)
     total, attrs = _random_queues(seed)
     integers = copy.deepcopy(attrs)
-    plugin = Proportion.__new__(Proportion)
-    plugin.ssn, plugin.attrs, plugin.rounds = SimpleNamespace(total=total), attrs, []  # type: ignore[assignment]
-    plugin._fill()
-    assert len(rounds) < 100
+    plugin = _filled_by_fractions(monkeypatch, total, attrs, 500)
+    assert len(plugin.rounds) < 100
     assert fill_in_integers(total, integers) == {name for r in plugin.rounds for name in r.deserved}
     for name, attr in integers.items():
         assert attr.deserved == attrs[name].deserved and attr.share == attrs[name].share
