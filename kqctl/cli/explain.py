@@ -194,9 +194,7 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     """One replay of the snapshot, read for every explained workload that does not hold quota now (``ahead``: that
     replay, when a worker ran it meanwhile)."""
     from kqctl.cli.replay import check_runtimes
-    from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates
-    from kqctl.kueue.replay.report import KueueReplayOptions
-    from kqctl.kueue.replay.timeline import TimelineOptions
+    from kqctl.kueue.replay.estimate import estimate_from, replay_for_explained
 
     # Every one that holds no quota now, or loses it (preempted) in the steady state; not one that is not queued (no
     # LocalQueue, a stopped one...): that waits for a change, not for time.
@@ -205,10 +203,9 @@ def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options:
     if not waiting:
         return {}
     check_runtimes(snapshot)
-    timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing, memo=sim_options.memo)
     report = ahead.report(waiting) if ahead is not None else None
     if report is None:
-        report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, waiting)
+        report = replay_for_explained(snapshot, sim_options, assumed_runtime, waiting)
     fits = {e.key: e.gets_in for e in explanations}
     found = {key: estimate_from(report, key, fits[key]) for key in waiting}
     return {key: value for key, value in found.items() if value is not None}

@@ -129,13 +129,9 @@ class EstimateAhead:
 
 def _replay(snapshot: Snapshot, sim_options: SimulationOptions, assumed_runtime: Distribution | None,
             key: str) -> EstimateReplay:
-    from kqctl.kueue.engine.workloads import WorkloadMemo
-    from kqctl.kueue.replay.estimate import replay_for_estimates
-    from kqctl.kueue.replay.report import KueueReplayOptions
-    from kqctl.kueue.replay.timeline import TimelineOptions
+    from kqctl.kueue.replay.estimate import replay_for_explained
 
-    timeline = TimelineOptions(gates=sim_options.gates, fair_sharing=sim_options.fair_sharing, memo=WorkloadMemo())
-    return replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, [key])
+    return replay_for_explained(snapshot, sim_options, assumed_runtime, [key])
 
 
 class _Checks:

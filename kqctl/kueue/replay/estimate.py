@@ -12,7 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from kqctl.kueue.api.snapshot import Snapshot
+from kqctl.kueue.engine.simulation import SimulationOptions
 from kqctl.kueue.replay.report import KueueReplayOptions, assumptions, replay_of
+from kqctl.kueue.replay.timeline import TimelineOptions
 from kqctl.replay.durations import Distribution, format_duration
 from kqctl.replay.run import WorkloadTimes
 
@@ -73,6 +75,14 @@ class EstimateReplay:
 
     def workload(self, key: str) -> WorkloadTimes | None:
         return next((w for w in self.workloads if w.key == key), None)
+
+
+def replay_for_explained(snapshot: Snapshot, simulation: SimulationOptions, assumed_runtime: Distribution | None,
+                         keys: Collection[str]) -> EstimateReplay:
+    """:func:`replay_for_estimates` for explain: under explain's own feature gates and fair sharing, with its memo of
+    pod sets and shapes (in this process, or in the copy that replays meanwhile: kqctl/cli/forked.py)."""
+    timeline = TimelineOptions(gates=simulation.gates, fair_sharing=simulation.fair_sharing, memo=simulation.memo)
+    return replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, keys)
 
 
 def replay_for_estimates(snapshot: Snapshot, options: KueueReplayOptions | None = None,
