@@ -272,3 +272,71 @@ def test_vc_water_filling_ends_where_float64_stops_seeing_the_change(seed: int,
     assert fill_in_integers(total, integers) == {name for r in plugin.rounds for name in r.deserved}
     for name, attr in integers.items():
         assert attr.deserved == attrs[name].deserved and attr.share == attrs[name].share
+
+
+def _deserved_and_shares(attrs: dict[str, QueueAttr]) -> dict[str, tuple[dict[str, Any], Any]]:
+    dims = ("cpu", "memory", "pods", "nvidia.com/gpu")
+    return {name: ({d: attr.deserved.get(d) for d in dims}, attr.share) for name, attr in attrs.items()}
+
+
+def test_vc_p1_water_filling_in_integers_with_kept_rows_gives_what_a_fresh_fill_gives() -> None:
+    """The rows ``fill_in_integers`` keeps per queue (``rows``) are reused only while the queue's vectors are the same
+    objects and its weight the same: filling again with them, and after a queue's request, weight or real capability
+    was replaced, gives what a fill without kept rows gives."""
+    for seed in range(150):
+        total, attrs = _random_queues(seed)
+        rows: dict[str, tuple[Any, ...]] = {}
+        rng = random.Random(seed)
+        for step in range(4):
+            fresh = copy.deepcopy(attrs)
+            assert fill_in_integers(total, attrs, rows) == fill_in_integers(total, fresh), (seed, step)
+            assert _deserved_and_shares(attrs) == _deserved_and_shares(fresh), (seed, step)
+            changed = attrs[rng.choice(sorted(attrs))]
+            what = rng.choice(("request", "weight", "real_capability", "nothing"))
+            if what == "request":
+                changed.request = Resource(rng.randint(0, 2000), rng.randint(0, 6 * 10**5), {"pods": 3})
+            elif what == "weight":
+                changed.weight = rng.choice((0, 1, 2, 5))
+            elif what == "real_capability":
+                changed.real_capability = Resource(rng.randint(0, 3000), rng.randint(0, 10**6))
+
+
+def test_vc_p1_the_queue_heap_on_keys_gives_queue_orders_order() -> None:
+    """Allocate's queue heap on keys (``_ByShare``: higher priority, smaller share, then ``order_key``) gives the
+    queues in the order ``PriorityQueue(ssn.queue_less)`` does with proportion's ``queue_order`` as the only queue
+    order, queues going back in with a new share as they are served; ties on priority and share included."""
+    from datetime import UTC, datetime
+
+    from kqctl.volcano.api.models import Queue
+    from kqctl.volcano.engine.allocate import _ByShare
+    from kqctl.volcano.engine.framework import PriorityQueue, QueueInfo
+
+    for seed in range(60):
+        rng = random.Random(seed)
+        stub = SimpleNamespace(filled=True, attrs={})
+        queues = []
+        for i in range(rng.randint(1, 25)):
+            created = datetime(2026, 1, 1, rng.choice((0, 0, 1, 2)), tzinfo=UTC) if rng.random() < 0.7 else None
+            info = QueueInfo(Queue(f"q{rng.randint(0, 99):02d}-{i}", priority=rng.choice((0, 0, 1, 5)),
+                                   creation=created))
+            stub.attrs[info.name] = QueueAttr(info.name, share=rng.choice((0, 0.5, 1.0, rng.random())))
+            queues.append(info)
+
+        def less(left: QueueInfo, right: QueueInfo, stub: Any = stub) -> bool:
+            compared = Proportion.queue_order(stub, left, right)
+            return compared < 0 if compared != 0 else left.order_key() < right.order_key()
+
+        keyed, plain = _ByShare(stub), PriorityQueue(less)  # type: ignore[arg-type]
+        for info in queues:
+            keyed.push(info)
+            plain.push(info)
+        for _ in range(3 * len(queues)):
+            if plain.empty():
+                break
+            left, right = keyed.pop(), plain.pop()
+            assert left is right, seed
+            if rng.random() < 0.6:  # served: its share moves, and it goes back in
+                stub.attrs[left.name].share = rng.choice((stub.attrs[left.name].share, rng.random()))
+                keyed.push(left)
+                plain.push(left)
+        assert keyed.empty() == plain.empty()

@@ -105,9 +105,17 @@ class CheckedTimeline(VolcanoTimeline):
         assert sorted(ledger.queues) == sorted(fresh)
         for name, attr in fresh.items():
             kept = ledger.queues[name]
-            for part in ("allocated", "request", "inqueue", "elastic"):
+            for part, shared in zip(("allocated", "request", "inqueue", "elastic"), kept.values(), strict=True):
                 assert same(getattr(kept, part).value(), getattr(attr, part)), (name, part)
+                assert same(shared, getattr(attr, part)), (name, part)  # (no session changed the shared sums)
         assert same(ledger.inqueue.value(), inqueue)
+        placing: dict[str, set[str]] = {}  # allocate's jobs: a pending task, not Pending
+        for key, job in cache.jobs.items():
+            if job.by_status.get("Pending") and not job.is_pending():
+                placing.setdefault(job.queue, set()).add(key)
+        assert ledger.placing == placing
+        for keys in (set(cache.jobs), set(list(cache.jobs)[::3]), {"gone/job", *list(cache.jobs)[:1]}):
+            assert cache.in_order(keys) == [job for job in cache.jobs.values() if job.key in keys]
         type(self).checks += 1
 
 

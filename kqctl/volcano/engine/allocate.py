@@ -9,9 +9,10 @@ so the queue's share is looked at again after every job.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 
-from kqctl.volcano.api.resource import less_equal
+from kqctl.volcano.api.resource import Amount, less_equal
 from kqctl.volcano.engine import trace
 from kqctl.volcano.engine.framework import (
     PENDING,
@@ -25,6 +26,7 @@ from kqctl.volcano.engine.framework import (
     fits_node,
 )
 from kqctl.volcano.engine.nodes import NodeChooser
+from kqctl.volcano.engine.proportion import Proportion
 
 
 def execute(ssn: Session, enqueue_configured: bool) -> None:
@@ -99,13 +101,9 @@ def _execute_incremental(ssn: Session) -> None:
     some job of it may place a task (:func:`_may_place`): a queue that comes out with no job left changes nothing, and
     the others come out in the same order."""
     hopeless = _Hopeless(ssn)
-    waiting: dict[str, list[JobInfo]] = {}
-    for key in _candidates(ssn, True):
-        job = ssn.jobs[key]
-        if not job.is_pending():  # (a Pending job is enqueue's)
-            waiting.setdefault(job.queue, []).append(job)
-    queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_less)
-    for name in waiting:
+    waiting = _Waiting(ssn)
+    queues = _queue_heap(ssn)
+    for name in waiting.queues():
         if _may_place(ssn, ssn.queues[name], hopeless):
             queues.push(ssn.queues[name])
     chooser = NodeChooser.of(ssn)
@@ -119,13 +117,76 @@ def _execute_incremental(ssn: Session) -> None:
         if jobs is None:
             if not _may_place(ssn, queue, hopeless):
                 continue  # (its jobs' tries would place nothing: see _job_queue)
-            jobs = jobs_by_queue[queue.name] = _job_queue(ssn, waiting[queue.name], tasks_by_job, hopeless)
+            jobs = jobs_by_queue[queue.name] = _job_queue(ssn, waiting.jobs(queue.name), tasks_by_job, hopeless)
         found = _next_hopeful(jobs, tasks_by_job, hopeless)
         if found is None:
             continue
         job, tasks = found
         _allocate_job(ssn, job, tasks, jobs, chooser)
         queues.push(queue)
+
+
+class _Waiting:
+    """The jobs :func:`_candidates` gives that are not Pending (a Pending job is enqueue's), by queue, without going
+    through all of them: those the cache's ledger names as placing at open (``JobLedger.placing``: pending tasks, not
+    Pending; within the session only enqueue moves a phase, from Pending to Inqueue) and those changed since."""
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        ledger = ssn.job_sums
+        self.placing: dict[str, set[str]] = ledger.placing
+        self.changed: dict[str, set[str]] = {}
+        jobs = ssn.jobs
+        for key in ledger.changed:
+            job = jobs.get(key)
+            if job is not None and not job.is_pending():
+                self.changed.setdefault(job.queue, set()).add(key)
+
+    def _keys(self, queue: str) -> set[str]:
+        return self.placing.get(queue, set()) | self.changed.get(queue, set())
+
+    def queues(self) -> list[str]:
+        """The queues with such a job, in the order of their first job by key (as _candidates lists them)."""
+        names = set(self.placing) | set(self.changed)
+        return sorted(names, key=lambda name: min(self._keys(name)))
+
+    def jobs(self, queue: str) -> list[JobInfo]:
+        """The queue's such jobs by key."""
+        jobs = self.ssn.jobs
+        return [jobs[key] for key in sorted(self._keys(queue))]
+
+
+class _ByShare:
+    """The queue heap when proportion's order is the only queue order (P1: higher priority, then smaller share, then
+    ``order_key``), on those keys: a strict order, so queues come out as from ``PriorityQueue(ssn.queue_less)`` (the
+    smallest first); a queue's key is taken as it goes in, and within allocate only the queue being served (out of the
+    heap) changes its share. The shares are worked out (``_fill_once``) before the first key is taken: they are those
+    of the session's open whenever worked out."""
+
+    def __init__(self, proportion: Proportion) -> None:
+        self.proportion = proportion
+        self.heap: list[tuple[int, Amount, float, str, QueueInfo]] = []
+
+    def push(self, queue: QueueInfo) -> None:
+        proportion = self.proportion
+        if not proportion.filled:
+            proportion._fill_once()
+        created, name = queue.order_key()
+        heapq.heappush(self.heap, (-queue.priority, proportion.attrs[name].share, created, name, queue))
+
+    def pop(self) -> QueueInfo:
+        return heapq.heappop(self.heap)[-1]
+
+    def empty(self) -> bool:
+        return not self.heap
+
+
+def _queue_heap(ssn: Session) -> PriorityQueue[QueueInfo] | _ByShare:
+    """The queues' heap: on keys when proportion alone orders queues (see _ByShare), else on ``queue_less``."""
+    orders = ssn.all_hooks("queue_order")
+    if len(orders) == 1 and getattr(orders[0], "__func__", None) is Proportion.queue_order:
+        return _ByShare(orders[0].__self__)  # type: ignore[attr-defined]
+    return PriorityQueue(ssn.queue_less)
 
 
 def _allocate_job(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo], jobs: PriorityQueue[JobInfo],

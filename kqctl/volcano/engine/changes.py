@@ -24,7 +24,7 @@ def add_group(cache: Cache, snapshot: Snapshot, group: PodGroup, pods: Iterable[
     exist: the scheduler ignores such a job (its pods still use their nodes, as in ``build_cache``)."""
     job = JobInfo(group, snapshot.job_priority(group)) if group.queue in cache.queues else None
     if job is not None:
-        cache.jobs[job.key] = job
+        cache.join(job)
         cache.job_ledger().watch(job)
     for pod in pods:
         if job is not None and pod.scheduler_name == VOLCANO_SCHEDULER:

@@ -108,7 +108,7 @@ class JobUsage:
 class QueueUsage:
     """A queue's jobs summed: how many, and proportion's four sums."""
 
-    __slots__ = ("jobs", "allocated", "request", "inqueue", "elastic")
+    __slots__ = ("jobs", "allocated", "request", "inqueue", "elastic", "_values")
 
     def __init__(self) -> None:
         self.jobs = 0
@@ -116,8 +116,20 @@ class QueueUsage:
         self.request = ResourceSum()
         self.inqueue = ResourceSum()
         self.elastic = ResourceSum()
+        self._values: tuple[Resource, Resource, Resource, Resource] | None = None
+
+    def values(self) -> tuple[Resource, Resource, Resource, Resource]:
+        """The four sums' values (allocated, request, inqueue, elastic), worked out once while no job of the queue
+        changes: shared by every session in between, so nobody may change them in place (proportion copies one
+        before it adds to it)."""
+        found = self._values
+        if found is None:
+            found = self._values = (self.allocated.value(), self.request.value(), self.inqueue.value(),
+                                    self.elastic.value())
+        return found
 
     def add(self, usage: JobUsage) -> None:
+        self._values = None
         self.jobs += 1
         self.allocated.add(usage.allocated)
         self.request.add(usage.request)
@@ -125,6 +137,7 @@ class QueueUsage:
         self.elastic.add(usage.elastic)
 
     def remove(self, usage: JobUsage) -> None:
+        self._values = None
         self.jobs -= 1
         self.allocated.remove(usage.allocated)
         self.request.remove(usage.request)
@@ -150,6 +163,9 @@ class JobLedger:
         self.pending_phase: set[str] = set()  # jobs whose PodGroup is Pending (``is_pending``)
         self.best_effort: set[str] = set()  # jobs with a pending best-effort task
         self.unclosed: set[str] = set()  # the jobs changed between the last session's close and this opening
+        # The jobs with a pending task whose PodGroup is not Pending (those allocate takes up), by queue
+        self.placing: dict[str, set[str]] = {}
+        self._placing_in: dict[str, str] = {}  # job -> its queue in ``placing``
         # The task shapes (``NodeChooser.shape``, by id) of each queue's pending tasks that allocate places (not gated,
         # not best-effort), as the session opens: queue -> shape -> [how many jobs have one, a task of the shape]
         self.shapes: dict[str, dict[int, list[Any]]] = {}
@@ -161,6 +177,7 @@ class JobLedger:
         # capability, guarantee and real capability), kept while the total and the queues are the same
         # (Proportion._queue_limits)
         self.queue_limits: tuple[Any, ...] | None = None
+        self.fill_rows: dict[str, tuple[Any, ...]] = {}  # each queue's row of the integer fill (fill_in_integers)
         for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
             self.watch(jobs[key])
 
@@ -201,6 +218,7 @@ class JobLedger:
         """The job's place in the sets of jobs an action can act on, as it is now."""
         job = self.jobs.get(key)
         self._index_shapes(key, job)
+        self._index_placing(key, job)
         for found, member in ((self.waiting, job is not None and bool(job.by_status.get(PENDING))),
                               (self.pending_phase, job is not None and job.is_pending()),
                               (self.best_effort, job is not None and job.pending_best_effort > 0)):
@@ -208,6 +226,17 @@ class JobLedger:
                 found.add(key)
             else:
                 found.discard(key)
+
+    def _index_placing(self, key: str, job: JobInfo | None) -> None:
+        old = self._placing_in.pop(key, None)
+        if old is not None:
+            members = self.placing[old]
+            members.discard(key)
+            if not members:
+                del self.placing[old]
+        if job is not None and job.by_status.get(PENDING) and not job.is_pending():
+            self.placing.setdefault(job.queue, set()).add(key)
+            self._placing_in[key] = job.queue
 
     def _index_shapes(self, key: str, job: JobInfo | None) -> None:
         old = self._shapes_of.pop(key, None)

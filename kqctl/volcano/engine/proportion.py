@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from kqctl.volcano.api.resource import (
     CPU,
@@ -56,17 +57,25 @@ class Proportion:
         self._overused: dict[str, bool] = {}  # overused: queue -> the answer, while its allocated stays as it was
         self.total_guarantee = Resource()
         self._limits = self._queue_limits()
+        # Queues whose allocated (inqueue) is this session's own copy: the sums the cache keeps are shared until the
+        # session first adds to one
+        self._own_allocated: set[str] = set()
+        self._own_inqueue: set[str] = set()
         if ssn.job_sums is not None:  # the cache keeps each queue's jobs summed (ledger.JobLedger): the same sums
+            shared = ssn.incremental  # (else copies: the session's result hands its queue attributes on)
             for name, usage in sorted(ssn.job_sums.queues.items()):
-                kept = self.attrs[name] = self._attr(ssn.queues[name])
-                kept.allocated, kept.request = usage.allocated.value(), usage.request.value()
-                kept.inqueue, kept.elastic = usage.inqueue.value(), usage.elastic.value()
+                allocated, request, inqueue, elastic = usage.values()
+                if not shared:
+                    allocated, request = allocated.clone(), request.clone()
+                    inqueue, elastic = inqueue.clone(), elastic.clone()
+                self.attrs[name] = self._attr(ssn.queues[name], allocated, request, inqueue, elastic)
         else:
             for key in sorted(ssn.jobs):
                 job = ssn.jobs[key]
                 attr = self.attrs.get(job.queue)
                 if attr is None:
-                    attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue])
+                    attr = self.attrs[job.queue] = self._attr(ssn.queues[job.queue], Resource(), Resource(),
+                                                              Resource(), Resource())
                 add_job_usage(attr, job)
         # Each queue's deserved and share, worked out at open; an incremental session (``Session.incremental``) works
         # them out when a hook first reads them, as they would have been at open (the water-filling reads none of
@@ -106,14 +115,15 @@ class Proportion:
             ssn.job_sums.queue_limits = (ssn.total, models, self.total_guarantee.clone(), limits)
         return limits
 
-    def _attr(self, queue: QueueInfo) -> QueueAttr:
+    def _attr(self, queue: QueueInfo, allocated: Resource, request: Resource, inqueue: Resource,
+              elastic: Resource) -> QueueAttr:
         capability, guarantee, real = self._limits[queue.name]
         if not self.ssn.incremental:  # copies: the session's result hands its queue attributes to simulate and explain
             capability = capability.clone() if capability is not None else None
             guarantee, real = guarantee.clone(), real.clone()
         # (an incremental session's are the cache's own: proportion only reads them, and a replay reads no result quota)
-        return QueueAttr(queue.name, queue.model.weight, capability=capability, guarantee=guarantee,
-                         real_capability=real)
+        return QueueAttr(queue.name, queue.model.weight, allocated=allocated, request=request, elastic=elastic,
+                         inqueue=inqueue, capability=capability, guarantee=guarantee, real_capability=real)
 
     def _fill_once(self) -> None:
         if not self.filled:
@@ -143,7 +153,7 @@ class Proportion:
                     attr.deserved = deserved[name].clone()
                     attr.share = dominant_share(attr.allocated, attr.deserved)
             return
-        filled = fill_in_integers(self.ssn.total, self.attrs) if fast else None
+        filled = fill_in_integers(self.ssn.total, self.attrs, sums.fill_rows) if fast else None
         if filled is None:
             self._fill()
             filled = {name for r in self.rounds for name in r.deserved}
@@ -259,7 +269,7 @@ class Proportion:
         if attr is not None:
             from kqctl.volcano.engine.queue_attr import deduct_gated
 
-            attr.inqueue.add(deduct_gated(job, job.min_request()))
+            self._inqueue_of(attr).add(deduct_gated(job, job.min_request()))
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """P6: victims while their queue's allocated (less the victims taken) is not within deserved."""
@@ -286,10 +296,23 @@ class Proportion:
                 victims.append(reclaimee)
         return victims, PERMIT
 
+    def _allocated_of(self, attr: QueueAttr) -> Resource:
+        """The queue's allocated, this session's own to change."""
+        if attr.name not in self._own_allocated:
+            self._own_allocated.add(attr.name)
+            attr.allocated = attr.allocated.clone()
+        return attr.allocated
+
+    def _inqueue_of(self, attr: QueueAttr) -> Resource:
+        if attr.name not in self._own_inqueue:
+            self._own_inqueue.add(attr.name)
+            attr.inqueue = attr.inqueue.clone()
+        return attr.inqueue
+
     def on_allocate(self, task: TaskInfo) -> None:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
-            attr.allocated.add(task.request)
+            self._allocated_of(attr).add(task.request)
             self._overused.pop(attr.name, None)
             if self.filled:  # (else the water-filling works the share out from the allocation then)
                 attr.share = dominant_share(attr.allocated, attr.deserved)
@@ -297,20 +320,29 @@ class Proportion:
     def on_deallocate(self, task: TaskInfo) -> None:
         attr = self.attrs.get(task.job.queue)
         if attr is not None:
-            attr.allocated.sub(task.request)
+            self._allocated_of(attr).sub(task.request)
             self._overused.pop(attr.name, None)
             if self.filled:
                 attr.share = dominant_share(attr.allocated, attr.deserved)
 
 
-def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] | None:
+# A queue's row of the integer fill (its weight, per dimension the smaller of real capability and request, its request,
+# its guarantee or None when it has none), or None when an amount is not a whole number of at least 0
+_Row = tuple[int, list[int], list[int], list[int] | None] | None
+
+
+def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr],
+                     rows: dict[str, tuple[Any, ...]] | None = None) -> set[str] | None:
     """:meth:`Proportion._fill`'s water-filling worked out in integers: every amount of a round is a numerator over
     one denominator (the product of the rounds' total weights so far), so a round multiplies and compares integers
     instead of reducing fractions. Each queue's deserved and share come out with the values ``_fill`` gives (as
     exact fractions, or whole numbers: an amount may come out as an int where ``_fill`` has a fraction equal to it,
     or the other way round: only the values are read); the rounds are not kept. Returns the queues that took part
     (those ``_fill``'s rounds name), or None, changing nothing, when an amount is not a whole number of at least 0
-    (``_fill`` then does it)."""
+    (``_fill`` then does it). ``rows``: each queue's row as an earlier fill worked it out, kept by the caller and
+    reused while the queue's weight and its real capability, request and guarantee are the same objects (which
+    nobody changes in place: an incremental session's are the cache's, see ``ledger.QueueUsage.values``) and the
+    fill's dimensions the same."""
     ordered = [attrs[name] for name in sorted(attrs)]
     vectors = [total, *(v for a in ordered for v in (a.real_capability, a.request, a.guarantee))]
     names = sorted({name for vector in vectors for name in vector.scalars})
@@ -322,18 +354,33 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
             return None
         return found  # type: ignore[return-value]
 
-    remaining = amounts(total, 0)
-    # per queue: (weight, the smaller of real capability and request per dimension, request, guarantee): the fill caps a
-    # queue's deserved by one then the other, and min(min(x, a), b) is min(x, min(a, b))
-    limits = []
-    for attr in ordered:
+    def row_of(attr: QueueAttr) -> _Row:
+        # (the fill caps a queue's deserved by its real capability then its request, and min(min(x, a), b) is
+        # min(x, min(a, b)))
         capability, request, guarantee = (amounts(attr.real_capability, None), amounts(attr.request, 0),
                                           amounts(attr.guarantee, 0))
         if capability is None or request is None or guarantee is None or attr.weight < 0:
             return None
         upper = [asked if cap is None or asked < cap else cap  # type: ignore[operator]
                  for cap, asked in zip(capability, request, strict=True)]
-        limits.append((attr.weight, upper, request, guarantee))
+        return (attr.weight, upper, request,  # type: ignore[return-value]
+                guarantee if any(guarantee) else None)  # (most queues have none: no floor to apply)
+
+    remaining = amounts(total, 0)
+    layout = tuple(names)
+    limits = []
+    for attr in ordered:
+        kept = rows.get(attr.name) if rows is not None else None
+        if kept is not None and kept[0] is attr.real_capability and kept[1] is attr.request \
+                and kept[2] is attr.guarantee and kept[3] == attr.weight and kept[4] == layout:
+            row = kept[5]
+        else:
+            row = row_of(attr)
+            if rows is not None:
+                rows[attr.name] = (attr.real_capability, attr.request, attr.guarantee, attr.weight, layout, row)
+        if row is None:
+            return None
+        limits.append(row)
     if remaining is None:
         return None
     counted = [i for i, name in enumerate(dims) if name != PODS]  # is_empty leaves pods out
@@ -364,9 +411,10 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr]) -> set[str] |
                 bound = upper[i] * new_scale  # type: ignore[operator]
                 if bound < value:
                     value = bound
-                floor = guarantee[i]
-                if floor and floor * new_scale > value:  # type: ignore[operator]
-                    value = floor * new_scale  # type: ignore[operator]
+                if guarantee is not None:
+                    floor = guarantee[i]
+                    if floor and floor * new_scale > value:
+                        value = floor * new_scale
                 new.append(value)
                 if value > was:
                     increased[i] += value - was

@@ -96,6 +96,24 @@ class Cache:
     # What opening a session sums over every node and every job, kept up to date (ledger.py)
     node_sums: NodeLedger | None = None
     job_sums: JobLedger | None = None
+    # job key -> a number that grows with the order jobs joined ``jobs`` in (a dict keeps that order): settle takes the
+    # few jobs a session changed in this order without going through all of them (``in_order``)
+    joined: dict[str, int] = field(default_factory=dict)
+
+    def join(self, job: JobInfo) -> None:
+        """A job joins the cache (at the end of ``jobs``, as a new key does)."""
+        if job.key not in self.jobs:
+            self.joined[job.key] = len(self.joined)
+        self.jobs[job.key] = job
+
+    def in_order(self, keys: set[str]) -> list[JobInfo]:
+        """The jobs of these keys, in the cache's order."""
+        jobs, joined = self.jobs, self.joined
+        found = [key for key in keys if key in jobs]
+        if 4 * len(found) > len(jobs) or any(key not in joined for key in found):
+            return [job for job in jobs.values() if job.key in keys]
+        found.sort(key=joined.__getitem__)
+        return [jobs[key] for key in found]
 
     def node_ledger(self) -> NodeLedger:
         if self.node_sums is None or self.node_sums.nodes is not self.nodes:
@@ -186,7 +204,7 @@ def build_cache(snapshot: Snapshot, world: World) -> Cache:
         elif pod.node_name in nodes and pod.status not in ("Succeeded", "Failed"):
             # Pods of other schedulers (or without a PodGroup) still use the node.
             nodes[pod.node_name].add(pod.key, pod.status, request_of(pod), None, pod)
-    return Cache(queues, jobs, nodes)
+    return Cache(queues, jobs, nodes, joined={key: i for i, key in enumerate(jobs)})
 
 
 def settle(cache: Cache, result: SessionResult) -> None:
@@ -199,7 +217,7 @@ def settle(cache: Cache, result: SessionResult) -> None:
     ledger = cache.job_sums
     # (in the cache's order: it is the order tasks come back onto their nodes, which victims are looked at in)
     changed = ledger.changed if ledger is not None else None
-    touched = [job for job in cache.jobs.values() if changed is None or job.key in changed]
+    touched = list(cache.jobs.values()) if changed is None else cache.in_order(changed)
     for job in touched:
         for status in (BINDING, ALLOCATED, PIPELINED, RELEASING):
             for task in list(job.with_status(status)):
