@@ -116,9 +116,12 @@ def explain_command(
                              now=now, runtime=runtime, as_given=as_given)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
+    from kqctl.kueue.load import WorkloadsAhead
+
+    workloads_ahead = WorkloadsAhead()  # Kueue's Workloads decoded while the files are still read
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
-                                 cache=cache)
+                                 cache=cache, prepare=workloads_ahead.prepare)
     if volcano_cli.is_volcano(inputs, scheduler):
         progress.done()
         volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
@@ -140,7 +143,7 @@ def explain_command(
         raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
     size = len(inputs.objects)
     progress.step(f"kqctl: building the snapshot of {size:,} objects...", size)
-    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given)
+    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given, ahead=workloads_ahead)
     from kqctl.kueue.engine.workloads import WorkloadMemo
 
     # One memo of the workloads' pod sets and shapes for every simulation below: explain's and the estimate's replay.

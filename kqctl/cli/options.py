@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kqctl.load.overrides import Override
     from kqctl.validate.cache import ReadCache
     from kqctl.validate.gate import Checks
+    from kqctl.validate.parallel import Prepare
 
 PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
                                show_default=False)
@@ -202,12 +203,15 @@ def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive:
                 from_cluster: bool, context: str | None, kubeconfig: str | None,
                 sets: list[str] | None = None, override: bool = False, scheduler: str | None = None,
                 allow_empty: bool = False, yunikorn_namespace: str | None = None,
-                refuse: bool = True, as_given: bool = False, cache: str | None = None) -> LoadResult:
+                refuse: bool = True, as_given: bool = False, cache: str | None = None,
+                prepare: Prepare | None = None) -> LoadResult:
     """Files, directories and stdin, and with --from-cluster the live cluster, as one load result;
     then --override and --set applied. ``allow_empty``: inputs without objects are fine (a prune).
     ``refuse``: the inputs go through the gate (every command but validate, which reports instead): what
     validate rejects ends the command, and the objects come back as the API server would store them
-    (``as_given``: exactly as written). ``cache``: --cache DIR (:func:`read_cache`)."""
+    (``as_given``: exactly as written). ``cache``: --cache DIR (:func:`read_cache`). ``prepare``: called on each
+    object's stored body while the files are still read, where they are read on every core
+    (kqctl.validate.parallel.read_checked)."""
     from kqctl.load.overrides import parse_override
 
     parsed = [parse_override(text) for text in sets or []]  # syntax errors before anything is read
@@ -215,7 +219,7 @@ def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive:
     checking = refuse and not as_given
     kept = read_cache(cache, scheduler, strict, from_cluster, as_given)
     result, checks = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler,
-                           allow_empty, yunikorn_namespace, checking, kept)
+                           allow_empty, yunikorn_namespace, checking, kept, prepare)
     result = edited(result, parsed, override, refuse)
     return admitted(result, scheduler, as_given, checks) if refuse else result
 
@@ -357,7 +361,8 @@ def plan_for_cluster(served_groups: frozenset[str]) -> ReadPlan:
 def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool, strict: bool,
           from_cluster: bool, context: str | None, kubeconfig: str | None, scheduler: str | None,
           allow_empty: bool = False, yunikorn_namespace: str | None = None,
-          checking: bool = False, cache: ReadCache | None = None) -> tuple[LoadResult, Checks | None]:
+          checking: bool = False, cache: ReadCache | None = None,
+          prepare: Prepare | None = None) -> tuple[LoadResult, Checks | None]:
     """The inputs as read; with ``checking``, files are read on every core and each object's per-object check is
     made as its file is read (the gate's, made once: kqctl.validate.parallel.read_checked), or taken from
     ``cache``."""
@@ -378,7 +383,7 @@ def _load(paths: list[str] | None, filenames: list[str] | None, recursive: bool,
             checks = Checks(validation_profiles(scheduler))
             notes: list[str] = []
             names = expand_paths(all_paths(paths, filenames), recursive, notes)
-            result = read_checked(kinds, names, strict, checks, notes, cache=cache)
+            result = read_checked(kinds, names, strict, checks, notes, cache=cache, prepare=prepare)
         else:
             result = load_paths(kinds, all_paths(paths, filenames), recursive=recursive, strict=strict)
         write_notes(result.notes)

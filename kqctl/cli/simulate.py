@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kqctl.kueue.engine.entry import CycleResult
     from kqctl.kueue.engine.results import SimulationResult
     from kqctl.kueue.engine.simulation import SimulationOptions
+    from kqctl.kueue.load import WorkloadsAhead
     from kqctl.load.objects import LoadResult
     from kqctl.render.columns import TableOptions
 
@@ -106,9 +107,12 @@ def simulate_command(
                              now=now, as_given=as_given)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
+    from kqctl.kueue.load import WorkloadsAhead
+
+    workloads_ahead = WorkloadsAhead()  # Kueue's Workloads decoded while the files are still read
     inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
                                  sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
-                                 cache=cache)
+                                 cache=cache, prepare=workloads_ahead.prepare)
     view = TableOptions(headers=not no_headers, sort_by=sort_by, limit=options.row_limit(limit, show_all),
                         color=color)
     if volcano_cli.is_volcano(inputs, scheduler):
@@ -129,7 +133,7 @@ def simulate_command(
         simulate_yunikorn(inputs, sim_options.now, cycles, output, namespace, selector, kueue_only, failing_states,
                           view, progress)
     progress.step(f"kqctl: building the snapshot of {len(inputs.objects):,} objects...", len(inputs.objects))
-    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given)
+    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given, ahead=workloads_ahead)
     progress.step(f"kqctl: simulating {len(snapshot.workloads):,} workloads...", len(inputs.objects))
     if progress.enabled and len(inputs.objects) >= LARGE_INPUT:
         sim_options = dataclasses.replace(sim_options, on_cycle=cycle_progress(progress, len(snapshot.workloads)))
@@ -178,12 +182,13 @@ def workloads_in_states(result: SimulationResult, states: set[str], namespace: s
 
 
 def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | None = None,
-                  command: str | None = None, as_given: bool = False) -> Snapshot:
+                  command: str | None = None, as_given: bool = False, ahead: WorkloadsAhead | None = None) -> Snapshot:
     """Inputs (admitted by the gate, or ``as_given``) to one Kueue snapshot; any unreadable or undecodable
     object is a located error (exit 3).
 
     The input must be Kueue's (or hold only core kinds): two schedulers' objects are a usage error.
     ``command``: the Kueue-only command asking (replay, diff, plan), for the message when they are not.
+    ``ahead``: Workload models decoded while the inputs were read (kqctl.kueue.load.WorkloadsAhead).
     """
     from kqctl.cli.schedulers import choose
     from kqctl.kueue.load import build_snapshot
@@ -194,7 +199,7 @@ def load_snapshot(inputs: LoadResult, scheduler: str | None, now: datetime | Non
             raise UsageError(f"kqctl {command} is Kueue-only for now and these inputs are {chosen.product}'s; "
                              f"kqctl validate, simulate, explain and audit read {chosen.product}")
         raise UsageError(f"kqctl does not simulate {chosen.product} yet")
-    return build_snapshot(inputs, now, as_given=as_given)
+    return build_snapshot(inputs, now, as_given=as_given, ahead=ahead)
 
 
 def simulation_options(cycles: int | None, fair_sharing: bool | None, feature_gates: str | None,

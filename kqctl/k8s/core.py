@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, TypeGuard
 
 from kqctl.k8s.scalars import LiteralFloat
 from kqctl.origin import FieldPath, Origin, format_path
@@ -51,6 +51,15 @@ def parse_time(raw: Any, path: FieldPath) -> datetime:
         raise ModelError(path, f"{raw!r} is not a valid time: {exc}") from exc
 
 
+def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(value, Mapping)``, answered without the ABC machinery for the plain dicts (and the None) that
+    nearly every read meets: an ABC check costs a Python-level ``__instancecheck__`` call, and the engine makes
+    about a million of them on 50,000 workloads."""
+    if type(value) is dict:
+        return True
+    return value is not None and isinstance(value, Mapping)
+
+
 class Fields:
     """Typed reads from one JSON object, each failure located by its field path.
 
@@ -60,7 +69,7 @@ class Fields:
     def __init__(self, obj: Any, path: FieldPath = ()) -> None:
         if obj is None:
             obj = {}
-        if not isinstance(obj, Mapping):
+        if not is_mapping(obj):
             raise ModelError(path, f"expected an object, got {json_kind(obj)}")
         self.obj: Mapping[str, Any] = obj
         self.path = path

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from kqctl.k8s.core import is_mapping
 from kqctl.k8s.names import is_qualified_name
 from kqctl.k8s.quantity import MAX_INT64, QuantityError, int64_sat_add, parse_quantity, resource_value
 
@@ -96,13 +97,13 @@ def read_pod_resources(pod_spec: Mapping[str, Any]) -> PodResources:
     return PodResources(
         [_container(c) for c in _list(pod_spec.get("initContainers"))],
         [_container(c) for c in _list(pod_spec.get("containers"))],
-        _resources(pod_level) if isinstance(pod_level, Mapping) else None,
+        _resources(pod_level) if is_mapping(pod_level) else None,
         _quantities(pod_spec.get("overhead")),
     )
 
 
 def _container(raw: Any) -> ContainerResources:
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return ContainerResources()
     resources = _resources(raw.get("resources"))
     resources.sidecar = raw.get("restartPolicy") == "Always"
@@ -110,7 +111,7 @@ def _container(raw: Any) -> ContainerResources:
 
 
 def _resources(raw: Any) -> ContainerResources:
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return ContainerResources()
     return ContainerResources(_quantities(raw.get("requests")), _quantities(raw.get("limits")))
 
@@ -236,7 +237,7 @@ def aggregate(errors: Sequence[str]) -> str:
 
 
 def _quantities(raw: Any) -> Resources:
-    if not isinstance(raw, Mapping):
+    if not is_mapping(raw):
         return {}
     result: Resources = {}
     for name, value in raw.items():

@@ -17,7 +17,7 @@ from typing import Any
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, Severity
-from kqctl.k8s.core import LimitRange, ModelError, Namespace, PriorityClass
+from kqctl.k8s.core import LimitRange, ModelError, Namespace, PriorityClass, namespace_of
 from kqctl.kueue.api.config import KueueConfig
 from kqctl.kueue.api.decoding import workload_decoding_problem
 from kqctl.kueue.api.models import (
@@ -40,12 +40,51 @@ from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import format_path
 
 
-def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bool = True) -> Snapshot:
+class WorkloadsAhead:
+    """Workload models decoded while the inputs are still being read (issue 18: 50,000 workloads on 2 cores): the
+    process that reads and checks the files on every core decodes each Workload it has the stored body of as soon as
+    that body is known, while another process still reads, instead of all of them after the read.
+
+    A model is taken only for the very object and the very body it was decoded from (the object as the gate admits
+    it, its body the check's stored one, unconverted as a v1beta2 body is): the same call on the same value, so the
+    same model, whichever process state made it. Anything else (a --set's edited copy, a written status the gate
+    drops, another version, a body the decoding refuses) is decoded by :func:`build_snapshot` as without this."""
+
+    def __init__(self) -> None:
+        self._models: dict[int, tuple[LoadedObject, dict[str, Any], Workload]] = {}
+
+    def prepare(self, obj: LoadedObject, stored: dict[str, Any]) -> None:
+        """Decodes ``stored``, the body the gate will give ``obj`` if it admits it, when ``obj`` is a Workload."""
+        info = obj.info
+        if info is None or info.kind != "Workload" or info.group != KUEUE_GROUP:
+            return
+        try:
+            body = to_v1beta2(stored, copy_hub=False).body
+            if body is not stored:
+                return  # converted: build_snapshot converts again, to another dict
+            namespace = namespace_of(stored.get("metadata") if isinstance(stored.get("metadata"), dict) else {},
+                                     info.namespaced)
+            model = _workload_model(body, obj, namespace)
+        except Exception:  # noqa: BLE001  # build_snapshot decodes it again and reports as it always did
+            return
+        self._models[id(obj)] = (obj, stored, model)
+
+    def take(self, obj: LoadedObject, body: dict[str, Any]) -> Workload | None:
+        """The model of ``obj`` decoded ahead from this very ``body`` (its own body now), or None."""
+        entry = self._models.pop(id(obj), None)
+        if entry is None or entry[0] is not obj or entry[1] is not body or body is not obj.body:
+            return None
+        return entry[2]
+
+
+def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bool = True,
+                   ahead: WorkloadsAhead | None = None) -> Snapshot:
     """Every object of the inputs in one snapshot; the first unusable input raises :class:`InputError`.
 
     ``now`` is the snapshot's clock; submitted Jobs without a creationTimestamp are created then.
     ``as_given``: the objects did not come through the gate, so what Kueue cannot decode is refused here;
     False for objects the gate admitted (checked by validate's steps already: not checked twice).
+    ``ahead``: Workload models decoded while the inputs were read, taken instead of decoding again.
     """
     if result.unreadable:
         raise result.unreadable[0]
@@ -64,7 +103,7 @@ def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bo
             continue
         if obj.info.kind == "Workload":
             submitted.workloads.append(obj.body)
-        _add(snapshot, obj, as_given)
+        _add(snapshot, obj, as_given, ahead)
     add_submitted_workloads(snapshot, submitted)  # REQ-1..3: after the queues and classes they look up
     return snapshot
 
@@ -135,7 +174,7 @@ def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int
                      "validate shows every problem)", line=obj.line_of(path), index=obj.origin.index)
 
 
-def _add(snapshot: Snapshot, obj: LoadedObject, as_given: bool = True) -> None:
+def _add(snapshot: Snapshot, obj: LoadedObject, as_given: bool = True, ahead: WorkloadsAhead | None = None) -> None:
     body = obj.body
     if obj.info is not None and obj.info.group == KUEUE_GROUP:
         conversion = to_v1beta2(body, copy_hub=False)
@@ -150,6 +189,11 @@ def _add(snapshot: Snapshot, obj: LoadedObject, as_given: bool = True) -> None:
                 path, message, rule_id = problem
                 _refuse(obj, rule_id, message, path)
     adder = _ADDERS.get(_kind_key(obj))
+    if adder is _add_workload and ahead is not None:
+        model = ahead.take(obj, body)
+        if model is not None:
+            snapshot.workloads.append(model)
+            return
     if adder is None and obj.info is not None and obj.info.kind in _OUTSIDE_THE_SIMULATION:
         return  # read and validated; MultiKueue dispatch and provisioning are not simulated
     if adder is None:
@@ -191,7 +235,13 @@ def _add_local_queue(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> No
 
 
 def _add_workload(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
-    s.workloads.append(Workload.from_v1beta2(_with_namespace(body, obj), obj.origin))
+    s.workloads.append(_workload_model(body, obj, None))
+
+
+def _workload_model(body: dict[str, Any], obj: LoadedObject, namespace: str | None) -> Workload:
+    """``namespace``: the object's as its body says (LoadedObject.namespace of the object holding ``body``), or None
+    to read it from ``obj`` when needed."""
+    return Workload.from_v1beta2(_with_namespace(body, obj, namespace), obj.origin)
 
 
 def _add_wpc(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
@@ -238,12 +288,14 @@ def _add_config(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
     s.config = KueueConfig.from_body(body)
 
 
-def _with_namespace(body: dict[str, Any], obj: LoadedObject) -> dict[str, Any]:
-    """Namespaced objects without a namespace land in ``default``, as kubectl would put them."""
+def _with_namespace(body: dict[str, Any], obj: LoadedObject, namespace: str | None = None) -> dict[str, Any]:
+    """Namespaced objects without a namespace land in ``default``, as kubectl would put them (``namespace``: the
+    object's, when already worked out)."""
     meta = body.get("metadata")
     if isinstance(meta, dict) and meta.get("namespace"):
         return body
-    return {**body, "metadata": {**(meta if isinstance(meta, dict) else {}), "namespace": obj.namespace}}
+    return {**body, "metadata": {**(meta if isinstance(meta, dict) else {}),
+                                 "namespace": obj.namespace if namespace is None else namespace}}
 
 
 _SUBMITTED_KINDS = {("batch", "Job"), ("", "Pod")}

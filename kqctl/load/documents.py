@@ -500,10 +500,11 @@ def _parse_plain_stream(text: str, file: str) -> list[Document] | None:
     parser = _EventParser(text)
     stream = _ComposedStream(text)
     documents: list[Document] = []
+    strings: dict[str, str] = {}
     try:
         parser.get_event()  # StreamStartEvent
         while type(parser.get_event()) is not yaml.StreamEndEvent:  # else a DocumentStartEvent
-            body, line, item_lines = _build_from_events(parser.get_event)
+            body, line, item_lines = _build_from_events(parser.get_event, strings)
             origin = Origin(file, len(documents), line)
             documents.append(StreamDocument(origin, body, stream=stream, item_lines=item_lines))
     except Exception:  # noqa: BLE001  # whatever it is, the general path decides and words it
@@ -513,12 +514,15 @@ def _parse_plain_stream(text: str, file: str) -> list[Document] | None:
     return documents
 
 
-def _build_from_events(next_event: Any) -> tuple[Any, int, list[int] | None]:
+def _build_from_events(next_event: Any, strings: dict[str, str]) -> tuple[Any, int, list[int] | None]:
     """One document's value from its events (up to its DocumentEndEvent), its 1-based line and the lines
     of the items of a top-level ``items`` sequence. Raises _NotPlain for what only the general path reads.
 
-    One loop with an explicit stack: this runs for every value of every document.
+    One loop with an explicit stack: this runs for every value of every document. Equal strings (keys and
+    values) are one object across the stream (``strings``): 50,000 manifests repeat the same few hundred keys
+    and values, and one object each is less memory and far less to pickle when a worker process read the file.
     """
+    same_string = strings.setdefault
     scalar_event, mapping_start, sequence_start = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     end_events = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     stack: list[tuple[Any, bool, Any]] = []
@@ -540,6 +544,8 @@ def _build_from_events(next_event: Any) -> tuple[Any, int, list[int] | None]:
                 if in_mapping and key is _NO_KEY:
                     raise _NotPlain  # a key that is not a string (or a merge key)
                 value = _plain_value(value)
+            else:
+                value = same_string(value, value)
             if in_mapping:
                 if key is _NO_KEY:
                     if value in current:

@@ -207,8 +207,11 @@ def validate_parts(files: list[str], job: Job, jobs: int,
 
 
 def _parts(files: list[str], job: Job, jobs: int, work: Callable[[tuple[str, Job]], _Part],
-           meanwhile: Callable[[], None] | None = None) -> list[_Part]:
-    """``work`` done on each file by ``jobs`` processes (this one included), the results in input order."""
+           meanwhile: Callable[[], None] | None = None,
+           on_part: Callable[[_Part], None] | None = None) -> list[_Part]:
+    """``work`` done on each file by ``jobs`` processes (this one included), the results in input order;
+    ``on_part`` is called here on each result as soon as this process has it (its own file just done, or a
+    worker's received), in no particular order, while the workers may still be busy."""
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     largest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
     taken = context.Value("i", 0)
@@ -228,10 +231,14 @@ def _parts(files: list[str], job: Job, jobs: int, work: Callable[[tuple[str, Job
                 meanwhile()
             for i, part in _files_taken(files, largest_first, job, taken, work):
                 parts[i] = part
+                if on_part is not None:
+                    on_part(part)
             for taken_by_worker in theirs:
                 if taken_by_worker is not None:
                     i, part = taken_by_worker
                     parts[i] = part
+                    if on_part is not None:
+                        on_part(part)
     finally:
         sys.setswitchinterval(switch_interval)
     return [part for part in parts if part is not None]
@@ -519,15 +526,25 @@ class CheckedFile:
     failed: bool = False
 
 
+# What the reading process does with an object's stored body as soon as its check is known (see read_checked).
+Prepare = Callable[[LoadedObject, dict[str, Any]], None]
+
+
 def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Checks,
-                 notes: list[str], jobs: int | None = None, cache: CheckedFileCache | None = None) -> LoadResult:
+                 notes: list[str], jobs: int | None = None, cache: CheckedFileCache | None = None,
+                 prepare: Prepare | None = None) -> LoadResult:
     """:func:`~kqctl.load.objects.read_files` of ``names`` on every core, each object's per-object check (with
     ``checks.profiles``) made by the process that read its file and kept in ``checks``, for the gate to take
     instead of making it again. The result is read_files' (objects, lines, unreadable files, duplicates), in
     input order; a small input is read in this process only, without checks made ahead.
 
     With a ``cache`` (``--cache DIR``), a file whose content, name and setting are unchanged is taken as an earlier
-    run read and checked it, and every other file read without error is kept there for the next run."""
+    run read and checked it, and every other file read without error is kept there for the next run.
+
+    ``prepare(obj, stored)`` is called in this process on each object checked ahead whose check keeps a status the
+    gate admits it with (``stored``, the body the gate gives it if it admits it), as soon as its file is read here
+    or received from a worker, while the workers may still read: work the command does on the admitted objects
+    anyway (decoding them) gets done on this core meanwhile. Not for a file taken from the cache."""
     workers = jobs or default_jobs()
     if cache is None and not worth_parallel(names, workers):
         return read_files(kinds, names, strict, notes=notes)
@@ -535,7 +552,8 @@ def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Ch
     parts: list[CheckedFile | None] = [cache.get(name) if cache is not None and name != "-" else None
                                        for name in names]
     missing = [i for i, part in enumerate(parts) if part is None]
-    for i, fresh in zip(missing, _read_checked_parts([names[i] for i in missing], job, workers), strict=True):
+    fresh_parts = _read_checked_parts([names[i] for i in missing], job, workers, prepare)
+    for i, fresh in zip(missing, fresh_parts, strict=True):
         parts[i] = fresh
         if cache is not None and names[i] != "-":
             cache.put(names[i], fresh)
@@ -561,14 +579,28 @@ class CheckedFileCache(Protocol):
     def put(self, name: str, part: CheckedFile) -> None: ...
 
 
-def _read_checked_parts(names: list[str], job: Job, workers: int) -> list[CheckedFile]:
+def _read_checked_parts(names: list[str], job: Job, workers: int, prepare: Prepare | None = None) \
+        -> list[CheckedFile]:
     """Each file read and checked, in input order: on every core when there is enough to share."""
+    on_part = _preparing(prepare) if prepare is not None else None
     if not worth_parallel(names, workers):
-        return [_read_checked_one(name, job) for name in names]
-    parts = _parts(names, job, workers, _read_checked_file)
+        parts = [_read_checked_one(name, job) for name in names]
+        if on_part is not None:
+            for part in parts:
+                on_part(part)
+        return parts
+    parts = _parts(names, job, workers, _read_checked_file, on_part=on_part)
     # A part a worker could not make is read again here, which raises what one process raises.
     return [_read_checked_one(name, job, ahead=False) if part.failed else part
             for name, part in zip(names, parts, strict=True)]
+
+
+def _preparing(prepare: Prepare) -> Callable[[CheckedFile], None]:
+    def on_part(part: CheckedFile) -> None:
+        for obj, check in zip(part.objects, part.checks, strict=True):
+            if check is not None and not check.status_ignored:
+                prepare(obj, check.stored)
+    return on_part
 
 
 def _read_checked_file(arguments: tuple[str, Job]) -> CheckedFile:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from kqctl.k8s.core import is_mapping
 from kqctl.k8s.pods import (
     aggregate,
     limit_range_violations,
@@ -102,3 +108,34 @@ def test_req5_summary_keeps_lowest_max_and_highest_min() -> None:
                                       {"type": "Container", "max": {"cpu": "1"}, "min": {"cpu": "200m"}}])
     assert summary.get("Container", "max") == {"cpu": 1000}
     assert summary.get("Container", "min") == {"cpu": 200}
+
+
+class _ReadOnlyMapping(Mapping[str, Any]):
+    """A mapping that is not a dict: reads must accept any Mapping, not only the dicts YAML and JSON make."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ({}, True), ({"a": 1}, True), (_ReadOnlyMapping({"a": 1}), True),
+    (None, False), ([], False), ("a", False), (1, False),
+])
+def test_is_mapping_is_isinstance_mapping(value: Any, expected: bool) -> None:
+    assert is_mapping(value) is expected is isinstance(value, Mapping)
+
+
+def test_requests_of_a_pod_spec_that_is_another_mapping_are_read_as_of_a_dict() -> None:
+    spec = {"containers": [{"resources": {"requests": {"cpu": "500m"}}}], "overhead": {"cpu": "100m"}}
+    other = _ReadOnlyMapping({"containers": [_ReadOnlyMapping({"resources": _ReadOnlyMapping(
+        {"requests": _ReadOnlyMapping({"cpu": "500m"})})})], "overhead": _ReadOnlyMapping({"cpu": "100m"})})
+    assert spec_requests(other) == spec_requests(spec) == {"cpu": 600}

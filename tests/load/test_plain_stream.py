@@ -152,6 +152,20 @@ def test_the_fast_path_is_taken_for_plain_manifests_and_knows_list_item_lines_at
     assert document.stream._nodes is not None
 
 
+def test_equal_strings_of_a_stream_are_one_object_and_numbers_keep_their_types() -> None:
+    # Keys and string values repeated across documents are shared (less memory, less to pickle from a worker);
+    # a plain scalar that is a number, boolean or null is still its own typed value, never a shared string.
+    text = "kind: W\nspec: {queue: q, count: '1', size: 1}\n---\nkind: W\nspec: {queue: q, count: '1', size: 1.5}\n"
+    first, second = (document.body for document in parse_documents(text, "t.yaml"))
+    assert isinstance(first, dict) and isinstance(second, dict)
+    assert [k for k in first] == ["kind", "spec"]
+    assert next(iter(first)) is next(iter(second))
+    assert first["kind"] is second["kind"] and first["spec"]["queue"] is second["spec"]["queue"]
+    assert first["spec"]["count"] is second["spec"]["count"] == "1"
+    assert type(first["spec"]["size"]) is int and isinstance(second["spec"]["size"], LiteralFloat)
+    assert_same_as_general_path(text)
+
+
 @pytest.mark.parametrize("text", ["a: &x 1\n", "a: !!str x\n", "a:\n  b: 1\n  b: 2\n", "1: a\n", "x: *y\n"])
 def test_the_fast_path_declines_what_only_the_general_path_reads(text: str) -> None:
     try:

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from functools import cached_property
 from typing import Any
 
+from kqctl.k8s.core import is_mapping
 from kqctl.k8s.pods import (
     LimitRangeSummary,
     PodResources,
@@ -311,14 +312,14 @@ def queue_order_time(workload: Workload) -> datetime:
 
 def _pod_set_info(index: int, pod_set: Any, workload: Workload, limits: LimitRangeSummary | None,
                   config: KueueConfig) -> PodSetInfo:
-    template = pod_set.template if isinstance(pod_set.template, Mapping) else {}
+    template = pod_set.template if is_mapping(pod_set.template) else {}
     raw_spec = template.get("spec")
-    spec: Mapping[str, Any] = raw_spec if isinstance(raw_spec, Mapping) else {}
+    spec: Mapping[str, Any] = raw_spec if is_mapping(raw_spec) else {}
     resources = adjust(read_pod_resources(spec), limits)
     per_pod = apply_resource_filters(pod_requests(resources), config)
     reclaimable = workload.reclaimable_pods.get(pod_set.name, 0)
     count = pod_set.count - min(reclaimable, pod_set.count)  # REQ-9
-    topology = pod_set.topology_request if isinstance(pod_set.topology_request, Mapping) else {}
+    topology = pod_set.topology_request if is_mapping(pod_set.topology_request) else {}
     group = topology.get("podSetGroupName")
     return PodSetInfo(
         index=index,
