@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from kqctl.cli.snapshot_cache import SnapshotCache
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.engine.explain import Explanation
-    from kqctl.kueue.engine.simulation import SimulationOptions
+    from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
     from kqctl.kueue.replay.estimate import WaitEstimate
     from kqctl.replay.durations import Distribution
 
@@ -186,11 +186,16 @@ def explain_command(
     ahead: EstimateAhead | None = None
     try:
         key = resolve_key(snapshot, name)
-        # On a large input the estimate's replay, and some of the suggestions' checks, run in copies of this process
-        # meanwhile, on the other core (forked.py).
-        ahead = EstimateAhead.start(snapshot, sim_options, assumed_runtime, key) if estimate else None
+
+        def replay_meanwhile(steady: Simulation) -> None:
+            # On a large input the estimate's replay, and some of the suggestions' checks, run in copies of this
+            # process meanwhile, on the other core (forked.py); the replay's copy takes explain's run as set up.
+            nonlocal ahead
+            ahead = EstimateAhead.start(snapshot, sim_options, assumed_runtime, key, steady)
+
         progress.step(f"kqctl: explaining {key} among {len(snapshot.workloads):,} workloads...", size)
-        explanation = explain(snapshot, key, sim_options, checks_apart if worth_it(snapshot) else None)
+        explanation = explain(snapshot, key, sim_options, checks_apart if worth_it(snapshot) else None,
+                              replay_meanwhile if estimate else None)
         progress.step("kqctl: replaying for the wait estimate...", size)
         estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime, ahead) if estimate else {}
     except UnknownWorkload as exc:
