@@ -70,11 +70,16 @@ def measure(directory: str, key: str, sequential: bool = False) -> dict[str, Any
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     # As kqctl explain runs them (cli/forked.py): the estimate's replay and some checks in copies on the other core;
     # with sequential, everything in this process one after the other (the CPU each part costs).
-    ahead = None if sequential else EstimateAhead.start(snapshot, options, None, key)
-    explanation = explain(snapshot, key, options, None if sequential else checks_apart)
+    ahead: list[EstimateAhead | None] = [None]
+
+    def replay_meanwhile(steady: Any) -> None:  # as kqctl explain starts it: from explain's run as set up
+        ahead[0] = EstimateAhead.start(snapshot, options, None, key, steady)
+
+    explanation = explain(snapshot, key, options, None if sequential else checks_apart,
+                          None if sequential else replay_meanwhile)
     mark("explain")
     timeline = TimelineOptions(gates=options.gates, fair_sharing=options.fair_sharing, memo=options.memo)
-    report = ahead.report([key]) if ahead is not None else None
+    report = ahead[0].report([key]) if ahead[0] is not None else None
     if report is None:
         report = replay_for_estimates(snapshot, KueueReplayOptions(timeline), None, [key])
     estimate = estimate_from(report, key, explanation.gets_in)

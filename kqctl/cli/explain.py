@@ -16,9 +16,10 @@ from kqctl.errors import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from kqctl.cli.forked import EstimateAhead
+    from kqctl.cli.snapshot_cache import SnapshotCache
     from kqctl.kueue.api.snapshot import Snapshot
     from kqctl.kueue.engine.explain import Explanation
-    from kqctl.kueue.engine.simulation import SimulationOptions
+    from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
     from kqctl.kueue.replay.estimate import WaitEstimate
     from kqctl.replay.durations import Distribution
 
@@ -29,6 +30,7 @@ stopped it, the queue's real capability and deserved share, and verified changes
 (namespace/name), from placement to headroom and preemption, or a queue with --queue."""
 
 EXPLAIN_FORMATS = ("table", "wide", "json", "yaml")
+NOT_YUNIKORN_QUEUE = "--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)"
 WorkloadArgument = typer.Argument(None, metavar="WORKLOAD", show_default=False,
                                   help="namespace/name of the workload, or a Job name (not with -l).")
 PathsArgument = typer.Argument(None, metavar="PATH", show_default=False,
@@ -116,34 +118,50 @@ def explain_command(
                              now=now, runtime=runtime, as_given=as_given)
     progress = Progress()
     progress.step("kqctl: reading the inputs...")
-    from kqctl.kueue.load import WorkloadsAhead
+    kept = _kept_snapshot(cache, paths, filenames, recursive, strict, from_cluster, scheduler, sets, override,
+                          as_given)
+    hit = kept.get(sim_options.now) if kept is not None else None
+    if hit is not None:  # the same files and flags as a run that built this snapshot: what it wrote, then its answer
+        sys.stderr.write(hit.stderr)
+        if queue is not None:
+            raise UsageError(NOT_YUNIKORN_QUEUE)
+        size, snapshot = hit.objects, hit.snapshot
+    else:
+        from kqctl.cli.snapshot_cache import recording_stderr
+        from kqctl.kueue.load import WorkloadsAhead
 
-    workloads_ahead = WorkloadsAhead()  # Kueue's Workloads decoded while the files are still read
-    inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
-                                 sets, override, scheduler, yunikorn_namespace=yunikorn_namespace, as_given=as_given,
-                                 cache=cache, prepare=workloads_ahead.prepare)
-    if volcano_cli.is_volcano(inputs, scheduler):
-        progress.done()
-        volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
-                                         runtime=runtime, as_given=as_given)
-        raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
-                                             namespace, parsed if selector is not None else None, output))
-    volcano_cli.refuse_volcano_options(scheduler_conf)
-    from kqctl.cli.schedulers import choose
+        workloads_ahead = WorkloadsAhead()  # Kueue's Workloads decoded while the files are still read
+        with recording_stderr() as written:
+            inputs = options.load_inputs(paths, filenames, recursive, strict, from_cluster, context, kubeconfig,
+                                         sets, override, scheduler, yunikorn_namespace=yunikorn_namespace,
+                                         as_given=as_given, cache=cache, prepare=workloads_ahead.prepare)
+        if volcano_cli.is_volcano(inputs, scheduler):
+            progress.done()
+            volcano_cli.refuse_kueue_options(fair_sharing=fair_sharing, feature_gates=feature_gates, now=now,
+                                             runtime=runtime, as_given=as_given)
+            raise typer.Exit(volcano_cli.explain(inputs, scheduler_conf, workload if selector is None else None,
+                                                 namespace, parsed if selector is not None else None, output))
+        volcano_cli.refuse_volcano_options(scheduler_conf)
+        from kqctl.cli.schedulers import choose
 
-    if choose(scheduler, inputs.objects).name == "yunikorn":
-        from kqctl.cli.yunikorn import explain_yunikorn
+        if choose(scheduler, inputs.objects).name == "yunikorn":
+            from kqctl.cli.yunikorn import explain_yunikorn
 
-        progress.done()
-        for flag, given in (("--runtime", runtime is not None), ("--as-given", as_given)):
-            if given:
-                raise UsageError(f"{flag} applies to Kueue only (the input is YuniKorn's)")
-        explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
-    if queue is not None:
-        raise UsageError("--queue explains a YuniKorn queue; the input is not YuniKorn's (pass --scheduler yunikorn)")
-    size = len(inputs.objects)
-    progress.step(f"kqctl: building the snapshot of {size:,} objects...", size)
-    snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given, ahead=workloads_ahead)
+            progress.done()
+            for flag, given in (("--runtime", runtime is not None), ("--as-given", as_given)):
+                if given:
+                    raise UsageError(f"{flag} applies to Kueue only (the input is YuniKorn's)")
+            explain_yunikorn(inputs, sim_options.now, workload, queue, namespace, output, selector)
+        if queue is not None:
+            raise UsageError(NOT_YUNIKORN_QUEUE)
+        size = len(inputs.objects)
+        progress.step(f"kqctl: building the snapshot of {size:,} objects...", size)
+        with recording_stderr() as building:
+            snapshot = load_snapshot(inputs, scheduler, sim_options.now, as_given=as_given, ahead=workloads_ahead)
+        if kept is not None:
+            from kqctl.kueue.load import reads_clock
+
+            kept.put(snapshot, size, "".join([*written, *building]), reads_clock(inputs))
     from kqctl.kueue.engine.workloads import WorkloadMemo
 
     # One memo of the workloads' pod sets and shapes for every simulation below: explain's and the estimate's replay.
@@ -170,11 +188,16 @@ def explain_command(
     ahead: EstimateAhead | None = None
     try:
         key = resolve_key(snapshot, name)
-        # On a large input the estimate's replay, and some of the suggestions' checks, run in copies of this process
-        # meanwhile, on the other core (forked.py).
-        ahead = EstimateAhead.start(snapshot, sim_options, assumed_runtime, key) if estimate else None
+
+        def replay_meanwhile(steady: Simulation) -> None:
+            # On a large input the estimate's replay, and some of the suggestions' checks, run in copies of this
+            # process meanwhile, on the other core (forked.py); the replay's copy takes explain's run as set up.
+            nonlocal ahead
+            ahead = EstimateAhead.start(snapshot, sim_options, assumed_runtime, key, steady)
+
         progress.step(f"kqctl: explaining {key} among {len(snapshot.workloads):,} workloads...", size)
-        explanation = explain(snapshot, key, sim_options, checks_apart if worth_it(snapshot) else None)
+        explanation = explain(snapshot, key, sim_options, checks_apart if worth_it(snapshot) else None,
+                              replay_meanwhile if estimate else None)
         progress.step("kqctl: replaying for the wait estimate...", size)
         estimates = _estimates(snapshot, [explanation], sim_options, assumed_runtime, ahead) if estimate else {}
     except UnknownWorkload as exc:
@@ -190,6 +213,25 @@ def explain_command(
     progress.done()
     render_explanation(explanation, output, sys.stdout, color, estimates.get(key))
     raise typer.Exit(EXIT_OK)
+
+
+def _kept_snapshot(cache: str | None, paths: list[str] | None, filenames: list[str] | None, recursive: bool,
+                   strict: bool, from_cluster: bool, scheduler: str | None, sets: list[str] | None, override: bool,
+                   as_given: bool) -> SnapshotCache | None:
+    """With --cache DIR: the entry of the snapshot these files and flags build (snapshot_cache.py), or None (no
+    --cache; a flag --cache refuses, left to the loading to say; inputs that are not plain files)."""
+    if cache is None or from_cluster or as_given or not (paths or filenames):
+        return None
+    from kqctl.cli.snapshot_cache import open_snapshot_cache
+    from kqctl.load.overrides import parse_override
+
+    for text in sets or []:  # as the loading does: a --set's syntax error comes before anything else
+        parse_override(text)
+
+    kept = options.read_cache(cache, scheduler, strict, from_cluster, as_given)
+    if kept is None:
+        return None
+    return open_snapshot_cache(kept.directory, options.all_paths(paths, filenames), recursive, sets, override)
 
 
 def _estimates(snapshot: Snapshot, explanations: list[Explanation], sim_options: SimulationOptions,

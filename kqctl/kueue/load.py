@@ -108,6 +108,13 @@ def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bo
     return snapshot
 
 
+def reads_clock(result: LoadResult) -> bool:
+    """Whether a snapshot of these objects holds its clock beyond ``Snapshot.now``: a Job or Pod without a
+    creationTimestamp gets its Workload created at the clock (REQ-1), so the clock is in the Workload. Without such
+    objects the same snapshot serves any clock (kqctl.cli.snapshot_cache)."""
+    return any(obj.info is not None and (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS for obj in result.objects)
+
+
 def _note_defaults(snapshot: Snapshot, obj: LoadedObject) -> None:
     """DEF-1: what the API server filled in of the object's spec (metadata, e.g. a webhook's finalizer, decides
     nothing), with the value it stores."""

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from kqctl.kueue.api.models import (
     BorrowWithinCohort,
@@ -335,16 +335,21 @@ def _owner_names(workload: object) -> Iterable[str]:
     return [job] if job else []
 
 
+_T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
+
+
 class Apart(Protocol):
     """Runs a check of explain's suggestions apart from the others (the CLI: in a forked process, on another core):
     called with the check, returns its :class:`Pending` answer. The checks are pure: where they run changes nothing
-    but the time they take."""
+    but the time they take. A copy's changes to what it shares never reach this process; a copy that fails leaves
+    the check to be run here (:meth:`Pending.result`)."""
 
-    def __call__(self, check: Callable[[], list[Suggestion]]) -> Pending: ...
+    def __call__(self, check: Callable[[], _T]) -> Pending[_T]: ...
 
 
-class Pending(Protocol):
-    def result(self) -> list[Suggestion]:
+class Pending(Protocol[_T_co]):
+    def result(self) -> _T_co:
         """The check's answer (waits for it)."""
         ...
 
@@ -354,9 +359,10 @@ class Pending(Protocol):
 
 
 def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = None,
-            apart: Apart | None = None) -> Explanation:
+            apart: Apart | None = None, on_setup: Callable[[Simulation], None] | None = None) -> Explanation:
     """``apart``: where the suggestions' checks of completions and policies run while those of quota run here (None:
-    here, after them)."""
+    here, after them). ``on_setup``: told of the run to the steady state once it is set up, before anything reads or
+    runs it (it must change nothing: kqctl explain forks the wait estimate's replay from it there)."""
     options = options or SimulationOptions()
     # Every simulation below reads the same workload models: their pod sets and shapes are worked out once.
     options = dataclasses.replace(options, memo=options.memo or WorkloadMemo())
@@ -364,6 +370,8 @@ def explain(snapshot: Snapshot, key: str, options: SimulationOptions | None = No
     # first cycle, and the steady state (on 50,000 workloads each set-up is half a second).
     next_cycle = _FirstCycle(key)
     steady = Simulation(snapshot, dataclasses.replace(options, cycles=None, on_cycle=next_cycle))
+    if on_setup is not None:
+        on_setup(steady)
     outcome = steady.outcomes.get(key)
     if outcome is None:
         raise UnknownWorkload(f"no workload {key!r} in the inputs")
@@ -752,7 +760,7 @@ def suggestions(snapshot: Snapshot, key: str, options: SimulationOptions, state:
     scope = tree_scope(steady, state.name) if steady is not None else None
 
     def others() -> list[Suggestion]:
-        found = _completion_suggestions(snapshot, key, options, state, steady, scope)
+        found = _completion_suggestions(snapshot, key, options, state, steady, scope, apart)
         if not targets:
             found.extend(_policy_suggestions(snapshot, key, options, state, scope))
         return found
@@ -946,8 +954,11 @@ def _with_cluster_queue(snapshot: Snapshot, model: ClusterQueue) -> Snapshot:
 
 def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOptions,
                             state: ClusterQueueState, steady: Simulation | None,
-                            scope: TreeScope | None = None) -> list[Suggestion]:
-    """Workloads holding quota in its quota tree in the steady state whose completion alone lets it in."""
+                            scope: TreeScope | None = None, apart: Apart | None = None) -> list[Suggestion]:
+    """Workloads holding quota in its quota tree in the steady state whose completion alone lets it in.
+
+    ``apart``: each check made on a copy of one run to the steady state (:class:`_SharedSteady`), instead of a run
+    of its own to that state."""
     if steady is None:
         steady = Simulation(snapshot, dataclasses.replace(options, cycles=None))
         steady.run_cycles()
@@ -958,11 +969,15 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
                      key=lambda w: (sum(w.usage().values()), w.key))
     found: list[Suggestion] = []
     answers: dict[object, bool] = {}
+    shared = _SharedSteady(snapshot, options, key, scope) if apart is not None else None
     for holder in holders[:MAX_COMPLETION_SUGGESTIONS]:
         twin = _interchangeable(steady, holder)
         gets_in = answers.get(twin) if twin is not None else None
         if gets_in is None:
-            gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key, scope), key)
+            if shared is not None and apart is not None:
+                gets_in = shared.lets_in(_finish(holder.key), apart)
+            else:
+                gets_in = _holds_quota(from_steady_state(snapshot, options, _finish(holder.key), key, scope), key)
             if gets_in and holder.model.admission is not None:
                 # It runs in the snapshot: a user re-simulating once it has finished drops it from the inputs. The
                 # promise must hold there too (another workload may then get in first).
@@ -978,6 +993,52 @@ def _completion_suggestions(snapshot: Snapshot, key: str, options: SimulationOpt
                                     {"workload": holder.key, "frees": {r: _fmt(r, v) for r, v in frees.items()}},
                                     frees, action))
     return found
+
+
+class _SharedSteady:
+    """:func:`from_steady_state`'s checks from one run to the steady state: the run made once, here, and each check
+    (the change, a requeue event, the cycles on) made ``apart`` on a copy of it (the CLI forks one per check: the
+    copy's changes never reach this run). The engine is deterministic, so a copy of the run is the run each check
+    would otherwise make again (on Kueue's 50,000-workload shape a tree's set-up and cycles to the steady state,
+    a third of each check). A check the copy could not make is made here, on the run itself, which is then spent:
+    the checks after it run to the steady state on their own, as without it."""
+
+    def __init__(self, snapshot: Snapshot, options: SimulationOptions, key: str, scope: TreeScope | None) -> None:
+        self.snapshot, self.options, self.key, self.scope = snapshot, options, key, scope
+        self.sim: Simulation | None = None
+        self.alone: TreeScope | None = None  # the scope the run was made in (None: the whole snapshot)
+        self.spent = False
+
+    def lets_in(self, change: Callable[[Simulation], None], apart: Apart) -> bool:
+        """Does the workload hold quota once ``change`` is made to the steady state (from_steady_state's answer)?"""
+        if self.sim is None and not self.spent:
+            self._run()
+        answer: list[bool] = apart(lambda: [self._check(change)]).result()
+        return answer[0]
+
+    def _run(self) -> None:
+        """The steady state as from_steady_state reaches it: in the scope, or the whole snapshot when the scope's run
+        cannot tell."""
+        sim = run_in_tree(self.scope, self.snapshot, dataclasses.replace(self.options, cycles=None))
+        sim.run_cycles()
+        self.alone = self.scope
+        if self.scope is not None and not ended_alone(sim):
+            sim = Simulation(self.snapshot, dataclasses.replace(self.options, cycles=None))
+            sim.run_cycles()
+            self.alone = None
+        self.sim = sim
+
+    def _check(self, change: Callable[[Simulation], None]) -> bool:
+        sim = self.sim
+        if sim is None or self.spent:
+            return _holds_quota(from_steady_state(self.snapshot, self.options, change, self.key, self.scope), self.key)
+        self.spent = True  # in a copy, the copy's run; here (the copy failed), this one
+        change(sim)
+        sim.requeue_inadmissible()
+        sim.run_cycles(until=Settled(sim, self.key))
+        if self.alone is not None and not ended_alone(sim):
+            return _holds_quota(from_steady_state(self.snapshot, self.options, change, self.key), self.key)
+        return _holds_quota(sim, self.key)
 
 
 def _without(snapshot: Snapshot, key: str) -> Snapshot:

@@ -466,6 +466,30 @@ class Simulation:
         return Livelock((first + 1, last), tuple(sorted(involved)))
 
 
+def set_up_alike(sim: Simulation, snapshot: Snapshot, options: SimulationOptions) -> bool:
+    """Whether ``sim``, never run, is what ``Simulation(snapshot, options)`` sets up: a snapshot of the same objects
+    (the same workload models in the same order) and the same options but for the hook telling of cycles (read only
+    by :meth:`Simulation.run_cycles`) and the memo of answers. Its caller promises it was never touched (no cycle,
+    no nomination): kqctl explain forks the wait estimate's replay from the run it sets up for the steady state."""
+    import dataclasses
+
+    if sim.history or options.between_cycles is not None or sim.options.between_cycles is not None:
+        return False
+    if dataclasses.replace(sim.options, on_cycle=None) != dataclasses.replace(options, on_cycle=None):
+        return False
+    for field_ in dataclasses.fields(Snapshot):
+        mine, theirs = getattr(sim.snapshot, field_.name), getattr(snapshot, field_.name)
+        if field_.name == "now":
+            same = mine == theirs
+        elif field_.name == "workloads":
+            same = len(mine) == len(theirs) and all(a is b for a, b in zip(mine, theirs, strict=True))
+        else:
+            same = mine is theirs
+        if not same:
+            return False
+    return sim.start == (options.now or snapshot.now or DEFAULT_NOW)
+
+
 def simulate(snapshot: Snapshot, options: SimulationOptions | None = None) -> SimulationResult:
     """Run Kueue's scheduler over the snapshot: exactly ``options.cycles`` cycles, or to a steady state."""
     return Simulation(snapshot, options or SimulationOptions()).run()

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from kqctl.kueue.api.snapshot import Snapshot
-from kqctl.kueue.engine.simulation import SimulationOptions
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.replay.report import KueueReplayOptions, assumptions, replay_of
 from kqctl.kueue.replay.timeline import TimelineOptions
 from kqctl.replay.durations import Distribution, format_duration
@@ -78,10 +78,13 @@ class EstimateReplay:
 
 
 def replay_for_explained(snapshot: Snapshot, simulation: SimulationOptions, assumed_runtime: Distribution | None,
-                         keys: Collection[str]) -> EstimateReplay:
+                         keys: Collection[str], prebuilt: Simulation | None = None) -> EstimateReplay:
     """:func:`replay_for_estimates` for explain: under explain's own feature gates and fair sharing, with its memo of
-    pod sets and shapes (in this process, or in the copy that replays meanwhile: kqctl/cli/forked.py)."""
-    timeline = TimelineOptions(gates=simulation.gates, fair_sharing=simulation.fair_sharing, memo=simulation.memo)
+    pod sets and shapes (in this process, or in the copy that replays meanwhile: kqctl/cli/forked.py). ``prebuilt``:
+    explain's steady-state run as set up and never run (the copy's), taken when it is the replay's set-up
+    (TimelineOptions.prebuilt)."""
+    timeline = TimelineOptions(gates=simulation.gates, fair_sharing=simulation.fair_sharing, memo=simulation.memo,
+                               prebuilt=prebuilt)
     return replay_for_estimates(snapshot, KueueReplayOptions(timeline), assumed_runtime, keys)
 
 

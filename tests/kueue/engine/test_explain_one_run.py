@@ -376,3 +376,51 @@ def test_models_written_alike_share_one_set_of_parts_and_others_do_not() -> None
                 not (first.admission or second.admission or first.reclaimable_pods or second.reclaimable_pods)
             assert (parts[first.key] is parts[second.key]) is (alike or first is second)
     assert len({id(p) for p in parts.values()}) < len(parts)  # some are shared
+
+
+# --- the completion checks on copies of one steady state (explain._SharedSteady) -------------------------------------
+
+
+def _failing_every(nth: int) -> explain_module.Apart:
+    """checks_apart whose every ``nth`` copy fails (1: every one), leaving its check to this process."""
+    import os
+
+    from kqctl.cli.forked import checks_apart
+
+    here = os.getpid()
+    started = [0]
+
+    def apart(check):  # type: ignore[no-untyped-def]
+        started[0] += 1
+        fails = started[0] % nth == 0
+
+        def in_copy():  # type: ignore[no-untyped-def]
+            if fails and os.getpid() != here:
+                raise RuntimeError("this copy fails")
+            return check()
+
+        return checks_apart(in_copy)
+
+    return apart  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("nth", [1, 2, 3])
+@pytest.mark.parametrize("name", ["cohort-borrowing", "preemption", "replay", "spot-gpu"])
+def test_completion_checks_made_here_when_a_copy_fails_give_the_same_explanation(name: str, nth: int) -> None:
+    # A check made here spends the shared steady state: the checks after it run to the steady state on their own.
+    snapshot = _sample(name)
+    checked = 0
+    for key in _keys(snapshot):
+        alone = explain(snapshot, key, OPTIONS)
+        if alone.suggestions_tried:
+            checked += 1
+            assert explain(snapshot, key, OPTIONS, _failing_every(nth)) == alone, key
+    assert checked
+
+
+@pytest.mark.parametrize("seed", range(3, 150, 20))
+def test_completion_checks_on_copies_of_one_steady_state_in_random_scenarios(seed: int) -> None:
+    snapshot = _random(seed)
+    for key in _keys(snapshot)[::3]:
+        alone = explain(snapshot, key, OPTIONS)
+        assert explain(snapshot, key, OPTIONS, _failing_every(2)) == alone, key

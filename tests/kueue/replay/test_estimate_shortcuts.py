@@ -106,3 +106,57 @@ def test_explain_prints_the_same_with_the_worker(monkeypatch: pytest.MonkeyPatch
             with_worker = run_kqctl(*arguments)
             assert (with_worker.code, with_worker.out, with_worker.err) == (alone.code, alone.out, alone.err), \
                 (sample, workload, fmt)
+
+
+# --- the replay's copy takes explain's steady-state run as set up (simulation.set_up_alike) ---------------------------
+
+
+def _explained(sample: str) -> tuple[object, SimulationOptions]:
+    from kqctl.cli.simulate import parse_now
+    from kqctl.kueue.engine.workloads import WorkloadMemo
+
+    now = parse_now(NOW)
+    given = build_snapshot(load_paths(ALL_KINDS, [str(REPO / "samples" / sample)]), now)
+    return given, SimulationOptions(now=now, memo=WorkloadMemo())
+
+
+def _explains_set_up(given: object, options: SimulationOptions) -> object:
+    """The run explain sets up for its steady state: its options with the hook of the first cycle."""
+    from kqctl.kueue.engine.simulation import Simulation
+
+    return Simulation(given, dataclasses.replace(options, on_cycle=lambda result, limit: None))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("sample", ["preemption", "cohort-borrowing", "replay", "spot-gpu", "fair-sharing"])
+def test_a_replay_from_explains_set_up_gives_every_estimate_as_its_own_set_up(sample: str) -> None:
+    from kqctl.kueue.replay.estimate import replay_for_explained
+    from kqctl.kueue.replay.timeline import KueueTimeline
+
+    given, options = _explained(sample)
+    keys = sorted(f"{w.namespace}/{w.name}" for w in given.workloads)  # type: ignore[attr-defined]
+    own = replay_for_explained(given, options, None, keys)  # type: ignore[arg-type]
+    prebuilt = _explains_set_up(given, options)
+    timeline = TimelineOptions(gates=options.gates, memo=options.memo, all_present=True,
+                               prebuilt=prebuilt)  # type: ignore[arg-type]
+    assert KueueTimeline(given, timeline).sim is prebuilt  # type: ignore[arg-type]
+    taken = replay_for_explained(given, options, None, keys, _explains_set_up(given, options))  # type: ignore[arg-type]
+    assert taken == own
+
+
+def test_a_set_up_is_taken_only_when_it_is_the_replays_own() -> None:
+    from kqctl.kueue.engine.features import FeatureGates
+    from kqctl.kueue.engine.simulation import set_up_alike
+
+    given, options = _explained("preemption")
+    assert set_up_alike(_explains_set_up(given, options), given, options)  # type: ignore[arg-type]
+    ran = _explains_set_up(given, options)
+    ran.run_cycles()  # type: ignore[attr-defined]
+    assert not set_up_alike(ran, given, options)  # type: ignore[arg-type]
+    gated = dataclasses.replace(options, gates=FeatureGates.parse("SchedulingEquivalenceHashing=false"))
+    assert not set_up_alike(_explains_set_up(given, options), given, gated)  # type: ignore[arg-type]
+    later = dataclasses.replace(options, now=options.now.replace(year=2027))  # type: ignore[union-attr]
+    assert not set_up_alike(_explains_set_up(given, options), given, later)  # type: ignore[arg-type]
+    fewer = dataclasses.replace(given, workloads=given.workloads[1:])  # type: ignore[attr-defined,type-var]
+    assert not set_up_alike(_explains_set_up(given, options), fewer, options)  # type: ignore[arg-type]
+    queues = dataclasses.replace(given, local_queues=dict(given.local_queues))  # type: ignore[attr-defined,type-var]
+    assert not set_up_alike(_explains_set_up(given, options), queues, options)  # type: ignore[arg-type]
