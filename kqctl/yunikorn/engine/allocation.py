@@ -33,7 +33,7 @@ from kqctl.yunikorn.engine.state import (
     RESERVED,
     CycleResult,
     SchedulerState,
-    shape_of,
+    shape_key,
 )
 
 NOT_ENOUGH_QUEUE_QUOTA = "Not enough queue quota"
@@ -186,12 +186,16 @@ class Scheduler(SchedulerState):
         return self._walk(self.p.tree.root)
 
     def _walk(self, queue: Queue) -> CycleResult | None:
-        if self.active.get(queue.path, 0) <= 0:
+        if not self.may_hold_asks(queue.path):
             return None
         if queue.leaf:
+            self.settle_leaf(queue.path)
+            if self.active.get(queue.path, 0) <= 0:
+                return None  # nothing to retry here after all: the leaf's walk would find no ask
             return self._leaf(queue)
+        may_hold_asks = self.may_hold_asks
         for child in self.sorted_children(queue):
-            if self.active.get(child.path, 0) > 0:
+            if may_hold_asks(child.path):
                 result = self._walk(child)
                 if result is not None:
                     return result
@@ -273,12 +277,12 @@ class Scheduler(SchedulerState):
         (YK-RESERVE)."""
         wanted = ask.resource
         pod = ask.pod
-        found = self.p.nodes.first_fit(shape_of(ask), wanted, _fits(ask))
+        found = self.p.nodes.first_fit(shape_key(ask), wanted, _fits(ask))
         if found is not None:
             return self._allocate(ask, found)
         # no node takes it: why, per node, and the node to reserve (the best fit, first in order on a tie)
         may_reserve = not ask.reserved_node and self.p.ask_age(ask) > RESERVATION_DELAY
-        scan = self.p.nodes.scan(shape_of(ask), wanted, pod)
+        scan = self.p.nodes.scan(shape_key(ask), wanted, pod)
         counts = {"unschedulable": scan.unschedulable, "too small": scan.too_small, "full": scan.full,
                   "predicates": scan.predicates}
         ask.failure = ask.no_node = describe_no_node(counts, scan.predicate_reason, len(self.p.nodes.by_name))
@@ -288,7 +292,7 @@ class Scheduler(SchedulerState):
             self.reserved.append(ask)
             assert ask.app.queue is not None
             self._changed(ask.app.queue)
-            if self.reserve_candidates and self.p.nodes.reserved == len(self.p.nodes.by_name):
+            if self.may_let_through() and self.p.nodes.reserved == len(self.p.nodes.by_name):
                 self.every_node_reserved()
             return CycleResult(RESERVED, ask, best.name)
         return None
@@ -305,8 +309,7 @@ class Scheduler(SchedulerState):
         if not ask.blocked:
             self._add_active(ask.app.queue.path, -1)
         ask.blocked = False
-        for shape_asks in self.blocked_nodes.values():
-            shape_asks.discard(ask)
+        self.ungroup(ask)
         self.blocked_quota.discard(ask)
         self.blocked_headroom.discard(ask)
         self._changed(ask.app.queue)
@@ -338,7 +341,7 @@ class Scheduler(SchedulerState):
                 return self._allocate(ask, node)
             fits = _fits(ask)
             if opened is None:
-                other = self.p.nodes.first_fit(shape_of(ask), ask.resource, fits)
+                other = self.p.nodes.first_fit(shape_key(ask), ask.resource, fits)
                 if other is not None:
                     return self._allocate(ask, other)
                 continue
