@@ -18,6 +18,7 @@ of retrying it on every cycle: YuniKorn's retries change nothing after the first
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
@@ -323,7 +324,7 @@ class Scheduler(SchedulerState):
     def try_reserved_allocate(self) -> CycleResult | None:
         """``tryReservedAllocate``: each reserved ask on its node, then on any other unreserved node."""
         candidates: dict[Ask, set[str] | None] = self.reserved_dirty if self.remember else dict.fromkeys(self.reserved)
-        for ask in sorted(candidates, key=_reserved_order):
+        for ask in sorted(candidates, key=RESERVED_ORDER):
             opened = candidates.get(ask)
             self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
             # reserved_node is set exactly while the ask is in self.reserved (a list: membership is slow)
@@ -353,9 +354,9 @@ class Scheduler(SchedulerState):
         return None
 
 
-def _reserved_order(ask: Ask) -> tuple[str, str]:
-    """The order reserved asks are retried in: by application, then pod."""
-    return (ask.app.app_id, ask.pod.key)
+# The order reserved asks are retried in: by application, then pod (``Ask.reserve_order``, read in C: the reserved
+# asks something grew for are sorted at every cycle, two thousand of them on a full cluster)
+RESERVED_ORDER = attrgetter("reserve_order")
 
 
 def _fits(ask: Ask) -> Callable[[Node], bool]:

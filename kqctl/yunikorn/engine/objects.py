@@ -47,6 +47,7 @@ class Ask:
     shape: tuple[object, ...] = ()  # what decides where it fits (state.shape_of), worked out once
     shape_id: int = -1  # the shape as a small integer (state.shape_key), worked out once
     grouped: bool = False  # in the scheduler's group of asks no node fits (SchedulerState.blocked_nodes)
+    reserve_order: tuple[str, ...] = ()  # reserved asks are retried by application, then pod (set when it reserves)
 
     @property
     def key(self) -> str:

@@ -92,6 +92,7 @@ class SchedulerState:
         # (``Ask.grouped``) until a node opening or a reservation's end lets it out, or it is allocated, even when
         # something else unblocked it meanwhile
         self.blocked_nodes: dict[str, dict[int, set[Ask]]] = {}
+        self._shape_leaves: dict[int, set[str]] = {}  # the leaves with a group of each shape (node_opened's way in)
         self._shape_sample: dict[int, Ask] = {}  # an ask of each shape: what a shape needs of a node is the ask's
         # asks a reservation's end let through to reserve the node (node_unreserved) and not retried yet
         self.reserve_candidates: set[Ask] = set()
@@ -178,8 +179,19 @@ class SchedulerState:
         if group is None:
             group = leaf[shape] = set()
             self._shape_sample.setdefault(shape, ask)
+            self._shape_leaves.setdefault(shape, set()).add(ask.app.queue.path)  # type: ignore[union-attr]
         group.add(ask)
         ask.grouped = True
+
+    def _drop_group(self, path: str, leaf: dict[int, set[Ask]], shape: int) -> None:
+        """The leaf's group of that shape is empty now."""
+        del leaf[shape]
+        if not leaf:
+            del self.blocked_nodes[path]
+        leaves = self._shape_leaves[shape]
+        leaves.discard(path)
+        if not leaves:
+            del self._shape_leaves[shape]
 
     def ungroup(self, ask: Ask) -> None:
         """The ask leaves its group (it was allocated)."""
@@ -192,9 +204,7 @@ class SchedulerState:
         group = leaf[ask.shape_id]
         group.discard(ask)
         if not group:
-            del leaf[ask.shape_id]
-            if not leaf:
-                del self.blocked_nodes[path]
+            self._drop_group(path, leaf, ask.shape_id)
 
     def unblock(self, ask: Ask) -> None:
         if self._released:
@@ -236,24 +246,22 @@ class SchedulerState:
                     opened = self.reserved_dirty.setdefault(waiting, set())
                     if opened is not None:
                         opened.add(node.name)
-        fits: dict[int, bool] = {}
         samples = self._shape_sample
-        for path in list(self.blocked_nodes):
-            leaf = self.blocked_nodes[path]
-            for shape in list(leaf):
-                takes = fits.get(shape)
-                if takes is None:
-                    sample = samples[shape]
-                    takes = fits[shape] = node.schedulable and node.fits_total(sample.resource) \
-                        and node.fits_available(sample.resource) and not predicates_pass(sample.pod, node)
-                if takes:
-                    for ask in leaf.pop(shape):
-                        ask.grouped = False
-                        if not ask.blocked:
-                            self._loose.discard(ask)
-                        self.unblock(ask)
-            if not leaf:
-                del self.blocked_nodes[path]
+        blocked_nodes = self.blocked_nodes
+        for shape in list(self._shape_leaves):
+            sample = samples[shape]
+            if not (node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource)
+                    and not predicates_pass(sample.pod, node)):
+                continue
+            for path in self._shape_leaves.pop(shape):
+                leaf = blocked_nodes[path]
+                for ask in leaf.pop(shape):
+                    ask.grouped = False
+                    if not ask.blocked:
+                        self._loose.discard(ask)
+                    self.unblock(ask)
+                if not leaf:
+                    del blocked_nodes[path]
 
     def node_unreserved(self, node: Node) -> None:
         """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
@@ -319,9 +327,9 @@ class SchedulerState:
                 if kept:
                     leaf[shape] = kept
                 else:
-                    del leaf[shape]
-        if not leaf:
-            del self.blocked_nodes[path]
+                    self._drop_group(path, leaf, shape)
+                    if not leaf:
+                        break
         if let_through:
             self._add_active(path, let_through)
 
