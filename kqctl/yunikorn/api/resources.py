@@ -172,12 +172,13 @@ def fit_in(larger: ResourceView | None, smaller: ResourceView | None) -> bool:
 
 def fit_in_max_undef(larger: ResourceView | None, smaller: ResourceView | None) -> bool:
     """``FitInMaxUndef``: as ``FitIn`` but a type ``larger`` does not define is unlimited."""
-    if smaller is None:
+    if smaller is None or not larger:
         return True
-    bound = larger or {}
+    get = larger.get
     for name, value in smaller.items():
-        limit = bound.get(name)
-        if limit is not None and value > max(0, limit):
+        limit = get(name)
+        # value > max(0, limit), without the call: every ask is checked against its headrooms at each retry
+        if limit is not None and value > limit and value > 0:
             return False
     return True
 

@@ -45,6 +45,9 @@ class Ask:
     blocked_kind: str = ""  # what would undo its last failure (SchedulerState.block)
     waiting_quota: bool = False  # reserved, and its last retry failed on a headroom
     shape: tuple[object, ...] = ()  # what decides where it fits (state.shape_of), worked out once
+    shape_id: int = -1  # the shape as a small integer (state.shape_key), worked out once
+    grouped: bool = False  # in the scheduler's group of asks no node fits (SchedulerState.blocked_nodes)
+    reserve_order: tuple[str, ...] = ()  # reserved asks are retried by application, then pod (set when it reserves)
 
     @property
     def key(self) -> str:

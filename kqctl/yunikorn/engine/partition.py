@@ -189,6 +189,8 @@ class Partition:
         self.reservation_changes += 1
         node.reserved_by = ask
         ask.reserved_node = node.name
+        if not ask.reserve_order:
+            ask.reserve_order = (ask.app.app_id, ask.pod.key)
         self.nodes.reserved += 1
         self.nodes.reservation_changed(node)
 

@@ -687,6 +687,8 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
                              "an ask preempts only once")
     if node.reserved_by is not None and node.reserved_by is not ask:
         other = node.reserved_by
+        assert other.app.queue is not None
+        scheduler.settle_leaf(other.app.queue.path)  # before its reservation goes: it decides what a release did
         p.unreserve(other)
         scheduler.reserved.remove(other)
         scheduler.unblock(other)  # it may reserve another node now
@@ -698,7 +700,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         scheduler.node_unreserved(old)
     p.reserve(ask, node)
     scheduler.reserved.append(ask)
-    if scheduler.reserve_candidates and p.nodes.reserved == len(p.nodes.by_name):
+    if scheduler.may_let_through() and p.nodes.reserved == len(p.nodes.by_name):
         scheduler.every_node_reserved()
     scheduler.reserved_dirty[ask] = None  # its node is being emptied for it
     scheduler.quota_released()

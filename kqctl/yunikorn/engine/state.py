@@ -38,15 +38,15 @@ class Reservations:
 
     def __init__(self) -> None:
         self._asks: dict[Ask, None] = {}
-        self.by_shape: dict[tuple[object, ...], dict[Ask, None]] = {}
+        self.by_shape: dict[int, dict[Ask, None]] = {}
 
     def append(self, ask: Ask) -> None:
         self._asks[ask] = None
-        self.by_shape.setdefault(shape_of(ask), {})[ask] = None
+        self.by_shape.setdefault(shape_key(ask), {})[ask] = None
 
     def remove(self, ask: Ask) -> None:
         del self._asks[ask]
-        shape = shape_of(ask)
+        shape = shape_key(ask)
         group = self.by_shape[shape]
         del group[ask]
         if not group:
@@ -88,9 +88,25 @@ class SchedulerState:
         # (``Scheduler.quota_released``); the others wait in ``blocked_headroom``.
         self.keep_reasons = True
         self.blocked_headroom: set[Ask] = set()
-        self.blocked_nodes: dict[tuple[object, ...], set[Ask]] = {}  # no node fits: a node opening to that shape
+        # no node fits: a node opening to that shape; by leaf, then shape (``shape_key``). An ask stays in its group
+        # (``Ask.grouped``) until a node opening or a reservation's end lets it out, or it is allocated, even when
+        # something else unblocked it meanwhile
+        self.blocked_nodes: dict[str, dict[int, set[Ask]]] = {}
+        self._shape_leaves: dict[int, set[str]] = {}  # the leaves with a group of each shape (node_opened's way in)
+        self._shape_sample: dict[int, Ask] = {}  # an ask of each shape: what a shape needs of a node is the ask's
         # asks a reservation's end let through to reserve the node (node_unreserved) and not retried yet
         self.reserve_candidates: set[Ask] = set()
+        # Reservations' ends not yet applied to every leaf (YK-RESERVE, ``node_unreserved``): the node and the
+        # creation time before which an ask may reserve it, in order; ``_applied``: how many of them a leaf has had.
+        # A leaf gets them when anything is about to read or change its grouped asks (``_settle``), which on a full
+        # cluster is mostly never: the first ask let through reserves the node again and ``every_node_reserved``
+        # drops the rest, as the asks let through would have been blocked again without a retry.
+        self._released: list[tuple[Node, int]] = []
+        self._applied: dict[str, int] = {}
+        self._unsettled: set[str] = set()  # leaves with grouped asks that may not have every release yet
+        self._unsettled_below: dict[str, int] = {}  # per queue, how many of those leaves it holds (the walk's way in)
+        self._loose: set[Ask] = set()  # grouped asks unblocked since
+        self._fits_node: dict[tuple[str, int], bool] = {}  # a node's size and predicates for a shape never change
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
         self.failed_attempts: dict[tuple[object, ...], str] = {}
@@ -116,9 +132,10 @@ class SchedulerState:
             count = sum(1 for app in apps if app.state != REJECTED for ask in app.asks if not ask.allocated)
             self._add_active(path, count)
 
-    def _add_active(self, path: str, delta: int) -> None:
+    def _chain(self, path: str) -> list[str]:
+        """The queue's path and its ancestors' (queues are added, never removed or moved: worked out once)."""
         chain = self._chains.get(path)
-        if chain is None:  # the queue and its ancestors, once (queues are added, never removed or moved)
+        if chain is None:
             chain = []
             queue = self.p.tree.get(path)
             while queue is not None:
@@ -126,8 +143,11 @@ class SchedulerState:
                 queue = queue.parent
             if chain:
                 self._chains[path] = chain
+        return chain
+
+    def _add_active(self, path: str, delta: int) -> None:
         active = self.active
-        for name in chain:
+        for name in self._chains.get(path) or self._chain(path):
             active[name] += delta
 
     def block(self, ask: Ask, reason: str, kind: str = "") -> None:
@@ -145,10 +165,50 @@ class SchedulerState:
             self.blocked_quota.add(ask)
         elif kind == "headroom":
             self.blocked_headroom.add(ask)
-        elif kind == "nodes":
-            self.blocked_nodes.setdefault(shape_of(ask), set()).add(ask)
+        elif kind == "nodes" and not ask.grouped:
+            self._group(ask)
+        if ask.grouped:
+            self._loose.discard(ask)
+
+    def _group(self, ask: Ask) -> None:
+        shape = ask.shape_id if ask.shape_id >= 0 else shape_key(ask)
+        leaf = self.blocked_nodes.get(ask.app.queue.path)  # type: ignore[union-attr]
+        if leaf is None:
+            leaf = self.blocked_nodes[ask.app.queue.path] = {}  # type: ignore[union-attr]
+        group = leaf.get(shape)
+        if group is None:
+            group = leaf[shape] = set()
+            self._shape_sample.setdefault(shape, ask)
+            self._shape_leaves.setdefault(shape, set()).add(ask.app.queue.path)  # type: ignore[union-attr]
+        group.add(ask)
+        ask.grouped = True
+
+    def _drop_group(self, path: str, leaf: dict[int, set[Ask]], shape: int) -> None:
+        """The leaf's group of that shape is empty now."""
+        del leaf[shape]
+        if not leaf:
+            del self.blocked_nodes[path]
+        leaves = self._shape_leaves[shape]
+        leaves.discard(path)
+        if not leaves:
+            del self._shape_leaves[shape]
+
+    def ungroup(self, ask: Ask) -> None:
+        """The ask leaves its group (it was allocated)."""
+        if not ask.grouped:
+            return
+        ask.grouped = False
+        self._loose.discard(ask)
+        path = ask.app.queue.path  # type: ignore[union-attr]
+        leaf = self.blocked_nodes[path]
+        group = leaf[ask.shape_id]
+        group.discard(ask)
+        if not group:
+            self._drop_group(path, leaf, ask.shape_id)
 
     def unblock(self, ask: Ask) -> None:
+        if self._released:
+            self._settle(ask.app.queue.path)  # type: ignore[union-attr]
         if self.reserve_candidates:
             self.reserve_candidates.discard(ask)  # something else may let it through: it must be retried
         if not ask.blocked or ask.allocated:
@@ -156,9 +216,12 @@ class SchedulerState:
         ask.blocked = False
         assert ask.app.queue is not None
         self._add_active(ask.app.queue.path, 1)
+        if ask.grouped:
+            self._loose.add(ask)
 
     def quota_released(self) -> None:
         """Quota was given back (a victim left): asks stopped by a headroom may fit now."""
+        self._settle_all()
         self.changes += 1
         for waiting in self.reserved:
             if waiting.waiting_quota:
@@ -170,6 +233,7 @@ class SchedulerState:
 
     def node_opened(self, node: Node) -> None:
         """A node has more room for unreserved asks: those of a shape that fits it now may be placed."""
+        self._settle_all()
         self.changes += 1
         if node.reserved_by is not None:
             self.unblock(node.reserved_by)  # only the ask it is reserved for can use the room
@@ -182,70 +246,137 @@ class SchedulerState:
                     opened = self.reserved_dirty.setdefault(waiting, set())
                     if opened is not None:
                         opened.add(node.name)
-        for shape in list(self.blocked_nodes):
-            asks = self.blocked_nodes[shape]
-            if not asks:  # every ask of that shape was placed since (a reservation, or a replay's retry)
-                del self.blocked_nodes[shape]
+        samples = self._shape_sample
+        blocked_nodes = self.blocked_nodes
+        for shape in list(self._shape_leaves):
+            sample = samples[shape]
+            if not (node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource)
+                    and not predicates_pass(sample.pod, node)):
                 continue
-            sample = next(iter(asks))
-            if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource) \
-                    and not predicates_pass(sample.pod, node):
-                for ask in asks:
+            for path in self._shape_leaves.pop(shape):
+                leaf = blocked_nodes[path]
+                for ask in leaf.pop(shape):
+                    ask.grouped = False
+                    if not ask.blocked:
+                        self._loose.discard(ask)
                     self.unblock(ask)
-                del self.blocked_nodes[shape]
+                if not leaf:
+                    del blocked_nodes[path]
 
     def node_unreserved(self, node: Node) -> None:
         """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
         without a reservation that fits it by size may reserve it (yunikorn-core ``Application.tryNodes`` keeps the best
         node the ask fits by size, full or not, and reserves it), and the core retries every ask on every cycle: those
-        that found no node to reserve when they failed (every node reserved, or none big enough) are retried."""
-        if node.reserved_by is not None or not node.schedulable:
+        that found no node to reserve when they failed (every node reserved, or none big enough) are retried.
+
+        Which asks those are is worked out leaf by leaf when the walk (or anything else) comes to the leaf
+        (``_settle``); until then the leaf counts as holding some (``_unsettled_below``)."""
+        if node.reserved_by is not None or not node.schedulable or not self.blocked_nodes:
             return
-        old_enough = self.p.now - RESERVATION_DELAY
-        per_leaf: dict[str, int] = {}
+        self._released.append((node, self.p.now - RESERVATION_DELAY))
+        unsettled = self._unsettled
+        below = self._unsettled_below
+        for path in self.blocked_nodes:
+            if path not in unsettled:
+                unsettled.add(path)
+                for name in self._chains.get(path) or self._chain(path):
+                    below[name] = below.get(name, 0) + 1
+
+    def _settle(self, path: str) -> None:
+        """Apply to the leaf's grouped asks the reservations' ends it has not had yet, as ``node_unreserved`` would
+        have then: every ask of a shape that fits the node by size lets go of its group, unless it holds a reservation
+        or is too young to reserve (a retry changes nothing then); those still blocked are let through."""
+        released = self._released
+        start = self._applied.get(path, 0)
+        if start == len(released):
+            return
+        self._applied[path] = len(released)
+        if path in self._unsettled:
+            self._unsettled.discard(path)
+            below = self._unsettled_below
+            for name in self._chains.get(path) or self._chain(path):
+                below[name] -= 1
+        leaf = self.blocked_nodes.get(path)
+        if leaf is None:
+            return
         candidates = self.reserve_candidates
-        for shape in list(self.blocked_nodes):
-            asks = self.blocked_nodes[shape]
-            sample = next(iter(asks), None)
-            if sample is None or not node.fits_total(sample.resource) or predicates_pass(sample.pod, node):
-                continue
-            kept = set()
-            for ask in asks:
-                if ask.reserved_node or ask.created >= old_enough:
-                    kept.add(ask)  # it holds a reservation, or is too young to reserve: a retry changes nothing
-                elif ask.blocked:
-                    ask.blocked = False
-                    candidates.add(ask)
-                    path = ask.app.queue.path  # type: ignore[union-attr]
-                    per_leaf[path] = per_leaf.get(path, 0) + 1
-            if kept:
-                self.blocked_nodes[shape] = kept
-            else:
-                del self.blocked_nodes[shape]
-        for path, count in per_leaf.items():  # once per leaf, not once per ask
-            self._add_active(path, count)
+        fits_node = self._fits_node
+        samples = self._shape_sample
+        let_through = 0
+        for node, old_enough in released[start:]:
+            for shape in list(leaf):
+                takes = fits_node.get((node.name, shape))
+                if takes is None:
+                    sample = samples[shape]
+                    takes = fits_node[(node.name, shape)] = node.fits_total(sample.resource) \
+                        and not predicates_pass(sample.pod, node)
+                if not takes:
+                    continue
+                kept = set()
+                for ask in leaf[shape]:
+                    if ask.reserved_node or ask.created >= old_enough:
+                        kept.add(ask)  # it holds a reservation, or is too young to reserve: a retry changes nothing
+                        continue
+                    ask.grouped = False
+                    if ask.blocked:
+                        ask.blocked = False
+                        candidates.add(ask)
+                        let_through += 1
+                    else:
+                        self._loose.discard(ask)
+                if kept:
+                    leaf[shape] = kept
+                else:
+                    self._drop_group(path, leaf, shape)
+                    if not leaf:
+                        break
+        if let_through:
+            self._add_active(path, let_through)
+
+    def _settle_all(self) -> None:
+        if self._released:
+            for path in list(self._unsettled):
+                self._settle(path)
 
     def every_node_reserved(self) -> None:
         """The last open node was just reserved: the asks ``node_unreserved`` let through and not retried yet would
         find every node reserved again, as when they failed, and fail the same way (a blocked ask's preemption
         preconditions fail until what unblocks it: E3 and E4 are undone by the replay's timers): blocked again without
-        a retry."""
+        a retry. Leaves not settled since need nothing more (their asks would be let through and blocked again), but
+        for the grouped asks something else had unblocked: the reservation's end let go of those."""
+        if self._released:
+            for ask in list(self._loose):
+                self._settle(ask.app.queue.path)  # type: ignore[union-attr]
+            self._released = []
+            self._applied.clear()
+            self._unsettled.clear()
+            self._unsettled_below.clear()
         per_leaf: dict[str, int] = {}
-        blocked_nodes = self.blocked_nodes
         for ask in self.reserve_candidates:
             if ask.blocked or ask.allocated or ask.reserved_node:
                 continue
             ask.blocked = True
             path = ask.app.queue.path  # type: ignore[union-attr]
             per_leaf[path] = per_leaf.get(path, 0) + 1
-            shape = ask.shape or shape_of(ask)
-            group = blocked_nodes.get(shape)
-            if group is None:
-                group = blocked_nodes[shape] = set()
-            group.add(ask)
+            if not ask.grouped:
+                self._group(ask)
         for path, count in per_leaf.items():
             self._add_active(path, -count)
         self.reserve_candidates.clear()
+
+    def may_hold_asks(self, path: str) -> bool:
+        """The walk goes into the queue: it has asks to retry, or a leaf below that reservations' ends may let some
+        asks out of (found out when the walk gets there)."""
+        return self.active.get(path, 0) > 0 or self._unsettled_below.get(path, 0) > 0
+
+    def may_let_through(self) -> bool:
+        """Asks a reservation's end let through (or may have, in leaves not settled yet) are waiting for a retry."""
+        return bool(self.reserve_candidates or self._released)
+
+    def settle_leaf(self, path: str) -> None:
+        """Before the walk looks at the leaf's asks (or anything changes one)."""
+        if self._released:
+            self._settle(path)
 
     def _changed(self, queue: Queue) -> None:
         """Sorted orders that include ``queue`` or its ancestors are stale."""
@@ -261,5 +392,18 @@ def shape_of(ask: Ask) -> tuple[object, ...]:
         ask.shape = (tuple(sorted(ask.resource.items())), tuple(sorted(pod.node_selector.items())),
                      repr(pod.affinity_terms), repr(pod.tolerations))
     return ask.shape
+
+
+_SHAPE_IDS: dict[tuple[object, ...], int] = {}  # every shape seen in this process, numbered in order
+
+
+def shape_key(ask: Ask) -> int:
+    """The ask's shape (``shape_of``) as a small integer, the same for equal shapes: the key of the scheduler's groups
+    of asks by shape and of the node blocks' memos, looked up millions of times, where a shape (nested tuples, whose
+    hash Python does not keep) would be hashed again at each lookup."""
+    key = ask.shape_id
+    if key < 0:
+        key = ask.shape_id = _SHAPE_IDS.setdefault(shape_of(ask), len(_SHAPE_IDS))
+    return key
 
 
