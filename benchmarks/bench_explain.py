@@ -126,7 +126,8 @@ def main() -> int:
     parser.add_argument("--measure", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(*args.measure, sequential=args.sequential)))
+        directory, key = args.measure
+        print(json.dumps(measure(directory, key, sequential=args.sequential)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         directory = args.dir or str(Path(tmp) / "snapshot")
