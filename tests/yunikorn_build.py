@@ -63,3 +63,19 @@ def snapshot(queues_yaml: str | None, *objects: dict[str, Any]) -> Snapshot:
 
 def text(documents: list[dict[str, Any]]) -> str:
     return yaml.dump_all(documents, Dumper=_Dumper)
+
+
+def benchmark_shape(seed: int) -> Snapshot:
+    """benchmarks/generate_yunikorn.py's cluster, small: 12 nodes, 500 pods in 50 applications over 12 leaves, a tenth
+    at priority 1000, every pod a day old (every reservation old enough to be taken over), more pods than room."""
+    import importlib.util
+
+    from support import REPO
+
+    spec = importlib.util.spec_from_file_location("generate_yunikorn", REPO / "benchmarks" / "generate_yunikorn.py")
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
+    now = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), now)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 import yaml
+from yunikorn_build import benchmark_shape
 from yunikorn_random import NOW, cluster
 
 from kqctl.cli.schedulers import ALL_KINDS
@@ -60,27 +60,11 @@ def test_a_replay_s_fast_paths_change_no_time_and_no_eviction(seed: int, monkeyp
     assert fast == _replayed(snapshot, False, runtime, seed)
 
 
-def _benchmark_shape(seed: int) -> Snapshot:
-    """benchmarks/generate_yunikorn.py's cluster, small: 12 nodes, 500 pods in 50 applications over 12 leaves, a tenth
-    at priority 1000, every pod a day old (every reservation old enough to be taken over), more pods than room."""
-    import importlib.util
-
-    from support import REPO
-
-    spec = importlib.util.spec_from_file_location("generate_yunikorn", REPO / "benchmarks" / "generate_yunikorn.py")
-    assert spec is not None and spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
-    now = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), now)
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_the_benchmark_s_replay_takes_the_same_decisions_on_the_fast_paths(seed: int,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Full nodes, every one reserved, asks of two priorities preempting: where the fast paths matter."""
-    snapshot = _benchmark_shape(seed)
+    snapshot = benchmark_shape(seed)
     monkeypatch.setattr(preemption, "FEW_NODES", 0)
     fast = _replayed(snapshot, True, "lognormal(20m,0.8)", seed)
     monkeypatch.setattr(preemption, "_open_to", lambda scheduler, ask: None)

@@ -16,12 +16,11 @@ Two rules the memo missed before (both found by this comparison, seeds 16 and 18
 from __future__ import annotations
 
 import copy
-import importlib.util
-from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 import yaml
+from yunikorn_build import benchmark_shape
 from yunikorn_random import NOW, cluster
 from yunikorn_reference import ReferenceScheduler, stepwise_guarantees
 
@@ -55,15 +54,7 @@ def test_yk_reserve_and_yk_e4_a_replay_decides_as_retrying_every_ask(seed: int) 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_yk_reserve_and_yk_e4_the_benchmark_s_replay_decides_as_retrying_every_ask(seed: int) -> None:
     """Full nodes, every one reserved, preemption at two priorities: where reservations end and checks repeat."""
-    from support import REPO
-
-    spec = importlib.util.spec_from_file_location("generate_yunikorn", REPO / "benchmarks" / "generate_yunikorn.py")
-    assert spec is not None and spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
-    snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)),
-                              datetime(2026, 1, 2, tzinfo=timezone.utc))
+    snapshot = benchmark_shape(seed)
     fast = _replayed(snapshot, False, "lognormal(20m,0.8)", seed)
     assert fast == _replayed(snapshot, True, "lognormal(20m,0.8)", seed)
     assert fast[2]  # it preempted

@@ -7,12 +7,11 @@ blocked, on random clusters and on the benchmark's shape (full nodes, every one 
 from __future__ import annotations
 
 import copy
-import importlib.util
-from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 import yaml
+from yunikorn_build import benchmark_shape
 from yunikorn_random import NOW, cluster
 
 from kqctl.cli.schedulers import ALL_KINDS
@@ -40,18 +39,6 @@ def _outcome(snapshot: Snapshot, scheduler: type[Scheduler]) -> tuple[Any, ...]:
     return decisions, asks
 
 
-def _benchmark_shape(seed: int) -> Snapshot:
-    from support import REPO
-
-    spec = importlib.util.spec_from_file_location("generate_yunikorn", REPO / "benchmarks" / "generate_yunikorn.py")
-    assert spec is not None and spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
-    now = datetime(2026, 1, 2, tzinfo=timezone.utc)
-    return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), now)
-
-
 @pytest.mark.parametrize("seed", range(0, 40, 3))
 def test_yk_reserve_a_release_settled_leaf_by_leaf_decides_as_settled_at_once(seed: int) -> None:
     snapshot = build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed))), NOW)
@@ -60,7 +47,7 @@ def test_yk_reserve_a_release_settled_leaf_by_leaf_decides_as_settled_at_once(se
 
 @pytest.mark.parametrize("seed", [0, 3])
 def test_yk_reserve_the_benchmark_s_releases_settled_leaf_by_leaf_decide_as_settled_at_once(seed: int) -> None:
-    snapshot = _benchmark_shape(seed)
+    snapshot = benchmark_shape(seed)
     lazy = _outcome(snapshot, Scheduler)
     assert lazy == _outcome(snapshot, _SettledAtOnce)
     assert {"reserved", "allocated-reserved", "preempted"} <= {kind for kind, *_ in lazy[0]}  # reservations end here
