@@ -10,11 +10,11 @@ is not repeated until the next event (it would decide the same again).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass
 
 from kqctl.replay.events import EventLoop
-from kqctl.replay.protocol import Scheduler, UsageTrack, WorkloadLabels
+from kqctl.replay.protocol import Running, Scheduler, UsageTrack, WorkloadLabels
 
 # Event kinds, in the heap as (kind, payload, epoch) tuples.
 ARRIVE, START, STOP, COMPLETE, TIMER, CYCLE = range(6)
@@ -154,12 +154,7 @@ class Replay:
                 at_start.append(arrival.key)
             else:
                 self.loop.schedule(max(arrival.at, 0), (ARRIVE, arrival.key, 0))
-        for item in running:
-            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True,
-                                             reserved=True)
-            if item.runtime is not None:
-                left = item.remaining if item.remaining is not None else item.since + item.runtime
-                self.loop.schedule(max(0, left + self.options.finish_latency), (COMPLETE, item.key, 0))
+        self._start_running(running)
         self._want_cycle(0)
         handled = 0
         for key in at_start:
@@ -168,6 +163,15 @@ class Replay:
             if self.options.on_progress is not None and handled % PROGRESS_EVERY == 0:
                 self.options.on_progress(0, self.finished, len(self.records))
         return self._drain(handled)
+
+    def _start_running(self, running: Iterable[Running]) -> None:
+        """The workloads running as the replay starts: recorded as admitted, their completions scheduled."""
+        for item in running:
+            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True,
+                                             reserved=True)
+            if item.runtime is not None:
+                left = item.remaining if item.remaining is not None else item.since + item.runtime
+                self.loop.schedule(max(0, left + self.options.finish_latency), (COMPLETE, item.key, 0))
 
     def _drain(self, count: int = 0) -> tuple[int, bool]:
         """Events in order until none is left (or ``until``); ``count``: events already handled (progress)."""

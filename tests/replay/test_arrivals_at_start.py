@@ -18,7 +18,7 @@ from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
 from kqctl.kueue.replay.timeline import TimelineOptions
 from kqctl.replay.durations import parse_distribution
 from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running
-from kqctl.replay.run import ARRIVE, COMPLETE, Replay, ReplayOptions, _Record
+from kqctl.replay.run import ARRIVE, Replay, ReplayOptions, _Record
 from tests.replay.test_run import Toy
 
 
@@ -30,12 +30,7 @@ class HeapOnlyReplay(Replay):
         for arrival in arrivals:
             self.records[arrival.key] = _Record(arrival.at, arrival.runtime)
             self.loop.schedule(max(arrival.at, 0), (ARRIVE, arrival.key, 0))
-        for item in running:
-            self.records[item.key] = _Record(item.arrival, item.runtime, item.since, item.since, running=True,
-                                             reserved=True)
-            if item.runtime is not None:
-                left = item.remaining if item.remaining is not None else item.since + item.runtime
-                self.loop.schedule(max(0, left + self.options.finish_latency), (COMPLETE, item.key, 0))
+        self._start_running(running)
         self._want_cycle(0)
         return self._drain()
 
