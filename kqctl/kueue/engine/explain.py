@@ -802,14 +802,31 @@ def from_steady_state(snapshot: Snapshot, options: SimulationOptions, change: Ca
     The run stops as soon as whether ``key`` holds quota at the end is known (settled.py): ask it only that. With a
     ``scope``, the cycles of its quota tree only (quota_trees.py), the whole snapshot when that one cannot tell.
     """
+    sim, alone = _steady_run(snapshot, options, scope)
+    return _after_change(snapshot, options, change, key, sim, alone)
+
+
+def _steady_run(snapshot: Snapshot, options: SimulationOptions,
+                scope: TreeScope | None) -> tuple[Simulation, TreeScope | None]:
+    """The run to the steady state :func:`from_steady_state` starts from, and the scope it was made in: ``scope``'s
+    quota tree, or the whole snapshot (None) when that tree's run cannot tell."""
     sim = run_in_tree(scope, snapshot, dataclasses.replace(options, cycles=None))
     sim.run_cycles()
     if scope is not None and not ended_alone(sim):
-        return from_steady_state(snapshot, options, change, key)
+        sim = Simulation(snapshot, dataclasses.replace(options, cycles=None))
+        sim.run_cycles()
+        return sim, None
+    return sim, scope
+
+
+def _after_change(snapshot: Snapshot, options: SimulationOptions, change: Callable[[Simulation], None], key: str,
+                  sim: Simulation, alone: TreeScope | None) -> Simulation:
+    """``change`` made to ``sim``, a run to the steady state in the scope ``alone`` (:func:`_steady_run`), and the
+    cycles run on; the whole snapshot's answer when the scope's run cannot tell any more."""
     change(sim)
     sim.requeue_inadmissible()
     sim.run_cycles(until=Settled(sim, key))
-    if scope is not None and not ended_alone(sim):
+    if alone is not None and not ended_alone(sim):
         return from_steady_state(snapshot, options, change, key)
     return sim
 
@@ -1017,28 +1034,15 @@ class _SharedSteady:
         return answer[0]
 
     def _run(self) -> None:
-        """The steady state as from_steady_state reaches it: in the scope, or the whole snapshot when the scope's run
-        cannot tell."""
-        sim = run_in_tree(self.scope, self.snapshot, dataclasses.replace(self.options, cycles=None))
-        sim.run_cycles()
-        self.alone = self.scope
-        if self.scope is not None and not ended_alone(sim):
-            sim = Simulation(self.snapshot, dataclasses.replace(self.options, cycles=None))
-            sim.run_cycles()
-            self.alone = None
-        self.sim = sim
+        """The steady state as from_steady_state reaches it."""
+        self.sim, self.alone = _steady_run(self.snapshot, self.options, self.scope)
 
     def _check(self, change: Callable[[Simulation], None]) -> bool:
         sim = self.sim
         if sim is None or self.spent:
             return _holds_quota(from_steady_state(self.snapshot, self.options, change, self.key, self.scope), self.key)
         self.spent = True  # in a copy, the copy's run; here (the copy failed), this one
-        change(sim)
-        sim.requeue_inadmissible()
-        sim.run_cycles(until=Settled(sim, self.key))
-        if self.alone is not None and not ended_alone(sim):
-            return _holds_quota(from_steady_state(self.snapshot, self.options, change, self.key), self.key)
-        return _holds_quota(sim, self.key)
+        return _holds_quota(_after_change(self.snapshot, self.options, change, self.key, sim, self.alone), self.key)
 
 
 def _without(snapshot: Snapshot, key: str) -> Snapshot:
