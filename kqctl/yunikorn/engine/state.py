@@ -171,7 +171,7 @@ class SchedulerState:
             self._loose.discard(ask)
 
     def _group(self, ask: Ask) -> None:
-        shape = ask.shape_id if ask.shape_id >= 0 else shape_key(ask)
+        shape = shape_key(ask)
         leaf = self.blocked_nodes.get(ask.app.queue.path)  # type: ignore[union-attr]
         if leaf is None:
             leaf = self.blocked_nodes[ask.app.queue.path] = {}  # type: ignore[union-attr]
@@ -384,6 +384,7 @@ class SchedulerState:
         while current is not None:
             self.version[current.path] = self.version.get(current.path, 0) + 1
             current = current.parent
+
 
 def shape_of(ask: Ask) -> tuple[object, ...]:
     """What decides where an ask fits: its resources and the pod's placement constraints."""
