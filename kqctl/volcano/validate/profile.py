@@ -1,22 +1,29 @@
 """Volcano's part of ``kqctl validate``: the Queue webhook over the set of queues, the workloads' queues,
-the chart's admission policy (``--vap``), the scheduler configuration and lints (all cross-object)."""
+the chart's admission policy (``--vap``), the scheduler configuration and lints (all cross-object).
+
+Every command builds every scheduler's profile (each checks only its own objects), so this module imports the
+checks themselves (Volcano's API models, webhooks, admission policy: about a sixth of kqctl's start-up) only when a
+Volcano object is there to check.
+"""
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from kqctl.findings import Finding
 from kqctl.k8s.kinds import split_api_version
+from kqctl.load.objects import LoadedObject
 from kqctl.validate.profile import ValidationProfile
 from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONF_FILE
-from kqctl.volcano.validate.crossobject import Context, cross_object_findings
-from kqctl.volcano.validate.queue_mutate import mutated_on_create
+
+if TYPE_CHECKING:
+    from kqctl.volcano.validate.crossobject import Context, Found
 
 
 def profile(context: Context | None = None) -> ValidationProfile:
     """The profile for one way of validating (webhook flags, policy, the old state of a diff)."""
-    context = context if context is not None else Context()
     return ValidationProfile(
         scheduler="volcano",
         groups=frozenset({GROUP, BATCH_GROUP}),
@@ -24,11 +31,20 @@ def profile(context: Context | None = None) -> ValidationProfile:
         # per-object steps are the API server's (schema, metadata).
         mutate=mutate,
         webhooks=webhooks,
-        cross_object=functools.partial(cross_object_findings, context=context),
+        cross_object=functools.partial(cross_object, context=context),
         # cross_object_findings finds nothing without a Queue, a PodGroup, a vcjob or a scheduler configuration
         # (file or ConfigMap); "Job" and "ConfigMap" of any group count, which is only more often.
         cross_object_needs=frozenset({"Queue", "PodGroup", "Job", SCHEDULER_CONF_FILE.kind, "ConfigMap"}),
     )
+
+
+def cross_object(objects: Sequence[LoadedObject], closed: bool, context: Context | None = None) -> Found:
+    """Every Volcano cross-object finding (crossobject.cross_object_findings; the gate calls it only when the
+    input holds one of the kinds of ``cross_object_needs``). ``context``: None validates as the chart installs
+    Volcano."""
+    from kqctl.volcano.validate.crossobject import Context, cross_object_findings
+
+    return cross_object_findings(objects, closed, context if context is not None else Context())
 
 
 def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Finding]] | None:
@@ -37,6 +53,8 @@ def mutate(body: dict[str, Any], kind: str) -> tuple[dict[str, Any], list[Findin
     group, _ = split_api_version(str(body.get("apiVersion", "")))
     if group != GROUP or kind != "Queue":
         return None
+    from kqctl.volcano.validate.queue_mutate import mutated_on_create
+
     return mutated_on_create(body), []
 
 

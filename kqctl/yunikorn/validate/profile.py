@@ -6,6 +6,10 @@ key by key, ``service.policyGroup`` choosing the key): the merged ``<policyGroup
 finding's line moved from inside the embedded text to the line in the file of the ConfigMap the key came from
 (exact for a ``|`` block, the key's line otherwise). Also across objects: pods naming a queue nobody creates
 (YK-PL-QUEUE) and namespace annotations the shim ignores (YK-G6).
+
+Every command builds every scheduler's profile (each checks only its own objects), so the checks themselves (the
+configuration's decoder and validator, the placement rules behind YK-PL-QUEUE: about a sixth of kqctl's start-up)
+are imported only when a YuniKorn object is there to check.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -22,11 +26,9 @@ from kqctl.load.objects import LoadedObject
 from kqctl.validate.profile import ValidationProfile
 from kqctl.yunikorn import kinds
 from kqctl.yunikorn.api import configmap
-from kqctl.yunikorn.api.config import parse_config_node
-from kqctl.yunikorn.api.decoding import from_yaml_node
-from kqctl.yunikorn.validate.checks import ConfigCheck, check_config, check_config_text
-from kqctl.yunikorn.validate.namespaces import annotation_problems
-from kqctl.yunikorn.validate.pods import unknown_queues
+
+if TYPE_CHECKING:
+    from kqctl.yunikorn.validate.checks import ConfigCheck
 
 _CHECKED: dict[int, tuple[LoadedObject, ConfigCheck | None, str]] = {}
 # The merged check of the ConfigMaps of the last cross-object pass, by ConfigMap object: (object, check, source).
@@ -40,6 +42,8 @@ def _check(obj: LoadedObject) -> tuple[ConfigCheck | None, str]:
         return cached[1], cached[2]
     if len(_CHECKED) > 64:
         _CHECKED.clear()
+    from kqctl.yunikorn.validate.checks import check_config_text
+
     result: tuple[ConfigCheck | None, str]
     if obj.info is kinds.QUEUES_CONFIG:
         result = (_check_bare(obj), "")
@@ -52,6 +56,10 @@ def _check(obj: LoadedObject) -> tuple[ConfigCheck | None, str]:
 
 
 def _check_bare(obj: LoadedObject) -> ConfigCheck:
+    from kqctl.yunikorn.api.config import parse_config_node
+    from kqctl.yunikorn.api.decoding import from_yaml_node
+    from kqctl.yunikorn.validate.checks import check_config, check_config_text
+
     tree = obj.document.tree()
     node = _node_at(tree, obj.prefix) if tree is not None else None
     if node is None:
@@ -116,6 +124,8 @@ def effective(obj: LoadedObject) -> dict[str, Any] | None:
     check, raw_key = _check(obj)
     if check is None:
         if obj.info is kinds.CONFIG_MAP:
+            from kqctl.yunikorn.validate.checks import check_config_text
+
             default = check_config_text("")
             return default.effective
         return None
@@ -139,6 +149,9 @@ def cross_object(objects: Sequence[LoadedObject], closed: bool) -> Iterable[tupl
     """The queue configuration of the YuniKorn ConfigMaps, flattened as the shim's webhook flattens them
     (``validateConfigMap``: yunikorn-defaults, then yunikorn-configs over it, key by key): the merged
     ``<service.policyGroup>.yaml`` is checked, its findings located in the ConfigMap the winning key came from."""
+    from kqctl.yunikorn.validate.namespaces import annotation_problems
+    from kqctl.yunikorn.validate.pods import unknown_queues
+
     return [*unknown_queues(objects), *annotation_problems(objects), *merged_config_maps(objects)]
 
 
@@ -164,6 +177,8 @@ def merged_config_maps(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObje
                                  ", YuniKorn uses its built-in default configuration (every namespace in a dynamic "
                                  "queue root.<namespace>)")))
         return found
+    from kqctl.yunikorn.validate.checks import check_config_text
+
     holder = config_maps[winner.source]
     check = check_config_text(winner.text)
     source = f"{winner.raw_key} of ConfigMap {holder.namespace}/{holder.name}"
