@@ -1,0 +1,246 @@
+"""The plainest YAML streams read by rapidyaml (ryml) and the JSON decoder, about 4x faster than libyaml.
+
+A ``kubectl get -o yaml`` dump of 50,000 Workloads is 10 files of 5,000 documents: libyaml spends about
+0.8 s per file producing events, ryml parses one in 0.1 s and emits each document as JSON, which the JSON
+decoder turns into the same values in 0.15 s more.
+
+Why ryml is safe here: ryml types plain scalars by YAML 1.2 rules and rewrites a few while emitting JSON
+(``.5`` becomes ``0.5``, ``nan`` becomes ``".nan"``, ``007`` and ``0e0`` stay strings), where kqctl types
+them as kubectl does (YAML 1.1, :func:`kqctl.load.documents.plain_scalar_tag`). So ryml is only asked to
+read streams whose text, checked first by a few regular expressions, contains nothing where the two can
+differ (see :data:`_SAFE_LINE` and :func:`_line_reads_the_same`): single-line block mappings and
+sequences of plain or double-quoted scalars without escapes, ``{}`` and ``[]``, comments, ``---`` alone
+on its line. Plain keys and values that YAML 1.1 types otherwise than a JSON reading of ryml's output
+are looked for in the text itself, where a plain scalar is told apart from a quoted one. Anything else,
+including every ryml error, returns None and libyaml reads the stream (which decides and words errors).
+The emitted JSON is what ryml's emitter writes for v0.15 (``Emitter::_json_writev``): the dependency is
+pinned to that series.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from kqctl.k8s.scalars import LiteralFloat
+from kqctl.load.documents import (
+    _BOOL_WORDS,
+    _NULL_WORDS,
+    _NUMBER_START,
+    _PLAIN_NON_STRINGS,
+    _STR,
+    Document,
+    StreamDocument,
+    _ComposedStream,
+    _no_constant,
+    _NotPlainJson,
+    plain_scalar_tag,
+)
+from kqctl.origin import Origin
+
+# Characters that never appear in a scalar of the subset read here: controls, DEL, C1 controls (U+0085 is a
+# line break to libyaml), U+2028/U+2029 (line breaks too), BOM, non-characters and lone surrogates.
+_NEVER = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"
+# A character inside a plain scalar: no indicator that could start something else (comments, quotes, flow
+# collections, anchors, aliases, tags, block scalars, escapes); a colon only when no space follows.
+_PLAIN_CHAR = rf"""(?:[^ {_NEVER}:#"'\\\[\]{{}}&*!|>@`]|:(?![ ]|$))"""
+# The first character of a plain scalar: also none of the YAML indicators that may not start one.
+_PLAIN_FIRST = rf"""(?:[^ {_NEVER}:#"'\\\[\]{{}}&*!|>@`%?,-]|-(?={_PLAIN_CHAR}))"""
+_PLAIN = rf"{_PLAIN_FIRST}{_PLAIN_CHAR}*(?:[ ]+{_PLAIN_CHAR}+)*"
+_QUOTED = rf'"[^"\\{_NEVER}]*"'  # double-quoted on one line, no escapes: its text is the value as written
+_QUOTED_KEY = rf'"(?P<quoted_key>[^"\\{_NEVER}]*)"'
+_TAIL = rf"(?:[ ]+\#[^{_NEVER}]*|[ ]*)"  # trailing spaces or a comment
+_DASHES = r"[ ]*(?:-[ ]+)*"
+# Every line of a stream ryml may read: the whole grammar of the subset. Each line stands alone (no scalar
+# continues on the next line); what the grammar accepts and YAML refuses (bad indentation, a mapping
+# after a scalar) ryml refuses too (tests/load/test_ryml_stream.py).
+_SAFE_LINE = re.compile(
+    rf"---[ ]*|[ ]*(?:\#[^{_NEVER}]*)?"
+    rf"|{_DASHES}(?:(?P<plain_key>{_PLAIN})|{_QUOTED_KEY})[ ]*:(?:[ ]+(?:(?P<plain_value>{_PLAIN})|{_QUOTED}"
+    rf"|\{{\}}|\[\]))?{_TAIL}"
+    rf"|[ ]*(?:-[ ]+)+(?:(?P<plain_item>{_PLAIN})|{_QUOTED}|\{{\}}|\[\]){_TAIL}"
+    rf"|{_DASHES}-{_TAIL}"
+)
+# Nesting this deep is left to libyaml, which knows the fast path's limit (_FAST_MAX_DEPTH).
+_MAX_INDENT = 64
+
+# ryml's emitter writes these keys and values (quoted or plain) as ".nan", ".inf" or "-.inf".
+_NAN_INF_WORDS = frozenset((
+    "nan", "inf", "infinity", "-inf", "-infinity", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF", "-.inf", "-.Inf",
+    "-.INF",
+))
+# Plain values YAML 1.1 reads as booleans or null and ryml writes as strings ("true", "false" and "null" it
+# writes as JSON literals, which decode to what YAML 1.1 reads).
+_WORDS_TYPED_OTHERWISE = (_BOOL_WORDS | _NULL_WORDS | _NAN_INF_WORDS) - {"true", "false", "null"}
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
+# Starts with a literal, so the regular expression engine jumps from one candidate to the next.
+_DOCUMENT_MARKER = re.compile(r"\n---[ ]*(?=\n|\Z)")
+_CONTENT_LINE = re.compile(r"^[ ]*[^ #\n]", re.MULTILINE)
+
+
+def _number_reads_the_same(text: str) -> bool:
+    """Whether ryml's JSON for the plain scalar ``text`` (starting like a number) decodes to what kubectl's
+    typing makes of it.
+
+    Why: ryml writes a plain scalar raw when its own number check accepts it, rewriting ``.5`` to ``0.5`` and
+    ``1.`` to ``1.0``, and quotes integers with a leading 0 (``007``, ``0e0``). A JSON number written unchanged
+    decodes to the int or LiteralFloat of the same text that _plain_value gives. Any other text that YAML 1.1
+    reads as a string is either written as that same string or written raw as something the JSON decoder
+    refuses (then libyaml reads the stream); only the nan/inf words are rewritten.
+    """
+    if _JSON_NUMBER.match(text):
+        return len(text) == 1 or not text.startswith("0") or "." in text
+    return plain_scalar_tag(text) == _STR and text not in _NAN_INF_WORDS
+
+
+def _line_reads_the_same(line: str) -> bool:
+    """Whether the line is in the subset and its keys and values are typed alike by ryml and YAML 1.1."""
+    match = _SAFE_LINE.fullmatch(line)
+    if match is None or len(line) - len(line.lstrip(" -")) >= _MAX_INDENT:
+        return False
+    if line.startswith(("---", "...")) and match.group("plain_key") is not None:
+        return False  # a key that begins like a document marker: left to libyaml
+    plain_key, quoted_key, value = match.group("plain_key", "quoted_key", "plain_value")
+    if plain_key is not None and (plain_key[0] in _NUMBER_START or plain_key in _PLAIN_NON_STRINGS):
+        return False  # libyaml's fast path leaves keys that may not be strings to the general path
+    if plain_key in _NAN_INF_WORDS or quoted_key in _NAN_INF_WORDS:
+        return False  # ryml writes these keys, quoted or not, as ".nan", ".inf" or "-.inf"
+    if value is None:
+        value = match.group("plain_item")
+    if value is None:
+        return True
+    if value in _WORDS_TYPED_OTHERWISE:
+        return False
+    return value[0] not in _NUMBER_START or _number_reads_the_same(value)
+
+
+def _lines_read_the_same(text: str) -> bool:
+    """Every distinct line checked once: 5,000 manifests of 29 lines have about 7,600 distinct lines."""
+    return all(map(_line_reads_the_same, set(text.split("\n"))))
+
+
+def _document_lines(text: str) -> list[int] | None:
+    """The 1-based line of each document's first content line (libyaml's start mark of the document's root),
+    or None when a document is empty (libyaml's line for an empty document is left to it).
+
+    Lines are those of the grammar: a document marker is a line of ``---`` alone, content lines are neither
+    blank nor comments."""
+    markers = [(marker.start() + 1, marker.end()) for marker in _DOCUMENT_MARKER.finditer(text)]
+    if text.startswith("---"):  # the one marker without a line break before it
+        first_end = text.find("\n")
+        markers.insert(0, (0, len(text) if first_end < 0 else first_end))
+    starts = [0, *(end for _, end in markers)]
+    ends = [*(start for start, _ in markers), len(text)]
+    lines: list[int] = []
+    line, counted_to = 1, 0
+    for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        content = _CONTENT_LINE.search(text, start, end)
+        if content is None:
+            if index == 0:
+                continue  # comments or nothing before the first ---: no document
+            return None
+        line += text.count("\n", counted_to, content.start())
+        counted_to = content.start()
+        lines.append(line)
+    return lines if lines else None
+
+
+_ryml: Any = None
+
+
+def _ryml_module() -> Any:
+    """ryml, imported the first time a stream is read (its import costs about 17 ms), or False without it."""
+    global _ryml
+    if _ryml is None:
+        try:
+            import ryml
+        except ImportError:
+            ryml = False
+        _ryml = ryml
+    return _ryml
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 pointed at the null device for a moment.
+
+    ryml's C++ error handler prints the parse error on stderr before Python sees its exception, and the
+    Python module offers no way to replace it; users must not see a message about a stream that libyaml
+    then reads (and reports on) itself. Parsing runs on the thread that reads the inputs, which is the only
+    one kqctl writes stderr from while reading.
+    """
+    saved = os.dup(2)
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _stream_as_json(ryml: Any, text: str) -> str | None:
+    """The stream as one JSON array of its documents (one document without ``---`` is not a stream in ryml's
+    tree: it is wrapped), or None on any ryml error."""
+    try:
+        with _stderr_silenced():
+            tree = ryml.parse_in_arena(text.encode("utf-8"))
+            root = tree.root_id()
+            emitted = ryml.emit_json_malloc(tree, root)
+            return emitted if tree.is_stream(root) else f"[{emitted}]"
+    except Exception:  # noqa: BLE001  # ryml's errors, or a stderr that cannot be redirected: libyaml decides
+        return None
+
+
+def _decoder_sharing_strings() -> json.JSONDecoder:
+    """The JSON decoder of kqctl's JSON path (no duplicate keys, no NaN, numbers' text kept), which also makes
+    equal string values one object across the stream, as libyaml's fast path does: 50,000 manifests repeat the
+    same few hundred values, and one object each is less memory and far less to pickle from a worker process.
+    (The decoder already makes equal keys one object within a call.)"""
+    strings: dict[str, str] = {}
+    same_string = strings.setdefault
+
+    def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = {key: same_string(value, value) if type(value) is str else value for key, value in pairs}
+        if len(result) != len(pairs):
+            raise _NotPlainJson("duplicate key")
+        return result
+
+    return json.JSONDecoder(object_pairs_hook=unique_pairs, parse_float=LiteralFloat, parse_constant=_no_constant)
+
+
+def _decoded_stream(text: str) -> list[Any] | None:
+    """The value of every document of the stream as ryml reads it, or None (no ryml, a ryml error, JSON that
+    the decoder refuses: duplicate keys, NaN, a number written as ``+1``)."""
+    ryml = _ryml_module()
+    emitted = _stream_as_json(ryml, text) if ryml else None
+    if emitted is None:
+        return None
+    try:
+        bodies = _decoder_sharing_strings().decode(emitted)
+    except (ValueError, RecursionError, _NotPlainJson):
+        return None
+    return bodies if type(bodies) is list else None
+
+
+def parse_plain_stream_with_ryml(text: str, file: str) -> list[Document] | None:
+    """Every document of the stream as libyaml's fast path reads it, or None when ryml's answer is not
+    certain to be the same (then libyaml reads the stream)."""
+    if not _lines_read_the_same(text):
+        return None
+    lines = _document_lines(text)
+    bodies = _decoded_stream(text) if lines is not None else None
+    if lines is None or bodies is None or len(bodies) != len(lines):
+        return None
+    if any(type(body) is dict and type(body.get("items")) is list for body in bodies):
+        return None  # a List's item lines: libyaml's fast path records them
+    stream = _ComposedStream(text)
+    return [StreamDocument(Origin(file, index, line), body, stream=stream)
+            for index, (body, line) in enumerate(zip(bodies, lines, strict=True))]
