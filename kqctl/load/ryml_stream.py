@@ -52,7 +52,7 @@ _PLAIN_CHAR = rf"""(?:[^ {_NEVER}:#"'\\\[\]{{}}&*!|>@`]|:(?![ ]|$))"""
 _PLAIN_FIRST = rf"""(?:[^ {_NEVER}:#"'\\\[\]{{}}&*!|>@`%?,-]|-(?={_PLAIN_CHAR}))"""
 _PLAIN = rf"{_PLAIN_FIRST}{_PLAIN_CHAR}*(?:[ ]+{_PLAIN_CHAR}+)*"
 _QUOTED = rf'"[^"\\{_NEVER}]*"'  # double-quoted on one line, no escapes: its text is the value as written
-_QUOTED_KEY = rf'"(?P<quoted_key>[^"\\{_NEVER}]*)"'
+_QUOTED_KEY = rf'"(?P<quoted_key>(?! )[^"\\{_NEVER}]*)"'
 _TAIL = rf"(?:[ ]+\#[^{_NEVER}]*|[ ]*)"  # trailing spaces or a comment
 _DASHES = r"[ ]*(?:-[ ]+)*"
 # Every line of a stream ryml may read: the whole grammar of the subset. Each line stands alone (no scalar
@@ -78,6 +78,11 @@ _NAN_INF_WORDS = frozenset((
 _WORDS_TYPED_OTHERWISE = (_BOOL_WORDS | _NULL_WORDS | _NAN_INF_WORDS) - {"true", "false", "null"}
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
 # Starts with a literal, so the regular expression engine jumps from one candidate to the next.
+# ryml 0.15 accepts a line indented deeper than the keys of its mapping after an indentless sequence whose last
+# item is quoted or {} or [] ("a:\n- {}\n   b: 1"), which YAML refuses, and reads a key "  b" with the extra
+# spaces. No key of the grammar starts with a space, and no string of its JSON holds a double quote: a string
+# starting with a space right after "{" or "," in the JSON is that misreading (or a quoted item " x").
+_KEY_AFTER_SPACE = re.compile(r'[{,]\s*" ')
 _DOCUMENT_MARKER = re.compile(r"\n---[ ]*(?=\n|\Z)")
 _CONTENT_LINE = re.compile(r"^[ ]*[^ #\n]", re.MULTILINE)
 
@@ -222,6 +227,8 @@ def _decoded_stream(text: str) -> list[Any] | None:
     ryml = _ryml_module()
     emitted = _stream_as_json(ryml, text) if ryml else None
     if emitted is None:
+        return None
+    if _KEY_AFTER_SPACE.search(emitted):
         return None
     try:
         bodies = _decoder_sharing_strings().decode(emitted)

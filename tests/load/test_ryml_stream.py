@@ -122,6 +122,8 @@ def test_plain_streams_are_read_by_ryml_as_libyaml_reads_them(text: str) -> None
     "a:\n  b: 1\n   c: 2\n", "  a: 1\nb: 2\n", "a:\n  -   b: 1\n     c: 2\n", "a: x: y\n", "a: b\nc\n",
     'a: "é\\"\n', "a: 1\nb: [unclosed\nc: 3\n", "a: 1\n---\nb: 2\n---\nc: [\n", "a: \x07\n",
     "---\na: 1\n---\nb: \x01\n", "a: \x7f\n", "a: 1\n  b: x\n",
+    # ryml 0.15 reads these as a key "  name" where YAML refuses the over-indented line
+    "a:\n  c:\n  - {}\n      name: 1\n", '  c:\n  - "x"\n    name: 1\n', "- c:\n  - []\n    name: 1\n",
     # what ryml would read otherwise, or whose lines only libyaml knows
     "a: .5\n", "a: 1.\n", "a: 007\n", "a: 0e0\n", "a: yes\n", "a: nan\n", "a: ~\n", "nan: 1\n", '"inf": 1\n', "1: a\n",
     "y: 1\n", "<<: {}\n", "-a: 1\n", "a: x\n  y\n", "a: 'x'\n", "a: |\n  x\n", "a: >-\n  x\n",
@@ -130,7 +132,7 @@ def test_plain_streams_are_read_by_ryml_as_libyaml_reads_them(text: str) -> None
     "%YAML 1.1\n---\na: 1\n", "a: 1\n...\n", "--- a\n", "--- {a: 1}\n", "a: 1\n---\n", "---\n---\na: 1\n",
     "# only a comment\n", "", "a:\n  b: 1\n  b: 2\n", "k: [a, b]\nm: {x: 1}\n", "? a\n: b\n",
     "kind: List\nitems:\n- a: 1\n", "a: x\x85y\n", "a: 1\u2028b: 2\n", "plain scalar document\n",
-    "a:\n" + " " * 64 + "b: 1\n",
+    "a:\n" + " " * 64 + "b: 1\n", '" a": 1\n',
 ])
 def test_streams_ryml_may_read_otherwise_are_declined(text: str) -> None:
     assert not ryml_agrees(text)
