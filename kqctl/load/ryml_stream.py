@@ -123,21 +123,28 @@ def _line_reads_the_same(line: str) -> bool:
     return value[0] not in _NUMBER_START or _number_reads_the_same(value)
 
 
-def _lines_read_the_same(text: str) -> bool:
-    """Every distinct line checked once: 5,000 manifests of 29 lines have about 7,600 distinct lines."""
-    return all(map(_line_reads_the_same, set(text.split("\n"))))
+def _new_lines_read_the_same(text: str, checked: set[str]) -> bool:
+    """Every line not checked before (``checked``, updated): 5,000 manifests of 29 lines have about 7,600
+    distinct lines."""
+    new = set(text.split("\n")) - checked
+    checked |= new
+    return all(map(_line_reads_the_same, new))
 
 
-def _document_lines(text: str) -> list[int] | None:
-    """The 1-based line of each document's first content line (libyaml's start mark of the document's root),
-    or None when a document is empty (libyaml's line for an empty document is left to it).
-
-    Lines are those of the grammar: a document marker is a line of ``---`` alone, content lines are neither
-    blank nor comments."""
+def _document_markers(text: str) -> list[tuple[int, int]]:
+    """Where each ``---`` line starts and ends (the grammar allows no other text on it)."""
     markers = [(marker.start() + 1, marker.end()) for marker in _DOCUMENT_MARKER.finditer(text)]
     if text.startswith("---"):  # the one marker without a line break before it
         first_end = text.find("\n")
         markers.insert(0, (0, len(text) if first_end < 0 else first_end))
+    return markers
+
+
+def _document_lines(text: str, markers: list[tuple[int, int]]) -> list[int] | None:
+    """The 1-based line of each document's first content line (libyaml's start mark of the document's root),
+    or None when a document is empty (libyaml's line for an empty document is left to it).
+
+    Lines are those of the grammar: content lines are neither blank nor comments nor markers."""
     starts = [0, *(end for _, end in markers)]
     ends = [*(start for start, _ in markers), len(text)]
     lines: list[int] = []
@@ -152,6 +159,23 @@ def _document_lines(text: str) -> list[int] | None:
         counted_to = content.start()
         lines.append(line)
     return lines if lines else None
+
+
+def _chunks(text: str, markers: list[tuple[int, int]]) -> Iterator[str]:
+    """The stream cut at document markers into pieces of about _CHUNK characters (64 KiB), each parsed on its own.
+
+    Why: ryml's tree of a 3.4 MB stream of 5,000 manifests takes about 40 MB, and the stream's list of lines
+    (checked by the grammar) 10 MB more; a piece's take about 1 MB. Documents share nothing (no anchors, no
+    directives in the grammar), so each piece reads the same."""
+    start = 0
+    for marker, _ in markers:
+        if marker - start >= _CHUNK:
+            yield text[start:marker]
+            start = marker
+    yield text[start:]
+
+
+_CHUNK = 1 << 16
 
 
 _ryml: Any = None
@@ -191,29 +215,26 @@ def _stderr_silenced() -> Iterator[None]:
         os.close(saved)
 
 
-def _stream_as_json(ryml: Any, text: str) -> str | None:
+def _stream_as_json(ryml: Any, text: str) -> str:
     """The stream as one JSON array of its documents (one document without ``---`` is not a stream in ryml's
-    tree: it is wrapped), or None on any ryml error."""
-    try:
-        with _stderr_silenced():
-            tree = ryml.parse_in_arena(text.encode("utf-8"))
-            root = tree.root_id()
-            emitted = ryml.emit_json_malloc(tree, root)
-            return emitted if tree.is_stream(root) else f"[{emitted}]"
-    except Exception:  # noqa: BLE001  # ryml's errors, or a stderr that cannot be redirected: libyaml decides
-        return None
+    tree: it is wrapped). Raises ryml's errors."""
+    tree = ryml.parse_in_arena(text.encode("utf-8"))
+    root = tree.root_id()
+    emitted = ryml.emit_json_malloc(tree, root)
+    return emitted if tree.is_stream(root) else f"[{emitted}]"
 
 
 def _decoder_sharing_strings() -> json.JSONDecoder:
     """The JSON decoder of kqctl's JSON path (no duplicate keys, no NaN, numbers' text kept), which also makes
-    equal string values one object across the stream, as libyaml's fast path does: 50,000 manifests repeat the
-    same few hundred values, and one object each is less memory and far less to pickle from a worker process.
-    (The decoder already makes equal keys one object within a call.)"""
+    equal keys and string values one object across the stream, as libyaml's fast path does: 50,000 manifests
+    repeat the same few hundred of them, and one object each is less memory and far less to pickle from a worker
+    process. (The decoder itself shares keys only within one call, and the stream is decoded in pieces.)"""
     strings: dict[str, str] = {}
     same_string = strings.setdefault
 
     def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = {key: same_string(value, value) if type(value) is str else value for key, value in pairs}
+        result = {same_string(key, key): same_string(value, value) if type(value) is str else value
+                  for key, value in pairs}
         if len(result) != len(pairs):
             raise _NotPlainJson("duplicate key")
         return result
@@ -221,29 +242,39 @@ def _decoder_sharing_strings() -> json.JSONDecoder:
     return json.JSONDecoder(object_pairs_hook=unique_pairs, parse_float=LiteralFloat, parse_constant=_no_constant)
 
 
-def _decoded_stream(text: str) -> list[Any] | None:
-    """The value of every document of the stream as ryml reads it, or None (no ryml, a ryml error, JSON that
-    the decoder refuses: duplicate keys, NaN, a number written as ``+1``)."""
+def _decoded_stream(pieces: Iterator[str]) -> list[Any] | None:
+    """The value of every document of the stream as ryml reads it, or None (a line out of the grammar or typed
+    otherwise, no ryml, a ryml error, JSON that the decoder refuses: duplicate keys, NaN, a number written as
+    ``+1``). Each piece's lines are checked before ryml reads it."""
     ryml = _ryml_module()
-    emitted = _stream_as_json(ryml, text) if ryml else None
-    if emitted is None:
+    if not ryml:
         return None
-    if _KEY_AFTER_SPACE.search(emitted):
-        return None
+    decoder = _decoder_sharing_strings()
+    checked: set[str] = set()
+    bodies: list[Any] = []
     try:
-        bodies = _decoder_sharing_strings().decode(emitted)
-    except (ValueError, RecursionError, _NotPlainJson):
+        with _stderr_silenced():
+            for piece in pieces:
+                if not _new_lines_read_the_same(piece, checked):
+                    return None
+                emitted = _stream_as_json(ryml, piece)
+                if _KEY_AFTER_SPACE.search(emitted):
+                    return None
+                decoded = decoder.decode(emitted)
+                if type(decoded) is not list:
+                    return None
+                bodies.extend(decoded)
+    except Exception:  # noqa: BLE001  # ryml's errors, the decoder's, a stderr that cannot be redirected
         return None
-    return bodies if type(bodies) is list else None
+    return bodies
 
 
 def parse_plain_stream_with_ryml(text: str, file: str) -> list[Document] | None:
     """Every document of the stream as libyaml's fast path reads it, or None when ryml's answer is not
     certain to be the same (then libyaml reads the stream)."""
-    if not _lines_read_the_same(text):
-        return None
-    lines = _document_lines(text)
-    bodies = _decoded_stream(text) if lines is not None else None
+    markers = _document_markers(text)
+    lines = _document_lines(text, markers)
+    bodies = _decoded_stream(_chunks(text, markers)) if lines is not None else None
     if lines is None or bodies is None or len(bodies) != len(lines):
         return None
     if any(type(body) is dict and type(body.get("items")) is list for body in bodies):
