@@ -8,7 +8,7 @@ Why ryml is safe here: ryml types plain scalars by YAML 1.2 rules and rewrites a
 (``.5`` becomes ``0.5``, ``nan`` becomes ``".nan"``, ``007`` and ``0e0`` stay strings), where kqctl types
 them as kubectl does (YAML 1.1, :func:`kqctl.load.documents.plain_scalar_tag`). So ryml is only asked to
 read streams whose text, checked first by a few regular expressions, contains nothing where the two can
-differ (see :data:`_SAFE_LINE` and :func:`_line_reads_the_same`): single-line block mappings and
+differ (see :func:`_safe_line` and :func:`_line_reads_the_same`): single-line block mappings and
 sequences of plain or double-quoted scalars without escapes, ``{}`` and ``[]``, comments, ``---`` alone
 on its line. Plain keys and values that YAML 1.1 types otherwise than a JSON reading of ryml's output
 are looked for in the text itself, where a plain scalar is told apart from a quoted one. Anything else,
@@ -19,6 +19,7 @@ pinned to that series.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -27,20 +28,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from kqctl.k8s.scalars import LiteralFloat
-from kqctl.load.documents import (
-    _BOOL_WORDS,
-    _NULL_WORDS,
-    _NUMBER_START,
-    _PLAIN_NON_STRINGS,
-    _STR,
-    Document,
-    StreamDocument,
-    _ComposedStream,
-    _no_constant,
-    _NotPlainJson,
+from kqctl.load.plain_scalars import (
+    BOOL_WORDS,
+    NULL_WORDS,
+    NUMBER_START,
+    PLAIN_NON_STRINGS,
+    STR_TAG,
     plain_scalar_tag,
 )
-from kqctl.origin import Origin
 
 # Characters that never appear in a scalar of the subset read here: controls, DEL, C1 controls (U+0085 is a
 # line break to libyaml), U+2028/U+2029 (line breaks too), BOM, non-characters and lone surrogates.
@@ -58,13 +53,19 @@ _DASHES = r"[ ]*(?:-[ ]+)*"
 # Every line of a stream ryml may read: the whole grammar of the subset. Each line stands alone (no scalar
 # continues on the next line); what the grammar accepts and YAML refuses (bad indentation, a mapping
 # after a scalar) ryml refuses too (tests/load/test_ryml_stream.py).
-_SAFE_LINE = re.compile(
-    rf"---[ ]*|[ ]*(?:\#[^{_NEVER}]*)?"
-    rf"|{_DASHES}(?:(?P<plain_key>{_PLAIN})|{_QUOTED_KEY})[ ]*:(?:[ ]+(?:(?P<plain_value>{_PLAIN})|{_QUOTED}"
-    rf"|\{{\}}|\[\]))?{_TAIL}"
-    rf"|[ ]*(?:-[ ]+)+(?:(?P<plain_item>{_PLAIN})|{_QUOTED}|\{{\}}|\[\]){_TAIL}"
-    rf"|{_DASHES}-{_TAIL}"
-)
+@functools.cache
+def _safe_line() -> re.Pattern[str]:
+    """Compiled the first time a stream is checked: compiling it takes about 13 ms, which a command that reads no
+    YAML should not pay at start-up."""
+    return re.compile(
+        rf"---[ ]*|[ ]*(?:\#[^{_NEVER}]*)?"
+        rf"|{_DASHES}(?:(?P<plain_key>{_PLAIN})|{_QUOTED_KEY})[ ]*:(?:[ ]+(?:(?P<plain_value>{_PLAIN})|{_QUOTED}"
+        rf"|\{{\}}|\[\]))?{_TAIL}"
+        rf"|[ ]*(?:-[ ]+)+(?:(?P<plain_item>{_PLAIN})|{_QUOTED}|\{{\}}|\[\]){_TAIL}"
+        rf"|{_DASHES}-{_TAIL}"
+    )
+
+
 # Nesting this deep is left to libyaml, which knows the fast path's limit (_FAST_MAX_DEPTH).
 _MAX_INDENT = 64
 
@@ -75,14 +76,14 @@ _NAN_INF_WORDS = frozenset((
 ))
 # Plain values YAML 1.1 reads as booleans or null and ryml writes as strings ("true", "false" and "null" it
 # writes as JSON literals, which decode to what YAML 1.1 reads).
-_WORDS_TYPED_OTHERWISE = (_BOOL_WORDS | _NULL_WORDS | _NAN_INF_WORDS) - {"true", "false", "null"}
+_WORDS_TYPED_OTHERWISE = (BOOL_WORDS | NULL_WORDS | _NAN_INF_WORDS) - {"true", "false", "null"}
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
-# Starts with a literal, so the regular expression engine jumps from one candidate to the next.
 # ryml 0.15 accepts a line indented deeper than the keys of its mapping after an indentless sequence whose last
 # item is quoted or {} or [] ("a:\n- {}\n   b: 1"), which YAML refuses, and reads a key "  b" with the extra
 # spaces. No key of the grammar starts with a space, and no string of its JSON holds a double quote: a string
 # starting with a space right after "{" or "," in the JSON is that misreading (or a quoted item " x").
 _KEY_AFTER_SPACE = re.compile(r'[{,]\s*" ')
+# Starts with a literal, so the regular expression engine jumps from one candidate to the next.
 _DOCUMENT_MARKER = re.compile(r"\n---[ ]*(?=\n|\Z)")
 _CONTENT_LINE = re.compile(r"^[ ]*[^ #\n]", re.MULTILINE)
 
@@ -99,18 +100,18 @@ def _number_reads_the_same(text: str) -> bool:
     """
     if _JSON_NUMBER.match(text):
         return len(text) == 1 or not text.startswith("0") or "." in text
-    return plain_scalar_tag(text) == _STR and text not in _NAN_INF_WORDS
+    return plain_scalar_tag(text) == STR_TAG and text not in _NAN_INF_WORDS
 
 
 def _line_reads_the_same(line: str) -> bool:
     """Whether the line is in the subset and its keys and values are typed alike by ryml and YAML 1.1."""
-    match = _SAFE_LINE.fullmatch(line)
+    match = _safe_line().fullmatch(line)
     if match is None or len(line) - len(line.lstrip(" -")) >= _MAX_INDENT:
         return False
     if line.startswith(("---", "...")) and match.group("plain_key") is not None:
         return False  # a key that begins like a document marker: left to libyaml
     plain_key, quoted_key, value = match.group("plain_key", "quoted_key", "plain_value")
-    if plain_key is not None and (plain_key[0] in _NUMBER_START or plain_key in _PLAIN_NON_STRINGS):
+    if plain_key is not None and (plain_key[0] in NUMBER_START or plain_key in PLAIN_NON_STRINGS):
         return False  # libyaml's fast path leaves keys that may not be strings to the general path
     if plain_key in _NAN_INF_WORDS or quoted_key in _NAN_INF_WORDS:
         return False  # ryml writes these keys, quoted or not, as ".nan", ".inf" or "-.inf"
@@ -120,7 +121,7 @@ def _line_reads_the_same(line: str) -> bool:
         return True
     if value in _WORDS_TYPED_OTHERWISE:
         return False
-    return value[0] not in _NUMBER_START or _number_reads_the_same(value)
+    return value[0] not in NUMBER_START or _number_reads_the_same(value)
 
 
 def _new_lines_read_the_same(text: str, checked: set[str]) -> bool:
@@ -224,8 +225,16 @@ def _stream_as_json(ryml: Any, text: str) -> str:
     return emitted if tree.is_stream(root) else f"[{emitted}]"
 
 
+class _NotTheSame(Exception):
+    """What the decoder meets that YAML reads otherwise (a duplicate key, NaN): libyaml decides."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotTheSame(f"{name} is not JSON")
+
+
 def _decoder_sharing_strings() -> json.JSONDecoder:
-    """The JSON decoder of kqctl's JSON path (no duplicate keys, no NaN, numbers' text kept), which also makes
+    """A JSON decoder as kqctl's JSON path's (no duplicate keys, no NaN, numbers' text kept), which also makes
     equal keys and string values one object across the stream, as libyaml's fast path does: 50,000 manifests
     repeat the same few hundred of them, and one object each is less memory and far less to pickle from a worker
     process. (The decoder itself shares keys only within one call, and the stream is decoded in pieces.)"""
@@ -236,7 +245,7 @@ def _decoder_sharing_strings() -> json.JSONDecoder:
         result = {same_string(key, key): same_string(value, value) if type(value) is str else value
                   for key, value in pairs}
         if len(result) != len(pairs):
-            raise _NotPlainJson("duplicate key")
+            raise _NotTheSame("duplicate key")
         return result
 
     return json.JSONDecoder(object_pairs_hook=unique_pairs, parse_float=LiteralFloat, parse_constant=_no_constant)
@@ -269,9 +278,9 @@ def _decoded_stream(pieces: Iterator[str]) -> list[Any] | None:
     return bodies
 
 
-def parse_plain_stream_with_ryml(text: str, file: str) -> list[Document] | None:
-    """Every document of the stream as libyaml's fast path reads it, or None when ryml's answer is not
-    certain to be the same (then libyaml reads the stream)."""
+def read_plain_stream_with_ryml(text: str) -> tuple[list[Any], list[int]] | None:
+    """The value and 1-based line of every document of the stream, as libyaml's fast path reads them, or None
+    when ryml's answer is not certain to be the same (then libyaml reads the stream)."""
     markers = _document_markers(text)
     lines = _document_lines(text, markers)
     bodies = _decoded_stream(_chunks(text, markers)) if lines is not None else None
@@ -279,6 +288,4 @@ def parse_plain_stream_with_ryml(text: str, file: str) -> list[Document] | None:
         return None
     if any(type(body) is dict and type(body.get("items")) is list for body in bodies):
         return None  # a List's item lines: libyaml's fast path records them
-    stream = _ComposedStream(text)
-    return [StreamDocument(Origin(file, index, line), body, stream=stream)
-            for index, (body, line) in enumerate(zip(bodies, lines, strict=True))]
+    return bodies, lines

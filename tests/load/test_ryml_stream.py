@@ -1,4 +1,4 @@
-"""The rapidyaml path (kqctl/load/ryml_stream.py) gives what the libyaml fast path gives, or declines.
+"""The rapidyaml path (documents._parse_with_ryml, kqctl/load/ryml_stream.py) reads as libyaml does, or declines.
 
 Same values of the same types (LiteralFloat with the same text), same number of documents, same document
 lines and field lines, same kind of document; where it declines, parse_documents reads the stream with
@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from kqctl.errors import InputError
 from kqctl.load import documents as documents_module
 from kqctl.load import ryml_stream
-from kqctl.load.documents import StreamDocument, _parse_plain_stream, parse_documents
-from kqctl.load.ryml_stream import parse_plain_stream_with_ryml
+from kqctl.load.documents import StreamDocument, _parse_plain_stream, _parse_with_ryml, parse_documents
 from tests.load.test_plain_stream import _VALUES, TRICKY_SCALARS, _block, _outcome
 
 pytest.importorskip("ryml")
@@ -47,7 +46,7 @@ def ryml_agrees(text: str) -> bool:
     """Checks the ryml path against libyaml on ``text``; True when ryml read it, False when it declined."""
     reference = _outcome(_libyaml_only, text)
     assert _outcome(parse_documents, text) == reference
-    read = parse_plain_stream_with_ryml(text, "t.yaml")
+    read = _parse_with_ryml(text, "t.yaml")
     if read is None:
         return False
     assert _outcome(lambda text, file: read, text) == reference
@@ -149,7 +148,7 @@ def test_a_kueue_snapshot_shaped_stream_is_read_by_ryml() -> None:
     )
     text = "---\n".join(workload.format(i=i) for i in range(10))
     assert ryml_agrees(text)
-    first, second = (document.body for document in (parse_plain_stream_with_ryml(text, "t.yaml") or [])[:2])
+    first, second = (document.body for document in (_parse_with_ryml(text, "t.yaml") or [])[:2])
     # equal string values are one object across the stream, as libyaml's fast path makes them
     assert first["kind"] is second["kind"] and first["spec"]["queueName"] is second["spec"]["queueName"]
     assert isinstance(parse_documents(text, "t.yaml")[0], StreamDocument)
@@ -157,7 +156,7 @@ def test_a_kueue_snapshot_shaped_stream_is_read_by_ryml() -> None:
 
 def test_ryml_errors_never_reach_stderr_and_libyaml_words_them(capfd: pytest.CaptureFixture[str]) -> None:
     text = "a: 1\n b: 2\n"  # in the grammar, refused by both parsers
-    assert parse_plain_stream_with_ryml(text, "t.yaml") is None
+    assert _parse_with_ryml(text, "t.yaml") is None
     with pytest.raises(InputError) as raised:
         parse_documents(text, "t.yaml")
     assert capfd.readouterr().err == ""
@@ -167,7 +166,7 @@ def test_ryml_errors_never_reach_stderr_and_libyaml_words_them(capfd: pytest.Cap
 def test_without_ryml_libyaml_reads_every_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ryml_stream, "_ryml", False)
     text = "a: 1\n---\nb: \"x\"\n"
-    assert parse_plain_stream_with_ryml(text, "t.yaml") is None
+    assert _parse_with_ryml(text, "t.yaml") is None
     assert _outcome(parse_documents, text) == _outcome(_parse_plain_stream, text)
 
 
