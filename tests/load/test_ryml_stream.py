@@ -106,6 +106,7 @@ def test_keys_read_as_libyaml_reads_them_or_are_declined(key: str) -> None:
     "- a\n - b\n",
     "a:\n b:\n  c: 1\n d: 2\n",
     "a: " + "x" * 100_000 + "\n",
+    "- - - - - - - - - - - - - - - - - - - - x\n",  # JSON 20 times longer than the YAML: the buffer is grown
     "a: 1\n" + "".join(f"k{i}: \"{i}\"\n" for i in range(2000)),
     "a:\n" + "".join(" " * (2 * i + 2) + f"k{i}:\n" for i in range(30)) + " " * 62 + "z: 1\n",
 ])
