@@ -14,6 +14,8 @@ YAML is parsed by libyaml (PyYAML's C parser, the parser go-yaml v2 was ported f
 manifests are built straight from its events, their lines composed only when a finding needs one
 (:class:`StreamDocument`); anchors, aliases, tags, merge keys, non-string or duplicate keys and
 errors go the general way (compose a node tree, then build), which decides and words them.
+The plainest streams (kubectl's own output among them) are read by rapidyaml instead, about twice as
+fast, where its answer is certain to be the same (kqctl/load/ryml_stream.py says when).
 """
 
 from __future__ import annotations
@@ -30,6 +32,18 @@ import yaml
 
 from kqctl.errors import InputError
 from kqctl.k8s.scalars import LiteralFloat
+from kqctl.load.plain_scalars import (
+    BOOL_TAG,
+    FLOAT_TAG,
+    INT_TAG,
+    MERGE_TAG,
+    NULL_TAG,
+    NUMBER_START,
+    PLAIN_NON_STRINGS,
+    STR_TAG,
+    plain_scalar_tag,
+)
+from kqctl.load.ryml_stream import read_plain_stream_with_ryml
 from kqctl.origin import FieldPath, Origin
 
 # Expanding aliases can blow a few bytes up into billions of values ("billion laughs"): stop long
@@ -38,14 +52,8 @@ from kqctl.origin import FieldPath, Origin
 MAX_ALIAS_VALUES = 1_000_000
 MAX_DEPTH = 200
 
-_STR = "tag:yaml.org,2002:str"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_BOOL = "tag:yaml.org,2002:bool"
-_NULL = "tag:yaml.org,2002:null"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
-_MERGE = "tag:yaml.org,2002:merge"
 
 _BOOL_VALUES = {
     "y": True, "yes": True, "true": True, "on": True,
@@ -57,16 +65,6 @@ def _base_loader() -> type:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: 10x faster
 
 
-_INT_PATTERN = re.compile(r"[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+)\Z")
-_FLOAT_PATTERN = re.compile(
-    r"[-+]?(?:(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF))\Z"
-    r"|\.(?:nan|NaN|NAN)\Z"
-)
-_BOOL_WORDS = frozenset("y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
-_NULL_WORDS = frozenset(("", "~", "null", "Null", "NULL"))
-_NUMBER_START = frozenset("-+0123456789.")
-
-
 class _KubectlResolver(yaml.resolver.BaseResolver):
     """Implicit scalar typing as go-yaml v2 (used by kubectl) does it.
 
@@ -76,24 +74,9 @@ class _KubectlResolver(yaml.resolver.BaseResolver):
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode:
             if not implicit[0]:
-                return _STR
+                return STR_TAG
             return plain_scalar_tag(value)
         return _SEQ if kind is yaml.SequenceNode else _MAP
-
-
-def plain_scalar_tag(value: str) -> str:
-    if value in _NULL_WORDS:
-        return _NULL
-    first = value[0]
-    if first in _NUMBER_START:
-        if _INT_PATTERN.match(value):
-            return _INT
-        if _FLOAT_PATTERN.match(value):
-            return _FLOAT
-        return _STR
-    if value in _BOOL_WORDS:
-        return _BOOL
-    return _MERGE if value == "<<" else _STR
 
 
 def string_style(value: str) -> str | None:
@@ -104,7 +87,7 @@ def string_style(value: str) -> str | None:
     """
     if "\n" in value:
         return "|"
-    return None if value and plain_scalar_tag(value) == _STR else "'"
+    return None if value and plain_scalar_tag(value) == STR_TAG else "'"
 
 
 class _Loader(_base_loader(), _KubectlResolver):  # type: ignore[misc]
@@ -376,11 +359,24 @@ def parse_documents(text: str, file: str) -> list[Document]:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        fast = _parse_plain_stream(text, file)
+        fast = _parse_with_ryml(text, file)
+        if fast is None:
+            fast = _parse_plain_stream(text, file)
         return fast if fast is not None else _parse_composed(text, file)
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _parse_with_ryml(text: str, file: str) -> list[Document] | None:
+    """The plainest streams read by rapidyaml, which gives what the libyaml fast path gives (or None)."""
+    read = read_plain_stream_with_ryml(text)
+    if read is None:
+        return None
+    bodies, lines = read
+    stream = _ComposedStream(text)
+    return [StreamDocument(Origin(file, index, line), body, stream=stream)
+            for index, (body, line) in enumerate(zip(bodies, lines, strict=True))]
 
 
 def _parse_composed(text: str, file: str) -> list[Document]:
@@ -416,9 +412,6 @@ def _parse_composed(text: str, file: str) -> list[Document]:
 
 # Deeper than this, the general path decides (it reports nesting beyond MAX_DEPTH).
 _FAST_MAX_DEPTH = 100
-# Plain scalars that are not strings under kubectl's typing all start with one of _NUMBER_START or
-# are one of these words (see plain_scalar_tag).
-_PLAIN_NON_STRINGS = _BOOL_WORDS | _NULL_WORDS | {"<<"}
 _NO_KEY = object()
 # libyaml's parser, the one _Loader composes with (None when PyYAML was built without libyaml).
 _EventParser: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)
@@ -481,13 +474,13 @@ class StreamDocument(Document):
 def _plain_value(value: str) -> Any:
     """A plain scalar's value under kubectl's typing: what _Builder makes of the resolved node."""
     tag = plain_scalar_tag(value)
-    if tag == _NULL:
+    if tag == NULL_TAG:
         return None
-    if tag == _INT:
+    if tag == INT_TAG:
         return _to_int(value)
-    if tag == _FLOAT:
+    if tag == FLOAT_TAG:
         return _to_number(value)
-    if tag == _BOOL:
+    if tag == BOOL_TAG:
         return _BOOL_VALUES.get(value.lower(), value)
     return value  # a string, or "<<" as a value (kept as text, as the general path does)
 
@@ -540,7 +533,7 @@ def _build_from_events(next_event: Any, strings: dict[str, str]) -> tuple[Any, i
             if event.anchor is not None or event.tag is not None:
                 raise _NotPlain
             value = event.value
-            if event.implicit[0] and (not value or value[0] in _NUMBER_START or value in _PLAIN_NON_STRINGS):
+            if event.implicit[0] and (not value or value[0] in NUMBER_START or value in PLAIN_NON_STRINGS):
                 if in_mapping and key is _NO_KEY:
                     raise _NotPlain  # a key that is not a string (or a merge key)
                 value = _plain_value(value)
@@ -665,7 +658,7 @@ class _Builder:
             if self.alias_values > MAX_ALIAS_VALUES:
                 raise self._too_big(node, depth)
         if node.id == "scalar":
-            if node.tag == _STR:
+            if node.tag == STR_TAG:
                 return node.value
             return self._scalar(node)
         if not self.in_alias and id(node) in self.built:
@@ -693,10 +686,10 @@ class _Builder:
     def _mapping(self, node: yaml.MappingNode, depth: int) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            if key_node.tag == MERGE_TAG:
                 self._merge(result, value_node, depth)
                 continue
-            key = key_node.value if key_node.tag == _STR else self._key(key_node, depth)
+            key = key_node.value if key_node.tag == STR_TAG else self._key(key_node, depth)
             if key in result:
                 self.duplicates.append((node, key))
             result[key] = self.build(value_node, depth + 1)
@@ -721,13 +714,13 @@ class _Builder:
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
         tag, text = node.tag, node.value
-        if tag == _NULL:
+        if tag == NULL_TAG:
             return None
-        if tag == _INT:
+        if tag == INT_TAG:
             return _to_int(text)
-        if tag == _FLOAT:
+        if tag == FLOAT_TAG:
             return _to_number(text)
-        if tag == _BOOL:
+        if tag == BOOL_TAG:
             return _BOOL_VALUES.get(text.lower(), text)
         if tag.startswith("tag:yaml.org,2002:"):
             return text  # binary, timestamp, set ...: kept as text, as JSON would see it
