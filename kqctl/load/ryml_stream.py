@@ -23,6 +23,7 @@ import functools
 import json
 import os
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -213,8 +214,10 @@ def _stderr_silenced() -> Iterator[None]:
     Python module offers no way to replace it; users must not see a message about a stream that libyaml
     then reads (and reports on) itself. Redirecting the descriptor (not sys.stderr) is what reaches C++'s
     output. Whatever another thread wrote to stderr meanwhile would be lost too: kqctl writes stderr only from
-    the thread that reads the inputs (worker processes read files in their own process).
+    the thread that reads the inputs (worker processes read files in their own process), and the window is
+    only ryml's own parse and emit of one piece. What Python holds in its stderr buffer goes out first.
     """
+    sys.stderr.flush()
     saved = os.dup(2)
     try:
         null = os.open(os.devnull, os.O_WRONLY)
@@ -238,17 +241,18 @@ def _stream_as_json(ryml: Any, text: str, tree: Any) -> str:
     tree.clear()
     tree.clear_arena()
     encoded = text.encode("utf-8")
-    ryml.parse_in_arena(encoded, tree)
-    root = tree.root_id()
     # Into a buffer of ours: ryml 0.15's emit_json_malloc never frees the copy it returns (a leak of the whole
     # JSON text, 55 MB over 50,000 manifests).
     buffer = bytearray(2 * len(encoded) + 64)
-    failed, size = ryml.emit_json_to_substr(tree, root, buffer)
-    if failed:
-        buffer = bytearray(size)
+    with _stderr_silenced():
+        ryml.parse_in_arena(encoded, tree)
+        root = tree.root_id()
         failed, size = ryml.emit_json_to_substr(tree, root, buffer)
         if failed:
-            raise ValueError("ryml could not emit the JSON")
+            buffer = bytearray(size)
+            failed, size = ryml.emit_json_to_substr(tree, root, buffer)
+    if failed:
+        raise ValueError("ryml could not emit the JSON")
     emitted = buffer[:size].decode("utf-8")
     return emitted if tree.is_stream(root) else f"[{emitted}]"
 
@@ -290,17 +294,16 @@ def _decoded_stream(pieces: Iterator[str]) -> list[Any] | None:
     checked: set[str] = set()
     bodies: list[Any] = []
     try:
-        with _stderr_silenced():
-            for piece in pieces:
-                if not _new_lines_read_the_same(piece, checked):
-                    return None
-                emitted = _stream_as_json(ryml, piece, _shared_tree(ryml))
-                if _KEY_AFTER_SPACE.search(emitted):
-                    return None
-                decoded = decoder.decode(emitted)
-                if type(decoded) is not list:
-                    return None
-                bodies.extend(decoded)
+        for piece in pieces:
+            if not _new_lines_read_the_same(piece, checked):
+                return None
+            emitted = _stream_as_json(ryml, piece, _shared_tree(ryml))
+            if _KEY_AFTER_SPACE.search(emitted):
+                return None
+            decoded = decoder.decode(emitted)
+            if type(decoded) is not list:
+                return None
+            bodies.extend(decoded)
     except Exception:  # noqa: BLE001  # ryml's errors, the decoder's, a stderr that cannot be redirected
         return None
     return bodies
