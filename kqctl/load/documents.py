@@ -373,10 +373,10 @@ def _parse_with_ryml(text: str, file: str) -> list[Document] | None:
     read = read_plain_stream_with_ryml(text)
     if read is None:
         return None
-    bodies, lines = read
+    bodies, lines, item_lines = read
     stream = _ComposedStream(text)
-    return [StreamDocument(Origin(file, index, line), body, stream=stream)
-            for index, (body, line) in enumerate(zip(bodies, lines, strict=True))]
+    return [StreamDocument(Origin(file, index, line), body, stream=stream, item_lines=items)
+            for index, (body, line, items) in enumerate(zip(bodies, lines, item_lines, strict=True))]
 
 
 def _parse_composed(text: str, file: str) -> list[Document]:

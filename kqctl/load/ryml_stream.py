@@ -47,8 +47,11 @@ _PLAIN_CHAR = rf"""(?:[^ {_NEVER}:#"'\\\[\]{{}}&*!|>@`]|:(?![ ]|$))"""
 # The first character of a plain scalar: also none of the YAML indicators that may not start one.
 _PLAIN_FIRST = rf"""(?:[^ {_NEVER}:#"'\\\[\]{{}}&*!|>@`%?,-]|-(?={_PLAIN_CHAR}))"""
 _PLAIN = rf"{_PLAIN_FIRST}{_PLAIN_CHAR}*(?:[ ]+{_PLAIN_CHAR}+)*"
-_QUOTED = rf'"[^"\\{_NEVER}]*"'  # double-quoted on one line, no escapes: its text is the value as written
-_QUOTED_KEY = rf'"(?P<quoted_key>(?! )[^"\\{_NEVER}]*)"'
+# Quoted on one line, in double or single quotes, with no escape (backslash, '') and no double quote inside: its
+# text is the value as written, and ryml's JSON of it needs no escape either. (kubectl writes strings that need
+# quoting in single quotes: a Kueue condition's message, for one.)
+_QUOTED = rf"""(?:"[^"\\{_NEVER}]*"|'[^"'\\{_NEVER}]*')"""
+_QUOTED_KEY = rf"""(?:"(?P<quoted_key>(?! )[^"\\{_NEVER}]*)"|'(?P<single_quoted_key>(?! )[^"'\\{_NEVER}]*)')"""
 _TAIL = rf"(?:[ ]+\#[^{_NEVER}]*|[ ]*)"  # trailing spaces or a comment
 _DASHES = r"[ ]*(?:-[ ]+)*"
 # Every line of a stream ryml may read: the whole grammar of the subset. Each line stands alone (no scalar
@@ -111,7 +114,8 @@ def _line_reads_the_same(line: str) -> bool:
         return False
     if line.startswith(("---", "...")) and match.group("plain_key") is not None:
         return False  # a key that begins like a document marker: left to libyaml
-    plain_key, quoted_key, value = match.group("plain_key", "quoted_key", "plain_value")
+    plain_key, value = match.group("plain_key", "plain_value")
+    quoted_key = match.group("quoted_key") or match.group("single_quoted_key")
     if plain_key is not None and (plain_key[0] in NUMBER_START or plain_key in PLAIN_NON_STRINGS):
         return False  # libyaml's fast path leaves keys that may not be strings to the general path
     if plain_key in _NAN_INF_WORDS or quoted_key in _NAN_INF_WORDS:
@@ -142,14 +146,15 @@ def _document_markers(text: str) -> list[tuple[int, int]]:
     return markers
 
 
-def _document_lines(text: str, markers: list[tuple[int, int]]) -> list[int] | None:
-    """The 1-based line of each document's first content line (libyaml's start mark of the document's root),
-    or None when a document is empty (libyaml's line for an empty document is left to it).
+def _document_starts(text: str, markers: list[tuple[int, int]]) -> list[tuple[int, int, int]] | None:
+    """Each document's first content line: (1-based line, its offset, the offset where the document ends), or None
+    when a document is empty (libyaml's line for an empty document is left to it). The line is libyaml's start
+    mark of the document's root.
 
     Lines are those of the grammar: content lines are neither blank nor comments nor markers."""
     starts = [0, *(end for _, end in markers)]
     ends = [*(start for start, _ in markers), len(text)]
-    lines: list[int] = []
+    found: list[tuple[int, int, int]] = []
     line, counted_to = 1, 0
     for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
         content = _CONTENT_LINE.search(text, start, end)
@@ -159,8 +164,46 @@ def _document_lines(text: str, markers: list[tuple[int, int]]) -> list[int] | No
             return None
         line += text.count("\n", counted_to, content.start())
         counted_to = content.start()
-        lines.append(line)
-    return lines if lines else None
+        found.append((line, content.start(), end))
+    return found if found else None
+
+
+def _item_lines(text: str, first_line: int, start: int, end: int, count: int) -> list[int] | None:
+    """The 1-based line of each item of the document's top-level ``items`` sequence (what libyaml's fast path keeps
+    for a ``kind: List``: the item's ``-`` line, where its value starts), or None when this reading of the lines
+    is not certain: the document's mapping not at column 0, ``items`` not a plain key, an item whose value starts
+    on a later line, or a count other than the decoded list's."""
+    lines = text[start:end].split("\n")
+    if lines[0][:1] in (" ", "-"):
+        return None  # top-level keys are the lines at column 0 only when the root mapping starts there
+    at = next((i for i, line in enumerate(lines) if _ITEMS_KEY.match(line)), None)
+    if at is None:
+        return None
+    if _EMPTY_FLOW.match(lines[at], _ITEMS_KEY.match(lines[at]).end()):  # type: ignore[union-attr]
+        return [] if count == 0 else None
+    found: list[int] = []
+    indent: int | None = None
+    for offset, line in enumerate(lines[at + 1:], start=at + 1):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(line) - len(stripped)
+        if indent is None:
+            indent = depth
+        is_item = _ITEM_DASH.match(stripped) is not None
+        if depth < indent or (depth == indent and not is_item):
+            break  # the next top-level key: the sequence ended
+        if depth == indent:
+            if _DASH_ALONE.match(stripped):
+                return None  # the item's value starts on a later line (or is empty)
+            found.append(first_line + offset)
+    return found if len(found) == count else None
+
+
+_ITEMS_KEY = re.compile(r"items[ ]*:")
+_EMPTY_FLOW = re.compile(r"[ ]+\[\]")
+_ITEM_DASH = re.compile(r"-(?:[ ]|$)")  # not "-x: 1", a key
+_DASH_ALONE = re.compile(r"-[ ]*(?:#|$)")
 
 
 def _chunks(text: str, markers: list[tuple[int, int]]) -> Iterator[str]:
@@ -309,14 +352,23 @@ def _decoded_stream(pieces: Iterator[str]) -> list[Any] | None:
     return bodies
 
 
-def read_plain_stream_with_ryml(text: str) -> tuple[list[Any], list[int]] | None:
-    """The value and 1-based line of every document of the stream, as libyaml's fast path reads them, or None
-    when ryml's answer is not certain to be the same (then libyaml reads the stream)."""
+def read_plain_stream_with_ryml(text: str) -> tuple[list[Any], list[int], list[list[int] | None]] | None:
+    """The value and 1-based line of every document of the stream and the lines of the items of its top-level
+    ``items`` sequence (None without one), as libyaml's fast path reads them; or None when ryml's answer is not
+    certain to be the same (then libyaml reads the stream)."""
     markers = _document_markers(text)
-    lines = _document_lines(text, markers)
-    bodies = _decoded_stream(_chunks(text, markers)) if lines is not None else None
-    if lines is None or bodies is None or len(bodies) != len(lines):
+    starts = _document_starts(text, markers)
+    bodies = _decoded_stream(_chunks(text, markers)) if starts is not None else None
+    if starts is None or bodies is None or len(bodies) != len(starts):
         return None
-    if any(type(body) is dict and type(body.get("items")) is list for body in bodies):
-        return None  # a List's item lines: libyaml's fast path records them
-    return bodies, lines
+    item_lines: list[list[int] | None] = []
+    for body, (line, start, end) in zip(bodies, starts, strict=True):
+        items = body.get("items") if type(body) is dict else None
+        if type(items) is not list:
+            item_lines.append(None)
+            continue
+        found = _item_lines(text, line, start, end, len(items))
+        if found is None:
+            return None
+        item_lines.append(found)
+    return bodies, [line for line, _, _ in starts], item_lines

@@ -109,6 +109,13 @@ def test_keys_read_as_libyaml_reads_them_or_are_declined(key: str) -> None:
     "- - - - - - - - - - - - - - - - - - - - x\n",  # JSON 20 times longer than the YAML: the buffer is grown
     "a: 1\n" + "".join(f"k{i}: \"{i}\"\n" for i in range(2000)),
     "a:\n" + "".join(" " * (2 * i + 2) + f"k{i}:\n" for i in range(30)) + " " * 62 + "z: 1\n",
+    # single quotes, as kubectl writes a string that needs quoting
+    "a: 'x'\n", "'k': 'v w'\n", "message: 'couldn\u2019t assign: 4 more needed'\n", "a: ''\n'b c': d\n",
+    "a: \"it's\"\n", "- 'x'\n- \"y\"\n",
+    # a List's items, whose lines are kept (StreamDocument.item_lines)
+    "kind: List\nitems:\n- a: 1\n", "apiVersion: v1\nitems:\n- a: 1\n  b: 2\n# c\n\n- c: 3\nkind: List\nmetadata: {}\n",
+    "kind: List\nitems:\n  - a: 1\n  - - b\n  - 'c'\nmetadata:\n  x: 1\n", "kind: List\nitems: []\n",
+    "---\nitems:\n- 1\n---\n# x\nitems:\n\n- 2\n- 3\n", "items:\n- {}\n- []\n", "- items:\n  - a\n",
 ])
 def test_plain_streams_are_read_by_ryml_as_libyaml_reads_them(text: str) -> None:
     assert ryml_agrees(text)
@@ -126,12 +133,14 @@ def test_plain_streams_are_read_by_ryml_as_libyaml_reads_them(text: str) -> None
     "a:\n  c:\n  - {}\n      name: 1\n", '  c:\n  - "x"\n    name: 1\n', "- c:\n  - []\n    name: 1\n",
     # what ryml would read otherwise, or whose lines only libyaml knows
     "a: .5\n", "a: 1.\n", "a: 007\n", "a: 0e0\n", "a: yes\n", "a: nan\n", "a: ~\n", "nan: 1\n", '"inf": 1\n', "1: a\n",
-    "y: 1\n", "<<: {}\n", "-a: 1\n", "a: x\n  y\n", "a: 'x'\n", "a: |\n  x\n", "a: >-\n  x\n",
+    "y: 1\n", "<<: {}\n", "-a: 1\n", "a: x\n  y\n", "a: |\n  x\n", "a: >-\n  x\n",
     'a: "\\u00e9\\x41\\N\\_"\n',
     "a: 1\r\nb: 2\r\n", "\ufeffa: 1\n", "a: 1\n\ufeffb: 2\n", "a:\tb\n", "a: &x 1\nb: *x\n", "a: !!str 1\n",
     "%YAML 1.1\n---\na: 1\n", "a: 1\n...\n", "--- a\n", "--- {a: 1}\n", "a: 1\n---\n", "---\n---\na: 1\n",
     "# only a comment\n", "", "a:\n  b: 1\n  b: 2\n", "k: [a, b]\nm: {x: 1}\n", "? a\n: b\n",
-    "kind: List\nitems:\n- a: 1\n", "a: x\x85y\n", "a: 1\u2028b: 2\n", "plain scalar document\n",
+    "a: 'it''s'\n", "a: 'x\"y'\n", "'nan': 1\n", "a: 'x' y\n",
+    "items:\n-\n  a: 1\n", '"items":\n- a: 1\n', "  items:\n  - a: 1\n", "items:\n- a\n-x: 1\n",
+    "a: x\x85y\n", "a: 1\u2028b: 2\n", "plain scalar document\n",
     "a:\n" + " " * 64 + "b: 1\n", '" a": 1\n',
 ])
 def test_streams_ryml_may_read_otherwise_are_declined(text: str) -> None:
