@@ -13,9 +13,10 @@ a small grammar (:func:`_safe_line`): block mappings and sequences whose scalars
 quoted without escapes and stand on one line, ``{}`` and ``[]``, comments, ``---`` alone on its
 line; and whose plain keys and values, told apart from quoted ones in the text itself, are typed alike
 (:func:`_line_reads_the_same`). In that grammar every line is whole, so document lines and a List's item
-lines are read from the text itself (:func:`_document_starts`, :func:`_item_lines`). Anything else, every ryml error, duplicate keys, and the one misreading
-of ryml's found by testing (_KEY_AFTER_SPACE) return None: libyaml then reads the stream, deciding and
-wording errors as before. The dependency is pinned to the 0.15 series these rules were checked against.
+lines are read from the text itself (:func:`_document_starts`, :func:`_item_lines`). Anything else, every
+ryml error, duplicate keys, and the one misreading of ryml's found by testing (_KEY_AFTER_SPACE) return
+None: libyaml then reads the stream, deciding and wording errors as before. The dependency is pinned to
+the 0.15 series these rules were checked against.
 """
 
 from __future__ import annotations
