@@ -178,10 +178,11 @@ def _item_lines(text: str, first_line: int, start: int, end: int, count: int) ->
     lines = text[start:end].split("\n")
     if lines[0][:1] in (" ", "-"):
         return None  # top-level keys are the lines at column 0 only when the root mapping starts there
-    at = next((i for i, line in enumerate(lines) if _ITEMS_KEY.match(line)), None)
-    if at is None:
+    key = next(((i, match) for i, line in enumerate(lines) if (match := _ITEMS_KEY.match(line))), None)
+    if key is None:
         return None
-    if _EMPTY_FLOW.match(lines[at], _ITEMS_KEY.match(lines[at]).end()):  # type: ignore[union-attr]
+    at, key_match = key
+    if _EMPTY_FLOW.match(lines[at], key_match.end()):
         return [] if count == 0 else None
     found: list[int] = []
     indent: int | None = None
