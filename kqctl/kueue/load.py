@@ -12,12 +12,13 @@ are left out with a warning.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, Severity
-from kqctl.k8s.core import LimitRange, ModelError, Namespace, PriorityClass, namespace_of
+from kqctl.k8s.core import LimitRange, ModelError, Namespace, PriorityClass, metadata, namespace_of
 from kqctl.kueue.api.config import KueueConfig
 from kqctl.kueue.api.decoding import workload_decoding_problem
 from kqctl.kueue.api.models import (
@@ -52,9 +53,13 @@ class WorkloadsAhead:
 
     def __init__(self) -> None:
         self._models: dict[int, tuple[LoadedObject, dict[str, Any], Workload]] = {}
+        # A model decoded from a body written alike (kqctl.validate.alike), by that body's digest and namespace.
+        self._alike: dict[tuple[bytes, str | None], Workload] = {}
 
-    def prepare(self, obj: LoadedObject, stored: dict[str, Any]) -> None:
-        """Decodes ``stored``, the body the gate will give ``obj`` if it admits it, when ``obj`` is a Workload."""
+    def prepare(self, obj: LoadedObject, stored: dict[str, Any], alike: bytes | None = None) -> None:
+        """Decodes ``stored``, the body the gate will give ``obj`` if it admits it, when ``obj`` is a Workload.
+        ``alike``: the digest its check shares with the objects written alike but for their name, uid and creation
+        time; the model of one of them decoded before is then taken with those three of this body."""
         info = obj.info
         if info is None or info.kind != "Workload" or info.group != KUEUE_GROUP:
             return
@@ -64,7 +69,13 @@ class WorkloadsAhead:
                 return  # converted: build_snapshot converts again, to another dict
             namespace = namespace_of(stored.get("metadata") if isinstance(stored.get("metadata"), dict) else {},
                                      info.namespaced)
-            model = _workload_model(body, obj, namespace)
+            like = self._alike.get((alike, namespace)) if alike is not None else None
+            if like is not None:
+                model = _workload_like(like, body, obj)
+            else:
+                model = _workload_model(body, obj, namespace)
+                if alike is not None:
+                    self._alike[(alike, namespace)] = model
         except Exception:  # noqa: BLE001  # build_snapshot decodes it again and reports as it always did
             return
         self._models[id(obj)] = (obj, stored, model)
@@ -249,6 +260,14 @@ def _workload_model(body: dict[str, Any], obj: LoadedObject, namespace: str | No
     """``namespace``: the object's as its body says (LoadedObject.namespace of the object holding ``body``), or None
     to read it from ``obj`` when needed."""
     return Workload.from_v1beta2(_with_namespace(body, obj, namespace), obj.origin)
+
+
+def _workload_like(like: Workload, body: dict[str, Any], obj: LoadedObject) -> Workload:
+    """The model :func:`_workload_model` decodes from ``body``, taken from ``like``, decoded from a body equal to it
+    but for the three fields read here (kqctl.validate.alike): nothing else of the model depends on them."""
+    meta = metadata(body)
+    return replace(like, name=meta.string("name"), uid=meta.string("uid"),
+                   creation_timestamp=meta.opt_time("creationTimestamp"), origin=obj.origin)
 
 
 def _add_wpc(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:

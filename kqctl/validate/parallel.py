@@ -527,7 +527,7 @@ class CheckedFile:
 
 
 # What the reading process does with an object's stored body as soon as its check is known (see read_checked).
-Prepare = Callable[[LoadedObject, dict[str, Any]], None]
+Prepare = Callable[[LoadedObject, dict[str, Any], bytes | None], None]
 
 
 def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Checks,
@@ -541,8 +541,9 @@ def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Ch
     With a ``cache`` (``--cache DIR``), a file whose content, name and setting are unchanged is taken as an earlier
     run read and checked it, and every other file read without error is kept there for the next run.
 
-    ``prepare(obj, stored)`` is called in this process on each object checked ahead whose check keeps a status the
-    gate admits it with (``stored``, the body the gate gives it if it admits it), as soon as its file is read here
+    ``prepare(obj, stored, alike)`` is called in this process on each object checked ahead whose check keeps a status
+    the gate admits it with (``stored``, the body the gate gives it if it admits it; ``alike``, the check's
+    :attr:`~kqctl.validate.runner.ObjectCheck.alike`), as soon as its file is read here
     or received from a worker, while the workers may still read: work the command does on the admitted objects
     anyway (decoding them) gets done on this core meanwhile. Not for a file taken from the cache."""
     workers = jobs or default_jobs()
@@ -599,7 +600,7 @@ def _preparing(prepare: Prepare) -> Callable[[CheckedFile], None]:
     def on_part(part: CheckedFile) -> None:
         for obj, check in zip(part.objects, part.checks, strict=True):
             if check is not None and not check.status_ignored:
-                prepare(obj, check.stored)
+                prepare(obj, check.stored, check.alike)
     return on_part
 
 

@@ -9,7 +9,7 @@ its :class:`~kqctl.validate.profile.ValidationProfile`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kqctl.errors import InputError
@@ -17,6 +17,7 @@ from kqctl.findings import Finding, Severity
 from kqctl.k8s.kinds import KindInfo, split_api_version
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import Origin
+from kqctl.validate import alike
 from kqctl.validate.cel import validate_cel
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
@@ -99,10 +100,29 @@ class ObjectCheck:
     # The API server's "no matches for kind ... in version" for a version nobody serves any more (also in
     # ``findings``): what `kqctl convert` cures, so it is the one refusal convert does not make.
     unserved: tuple[Finding, ...] = ()
+    # The same for every object written alike but for its name, uid and creation time (kqctl.validate.alike):
+    # a reader of ``stored`` may share its work between them. None: not shared.
+    alike: bytes | None = None
 
 
 def check_object(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> ObjectCheck:
-    """The per-object steps of DEF-3, in the API server's order, and the object they leave."""
+    """The per-object steps of DEF-3, in the API server's order, and the object they leave (shared by the objects
+    written alike: kqctl.validate.alike)."""
+    assert obj.info is not None
+    key = alike.key_of(obj, profiles)
+    if key is not None:
+        recalled = alike.recall(key, obj)
+        if recalled is not None:
+            return ObjectCheck([], recalled[0], alike=recalled[1])
+    check = _checked(obj, profiles)
+    if key is not None and not check.findings and not check.status_ignored and not check.unserved:
+        digest = alike.keep(key, obj, profiles, check.stored)
+        if digest is not None:
+            return replace(check, alike=digest)
+    return check
+
+
+def _checked(obj: LoadedObject, profiles: Sequence[ValidationProfile]) -> ObjectCheck:
     assert obj.info is not None
     body: dict[str, Any] = obj.body
     findings: list[Finding] = []
