@@ -111,6 +111,8 @@ class Simulation:
                        for name, state in sorted(self.cache.cluster_queues.items())}
         self.outcomes: dict[str, WorkloadOutcome] = {}
         self._namespace_memo: dict[tuple[str, str], bool] = {}  # (namespace, ClusterQueue) -> _selects
+        # Workloads written alike share their pod-set arithmetic and shape (50,000 come in a few kinds).
+        self._memo = options.memo if options.memo is not None else WorkloadMemo()
         # What each cycle did, as the report shows it: its admissions and evictions by key. Not the cycles' entries:
         # a cycle of 500 heads holds their assignments (megabytes), and a run keeps its history to the end.
         self.history: list[CycleRecord] = []
@@ -170,9 +172,8 @@ class Simulation:
                 continue
             self._enqueue_new(info, outcome, local_queue)
 
-    def _derived(self, model: Workload) -> DerivedParts | None:
-        memo = self.options.memo
-        return memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config) if memo is not None else None
+    def _derived(self, model: Workload) -> DerivedParts:
+        return self._memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config)
 
     def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:
         from kqctl.kueue.api.models import LocalQueue

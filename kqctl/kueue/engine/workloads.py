@@ -24,7 +24,7 @@ from kqctl.k8s.pods import (
 )
 from kqctl.k8s.quantity import MAX_INT64
 from kqctl.kueue.api.config import KueueConfig
-from kqctl.kueue.api.models import FlavorResource, Workload
+from kqctl.kueue.api.models import FlavorResource, PodSet, Workload
 
 # Kueue sees a workload without creationTimestamp at Go's zero time.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -174,6 +174,9 @@ class WorkloadMemo:
         # Models written alike share their parts: (LimitRange list, configuration, namespace, priority, the pod sets as
         # written) -> the parts, with the list and configuration they are keyed by (kept alive: ids stay theirs).
         self._alike: dict[tuple[int, int, str, int, str], tuple[object, KueueConfig, DerivedParts]] = {}
+        # The repr of each pod-set tuple, by the tuple (models decoded from bodies written alike share theirs:
+        # kqctl.kueue.load.WorkloadsAhead), so that 50,000 of them are not written out one by one.
+        self._written: dict[int, tuple[tuple[PodSet, ...], str]] = {}
 
     def parts(self, model: Workload, limit_ranges: object, config: KueueConfig) -> DerivedParts:
         entry = self._parts.get(id(model))
@@ -191,11 +194,19 @@ class WorkloadMemo:
         is its own). 50,000 generated workloads come in a few such kinds; each kind is worked out once."""
         if model.admission is not None or model.reclaimable_pods:
             return DerivedParts()
-        key = (id(limit_ranges), id(config), model.namespace, model.priority or 0, repr(model.pod_sets))
+        key = (id(limit_ranges), id(config), model.namespace, model.priority or 0, self._written_as(model.pod_sets))
         found = self._alike.get(key)
         if found is None or found[0] is not limit_ranges or found[1] is not config:
             found = self._alike[key] = (limit_ranges, config, DerivedParts())
         return found[2]
+
+    def _written_as(self, pod_sets: tuple[PodSet, ...]) -> str:
+        known = self._written.get(id(pod_sets))
+        if known is not None and known[0] is pod_sets:
+            return known[1]
+        written = repr(pod_sets)
+        self._written[id(pod_sets)] = (pod_sets, written)
+        return written
 
 
 @dataclass(eq=False)

@@ -378,6 +378,44 @@ def test_models_written_alike_share_one_set_of_parts_and_others_do_not() -> None
     assert len({id(p) for p in parts.values()}) < len(parts)  # some are shared
 
 
+def _simulated(snapshot: Snapshot) -> object:
+    from kqctl.kueue.engine.simulation import simulate
+
+    return simulate(snapshot, OPTIONS)
+
+
+@pytest.mark.parametrize("seed", range(5, 200, 13))
+def test_simulate_shares_the_parts_of_workloads_written_alike_without_changing_its_result(
+        monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    snapshot = _twinned(seed)
+    shared = _simulated(snapshot)
+    _each_its_own(monkeypatch)
+    assert _simulated(snapshot) == shared
+
+
+@pytest.mark.parametrize("name", KUEUE_SAMPLES)
+def test_simulate_of_a_sample_is_the_same_with_parts_shared_or_not(monkeypatch: pytest.MonkeyPatch,
+                                                                    name: str) -> None:
+    snapshot = _sample(name)
+    shared = _simulated(snapshot)
+    _each_its_own(monkeypatch)
+    assert _simulated(snapshot) == shared
+
+
+def test_pod_sets_shared_by_models_are_written_out_once() -> None:
+    """Models decoded from bodies written alike share their pod-set tuple (kqctl.kueue.load.WorkloadsAhead): the memo
+    writes it out (repr) once, and a tuple equal to it but of another model still finds the same parts."""
+    snapshot = _twinned(3)
+    model = snapshot.workloads[-1]
+    same_sets = dataclasses.replace(model, name="other")
+    copied = tuple(dataclasses.replace(pod_set) for pod_set in model.pod_sets)
+    equal_sets = dataclasses.replace(model, name="third", pod_sets=copied)
+    memo = WorkloadMemo()
+    parts = [memo.parts(m, snapshot.limit_ranges, snapshot.config) for m in (model, same_sets, equal_sets)]
+    assert parts[0] is parts[1] is parts[2]
+    assert len(memo._written) == 2  # the shared tuple once, the equal one once
+
+
 # --- the completion checks on copies of one steady state (explain._SharedSteady) -------------------------------------
 
 
