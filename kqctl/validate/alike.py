@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from kqctl.k8s.names import is_dns1123_label
 from kqctl.load.objects import LoadedObject
 from kqctl.validate.profile import ValidationProfile
 
@@ -37,7 +38,6 @@ VOLATILE = ("name", "uid", "creationTimestamp")
 # Entries kept at most (the memo is emptied when full): far more templates than a cluster has.
 MEMO_LIMIT = 4096
 
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 _UID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 _TIME = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{1,9})?Z\Z")
 
@@ -92,7 +92,7 @@ def _mask(field: str, value: Any) -> _Masked | None:
     if type(value) is not str:
         return None
     if field == "name":
-        return _NAME if _LABEL.match(value) else None
+        return _NAME if not is_dns1123_label(value) else None
     if field == "uid":
         return _UID_MASK if _UID.match(value) else None
     time = _TIME.match(value)
