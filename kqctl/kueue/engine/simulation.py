@@ -158,7 +158,7 @@ class Simulation:
             if model.is_condition_true("Finished"):
                 continue  # finished workloads hold no quota and wait for nothing
             info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config,
-                                       self._derived(model))
+                                       self.derived_parts(model))
             lq_key = f"{model.namespace}/{model.queue_name}"
             local_queue = self.snapshot.local_queues.get(lq_key)
             outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None)
@@ -172,7 +172,8 @@ class Simulation:
                 continue
             self._enqueue_new(info, outcome, local_queue)
 
-    def _derived(self, model: Workload) -> DerivedParts:
+    def derived_parts(self, model: Workload) -> DerivedParts:
+        """The pod-set arithmetic and shape of ``model``, shared with the workloads written alike (WorkloadMemo)."""
         return self._memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config)
 
     def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:

@@ -24,7 +24,7 @@ adds what happens between cycles in a real cluster, as Kueue's controllers do it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from functools import partial
@@ -39,7 +39,6 @@ from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import DEFAULT_NOW, Simulation, SimulationOptions, set_up_alike
 from kqctl.kueue.engine.workloads import (
     FlavorResource,
-    PodSetInfo,
     WorkloadInfo,
     WorkloadMemo,
     build_workload_info,
@@ -145,8 +144,6 @@ class KueueTimeline:
         self._namespace_memo: dict[tuple[str, str], bool] = {}
         self._holder_lists: dict[str, list[_Usage]] = {}
         self._usage_memo: dict[str, tuple[object, dict[FlavorResource, int]]] = {}
-        # (id of a pod-set tuple, namespace) -> (the tuple, kept alive so its id stays its own; its builder)
-        self._pod_set_memo: dict[tuple[int, str], tuple[object, Callable[[], list[PodSetInfo]]]] = {}
         self._schedulable = {name for name in self.queues if self._gives_heads(self.cache.cluster_queues[name])}
         # ClusterQueues that may have workloads in their active heap: has_work() looks only at these (1,000
         # ClusterQueues scanned on every event would cost more than the cycles).
@@ -248,16 +245,11 @@ class KueueTimeline:
         return info.cluster_queue is not None and key in self.queues[info.cluster_queue].active
 
     def _workload_info(self, model: Workload) -> WorkloadInfo:
-        """As the engine builds it (REQ-5..10, CYC-16), with the pod-set arithmetic shared by workloads whose pod
-        sets are the same objects (Kueue's generator gives each class of a ClusterQueue one shape)."""
-        info = build_workload_info(model, self.sim.limits.get(model.namespace), self.snapshot.config)
-        if model.admission is not None or model.reclaimable_pods:
-            return info
-        memo_key = (id(model.pod_sets), model.namespace)
-        shared = self._pod_set_memo.get(memo_key)
-        if shared is None:
-            shared = self._pod_set_memo[memo_key] = (model.pod_sets, _memoized(info.build_pod_sets))
-        return WorkloadInfo(model, info.priority, info.queue_order_time, shared[1])
+        """As the engine builds it (REQ-5..10, CYC-16), with the pod-set arithmetic and shape shared by workloads
+        written alike (the simulation's WorkloadMemo: Kueue's generator gives each class of a ClusterQueue one
+        shape)."""
+        return build_workload_info(model, self.sim.limits.get(model.namespace), self.snapshot.config,
+                                   self.sim.derived_parts(model))
 
     def _enqueue(self, info: WorkloadInfo) -> None:
         """Kueue's queue manager: the LocalQueue's ClusterQueue, unless the LocalQueue is missing or stopped."""
@@ -540,18 +532,6 @@ class KueueTimeline:
         if queue is not None and key in queue.inadmissible:
             return INADMISSIBLE
         return PENDING
-
-
-def _memoized(build: Callable[[], list[PodSetInfo]]) -> Callable[[], list[PodSetInfo]]:
-    """The builder's first answer for every later call (pod-set infos are never changed once built)."""
-    memo: list[list[PodSetInfo]] = []
-
-    def built() -> list[PodSetInfo]:
-        if not memo:
-            memo.append(build())
-        return memo[0]
-
-    return built
 
 
 def workload_class(model: Workload) -> str:
