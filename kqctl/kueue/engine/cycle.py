@@ -354,9 +354,11 @@ class Scheduler:
     def _assign(self, workload: WorkloadInfo, cq: ClusterQueueState, nomination: dict[str, dict[str, str]] | None,
                 cache: QuotaReads, oracle: Oracle, reads: list[Read] | None) -> tuple[Assignment, list[Target]]:
         """scheduler.getInitialAssignments on ``cache`` and ``oracle`` (the victims found noted in ``reads``)."""
+        topology_aware = self._topology_aware
         assigner = FlavorAssigner(workload, cq, cache, oracle, self.fair_sharing, self.ignore_undeclared,
                                   workload.scan_memory, nomination, self.gates.enabled("ConcurrentAdmission"),
-                                  self._topology_aware)
+                                  topology_aware,
+                                  topology_aware and (self._tas_only(cq) or self._requests_tas(workload)))
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:

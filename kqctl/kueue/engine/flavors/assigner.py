@@ -123,6 +123,10 @@ class FlavorAssigner:
     nomination: Mapping[str, Mapping[str, str]] | None = None
     concurrent_admission: bool = False
     topology_aware: bool = False  # the TopologyAwareScheduling gate (TAS-2, TAS-6)
+    # TAS-6's block can place something: a pod set asks for a topology or the ClusterQueue is TAS-only (TAS-1, TAS-2).
+    # Otherwise the block finds no pod set to place and leaves the assignment as it is (no topology, no node usage):
+    # the scheduler skips it for the many heads of a cluster without topologies.
+    places_topology: bool = True
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
         assignment = Assignment()
@@ -134,7 +138,7 @@ class FlavorAssigner:
             if not self._assign_group(members, assignment):
                 assignment.no_fit_reason = resolve_no_fit_reason(assignment, self.cq.model.resource_groups)
                 return assignment
-        if self.topology_aware and assignment.representative_mode() != NO_FIT:
+        if self.topology_aware and self.places_topology and assignment.representative_mode() != NO_FIT:
             # TAS-6: the TopologyAwareScheduling block at the end of assignFlavors.
             checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
             tas_assigner.assign_topology(self.cache.tas, self.cq.model, self.cache.flavors, self.workload, assignment,
