@@ -107,8 +107,9 @@ class Scheduler:
     ledger: UsageLedger | None = None  # admission fair sharing (FS-11)
     _temporary: list[tuple[ClusterQueueState, dict[FlavorResource, int], TASUsage]] = field(default_factory=list)
     _pop_order: tuple[int, list[tuple[str, PendingQueue]]] | None = field(default=None, repr=False)
-    _admissible: dict[tuple[str, str], tuple[object, NominationFailure | None]] = field(default_factory=dict,
-                                                                                       repr=False)
+    # (id of the pod sets, namespace, ClusterQueue) -> (the pod sets, _admissibility's answer)
+    _admissible: dict[tuple[int, str, str], tuple[object, NominationFailure | None]] = field(default_factory=dict,
+                                                                                            repr=False)
     # (ClusterQueue, namespace) -> _namespace_refusal's answer
     _namespace_refusals: dict[tuple[str, str], NominationFailure | None] = field(default_factory=dict)
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
@@ -190,13 +191,17 @@ class Scheduler:
             return NominationFailure(SUSPENDED, f"ClusterQueue {cq_name} is inactive")
         if cq is None:
             return NominationFailure(MISCONFIGURED, f"ClusterQueue {cq_name} not found")
-        # The snapshot (namespaces, LimitRanges) and the workload's requests do not change during a run: a head
-        # tried again after every requeue event gets the answer worked out the first time.
-        known = self._admissible.get((workload.key, cq_name))
-        if known is not None and known[0] is workload.model:
+        # The snapshot (namespaces, LimitRanges) and the workload's requests do not change during a run, and REQ-15
+        # reads nothing of the workload but its namespace and its pod sets' requests and limits: a head tried again
+        # after every requeue event, and every workload written alike (they share one tuple of pod sets,
+        # WorkloadMemo), gets the answer worked out the first time.
+        pod_sets = workload.pod_sets
+        key = (id(pod_sets), workload.namespace, cq_name)
+        known = self._admissible.get(key)
+        if known is not None and known[0] is pod_sets:
             return known[1]
         failure = self._admissibility(workload, cq)
-        self._admissible[(workload.key, cq_name)] = (workload.model, failure)
+        self._admissible[key] = (pod_sets, failure)
         return failure
 
     def _admissibility(self, workload: WorkloadInfo, cq: ClusterQueueState) -> NominationFailure | None:

@@ -134,3 +134,25 @@ def test_cyc_5_partial_admission_is_off_with_its_gate() -> None:
                 gates=FeatureGates({"PartialAdmission": False}))
     one_cycle(sim)
     assert sim.outcomes["ns/w"].workload.admission is None
+
+
+def _limit_range(ns: str, max_cpu: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "limits", "namespace": ns},
+            "spec": {"limits": [{"type": "Container", "max": {"cpu": max_cpu}}]}}
+
+
+def test_cyc_4_req_15_workloads_written_alike_share_the_answer_of_their_namespace() -> None:
+    """REQ-15 reads a head's namespace and its pod sets' requests and limits: workloads written alike (one tuple of
+    pod sets) get one answer, worked out once, and one written alike in a namespace whose LimitRange refuses it gets
+    its own."""
+    sim = setup(cluster_queue("a", {"default": {"cpu": "8"}}, namespace_selector={}),
+                *(workload(f"w{i}", "lq-a", cpu="2") for i in range(3)),
+                local_queue("lq-a", "a", namespace="other"), _limit_range("other", "1"),
+                workload("w9", "lq-a", cpu="2", namespace="other"))
+    infos = [sim.outcomes[key].workload for key in ("ns/w0", "ns/w1", "ns/w2", "other/w9")]
+    assert len({id(info.pod_sets) for info in infos[:3]}) == 1  # written alike: one tuple of pod sets
+    answers = [sim.scheduler.nomination_failure(info, "a") for info in infos]
+    assert answers[:3] == [None, None, None]
+    assert answers[3] is not None and answers[3].reason == "Misconfigured"
+    assert "LimitRange" in answers[3].message
+    assert len(sim.scheduler._admissible) == 2  # worked out once for the three alike, once for the other
