@@ -103,10 +103,9 @@ def _instrument(timings: dict[str, list[float]]) -> None:
 def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature_gates: str | None) -> int:
     import gc
 
-    from kqctl.cli.schedulers import ALL_KINDS, validation_profiles
-    from kqctl.kueue.load import build_snapshot
-    from kqctl.load.objects import load_paths
-    from kqctl.validate.gate import admit
+    from kqctl.cli.options import load_inputs
+    from kqctl.cli.simulate import load_snapshot
+    from kqctl.kueue.load import WorkloadsAhead
 
     gc_pauses: list[float] = []
     if gc_on:
@@ -120,9 +119,12 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
     else:
         gc.disable()  # as `kqctl` itself runs (kqctl.cli.app.main)
     start = time.perf_counter()
-    # As the CLI loads: read, the gate (validate's checks, the objects as the API server stores them), the snapshot.
-    admitted = admit(load_paths(ALL_KINDS, [str(directory)], recursive=True), validation_profiles(None))
-    snapshot = build_snapshot(admitted.result, as_given=False)
+    # As `kqctl simulate` loads (kqctl.cli.simulate): the files read and checked on every core through the gate
+    # (validate's checks, the objects as the API server stores them), the Workloads decoded while they are read (those
+    # written alike from one model, sharing its pod sets), then the snapshot.
+    ahead = WorkloadsAhead()
+    inputs = load_inputs([str(directory)], None, True, False, False, None, None, prepare=ahead.prepare)
+    snapshot = load_snapshot(inputs, None, ahead=ahead)
     load_s = time.perf_counter() - start
     figures: dict[str, Any] = {
         "mode": mode,
