@@ -267,7 +267,7 @@ class Scheduler:
         With victims, the placement assumes they are gone; without any, it assumes an empty cluster.
         """
         # (both memoized: asked first, the representative mode is worked out only when TAS is in play)
-        if not (self._requests_tas(workload) or self._tas_only(cq)):
+        if not self._places_topology(workload, cq):
             return
         if assignment.representative_mode() != PREEMPT:
             return
@@ -315,7 +315,7 @@ class Scheduler:
         concurrent, topology_aware, partial_admission = self._memo_gates()
         if concurrent:
             return False
-        if topology_aware and (self.cache.tas.flavors or self._tas_only(cq) or self._requests_tas(workload)):
+        if topology_aware and (self.cache.tas.flavors or self._places_topology(workload, cq)):
             return False
         return not (partial_admission and workload.can_be_partially_admitted())
 
@@ -327,6 +327,11 @@ class Scheduler:
             known = self._gate_answers = (self.gates, self._concurrent_admission, self._topology_aware,
                                           self.gates.enabled("PartialAdmission"))
         return known[1], known[2], known[3]
+
+    def _places_topology(self, workload: WorkloadInfo, cq: ClusterQueueState) -> bool:
+        """The only heads TAS-6 places: a pod set asks for a topology (TAS-2) or the ClusterQueue is TAS-only (TAS-1).
+        For any other its blocks find no pod set to place and leave the assignment as it is."""
+        return self._tas_only(cq) or self._requests_tas(workload)
 
     def _tas_only(self, cq: ClusterQueueState) -> bool:
         """TAS-1 isTASOnly (the ClusterQueues and flavors never change during a run: asked once per ClusterQueue)."""
@@ -363,7 +368,7 @@ class Scheduler:
         assigner = FlavorAssigner(workload, cq, cache, oracle, self.fair_sharing, self.ignore_undeclared,
                                   workload.scan_memory, nomination, self.gates.enabled("ConcurrentAdmission"),
                                   topology_aware,
-                                  topology_aware and (self._tas_only(cq) or self._requests_tas(workload)))
+                                  topology_aware and self._places_topology(workload, cq))
         full = assigner.assign()
         mode = full.representative_mode()
         if mode == FIT:
