@@ -123,7 +123,8 @@ def child(mode: str, directory: Path, profile: Path | None, gc_on: bool, feature
     # (validate's checks, the objects as the API server stores them), the Workloads decoded while they are read (those
     # written alike from one model, sharing its pod sets), then the snapshot.
     ahead = WorkloadsAhead()
-    inputs = load_inputs([str(directory)], None, True, False, False, None, None, prepare=ahead.prepare)
+    inputs = load_inputs([str(directory)], filenames=None, recursive=True, strict=False, from_cluster=False,
+                         context=None, kubeconfig=None, prepare=ahead.prepare)
     snapshot = load_snapshot(inputs, None, ahead=ahead)
     load_s = time.perf_counter() - start
     figures: dict[str, Any] = {
