@@ -14,7 +14,7 @@ from functools import partial
 
 from kqctl.k8s.pods import LimitRangeSummary, summarize_limit_ranges
 from kqctl.k8s.selectors import namespace_labels, selector_matches
-from kqctl.kueue.api.models import Workload
+from kqctl.kueue.api.models import LocalQueue, Workload
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.admission_fair_sharing import UsageLedger
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
@@ -177,8 +177,6 @@ class Simulation:
         return self._memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config)
 
     def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:
-        from kqctl.kueue.api.models import LocalQueue
-
         model = info.model
         if not isinstance(local_queue, LocalQueue):
             outcome.queue_reason = "Misconfigured"
