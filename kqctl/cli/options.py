@@ -16,8 +16,7 @@ if TYPE_CHECKING:
     from kqctl.load.objects import LoadedObject, LoadResult
     from kqctl.load.overrides import Override
     from kqctl.validate.cache import ReadCache
-    from kqctl.validate.gate import Checks
-    from kqctl.validate.parallel import Prepare
+    from kqctl.validate.gate import Checks, Prepare
 
 PathsArgument = typer.Argument(None, metavar="PATH", help="Files or directories to read; '-' reads stdin.",
                                show_default=False)
@@ -221,7 +220,7 @@ def load_inputs(paths: list[str] | None, filenames: list[str] | None, recursive:
     result, checks = _load(paths, filenames, recursive, strict, from_cluster, context, kubeconfig, scheduler,
                            allow_empty, yunikorn_namespace, checking, kept, prepare)
     result = edited(result, parsed, override, refuse)
-    return admitted(result, scheduler, as_given, checks) if refuse else result
+    return admitted(result, scheduler, as_given, checks, prepare) if refuse else result
 
 
 def read_cache(directory: str | None, scheduler: str | None, strict: bool, from_cluster: bool,
@@ -243,15 +242,16 @@ def read_cache(directory: str | None, scheduler: str | None, strict: bool, from_
 
 
 def admitted(result: LoadResult, scheduler: str | None, as_given: bool = False,
-             checks: Checks | None = None) -> LoadResult:
+             checks: Checks | None = None, prepare: Prepare | None = None) -> LoadResult:
     """The inputs through the one gate (kqctl.validate.gate) with every scheduler's checks, as validate runs
-    them (``checks``: those already made as the files were read); its notes go to stderr."""
+    them (``checks``: those already made as the files were read; ``prepare``: called on each object the gate checks
+    itself, as on those checked as read); its notes go to stderr."""
     from kqctl.cli.schedulers import choose, validation_profiles
     from kqctl.validate.gate import admit
 
     choose(scheduler, result.objects)  # a usage error (two schedulers' objects) comes before any verdict on them
     profiles = checks.profiles if checks is not None else validation_profiles(scheduler)
-    gate = admit(result, profiles, as_given=as_given, checks=checks)
+    gate = admit(result, profiles, as_given=as_given, checks=checks, prepare=prepare)
     write_notes(gate.notes)
     return gate.result
 

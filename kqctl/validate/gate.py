@@ -23,7 +23,7 @@ The work is validate's, not repeated: the engine reads the bodies the checks pro
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,10 @@ from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, format_path
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.runner import ObjectCheck, check_object
+
+# Called with an object, the body the gate stores it with and the digest its check shares with the objects written
+# alike (ObjectCheck.alike), for work a command does on every admitted object anyway (kqctl.kueue.load.WorkloadsAhead).
+Prepare = Callable[[LoadedObject, dict[str, Any], bytes | None], None]
 
 
 @dataclass
@@ -64,13 +68,16 @@ class Checks:
 
 
 def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given: bool = False,
-          converting: bool = False, checks: Checks | None = None) -> Admitted:
+          converting: bool = False, checks: Checks | None = None, prepare: Prepare | None = None) -> Admitted:
     """Every object of ``result`` through validate's checks; the first error validate reports is raised.
 
     ``converting``: for `kqctl convert`, which writes the objects as written in another version: they are checked
     (an object in a version nobody serves any more as the object it converts to, its version being what convert
     cures) and left as written, without defaults.
     ``checks``: checks already made (with these very ``profiles``), taken instead of making them again.
+    ``prepare``: called on each object whose check is made here (not taken from ``checks``: the process that read
+    its file prepared it with that check) and that it admits with the body the check stores, as
+    :func:`kqctl.validate.parallel.read_checked` calls it (a small input, or one file, is read and checked here).
     """
     if checks is not None and checks.profiles is not profiles:
         checks = None
@@ -89,6 +96,8 @@ def admit(result: LoadResult, profiles: Sequence[ValidationProfile], *, as_given
         check, filled = made if made is not None else (check_object(obj, profiles), None)
         _refuse_first(obj, (f for f in check.findings if f.severity is Severity.ERROR
                             and not (converting and f in check.unserved)))
+        if prepare is not None and made is None and not check.status_ignored:
+            prepare(obj, check.stored, check.alike)
         stored = check.stored
         if check.status_ignored:
             stored = {key: value for key, value in stored.items() if key != "status"}

@@ -36,7 +36,7 @@ from kqctl.load.objects import (
 )
 from kqctl.load.sources import STDIN_NAME
 from kqctl.origin import FieldPath, Origin
-from kqctl.validate.gate import Checks, defaulted_fields
+from kqctl.validate.gate import Checks, Prepare, defaulted_fields
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.report import DocumentReport, ValidationReport
 from kqctl.validate.runner import ObjectCheck, finding_order, seen_by, with_line
@@ -527,9 +527,6 @@ class CheckedFile:
 
 
 # What the reading process does with an object's stored body as soon as its check is known (see read_checked).
-Prepare = Callable[[LoadedObject, dict[str, Any], bytes | None], None]
-
-
 def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Checks,
                  notes: list[str], jobs: int | None = None, cache: CheckedFileCache | None = None,
                  prepare: Prepare | None = None) -> LoadResult:

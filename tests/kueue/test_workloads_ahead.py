@@ -128,3 +128,57 @@ def test_a_workload_without_namespace_is_decoded_ahead_into_default_as_after() -
     snapshot = build_snapshot(admit(load_text(ALL_KINDS, WORKLOAD.replace("PRIORITY", "1").replace(
         ", namespace: team-a", ""), "in.yaml"), validation_profiles(None)).result, as_given=False)
     assert snapshot.workloads[0].namespace == "default"
+
+
+@pytest.mark.parametrize("sample", _kueue_samples())
+def test_the_gate_prepares_the_workloads_it_checks_itself_and_the_snapshot_is_the_one_built_after(
+        sample: str) -> None:
+    """One file, or a small input, is read and checked in the command's process: the gate then hands each Workload
+    it admits to ``prepare`` with its check, and the snapshot taking those models equals the one decoded after."""
+    profiles = validation_profiles(None)
+    names = sorted(str(p) for p in Path(sample).rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+    ahead = WorkloadsAhead()
+    try:
+        plain = build_snapshot(admit(load_paths(ALL_KINDS, names), profiles).result, as_given=False)
+    except InputError:
+        return  # the gate refuses the sample (legacy versions): nothing is decoded either way
+    read = load_paths(ALL_KINDS, names)
+    prepared = admit(read, profiles, prepare=ahead.prepare).result
+    taken = [ahead.take(obj, obj.body) for obj in prepared.objects if obj.kind == "Workload"]
+    ahead = WorkloadsAhead()  # (take gives a model once: prepared again for the snapshot)
+    prepared = admit(load_paths(ALL_KINDS, names), profiles, prepare=ahead.prepare).result
+    with_ahead = build_snapshot(prepared, as_given=False, ahead=ahead)
+    assert with_ahead.workloads == plain.workloads
+    assert [w.__dict__ for w in with_ahead.workloads] == [w.__dict__ for w in plain.workloads]
+    if any(obj.kind == "Workload" and obj.api_version.endswith("/v1beta2") and "status" not in obj.body
+           for obj in read.objects):
+        assert any(model is not None for model in taken)  # at least the plain v1beta2 Workloads came decoded
+
+
+UID = "0b1a7c2e-5d4f-4e3a-9b8c-7d6e5f4a3b2"  # and a last digit: canonical UUIDs (kqctl.validate.alike)
+
+
+def test_workloads_written_alike_in_one_file_share_a_decoding_and_each_keeps_its_name_uid_time_and_origin() -> None:
+    """Written alike but for name, uid and creation time (kqctl.validate.alike): the later ones are the first one's
+    model with their own three fields and origin, every field as a decoding of their own body gives it."""
+    written = "---\n".join(
+        WORKLOAD.replace("PRIORITY", "7").replace("{name: w,", f"{{name: w{i}, uid: {UID}{i},")
+        .replace("namespace: team-a}", f'namespace: team-a, creationTimestamp: "2026-01-0{i + 1}T00:00:0{i}Z"}}')
+        for i in range(3))
+    profiles = validation_profiles(None)
+    ahead = WorkloadsAhead()
+    decoded: list[str] = []
+    prepare = ahead.prepare
+
+    def counting(obj: LoadedObject, stored: dict[str, Any], alike: bytes | None = None) -> None:
+        decoded.append(obj.name if alike is not None else "")
+        prepare(obj, stored, alike)
+
+    prepared = admit(load_text(ALL_KINDS, written, "in.yaml"), profiles, prepare=counting).result
+    assert decoded == ["w0", "w1", "w2"]  # each checked in the gate, each with the digest it shares
+    shared = build_snapshot(prepared, as_given=False, ahead=ahead).workloads
+    own = build_snapshot(admit(load_text(ALL_KINDS, written, "in.yaml"), profiles).result, as_given=False).workloads
+    assert [w.__dict__ for w in shared] == [w.__dict__ for w in own]
+    assert [(w.name, w.uid, w.creation_timestamp.day if w.creation_timestamp else None) for w in shared] == [
+        ("w0", f"{UID}0", 1), ("w1", f"{UID}1", 2), ("w2", f"{UID}2", 3)]
+    assert shared[1].pod_sets is shared[0].pod_sets  # taken from the first one's model, not decoded again
