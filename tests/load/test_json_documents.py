@@ -81,3 +81,30 @@ def test_a_big_list_round_trips() -> None:
     (document,) = parse_documents(json.dumps({"kind": "List", "items": items}, indent=2), "big.json")
     assert isinstance(document, JsonDocument) and document.body["items"] == items
     assert document.line_of(("items", 999)) > document.line_of(("items", 998))
+
+
+@pytest.mark.parametrize("extra", ["", "é", "\u0085"], ids=["ascii", "latin", "nel"])
+def test_every_character_the_yaml_reader_refuses_is_found_as_the_expression_finds_it(extra: str) -> None:
+    """An ASCII text is checked by deleting the characters allowed from its bytes, another by the expression:
+    the same verdict for every character below U+0100 (and the ASCII ones beside a non-ASCII one)."""
+    from kqctl.load.documents import _NOT_YAML_PRINTABLE, _has_unprintable
+
+    for code in range(0x100):
+        text = f'{{"a": "x{chr(code)}{extra}"}}'
+        assert _has_unprintable(text) == (_NOT_YAML_PRINTABLE.search(text) is not None), hex(code)
+
+
+def test_lines_asked_in_any_order_are_the_line_breaks_before_them_plus_one() -> None:
+    """Items' lines asked forwards (as they are read) come from counting since the last one asked; asked backwards,
+    from the list of every break: the same lines either way."""
+    import random
+
+    items = [{"kind": "Workload", "metadata": {"name": f"w{i}"}} for i in range(300)]
+    text = json.dumps({"kind": "List", "items": items}, indent=1)
+    (document,) = parse_documents(text, "big.json")
+    assert isinstance(document, JsonDocument) and document.items_spans is not None
+    expected = [text.count("\n", 0, start) + 1 for start, _ in document.items_spans]
+    order = list(range(300))
+    random.Random(7).shuffle(order)
+    for i in [*range(300), *order, *reversed(range(300))]:
+        assert document.line_of(("items", i)) == expected[i]
