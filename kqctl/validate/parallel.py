@@ -526,7 +526,6 @@ class CheckedFile:
     failed: bool = False
 
 
-# What the reading process does with an object's stored body as soon as its check is known (see read_checked).
 def read_checked(kinds: KindRegistry, names: list[str], strict: bool, checks: Checks,
                  notes: list[str], jobs: int | None = None, cache: CheckedFileCache | None = None,
                  prepare: Prepare | None = None) -> LoadResult:
