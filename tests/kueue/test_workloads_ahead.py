@@ -132,27 +132,32 @@ def test_a_workload_without_namespace_is_decoded_ahead_into_default_as_after() -
 
 @pytest.mark.parametrize("sample", _kueue_samples())
 def test_the_gate_prepares_the_workloads_it_checks_itself_and_the_snapshot_is_the_one_built_after(
-        sample: str) -> None:
+        sample: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """One file, or a small input, is read and checked in the command's process: the gate then hands each Workload
     it admits to ``prepare`` with its check, and the snapshot taking those models equals the one decoded after."""
     profiles = validation_profiles(None)
     names = sorted(str(p) for p in Path(sample).rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
-    ahead = WorkloadsAhead()
     try:
         plain = build_snapshot(admit(load_paths(ALL_KINDS, names), profiles).result, as_given=False)
     except InputError:
         return  # the gate refuses the sample (legacy versions): nothing is decoded either way
+    ahead = WorkloadsAhead()
+    taken: list[bool] = []
+    original_take = ahead.take
+
+    def take(obj: LoadedObject, body: dict[str, Any]) -> Any:
+        model = original_take(obj, body)
+        taken.append(model is not None)
+        return model
+
+    monkeypatch.setattr(ahead, "take", take)
     read = load_paths(ALL_KINDS, names)
-    prepared = admit(read, profiles, prepare=ahead.prepare).result
-    taken = [ahead.take(obj, obj.body) for obj in prepared.objects if obj.kind == "Workload"]
-    ahead = WorkloadsAhead()  # (take gives a model once: prepared again for the snapshot)
-    prepared = admit(load_paths(ALL_KINDS, names), profiles, prepare=ahead.prepare).result
-    with_ahead = build_snapshot(prepared, as_given=False, ahead=ahead)
+    with_ahead = build_snapshot(admit(read, profiles, prepare=ahead.prepare).result, as_given=False, ahead=ahead)
     assert with_ahead.workloads == plain.workloads
     assert [w.__dict__ for w in with_ahead.workloads] == [w.__dict__ for w in plain.workloads]
     if any(obj.kind == "Workload" and obj.api_version.endswith("/v1beta2") and "status" not in obj.body
            for obj in read.objects):
-        assert any(model is not None for model in taken)  # at least the plain v1beta2 Workloads came decoded
+        assert any(taken)  # at least the plain v1beta2 Workloads came decoded
 
 
 UID = "0b1a7c2e-5d4f-4e3a-9b8c-7d6e5f4a3b2"  # and a last digit: canonical UUIDs (kqctl.validate.alike)
