@@ -11,6 +11,7 @@ import typer
 from kqctl.cli import options, timeline
 from kqctl.cli import volcano as volcano_cli
 from kqctl.cli.replay import (
+    ArrivalsOption,
     CycleLatencyOption,
     FinishLatencyOption,
     ReplaySettings,
@@ -76,6 +77,7 @@ def diff_command(
     cycle_latency: str = CycleLatencyOption,
     finish_latency: str = FinishLatencyOption,
     seed: int = SeedOption,
+    arrivals: str | None = ArrivalsOption,
     fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
                                              help="Force fair sharing on or off on both sides."),
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
@@ -120,8 +122,9 @@ def diff_command(
         raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
     # Every usage error before anything is read.
-    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
-    kueue_settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing, feature_gates)
+    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period, arrivals)
+    kueue_settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing, feature_gates,
+                                    arrivals)
     kueue_settings.options()
     shared = _shared(with_paths, recursive, strict, from_cluster, context, kubeconfig, scheduler, override,
                      yunikorn_namespace, as_given, cache)

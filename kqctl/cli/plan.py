@@ -11,6 +11,7 @@ from kqctl.cli import options, timeline
 from kqctl.cli import volcano as volcano_cli
 from kqctl.cli.executor import EXECUTOR_HELP, Study, Work, parse_executor
 from kqctl.cli.replay import (
+    ArrivalsOption,
     CycleLatencyOption,
     FinishLatencyOption,
     GeneratorOption,
@@ -90,6 +91,7 @@ def plan_command(
     cycle_latency: str = CycleLatencyOption,
     finish_latency: str = FinishLatencyOption,
     seed: int = SeedOption,
+    arrivals: str | None = ArrivalsOption,
     fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing", help="Force fair sharing."),
     feature_gates: str | None = typer.Option(None, "--feature-gates", metavar="NAME=BOOL,...",
                                              help="Kueue feature gates."),
@@ -109,8 +111,8 @@ def plan_command(
     yunikorn_namespace: str | None = options.YunikornNamespaceOption,
     seeds: int = typer.Option(0, "--seeds", metavar="N", min=0,
                               help="Replay every candidate under N random draws of the runtimes (--runtime "
-                                   "uniform/exponential/lognormal; seeds --seed, --seed + 1, ...) and meet the target "
-                                   "in --confidence percent of them."),
+                                   "uniform/exponential/lognormal) and the arrivals (--arrivals); seeds --seed, "
+                                   "--seed + 1, ...; the target must be met in --confidence percent of them."),
     confidence: int = typer.Option(DEFAULT_CONFIDENCE, "--confidence", metavar="PERCENT", min=1, max=100,
                                    help="With --seeds: the percentage of draws that must meet the target."),
     executor: str = typer.Option("local", "--executor", metavar="WHERE", help=EXECUTOR_HELP),
@@ -132,10 +134,10 @@ def plan_command(
     check_output(output, PLAN_FORMATS)
     # Every usage error before anything is read.
     where = parse_executor(executor)
-    _check_draws(seeds, confidence, runtime)
-    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period)
+    _check_draws(seeds, confidence, runtime, arrivals)
+    time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period, arrivals)
     replay_options = ReplaySettings(runtime, cycle_latency, finish_latency, seed, None, fair_sharing,
-                                    feature_gates).options()
+                                    feature_gates, arrivals).options()
     loaded = None
     if generator is not None and cache is not None:
         raise UsageError("--generator builds its own cluster: --cache keeps files read, not with --generator")
@@ -190,20 +192,15 @@ def _cap(texts: list[str], problem: PlanProblem, default: Values) -> Values:
     return tuple(max(given.get(resource, fallback), step) for (_, resource), fallback, step in planned)
 
 
-def _check_draws(seeds: int, confidence: int, runtime: str | None) -> None:
-    """--seeds draws runtimes: without a random --runtime every draw would be the same replay."""
+def _check_draws(seeds: int, confidence: int, runtime: str | None, arrivals: str | None) -> None:
+    """--seeds draws runtimes and arrivals: without a random --runtime or --arrivals every draw would be the same
+    replay."""
     if seeds == 1:
         raise UsageError("--seeds 1 is one replay per candidate, as without --seeds: pass 2 or more draws")
     if confidence != DEFAULT_CONFIDENCE and not seeds:
         raise UsageError("--confidence applies with --seeds N (the share of N random draws that must meet the target)")
-    if seeds and (runtime is None or not runtime.strip().startswith(("uniform", "exponential", "lognormal"))):
-        raise UsageError("--seeds N draws the runtimes of workloads that declare none: pass a random --runtime, e.g. "
-                         "--runtime 'lognormal(30m,0.8)' (uniform(MIN,MAX), exponential(MEAN), "
-                         "lognormal(MEDIAN,SIGMA))")
-
-
-def _refuse_kueue_study_options(product: str, seeds: int, executor: str) -> None:
-    if seeds:
-        raise UsageError(f"--seeds applies to Kueue's plan for now (the input is {product}'s)")
-    if executor.strip() != "local":
-        raise UsageError(f"--executor applies to Kueue's plan for now (the input is {product}'s)")
+    random_runtime = runtime is not None and runtime.strip().startswith(("uniform", "exponential", "lognormal"))
+    if seeds and not random_runtime and arrivals is None:
+        raise UsageError("--seeds N draws the runtimes of workloads that declare none and the arrivals: pass a random "
+                         "--runtime, e.g. --runtime 'lognormal(30m,0.8)' (uniform(MIN,MAX), exponential(MEAN), "
+                         "lognormal(MEDIAN,SIGMA)), or --arrivals (jitter(DURATION) or poisson)")

@@ -68,7 +68,12 @@ CycleLatencyOption = typer.Option("calibrated", "--cycle-latency", metavar="MODE
                                        "qps=N,burst=N,per-cycle=DUR,per-head=DUR.")
 FinishLatencyOption = typer.Option("0s", "--finish-latency", metavar="DURATION",
                                    help="Time between a workload's end and the release of its quota.")
-SeedOption = typer.Option(0, "--seed", metavar="N", help="Seed for everything drawn at random (runtimes, UIDs).")
+SeedOption = typer.Option(0, "--seed", metavar="N",
+                          help="Seed for everything drawn at random (runtimes, arrivals, UIDs).")
+ArrivalsOption = typer.Option(None, "--arrivals", metavar="DRAW",
+                              help="Draw the arrivals' times (with --seed) instead of taking them as dated: "
+                                   "jitter(10m) moves each by up to 10m either way, poisson keeps the arrivals, their "
+                                   "order and span at the times of a Poisson process. Default: as dated.")
 TraceOption = typer.Option(None, "--trace", metavar="FILE",
                            help="Arrivals: CSV or YAML rows of time, namespace, queue (a Kueue LocalQueue, a Volcano "
                                 "Queue, a YuniKorn queue path), priority, pods, requests, runtime (repeatable; '-' "
@@ -90,6 +95,7 @@ class ReplaySettings:
     until: str | None
     fair_sharing: bool | None
     feature_gates: str | None
+    arrivals: str | None = None
 
     def options(self) -> KueueReplayOptions:
         from kqctl.cli.simulate import simulation_options
@@ -107,8 +113,9 @@ class ReplaySettings:
         until = _duration("--until", self.until) if self.until is not None else None
         if until is not None and until <= 0:
             raise UsageError("--until must be longer than 0")
-        timeline = TimelineOptions(gates, self.fair_sharing, throughput, parse_runtime(self.runtime), self.seed)
-        return KueueReplayOptions(timeline, until, finish)
+        drawn = timeline.parse_arrivals_option(self.arrivals)
+        return KueueReplayOptions(TimelineOptions(gates, self.fair_sharing, throughput, parse_runtime(self.runtime),
+                                                  self.seed, arrivals=drawn), until, finish)
 
 
 REPLAY_FORMATS = ("table", "wide", "json", "yaml", "summary")
@@ -127,6 +134,7 @@ def replay_command(
     finish_latency: str = FinishLatencyOption,
     until: str | None = UntilOption,
     seed: int = SeedOption,
+    arrivals: str | None = ArrivalsOption,
     fair_sharing: bool | None = typer.Option(None, "--fair-sharing/--no-fair-sharing",
                                              help="Force fair sharing on or off (default: as the Kueue "
                                                   "Configuration in the inputs says; off without one)."),
@@ -172,9 +180,10 @@ def replay_command(
     if output == "summary" and (namespace is not None or parsed_selector is not None):
         raise UsageError("-n and -l choose the workloads listed; -o summary lists none (Kueue's summary covers "
                          "every workload)")
-    settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates)
+    settings = ReplaySettings(runtime, cycle_latency, finish_latency, seed, until, fair_sharing, feature_gates,
+                              arrivals)
     replay_options = settings.options()
-    time = timeline.settings(runtime, finish_latency, until, seed, now, schedule_period)
+    time = timeline.settings(runtime, finish_latency, until, seed, now, schedule_period, arrivals)
     if plot is not None:
         check_plot_directory(plot)
     loaded = None

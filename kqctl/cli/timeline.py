@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from kqctl.cli.progress import Progress
     from kqctl.load.documents import Document
     from kqctl.load.objects import LoadedObject, LoadResult
+    from kqctl.replay.arrival_draws import ArrivalDraw
     from kqctl.replay.durations import Distribution
     from kqctl.replay.traces import QueueCheck, TraceRow
     from kqctl.volcano.api.snapshot import Snapshot as VolcanoSnapshot
@@ -61,6 +62,18 @@ def parse_runtime(text: str | None) -> Distribution | None:
         raise UsageError(f"--runtime: {exc}") from None
 
 
+def parse_arrivals_option(text: str | None) -> ArrivalDraw | None:
+    from kqctl.replay.arrival_draws import parse_arrivals
+    from kqctl.replay.durations import DurationError
+
+    if text is None:
+        return None
+    try:
+        return parse_arrivals(text)
+    except DurationError as exc:
+        raise UsageError(f"--arrivals: {exc}") from None
+
+
 def _single_document(path: str, what: str, text: str | None = None, name: str | None = None) -> Document:
     """The one YAML document of ``path`` (or of ``text`` already read from it: stdin can be read once only)."""
     from kqctl.load.documents import decode_text, parse_documents
@@ -97,10 +110,11 @@ class TimeSettings:
     seed: int
     start: datetime
     period: int | None  # ms: Volcano's --schedule-period (None: its default)
+    arrivals: ArrivalDraw | None = None  # --arrivals (None: as dated)
 
 
 def settings(runtime: str | None, finish_latency: str, until: str | None, seed: int, now: str | None,
-             schedule_period: str | None) -> TimeSettings:
+             schedule_period: str | None, arrivals: str | None = None) -> TimeSettings:
     from kqctl.cli.simulate import parse_now
 
     limit = _duration("--until", until) if until is not None else None
@@ -110,7 +124,7 @@ def settings(runtime: str | None, finish_latency: str, until: str | None, seed: 
     if period is not None and period <= 0:
         raise UsageError("--schedule-period must be longer than 0")
     return TimeSettings(parse_runtime(runtime), _duration("--finish-latency", finish_latency), limit, seed,
-                        parse_now(now), period)
+                        parse_now(now), period, parse_arrivals_option(arrivals))
 
 
 def refuse_kueue_options(product: str, **given: object) -> None:
@@ -251,8 +265,8 @@ def volcano_options(snapshot: VolcanoSnapshot, time: TimeSettings) -> Any:
     from kqctl.volcano.replay.report import VolcanoReplayOptions
     from kqctl.volcano.replay.timeline import DEFAULT_PERIOD_MS, TimelineOptions
 
-    return VolcanoReplayOptions(TimelineOptions(time.start, time.period or DEFAULT_PERIOD_MS, time.runtime, time.seed),
-                                time.until, time.finish_latency)
+    return VolcanoReplayOptions(TimelineOptions(time.start, time.period or DEFAULT_PERIOD_MS, time.runtime, time.seed,
+                                                time.arrivals), time.until, time.finish_latency)
 
 
 def replay_volcano(inputs: LoadResult, scheduler_conf: str | None, traces: list[str], time: TimeSettings,
@@ -380,7 +394,8 @@ def yunikorn_options(time: TimeSettings) -> Any:
     from kqctl.yunikorn.replay.report import YuniKornReplayOptions
     from kqctl.yunikorn.replay.timeline import TimelineOptions
 
-    return YuniKornReplayOptions(TimelineOptions(time.runtime, time.seed), time.until, time.finish_latency)
+    return YuniKornReplayOptions(TimelineOptions(time.runtime, time.seed, time.arrivals), time.until,
+                                 time.finish_latency)
 
 
 def yunikorn_replay(snapshot: YuniKornSnapshot, time: TimeSettings,

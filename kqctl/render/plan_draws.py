@@ -57,12 +57,13 @@ def replays_heading(result: PlanResult[Any], workers: int) -> str:
 
 
 def drawn_line(result: PlanResult[Any]) -> str | None:
-    """Which seeds the runtimes were drawn from, or None without --seeds."""
+    """Which seeds the draws came from, or None without --seeds (what was drawn, runtimes or arrivals, the
+    assumptions say: they are the first seed's replay's)."""
     if not draw_count(result):
         return None
     seeds = [d.seed for d in result.evaluations[0].draws]
-    return (f"Drawn: each candidate replayed with the runtimes drawn from seeds {seeds[0]} to {seeds[-1]} "
-            "(the assumption above names the first)")
+    return (f"Drawn: each candidate replayed under seeds {seeds[0]} to {seeds[-1]} (the assumptions above say what "
+            "is drawn, for the first)")
 
 
 def draw_count(result: PlanResult[Any]) -> int:

@@ -31,7 +31,7 @@ def _plan(kqctl: Callable[..., Run], *extra: str) -> dict:
     return json.loads(run.out)
 
 
-def _replay(values: dict[str, str], seed: int) -> Evaluation:
+def _replay(values: dict[str, str], seed: int, runtime: str = RUNTIME, arrivals: str | None = None) -> Evaluation:
     """The engine's replay of one candidate (as plan's JSON names its quotas) under one draw."""
     from kqctl.cli.replay import ReplaySettings, replay_input
     from kqctl.k8s.quantity import parse_quantity, quota_value
@@ -39,7 +39,7 @@ def _replay(values: dict[str, str], seed: int) -> Evaluation:
     snapshot = replay_input([SAMPLE], None, False, None, None, NOW, 0, False, None, False, False, None, None, None)
     problem = make_problem(snapshot, TARGET, "clusterqueue/team-a")
     amounts = tuple(quota_value(r, parse_quantity(values[f"{f}/{r}"])) for f, r in problem.resources)
-    options = ReplaySettings(RUNTIME, "calibrated", "0s", 0, None, None, None).options()
+    options = ReplaySettings(runtime, "calibrated", "0s", 0, None, None, None, arrivals).options()
     return evaluate(snapshot, problem, amounts, with_seed(options, seed))
 
 
@@ -71,7 +71,23 @@ def test_the_table_states_the_share_of_draws_and_the_seeds(kqctl: Callable[..., 
     assert run.code == 0, run.err
     assert "met in 4 of 4 draws (4 needed; 95% interval for the share of draws meeting it: 51%-100%)" in run.out
     assert "Replays (" in run.out and "x 4 draws" in run.out
-    assert "each candidate replayed with the runtimes drawn from seeds 0 to 3" in run.out
+    assert "each candidate replayed under seeds 0 to 3 (the assumptions above say what is drawn" in run.out
+
+
+def test_arrivals_drawn_alone_make_the_draws_and_each_named_seed_is_its_replay(kqctl: Callable[..., Run]) -> None:
+    """--arrivals with a fixed runtime: the draws move the arrivals only; the seeds named are the engine's replays
+    of that candidate under that draw (as ``kqctl replay --seed S --arrivals ...`` makes them)."""
+    run = kqctl("plan", SAMPLE, "--for", "clusterqueue/team-a", "--target", TARGET, "--runtime", "45m", "--arrivals",
+                "jitter(30m)", "--now", NOW, "--jobs", "1", "--seeds", "4", "--confidence", "75", "-o", "json")
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert any(len({json.dumps(d["measures"]) for d in r["draws"]["replays"]}) > 1 for r in data["replays"]), \
+        "some candidate's draws differ (else the test proves nothing)"
+    at = data["proof"]["atAnswer"]
+    for seed in at["draws"]["metIn"]:
+        assert _replay(data["answer"], seed, "45m", "jitter(30m)").met, f"seed {seed} is named as meeting the target"
+    for seed in at["draws"]["missedIn"]:
+        assert not _replay(data["answer"], seed, "45m", "jitter(30m)").met, f"seed {seed} is named as missing it"
 
 
 def test_seeds_start_at_the_seed_option(kqctl: Callable[..., Run]) -> None:
@@ -106,7 +122,8 @@ def _scheduler_plan(kqctl: Callable[..., Run], name: str, *extra: str) -> Run:
                  SCHEDULER_RUNTIMES[name], "--now", "2026-01-01T12:00:00Z", *extra)
 
 
-def _scheduler_replay(name: str, values: tuple[int, ...], seed: int) -> Evaluation:
+def _scheduler_replay(name: str, values: tuple[int, ...], seed: int, runtime: str | None = None,
+                      arrivals: str | None = None, traces: tuple[str, ...] = ()) -> Evaluation:
     """The scheduler's own replay of one candidate under one draw, built as the command builds it."""
     from kqctl.cli import timeline
     from kqctl.cli.replay import scheduler_inputs
@@ -114,16 +131,17 @@ def _scheduler_replay(name: str, values: tuple[int, ...], seed: int) -> Evaluati
     sample, scope, field, target = SCHEDULER_PLANS[name]
     loaded, product = scheduler_inputs([str(REPO / sample)], None, False, False, None, False, False, None, None,
                                        None, None, False)
-    time = timeline.settings(SCHEDULER_RUNTIMES[name], "0s", None, 0, "2026-01-01T12:00:00Z", None)
+    time = timeline.settings(runtime or SCHEDULER_RUNTIMES[name], "0s", None, 0, "2026-01-01T12:00:00Z", None,
+                             arrivals)
     if product == "Volcano":
         from kqctl.volcano.replay import plan as plans
 
-        snapshot = timeline.volcano_snapshot(loaded, None, [], time.start)
+        snapshot = timeline.volcano_snapshot(loaded, None, list(traces), time.start)
         options = timeline.volcano_options(snapshot, time)
     else:
         from kqctl.yunikorn.replay import plan as plans  # type: ignore[no-redef]
 
-        snapshot = timeline.yunikorn_snapshot(loaded, [], time.start)
+        snapshot = timeline.yunikorn_snapshot(loaded, list(traces), time.start)
         options = timeline.yunikorn_options(time)
     problem = plans.make_problem(snapshot, target, scope, field)
     return plans.evaluate(snapshot, problem, values, plans.with_seed(options, seed))  # type: ignore[arg-type]
@@ -169,12 +187,35 @@ def test_volcano_and_yunikorn_draws_answer_the_same_in_one_process_or_several(kq
     assert json.loads(one.out) == json.loads(two.out)
 
 
+@pytest.mark.parametrize("name", sorted(SCHEDULER_PLANS))
+def test_volcano_and_yunikorn_arrivals_drawn_alone_make_the_draws(kqctl: Callable[..., Run], name: str) -> None:
+    """A fixed runtime and --arrivals over the sample's trace: the draws move the arrivals, and each named seed is
+    the scheduler's replay of that candidate under that draw."""
+    sample, scope, field, target = SCHEDULER_PLANS[name]
+    trace = str(REPO / sample / "arrivals.csv")
+    run = kqctl("plan", str(REPO / sample), "--for", scope, "--field", field, "--target", target, "--runtime", "30m",
+                "--trace", trace, "--arrivals", "jitter(15m)", "--now", "2026-01-01T12:00:00Z", "--seeds", "4",
+                "--confidence", "75", "--jobs", "1", "-o", "json")
+    assert run.code in (0, 1), run.err
+    data = json.loads(run.out)
+    assert any(len({json.dumps(d["measures"]) for d in r["draws"]["replays"]}) > 1 for r in data["replays"]), \
+        "some candidate's draws differ (else the test proves nothing)"
+    checked = 0
+    for replay in data["replays"]:
+        values = _values(name, replay)
+        for seed, draw in zip(replay["draws"]["seeds"], replay["draws"]["replays"], strict=True):
+            again = _scheduler_replay(name, values, seed, "30m", "jitter(15m)", (trace,))
+            assert again.met == draw["met"], f"seed {seed} at {values}"
+            checked += 1
+    assert checked >= 8
+
+
 def test_volcano_and_yunikorn_tables_state_the_share_of_draws(kqctl: Callable[..., Run]) -> None:
     run = _scheduler_plan(kqctl, "volcano", "--seeds", "4", "--jobs", "1")
     assert run.code == 0, run.err
     assert "met in 4 of 4 draws (4 needed; 95% interval for the share of draws meeting it: 51%-100%)" in run.out
     assert "candidates x 4 draws" in run.out and "missed (" in run.out
-    assert "each candidate replayed with the runtimes drawn from seeds 0 to 3" in run.out
+    assert "each candidate replayed under seeds 0 to 3 (the assumptions above say what is drawn" in run.out
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULER_PLANS))

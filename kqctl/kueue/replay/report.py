@@ -13,6 +13,7 @@ from datetime import datetime
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.throughput import Throughput
 from kqctl.kueue.replay.timeline import Eviction, KueueTimeline, TimelineOptions
+from kqctl.replay.arrival_draws import note as arrival_note
 from kqctl.replay.durations import MAX_DURATION_TEXT, format_duration
 from kqctl.replay.run import Replay, ReplayOptions, WorkloadTimes
 from kqctl.replay.summary import (
@@ -124,6 +125,9 @@ def assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[s
     if source.unknown:
         notes.append(f"{source.unknown:,} workload(s) declare no runtime (annotation kqctl.dev/runtime) and no "
                      "--runtime was given: once admitted they hold their quota until the replay ends")
+    if timeline.arrivals_drawn and options.timeline.arrivals is not None:
+        notes.append(arrival_note(timeline.arrivals_drawn, options.timeline.arrivals, options.timeline.seed,
+                                  "workload(s)"))
     if timeline.dated_after_start:
         notes.append(f"{timeline.dated_after_start:,} running workload(s) are dated after the replay's start "
                      f"({timeline.start.isoformat().replace('+00:00', 'Z')}, --now): read as running since the start, "

@@ -45,6 +45,7 @@ from kqctl.kueue.engine.workloads import (
 )
 from kqctl.kueue.replay.runtimes import RuntimeSource, declared_runtime
 from kqctl.kueue.replay.throughput import MICROS_PER_MS, Throughput, TokenBucket
+from kqctl.replay.arrival_draws import ArrivalDraw, shifts
 from kqctl.replay.durations import Distribution
 from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, UsageTrack, WorkloadLabels
 from kqctl.replay.statistics import StepSeries
@@ -70,6 +71,8 @@ class TimelineOptions:
     # Every workload of the snapshot is queued at the start, whatever its creation time (explain's estimate:
     # the snapshot is "now", as simulate reads it).
     all_present: bool = False
+    # --arrivals: the arrivals' times drawn from ``seed`` (None: as the snapshot and the trace date them).
+    arrivals: ArrivalDraw | None = None
     # Pod sets and shapes already worked out by simulations of the same workload models (explain's, before its wait
     # estimate); None: worked out here.
     memo: WorkloadMemo | None = field(default=None, compare=False, repr=False)
@@ -116,6 +119,9 @@ class KueueTimeline:
         self.start: datetime = snapshot.now or DEFAULT_NOW
         # The last ms a cycle can be dated at (a day short of datetime's end, year 9999).
         self.horizon = max(0, self._ms(datetime.max.replace(tzinfo=self.start.tzinfo) - timedelta(days=1)))
+        self.arrivals_drawn = 0
+        if self.options.arrivals is not None:
+            snapshot = self._drawn_arrivals(snapshot, self.options.arrivals)
         self.snapshot = snapshot
         self.models = {w.key: w for w in snapshot.workloads}
         present = [w for w in snapshot.workloads if not self._future(w)]
@@ -172,6 +178,17 @@ class KueueTimeline:
             return 0
         delta = moment - self.start
         return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+    def _drawn_arrivals(self, snapshot: Snapshot, draw: ArrivalDraw) -> Snapshot:
+        """--arrivals: each arriving Workload created at a drawn time instead (its creation time is also its place
+        in its queue, CYC-6, as a Workload created then would have)."""
+        arriving = [(w.key, self._ms(w.creation_timestamp)) for w in snapshot.workloads if self._future(w)]
+        moves = shifts(arriving, draw, self.options.seed)
+        self.arrivals_drawn = len(moves)
+        workloads = [w if w.key not in moves or w.creation_timestamp is None
+                     else replace(w, creation_timestamp=w.creation_timestamp + timedelta(milliseconds=moves[w.key]))
+                     for w in snapshot.workloads]
+        return replace(snapshot, workloads=workloads)
 
     def _gives_heads(self, state: ClusterQueueState) -> bool:
         return state.active or state.inactive_reason == "CohortCycle"  # as the engine's CYC-3

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kqctl.replay.arrival_draws import note as arrival_note
 from kqctl.replay.durations import format_duration
 from kqctl.replay.report import TimelineReport, Words, summarize
 from kqctl.replay.run import ReplayOptions, replay
@@ -44,6 +45,9 @@ def _assumptions(timeline: VolcanoTimeline, options: VolcanoReplayOptions) -> li
     notes = [f"a session every {format_duration(timeline.period)} (vc-scheduler --schedule-period) when something "
              "changed; binds take effect in their session, evicted pods leave their node at once"]
     notes += timeline.runtimes.notes("PodGroup(s)")
+    if timeline.arrivals_drawn and options.timeline.arrivals is not None:
+        notes.append(arrival_note(timeline.arrivals_drawn, options.timeline.arrivals, options.timeline.seed,
+                                  "PodGroup(s)"))
     if timeline.deleted_pods:
         ended = sum(1 for why in timeline.ended.values() if why == DELETED)
         gone = f"; {ended:,} PodGroup(s) lost every pod" if ended else ""

@@ -30,6 +30,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
+from kqctl.replay.arrival_draws import ArrivalDraw, shifts
 from kqctl.replay.durations import Distribution
 from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, UsageTrack, WorkloadLabels
 from kqctl.replay.report import Eviction
@@ -64,6 +65,8 @@ class TimelineOptions:
     period: int = DEFAULT_PERIOD_MS  # ms
     runtime: Distribution | None = None
     seed: int = 0
+    # --arrivals: the arrivals' times drawn from ``seed`` (None: as the snapshot and the trace date them).
+    arrivals: ArrivalDraw | None = None
     # Sessions visit only the jobs an action can act on (``session.run_cached``'s ``incremental``); False runs every
     # session in full (tests compare the two: the replays are the same)
     incremental: bool = True
@@ -130,6 +133,10 @@ class VolcanoTimeline:
         self.horizon = max(0, self._ms(datetime.max.replace(tzinfo=self.start.tzinfo) - timedelta(days=1)))
         self.members = _pods_by_group(snapshot)
         self.future = {key for key, group in snapshot.pod_groups.items() if self._future(group, self.members[key])}
+        self.arrivals_drawn = 0
+        if options.arrivals is not None:
+            snapshot = self.snapshot = self._drawn_arrivals(snapshot, options.arrivals)
+            self.members = _pods_by_group(snapshot)
         present = replace(snapshot, pod_groups={k: g for k, g in snapshot.pod_groups.items() if k not in self.future},
                           pods=[p for p in snapshot.pods if self._group_key(p) not in self.future])
         world = World({pod.key: pod for pod in present.pods}, {k: g.phase for k, g in present.pod_groups.items()})
@@ -160,6 +167,22 @@ class VolcanoTimeline:
             return 0
         delta = moment - self.start
         return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+    def _drawn_arrivals(self, snapshot: Snapshot, draw: ArrivalDraw) -> Snapshot:
+        """--arrivals: each arriving PodGroup, and its pods with it, created at a drawn time instead (its creation
+        time is also its place in job order, as a PodGroup created then would have)."""
+        groups = snapshot.pod_groups
+        moves = shifts([(key, self._ms(groups[key].creation)) for key in self.future], draw, self.options.seed)
+        self.arrivals_drawn = len(moves)
+
+        def moved(when: datetime | None, key: str) -> datetime | None:
+            return when + timedelta(milliseconds=moves[key]) if when is not None and key in moves else when
+
+        return replace(snapshot,
+                       pod_groups={key: replace(group, creation=moved(group.creation, key)) if key in moves else group
+                                   for key, group in groups.items()},
+                       pods=[replace(pod, creation=moved(pod.creation, self._group_key(pod)))
+                             if self._group_key(pod) in moves else pod for pod in snapshot.pods])
 
     def _group_key(self, pod: Pod) -> str:
         return f"{pod.namespace}/{pod.group}" if pod.group else ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kqctl.replay.arrival_draws import note as arrival_note
 from kqctl.replay.durations import format_duration
 from kqctl.replay.protocol import WorkloadLabels
 from kqctl.replay.report import TimelineReport, Words, summarize
@@ -84,6 +85,9 @@ def _assumptions(timeline: YuniKornTimeline, options: YuniKornReplayOptions) -> 
              "(service.schedulingInterval); a new application's first pods wait two more runs of its loop; the "
              "core schedules at once after every change"]
     notes += timeline.runtimes.notes("pod(s)")
+    if timeline.arrivals_drawn and options.timeline.arrivals is not None:
+        notes.append(arrival_note(timeline.arrivals_drawn, options.timeline.arrivals, options.timeline.seed,
+                                  "application(s)"))
     if timeline.recreated:
         notes.append(f"{timeline.recreated:,} preempted pod(s) with a controller were made again by it (shown under "
                      "the first pod's name)")

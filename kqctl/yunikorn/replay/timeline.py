@@ -32,6 +32,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
+from kqctl.replay.arrival_draws import ArrivalDraw, shifts
 from kqctl.replay.durations import Distribution
 from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, UsageTrack, WorkloadLabels
 from kqctl.replay.report import Eviction
@@ -76,6 +77,8 @@ def check_runtimes(snapshot: Snapshot) -> None:
 class TimelineOptions:
     runtime: Distribution | None = None
     seed: int = 0
+    # --arrivals: the arrivals' times drawn from ``seed`` (None: as the snapshot and the trace date them).
+    arrivals: ArrivalDraw | None = None
 
 
 @dataclass
@@ -95,9 +98,12 @@ class YuniKornTimeline:
 
     def __init__(self, snapshot: Snapshot, options: TimelineOptions | None = None) -> None:
         assert snapshot.now is not None
-        self.snapshot = snapshot
         self.options = options or TimelineOptions()
         self.start: datetime = snapshot.now
+        self.arrivals_drawn = 0
+        if self.options.arrivals is not None:
+            snapshot = self._drawn_arrivals(snapshot, self.options.arrivals)
+        self.snapshot = snapshot
         self.start_ns = to_ns(self.start)
         self.interval = max(1, snapshot.scheduling_interval)
         self.horizon = max(0, self._ms(datetime.max.replace(tzinfo=self.start.tzinfo) - timedelta(days=1)))
@@ -140,6 +146,20 @@ class YuniKornTimeline:
     def _ms(self, moment: datetime) -> int:
         delta = moment - self.start
         return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+    def _drawn_arrivals(self, snapshot: Snapshot, draw: ArrivalDraw) -> Snapshot:
+        """--arrivals: each application whose every pod arrives during the replay, its pods created at a drawn time
+        instead, all moved by the same amount (it arrives with its first pod); an application with a pod there at the
+        start stays as it is."""
+        by_app: dict[str, list[PodInfo]] = {}
+        for pod in snapshot.pods:
+            by_app.setdefault(pod.app_id, []).append(pod)
+        arriving = [(app_id, self._ms(min(p.created for p in pods))) for app_id, pods in by_app.items()
+                    if all(not p.node and p.created > self.start for p in pods)]
+        moves = shifts(arriving, draw, self.options.seed)
+        self.arrivals_drawn = len(moves)
+        return replace(snapshot, pods=[replace(pod, created=pod.created + timedelta(milliseconds=moves[pod.app_id]))
+                                       if pod.app_id in moves else pod for pod in snapshot.pods])
 
     # --- set-up --------------------------------------------------------------------------------------
 
