@@ -85,4 +85,6 @@ def shifts(units: Sequence[tuple[str, int]], draw: ArrivalDraw, seed: int) -> di
 
 def note(moved: int, draw: ArrivalDraw, seed: int, what: str) -> str:
     """The report's assumption: ``what`` names the units (``Workload(s)``, ``PodGroup(s)``, ``application(s)``)."""
+    if not moved:
+        return f"--arrivals {draw.describe()}: nothing arrives during the replay, so no arrival time was drawn"
     return f"the arrival times of {moved:,} {what} were drawn: {draw.describe()} (seed {seed}; --arrivals)"

@@ -154,3 +154,11 @@ def test_an_arrivals_draw_that_does_not_parse_is_a_usage_error_before_anything_i
         kqctl: Callable[..., Run], text: str) -> None:
     run = kqctl("replay", "no-such-dir", "--arrivals", text)
     assert run.code == 2 and "--arrivals:" in run.err and "Traceback" not in run.err, run.err
+
+
+def test_arrivals_drawn_where_nothing_arrives_say_so(kqctl: Callable[..., Run]) -> None:
+    sample, _, now = KUEUE
+    run = kqctl("replay", sample, "--now", "2027-01-01T00:00:00Z", "--arrivals", "poisson", "-o", "json")
+    assert run.code == 0, run.err
+    assert ("--arrivals poisson over the same span: nothing arrives during the replay, so no arrival time was drawn"
+            in json.loads(run.out)["assumptions"])

@@ -125,7 +125,7 @@ def assumptions(timeline: KueueTimeline, options: KueueReplayOptions) -> tuple[s
     if source.unknown:
         notes.append(f"{source.unknown:,} workload(s) declare no runtime (annotation kqctl.dev/runtime) and no "
                      "--runtime was given: once admitted they hold their quota until the replay ends")
-    if timeline.arrivals_drawn and options.timeline.arrivals is not None:
+    if options.timeline.arrivals is not None:
         notes.append(arrival_note(timeline.arrivals_drawn, options.timeline.arrivals, options.timeline.seed,
                                   "workload(s)"))
     if timeline.dated_after_start:

@@ -45,7 +45,7 @@ def _assumptions(timeline: VolcanoTimeline, options: VolcanoReplayOptions) -> li
     notes = [f"a session every {format_duration(timeline.period)} (vc-scheduler --schedule-period) when something "
              "changed; binds take effect in their session, evicted pods leave their node at once"]
     notes += timeline.runtimes.notes("PodGroup(s)")
-    if timeline.arrivals_drawn and options.timeline.arrivals is not None:
+    if options.timeline.arrivals is not None:
         notes.append(arrival_note(timeline.arrivals_drawn, options.timeline.arrivals, options.timeline.seed,
                                   "PodGroup(s)"))
     if timeline.deleted_pods:

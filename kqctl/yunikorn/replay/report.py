@@ -85,7 +85,7 @@ def _assumptions(timeline: YuniKornTimeline, options: YuniKornReplayOptions) -> 
              "(service.schedulingInterval); a new application's first pods wait two more runs of its loop; the "
              "core schedules at once after every change"]
     notes += timeline.runtimes.notes("pod(s)")
-    if timeline.arrivals_drawn and options.timeline.arrivals is not None:
+    if options.timeline.arrivals is not None:
         notes.append(arrival_note(timeline.arrivals_drawn, options.timeline.arrivals, options.timeline.seed,
                                   "application(s)"))
     if timeline.recreated:
