@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -37,6 +37,7 @@ SchedulePeriodOption = typer.Option(None, "--schedule-period", metavar="DURATION
 # --- option and trace parsing every replay shares (Kueue's too) ------------------------------------------------
 
 BAR = 16  # characters of the progress bar
+Parsed = TypeVar("Parsed")
 
 
 def _duration(flag: str, text: str) -> int:
@@ -52,26 +53,28 @@ def _duration(flag: str, text: str) -> int:
 
 
 def parse_runtime(text: str | None) -> Distribution | None:
-    from kqctl.replay.durations import DurationError, parse_distribution
+    from kqctl.replay.durations import parse_distribution
 
-    if text is None:
-        return None
-    try:
-        return parse_distribution(text)
-    except DurationError as exc:
-        raise UsageError(f"--runtime: {exc}") from None
+    return _parsed("--runtime", parse_distribution, text)
 
 
 def parse_arrivals_option(text: str | None) -> ArrivalDraw | None:
     from kqctl.replay.arrival_draws import parse_arrivals
+
+    return _parsed("--arrivals", parse_arrivals, text)
+
+
+def _parsed(flag: str, parse: Callable[[str], Parsed], text: str | None) -> Parsed | None:
+    """An option's value as ``parse`` reads it (None when not given); what it refuses is a usage error naming
+    ``flag``."""
     from kqctl.replay.durations import DurationError
 
     if text is None:
         return None
     try:
-        return parse_arrivals(text)
+        return parse(text)
     except DurationError as exc:
-        raise UsageError(f"--arrivals: {exc}") from None
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def _single_document(path: str, what: str, text: str | None = None, name: str | None = None) -> Document:
