@@ -162,3 +162,20 @@ def test_arrivals_drawn_where_nothing_arrives_say_so(kqctl: Callable[..., Run]) 
     assert run.code == 0, run.err
     assert ("--arrivals poisson over the same span: nothing arrives during the replay, so no arrival time was drawn"
             in json.loads(run.out)["assumptions"])
+
+
+def test_diff_replays_both_sides_under_the_same_draw(kqctl: Callable[..., Run]) -> None:
+    """diff --replay --arrivals: both sides' arrivals drawn alike (a change that changes nothing changes no figure),
+    and the draw does change the figures against the arrivals as dated."""
+    sample, trace, now = KUEUE
+    same_quota = "clusterqueue/team-a.flavor.default.cpu.nominalQuota=16"  # what it is already
+
+    def figures(*extra: str) -> list[dict[str, Any]]:
+        run = kqctl("diff", sample, "--trace", trace, "--now", now, "--replay", "--set", same_quota, "-o", "json",
+                    *extra)
+        assert run.code == 0, run.err
+        return json.loads(run.out)["timeToAdmission"]
+
+    drawn, dated = figures("--arrivals", "jitter(20m)", "--seed", "1"), figures()
+    assert drawn and all(group["before"] == group["after"] for group in drawn)
+    assert [group["before"] for group in drawn] != [group["before"] for group in dated]
