@@ -120,6 +120,9 @@ def diff_command(
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose: {', '.join(FAIL_ON)}")
     if after is None and not sets:
         raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
+    if not replay and (runtime is not None or arrivals is not None):
+        # Runtimes and drawn arrivals only matter to a replay: without --replay they would silently change nothing.
+        raise UsageError("--runtime and --arrivals shape the replays: pass --replay with them")
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
     # Every usage error before anything is read.
     time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period, arrivals)

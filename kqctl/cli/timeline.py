@@ -461,9 +461,10 @@ def diff_other(product: str, old_inputs: LoadResult, new_inputs: LoadResult, tra
     from kqctl.render.scheduler_diff import render_diff
 
     refuse_schedule_period(product, schedule_period, scheduler_conf)
-    if not replay and (time.runtime is not None or traces):
-        # Runtimes and arrivals only matter to a replay: without --replay they would silently change nothing.
-        raise UsageError("--runtime and --trace shape the replays: pass --replay with them")
+    if not replay and traces:
+        # Arrivals only matter to a replay (Volcano's and YuniKorn's steady states read the inputs as they are):
+        # without --replay they would silently change nothing. (--runtime and --arrivals: refused before.)
+        raise UsageError("--trace shapes the replays: pass --replay with it")
     if product == "Volcano":
         from kqctl.volcano.replay.diff import diff_snapshots as diff_volcano
 

@@ -13,7 +13,7 @@ The rules every diff follows (issue 18's "never present a regression as an impro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,3 +91,10 @@ def numeric_first(name: str) -> tuple[int, int | str]:
         return (0, int(name))
     except ValueError:
         return (1, name)
+
+
+def replay_assumptions(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """What the two replays of a diff assumed, said once: BEFORE's notes, then those of AFTER it does not share
+    (marked "after:"), so a reviewer reads the runtimes, arrivals and latencies both replays were run under."""
+    shared = set(before)
+    return [*before, *(f"after: {note}" for note in after if note not in shared)]

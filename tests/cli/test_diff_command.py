@@ -262,3 +262,43 @@ def test_override_lets_the_last_definition_win_within_the_shared_inputs(kqctl: K
     assert data["regressions"] == []
     base = _override_dirs(tmp_path / "plain", "with", "")
     assert json.loads(kqctl(*base, "--set", LESS_CPU).out)["regressions"] == ["team-a/job-hparam-sweep-21f8c"]
+
+
+DIFF_REPLAYS = {
+    "kueue": ("samples/replay", "samples/replay/arrivals.csv", "2026-09-14T09:00:00Z",
+              "clusterqueue/team-a.flavor.default.cpu.nominalQuota=20", "controller throughput"),
+    "volcano": ("samples/volcano-two-teams", "samples/volcano-two-teams/arrivals.csv", "2026-01-01T12:00:00Z",
+                "queue/team-a.spec.weight=3", "a session every 1s"),
+    "yunikorn": ("samples/yunikorn-priority", "samples/yunikorn-priority/arrivals.csv", "2026-01-01T12:00:00Z",
+                 "queue/root.tenant1.properties.priority.offset=11", "the shim sends new pods"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFF_REPLAYS))
+def test_diff_replay_says_what_its_replays_assumed_in_every_format(kqctl: Kqctl, name: str) -> None:
+    """The runtimes, the arrivals drawn and the scheduler's own timing a diff's replays ran under, as replay says them:
+    once in a table and in a PR comment, per side in -o json; nothing of it without --replay."""
+    sample, trace, now, change, first_note = DIFF_REPLAYS[name]
+    args = ("diff", sample, "--set", change, "--trace", trace, "--now", now, "--runtime", "30m", "--arrivals",
+            "jitter(10m)")
+    table, comment, data = (kqctl(*args, "--replay", *fmt) for fmt in ((), ("-o", "markdown"), ("-o", "json")))
+    assert (table.code, comment.code, data.code) == (0, 0, 0), table.err + comment.err + data.err
+    assumed = json.loads(data.out)["replayAssumptions"]
+    assert assumed["before"] and assumed["before"][0].startswith(first_note)
+    assert any("were drawn: jitter(±10m) (seed 0; --arrivals)" in note for note in assumed["before"])
+    for note in assumed["before"]:
+        assert f"Assumed: {note}" in table.out.replace("\n  ", " ")
+        assert f"- {note}" in comment.out
+    assert "<details><summary>Replay assumptions</summary>" in comment.out
+    steady = kqctl("diff", sample, "--set", change, "--now", now, "-o", "json")
+    assert steady.code == 0 and json.loads(steady.out)["replayAssumptions"] is None
+
+
+@pytest.mark.parametrize("name", sorted(DIFF_REPLAYS))
+@pytest.mark.parametrize("shaping", [("--runtime", "30m"), ("--arrivals", "poisson")])
+def test_diff_runtimes_and_drawn_arrivals_without_a_replay_are_refused(kqctl: Kqctl, name: str,
+                                                                       shaping: tuple[str, str]) -> None:
+    """They change nothing but a replay: without --replay they would be silently ignored."""
+    sample, _, now, change, _ = DIFF_REPLAYS[name]
+    run = kqctl("diff", sample, "--set", change, "--now", now, *shaping)
+    assert run.code == 2 and f"{shaping[0]}" in run.err and "pass --replay" in run.err, run.err

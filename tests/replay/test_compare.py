@@ -3,7 +3,9 @@ named; a replay regression is one that got in before and is still waiting after.
 
 from __future__ import annotations
 
-from kqctl.replay.compare import replay_regressions, shifts
+import pytest
+
+from kqctl.replay.compare import replay_assumptions, replay_regressions, shifts
 from kqctl.replay.protocol import WorkloadLabels
 from kqctl.replay.run import WorkloadTimes
 
@@ -42,3 +44,17 @@ def test_a_replay_regression_got_in_before_and_is_still_waiting_after() -> None:
     before = [times("a", 0, 10), times("b", 0, None), times("c", 0, 5)]
     after = [times("a", 0, None), times("b", 0, None), times("c", 0, 50)]
     assert [(r.key, r.before_wait, r.after_state) for r in replay_regressions(before, after)] == [("a", 10, "Pending")]
+
+
+@pytest.mark.parametrize(("before", "after", "said"), [
+    (("runtime 30m", "a session every 1s"), ("runtime 30m", "a session every 1s"),
+     ["runtime 30m", "a session every 1s"]),
+    (("runtime 30m",), ("runtime 30m", "2 evicted bare pod(s) were deleted"),
+     ["runtime 30m", "after: 2 evicted bare pod(s) were deleted"]),
+    (("runtime 30m", "1 running workload(s) are dated after the start"), ("runtime 30m",),
+     ["runtime 30m", "1 running workload(s) are dated after the start"]),
+    ((), (), []),
+])
+def test_a_diffs_replay_assumptions_are_said_once_and_after_only_where_they_differ(
+        before: tuple[str, ...], after: tuple[str, ...], said: list[str]) -> None:
+    assert replay_assumptions(before, after) == said

@@ -28,6 +28,7 @@ from kqctl.render.charts import (
     write_chart,
 )
 from kqctl.render.columns import Column, Table, TableOptions, printable
+from kqctl.render.markdown import cell as markdown_cell
 from kqctl.render.units import human, human_figure, is_bytes
 
 AUDIT_FORMATS = ("table", "wide", "json", "yaml", "markdown", "name")
@@ -347,13 +348,8 @@ def summary_line(report: AuditReport) -> str:
 # --- markdown ------------------------------------------------------------------------------------------
 
 
-def _md(text: str) -> str:
-    """A table cell: pipes escaped, newlines flattened (GitHub-flavoured markdown)."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(_md(c) for c in cells) + " |"
+    return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
 
 
 def markdown(report: AuditReport) -> str:
