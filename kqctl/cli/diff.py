@@ -120,9 +120,11 @@ def diff_command(
         raise UsageError(f"unknown --fail-on {fail_on!r}; choose: {', '.join(FAIL_ON)}")
     if after is None and not sets:
         raise UsageError("nothing to compare: give AFTER, or --set changes to apply to BEFORE")
-    if not replay and (runtime is not None or arrivals is not None):
+    shaping = [flag for flag, value in (("--runtime", runtime), ("--arrivals", arrivals)) if value is not None]
+    if shaping and not replay:
         # Runtimes and drawn arrivals only matter to a replay: without --replay they would silently change nothing.
-        raise UsageError("--runtime and --arrivals shape the replays: pass --replay with them")
+        raise UsageError(f"{' and '.join(shaping)} {'shapes' if len(shaping) == 1 else 'shape'} the replays: pass "
+                         f"--replay with {'it' if len(shaping) == 1 else 'them'}")
     parsed_selector = options.check_workload_filter(namespace, all_namespaces, selector)
     # Every usage error before anything is read.
     time = timeline.settings(runtime, finish_latency, None, seed, now, schedule_period, arrivals)
