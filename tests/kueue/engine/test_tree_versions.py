@@ -291,3 +291,121 @@ def test_q_6_a_kept_potential_follows_a_change_of_quota() -> None:
     assert cache.potential(b, CPU) == 8000
     assert cache.update_nominal_quota("a", CPU, 6000)
     assert cache.potential(b, CPU) == potential(b.node, CPU) == 10000
+
+
+def test_pre_6_the_room_threshold_of_an_amounts_regime_answers_as_the_room_search_does() -> None:
+    """_room_threshold (one T per state, ClusterQueue, priority and set of sources removed) says "room" exactly for
+    the amounts _room_possible finds room for, on every amount, priority and (flavor, resource) of random cohorts,
+    with thresholds kept across the amounts as a replay keeps them (one figures dict per state)."""
+    compared = turned = 0
+    for seed in range(0, 40, 3):
+        sim = _simulation(seed)
+        pending = next(iter(o.workload for o in sim.outcomes.values() if o.workload.admission is None), None)
+        if pending is None:
+            continue
+        saved = pending.priority
+        try:
+            for state in sim.cache.cluster_queues.values():
+                for fr in state.node.quotas:
+                    for priority in (-5, 0, 100, 1000):
+                        pending.priority = priority
+                        kept: dict[tuple[object, ...], object] = {}
+                        search = ClassicalPreemption(sim.cache, CandidateOrder(NOW))
+                        answers = []
+                        for amount in reversed(_amounts(fr)):  # large to small, as a requeue's shapes come
+                            context = PreemptionContext(pending, state, {fr}, {fr: amount})
+                            by_threshold = amount <= search._room_threshold(context, fr, amount, kept)
+                            assert by_threshold == search._room_possible(context), (seed, state.name, fr, priority,
+                                                                                   amount)
+                            answers.append(by_threshold)
+                            compared += 1
+                        turned += answers[-1] and not answers[0]
+        finally:
+            pending.priority = saved
+    assert compared > 1000 and turned > 10, (compared, turned)
+
+
+def _replays_checking_every_threshold(monkeypatch: pytest.MonkeyPatch, texts: list[str]) -> tuple[int, int]:
+    """Replay each snapshot with every room threshold checked, where the replay asks it, against the room search
+    itself on the same state: (thresholds checked, of which room)."""
+    threshold = ClassicalPreemption._room_threshold
+    checked = [0, 0]
+
+    def compared(self: ClassicalPreemption, context: PreemptionContext, fr: Any, value: int, figures: Any) -> int:
+        found = threshold(self, context, fr, value, figures)
+        for amount in {value, found, found + 1, max(1, value // 2), value * 2}:  # the amounts around T, too
+            other = PreemptionContext(context.preemptor, context.cq, context.needed, {fr: amount})
+            if self._advantages(other) != self._advantages(context):
+                continue  # another regime: another T
+            own = classical._policy_usage(context.cq.model.preemption.within_cluster_queue, context.preemptor,
+                                          context.cq)
+            wb = not context.cq.borrowing_with(fr, amount - own.get(fr, 0))
+            if wb != (not context.cq.borrowing_with(fr, value - own.get(fr, 0))):
+                continue
+            assert (amount <= found) == self._room_possible(other), (context.cq.name, fr, amount, found)
+            checked[0] += 1
+            checked[1] += amount <= found
+        return found
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ClassicalPreemption, "_room_threshold", compared)
+        for text in texts:
+            replay_snapshot(_snapshot(text), KueueReplayOptions(TimelineOptions(runtime=parse_distribution("7m"))))
+    return checked[0], checked[1]
+
+
+def test_pre_6_room_thresholds_answer_as_the_room_search_wherever_a_replay_asks(monkeypatch: pytest.MonkeyPatch,
+                                                                               tmp_path: Any) -> None:
+    """Random scenarios (every preemption policy, borrowWithinCohort, nested cohorts) and a generated
+    preemption-heavy snapshot (own lower-priority workloads, reclaim from borrowers) replayed: at every threshold the
+    replay asks for, the amount asked and the amounts around T get the room search's answer."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+    from generate_preemption import Shape, generate
+
+    generate(Shape(workloads=300, cohorts=2, queues_per_cohort=3, nominal_cpu=8, spread_ms=1_800_000), tmp_path)
+    generated = "\n---\n".join(path.read_text() for path in sorted(tmp_path.glob("*.yaml")))
+    checked, room = _replays_checking_every_threshold(monkeypatch, [scenario(seed).text() for seed in range(1, 60, 4)]
+                                                      + [generated])
+    assert checked > 500 and 0 < room < checked, (checked, room)
+
+
+def _reclaim_shapes() -> list[Any]:
+    """Cohorts where each part of a threshold decides: ``a`` (8 cpu) holds 4 of its own at priority 100 while ``b``
+    (8 cpu) borrows a's other 4 at priorities 100 and 900, and a preemptor of ``a`` at priority 500; without
+    borrowWithinCohort only the search that may not borrow (RECLAIM_WITHOUT_BORROWING, own and b's workloads gone,
+    within a's nominal quota) finds room for 8; with borrowWithinCohort up to priority 200 the search while borrowing
+    may also take b's priority-100 workload (capped) and not its priority-900 one."""
+    def cohort(borrow: dict[str, Any] | None) -> Any:
+        policy = dict(RECLAIM, **({"borrowWithinCohort": borrow} if borrow else {}))
+        return simulation(
+            flavor("default"),
+            cluster_queue("a", {"default": {"cpu": "8"}}, cohort="co", preemption=policy),
+            cluster_queue("b", {"default": {"cpu": "8"}}, cohort="co", preemption=RECLAIM),
+            local_queue("lq-a", "a"), local_queue("lq-b", "b"),
+            workload("own", "lq-a", cpu="4", priority=100, admitted_in="a"),
+            workload("b-low", "lq-b", cpu="6", priority=100, admitted_in="b"),
+            workload("b-high", "lq-b", cpu="6", priority=900, admitted_in="b"),
+            workload("pending", "lq-a", cpu="1", priority=500),
+        )
+    return [cohort(None), cohort({"policy": "LowerPriority", "maxPriorityThreshold": 200})]
+
+
+@pytest.mark.parametrize("shape", [0, 1])
+def test_pre_6_each_part_of_a_room_threshold_is_the_room_search_s(shape: int) -> None:
+    """Every amount from 0.5 to 16 cpu at priorities around the cap: the threshold's answer is the room search's,
+    where the search that may not borrow, its cap at the nominal quota and the borrowWithinCohort cap each decide."""
+    sim = _reclaim_shapes()[shape]
+    a, preemptor = sim.cache.cluster_queues["a"], sim.outcomes["ns/pending"].workload
+    answers = []
+    for priority in (150, 500, 1000):
+        preemptor.priority = priority
+        search, kept = ClassicalPreemption(sim.cache, CandidateOrder(NOW)), {}
+        for amount in range(500, 16_500, 500):
+            context = PreemptionContext(preemptor, a, {CPU}, {CPU: amount})
+            room = search._room_possible(context)
+            assert (amount <= search._room_threshold(context, CPU, amount, kept)) == room, (priority, amount)
+            answers.append(room)
+    assert any(answers) and not all(answers)

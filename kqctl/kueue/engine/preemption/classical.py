@@ -150,7 +150,7 @@ class ClassicalPreemption:
         known = _known_room(bounds, priority, value)
         if known is not None:
             return known
-        possible = self._room_possible(context)
+        possible = value <= self._room_threshold(context, fr, value, figures)
         bound = bounds.get(priority)
         if bound is None:
             bound = bounds[priority] = [-1, None]
@@ -159,6 +159,90 @@ class ClassicalPreemption:
         else:
             bound[1] = value if bound[1] is None else min(bound[1], value)
         return possible
+
+    def _room_threshold(self, context: PreemptionContext, fr: FlavorResource, value: int,
+                        figures: dict[tuple[object, ...], object]) -> int:
+        """The largest amount of ``fr`` that :meth:`_room_possible` finds room for, among the amounts whose search
+        removes the same sources as ``value``'s, kept for the tree's state (``figures``).
+
+        What :meth:`_room_possible` removes depends on the amount only through whether the preemptor could end within
+        its nominal quota (``without_borrowing``) and, level by level, whether it fits below that level
+        (``advantage``): the regime. Within one regime the same usage is removed, so the first attempt fits exactly
+        up to what is then available, and the second (without borrowing) up to the smaller of what is then available
+        and what is left of the nominal quota (Q-5, Q-7): room is "the amount is at most T". A replay asks for one
+        amount after another of the same ClusterQueue and priority under one state (each shape of a requeue, CYC-12,
+        CYC-14): one regime's T answers them all."""
+        cq, preemptor = context.cq, context.preemptor
+        preemption = cq.model.preemption
+        own = _policy_usage(preemption.within_cluster_queue, preemptor, cq)
+        without_borrowing = not cq.borrowing_with(fr, sat_sub(value, own.get(fr, 0)))
+        advantages = self._advantages(context)
+        key = ("room-threshold", cq.name, fr, preemptor.priority, without_borrowing, advantages)
+        threshold = figures.get(key)
+        if threshold is None:
+            threshold = figures[key] = self._threshold_of(context, fr, own, without_borrowing, advantages)
+        return threshold  # type: ignore[return-value]
+
+    @staticmethod
+    def _advantages(context: PreemptionContext) -> tuple[bool, ...]:
+        """Per ancestor of the preemptor's ClusterQueue (as :meth:`_room_possible` walks them), whether it fits below
+        that level: empty when no cohort candidate is collected."""
+        cq = context.cq
+        if not cq.has_parent or cq.model.preemption.reclaim_within_cohort == "Never":
+            return ()
+        advantage, remaining = fits_in_quota(cq.node, context.usage)
+        flags = []
+        for node in cq.node.ancestors():
+            flags.append(advantage)
+            fits, remaining = fits_in_quota(node, remaining)
+            advantage = advantage or fits
+        return tuple(flags)
+
+    def _threshold_of(self, context: PreemptionContext, fr: FlavorResource, own: dict[FlavorResource, int],
+                      without_borrowing: bool, advantages: tuple[bool, ...]) -> int:
+        """:meth:`_room_threshold` worked out: the sources :meth:`_room_possible` collects in this regime, taken
+        out, and what the preemptor's ClusterQueue then has."""
+        cq, preemptor = context.cq, context.preemptor
+        preemption = cq.model.preemption
+        every: list[Source] = []
+        while_borrowing: list[Source] = []
+        if advantages:
+            forbidden = borrowing_forbidden(cq)
+            borrow = preemption.borrow_within_cohort
+            limit = borrow.max_priority_threshold if borrow is not None else None
+            cap = preemptor.priority - 1 if limit is None else min(preemptor.priority - 1, limit)
+            previous: QuotaNode | None = None
+            for node, advantage in zip(cq.node.ancestors(), advantages, strict=True):
+                if without_borrowing or advantage or not forbidden:
+                    for source in self._subtree_sources(context, node, previous):
+                        usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
+                        every.append((source, usage))
+                        if advantage:
+                            while_borrowing.append((source, usage))
+                        elif not forbidden:
+                            while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort,
+                                                                          preemptor, source, cap)))
+                previous = node
+        threshold = self._left_without(cq, fr, [(cq, own), *while_borrowing], within_nominal_only=False)
+        if without_borrowing:
+            threshold = max(threshold, self._left_without(cq, fr, [(cq, own), *every], within_nominal_only=True))
+        return threshold
+
+    def _left_without(self, cq: ClusterQueueState, fr: FlavorResource, sources: list[Source],
+                      within_nominal_only: bool) -> int:
+        """What is available to ``cq`` on ``fr`` with the usage of ``sources`` taken out meanwhile (and, within its
+        nominal quota only, no more than what is left of that quota): the largest amount ``workload_fits`` then
+        accepts. (Within a regime that may not borrow, what is left of the nominal quota is the regime's own bound:
+        the cap is ``workload_fits``'s test, kept as it is.)"""
+        sources = [(state, usage) for state, usage in sources if usage]
+        for state, usage in sources:
+            self.cache.remove_usage(state, usage)
+        try:
+            left = self.cache.available(cq, fr)
+            return min(left, cq.nominal(fr) - cq.usage(fr)) if within_nominal_only else left
+        finally:
+            for state, usage in reversed(sources):
+                self.cache.add_usage(state, usage)
 
     def _room_possible(self, context: PreemptionContext) -> bool:
         """Whether some attempt of the search could make the preemptor fit, judged with all its candidates gone.
