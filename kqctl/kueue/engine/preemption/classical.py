@@ -200,29 +200,10 @@ class ClassicalPreemption:
 
     def _threshold_of(self, context: PreemptionContext, fr: FlavorResource, own: dict[FlavorResource, int],
                       without_borrowing: bool, advantages: tuple[bool, ...]) -> int:
-        """:meth:`_room_threshold` worked out: the sources :meth:`_room_possible` collects in this regime, taken
-        out, and what the preemptor's ClusterQueue then has."""
-        cq, preemptor = context.cq, context.preemptor
-        preemption = cq.model.preemption
-        every: list[Source] = []
-        while_borrowing: list[Source] = []
-        if advantages:
-            forbidden = borrowing_forbidden(cq)
-            borrow = preemption.borrow_within_cohort
-            limit = borrow.max_priority_threshold if borrow is not None else None
-            cap = preemptor.priority - 1 if limit is None else min(preemptor.priority - 1, limit)
-            previous: QuotaNode | None = None
-            for node, advantage in zip(cq.node.ancestors(), advantages, strict=True):
-                if without_borrowing or advantage or not forbidden:
-                    for source in self._subtree_sources(context, node, previous):
-                        usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
-                        every.append((source, usage))
-                        if advantage:
-                            while_borrowing.append((source, usage))
-                        elif not forbidden:
-                            while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort,
-                                                                          preemptor, source, cap)))
-                previous = node
+        """:meth:`_room_threshold` worked out: what the preemptor's ClusterQueue has once the sources
+        :meth:`_room_possible` takes out in this regime are gone."""
+        cq = context.cq
+        every, while_borrowing = self._sources(context, without_borrowing, advantages)
         threshold = self._left_without(cq, fr, [(cq, own), *while_borrowing], within_nominal_only=False)
         if without_borrowing:
             threshold = max(threshold, self._left_without(cq, fr, [(cq, own), *every], within_nominal_only=True))
@@ -256,38 +237,44 @@ class ClassicalPreemption:
         costs a few tree updates instead of sorting and trying every candidate.
         """
         cq, preemptor = context.cq, context.preemptor
-        preemption = cq.model.preemption
-        own = [(cq, _policy_usage(preemption.within_cluster_queue, preemptor, cq))]
+        own = [(cq, _policy_usage(cq.model.preemption.within_cluster_queue, preemptor, cq))]
         # Without borrowing, the preemptor's own ClusterQueue must end within nominal quota: only its own
-        # candidates lower its usage, so when even all of them gone leave it borrowing, that attempt cannot fit
-        # (checked first: it spares collecting the cohort's candidates).
+        # candidates lower its usage, so when even all of them gone leave it borrowing, that attempt cannot fit.
         without_borrowing = all(not cq.borrowing_with(fr, sat_sub(value, own[0][1].get(fr, 0)))
                                 for fr, value in context.usage.items())
-        every: list[Source] = []  # any variant (no borrowing)
-        while_borrowing: list[Source] = []  # not WITHOUT_BORROWING
-        if cq.has_parent and preemption.reclaim_within_cohort != "Never":
-            forbidden = borrowing_forbidden(cq)
-            borrow = preemption.borrow_within_cohort
-            threshold = borrow.max_priority_threshold if borrow is not None else None
-            cap = preemptor.priority - 1 if threshold is None else min(preemptor.priority - 1, threshold)
-            advantage, remaining = fits_in_quota(cq.node, context.usage)
-            previous: QuotaNode | None = None
-            for node in cq.node.ancestors():
-                if without_borrowing or advantage or not forbidden:
-                    for source in self._subtree_sources(context, node, previous):
-                        usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
-                        every.append((source, usage))
-                        if advantage:  # HIERARCHICAL_RECLAIM
-                            while_borrowing.append((source, usage))
-                        elif not forbidden:  # RECLAIM_WHILE_BORROWING: lower priority, at most the threshold
-                            while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort,
-                                                                          preemptor, source, cap)))
-                fits, remaining = fits_in_quota(node, remaining)
-                advantage = advantage or fits
-                previous = node
+        every, while_borrowing = self._sources(context, without_borrowing, self._advantages(context))
         if self._fits_without(context, own + while_borrowing, True):
             return True
         return without_borrowing and self._fits_without(context, own + every, False)
+
+    def _sources(self, context: PreemptionContext, without_borrowing: bool, advantages: tuple[bool, ...],
+                 ) -> tuple[list[Source], list[Source]]:
+        """The ClusterQueues of the preemptor's cohort tree whose candidates an attempt may take, with the usage they
+        hold: for the attempt that may not borrow (any variant) and for the one while borrowing (not
+        RECLAIM_WITHOUT_BORROWING), level by level as ``advantages`` (:meth:`_advantages`) say the preemptor fits."""
+        cq, preemptor = context.cq, context.preemptor
+        preemption = cq.model.preemption
+        every: list[Source] = []
+        while_borrowing: list[Source] = []
+        if not advantages:
+            return every, while_borrowing
+        forbidden = borrowing_forbidden(cq)
+        borrow = preemption.borrow_within_cohort
+        limit = borrow.max_priority_threshold if borrow is not None else None
+        cap = preemptor.priority - 1 if limit is None else min(preemptor.priority - 1, limit)
+        previous: QuotaNode | None = None
+        for node, advantage in zip(cq.node.ancestors(), advantages, strict=True):
+            if without_borrowing or advantage or not forbidden:
+                for source in self._subtree_sources(context, node, previous):
+                    usage = _policy_usage(preemption.reclaim_within_cohort, preemptor, source)
+                    every.append((source, usage))
+                    if advantage:  # HIERARCHICAL_RECLAIM
+                        while_borrowing.append((source, usage))
+                    elif not forbidden:  # RECLAIM_WHILE_BORROWING: lower priority, at most the threshold
+                        while_borrowing.append((source, _policy_usage(preemption.reclaim_within_cohort, preemptor,
+                                                                      source, cap)))
+            previous = node
+        return every, while_borrowing
 
     def _fits_without(self, context: PreemptionContext, sources: list[Source], allow_borrowing: bool) -> bool:
         """The search's own fit test (``workload_fits``) with the summed usage of ``sources`` taken out meanwhile."""
