@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kqctl.replay.run import WorkloadTimes
 from kqctl.replay.statistics import PERCENTILES
@@ -98,3 +98,24 @@ def replay_assumptions(before: Sequence[str], after: Sequence[str]) -> list[str]
     (marked "after:"), so a reviewer reads the runtimes, arrivals and latencies both replays were run under."""
     shared = set(before)
     return [*before, *(f"after: {note}" for note in after if note not in shared)]
+
+
+class Replayed(Protocol):
+    """A replay's report, as a diff reads its notes (Kueue's ``ReplayReport``, the others' ``TimelineReport``)."""
+
+    @property
+    def assumptions(self) -> Sequence[str]: ...
+
+
+def diff_assumptions(before: Replayed | None, after: Replayed | None) -> list[str]:
+    """:func:`replay_assumptions` of a diff's two replays (none without --replay)."""
+    if before is None or after is None:
+        return []
+    return replay_assumptions(before.assumptions, after.assumptions)
+
+
+def diff_assumptions_data(before: Replayed | None, after: Replayed | None) -> dict[str, list[str]] | None:
+    """-o json/yaml: each replay's notes as it says them (null without --replay)."""
+    if before is None or after is None:
+        return None
+    return {"before": list(before.assumptions), "after": list(after.assumptions)}
