@@ -8,6 +8,7 @@ kept minimal (PRE-10). Kueue's classical preemption (preemption.go, preemption/c
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from kqctl.k8s.quantity import sat_add, sat_sub
@@ -215,15 +216,9 @@ class ClassicalPreemption:
         nominal quota only, no more than what is left of that quota): the largest amount ``workload_fits`` then
         accepts. (Within a regime that may not borrow, what is left of the nominal quota is the regime's own bound:
         the cap is ``workload_fits``'s test, kept as it is.)"""
-        sources = [(state, usage) for state, usage in sources if usage]
-        for state, usage in sources:
-            self.cache.remove_usage(state, usage)
-        try:
+        with self._taken_out(sources):
             left = self.cache.available(cq, fr)
             return min(left, cq.nominal(fr) - cq.usage(fr)) if within_nominal_only else left
-        finally:
-            for state, usage in reversed(sources):
-                self.cache.add_usage(state, usage)
 
     def _room_possible(self, context: PreemptionContext) -> bool:
         """Whether some attempt of the search could make the preemptor fit, judged with all its candidates gone.
@@ -278,11 +273,18 @@ class ClassicalPreemption:
 
     def _fits_without(self, context: PreemptionContext, sources: list[Source], allow_borrowing: bool) -> bool:
         """The search's own fit test (``workload_fits``) with the summed usage of ``sources`` taken out meanwhile."""
+        with self._taken_out(sources):
+            return workload_fits(self.cache, context, allow_borrowing)
+
+    @contextmanager
+    def _taken_out(self, sources: list[Source]) -> Iterator[None]:
+        """The summed usage of ``sources`` out of the cache while the block runs, put back after it whatever
+        happens."""
         sources = [(state, usage) for state, usage in sources if usage]
         for state, usage in sources:
             self.cache.remove_usage(state, usage)
         try:
-            return workload_fits(self.cache, context, allow_borrowing)
+            yield
         finally:
             for state, usage in reversed(sources):
                 self.cache.add_usage(state, usage)
