@@ -57,15 +57,7 @@ def test_a_snapshot_with_workloads_decoded_while_reading_is_the_one_built_after(
     profiles = validation_profiles(None)
     names = sorted(str(p) for p in Path(sample).rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
     ahead = WorkloadsAhead()
-    taken: list[bool] = []
-    original_take = ahead.take
-
-    def take(obj: LoadedObject, body: dict[str, Any]) -> Any:
-        model = original_take(obj, body)
-        taken.append(model is not None)
-        return model
-
-    monkeypatch.setattr(ahead, "take", take)
+    taken = _counting_takes(ahead, monkeypatch)
     checks = Checks(profiles)
     read = parallel.read_checked(ALL_KINDS, names, False, checks, [], jobs=2, prepare=ahead.prepare)
     try:
@@ -142,15 +134,7 @@ def test_the_gate_prepares_the_workloads_it_checks_itself_and_the_snapshot_is_th
     except InputError:
         return  # the gate refuses the sample (legacy versions): nothing is decoded either way
     ahead = WorkloadsAhead()
-    taken: list[bool] = []
-    original_take = ahead.take
-
-    def take(obj: LoadedObject, body: dict[str, Any]) -> Any:
-        model = original_take(obj, body)
-        taken.append(model is not None)
-        return model
-
-    monkeypatch.setattr(ahead, "take", take)
+    taken = _counting_takes(ahead, monkeypatch)
     read = load_paths(ALL_KINDS, names)
     with_ahead = build_snapshot(admit(read, profiles, prepare=ahead.prepare).result, as_given=False, ahead=ahead)
     assert with_ahead.workloads == plain.workloads
@@ -187,3 +171,17 @@ def test_workloads_written_alike_in_one_file_share_a_decoding_and_each_keeps_its
     assert [(w.name, w.uid, w.creation_timestamp.day if w.creation_timestamp else None) for w in shared] == [
         ("w0", f"{UID}0", 1), ("w1", f"{UID}1", 2), ("w2", f"{UID}2", 3)]
     assert shared[1].pod_sets is shared[0].pod_sets  # taken from the first one's model, not decoded again
+
+
+def _counting_takes(ahead: WorkloadsAhead, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each model the snapshot asks ``ahead`` for, from now on: whether it came decoded (True) or not."""
+    taken: list[bool] = []
+    original_take = ahead.take
+
+    def take(obj: LoadedObject, body: dict[str, Any]) -> Any:
+        model = original_take(obj, body)
+        taken.append(model is not None)
+        return model
+
+    monkeypatch.setattr(ahead, "take", take)
+    return taken
