@@ -49,14 +49,8 @@ class ArrivalDraw:
             return [min(MAX_DURATION_MS, max(1, at + rng.randint(-self.spread, self.spread))) for at in arrivals]
         if len(arrivals) < 2:
             return list(arrivals)
-        first, last = min(arrivals), max(arrivals)
-        drawn = sorted(rng.randint(first, last) for _ in arrivals)
-        # in the given order: the n-th to arrive before arrives n-th again
-        order = sorted(range(len(arrivals)), key=lambda i: arrivals[i])
-        moved = [0] * len(arrivals)
-        for position, index in enumerate(order):
-            moved[index] = drawn[position]
-        return moved
+        # The arrivals come in the order they arrive: the n-th of the sorted draws is the n-th arrival's.
+        return sorted(rng.randint(arrivals[0], arrivals[-1]) for _ in arrivals)
 
 
 def parse_arrivals(text: str) -> ArrivalDraw:
