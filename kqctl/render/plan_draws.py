@@ -34,7 +34,10 @@ def draws_text(evaluation: Evaluation) -> str:
 
 
 def measured_text(evaluation: Evaluation, measure_text: Callable[[Measure], str]) -> str:
-    """A candidate's measures; over draws, each condition's value at the confidence rank (``over_draws``)."""
+    """A candidate's measures; over draws, each condition's value at the confidence rank (``over_draws``); for a
+    candidate the scheduler refuses, why."""
+    if evaluation.refused:
+        return f"not replayed: {evaluation.refused}"
     if not evaluation.draws:
         return "; ".join(measure_text(m) for m in evaluation.measures)
     share = f"{evaluation.required} of {len(evaluation.draws)} draws"
@@ -43,11 +46,22 @@ def measured_text(evaluation: Evaluation, measure_text: Callable[[Measure], str]
 
 
 def verdict_text(evaluation: Evaluation) -> str:
-    """The Target column: met or missed, and over draws how many met it."""
+    """The Target column: met or missed (refused: not replayed), and over draws how many met it."""
+    if evaluation.refused:
+        return "refused"
     verdict = "met" if evaluation.met else "missed"
     if evaluation.draws:
         verdict += f" ({len(evaluation.seeds_meeting)}/{len(evaluation.draws)} draws)"
     return verdict
+
+
+def not_met_text(result: PlanResult[Any], what: str, cap: str) -> str:
+    """The headline of a plan without an answer: raising the cap helps, unless the scheduler refused every
+    candidate (then what it refuses them for must change first, which the refusals below name)."""
+    if result.evaluations and all(e.refused for e in result.evaluations):
+        return (f"Not met: every {what} tried up to {cap} is refused, none was replayed; the refusals below say "
+                "what must change first.")
+    return f"Not met at any {what} up to {cap} (raise it with --max)."
 
 
 def replays_heading(result: PlanResult[Any], workers: int) -> str:

@@ -8,7 +8,15 @@ from fractions import Fraction
 from typing import Any, Protocol, TextIO
 
 from kqctl.render.columns import Column, Table, format_lines
-from kqctl.render.plan_draws import drawn_line, draws_data, draws_text, measured_text, replays_heading, verdict_text
+from kqctl.render.plan_draws import (
+    drawn_line,
+    draws_data,
+    draws_text,
+    measured_text,
+    not_met_text,
+    replays_heading,
+    verdict_text,
+)
 from kqctl.render.replay import Units
 from kqctl.replay.durations import format_duration
 from kqctl.replay.planning import Condition, Evaluation, Measure, PlanResult, Values
@@ -75,7 +83,7 @@ def evaluation_data(problem: Problem, evaluation: Evaluation, units: Units) -> d
             "measures": [{"condition": m.condition.text(), "met": m.met,
                           "valueMs": None if m.value is None else round(m.value),
                           "workloads": m.workloads, "notStarted": m.not_admitted} for m in evaluation.measures],
-            "replayedMs": evaluation.end, "notes": list(evaluation.assumptions),
+            "replayedMs": evaluation.end, "notes": list(evaluation.assumptions), "refused": evaluation.refused or None,
             **({"draws": draws_data(evaluation, lambda replay: evaluation_data(problem, replay, units))}
                if evaluation.draws else {})}
 
@@ -125,7 +133,7 @@ def text(result: PlanResult[Any], workers: int, units: Units, width: int | None 
     target = " and ".join(c.text() for c in problem.target)
     lines = [f"Plan for {problem.kind} {problem.name} ({problem.field}): {target}", ""]
     if result.answer is None:
-        lines.append(f"Not met at any {problem.field} up to {_text(problem, result.cap, units)} (raise it with --max).")
+        lines.append(not_met_text(result, problem.field, _text(problem, result.cap, units)))
     else:
         lines.append(f"Answer: {problem.field} {_text(problem, result.answer, units)} "
                      f"(today: {_text(problem, problem.current, units)}).")
@@ -136,7 +144,7 @@ def text(result: PlanResult[Any], workers: int, units: Units, width: int | None 
                 lines.append(f"    {draws_text(at)}")
         if below is not None:
             lines.append(f"  misses it at {_text(problem, below.values, units)}: {measured_text(below, measure_text)}")
-            if below.draws:
+            if below.draws and not below.refused:
                 lines.append(f"    {draws_text(below)}")
         elif all(v == 0 for v in result.answer):
             lines.append(f"  (no {problem.field} at all is needed: the target is met with nothing)")
@@ -152,12 +160,9 @@ def text(result: PlanResult[Any], workers: int, units: Units, width: int | None 
         table.add([_text(problem, evaluation.values, units), verdict_text(evaluation),
                    measured_text(evaluation, measure_text) or "-", f"{evaluation.workloads:,}"])
     lines += format_lines(table, width=width)
-    notes = sorted({note for e in result.evaluations for note in e.assumptions if note.startswith("YuniKorn refuses")})
-    assumed = [a for a in result.assumptions if not a.startswith("YuniKorn refuses")]
-    if assumed or notes:
+    if result.assumptions:
         lines.append("")
-        lines += [f"Assumed: {note}" for note in assumed]
-        lines += [f"note: {note}" for note in notes[:5]]
+        lines += [f"Assumed: {note}" for note in result.assumptions]
     drawn = drawn_line(result)
     if drawn is not None:
         lines.append(drawn)

@@ -158,9 +158,14 @@ class Evaluation:
     # rank across the draws (over_draws), and the candidate meets the target when ``required`` draws meet it.
     draws: tuple[Draw, ...] = ()
     required: int = 0
+    # Why the scheduler, or the API server in front of it, refuses the candidate (its own checks, as validate makes
+    # them): nothing was replayed, and it misses. "" for a candidate that was replayed.
+    refused: str = ""
 
     @property
     def met(self) -> bool:
+        if self.refused:
+            return False
         if self.draws:
             return len(self.seeds_meeting) >= self.required
         return all(m.met for m in self.measures)
@@ -173,6 +178,12 @@ class Evaluation:
     @property
     def seeds_missing(self) -> tuple[int, ...]:
         return tuple(d.seed for d in self.draws if not d.evaluation.met)
+
+
+def refused_candidate(values: Values, target: Sequence[Condition], reason: str) -> Evaluation:
+    """A candidate the scheduler (or the API server) refuses, for ``reason``: not replayed, every condition missed."""
+    missed = tuple(Measure(condition, None, False, 0, 0) for condition in target)
+    return Evaluation(values, missed, 0, 0, 0, refused=reason)
 
 
 @dataclass(frozen=True)
@@ -201,7 +212,8 @@ def over_draws(draws: Sequence[Draw], confidence: int) -> Evaluation:
     measures = tuple(_at_rank([d.evaluation.measures[i] for d in draws], required)
                      for i in range(len(first.measures)))
     return Evaluation(first.values, measures, max(d.evaluation.end for d in draws), first.workloads,
-                      min(d.evaluation.admitted for d in draws), first.assumptions, tuple(draws), required)
+                      min(d.evaluation.admitted for d in draws), first.assumptions, tuple(draws), required,
+                      first.refused)
 
 
 def _at_rank(measures: list[Measure], rank: int) -> Measure:

@@ -8,7 +8,15 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.replay.plan import Evaluation, Measure, PlanResult, Values
 from kqctl.render.columns import Column, Table, format_lines
-from kqctl.render.plan_draws import drawn_line, draws_data, draws_text, measured_text, replays_heading, verdict_text
+from kqctl.render.plan_draws import (
+    drawn_line,
+    draws_data,
+    draws_text,
+    measured_text,
+    not_met_text,
+    replays_heading,
+    verdict_text,
+)
 from kqctl.replay.durations import format_duration
 
 
@@ -33,7 +41,7 @@ def evaluation_data(result: PlanResult, evaluation: Evaluation) -> dict[str, Any
             "measures": [{"condition": m.condition.text(), "met": m.met,
                           "valueMs": None if m.value is None else round(m.value),
                           "workloads": m.workloads, "notAdmitted": m.not_admitted} for m in evaluation.measures],
-            "replayedMs": evaluation.end}
+            "replayedMs": evaluation.end, "refused": evaluation.refused or None}
     if evaluation.draws:
         data["draws"] = draws_data(evaluation, lambda replay: evaluation_data(result, replay))
     return data
@@ -87,7 +95,7 @@ def text(result: PlanResult, workers: int, wide: bool = False, width: int | None
     target = " and ".join(c.text() for c in problem.target)
     lines = [f"Plan for {problem.kind} {problem.name}{members}: {target}", ""]
     if result.answer is None:
-        lines.append(f"Not met at any quota up to {_quota_text(result, result.cap)} (raise it with --max).")
+        lines.append(not_met_text(result, "quota", _quota_text(result, result.cap)))
     else:
         lines.append(f"Answer: nominalQuota {_quota_text(result, result.answer)} "
                      f"(today: {_quota_text(result, problem.current)}).")
@@ -98,7 +106,7 @@ def text(result: PlanResult, workers: int, wide: bool = False, width: int | None
                 lines.append(f"    {draws_text(at)}")
         if below is not None:
             lines.append(f"  misses it at {_quota_text(result, below.values)}: {_measured(below)}")
-            if below.draws:
+            if below.draws and not below.refused:
                 lines.append(f"    {draws_text(below)}")
         elif result.answer and all(v == 0 for v in result.answer):
             lines.append("  (no quota at all is needed: the target is met with nothing)")

@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
+from kqctl.k8s.quantity import QuantityError, format_resource_value, parse_quantity, resource_value
 from kqctl.kueue.api.models import ClusterQueue, FlavorQuotas
 from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.replay.report import KueueReplayOptions, ReplayReport, replay_snapshot
+from kqctl.kueue.validate.rules.resource_groups import LENDING_LIMIT_MSG
 
 # The targets, their measures and the search are the same for every scheduler (kqctl.replay.planning).
 from kqctl.replay.planning import (  # noqa: F401 (re-exported: Kueue's plan speaks these names too)
@@ -38,6 +39,7 @@ from kqctl.replay.planning import (  # noqa: F401 (re-exported: Kueue's plan spe
     Values,
     measure,
     parse_target,
+    refused_candidate,
     round_up,
     search,
     share_out,
@@ -159,8 +161,30 @@ def with_nominal(queue: ClusterQueue, fr: FlavorResource, nominal: int) -> Clust
 
 
 def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: KueueReplayOptions) -> Evaluation:
-    report = replay_snapshot(apply(snapshot, problem, values), options)
+    """The candidate's replay; one the API server refuses (a lendingLimit above the nominal quota) misses unreplayed."""
+    candidate = apply(snapshot, problem, values)
+    reason = refusal(candidate, problem)
+    if reason:
+        return refused_candidate(values, problem.target, reason)
+    report = replay_snapshot(candidate, options)
     return evaluation(report, problem, values)
+
+
+def refusal(candidate: Snapshot, problem: PlanProblem) -> str:
+    """Why Kueue's ClusterQueue webhook refuses the candidate's planned quotas ("" when it accepts them). Of what
+    the webhook checks, only VAL-CQ-23 reads the nominal quota against another field: a lendingLimit may not exceed
+    it, so a plan never goes below a ClusterQueue's lendingLimit (lowering that too is another change, the user's)."""
+    for name in problem.members:
+        quotas = candidate.cluster_queues[name].quotas
+        for flavor, resource in problem.resources:
+            quota = quotas.get((flavor, resource))
+            if quota is None or quota.lending_limit is None or quota.lending_limit <= quota.nominal:
+                continue
+            lending = format_resource_value(resource, quota.lending_limit, quota_side=True)
+            nominal = format_resource_value(resource, quota.nominal, quota_side=True)
+            return (f"the API server refuses ClusterQueue {name}: lendingLimit {lending} of {flavor}/{resource} "
+                    f"{LENDING_LIMIT_MSG} ({nominal}) (VAL-CQ-23)")
+    return ""
 
 
 def with_seed(options: KueueReplayOptions, seed: int) -> KueueReplayOptions:

@@ -9,9 +9,10 @@ unset deserved or guarantee is 0.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from kqctl.k8s.quantity import format_resource_value
 from kqctl.replay.planning import (
     Evaluation,
     PlanError,
@@ -19,6 +20,7 @@ from kqctl.replay.planning import (
     Values,
     measure,
     parse_target,
+    refused_candidate,
     round_up,
 )
 from kqctl.replay.report import TimelineReport
@@ -26,6 +28,7 @@ from kqctl.volcano.api.models import Queue
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.replay.report import VolcanoReplayOptions, replay_snapshot
+from kqctl.volcano.validate.queue_webhook import UPDATE, Lister, QueueView, WebhookFlags, admit
 
 FIELDS = ("capability", "deserved", "guarantee", "weight")
 WEIGHT = "weight"
@@ -134,7 +137,42 @@ def apply(snapshot: Snapshot, problem: PlanProblem, values: Values) -> Snapshot:
 
 
 def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: VolcanoReplayOptions) -> Evaluation:
-    return evaluation(replay_snapshot(apply(snapshot, problem, values), options), problem, values)
+    """The candidate's replay; one Volcano's queue webhook refuses (a deserved above the capability, a guarantee above
+    the deserved, a capability above the parent's) misses unreplayed, and so does a cpu or memory capability of 0,
+    which Volcano reads as unlimited."""
+    candidate = apply(snapshot, problem, values)
+    reason = refusal(snapshot, candidate, problem)
+    if reason:
+        return refused_candidate(values, problem.target, reason)
+    return evaluation(replay_snapshot(candidate, options), problem, values)
+
+
+def refusal(snapshot: Snapshot, candidate: Snapshot, problem: PlanProblem) -> str:
+    """Why the candidate is not a smaller value of the planned field ("" when it is one): the queue webhook's
+    refusal of the change as an update of today's Queue (VC-Q2..VC-Q4, VC-H4..VC-H7), or a capability of 0."""
+    if problem.field == "capability":
+        capability = candidate.queues[problem.queue].capability or {}
+        zero = [name for name in (CPU, MEMORY) if name in problem.resources and capability.get(name) == 0]
+        if zero:
+            return (f"a {' and '.join(zero)} capability of 0 does not cap the queue: Volcano reads it as unlimited (or "
+                    "its parent's value under hierarchical capacity), not as a smaller one (VC-LINT-ZERO-CAPABILITY)")
+    if problem.field == WEIGHT:
+        return ""
+    views = {name: _view(queue) for name, queue in candidate.queues.items() if not queue.implicit}
+    before = snapshot.queues[problem.queue]
+    denial = admit(UPDATE, views.get(problem.queue), _view(before), Lister(views.values()), WebhookFlags())
+    return "" if denial is None else f"Volcano's queue webhook refuses it: {denial.message} ({denial.rule_id})"
+
+
+def _view(queue: Queue) -> QueueView:
+    """The Queue as the webhook reads it (its resource lists written back as quantities of Volcano's units)."""
+    def written(values: Mapping[str, int] | None) -> dict[str, str]:
+        # cpu and every scalar resource are in milli-units (volcano_units), memory and pods in whole units
+        return {name: format_resource_value(name if name in (MEMORY, PODS) else CPU, value)
+                for name, value in (values or {}).items()}
+
+    return QueueView(queue.name, queue.parent, written(queue.capability), written(queue.deserved),
+                     written(queue.guarantee), queue.state, queue.allocated_pods, {})
 
 
 def evaluation(report: TimelineReport, problem: PlanProblem, values: Values) -> Evaluation:

@@ -16,12 +16,12 @@ from dataclasses import replace
 
 from kqctl.replay.planning import (
     Evaluation,
-    Measure,
     PlanError,
     QueuePlanProblem,
     Values,
     measure,
     parse_target,
+    refused_candidate,
     round_up,
 )
 from kqctl.replay.report import TimelineReport
@@ -71,10 +71,24 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, field: str, resour
         raise PlanError(f"--field {field!r}: choose one of {', '.join(FIELDS)} (a YuniKorn queue's resources)")
     conf = getattr(queues[path].resources, field)
     set_now = dict(conf.values) if conf is not None else {}
-    chosen = list(resources) or sorted(r for r in set_now if r != PODS) or sorted(_requested(snapshot, path)) \
-        or [VCORE, "memory"]
+    requested = _requested(snapshot, path)
+    chosen = [_resource(text, set_now, requested) for text in resources] \
+        or sorted(r for r in set_now if r != PODS) or sorted(requested) or [VCORE, "memory"]
     current = tuple(_current(set_now, field, resource) for resource in chosen)
     return PlanProblem(path, field, tuple(chosen), current, _steps(chosen, steps), parse_target(target))
+
+
+def _resource(text: str, set_now: dict[str, str], requested: dict[str, int]) -> str:
+    """A --resource: a resource the queue's field sets or its pods ask for (``cpu`` is YuniKorn's ``vcore``, as pods
+    reach it, and as --step reads it)."""
+    resource = VCORE if text == "cpu" else text
+    known = sorted({*set_now, *requested, VCORE, "memory"} - {PODS})
+    if resource not in known:
+        close = difflib.get_close_matches(resource, known, n=2)
+        hint = f"did you mean {' or '.join(close)}? " if close else ""
+        raise PlanError(f"--resource {text!r}: not a resource of this queue or its pods; {hint}choose from: "
+                        f"{', '.join(known)}")
+    return resource
 
 
 def _current(values: dict[str, str], field: str, resource: str) -> int:
@@ -156,8 +170,7 @@ def evaluate(snapshot: Snapshot, problem: PlanProblem, values: Values, options: 
     try:
         report = replay_snapshot(apply(snapshot, problem, values), options)
     except PartitionError as exc:
-        missed = tuple(Measure(condition, None, False, 0, 0) for condition in problem.target)
-        return Evaluation(values, missed, 0, 0, 0, (f"YuniKorn refuses the configuration: {exc}",))
+        return refused_candidate(values, problem.target, f"YuniKorn refuses the configuration: {exc}")
     return evaluation(report, problem, values)
 
 
