@@ -176,6 +176,8 @@ def test_explain_json_states_simulate_json_verdict_and_its_suggestions_do_what_t
         explanation = explain(snapshot, key, OPTIONS)
         steady = explanation_data(explanation)["steadyState"]
         assert steady["state"] == simulated["decisionText"], (source, key)
+        # under simulate's names too, so that a script compares the two outputs key for key
+        assert (steady["decision"], steady["decisionText"]) == (simulated["decision"], simulated["decisionText"])
         assert (steady["reason"], steady["message"]) == (simulated["reason"], simulated["message"]), (source, key)
         assert steady["missing"] == simulated["missing"] and steady["neverAdmitted"] == simulated["neverAdmitted"]
         for suggestion in explanation.suggestions:

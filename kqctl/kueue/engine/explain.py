@@ -137,6 +137,7 @@ class Decision:
     # and why it can never get in as configured.
     missing: Mapping[FlavorResource, int] = field(default_factory=dict, hash=False)
     never: str | None = None
+    decision: str = ""  # simulate's stable token (outcomes.DECISION_TOKENS): Admitted, Preempted, Inadmissible, ...
 
 
 @dataclass(frozen=True)
@@ -541,7 +542,7 @@ def _decision_of(run: Simulation, key: str) -> Decision:
     holds = workload.admission is not None
     reason, message = (workload.last_reason, workload.last_message) if holds else (workload.reason, workload.message)
     return Decision(workload.state, reason, message, cycle, workload.victims, workload.preempted_by, holds,
-                    workload.decision_text, cut_short, dict(workload.missing), workload.never)
+                    workload.decision_text, cut_short, dict(workload.missing), workload.never, workload.decision)
 
 
 # --- before flavor assignment ------------------------------------------------------------------------

@@ -137,7 +137,8 @@ def _attempt_data(attempt: FlavorAttempt) -> dict[str, Any]:
 def _decision_data(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
-    return {"state": decision.state, "reason": decision.reason, "message": decision.message,
+    return {"state": decision.state, "decision": decision.decision, "decisionText": decision.text,
+            "reason": decision.reason, "message": decision.message,
             "missing": {f"{flavor}/{resource}": format_resource_value(resource, amount, quota_side=True)
                         for (flavor, resource), amount in decision.missing.items()},
             "neverAdmitted": decision.never,
