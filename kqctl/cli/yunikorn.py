@@ -277,6 +277,20 @@ def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def
                          where.line if where else None) from None
 
 
+def _cluster_capacity(result: LoadResult) -> dict[str, int] | None:
+    """Every node's allocatable in all, as YuniKorn's root queue holds it (None: no Node in the inputs)."""
+    from kqctl.yunikorn.load import node_info
+
+    nodes = [node_info(obj) for obj in result.objects if obj.kind == "Node" and isinstance(obj.body, dict)]
+    if not nodes:
+        return None
+    total: dict[str, int] = {}
+    for node in nodes:
+        for name, value in node.capacity.items():
+            total[name] = total.get(name, 0) + value
+    return total
+
+
 def _pod_queues(result: LoadResult) -> list[tuple[str, str]]:
     """(namespace, queue named) of every YuniKorn pod of the inputs that names a queue."""
     from kqctl.yunikorn.kinds import is_yunikorn_pod
@@ -318,7 +332,7 @@ def convert_to_kueue(paths: list[str], recursive: bool, output: str) -> None:
     from kqctl.yunikorn.api.configvalidator import ConfigValidator
 
     ConfigValidator().validate(parsed.config)  # YuniKorn's normal form: root inserted, partition names
-    documents, losses = to_kueue(parsed.config, _pod_queues(result))
+    documents, losses = to_kueue(parsed.config, _pod_queues(result), _cluster_capacity(result))
     for loss in losses:
         where = f"{loss.queue}: " if loss.queue else ""
         sys.stderr.write(f"kqctl: not carried over: {where}{loss.what}\n")

@@ -3,6 +3,8 @@
 * every parent queue becomes a Cohort (``root.a`` -> ``root-a``), nested under its parent's;
 * every leaf becomes a ClusterQueue in its parent's cohort with one flavor (``default-flavor``): guaranteed is the
   nominal quota, ``max - guaranteed`` the borrowing limit (no max: borrowing unlimited);
+* the root Cohort holds what the cluster's nodes have beyond the leaves' guaranteed (YuniKorn's root queue is the
+  partition's resources), when the inputs have Nodes;
 * a LocalQueue where placement makes the namespace clear: with a ``tag`` rule on ``namespace``, the leaf
   ``root.<ns>`` (or ``root.<parent>.<ns>``) serves namespace ``<ns>``; and, when pods are in the inputs, in every
   namespace whose pods name a configured leaf (``yunikorn.apache.org/queue`` or ``queue``). A namespace name
@@ -21,7 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqctl.yunikorn.api.config import PartitionConf, QueueConf, SchedulerConf
-from kqctl.yunikorn.api.resources import MEMORY, VCORE, QuantityError, resource_from_conf
+from kqctl.yunikorn.api.resources import (
+    MEMORY,
+    VCORE,
+    QuantityError,
+    ResourceView,
+    parse_config_value,
+    resource_from_conf,
+)
 from kqctl.yunikorn.engine import properties as props
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
@@ -40,9 +49,10 @@ class Loss:
 NAMESPACE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
-def to_kueue(config: SchedulerConf, pod_queues: Iterable[tuple[str, str]] = ()) -> tuple[list[dict[str, Any]],
-                                                                                       list[Loss]]:
-    """The Kueue objects for partition default; ``pod_queues``: (namespace, queue named) of the input's pods."""
+def to_kueue(config: SchedulerConf, pod_queues: Iterable[tuple[str, str]] = (),
+             cluster: ResourceView | None = None) -> tuple[list[dict[str, Any]], list[Loss]]:
+    """The Kueue objects for partition default; ``pod_queues``: (namespace, queue named) of the input's pods;
+    ``cluster``: the nodes' allocatable in all (None: no Node in the inputs), which YuniKorn's root queue holds."""
     partition = next((p for p in config.partitions or [] if p.name == "default"), None)
     if partition is None or not partition.queues:
         return [], [Loss("", "no partition named default: nothing to convert")]
@@ -61,8 +71,40 @@ def to_kueue(config: SchedulerConf, pod_queues: Iterable[tuple[str, str]] = ()) 
         if leaf in leaves:
             namespaces.setdefault(leaf, set()).add(namespace)
     _queue(partition.root, "", None, documents, losses, namespaces)
+    _give_root_the_cluster(documents, cluster, losses)
     _partition_losses(partition, losses)
     return documents, losses
+
+
+def _give_root_the_cluster(documents: list[dict[str, Any]], cluster: ResourceView | None, losses: list[Loss]) -> None:
+    """YuniKorn's root queue holds the partition's resources (every node's allocatable): a leaf with a max and no
+    guaranteed runs on them. Kueue has quota only where it is written, so the root Cohort gets what the cluster has
+    beyond the leaves' guaranteed (the nominal quotas of the ClusterQueues): the pool their borrowing limits (max -
+    guaranteed) draw from. Without Nodes in the inputs there is no such figure, and the conversion says so."""
+    queues = [d for d in documents if d["kind"] == "ClusterQueue"]
+    root = next((d for d in documents if d["kind"] == "Cohort" and "parentName" not in d["spec"]), None)
+    if root is None or not queues:
+        return
+    if cluster is None:
+        losses.append(Loss("root", "the cluster's capacity (YuniKorn's root queue holds every node's allocatable; no "
+                                   "Node in the inputs): the root Cohort gets no quota, so a ClusterQueue without "
+                                   "guaranteed resources admits nothing; give the inputs the Nodes (kubectl get nodes "
+                                   "-o yaml) or the root Cohort a nominalQuota"))
+        return
+    guaranteed: dict[str, int] = {}
+    for queue in queues:
+        for entry in queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"]:
+            name = VCORE if entry["name"] == "cpu" else entry["name"]
+            guaranteed[name] = guaranteed.get(name, 0) + _value(name, entry["nominalQuota"])
+    resources = [{"name": _kueue_name(name), "nominalQuota": _quantity(name, max(0, cluster.get(name, 0) - total))}
+                 for name, total in sorted(guaranteed.items())]
+    root["spec"]["resourceGroups"] = [{"coveredResources": [r["name"] for r in resources],
+                                       "flavors": [{"name": FLAVOR, "resources": resources}]}]
+
+
+def _value(name: str, quantity: str | int) -> int:
+    """A quantity :func:`_quantity` wrote, back in YuniKorn's units."""
+    return parse_config_value(name, str(quantity))
 
 
 def _leaf_path(requested: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from support import run_kqctl
-from yunikorn_build import configmap, pod, text
+from yunikorn_build import configmap, node, pod, text
 
 TAG = "    placementrules:\n      - name: tag\n        value: namespace\n"
 PROVIDED = "    placementrules:\n      - name: provided\n"
@@ -48,3 +48,38 @@ def test_convert_to_kueue_writes_local_queues(tmp_path: Path, rules: str, pods: 
     if loss:
         assert f"not carried over: root.team_b: the tag rule would serve {loss}" in run.err
     assert "team_b" not in {ns for ns, _, _ in local}
+
+
+# --- the cluster's capacity: YuniKorn's root queue holds every node's allocatable -----------------------------------
+
+CAPACITY_CONFIG = ("partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n"
+                   "        queues:\n          - name: small\n            resources:\n"
+                   "              guaranteed: {vcore: 2, memory: 4Gi}\n              max: {vcore: 6, memory: 12Gi}\n"
+                   "          - name: burst\n            resources:\n              max: {vcore: 4}\n")
+
+
+def _converted(tmp_path: Path, nodes: int) -> tuple[list[dict[str, object]], str]:
+    path = tmp_path / "in.yaml"
+    path.write_text(text([configmap(CAPACITY_CONFIG), *[node(f"n{i}", cpu="8", memory="16Gi") for i in range(nodes)]]))
+    run = run_kqctl("convert", str(path), "--to", "kueue")
+    assert run.code == 0, run.err
+    return list(yaml.safe_load_all(run.out)), run.err
+
+
+def test_the_root_cohort_holds_the_nodes_capacity_beyond_the_leaves_guaranteed(tmp_path: Path) -> None:
+    documents, _ = _converted(tmp_path, 2)
+    root = next(d for d in documents if d["kind"] == "Cohort" and d["metadata"]["name"] == "root")
+    quotas = {r["name"]: r["nominalQuota"] for r in root["spec"]["resourceGroups"][0]["flavors"][0]["resources"]}
+    assert quotas == {"cpu": "14", "memory": "28Gi"}  # 16 cores and 32Gi, less small's guaranteed 2 and 4Gi
+    out = tmp_path / "kueue.yaml"
+    out.write_text(yaml.safe_dump_all(documents))
+    checked = run_kqctl("validate", str(out), "-o", "json")
+    # burst (max only) can borrow from the root: no "nothing can ever be admitted" nor "no lender" any more
+    assert checked.code == 0 and "XO-CQ-ZERO-QUOTA" not in checked.out and "XO-CQ-NO-LENDER" not in checked.out
+
+
+def test_without_nodes_the_conversion_says_the_root_has_no_quota(tmp_path: Path) -> None:
+    documents, err = _converted(tmp_path, 0)
+    root = next(d for d in documents if d["kind"] == "Cohort" and d["metadata"]["name"] == "root")
+    assert "resourceGroups" not in root["spec"]
+    assert "not carried over: root: the cluster's capacity" in err and "no Node in the inputs" in err
