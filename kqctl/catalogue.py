@@ -562,6 +562,13 @@ _rule("VC-CONV-TREE", "error", "kqctl", "The Volcano queues form no tree (a queu
       "inactive (XO-CO-CYCLE); fix the parents first (kqctl validate shows Volcano's own refusal).")
 _rule("VC-CONV-PARENT-QUOTA", "warning", "kqctl", "A parent queue's quota becomes its Cohort's quota, which Kueue "
       "adds to what the children can borrow instead of capping them")
+_rule("VC-CONV-CAPACITY", "warning", "kqctl", "The cluster's capacity, which Volcano's root queue holds, becomes "
+      "the root Cohort's quota beyond the ClusterQueues' nominal quotas; without Nodes in the input it gets none",
+      "Volcano shares the nodes' allocatable among the queues by weight (proportion) or deserved (capacity): a queue "
+      "with a weight only has no quota of its own. Kueue has quota only where it is written, so the conversion puts "
+      "what the nodes have beyond the ClusterQueues' nominal quotas on the root Cohort, the pool every ClusterQueue "
+      "may borrow from (up to its borrowingLimit). Without Nodes in the input there is no such figure: the root "
+      "Cohort gets no quota and a ClusterQueue without deserved or guarantee admits nothing until it is given one.")
 
 # --- audit (kqctl audit on Volcano input) ----------------------------------------------------------------------
 _rule("VC-AUDIT-IDLE-GUARANTEE", "warning", "kqctl", "A queue guarantees more than it uses: the rest is held back "

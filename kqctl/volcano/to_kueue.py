@@ -7,6 +7,8 @@
 * The queue tree becomes a Cohort tree: a queue with children becomes a Cohort (``parentName`` for its parent),
   a leaf a ClusterQueue in its parent's Cohort; top-level queues share the Cohort ``root``.
 * One ResourceFlavor ``default-flavor`` covers every resource; Closed queues get ``stopPolicy: Hold``.
+* The cluster (the nodes' allocatable, which Volcano's root queue shares out) goes to the root Cohort beyond the
+  nominal quotas written, when the input has Nodes (VC-CONV-CAPACITY).
 * Preemption: the ``reclaim`` action (taking back what other queues use above their deserved share) becomes
   ``reclaimWithinCohort: Any``; the ``preempt`` action with the ``priority`` plugin (a starving job evicts
   lower-priority jobs of its own queue, ``actions/preempt``, ``plugins/priority`` ``PreemptableFn``) becomes
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqctl.volcano.api.models import ROOT_QUEUE, Queue
-from kqctl.volcano.api.resource import CPU, MEMORY, PODS, to_quantity
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list, to_quantity
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 FLAVOR = "default-flavor"
@@ -39,11 +41,13 @@ class Issue:
     message: str
 
 
-def convert(queues: list[Queue], reclaim: bool,
-            fields: Mapping[str, Mapping[str, Any]], preempt: bool = False) -> tuple[list[dict[str, Any]], list[Issue]]:
+def convert(queues: list[Queue], reclaim: bool, fields: Mapping[str, Mapping[str, Any]], preempt: bool = False,
+            cluster: Mapping[str, int] | None = None) -> tuple[list[dict[str, Any]], list[Issue]]:
     """Kueue objects for the queues (root and default included only when written), and what did not carry over.
     ``reclaim``: the scheduler's actions include reclaim; ``preempt``: they include preempt and the priority
-    plugin ranks its victims; ``fields``: each queue's spec as written."""
+    plugin ranks its victims; ``fields``: each queue's spec as written; ``cluster``: the nodes' allocatable in all
+    (Volcano's units; None: no Node in the input), which the root Cohort gets beyond the nominal quotas
+    (VC-CONV-CAPACITY)."""
     issues: list[Issue] = []
     parents = {q.parent_name for q in queues if q.name != ROOT_QUEUE}
     resources = sorted({name for q in queues for values in (q.capability, q.deserved, q.guarantee) if values
@@ -72,7 +76,28 @@ def convert(queues: list[Queue], reclaim: bool,
             continue
         objects.append(_cluster_queue(queue, resources, reclaim, preempt))
         issues.extend(_lost(queue, fields.get(queue.name, {})))
+    if cluster is not None:
+        _give_root_the_cluster(objects, resources, cluster)
     return objects, issues
+
+
+def _give_root_the_cluster(objects: list[dict[str, Any]], resources: list[str], cluster: Mapping[str, int]) -> None:
+    """VC-CONV-CAPACITY: the root Cohort (unless a root Queue wrote its own quota) holds what the nodes have beyond
+    every nominal quota written (the ClusterQueues' and the other Cohorts'): the pool a queue with a weight only, or
+    a deserved below what it runs, borrows from in Kueue."""
+    root = next(o for o in objects if o["kind"] == "Cohort" and o["metadata"]["name"] == ROOT_COHORT)
+    if "resourceGroups" in root["spec"]:
+        return
+    written: dict[str, int] = {}
+    for body in objects:
+        for group in body.get("spec", {}).get("resourceGroups", ()):
+            for entry in group["flavors"][0]["resources"]:
+                amount = resource_list({entry["name"]: entry["nominalQuota"]}).get(entry["name"], 0)
+                written[entry["name"]] = written.get(entry["name"], 0) + amount
+    quotas = [{"name": name, "nominalQuota": to_quantity(name, max(0, cluster.get(name, 0) - written.get(name, 0)))}
+              for name in resources if name != PODS]
+    root["spec"]["resourceGroups"] = [{"coveredResources": [q["name"] for q in quotas],
+                                       "flavors": [{"name": FLAVOR, "resources": quotas}]}]
 
 
 def tree_problems(queues: list[Queue]) -> list[Issue]:

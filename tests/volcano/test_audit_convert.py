@@ -75,6 +75,30 @@ def test_convert_to_kueue_keeps_the_intent_and_reports_what_is_lost(tmp_path: Pa
     assert run_kqctl("validate", "-", stdin=run.out.encode()).code == 0
 
 
+@pytest.mark.parametrize("nodes,root", [
+    (2, {"cpu": "12", "memory": "64Gi"}),  # 16 cpu and 64Gi less team-a's deserved 4 cpu (team-b: a weight only)
+    (0, None),
+])
+def test_vc_conv_capacity_the_root_cohort_holds_the_nodes_beyond_the_nominal_quotas(
+        tmp_path: Path, nodes: int, root: dict[str, str] | None) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all([
+        queue("team-a", deserved={"cpu": "4"}), queue("team-b", weight=3),
+        *[node(f"n{i}", cpu="8", memory="32Gi") for i in range(nodes)]]), encoding="utf-8")
+    run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
+    assert run.code == 0, run.err
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in yaml.safe_load_all(run.out)}
+    spec = objects[("Cohort", "root")]["spec"]
+    if root is None:
+        assert "resourceGroups" not in spec and "VC-CONV-CAPACITY: no Node in the input" in run.err
+        return
+    quotas = {r["name"]: r["nominalQuota"] for r in spec["resourceGroups"][0]["flavors"][0]["resources"]}
+    assert quotas == root and "VC-CONV-CAPACITY" not in run.err
+    checked = run_kqctl("validate", "-", "-o", "json", stdin=run.out.encode())
+    # team-b (a weight only, nominal 0) borrows from the root: nothing says it can never be admitted
+    assert checked.code == 0 and "XO-CQ-ZERO-QUOTA" not in checked.out
+
+
 def test_convert_to_kueue_needs_queues(tmp_path: Path) -> None:
     path = tmp_path / "x.yaml"
     path.write_text(yaml.safe_dump(group("g", "q")), encoding="utf-8")
@@ -107,7 +131,8 @@ def test_vc_audit_starved_when_others_guarantee_everything(other_guarantee: str,
 def test_vc_conv_what_does_not_carry_over_to_kueue(tmp_path: Path, spec: dict[str, object],
                                                    rule: str | None) -> None:
     path = tmp_path / "queues.yaml"
-    path.write_text(yaml.safe_dump(queue("q", **spec)), encoding="utf-8")  # type: ignore[arg-type]
+    # (with a Node: the cluster's capacity is known, VC-CONV-CAPACITY has nothing to say)
+    path.write_text(yaml.safe_dump_all([queue("q", **spec), node("n1")]), encoding="utf-8")  # type: ignore[arg-type]
     run = run_kqctl("convert", "-f", str(path), "--to", "kueue")
     assert run.code == 0, run.err
     found = sorted({word for line in run.err.splitlines() for word in line.split() if word.startswith("VC-CONV-")})
