@@ -99,6 +99,12 @@ def explain_command(
     _refuse_field_path(workload)
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
+    if queue is not None and (selector is not None or namespace or all_namespaces):
+        given = [flag for flag, value in (("-l", selector), ("-n", namespace), ("-A", all_namespaces)) if value]
+        several = len(given) > 1
+        raise UsageError(f"--queue explains one queue: {' and '.join(given)} select{'' if several else 's'} "
+                         f"workloads, which it does not list; leave {'them' if several else 'it'} out, or explain the "
+                         "pods without --queue")
     if selector is not None:
         parsed = options.parse_selector(selector)
         paths = [workload, *(paths or [])] if workload is not None else paths  # no WORKLOAD with -l

@@ -97,6 +97,13 @@ def test_explain_unknown_pod() -> None:
     assert run.code == 2 and "did you mean" in run.err
 
 
+@pytest.mark.parametrize("flags,named", [(["-l", "x=y"], "-l selects"), (["-n", "default"], "-n selects"),
+                                         (["-l", "x=y", "-A"], "-l and -A select")])
+def test_explain_queue_refuses_workload_selection_instead_of_ignoring_it(flags: list[str], named: str) -> None:
+    run = run_kqctl("explain", "--queue", "root", *flags, PRIORITY)
+    assert run.code == 2 and f"--queue explains one queue: {named} workloads" in run.err
+
+
 def test_explain_queue_needs_yunikorn_input() -> None:
     run = run_kqctl("explain", "--queue", "root.a", "samples/single-clusterqueue")
     assert run.code == 2 and "--queue explains a YuniKorn queue" in run.err
