@@ -100,9 +100,9 @@ def explain_command(
     if namespace and all_namespaces:
         raise UsageError("-n/--namespace and -A/--all-namespaces cannot be used together")
     if queue is not None and (selector is not None or namespace or all_namespaces):
-        given = [flag for flag, value in (("-l", selector), ("-n", namespace), ("-A", all_namespaces)) if value]
-        several = len(given) > 1
-        raise UsageError(f"--queue explains one queue: {' and '.join(given)} select{'' if several else 's'} "
+        selecting = [flag for flag, value in (("-l", selector), ("-n", namespace), ("-A", all_namespaces)) if value]
+        several = len(selecting) > 1
+        raise UsageError(f"--queue explains one queue: {' and '.join(selecting)} select{'' if several else 's'} "
                          f"workloads, which it does not list; leave {'them' if several else 'it'} out, or explain the "
                          "pods without --queue")
     if selector is not None:
