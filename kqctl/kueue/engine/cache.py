@@ -99,10 +99,13 @@ class ClusterQueueState:
     inactive_message: str = ""
     workloads: AdmittedWorkloads = field(default_factory=AdmittedWorkloads)
     generation: int = 0  # Kueue's AllocatableResourceGeneration: bumps when quota in the tree changes
+    # The model's name, and the root of its quota tree once the cache is built (the tree never changes shape during
+    # a run): both read at nearly every step of a cycle, kept as plain attributes.
+    name: str = field(init=False)
+    root: QuotaNode | None = field(default=None, init=False, repr=False)
 
-    @property
-    def name(self) -> str:
-        return self.model.name
+    def __post_init__(self) -> None:
+        self.name = self.model.name
 
     def group_for(self, resource: str) -> ResourceGroup | None:
         """FA-3: the first resource group (spec order) covering the resource."""
@@ -168,8 +171,10 @@ class QuotaCache:
         self._build(snapshot)
         self._child_queues.clear()  # in case building asked before every active flag was final
         self._heights.clear()
-        self._roots = {name: self.root_of(state) for name, state in self.cluster_queues.items()}
-        for root in {id(r): r for r in self._roots.values()}.values():
+        for state in self.cluster_queues.values():
+            state.root = self.root_of(state)
+        for root in {id(s.root): s.root for s in self.cluster_queues.values()}.values():
+            assert root is not None
             root.version = next(self._fresh_versions)
 
     # --- building ------------------------------------------------------------------------------------
@@ -311,7 +316,8 @@ class QuotaCache:
         """Figures worked out of the state's tree in its current version, by what they are (a version is never
         reused for another state of the tree, so a figure kept under it is the figure worked out now). Only for
         figures that depend on the tree's quotas and usage and on nothing else, its workloads' order included."""
-        version = self._root(state).version
+        root = state.root
+        version = (root if root is not None else self.root_of(state)).version
         figures = self._reads.get(version)
         if figures is None:
             if len(self._reads) >= 64:  # versions of trials and older states are seldom read again
@@ -415,7 +421,7 @@ class QuotaCache:
         self._root(state).version = next(self._fresh_versions)
 
     def _root(self, state: ClusterQueueState) -> QuotaNode:
-        root = self._roots.get(state.name)
+        root = state.root
         return root if root is not None else self.root_of(state)
 
     def tree_version(self, state: ClusterQueueState) -> int:
