@@ -264,3 +264,25 @@ def test_a_real_terminal_gets_wrapped_text(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "\n    insufficient unused quota for cpu" in text  # the long message wrapped under its name
+
+
+REPLAYS = {  # a replay of each scheduler: its headline is two lines (what happened, then the waits)
+    "kueue": ("replay", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now", "2026-09-14T09:00:00Z"),
+    "volcano": ("replay", "samples/volcano-two-teams", "--runtime", "30m", "--now", "2026-01-01T12:00:00Z"),
+    "yunikorn": ("replay", "samples/yunikorn-priority", "--runtime", "30m", "--now", "2026-01-01T12:00:00Z"),
+}
+
+
+@pytest.mark.parametrize("columns", [120, 80, 60])
+@pytest.mark.parametrize("scheduler", sorted(REPLAYS))
+def test_replay_headline_keeps_its_two_lines_on_a_terminal(kqctl: Kq, scheduler: str, columns: int) -> None:
+    piped = kqctl(*REPLAYS[scheduler]).out.split("\n\n")[0].splitlines()
+    run = _terminal(kqctl, columns, *REPLAYS[scheduler])
+    assert run.code == 0, run.err
+    headline = run.out.split("\n\n")[0].splitlines()
+    assert len(piped) == 2 and piped[1].startswith("Time ")
+    assert all(len(line) <= columns for line in headline)
+    # Each piped line starts a line of its own on the terminal; only wrapped words go to indented lines.
+    starts = [line for line in headline if not line.startswith("  ")]
+    assert len(starts) == 2 and all(whole.startswith(start) for start, whole in zip(starts, piped, strict=True))
+    assert " ".join(headline).split() == " ".join(piped).split()
