@@ -204,10 +204,14 @@ def sort_rows(table: Table, key: str | None) -> None:
     wanted = _normal(key.strip("{}").lstrip("."))
     names = [_normal(c.header) for c in table.columns]
     if is_jsonpath(key) and table.rows and all(item is not None for item in table.items):
-        from kqctl.render.jsonpath import sort_key_for, values_of
+        from kqctl.render.jsonpath import sort_key_for, unmatched_sort_path
 
-        # A path no object has (.reason where the objects say .state) still names a column if one has that name.
-        if wanted not in names or any(values_of(key, item) for item in table.items):
+        unmatched = unmatched_sort_path(key, table.items)
+        # A path no object has (.reason where the objects say .state) still names a column if one has that name;
+        # else it is a mistake, as kubectl says, never rows left unsorted without a word.
+        if unmatched is None or wanted not in names:
+            if unmatched is not None:
+                raise UsageError(f"--sort-by {key!r}: {unmatched}")
             value_of = sort_key_for(key)
             order = sorted(range(len(table.rows)), key=lambda r: (value_of(table.items[r]), r))
             _reorder(table, order)

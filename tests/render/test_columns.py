@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kqctl.errors import UsageError
@@ -92,3 +94,32 @@ def test_free_text_columns_wrap_to_fit_the_width_when_their_words_allow(width: i
 def test_a_value_column_right_aligns_figures_and_wraps_free_text(cells: list[str], right: bool, wrap: bool) -> None:
     column = value_column("Before", cells)
     assert (column.right, column.wrap) == (right, wrap)
+
+
+def _items_table() -> Table:
+    table = Table((Column("Name"), Column("Reason")))
+    table.add(["b", "x"], item={"name": "b", "priority": 2, "admission": {"clusterQueue": "q"}})
+    table.add(["a", "y"], item={"name": "a", "priority": 1, "admission": None})
+    return table
+
+
+@pytest.mark.parametrize("key, names", [
+    (".priority", ["a", "b"]),
+    ("{.priority}", ["a", "b"]),
+    (".admission.clusterQueue", ["b", "a"]),  # an object without the field last
+    (".reason", ["b", "a"]),  # no object has it, but a column has that name
+])
+def test_sort_by_a_jsonpath_orders_rows_by_their_objects(key: str, names: list[str]) -> None:
+    table = _items_table()
+    sort_rows(table, key)
+    assert [row[0] for row in table.rows] == names
+
+
+@pytest.mark.parametrize("key, message", [
+    (".prio", "couldn't find any field with path \"{.prio}\" in the list of objects; did you mean .priority?"),
+    (".admission.clusterQ", "did you mean .admission.clusterQueue?"),
+    (".zzz", "the objects have: .admission, .name, .priority"),
+])
+def test_sort_by_a_jsonpath_no_object_has_is_a_usage_error(key: str, message: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(message)):
+        sort_rows(_items_table(), key)
