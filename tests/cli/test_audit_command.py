@@ -316,6 +316,23 @@ def test_audit_namespace_without_anything_says_so_with_a_did_you_mean(kqctl: Cal
     assert "no LocalQueue in namespace 'tem-b'; did you mean team-b?" in run.err
 
 
+@pytest.mark.parametrize("args, said", [
+    # The input has quota; the filter kept none of it: say so, never that the input has none.
+    (("samples/cohort-borrowing", "-n", "team-c"), "No ClusterQueue or Cohort left by -n team-c: no LocalQueue in "
+     "namespace 'team-c' feeds one of the input's 3 ClusterQueue(s) and cohort(s)."),
+    (("samples/hierarchical-cohorts", "-n", "nowhere"), "No ClusterQueue or Cohort left by -n nowhere: no LocalQueue "
+     "in namespace 'nowhere' feeds one of the input's 7 ClusterQueue(s) and cohort(s)."),
+    # No quota in the input at all, with or without -n.
+    (("samples/submit-jobs",), "No ClusterQueue or Cohort in the input: there is no quota to audit."),
+    (("samples/submit-jobs", "-n", "default"), "No ClusterQueue or Cohort in the input: there is no quota to audit."),
+])
+def test_audit_with_nothing_to_show_says_whether_the_input_or_the_filter_left_nothing(
+        kqctl: Callable[..., Run], args: tuple[str, ...], said: str) -> None:
+    run = kqctl("audit", *args)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[0] == said
+
+
 def test_simulate_pending_column_says_it_counts_workloads(kqctl: Callable[..., Run]) -> None:
     header = kqctl("simulate", "samples/cohort-borrowing", "-o", "wide").out.splitlines()[0]
     assert "PENDING WORKLOADS" in header

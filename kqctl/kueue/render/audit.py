@@ -190,12 +190,17 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     view = view or TableOptions(color=color)
     paint = rich_painter(use_color(out, color))
     _check_sort_key(view.sort_by)
-    if not report.nodes:  # as kubectl's "No resources found": no header over nothing
+    from kqctl.render.console import write_wrapped
+
+    if not report.nodes and report.left_out:  # the input has quota, -n kept none of it
+        write_wrapped(out, f"No ClusterQueue or Cohort left by -n {report.namespace}: no LocalQueue in namespace "
+                      f"{report.namespace!r} feeds one of the input's {report.left_out:,} ClusterQueue(s) and "
+                      "cohort(s).")
+    elif not report.nodes:  # as kubectl's "No resources found": no header over nothing
         out.write("No ClusterQueue or Cohort in the input: there is no quota to audit.\n")
     else:
         _write_limited(out, _quota_table(report.nodes, _QUOTA_SORT_KEYS.get(_normal_key(view.sort_by or ""))),
                        view, paint, "quota rows")
-    from kqctl.render.console import write_wrapped
 
     if report.cohorts:  # prose: wrapped at a terminal's width, one line into a pipe (as every note)
         write_wrapped(out, COHORT_NOTE + ("" if view.wide else f" {COHORT_NOTE_WIDE}"))
