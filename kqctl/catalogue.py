@@ -46,6 +46,7 @@ FAMILIES = {
     "FA": "flavor assignment: which ResourceFlavor each resource of a pod set gets",
     "LEG": "legacy v1alpha1/v1alpha2 objects and their conversion",
     "LOAD": "reading the input",
+    "Q": "the quota model: how Kueue counts a cohort tree's quota, usage and borrowing",
     "REQ": "what a Job or pod set requests",
     "SCHEMA": "OpenAPI schema checks of the CRDs and core kinds",
     "TAINT": "node taints and pod tolerations, as Kubernetes matches them (used by Volcano's predicates)",
@@ -309,6 +310,13 @@ _rule("FA-4", "-", "scheduler", "Flavor scan resumes where the previous attempt 
 _rule("FA-10", "-", "scheduler", "When the flavor search stops: a flavor that fits only by borrowing stops it "
       "unless whenCanBorrow is TryNextFlavor; one that needs preemption stops it unless whenCanPreempt is "
       "TryNextFlavor")
+_rule("Q-7", "-", "scheduler", "A ClusterQueue borrows what it uses above its nominal quota (a cohort: above its "
+      "subtree quota); kqctl charges a ClusterQueue's borrowing to the workloads holding quota in it, the most "
+      "recently admitted first",
+      "Kueue counts borrowing per ClusterQueue and cohort only (status.flavorsReservation[].resources[].borrowed "
+      "is max(0, usage - nominal)), never per workload. What kqctl shows a workload borrowing (simulate's BORROWED, "
+      "explain, diff's `borrowing` change) is its own attribution of that amount: charged to the workloads holding "
+      "quota in the ClusterQueue, the most recently admitted first, since their admission went above nominal.")
 _rule("REQ-1", "-", "job-webhook", "Which Jobs Kueue manages: a queue-name label, a defaulted one (LocalQueue "
       "\"default\"), or manageJobsWithoutQueueName")
 _rule("REQ-2", "-", "job-webhook", "The Workload Kueue creates for a Job: one pod set \"main\" of "

@@ -67,6 +67,21 @@ def test_docs_rules_md_is_generated_from_the_catalogue() -> None:
         "docs/rules.md is stale: run python scripts/generate_rules_doc.py"
 
 
+def readme_ids() -> list[str]:
+    """Every rule ID README.md cites (the same pattern as the package's strings)."""
+    return sorted(set(ID_PATTERN.findall((REPO / "README.md").read_text(encoding="utf-8"))) - NOT_RULE_IDS)
+
+
+def test_the_readme_cites_rule_ids() -> None:
+    assert {"LOAD-DUPLICATE", "LEG-VERSION", "Q-7"} <= set(readme_ids())  # the pattern finds them
+
+
+@pytest.mark.parametrize("rule_id", readme_ids())
+def test_every_rule_id_in_the_readme_resolves_with_kqctl_rules(rule_id: str) -> None:
+    run = run_kqctl("rules", rule_id)
+    assert run.code == 0 and rule_id in run.out, run.err
+
+
 def test_no_user_visible_text_points_at_the_design_document() -> None:
     shipped = [*sorted((REPO / "samples").rglob("*")), REPO / "README.md", REPO / "docs" / "rules.md"]
     offenders = [str(p.relative_to(REPO)) for p in shipped

@@ -54,8 +54,9 @@ def audit_command(
                                     help="Also write a bar chart per resource: FILE.svg or FILE.png."),
     no_headers: bool = options.NoHeadersOption,
     sort_by: str | None = typer.Option(None, "--sort-by", metavar="KEY",
-                                       help="Sort the ClusterQueue table by a column (e.g. pending-workloads) or the "
-                                            "findings by severity, rule or object."),
+                                       help="Sort the quota table by a column (e.g. util: each cohort's members "
+                                            "among themselves, the tree kept), the ClusterQueue table by a column "
+                                            "(e.g. pending-workloads) or the findings by severity, rule or object."),
     limit: int = options.LimitOption,
     show_all: bool = options.ShowAllOption,
     strict: bool = options.StrictOption,

@@ -50,13 +50,16 @@ def completion_command(
 # --- what each flag takes ------------------------------------------------------------------------------------
 
 # Columns --sort-by accepts, as the tables' headers name them (tests/cli/test_completion.py runs each, and checks
-# that the list is every column the command's table shows). Audit sorts its findings by severity, rule or object.
+# that the list is every column the command's table shows). Audit sorts its quota table (a tree: level by level), its
+# ClusterQueue table, or its findings by severity, rule or object.
 SORT_COLUMNS: dict[str, tuple[str, ...]] = {
     "validate": ("location", "severity", "rule", "object", "field", "message"),
     "simulate": ("workload", "clusterqueue", "decision", "flavors", "borrowed", "preemption", "reason", "priority",
                  "localqueue", "cycle", "victims", "preemption-reason", "detail"),
-    "audit": ("clusterqueue", "cohort", "localqueues", "workloads", "admitted-workloads", "pending-workloads",
-              "pending-demand", "status", "localqueue-names", "severity", "rule", "object"),
+    "audit": ("cohort/clusterqueue", "flavor", "resource", "nominal", "borrow-limit", "lend-limit", "can-borrow",
+              "lends", "subtree-quota", "used", "borrowed", "util", "clusterqueue", "cohort", "localqueues",
+              "workloads", "admitted-workloads", "pending-workloads", "pending-demand", "status", "localqueue-names",
+              "severity", "rule", "object"),
     "replay": ("workload", "clusterqueue", "priority", "wait", "finished-after", "evictions", "state", "localqueue",
                "arrived"),
 }

@@ -37,8 +37,14 @@ def expand_paths(paths: Iterable[str], recursive: bool = False, skipped: list[st
     """Every file named by ``paths``, directories expanded to their manifest files in name order. Inside a
     directory, an entry that is not a regular file (a FIFO, a socket, a device) is skipped, with a note in
     ``skipped``: reading a FIFO nobody writes to would wait forever. A path named as such is read (``<(cmd)``
-    is a pipe)."""
+    is a pipe).
+
+    Each file is listed once, by the name it was first reached by: a directory and a file inside it (``dir
+    dir/a.yaml``, a shell glob beside its directory), a path named twice or a link to a file already listed
+    name the same file (by its resolved path), and reading it twice would make every object in it a duplicate
+    of itself."""
     files: list[str] = []
+    first: dict[str, str] = {}  # resolved path -> the name it was first listed by
     for raw in paths:
         if raw == "-":
             files.append(raw)
@@ -48,11 +54,17 @@ def expand_paths(paths: Iterable[str], recursive: bool = False, skipped: list[st
             found = list(_manifests_in(path, recursive, skipped))
             diagnostics.log(4, f"{raw}: {len(found)} manifest file(s){' (recursive)' if recursive else ''}: "
                                f"{', '.join(found[:20])}{' ...' if len(found) > 20 else ''}")
-            files.extend(found)
         elif path.exists() or path.is_symlink():
-            files.append(raw)  # a broken link is reported when read
+            found = [raw]  # a broken link is reported when read
         else:
             raise InputError(raw, "no such file or directory")
+        for name in found:
+            resolved = os.path.realpath(name)
+            if resolved in first:
+                diagnostics.log(4, f"{name}: already read as {first[resolved]}")
+                continue
+            first[resolved] = name
+            files.append(name)
     return files
 
 

@@ -7,16 +7,17 @@ decide, so that a row fits 80 columns.
 
 A name cut to ``default-flav…`` or split over two lines cannot be pasted into the next command, so
 cells are never shortened. On a terminal narrower than a row, only a ``wrap`` column's text wraps, at
-spaces, inside its own column with a hanging indent; every other cell stays whole (a row that still
-does not fit runs past the edge, as ``kubectl get`` does). Into a pipe or a file nothing is wrapped
-(see ``console.terminal_width``). Colour, when on, is added after alignment so escape codes never
-shift a column.
+spaces, inside its own column with a hanging indent (or, when only that lets the row fit, under the
+cell's first line: the row's first cell, never blank, still tells the rows apart); every other cell
+stays whole (a row that still does not fit runs past the edge, as ``kubectl get`` does). Into a pipe
+or a file nothing is wrapped (see ``console.terminal_width``). Colour, when on, is added after
+alignment so escape codes never shift a column.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -24,6 +25,7 @@ from kqctl.errors import UsageError
 from kqctl.render.console import MIN_WRAP_WIDTH, terminal_width, wrap_text
 
 GAP = "   "  # kubectl separates columns by three spaces
+CELL_HANGING = "  "  # a wrapped cell's later lines start two columns in
 # Tables stop after this many rows unless --limit/--show-all say otherwise: 50,000 rows help nobody
 # on a terminal, and machine formats (json, yaml, name) are never limited.
 DEFAULT_ROW_LIMIT = 100
@@ -101,6 +103,14 @@ def shown_columns(columns: Sequence[Column], wide: bool) -> list[int]:
             (not column.narrow and (wide or not column.wide))]
 
 
+def value_column(header: str, cells: Iterable[str]) -> Column:
+    """A column of values (a field before and after a change): right-aligned when every value is one token (a
+    quantity, a number, a name), as figures are; left-aligned free text that wraps on a terminal when one holds
+    words (a list of actions)."""
+    free = any(" " in cell.strip() for cell in cells)
+    return Column(header, right=not free, wrap=free)
+
+
 def header_text(column: Column) -> str:
     return column.header if column.literal_header else column.header.upper()
 
@@ -115,8 +125,8 @@ def format_lines(table: Table, wide: bool = False, headers: bool = True,
     body = [[printable(row[i]) for i in keep] for row in table.rows]  # rows keep the raw text (keys, sorting)
     styles = [[style[i] for i in keep] for style in table.styles]
     widths = [max([len(header_row[j]) if headers else 0, *(len(r[j]) for r in body)]) for j in range(len(keep))]
-    rooms = _wrap_rooms(columns, widths, width, header_row if headers else None, body)
-    wrapped = [{index: wrap_text(row[index], room, "", "  ", least=1) for index, room in rooms.items()}
+    rooms, hanging = _wrap_rooms(columns, widths, width, header_row if headers else None, body)
+    wrapped = [{index: wrap_text(row[index], room, "", hanging, least=1) for index, room in rooms.items()}
                for row in body]
     for index in rooms:  # a word longer than its room stays whole: the column widens to it
         widths[index] = max([widths[index], *(len(piece) for pieces in wrapped for piece in pieces[index])])
@@ -135,25 +145,29 @@ def format_lines(table: Table, wide: bool = False, headers: bool = True,
 
 
 def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None, header_row: list[str] | None,
-                body: list[list[str]]) -> dict[int, int]:
-    """The width each wrap column gets when rows are wider than ``width``: each first gets its longest word (and
-    its hanging indent) or its header, never less than a few columns, then what is left goes, share by share, to
-    those that want more. ``widths`` is updated. Empty: nothing wraps (rows fit, or the other columns alone
-    leave too little: the row runs past the edge, as kubectl's do)."""
+                body: list[list[str]]) -> tuple[dict[int, int], str]:
+    """The width each wrap column gets when rows are wider than ``width``, and the hanging indent of a cell's
+    wrapped lines: each first gets its longest word (and its hanging indent) or its header, never less than a few
+    columns, then what is left goes, share by share, to those that want more. When a hanging indent leaves too
+    little, wrapped lines start under the cell's first (when the row's first column does not wrap: its cell tells
+    the rows apart). ``widths`` is updated. Empty: nothing wraps (rows fit, or the other columns alone leave too
+    little: the row runs past the edge, as kubectl's do)."""
     if width is None:
-        return {}
+        return {}, CELL_HANGING
     total = sum(widths) + len(GAP) * (len(widths) - 1)
     wrapping = [j for j, column in enumerate(columns) if column.wrap]
     if total <= width or not wrapping:
-        return {}
+        return {}, CELL_HANGING
     left = width - (total - sum(widths[j] for j in wrapping))
     least = MIN_WRAP_WIDTH if len(wrapping) == 1 else MIN_WRAP_WIDTH // 2
-    rooms: dict[int, int] = {}
-    for j in wrapping:
-        longest = max((len(word) for row in body for word in row[j].split()), default=0) + 2
-        rooms[j] = min(widths[j], max(least, len(header_row[j]) if header_row is not None else 0, longest))
-    if sum(rooms.values()) > left:
-        return {}
+    longest = {j: max((len(word) for row in body for word in row[j].split()), default=0) for j in wrapping}
+    for hanging in (CELL_HANGING, "") if wrapping[0] != 0 else (CELL_HANGING,):
+        rooms = {j: min(widths[j], max(least, len(header_row[j]) if header_row is not None else 0,
+                                       longest[j] + len(hanging))) for j in wrapping}
+        if sum(rooms.values()) <= left:
+            break
+    else:
+        return {}, CELL_HANGING
     spare = left - sum(rooms.values())
     wanting = [j for j in wrapping if rooms[j] < widths[j]]
     while spare > 0 and wanting:
@@ -167,7 +181,7 @@ def _wrap_rooms(columns: Sequence[Column], widths: list[int], width: int | None,
     rooms = {j: room for j, room in rooms.items() if room < widths[j]}
     for j, room in rooms.items():
         widths[j] = room
-    return rooms
+    return rooms, hanging
 
 
 def _line(cells: Sequence[str], widths: Sequence[int], columns: Sequence[Column],
@@ -190,10 +204,14 @@ def sort_rows(table: Table, key: str | None) -> None:
     wanted = _normal(key.strip("{}").lstrip("."))
     names = [_normal(c.header) for c in table.columns]
     if is_jsonpath(key) and table.rows and all(item is not None for item in table.items):
-        from kqctl.render.jsonpath import sort_key_for, values_of
+        from kqctl.render.jsonpath import sort_key_for, unmatched_sort_path
 
-        # A path no object has (.reason where the objects say .state) still names a column if one has that name.
-        if wanted not in names or any(values_of(key, item) for item in table.items):
+        unmatched = unmatched_sort_path(key, table.items)
+        # A path no object has (.reason where the objects say .state) still names a column if one has that name;
+        # else it is a mistake, as kubectl says, never rows left unsorted without a word.
+        if unmatched is None or wanted not in names:
+            if unmatched is not None:
+                raise UsageError(f"--sort-by {key!r}: {unmatched}")
             value_of = sort_key_for(key)
             order = sorted(range(len(table.rows)), key=lambda r: (value_of(table.items[r]), r))
             _reorder(table, order)

@@ -95,7 +95,22 @@ def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | Non
     ``hanging`` (default: ``indent`` and two spaces). Breaks only at spaces: never inside a word, so a
     name, a quantity or a hyphenated token stays whole (a word longer than the line runs past it), and
     ``indent`` (e.g. a finding's file:line and rule) is never broken either: a first line it leaves less
-    than ``least`` columns of still takes that much text. ``width`` None (not a terminal) gives one line."""
+    than ``least`` columns of still takes that much text. ``width`` None (not a terminal) gives the text's
+    own lines.
+
+    A line break in ``text`` is kept: the line after it starts as it does in a pipe (at the left edge, with
+    its own leading spaces), and wraps under those spaces and two more, as ``wrap_lines`` wraps a line. No
+    line returned holds a line break."""
+    first, *others = text.split("\n")
+    lines = _wrap_line(first, width, indent, hanging, least)
+    for other in others:
+        body = other.lstrip(" ")
+        lines.extend(_wrap_line(body, width, other[:len(other) - len(body)], None, least))
+    return lines
+
+
+def _wrap_line(text: str, width: int | None, indent: str, hanging: str | None, least: int) -> list[str]:
+    """One line of ``text`` (no line break in it) wrapped as ``wrap_text`` says."""
     if width is None or len(indent) + len(text) <= width:
         return [indent + text]
     rest = indent + "  " if hanging is None else hanging
@@ -114,7 +129,8 @@ def wrap_text(text: str, width: int | None, indent: str = "", hanging: str | Non
 
 
 def write_wrapped(out: TextIO, text: str, indent: str = "", hanging: str | None = None) -> None:
-    """One line of prose to ``out``, wrapped at the terminal's width (see ``wrap_text``); as is into a pipe."""
+    """Prose to ``out`` (one line, or more when ``text`` breaks its lines), wrapped at the terminal's width (see
+    ``wrap_text``); as is into a pipe."""
     for line in wrap_text(text, terminal_width(out), indent, hanging):
         out.write(line + "\n")
 

@@ -269,6 +269,34 @@ def values_of(expression: str, item: Any) -> list[Any]:
     return _find(library_path(relaxed(expression)), item)
 
 
+def unmatched_sort_path(expression: str, items: Sequence[Any]) -> str | None:
+    """Why --sort-by PATH cannot sort ``items``, as kubectl refuses it: no item has the path (a typo would otherwise
+    leave the rows unsorted without a word), with the nearest field the items have; None when one has it, or there
+    is no item to look in."""
+    if not items or any(values_of(expression, item) for item in items):
+        return None
+    import difflib
+
+    known = sorted({path for item in items for path in _field_paths(item)})
+    wanted = relaxed(expression)
+    near = difflib.get_close_matches(wanted, known, n=1, cutoff=0.6)
+    fields = sorted({path for path in known if path.count(".") == 1})  # the top-level ones, when nothing is near
+    hint = f"; did you mean {near[0]}?" if near else f"; the objects have: {', '.join(fields)}" if fields else ""
+    return f'couldn\'t find any field with path "{{{wanted}}}" in the list of objects{hint}'
+
+
+def _field_paths(value: Any, prefix: str = "", depth: int = 3) -> list[str]:
+    """The fields of an object as relaxed paths (``.admission.clusterQueue``), nested objects to ``depth``."""
+    if not isinstance(value, dict) or depth == 0:
+        return []
+    paths = []
+    for key, child in value.items():
+        path = f"{prefix}.{key}"
+        paths.append(path)
+        paths.extend(_field_paths(child, path, depth - 1))
+    return paths
+
+
 def sort_key_for(expression: str) -> Callable[[Any], tuple[Any, ...]]:
     """--sort-by PATH: a key ordering items by the path's first value, as kubectl's sorter does
     (kubectl/pkg/cmd/get/sorter.go, isLess): numbers by value, strings in natural order (sortorder.NaturalLess:

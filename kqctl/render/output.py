@@ -66,13 +66,16 @@ def sorted_by(data: Any, rows: str | None, sort_by: str | None) -> Any:
 
     if not sort_by or not is_jsonpath(sort_by) or rows is None or not isinstance(data, dict) or rows not in data:
         return data
-    from kqctl.render.jsonpath import TemplateError, sort_key_for
+    from kqctl.render.jsonpath import TemplateError, sort_key_for, unmatched_sort_path
 
     try:
         key = sort_key_for(sort_by)
     except TemplateError as exc:
         raise UsageError(f"--sort-by: {exc}") from None
     collection = data[rows]
+    unmatched = unmatched_sort_path(sort_by, entries(collection))
+    if unmatched is not None:
+        raise UsageError(f"--sort-by {sort_by!r}: {unmatched}")
     if isinstance(collection, dict):
         named = entries(collection)
         order = sorted(range(len(named)), key=lambda i: (key(named[i]), i))

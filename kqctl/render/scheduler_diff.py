@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from kqctl.render.columns import Column, Table, TableOptions, write_limited
+from kqctl.render.columns import Column, Table, TableOptions, value_column, write_limited
 from kqctl.render.markdown import cell, details_lines, table_lines
 from kqctl.render.replay import duration
 from kqctl.replay.compare import NAMED, PercentileShift, diff_assumptions, diff_assumptions_data
@@ -113,7 +113,8 @@ def state_text(outcome: Outcome | None) -> str:
 
 def change_table(changes: tuple[OutcomeChange, ...], report: SchedulerDiff) -> Table:
     word = "Pod" if report.words.scheduler == "YuniKorn" else report.words.workload
-    table = Table((Column(word), Column("Before", wrap=True), Column("After", wrap=True), Column("Change")))
+    table = Table((Column(word), Column("Before", wrap=True), Column("After", wrap=True),
+                   Column("Change", wrap=True)))
     for change in changes:
         kinds = ", ".join(change.kinds) + (" (regression)" if change.regression else "")
         table.add([change.key, state_text(change.before), state_text(change.after), kinds])
@@ -121,8 +122,9 @@ def change_table(changes: tuple[OutcomeChange, ...], report: SchedulerDiff) -> T
 
 
 def configuration_table(report: SchedulerDiff) -> Table:
-    table = Table((Column("Kind"), Column("Name"), Column("Field"), Column("Before", right=True),
-                   Column("After", right=True)))
+    table = Table((Column("Kind"), Column("Name"), Column("Field"),
+                   value_column("Before", (c.before for c in report.configuration)),
+                   value_column("After", (c.after for c in report.configuration))))
     for change in report.configuration:
         table.add([change.kind, change.name, change.field, change.before, change.after])
     return table
@@ -212,7 +214,7 @@ def render_table(report: SchedulerDiff, out: TextIO, view: TableOptions,
         write_limited(out, change_table(changes, report), view, None, _things(report))
     hidden = len(report.changes) - len(changes)
     if hidden:
-        out.write(f"{hidden:,} other change(s) not listed (-n/-l).\n")
+        write_wrapped(out, f"{hidden:,} other change(s) not listed (-n/-l).")
     if report.percentiles is not None:
         out.write(f"\nTime until {words.started} per {words.workload} (replay; P99: -o markdown, json):\n")
         table = percentile_table(report.percentiles, (50, 95))
@@ -220,7 +222,7 @@ def render_table(report: SchedulerDiff, out: TextIO, view: TableOptions,
             write_limited(out, table, view, None, "groups")
         note = unmoved_note(report.percentiles)
         if note:
-            out.write(note + "\n")
+            write_wrapped(out, note)
         for line in never_lines(report):
             write_wrapped(out, line)
     for line in regression_lines(report, changes):

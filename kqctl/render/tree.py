@@ -7,6 +7,7 @@ that ancestor has later siblings: the way ``tree`` and ``kubectl tree`` draw it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 BRANCH, LAST, PIPE, SPACE = "├─ ", "└─ ", "│  ", "   "
 
@@ -38,3 +39,23 @@ def _last_sibling(depths: Sequence[int], index: int) -> bool:
         if later <= depth:
             return later < depth
     return True
+
+
+def sorted_siblings(depths: Sequence[int], keys: Sequence[Any]) -> list[int]:
+    """--sort-by over a tree listed depth-first: the new order of its nodes (indexes), each node's children sorted
+    by their ``keys`` (ties in the order given), every subtree moving with its root, so the tree stays a tree and
+    reads as one: a sorted table's rows within their level."""
+    children: list[list[int]] = [[] for _ in depths]
+    roots: list[int] = []
+    ancestors: list[int] = []  # the open path: ancestors[d] is the latest node at depth d
+    for index, depth in enumerate(depths):
+        del ancestors[depth:]
+        (children[ancestors[-1]] if ancestors else roots).append(index)
+        ancestors.append(index)
+    order: list[int] = []
+    pending = sorted(roots, key=lambda i: keys[i])[::-1]  # a stack, next node last (no recursion: trees may be deep)
+    while pending:
+        index = pending.pop()
+        order.append(index)
+        pending.extend(sorted(children[index], key=lambda i: keys[i])[::-1])
+    return order

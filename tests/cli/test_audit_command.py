@@ -171,6 +171,51 @@ def test_audit_sort_by_orders_the_clusterqueue_table_or_the_findings(kqctl: Kq) 
     assert rows == ["team-b", "team-a"]  # 1 pending, then 2
     bad = kqctl("audit", "samples/cohort-borrowing", "--sort-by", "nope")
     assert bad.code == 2 and "choose one of:" in bad.err and "rule" in bad.err
+    assert "util" in bad.err and "borrow-limit" in bad.err  # the quota table's columns too
+
+
+def _quota_rows(out: str) -> list[tuple[str, str, str]]:
+    """(node, resource, cell of the column asked for) per row of the quota table; a node's later rows name it too."""
+    lines = out.split("\n\n")[0].splitlines()
+    header = lines[0]
+    rows, node = [], ""
+    for line in lines[1:]:
+        if line.startswith("UTIL ="):
+            break
+        name = line[:header.index("FLAVOR")].strip(" │├└─")
+        node = name or node
+        rows.append((node, *line[header.index("FLAVOR"):].split()[1:2], line.split()[-1]))
+    return rows
+
+
+@pytest.mark.parametrize("key, nodes", [
+    # Siblings ordered by their lowest UTIL, each subtree under its root: the tree stays a tree.
+    ("util", ["company/", "engineering/", "eng-builds", "eng-ci", "data/", "data-notebooks", "data-training"]),
+    ("utilisation", ["company/", "engineering/", "eng-builds", "eng-ci", "data/", "data-notebooks", "data-training"]),
+    ("used", ["company/", "engineering/", "eng-builds", "eng-ci", "data/", "data-notebooks", "data-training"]),
+    ("nominal", ["company/", "data/", "data-notebooks", "data-training", "engineering/", "eng-builds", "eng-ci"]),
+    ("borrow-limit", ["company/", "engineering/", "eng-builds", "eng-ci", "data/", "data-training",
+                      "data-notebooks"]),  # no limit reads as none: last
+    ("cohort/clusterqueue", ["company/", "data/", "data-notebooks", "data-training", "engineering/", "eng-builds",
+                             "eng-ci"]),
+])
+def test_audit_sort_by_a_quota_column_orders_siblings_and_keeps_the_tree(kqctl: Kq, key: str,
+                                                                          nodes: list[str]) -> None:
+    run = kqctl("audit", "samples/hierarchical-cohorts", "--sort-by", key)
+    assert run.code == 0, run.err
+    rows = _quota_rows(run.out)
+    assert list(dict.fromkeys(node for node, _, _ in rows)) == nodes
+    unsorted = kqctl("audit", "samples/hierarchical-cohorts").out
+    assert sorted(run.out.splitlines()[len(rows) + 1:]) == sorted(unsorted.splitlines()[len(rows) + 1:])
+    glyphs = [line[:3] for line in run.out.splitlines()[1:len(rows) + 1] if line[:1] in "├└"]
+    assert glyphs == ["├─ ", "└─ "]  # company/'s two children, the last one closing the tree
+
+
+def test_audit_sort_by_a_quota_column_orders_a_nodes_rows_by_it(kqctl: Kq) -> None:
+    rows = _quota_rows(kqctl("audit", "samples/spot-gpu", "--sort-by", "util").out)
+    for node in dict.fromkeys(node for node, _, _ in rows):
+        utils = [float(util.rstrip("%")) for name, _, util in rows if name == node and util != "-"]
+        assert utils == sorted(utils), node
 
 
 def test_audit_limits_findings_and_summarises_the_rest_by_rule(kqctl: Kq, tmp_path: Path) -> None:
@@ -269,6 +314,23 @@ def test_audit_namespace_without_anything_says_so_with_a_did_you_mean(kqctl: Cal
     run = kqctl("audit", "samples/cohort-borrowing", "-n", "tem-b")
     assert run.code == 0
     assert "no LocalQueue in namespace 'tem-b'; did you mean team-b?" in run.err
+
+
+@pytest.mark.parametrize("args, said", [
+    # The input has quota; the filter kept none of it: say so, never that the input has none.
+    (("samples/cohort-borrowing", "-n", "team-c"), "No ClusterQueue or Cohort left by -n team-c: no LocalQueue in "
+     "namespace 'team-c' feeds one of the input's 3 ClusterQueue(s) and cohort(s)."),
+    (("samples/hierarchical-cohorts", "-n", "nowhere"), "No ClusterQueue or Cohort left by -n nowhere: no LocalQueue "
+     "in namespace 'nowhere' feeds one of the input's 7 ClusterQueue(s) and cohort(s)."),
+    # No quota in the input at all, with or without -n.
+    (("samples/submit-jobs",), "No ClusterQueue or Cohort in the input: there is no quota to audit."),
+    (("samples/submit-jobs", "-n", "default"), "No ClusterQueue or Cohort in the input: there is no quota to audit."),
+])
+def test_audit_with_nothing_to_show_says_whether_the_input_or_the_filter_left_nothing(
+        kqctl: Callable[..., Run], args: tuple[str, ...], said: str) -> None:
+    run = kqctl("audit", *args)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[0] == said
 
 
 def test_simulate_pending_column_says_it_counts_workloads(kqctl: Callable[..., Run]) -> None:

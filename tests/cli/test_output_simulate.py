@@ -67,6 +67,29 @@ def test_sort_by_priority_and_unknown_column(kqctl: Kq) -> None:
     assert bad.code == 2 and "choose one of" in bad.err
 
 
+@pytest.mark.parametrize("args, path, hint", [
+    (("simulate", "samples/cohort-borrowing"), ".prio", "did you mean .priority?"),
+    (("simulate", "samples/cohort-borrowing", "-o", "json"), ".prio", "did you mean .priority?"),
+    (("simulate", "samples/cohort-borrowing"), "{.prio}", "did you mean .priority?"),
+    (("simulate", "samples/cohort-borrowing", "-o", "yaml"), ".admission.clusterQ",
+     "did you mean .admission.clusterQueue?"),
+    (("simulate", "samples/cohort-borrowing"), ".zzz", "the objects have: .admission, "),
+    (("simulate", "samples/yunikorn-priority"), ".prio", "did you mean .priority?"),
+    (("validate", "samples/broken", "-o", "wide"), ".rul", "did you mean .ruleId?"),
+])
+def test_sort_by_a_path_no_object_has_is_a_usage_error_with_the_nearest_field(
+        kqctl: Kq, args: tuple[str, ...], path: str, hint: str) -> None:
+    """As kubectl: a --sort-by path that matches no object fails (a typo left the rows unsorted without a word)."""
+    run = kqctl(*args, "--sort-by", path)
+    assert run.code == 2 and run.out == ""
+    assert "couldn't find any field with path" in run.err and hint in run.err, run.err
+
+
+def test_sort_by_a_path_some_objects_have_or_a_column_name_still_sorts(kqctl: Kq) -> None:
+    assert kqctl("simulate", "samples/cohort-borrowing", "--sort-by", ".preemptedBy").code == 0  # null, but there
+    assert kqctl("simulate", "samples/cohort-borrowing", "--sort-by", ".reason").code == 0  # the REASON column
+
+
 def test_limit_shows_the_first_rows_and_says_how_to_see_the_rest(kqctl: Kq) -> None:
     out = kqctl("simulate", PREEMPTION, *NOW, "--limit", "2").out
     assert "3 more workloads not shown (first 2 of 5; --limit N or --show-all" in out

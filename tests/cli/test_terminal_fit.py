@@ -264,3 +264,66 @@ def test_a_real_terminal_gets_wrapped_text(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "\n    insufficient unused quota for cpu" in text  # the long message wrapped under its name
+
+
+REPLAYS = {  # a replay of each scheduler: its headline is two lines (what happened, then the waits)
+    "kueue": ("replay", "samples/replay", "--trace", "samples/replay/arrivals.csv", "--now", "2026-09-14T09:00:00Z"),
+    "volcano": ("replay", "samples/volcano-two-teams", "--runtime", "30m", "--now", "2026-01-01T12:00:00Z"),
+    "yunikorn": ("replay", "samples/yunikorn-priority", "--runtime", "30m", "--now", "2026-01-01T12:00:00Z"),
+}
+
+
+@pytest.mark.parametrize("columns", [120, 80, 60])
+@pytest.mark.parametrize("scheduler", sorted(REPLAYS))
+def test_replay_headline_keeps_its_two_lines_on_a_terminal(kqctl: Kq, scheduler: str, columns: int) -> None:
+    piped = kqctl(*REPLAYS[scheduler]).out.split("\n\n")[0].splitlines()
+    run = _terminal(kqctl, columns, *REPLAYS[scheduler])
+    assert run.code == 0, run.err
+    headline = run.out.split("\n\n")[0].splitlines()
+    assert len(piped) == 2 and piped[1].startswith("Time ")
+    assert all(len(line) <= columns for line in headline)
+    # Each piped line starts a line of its own on the terminal; only wrapped words go to indented lines.
+    starts = [line for line in headline if not line.startswith("  ")]
+    assert len(starts) == 2 and all(whole.startswith(start) for start, whole in zip(starts, piped, strict=True))
+    assert " ".join(headline).split() == " ".join(piped).split()
+
+
+DIFFS = {  # a diff of each scheduler whose tables hold free text (decisions, states, a regression's message)
+    "kueue": ("diff", "samples/cohort-borrowing", "--set",
+              "clusterqueue/team-a.flavor.default-flavor.cpu.nominalQuota=12", "--set",
+              "clusterqueue/team-a.flavor.default-flavor.cpu.lendingLimit=2"),
+    "volcano": ("diff", "samples/volcano-two-teams", "--set", "queue/team-a.spec.weight=3", "--replay", "--trace",
+                "samples/volcano-two-teams/arrivals.csv", "--runtime", "30m", "--now", "2026-01-01T12:00:00Z"),
+    "yunikorn": ("diff", "samples/yunikorn-priority", "--set", "queue/root.tenant1.properties.priority.offset=11",
+                 "--replay", "--trace", "samples/yunikorn-priority/arrivals.csv", "--runtime", "30m", "--now",
+                 "2026-01-01T12:00:00Z"),
+}
+
+
+@pytest.mark.parametrize("scheduler", sorted(DIFFS))
+def test_diff_fits_80_columns_on_a_terminal_and_never_wraps_into_a_pipe(kqctl: Kq, scheduler: str) -> None:
+    run = _terminal(kqctl, 80, *DIFFS[scheduler])
+    assert run.code == 0, run.err
+    assert [line for line in run.out.splitlines() if len(line) > 80] == []
+    piped = kqctl(*DIFFS[scheduler], env={"COLUMNS": "80"})
+    assert _tokens(run.out) <= _tokens(piped.out)
+    assert piped.out == kqctl(*DIFFS[scheduler], env={"COLUMNS": "200"}).out
+    assert any(len(line) > 80 for line in piped.out.splitlines())  # the regression's message stays on its line
+
+
+def test_a_diffs_free_text_configuration_values_are_left_aligned_and_wrap(kqctl: Kq, tmp_path: Path) -> None:
+    """Quantities right-aligned, as figures are; a list of actions is free text: left-aligned, wrapped on a
+    terminal when the row is wider."""
+    for source in (REPO / "samples" / "volcano-two-teams").glob("*.yaml"):
+        text = source.read_text(encoding="utf-8").replace('"enqueue, allocate, reclaim, backfill"',
+                                                          '"enqueue, allocate, preempt, reclaim, backfill"')
+        (tmp_path / source.name).write_text(text, encoding="utf-8")
+    args = ("diff", "samples/volcano-two-teams", str(tmp_path), "--set", "queue/team-a.spec.weight=3")
+    lines = kqctl(*args).out.splitlines()
+    header = next(line for line in lines if line.startswith("KIND "))
+    actions = next(line for line in lines if " actions " in line)
+    weight = next(line for line in lines if " weight " in line)
+    assert actions.index("enqueue, allocate, reclaim, backfill") == weight.index("1") == header.index("BEFORE")
+    run = _terminal(kqctl, 120, *args)
+    assert [line for line in run.out.splitlines() if len(line) > 120] == []
+    assert _tokens(run.out) <= _tokens("\n".join(lines))

@@ -126,6 +126,32 @@ def test_volcano_diff_as_markdown_shows_the_queue_change_and_the_podgroups_it_le
     assert "#### Time until running per PodGroup (replay)" in run.out
 
 
+def _with_overcommit_factor(folder: Path, factor: str) -> str:
+    """The Volcano sample with ``overcommit-factor: FACTOR`` in its scheduler configuration."""
+    for source in Path(VOLCANO).glob("*.yaml"):
+        text = source.read_text(encoding="utf-8")
+        if source.name == "cluster.yaml":
+            argument = f"        arguments:\n          overcommit-factor: {factor}\n"
+            text = text.replace("      - name: overcommit\n", "      - name: overcommit\n" + argument)
+        (folder / source.name).write_text(text, encoding="utf-8")
+    return str(folder)
+
+
+@pytest.mark.parametrize("factor", ["1.5", "1.33", "2", "0.875"])
+@pytest.mark.parametrize("output", ["table", "markdown", "json"])
+def test_volcano_diff_prints_an_overcommit_factor_as_the_decimal_written(tmp_path: Path, factor: str,
+                                                                          output: str) -> None:
+    run = run_kqctl("diff", VOLCANO, _with_overcommit_factor(tmp_path, factor), "-o", output)
+    assert run.code == 0, run.err
+    if output == "json":
+        assert {"kind": "SchedulerConfiguration", "name": "volcano-scheduler.conf",
+                "field": "overcommit.arguments.overcommit-factor", "before": "-",
+                "after": factor} in json.loads(run.out)["configuration"]
+    else:
+        row = next(line for line in run.out.splitlines() if "overcommit-factor" in line)
+        assert row.replace("|", " ").split()[-2:] == ["-", factor]
+
+
 def test_yunikorn_diff_edits_queue_properties_with_set() -> None:
     run = run_kqctl("diff", YUNIKORN, "--set", "queue/root.tenant1.properties.priority.offset=11", *NOW, "-o", "json")
     assert run.code == 0, run.err

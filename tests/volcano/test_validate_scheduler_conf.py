@@ -78,3 +78,17 @@ def test_vc_conf_scheduler_conf_errors(tmp_path: Path) -> None:
     assert run.code == 3 and "holds no configuration" in run.err
     kueue = run_kqctl("validate", str(inputs), "--scheduler", "kueue", "--scheduler-conf", str(empty))
     assert kueue.code == 2 and "--scheduler-conf applies to Volcano only" in kueue.err
+
+
+@pytest.mark.parametrize("written, shown", [
+    ("1.5", "1.5"), ("1.33", "1.33"), ("1.50", "1.5"), ("-0.25", "-0.25"), ("2.0", "2"), ("1.0e-3", "0.001"),
+    ("3", "3"), ("true", "true"), ("null", "null"), ("text", "text"), ("[1.5, a]", "[1.5, a]"),
+    ("{a: 0.5}", "{a: 0.5}"),
+])
+def test_a_plugin_argument_reads_as_the_decimal_written_never_as_a_fraction(written: str, shown: str) -> None:
+    from kqctl.volcano.api.config import argument_text
+    from kqctl.volcano.load import conf_from_text
+
+    text = f"actions: allocate\ntiers:\n- plugins:\n  - name: overcommit\n    arguments:\n      key: {written}\n"
+    plugin = conf_from_text(text, "test", "volcano-scheduler.conf", 1).tiers[0][0]
+    assert argument_text(plugin.argument("key")) == shown

@@ -105,6 +105,8 @@ class AuditReport:
     nodes: tuple[AuditNode, ...]  # depth-first: cohort trees, then ClusterQueues without a cohort
     findings: tuple[AuditFinding, ...]
     resource_flavors: tuple[str, ...]
+    namespace: str | None = None  # audit -n: the namespace the report keeps what is used by
+    left_out: int = 0  # audit -n: how many ClusterQueues and cohorts of the input it left out
 
     @property
     def cluster_queues(self) -> tuple[AuditNode, ...]:
@@ -133,7 +135,8 @@ def for_namespace(report: AuditReport, namespace: str) -> AuditReport:
     objects = {f"{kind}/{name}" for kind, name in kept}
     findings = tuple(f for f in report.findings
                      if f.object in objects or f.object.split("/")[1:2] == [namespace] and f.object.count("/") >= 2)
-    return replace(report, nodes=nodes, findings=findings)
+    return replace(report, nodes=nodes, findings=findings, namespace=namespace,
+                   left_out=report.left_out + len(report.nodes) - len(nodes))
 
 
 def audit(snapshot: Snapshot, options: SimulationOptions | None = None) -> AuditReport:

@@ -180,8 +180,9 @@ def _row_cells(row: ResourceRow) -> list[str]:
 def render_table(report: AuditReport, out: TextIO, color: str, view: TableOptions | None = None) -> None:
     """kubectl-style tables (nothing cut or wrapped), then the findings, one line each.
 
-    --sort-by orders the ClusterQueue table, or the findings by severity, rule or object (the quota table is
-    a tree); --limit keeps that many rows of each table and findings, and says how many more there are.
+    --sort-by orders the quota table by one of its columns (a tree: each node's children by the column, each
+    node's rows too, so every row stays under its parent), the ClusterQueue table, or the findings by severity, rule
+    or object; --limit keeps that many rows of each table and findings, and says how many more there are.
     """
     from kqctl.render.columns import rich_painter, sort_rows
     from kqctl.render.console import use_color
@@ -189,18 +190,24 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     view = view or TableOptions(color=color)
     paint = rich_painter(use_color(out, color))
     _check_sort_key(view.sort_by)
-    if not report.nodes:  # as kubectl's "No resources found": no header over nothing
+    from kqctl.render.console import write_wrapped
+
+    if not report.nodes and report.left_out:  # the input has quota, -n kept none of it
+        write_wrapped(out, f"No ClusterQueue or Cohort left by -n {report.namespace}: no LocalQueue in namespace "
+                      f"{report.namespace!r} feeds one of the input's {report.left_out:,} ClusterQueue(s) and "
+                      "cohort(s).")
+    elif not report.nodes:  # as kubectl's "No resources found": no header over nothing
         out.write("No ClusterQueue or Cohort in the input: there is no quota to audit.\n")
     else:
-        _write_limited(out, _quota_table(report), view, paint, "quota rows")
-    from kqctl.render.console import write_wrapped
+        _write_limited(out, _quota_table(report.nodes, _QUOTA_SORT_KEYS.get(_normal_key(view.sort_by or ""))),
+                       view, paint, "quota rows")
 
     if report.cohorts:  # prose: wrapped at a terminal's width, one line into a pipe (as every note)
         write_wrapped(out, COHORT_NOTE + ("" if view.wide else f" {COHORT_NOTE_WIDE}"))
     if report.cluster_queues:
         out.write("\n")
         queues = _queue_table(report)
-        if view.sort_by and _normal_key(view.sort_by) not in _FINDING_KEYS:
+        if view.sort_by and _normal_key(view.sort_by) in {_normal_key(c.header) for c in _QUEUE_TABLE_COLUMNS}:
             sort_rows(queues, view.sort_by)
         _write_limited(out, queues, view, paint, "ClusterQueue rows")
     findings = report.findings
@@ -224,11 +231,12 @@ def _normal_key(key: str) -> str:
 
 
 def _check_sort_key(key: str | None) -> None:
-    """--sort-by names a column of the ClusterQueue table or a field of the findings."""
+    """--sort-by names a column of the quota table or the ClusterQueue table, or a field of the findings."""
     if not key:
         return
-    columns = [c.header for c in _QUEUE_TABLE_COLUMNS]
-    if _normal_key(key) in _FINDING_KEYS or _normal_key(key) in {_normal_key(c) for c in columns}:
+    columns = [c.header for c in (*_QUOTA_TABLE_COLUMNS, *_QUEUE_TABLE_COLUMNS)]
+    if _normal_key(key) in _FINDING_KEYS or _normal_key(key) in _QUOTA_SORT_KEYS or \
+            _normal_key(key) in {_normal_key(c) for c in columns}:
         return
     valid = [c.lower().replace(" ", "-") for c in columns] + list(_FINDING_KEYS)
     raise UsageError(f"--sort-by {key!r}: no such column; choose one of: {', '.join(valid)}")
@@ -272,10 +280,48 @@ _QUOTA_TABLE_COLUMNS = (Column(NODE_HEADER), *(
     for column in QUOTA_COLUMNS))
 
 
-def _quota_table(report: AuditReport) -> Table:
-    """One row per node (ClusterQueue or cohort, as a tree), flavor and resource."""
+def _ascending(value: Any) -> tuple[int, Any]:
+    return (1, 0) if value is None else (0, value)  # no value (no limit, no utilisation) last
+
+
+# --sort-by over the quota table, by the header shown (``util``) or the column's full name (``utilisation``): how a
+# node is ordered among its siblings, and how a row is ordered among its node's rows (None: rows as listed). A row
+# sorts by its exact figure, never by the human cell ("64Gi" after "8").
+_QuotaSort = tuple[Callable[[AuditNode], Any], Callable[[ResourceRow], Any] | None]
+_ROW_FIGURES: tuple[Callable[[ResourceRow], Any], ...] = (
+    lambda r: r.flavor, lambda r: r.resource, lambda r: r.nominal, lambda r: r.borrowing_limit,
+    lambda r: r.lending_limit, lambda r: r.max_borrowable, lambda r: r.lendable, lambda r: r.subtree_quota,
+    lambda r: r.usage, lambda r: r.borrowed, lambda r: r.utilisation)
+
+
+def _by_rows(figure: Callable[[ResourceRow], Any]) -> _QuotaSort:
+    def row_key(row: ResourceRow) -> tuple[int, Any]:
+        return _ascending(figure(row))
+
+    def node_key(node: AuditNode) -> tuple[int, Any]:  # its first row once sorted; a node without rows last
+        return min((row_key(row) for row in node.resources), default=(2, 0))
+
+    return node_key, row_key
+
+
+_QUOTA_SORT_KEYS: dict[str, _QuotaSort] = {
+    _normal_key(NODE_HEADER): ((lambda node: node.name), None),
+    **{_normal_key(name): _by_rows(figure) for column, figure in zip(QUOTA_COLUMNS, _ROW_FIGURES, strict=True)
+       for name in {column, _TABLE_HEADERS.get(column, column)}},
+}
+
+
+def _quota_table(nodes: tuple[AuditNode, ...], sort: _QuotaSort | None = None) -> Table:
+    """One row per node (ClusterQueue or cohort, as a tree), flavor and resource; ``sort`` orders siblings and
+    each node's rows (--sort-by)."""
     table = Table(_QUOTA_TABLE_COLUMNS)
-    for node, prefix in zip(report.nodes, tree_prefixes(report.nodes), strict=True):
+    if sort is not None:
+        node_key, row_key = sort
+        nodes = tuple(nodes[i] for i in render_tree.sorted_siblings([n.depth for n in nodes],
+                                                                    [node_key(n) for n in nodes]))
+        if row_key is not None:
+            nodes = tuple(replace(n, resources=tuple(sorted(n.resources, key=row_key))) for n in nodes)
+    for node, prefix in zip(nodes, tree_prefixes(nodes), strict=True):
         label = _node_label(node, prefix)
         style = "red" if node.status and node.status != "implicit" else ("bold" if node.kind == "Cohort" else None)
         if not node.resources:

@@ -9,7 +9,7 @@ from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.render.replay import sample_data, wait
 from kqctl.kueue.replay.diff import DiffReport, PercentileShift, WorkloadChange, WorkloadView
 from kqctl.kueue.replay.report import ReplayReport
-from kqctl.render.columns import Column, Table, TableOptions, write_limited
+from kqctl.render.columns import Column, Table, TableOptions, value_column, write_limited
 from kqctl.render.console import write_wrapped
 from kqctl.render.markdown import cell, details_lines, table_lines
 from kqctl.render.units import human_figure
@@ -115,7 +115,8 @@ def decision_text(view: WorkloadView | None) -> str:
 
 
 def change_table(changes: tuple[WorkloadChange, ...]) -> Table:
-    table = Table((Column("Workload"), Column("Before", wrap=True), Column("After", wrap=True), Column("Change")))
+    table = Table((Column("Workload"), Column("Before", wrap=True), Column("After", wrap=True),
+                   Column("Change", wrap=True)))
     for change in changes:
         kinds = ", ".join(change.kinds) + (" (regression)" if change.regression else "")
         table.add([change.key, decision_text(change.before), decision_text(change.after), kinds])
@@ -123,8 +124,9 @@ def change_table(changes: tuple[WorkloadChange, ...]) -> Table:
 
 
 def configuration_table(report: DiffReport) -> Table:
-    table = Table((Column("Kind"), Column("Name"), Column("Field"), Column("Before", right=True),
-                   Column("After", right=True)))
+    table = Table((Column("Kind"), Column("Name"), Column("Field"),
+                   value_column("Before", (c.before for c in report.configuration)),
+                   value_column("After", (c.after for c in report.configuration))))
     for change in report.configuration:
         table.add([change.kind, change.name, change.field, change.before, change.after])
     return table
@@ -162,7 +164,7 @@ def shift_text(before: Sample | None, after: Sample | None, p: int) -> str:
 def render_table(report: DiffReport, out: TextIO, view: TableOptions,
                  shown: Callable[[str], bool] | None = None) -> None:
     changes = listed(report, shown)
-    out.write(headline(report) + "\n")
+    write_wrapped(out, headline(report))
     if report.configuration:
         out.write("\nConfiguration changes:\n")
         write_limited(out, configuration_table(report), view, None, "configuration changes")
@@ -170,23 +172,25 @@ def render_table(report: DiffReport, out: TextIO, view: TableOptions,
         out.write("\nWorkloads whose outcome changes (steady state of Kueue's scheduler):\n")
         write_limited(out, change_table(changes), view, None, "workloads")
     if hidden_note(report, changes):
-        out.write(("\n" if not changes else "") + hidden_note(report, changes) + "\n")
+        out.write("\n" if not changes else "")
+        write_wrapped(out, hidden_note(report, changes))
     if report.percentiles is not None:
         out.write("\nTime to admission (replay):\n")
         table = percentile_table(report.percentiles)
         if table.rows:
             write_limited(out, table, view, None, "groups")
-        out.write((unmoved_note(report.percentiles) or "") + ("\n" if unmoved_note(report.percentiles) else ""))
+        if unmoved_note(report.percentiles):
+            write_wrapped(out, unmoved_note(report.percentiles))
     for change in [c for c in changes if c.regression][:20]:
         message = change.after.message if change.after is not None else ""
-        out.write(f"regression: {change.key}: {change.before.decision if change.before else '-'} → "
-                  f"{change.after.decision if change.after else '-'}{': ' + message if message else ''}\n")
+        write_wrapped(out, f"regression: {change.key}: {change.before.decision if change.before else '-'} → "
+                      f"{change.after.decision if change.after else '-'}{': ' + message if message else ''}")
     steady = {c.key for c in report.regressions}
     replayed = [k for k in report.replay_regressions if k not in steady and (shown is None or shown(k))]
     for key in replayed[:20]:
-        out.write(f"regression: {key}: admitted in the replay before, never admitted in the replay after\n")
+        write_wrapped(out, f"regression: {key}: admitted in the replay before, never admitted in the replay after")
     if len(replayed) > 20:
-        out.write(f"... and {len(replayed) - 20:,} more (-o json lists them all)\n")
+        write_wrapped(out, f"... and {len(replayed) - 20:,} more (-o json lists them all)")
     assumed = diff_assumptions(report.before_replay, report.after_replay)
     if assumed:
         out.write("\n")

@@ -233,3 +233,36 @@ def _exact(value: Any) -> Any:
         except ValueError:
             return value
     return value
+
+
+def argument_text(value: Any) -> str:
+    """A plugin argument as YAML writes it, for people: a decimal read into an exact ``Fraction`` (``_exact``) as
+    the decimal it was written as (``1.5``, never ``3/2``), a boolean ``true``/``false``, a list or a mapping in
+    YAML's flow style."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, Fraction):
+        return _decimal(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{key}: {argument_text(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(argument_text(item) for item in value) + "]"
+    return str(value)
+
+
+def _decimal(value: Fraction) -> str:
+    """``value`` in decimal notation: exact when its denominator divides a power of ten (every decimal read from
+    text does), else Python's shortest float."""
+    denominator, places = value.denominator, 0
+    while 10 ** places % denominator:
+        places += 1
+        if places > 64:
+            return repr(float(value))
+    if places == 0:
+        return str(value.numerator)
+    scaled = abs(value.numerator) * 10 ** places // denominator
+    whole, fraction = divmod(scaled, 10 ** places)
+    sign = "-" if value < 0 else ""
+    return f"{sign}{whole}.{str(fraction).rjust(places, '0').rstrip('0')}"

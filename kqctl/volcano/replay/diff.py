@@ -5,6 +5,7 @@ the waits per Queue and priority (:mod:`kqctl.replay.diffs`). Pure: snapshots in
 from __future__ import annotations
 
 from kqctl.replay.diffs import FieldChange, Outcome, SchedulerDiff, diff_outcomes, field_changes
+from kqctl.volcano.api.config import argument_text
 from kqctl.volcano.api.models import Queue
 from kqctl.volcano.api.resource import to_quantity
 from kqctl.volcano.api.snapshot import Snapshot
@@ -69,5 +70,5 @@ def _conf_fields(snapshot: Snapshot) -> dict[str, str]:
             for flag, value in sorted(plugin.flags.items()):
                 fields[f"{plugin.name}.{flag}"] = str(value).lower()
             for key, value in sorted(plugin.arguments.items()):
-                fields[f"{plugin.name}.arguments.{key}"] = str(value)
+                fields[f"{plugin.name}.arguments.{key}"] = argument_text(value)
     return fields
