@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from kqctl.volcano.api.models import ROOT_QUEUE
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.inadmissible import missing_group_message
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import run_session
 from kqctl.volcano.engine.simulation import initial_world
@@ -133,6 +134,11 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
                                           "whole cluster, so its pending work can never start",
                                           "lower the other queues' guarantees"))
     for key, group in sorted(snapshot.pod_groups.items()):
+        if group.absent:
+            found.append(AuditFinding("VC-POD-PG", "warning", key, missing_group_message(key),
+                                      "create the PodGroup, or remove the annotation scheduling.k8s.io/group-name "
+                                      "from its pods to have the podgroup controller make one"))
+            continue
         if group.min_resources is None or group.queue not in snapshot.queues:
             continue
         too_big = sorted(n for n, v in group.min_resources.items()

@@ -17,9 +17,10 @@ from kqctl.volcano.api.models import Pod
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.drf import HdrfLevel
-from kqctl.volcano.engine.inadmissible import NodeKinds, never_runs
+from kqctl.volcano.engine.inadmissible import NodeKinds, missing_group_message, never_runs
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
+from kqctl.volcano.engine.trace import PODGROUP_MISSING
 
 MAX_SESSIONS = 50
 STEADY = "steady state"
@@ -75,6 +76,7 @@ class GroupOutcome:
     labels: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
     pipelined: Mapping[str, str] = field(default_factory=lambda: _frozen({}))  # pod -> node, left pipelined
     never: str = ""  # why it can never run as configured (VC-NEVER-1, engine/inadmissible.py); "" when it could
+    absent: bool = False  # its pods name it but it does not exist (VC-POD-PG): the scheduler skips their job
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,9 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
         ignored = group.queue not in snapshot.queues
         phase = world.phases.get(key, group.phase)
         reason = None
-        if ignored:
+        if group.absent:
+            reason = (PODGROUP_MISSING, missing_group_message(key))
+        elif ignored:
             reason = ("queue-missing", f"The Queue <{group.queue}> of Job <{key}> does not exist, ignore it.")
         elif phase not in ("Running", "Completed") or any(not node for node in pods_of.get(key, {}).values()):
             reason = last.reasons.get(key)
@@ -261,5 +265,5 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),
                                      reason, ignored, group.namespace, _frozen(dict(group.labels)),
-                                     _frozen(dict(pipelined.get(key, {}))), never)
+                                     _frozen(dict(pipelined.get(key, {}))), never, group.absent)
     return outcomes

@@ -95,7 +95,7 @@ def _number(value: float) -> int | float:
 
 def group_data(outcome: GroupOutcome) -> dict[str, Any]:
     return {
-        "queue": outcome.queue,
+        "queue": outcome.queue or None,
         "phase": outcome.phase,
         "startPhase": outcome.start_phase,
         "minMember": outcome.min_member,
@@ -223,7 +223,7 @@ def group_table(outcomes: list[GroupOutcome]) -> Table:
         reason = "-" if o.reason is None else o.reason[0]
         pods = ", ".join(_pod_cell(p, n, o.pipelined.get(p)) for p, n in o.pods.items()) or "-"
         style = None if o.phase in ("Running", "Completed") else "yellow"
-        table.add([o.key, o.queue, o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
+        table.add([o.key, o.queue or "-", o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
                    str(len(o.evicted)) if o.evicted else "-", reason, pods],
                   [None, None, style, None, None, None, None, None, None], item={"name": o.key, **group_data(o)})
     return table

@@ -45,8 +45,8 @@ from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_
 DEFAULT_PERIOD_MS = 1000  # vc-scheduler's --schedule-period default (cmd/scheduler/app/options)
 TICK = ("tick",)
 RULES = ("VC-R1", "VC-R2", "VC-R3", "VC-R4", "VC-R5")
-FAILED, ABORTED, TERMINATED, COMPLETED, DELETED, IGNORED = (
-    "Failed", "Aborted", "Terminated", "Completed", "Deleted", "QueueMissing")
+FAILED, ABORTED, TERMINATED, COMPLETED, DELETED, IGNORED, ABSENT = (
+    "Failed", "Aborted", "Terminated", "Completed", "Deleted", "QueueMissing", "PodGroupMissing")
 _ENDED_BY_ACTION = {"AbortJob": ABORTED, "TerminateJob": TERMINATED, "CompleteJob": COMPLETED}
 
 
@@ -214,7 +214,7 @@ class VolcanoTimeline:
             # Waiting counts from the start or the arrival, whichever is later (a snapshot's age is no wait).
             arrivals.append(Arrival(key, max(0, self._ms(group.creation)), runtime))
             if job is None and key not in self.future:
-                self.ended[key] = IGNORED
+                self.ended[key] = ABSENT if group.absent else IGNORED
         self.seen.add(self.state_hash)
         return arrivals, running
 
@@ -224,9 +224,10 @@ class VolcanoTimeline:
         """VC-R2: a PodGroup created now joins the cluster with its pods (present ones are there already)."""
         if key in self.future:
             self.future.discard(key)
-            job = changes.add_group(self.cache, self.snapshot, self.snapshot.pod_groups[key], self.members[key])
+            group = self.snapshot.pod_groups[key]
+            job = changes.add_group(self.cache, self.snapshot, group, self.members[key])
             if job is None:
-                self.ended[key] = IGNORED
+                self.ended[key] = ABSENT if group.absent else IGNORED
                 return False
             self._set_phase(key, job.phase)
             self._changed(now, reporter, external=True)
