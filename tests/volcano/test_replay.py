@@ -255,8 +255,8 @@ AFTER_EVERYTHING = datetime(2030, 1, 1, tzinfo=timezone.utc)  # every object of 
 
 
 def owned(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every pod under a controller: simulate makes every evicted pod again, as a controller would (VC-R4 deletes a
-    bare one, which simulate does not model)."""
+    """Every pod under a controller (the samples' and scenarios' pods are written as bare pods for brevity; their
+    evictions would delete them, in simulate as in replay)."""
     for item in objects:
         meta = item.get("metadata") if isinstance(item, dict) else None
         if item.get("kind") == "Pod" and isinstance(meta, dict) and not meta.get("ownerReferences"):
@@ -265,11 +265,12 @@ def owned(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return objects
 
 
-def end_state_matches_simulate(objects: list[dict[str, Any]] | str) -> None:
-    """Nothing arrives (the replay starts after every creation time) and nothing finishes (no runtime)."""
+def end_state_matches_simulate(objects: list[dict[str, Any]] | str, own: bool = True) -> None:
+    """Nothing arrives (the replay starts after every creation time) and nothing finishes (no runtime). ``own``:
+    every bare pod is first put under a controller."""
     if isinstance(objects, str):
         objects = [d for d in yaml.safe_load_all(objects) if d is not None]
-    text = yaml.safe_dump_all(owned(objects), sort_keys=False)
+    text = yaml.safe_dump_all(owned(objects) if own else objects, sort_keys=False)
     loaded = load_text(ALL_KINDS, text, "cluster.yaml")
     result = simulate(build_snapshot(loaded))
     options = VolcanoReplayOptions(TimelineOptions(AFTER_EVERYTHING))
@@ -317,6 +318,43 @@ def test_the_reclaim_cluster_ends_where_simulate_does() -> None:
     big = vcjob("big", "a", 4, 1)
     late = vcjob("late", "b", 2, 2)
     end_state_matches_simulate([configmap(), node("n1"), queue("a"), queue("b"), big, late])
+
+
+def _running_bare(name: str, queue_name: str, cpu: str, owner: bool) -> list[dict[str, Any]]:
+    objects = bare_group(name, queue_name, 1, owner=owner, bound_to="n1")
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    return objects
+
+
+def _waiting(name: str, queue_name: str, cpu: str) -> list[dict[str, Any]]:
+    objects = bare_group(name, queue_name, 1)
+    objects[0]["status"]["phase"] = "Inqueue"
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    return objects
+
+
+@pytest.mark.parametrize("owner", [False, True], ids=["bare pods: deleted for good", "owned pods: made again"])
+@pytest.mark.parametrize("policy", [None, "RestartTask", "AbortJob"])
+def test_vc_r4_evictions_end_where_simulate_does(owner: bool, policy: str | None) -> None:
+    """Reclaim evicts queue a's pods (bare or under a controller, and a vcjob's with its PodEvicted policy) for queue
+    b's: simulate and replay apply the same controller answer, so they end alike (QA: simulate showed evicted bare
+    pods Inqueue again, replay Deleted)."""
+    job = vcjob("big", "a", 2, 1, cpu="1", policies=[{"event": "PodEvicted", "action": policy}] if policy else None)
+    job["metadata"]["creationTimestamp"] = "2025-12-31T00:00:00Z"
+    cluster = [configmap(), node("n1", cpu="8"), queue("a"), queue("b"), job,
+               *_running_bare("a-run-0", "a", "2", owner), *_running_bare("a-run-1", "a", "2", owner),
+               *_running_bare("a-run-2", "a", "2", owner), *_waiting("b-wait", "b", "4")]
+    result = simulate(snapshot_of(cluster))
+    assert result.evictions, "the case must evict"
+    end_state_matches_simulate(cluster, own=False)
+
+
+def test_an_evicted_bare_pod_s_podgroup_ends_deleted_in_simulate() -> None:
+    cluster = [configmap(), node("n1", cpu="4"), queue("a"), queue("b"), *_running_bare("a-run", "a", "4", False),
+               *_waiting("b-wait", "b", "2")]
+    outcome = simulate(snapshot_of(cluster)).groups["ns/a-run"]
+    assert (outcome.phase, dict(outcome.pods), outcome.reason) == (
+        "Deleted", {}, ("evicted", "its pods were evicted and are gone (deleted: a bare pod is not made again)"))
 
 
 def test_the_json_report_names_the_rules_it_follows() -> None:

@@ -119,7 +119,7 @@ def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = N
         rounds=tuple(traced.rounds) if group.queue in traced.quota else (), suggestions=(),
         gang_message=traced.gang.get(key), conf_source=snapshot.conf.source,
         limitations=tuple(snapshot.limitations))
-    if with_suggestions and not explanation.running:
+    if with_suggestions and not explanation.running and key not in final.world.ended:
         explanation = replace(explanation, suggestions=tuple(suggest(snapshot, explanation, options)))
     return explanation
 

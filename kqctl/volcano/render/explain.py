@@ -19,7 +19,7 @@ GATE_WHERE = {
     "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
-    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt",
+    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt", "evicted": "its controller, after eviction",
 }
 
 
@@ -126,7 +126,8 @@ def text(explanation: Explanation, wide: bool = False) -> str:
 
 def _gates(explanation: Explanation) -> list[str]:
     lines = ["", "What stopped it (the steady-state session, gate by gate):"]
-    if explanation.outcome.ignored and explanation.outcome.reason is not None:
+    if explanation.outcome.reason is not None and (explanation.outcome.ignored
+                                                    or explanation.outcome.reason[0] == "evicted"):
         gate, message = explanation.outcome.reason
         lines.append(f"  {gate} ({GATE_WHERE.get(gate, gate)}): {message}")
         return lines

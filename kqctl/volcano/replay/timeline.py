@@ -36,18 +36,17 @@ from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, Usage
 from kqctl.replay.report import Eviction
 from kqctl.replay.runtimes import RuntimeAnnotationError, RuntimeDraws, annotated_runtime
 from kqctl.replay.statistics import StepSeries
-from kqctl.volcano.api.models import RESTART_ACTIONS, VOLCANO_SCHEDULER, Pod, PodGroup
+from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod, PodGroup
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import changes
+from kqctl.volcano.engine.changes import COMPLETED, DELETED  # noqa: F401 (DELETED: replay.report's)
 from kqctl.volcano.engine.framework import SCHEDULED_STATUSES, JobInfo
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, settle
 
 DEFAULT_PERIOD_MS = 1000  # vc-scheduler's --schedule-period default (cmd/scheduler/app/options)
 TICK = ("tick",)
 RULES = ("VC-R1", "VC-R2", "VC-R3", "VC-R4", "VC-R5")
-FAILED, ABORTED, TERMINATED, COMPLETED, DELETED, IGNORED, ABSENT = (
-    "Failed", "Aborted", "Terminated", "Completed", "Deleted", "QueueMissing", "PodGroupMissing")
-_ENDED_BY_ACTION = {"AbortJob": ABORTED, "TerminateJob": TERMINATED, "CompleteJob": COMPLETED}
+IGNORED, ABSENT = "QueueMissing", "PodGroupMissing"
 
 
 class RuntimeDeclarationError(ValueError):
@@ -338,42 +337,20 @@ class VolcanoTimeline:
 
     def _controller(self, key: str, pods: list[str], now: int) -> str:
         job = self.cache.jobs[key]
-        policy = self.snapshot.eviction_policies.get(key)
-        if policy is None:  # not a vcjob: each pod's own controller, if it has one
-            bare = [p for p in pods if not job.tasks[p].pod.controller]
-            changes.delete_tasks(self.cache, job, bare)
-            self.deleted_pods += len(bare)
-            if not job.tasks:
-                self._end(key, DELETED, now)
-            return "deleted: a bare pod is not made again" if bare else "made again by its controller"
-        action = policy.action(job.tasks[pods[0]].role)
-        if action in RESTART_ACTIONS:
+        decided = changes.after_eviction(self.snapshot, job, pods, self.retries.get(key, 0))
+        if decided.retry:
             self.retries[key] = self.retries.get(key, 0) + 1
-            if self.retries[key] >= policy.max_retry:
-                self._end(key, FAILED, now)
-                return f"{action}: the job failed after {policy.max_retry} restarts (maxRetry)"
-            if action == "RestartPod":
-                return f"{action}: the pod made again"
-            role = job.tasks[pods[0]].role
-            targets = [t.key for t in job.tasks.values() if action != "RestartTask" or t.role == role]
-            for target in targets:
-                self._unbind(key, target, now, job)
-            changes.recreate_tasks(self.cache, job, targets)
-            return f"{action}: {'the task' if action == 'RestartTask' else 'the job'} restarted " \
-                   f"(retry {self.retries[key]} of {policy.max_retry})"
-        if action in _ENDED_BY_ACTION:
-            self._end(key, _ENDED_BY_ACTION[action], now)
-            return f"{action}: the job's pods are deleted"
-        return f"{action}: the pod made again, pending"
-
-    def _end(self, key: str, why: str, now: int) -> None:
-        """The job's pods are gone for good: it leaves the scheduler's cache."""
-        job = changes.finish_group(self.cache, key)
-        if job is not None:
+        self.deleted_pods += len(decided.deleted)
+        for target in decided.restarted:
+            self._unbind(key, target, now, job)
+        if decided.ended:
             for task in job.tasks.values():
                 self._unbind(key, task.key, now, job)
-        self.ended[key] = why
-        self._set_phase(key, why)
+        changes.apply_after_eviction(self.cache, job, decided)
+        if decided.ended:
+            self.ended[key] = decided.ended
+            self._set_phase(key, decided.ended)
+        return decided.outcome
 
     # --- state: where pods are, phases, usage ----------------------------------------------------------
 
