@@ -357,6 +357,16 @@ def test_an_evicted_bare_pod_s_podgroup_ends_deleted_in_simulate() -> None:
         "Deleted", {}, ("evicted", "its pods were evicted and are gone (deleted: a bare pod is not made again)"))
 
 
+def test_evictions_of_podgroups_running_at_the_start_are_counted() -> None:
+    """recl/owned.yaml of the QA pass: reclaim evicts two owned pods of queue a, running at the start, for b's."""
+    cluster = [configmap(), node("n1", cpu="4"), queue("a"), queue("b"), *_running_bare("a-run", "a", "4", True),
+               *_waiting("b-wait", "b", "2")]
+    report = replay(cluster, runtime=None)
+    assert len(report.evictions) == 1 and report.overall.evictions == 1
+    assert {row.name: row.evictions for row in report.by_queue} == {"a": 1, "b": 0}
+    assert {row.name: row.evictions for row in report.by_priority} == {"0": 1}
+
+
 def test_the_json_report_names_the_rules_it_follows() -> None:
     from kqctl.render.replay import report_data
     from kqctl.volcano.render.replay import UNITS
