@@ -367,6 +367,42 @@ def test_evictions_of_podgroups_running_at_the_start_are_counted() -> None:
     assert {row.name: row.evictions for row in report.by_priority} == {"0": 1}
 
 
+def _at(points: Any, when: int) -> int:
+    value = 0
+    for at, amount in points:
+        if at <= when:
+            value = amount
+    return value
+
+
+@pytest.mark.parametrize("resource", ["cpu", "memory"])
+def test_a_parent_queue_s_usage_over_time_is_its_children_s_sum_under_hierarchical_capacity(resource: str) -> None:
+    """samples/volcano-hierarchy (QA: eng showed 0 while eng-ml and eng-web ran; simulate sums them as Volcano's
+    hierarchical capacity does)."""
+    text = "\n---\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "samples" / "volcano-hierarchy")
+                                                                     .glob("*.yaml")))
+    snapshot = build_snapshot(load_text(ALL_KINDS, text, "cluster.yaml"))
+    options = TimelineOptions(START, runtime=parse_distribution("30m"))
+    _, timeline = replay_timeline(snapshot, VolcanoReplayOptions(options))
+    tracks = {track.name: track.points for track in timeline.usage() if track.resource == resource}
+    children = [name for name, q in snapshot.queues.items() if q.parent_name == "eng"]
+    assert children and "eng" in tracks
+    moments = sorted({at for name in ("eng", *children) for at, _ in tracks.get(name, ())})
+    assert max(_at(tracks["eng"], t) for t in moments) > 0
+    for moment in moments:
+        assert _at(tracks["eng"], moment) == sum(_at(tracks.get(name, ()), moment) for name in children)
+    simulated = {r.name: r.allocated.get(resource) for r in simulate(snapshot).queues}
+    assert simulated["eng"] == sum(simulated[name] for name in children)
+
+
+def test_a_parent_queue_s_usage_is_its_own_without_hierarchy() -> None:
+    """Under proportion the tree is not read: a parent holds only its own pods, in simulate as in replay."""
+    cluster = [configmap(), node("n1"), queue("eng"), queue("ml", parent="eng"),
+               *bare_group("j", "ml", 1, owner=True, bound_to="n1")]
+    _, timeline = replay_timeline(snapshot_of(cluster), VolcanoReplayOptions(TimelineOptions(START)))
+    assert {t.name for t in timeline.usage() if t.resource == "cpu" and _at(t.points, 0)} == {"ml"}
+
+
 def test_the_json_report_names_the_rules_it_follows() -> None:
     from kqctl.render.replay import report_data
     from kqctl.volcano.render.replay import UNITS

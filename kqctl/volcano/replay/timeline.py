@@ -36,7 +36,7 @@ from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, Usage
 from kqctl.replay.report import Eviction
 from kqctl.replay.runtimes import RuntimeAnnotationError, RuntimeDraws, annotated_runtime
 from kqctl.replay.statistics import StepSeries
-from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod, PodGroup
+from kqctl.volcano.api.models import ROOT_QUEUE, VOLCANO_SCHEDULER, Pod, PodGroup
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import changes
 from kqctl.volcano.engine.changes import COMPLETED, DELETED  # noqa: F401 (DELETED: replay.report's)
@@ -149,6 +149,7 @@ class VolcanoTimeline:
         self.retries: dict[str, int] = {}
         self.nominated: dict[str, str] = {}
         self.held: dict[str, _Usage] = {}
+        self.ancestors: dict[str, tuple[str, ...]] = {}  # queue -> the ancestors its usage adds to (root left out)
         self.evictions: list[Eviction] = []
         self.sessions = 0
         self.livelocks = 0
@@ -357,14 +358,33 @@ class VolcanoTimeline:
     def _bind(self, key: str, pod_key: str, node: str, at: int, job: JobInfo, sign: int) -> None:
         self.pod_node[pod_key] = node
         self.state_hash ^= hash((pod_key, node))
-        self._usage(job.queue).change(at, dict(job.tasks[pod_key].pod.request), sign)
+        self._held_by(job.queue, at, dict(job.tasks[pod_key].pod.request), sign)
 
     def _unbind(self, key: str, pod_key: str, at: int, job: JobInfo) -> None:
         node = self.pod_node.pop(pod_key, None)
         if node is None:
             return
         self.state_hash ^= hash((pod_key, node))
-        self._usage(job.queue).change(at, dict(job.tasks[pod_key].pod.request), -1)
+        self._held_by(job.queue, at, dict(job.tasks[pod_key].pod.request), -1)
+
+    def _held_by(self, queue: str, at: int, request: dict[str, int], sign: int) -> None:
+        """The queue holds the pod's request; under hierarchical capacity so does every ancestor below root (a
+        leaf's usage is added to each, as simulate's queue report has it: ``buildHierarchicalQueueAttrs``)."""
+        for name in (queue, *self._ancestors(queue)):
+            self._usage(name).change(at, request, sign)
+
+    def _ancestors(self, queue: str) -> tuple[str, ...]:
+        found = self.ancestors.get(queue)
+        if found is None:
+            chain: list[str] = []
+            if self.snapshot.conf.capacity_hierarchy:
+                current = self.snapshot.queues.get(queue)
+                while current is not None and current.parent_name and current.parent_name != ROOT_QUEUE \
+                        and current.parent_name not in chain and current.parent_name != queue:
+                    chain.append(current.parent_name)
+                    current = self.snapshot.queues.get(current.parent_name)
+            found = self.ancestors[queue] = tuple(chain)
+        return found
 
     def _set_phase(self, key: str, phase: str) -> bool:
         old = self.phases.get(key)
