@@ -50,8 +50,9 @@ def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple
     over = above_capability(group.min_resources, real_capability)
     if over:
         return over
-    if snapshot.nodes:
-        return _no_node(kinds or NodeKinds(snapshot), group, pods)
+    if snapshot.nodes:  # (without nodes the real capability is unknown too)
+        return _no_node(kinds or NodeKinds(snapshot), group, pods) or _gang_above_capability(group, pods,
+                                                                                             real_capability)
     return ""
 
 
@@ -64,6 +65,28 @@ def above_capability(minimum: Mapping[str, int] | None, capability: Resource | N
             return (f"its minResources ask {name} {human_amount(name, value)} and its queue can ever hold "
                     f"{human_amount(name, capability.get(name), figure=True)} (the queue's capability less the "
                     "other queues' guarantees)")
+    return ""
+
+
+def _gang_above_capability(group: PodGroup, pods: Sequence[Pod], capability: Resource | None) -> str:
+    """The allocate gate (proportion P3 under a deserved share capped by the real capability, capacity C2) needs the
+    queue to hold minMember of its pods at once, minResources or not: in a resource the capability names, the
+    smallest minMember requests summed above the real capability can never be allocated."""
+    live = [pod for pod in pods if pod.phase not in TERMINAL]
+    needed = max(1, group.min_member)
+    if capability is None or len(live) < needed:
+        return ""
+    names = sorted({name for pod in live for name in pod.request if name != PODS})
+    for name in names:
+        if name not in (CPU, MEMORY) and name not in capability.scalars:
+            continue
+        smallest = sorted(pod.request.get(name, 0) for pod in live)[:needed]
+        total = sum(smallest)
+        if total > capability.get(name):
+            what = f"its pod asks {name}" if needed == 1 else f"its {needed} smallest pods (minMember) ask {name}"
+            return (f"{what} {human_amount(name, total)} and its queue can ever hold "
+                    f"{human_amount(name, capability.get(name), figure=True)} (the queue's capability less the other "
+                    "queues' guarantees)")
     return ""
 
 

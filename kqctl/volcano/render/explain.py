@@ -62,6 +62,7 @@ def explanation_data(explanation: Explanation) -> dict[str, Any]:
         "pods": {pod: node or None for pod, node in outcome.pods.items()},
         "quotaPlugin": explanation.quota_plugin or None,
         "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
+        "neverFits": outcome.never or None,
         "gates": [_note_data(note) for note in explanation.notes],
         "gang": explanation.gang_message,
         "queueAttributes": None if queue is None else {
@@ -105,6 +106,8 @@ def text(explanation: Explanation, wide: bool = False) -> str:
         lines.append("It runs: every pod is bound.")
     else:
         lines.extend(_gates(explanation))
+        if outcome.never and (outcome.reason is None or outcome.reason[1] != outcome.never):
+            lines.append(f"  never fits (VC-NEVER-1): it can never run as configured: {outcome.never}")
     if explanation.real_capability is not None:
         lines.extend(_real_capability(explanation, wide))
     if explanation.rounds:
