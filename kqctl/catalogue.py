@@ -408,6 +408,10 @@ _rule("VC-JOB-LEAF", "error", "volcano-webhook", "A vcjob can only be submitted 
 _rule("VC-PG-QUEUE", "error", "volcano-webhook", "A PodGroup's queue must exist", "A queue not in the inputs is "
       "a warning (it may exist in the cluster), an error with --closed or --against. Volcano's scheduler silently "
       "ignores a PodGroup whose queue is missing.")
+_rule("VC-POD-PG", "error", "volcano-scheduler", "A pod of the volcano scheduler that names a PodGroup (annotation "
+      "scheduling.k8s.io/group-name) needs that PodGroup to exist", "The podgroup controller makes no PodGroup for a "
+      "pod that names one, and the scheduler's cache skips a job without its PodGroup: the pod stays Pending. A "
+      "PodGroup not in the inputs (nor a vcjob's) is a warning (it may exist in the cluster), an error with --closed.")
 _rule("VC-PG-QUEUE-STATE", "error", "volcano-webhook", "A PodGroup can only be submitted to an Open queue")
 _rule("VC-TREE-NONLEAF", "warning", "volcano-scheduler", "A PodGroup in a queue with children: the API server "
       "accepts it, but hierarchical capacity then stops scheduling altogether", "The capacity plugin with "

@@ -9,7 +9,7 @@ PodGroup is allocated in a Queue; a YuniKorn application is allocated in a queue
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from kqctl.replay.protocol import UsageTrack
@@ -80,7 +80,8 @@ def summarize(run: ReplayRun, workloads: Sequence[WorkloadTimes], words: Words, 
 
     return TimelineReport(
         words=words, start=start, end=run.end, cycles=run.cycles, stopped_at_horizon=run.stopped_at_horizon,
-        runtime=runtime, seed=seed, period=period, workloads=tuple(workloads), overall=stats("all", arrived),
+        runtime=runtime, seed=seed, period=period, workloads=tuple(workloads),
+        overall=replace(stats("all", arrived), evictions=sum(w.evictions for w in workloads)),
         by_queue=by(lambda w: w.labels.target or w.labels.queue or "-"),
         by_priority=by(lambda w: str(w.labels.priority)),
         usage=usage_summaries(tracks, run.end, words.measure), evictions=tuple(evictions), rules=rules,

@@ -11,7 +11,7 @@ flavor's first resource; kqctl takes ``cpu``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from kqctl.replay.protocol import UsageTrack
@@ -27,19 +27,27 @@ class GroupStats:
     workloads: int
     admitted: int  # admitted at least once during the replay (arrived during it)
     finished: int
-    evictions: int
+    evictions: int  # of every workload of the group, those running at the start included
     time_to_admission: Sample | None
     time_to_finish: Sample | None
     never_admitted: tuple[str, ...] = ()  # still waiting for admission at the end, by key
 
 
 def group_stats(workloads: Iterable[WorkloadTimes], key: Callable[[WorkloadTimes], str]) -> tuple[GroupStats, ...]:
-    """One :class:`GroupStats` per value of ``key``, in name order (workloads not known to have arrived excluded)."""
+    """One :class:`GroupStats` per value of ``key``, in name order. Waits and counts are of the workloads known to
+    have arrived; evictions are of every workload (one running at the start is evicted as much as one that
+    arrived), so a group whose only workloads ran at the start and were evicted has a row too."""
     groups: dict[str, list[WorkloadTimes]] = {}
+    evictions: dict[str, int] = {}
     for workload in workloads:
+        name = key(workload)
         if workload.arrival is not None:
-            groups.setdefault(key(workload), []).append(workload)
-    return tuple(stats(name, members) for name, members in sorted(groups.items(), key=lambda i: _natural(i[0])))
+            groups.setdefault(name, []).append(workload)
+        if workload.evictions:
+            evictions[name] = evictions.get(name, 0) + workload.evictions
+            groups.setdefault(name, [])
+    return tuple(replace(stats(name, members), evictions=evictions.get(name, 0))
+                 for name, members in sorted(groups.items(), key=lambda i: _natural(i[0])))
 
 
 def stats(name: str, members: list[WorkloadTimes]) -> GroupStats:

@@ -561,9 +561,15 @@ class _Task:
 
 
 def _grouped(snapshot: Snapshot, pods: list[Pod], namespaces: Mapping[str, str]) -> list[Pod]:
-    """Pods of the ``volcano`` scheduler without a group annotation get their own PodGroup (podgroup controller)."""
+    """Pods of the ``volcano`` scheduler without a group annotation get their own PodGroup (podgroup controller);
+    a PodGroup such a pod names that the input does not hold is kept as :meth:`PodGroup.missing` (the controller
+    makes none for a pod that names one, and the scheduler skips its job), so every command says what becomes of
+    its pods."""
     result: list[Pod] = []
     for pod in pods:
+        if pod.group and pod.scheduler_name == VOLCANO_SCHEDULER and pod.status not in ("Succeeded", "Failed") \
+                and f"{pod.namespace}/{pod.group}" not in snapshot.pod_groups:
+            snapshot.pod_groups[f"{pod.namespace}/{pod.group}"] = PodGroup.missing(pod.namespace, pod.group, pod.origin)
         if pod.group or pod.scheduler_name != VOLCANO_SCHEDULER or pod.status in ("Succeeded", "Failed"):
             result.append(pod)
             continue

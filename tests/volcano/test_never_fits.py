@@ -85,3 +85,69 @@ def test_simulate_fail_on_inadmissible_and_json_read_the_engines_answer(
     assert "ns/huge" in failed.err and "ns/busy" not in failed.err
     assert kqctl("simulate", path, "--fail-on", "inadmissible", "-l", "nothing=here").code == 0
     assert kqctl("simulate", path, "--fail-on", "pending").code == 1
+
+
+# --- the never-fits reason everywhere (QA: a PodGroup without minResources whose pod asks more than its queue can
+# ever hold was not reported; one with neverFits but no gate showed REASON "-" and explain said nothing) ----------
+
+NO_MIN_RESOURCES = [node("a", cpu="16"), queue("small", capability={"cpu": "2", "memory": "4Gi"}),
+                    group("big", "small", phase="Pending"), pod("big-0", "big", cpu="4")]
+
+
+@pytest.mark.parametrize(("objects", "expected"), [
+    (NO_MIN_RESOURCES, "its pod asks cpu 4 and its queue can ever hold 2"),
+    ([node("a", cpu="16"), queue("small", capability={"cpu": "3"}), group("g", "small", min_member=2, phase="Pending"),
+      pod("p", "g", cpu="2"), pod("r", "g", cpu="2"), pod("s", "g", cpu="5")],
+     "its 2 smallest pods (minMember) ask cpu 4 and its queue can ever hold 3"),
+])
+def test_vc_never_1_a_gang_above_the_queue_s_real_capability_never_runs_without_min_resources(
+        objects: list[Any], expected: str) -> None:
+    never = run(CONF, *objects).groups[f"ns/{objects[2]['metadata']['name']}"].never
+    assert expected in never, never
+
+
+def test_vc_never_1_a_gang_that_fits_the_capability_is_not_reported() -> None:
+    objects = [node("a", cpu="16"), queue("small", capability={"cpu": "4"}), group("g", "small", min_member=1),
+               pod("p", "g", cpu="2"), pod("r", "g", cpu="5")]
+    assert run(CONF, *objects).groups["ns/g"].never == ""
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("simulate",), "; can never run: its pod asks cpu 4"),
+    (("explain", "ns/big"), "never fits (VC-NEVER-1): it can never run as configured: its pod asks cpu 4"),
+    (("audit",), "VC-NEVER-1 ns/big: can never run as configured: its pod asks cpu 4"),
+])
+def test_vc_never_1_every_command_shows_the_never_fits_reason(tmp_path: Path, args: tuple[str, ...],
+                                                              expected: str) -> None:
+    from tests.support import run_kqctl
+
+    path = tmp_path / "nf.yaml"
+    objects = [dict(o) for o in NO_MIN_RESOURCES]
+    objects[2] = group("big", "small", phase="Inqueue")  # enqueue lets it in (no minResources); allocate never does
+    path.write_text(yaml.safe_dump_all([CONF, *objects]), encoding="utf-8")
+    result = run_kqctl(*args, str(path))
+    assert result.code == 0, result.err
+    assert expected in result.out
+    if args == ("explain", "ns/big"):
+        data = json.loads(run_kqctl(*args, str(path), "-o", "json").out)
+        simulated = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)["podGroups"]["ns/big"]
+        assert data["neverFits"] == simulated["neverFits"] and data["neverFits"]
+
+
+def test_vc_never_1_a_never_fits_reason_without_a_gate_shows_in_simulate_and_explain(tmp_path: Path) -> None:
+    """No gate said no in the last session (no node has a pod slot), yet it can never run (QA edge/e1.yaml
+    pg-closing: simulate -o json had neverFits, the table REASON "-" and explain nothing)."""
+    from tests.support import run_kqctl
+
+    path = tmp_path / "slots.yaml"
+    best_effort = pod("p", "g")
+    best_effort["spec"]["containers"][0].pop("resources")
+    path.write_text(yaml.safe_dump_all([CONF, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "empty"}},
+                                        queue("q", state="Closing"), group("g", "q", phase="Pending"), best_effort]),
+                    encoding="utf-8")
+    never = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)["podGroups"]["ns/g"]["neverFits"]
+    assert never and "pod slots" in never
+    table = run_kqctl("simulate", str(path)).out
+    assert "never-fits" in table and f"ns/g: can never run: {never}" in table
+    assert never in run_kqctl("explain", "ns/g", str(path)).out
+    assert never in run_kqctl("audit", str(path)).out

@@ -255,8 +255,8 @@ AFTER_EVERYTHING = datetime(2030, 1, 1, tzinfo=timezone.utc)  # every object of 
 
 
 def owned(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every pod under a controller: simulate makes every evicted pod again, as a controller would (VC-R4 deletes a
-    bare one, which simulate does not model)."""
+    """Every pod under a controller (the samples' and scenarios' pods are written as bare pods for brevity; their
+    evictions would delete them, in simulate as in replay)."""
     for item in objects:
         meta = item.get("metadata") if isinstance(item, dict) else None
         if item.get("kind") == "Pod" and isinstance(meta, dict) and not meta.get("ownerReferences"):
@@ -265,11 +265,12 @@ def owned(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return objects
 
 
-def end_state_matches_simulate(objects: list[dict[str, Any]] | str) -> None:
-    """Nothing arrives (the replay starts after every creation time) and nothing finishes (no runtime)."""
+def end_state_matches_simulate(objects: list[dict[str, Any]] | str, own: bool = True) -> None:
+    """Nothing arrives (the replay starts after every creation time) and nothing finishes (no runtime). ``own``:
+    every bare pod is first put under a controller."""
     if isinstance(objects, str):
         objects = [d for d in yaml.safe_load_all(objects) if d is not None]
-    text = yaml.safe_dump_all(owned(objects), sort_keys=False)
+    text = yaml.safe_dump_all(owned(objects) if own else objects, sort_keys=False)
     loaded = load_text(ALL_KINDS, text, "cluster.yaml")
     result = simulate(build_snapshot(loaded))
     options = VolcanoReplayOptions(TimelineOptions(AFTER_EVERYTHING))
@@ -317,6 +318,89 @@ def test_the_reclaim_cluster_ends_where_simulate_does() -> None:
     big = vcjob("big", "a", 4, 1)
     late = vcjob("late", "b", 2, 2)
     end_state_matches_simulate([configmap(), node("n1"), queue("a"), queue("b"), big, late])
+
+
+def _running_bare(name: str, queue_name: str, cpu: str, owner: bool) -> list[dict[str, Any]]:
+    objects = bare_group(name, queue_name, 1, owner=owner, bound_to="n1")
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    return objects
+
+
+def _waiting(name: str, queue_name: str, cpu: str) -> list[dict[str, Any]]:
+    objects = bare_group(name, queue_name, 1)
+    objects[0]["status"]["phase"] = "Inqueue"
+    objects[1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    return objects
+
+
+@pytest.mark.parametrize("owner", [False, True], ids=["bare pods: deleted for good", "owned pods: made again"])
+@pytest.mark.parametrize("policy", [None, "RestartTask", "AbortJob"])
+def test_vc_r4_evictions_end_where_simulate_does(owner: bool, policy: str | None) -> None:
+    """Reclaim evicts queue a's pods (bare or under a controller, and a vcjob's with its PodEvicted policy) for queue
+    b's: simulate and replay apply the same controller answer, so they end alike (QA: simulate showed evicted bare
+    pods Inqueue again, replay Deleted)."""
+    job = vcjob("big", "a", 2, 1, cpu="1", policies=[{"event": "PodEvicted", "action": policy}] if policy else None)
+    job["metadata"]["creationTimestamp"] = "2025-12-31T00:00:00Z"
+    cluster = [configmap(), node("n1", cpu="8"), queue("a"), queue("b"), job,
+               *_running_bare("a-run-0", "a", "2", owner), *_running_bare("a-run-1", "a", "2", owner),
+               *_running_bare("a-run-2", "a", "2", owner), *_waiting("b-wait", "b", "4")]
+    result = simulate(snapshot_of(cluster))
+    assert result.evictions, "the case must evict"
+    end_state_matches_simulate(cluster, own=False)
+
+
+def test_an_evicted_bare_pod_s_podgroup_ends_deleted_in_simulate() -> None:
+    cluster = [configmap(), node("n1", cpu="4"), queue("a"), queue("b"), *_running_bare("a-run", "a", "4", False),
+               *_waiting("b-wait", "b", "2")]
+    outcome = simulate(snapshot_of(cluster)).groups["ns/a-run"]
+    assert (outcome.phase, dict(outcome.pods), outcome.reason) == (
+        "Deleted", {}, ("evicted", "its pods were evicted and are gone (deleted: a bare pod is not made again)"))
+
+
+def test_evictions_of_podgroups_running_at_the_start_are_counted() -> None:
+    """recl/owned.yaml of the QA pass: reclaim evicts two owned pods of queue a, running at the start, for b's."""
+    cluster = [configmap(), node("n1", cpu="4"), queue("a"), queue("b"), *_running_bare("a-run", "a", "4", True),
+               *_waiting("b-wait", "b", "2")]
+    report = replay(cluster, runtime=None)
+    assert len(report.evictions) == 1 and report.overall.evictions == 1
+    assert {row.name: row.evictions for row in report.by_queue} == {"a": 1, "b": 0}
+    assert {row.name: row.evictions for row in report.by_priority} == {"0": 1}
+
+
+def _at(points: Any, when: int) -> int:
+    value = 0
+    for at, amount in points:
+        if at <= when:
+            value = amount
+    return value
+
+
+@pytest.mark.parametrize("resource", ["cpu", "memory"])
+def test_a_parent_queue_s_usage_over_time_is_its_children_s_sum_under_hierarchical_capacity(resource: str) -> None:
+    """samples/volcano-hierarchy (QA: eng showed 0 while eng-ml and eng-web ran; simulate sums them as Volcano's
+    hierarchical capacity does)."""
+    text = "\n---\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "samples" / "volcano-hierarchy")
+                                                                     .glob("*.yaml")))
+    snapshot = build_snapshot(load_text(ALL_KINDS, text, "cluster.yaml"))
+    options = TimelineOptions(START, runtime=parse_distribution("30m"))
+    _, timeline = replay_timeline(snapshot, VolcanoReplayOptions(options))
+    tracks = {track.name: track.points for track in timeline.usage() if track.resource == resource}
+    children = [name for name, q in snapshot.queues.items() if q.parent_name == "eng"]
+    assert children and "eng" in tracks
+    moments = sorted({at for name in ("eng", *children) for at, _ in tracks.get(name, ())})
+    assert max(_at(tracks["eng"], t) for t in moments) > 0
+    for moment in moments:
+        assert _at(tracks["eng"], moment) == sum(_at(tracks.get(name, ()), moment) for name in children)
+    simulated = {r.name: r.allocated.get(resource) for r in simulate(snapshot).queues}
+    assert simulated["eng"] == sum(simulated[name] for name in children)
+
+
+def test_a_parent_queue_s_usage_is_its_own_without_hierarchy() -> None:
+    """Under proportion the tree is not read: a parent holds only its own pods, in simulate as in replay."""
+    cluster = [configmap(), node("n1"), queue("eng"), queue("ml", parent="eng"),
+               *bare_group("j", "ml", 1, owner=True, bound_to="n1")]
+    _, timeline = replay_timeline(snapshot_of(cluster), VolcanoReplayOptions(TimelineOptions(START)))
+    assert {t.name for t in timeline.usage() if t.resource == "cpu" and _at(t.points, 0)} == {"ml"}
 
 
 def test_the_json_report_names_the_rules_it_follows() -> None:

@@ -164,10 +164,18 @@ class PodGroup:
     labels: Mapping[str, str] = field(default_factory=dict, hash=False)
     origin: Origin | None = None
     runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the job runs), as written
+    # Not in the input: pods name it (annotation scheduling.k8s.io/group-name) and nothing makes it. Its queue is
+    # "" (no queue is named so): the scheduler's cache skips the job of its pods, which stay Pending (VC-POD-PG).
+    absent: bool = False
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @classmethod
+    def missing(cls, namespace: str, name: str, origin: Origin | None = None) -> PodGroup:
+        """The PodGroup pods name that the input does not hold (``absent``)."""
+        return cls(namespace=namespace, name=name, queue="", origin=origin, absent=True)
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any], origin: Origin | None = None) -> PodGroup:

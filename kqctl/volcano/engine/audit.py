@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from kqctl.volcano.api.models import ROOT_QUEUE
+from kqctl.volcano.api.models import ROOT_QUEUE, Pod
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine.inadmissible import NodeKinds, missing_group_message, never_runs
 from kqctl.volcano.engine.report import QueueReport, queue_reports
-from kqctl.volcano.engine.session import run_session
+from kqctl.volcano.engine.session import World, run_session
 from kqctl.volcano.engine.simulation import initial_world
 
 
@@ -53,6 +54,8 @@ def audit(snapshot: Snapshot) -> AuditReport:
             cluster.add(Resource.of(node.allocatable))
     rows = tuple(_tree_order(reports))
     findings = _findings(snapshot, reports, cluster, opened.quota_plugin)
+    above_cluster = {f.subject for f in findings if f.rule_id == "VC-AUDIT-NEVER-FITS"}  # said already, more plainly
+    findings += [f for f in _never_fits(snapshot, world, reports) if f.subject not in above_cluster]
     namespaces: dict[str, set[str]] = {}
     for group in snapshot.pod_groups.values():
         namespaces.setdefault(group.namespace, set()).add(group.queue)
@@ -133,6 +136,11 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
                                           "whole cluster, so its pending work can never start",
                                           "lower the other queues' guarantees"))
     for key, group in sorted(snapshot.pod_groups.items()):
+        if group.absent:
+            found.append(AuditFinding("VC-POD-PG", "warning", key, missing_group_message(key),
+                                      "create the PodGroup, or remove the annotation scheduling.k8s.io/group-name "
+                                      "from its pods to have the podgroup controller make one"))
+            continue
         if group.min_resources is None or group.queue not in snapshot.queues:
             continue
         too_big = sorted(n for n, v in group.min_resources.items()
@@ -141,6 +149,28 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
             found.append(AuditFinding("VC-AUDIT-NEVER-FITS", "warning", key,
                                       f"minResources ask more {', '.join(too_big)} than the whole cluster has: the "
                                       "PodGroup can never be enqueued", "lower minResources or minMember"))
+    return found
+
+
+def _never_fits(snapshot: Snapshot, world: World, reports: list[QueueReport]) -> list[AuditFinding]:
+    """VC-NEVER-1 for the PodGroups not running now, by the checks that need no session's verdict (the same function
+    simulate's neverFits comes from): minResources or the gang's pods above the queue's real capability, pods that
+    fit no node. A missing PodGroup is VC-POD-PG above; a missing queue is the validate's."""
+    capabilities = {report.name: report.real_capability for report in reports}
+    members: dict[str, list[Pod]] = {}
+    for pod in world.pods.values():
+        if pod.group:
+            members.setdefault(f"{pod.namespace}/{pod.group}", []).append(pod)
+    kinds = NodeKinds(snapshot)
+    found = []
+    for key, group in sorted(snapshot.pod_groups.items()):
+        if group.absent or group.queue not in snapshot.queues or group.phase in ("Running", "Completed"):
+            continue
+        never = never_runs(snapshot, group, False, None, capabilities.get(group.queue),
+                           sorted(members.get(key, ()), key=lambda p: p.key), kinds)
+        if never:
+            found.append(AuditFinding("VC-NEVER-1", "warning", key, f"can never run as configured: {never}",
+                                      "kqctl explain shows the gate and what would let it run"))
     return found
 
 

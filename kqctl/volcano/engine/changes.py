@@ -10,13 +10,66 @@ as it is then. kqctl's replay (:mod:`kqctl.volcano.replay`) calls them in virtua
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from kqctl.volcano.api.models import VOLCANO_SCHEDULER, Pod, PodGroup
+from kqctl.volcano.api.models import RESTART_ACTIONS, VOLCANO_SCHEDULER, Pod, PodGroup
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.framework import PENDING, JobInfo, TaskInfo, request_of
 from kqctl.volcano.engine.session import Cache
 
 FINISHED = frozenset({"Succeeded", "Failed"})
+# The end states of a job whose pods are gone for good after an eviction (kqctl's words for the PodGroup's end).
+FAILED, ABORTED, TERMINATED, COMPLETED, DELETED = "Failed", "Aborted", "Terminated", "Completed", "Deleted"
+_ENDED_BY_ACTION = {"AbortJob": ABORTED, "TerminateJob": TERMINATED, "CompleteJob": COMPLETED}
+
+
+@dataclass(frozen=True)
+class AfterEviction:
+    """What the evicted pods' controller does (VC-R4), decided once for simulate and replay: which pods are deleted
+    for good, which are killed and made again pending, whether a restart is counted and whether the job ends (its
+    pods gone for good: its end state). The evicted pods not deleted are made again pending."""
+
+    outcome: str  # in words, for the replay's eviction list
+    deleted: tuple[str, ...] = ()
+    restarted: tuple[str, ...] = ()  # the job's or the task's pods killed and made again (RestartTask, RestartJob)
+    retry: bool = False
+    ended: str = ""
+
+
+def after_eviction(snapshot: Snapshot, job: JobInfo, pods: list[str], retries: int) -> AfterEviction:
+    """The controller's answer to these evicted pods of ``job`` (``retries``: restarts counted so far). A vcjob's
+    controller acts as its policies say for PodEvicted (``applyPolicies``); a pod with another controller (an
+    ownerReference with ``controller: true``) is made again by it; a bare pod is not (nothing re-creates a deleted
+    bare pod), and a job left without pods has ended."""
+    policy = snapshot.eviction_policies.get(job.key)
+    if policy is None:
+        bare = tuple(p for p in pods if not job.tasks[p].pod.controller)
+        left = [key for key in job.tasks if key not in bare]
+        return AfterEviction("deleted: a bare pod is not made again" if bare else "made again by its controller",
+                             deleted=bare, ended=DELETED if not left else "")
+    action = policy.action(job.tasks[pods[0]].role)
+    if action in RESTART_ACTIONS:
+        if retries + 1 >= policy.max_retry:
+            return AfterEviction(f"{action}: the job failed after {policy.max_retry} restarts (maxRetry)", retry=True,
+                                 ended=FAILED)
+        if action == "RestartPod":
+            return AfterEviction(f"{action}: the pod made again", retry=True)
+        role = job.tasks[pods[0]].role
+        targets = tuple(t.key for t in job.tasks.values() if action != "RestartTask" or t.role == role)
+        return AfterEviction(f"{action}: {'the task' if action == 'RestartTask' else 'the job'} restarted "
+                             f"(retry {retries + 1} of {policy.max_retry})", restarted=targets, retry=True)
+    if action in _ENDED_BY_ACTION:
+        return AfterEviction(f"{action}: the job's pods are deleted", ended=_ENDED_BY_ACTION[action])
+    return AfterEviction(f"{action}: the pod made again, pending")
+
+
+def apply_after_eviction(cache: Cache, job: JobInfo, decided: AfterEviction) -> None:
+    """The controller's answer applied to the cache (after ``settle``: the evicted pods wait pending): pods deleted
+    or made again; a job that ended leaves the cache."""
+    delete_tasks(cache, job, decided.deleted)
+    recreate_tasks(cache, job, decided.restarted)
+    if decided.ended:
+        finish_group(cache, job.key)
 
 
 def add_group(cache: Cache, snapshot: Snapshot, group: PodGroup, pods: Iterable[Pod]) -> JobInfo | None:

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from kqctl.volcano.api.config import SchedulerConf
-from kqctl.volcano.api.models import QUEUE_NAME_ANNOTATION, PodGroup, Queue
+from kqctl.volcano.api.models import DEFAULT_QUEUE, QUEUE_NAME_ANNOTATION, PodGroup, Queue
 from kqctl.volcano.api.resource import INFINITE, Resource, to_quantity
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import trace
@@ -119,7 +119,7 @@ def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = N
         rounds=tuple(traced.rounds) if group.queue in traced.quota else (), suggestions=(),
         gang_message=traced.gang.get(key), conf_source=snapshot.conf.source,
         limitations=tuple(snapshot.limitations))
-    if with_suggestions and not explanation.running:
+    if with_suggestions and not explanation.running and key not in final.world.ended:
         explanation = replace(explanation, suggestions=tuple(suggest(snapshot, explanation, options)))
     return explanation
 
@@ -335,6 +335,13 @@ def _candidates(snapshot: Snapshot, explanation: Explanation) -> list[_Candidate
     group, queue_name = explanation.group, explanation.group.queue
     queue = snapshot.queues.get(queue_name)
     found: list[_Candidate] = []
+    if group.absent:
+        # Its pods name it: create it, a gang of them all, in the queue a pod's own PodGroup would get.
+        pods = [pod for pod in snapshot.pods if f"{pod.namespace}/{pod.group}" == group.key]
+        queue_named = next((pod.queue_annotation for pod in pods if pod.queue_annotation), "") or DEFAULT_QUEUE
+        created = replace(group, absent=False, queue=queue_named, min_member=len(pods))
+        return [_Candidate(f"create PodGroup {group.key} (queue {queue_named}, minMember {len(pods)})",
+                           _with_group(snapshot, created))]
     if queue is None:
         # A missing queue is most often a typo: the close names come first, then creating the queue as named.
         for close in difflib.get_close_matches(queue_name, sorted(snapshot.queues), n=2, cutoff=0.75):

@@ -3,7 +3,8 @@
 The same words for every scheduler: *inadmissible* is a PodGroup that no amount of waiting lets in, with the
 queues, the scheduler configuration and the nodes as they are. In Volcano's terms (VC-NEVER-1):
 
-* its queue does not exist (the scheduler ignores the PodGroup);
+* its pods name it but it does not exist (the scheduler's cache skips their job), or its queue does not exist (the
+  scheduler ignores the PodGroup);
 * the last session stopped it at a gate that nothing finishing can open: its queue is not Open, it has fewer
   valid tasks than minMember (``job-invalid``), it sits in a non-leaf queue or under a hierarchy hierarchical
   capacity refuses (:data:`NEVER_GATES`);
@@ -24,8 +25,15 @@ from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine.predicates import configured, refusal
 
 # The gates (engine/trace.py) after which a PodGroup can never run as configured, whatever finishes.
-NEVER_GATES = ("queue-missing", "queue-closed", "job-invalid", "hierarchy")
+NEVER_GATES = ("podgroup-missing", "queue-missing", "queue-closed", "job-invalid", "hierarchy")
 TERMINAL = ("Succeeded", "Failed")
+
+
+def missing_group_message(key: str) -> str:
+    """Why the pods of a PodGroup that does not exist stay Pending (VC-POD-PG): simulate's reason, audit's finding."""
+    return (f"PodGroup {key} does not exist: the podgroup controller makes none for a pod that names one, and the "
+            f"scheduler's cache skips the job of its pods (The scheduling spec of Job <{key}> is nil, ignore it.), so "
+            "they stay Pending")
 
 
 def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple[str, str] | None,
@@ -33,6 +41,8 @@ def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple
     """Why the PodGroup can never run as configured (VC-NEVER-1); "" when waiting could let it in. ``pods``
     are the PodGroup's pods at the end of the run; ``kinds``: the snapshot's nodes, shared by the PodGroups of
     one run (made here when not given)."""
+    if group.absent:
+        return "the PodGroup its pods name does not exist: Volcano skips their job and they stay Pending"
     if ignored:
         return f"its queue {group.queue} does not exist: Volcano ignores the PodGroup"
     if reason is not None and reason[0] in NEVER_GATES:
@@ -40,8 +50,9 @@ def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple
     over = above_capability(group.min_resources, real_capability)
     if over:
         return over
-    if snapshot.nodes:
-        return _no_node(kinds or NodeKinds(snapshot), group, pods)
+    if snapshot.nodes:  # (without nodes the real capability is unknown too)
+        return _no_node(kinds or NodeKinds(snapshot), group, pods) or _gang_above_capability(group, pods,
+                                                                                             real_capability)
     return ""
 
 
@@ -54,6 +65,28 @@ def above_capability(minimum: Mapping[str, int] | None, capability: Resource | N
             return (f"its minResources ask {name} {human_amount(name, value)} and its queue can ever hold "
                     f"{human_amount(name, capability.get(name), figure=True)} (the queue's capability less the "
                     "other queues' guarantees)")
+    return ""
+
+
+def _gang_above_capability(group: PodGroup, pods: Sequence[Pod], capability: Resource | None) -> str:
+    """The allocate gate (proportion P3 under a deserved share capped by the real capability, capacity C2) needs the
+    queue to hold minMember of its pods at once, minResources or not: in a resource the capability names, the
+    smallest minMember requests summed above the real capability can never be allocated."""
+    live = [pod for pod in pods if pod.phase not in TERMINAL]
+    needed = max(1, group.min_member)
+    if capability is None or len(live) < needed:
+        return ""
+    names = sorted({name for pod in live for name in pod.request if name != PODS})
+    for name in names:
+        if name not in (CPU, MEMORY) and name not in capability.scalars:
+            continue
+        smallest = sorted(pod.request.get(name, 0) for pod in live)[:needed]
+        total = sum(smallest)
+        if total > capability.get(name):
+            what = f"its pod asks {name}" if needed == 1 else f"its {needed} smallest pods (minMember) ask {name}"
+            return (f"{what} {human_amount(name, total)} and its queue can ever hold "
+                    f"{human_amount(name, capability.get(name), figure=True)} (the queue's capability less the other "
+                    "queues' guarantees)")
     return ""
 
 

@@ -60,6 +60,8 @@ class World:
     pods: dict[str, Pod]
     phases: dict[str, str]
     nominated: dict[str, str] = field(default_factory=dict)  # pod -> its status.nominatedNodeName
+    # PodGroups whose pods are gone for good after evictions (changes.after_eviction): what their controller did
+    ended: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -189,7 +191,8 @@ def build_cache(snapshot: Snapshot, world: World) -> Cache:
     queues = {name: QueueInfo(queue) for name, queue in snapshot.queues.items()}
     jobs: dict[str, JobInfo] = {}
     for key, group in snapshot.pod_groups.items():
-        if group.queue in queues:  # the scheduler ignores a PodGroup whose queue does not exist
+        # the scheduler ignores a PodGroup whose queue does not exist; a job whose pods are gone has left
+        if group.queue in queues and key not in world.ended:
             jobs[key] = JobInfo(group, snapshot.job_priority(group))
             jobs[key].phase = world.phases.get(key, group.phase)
     nodes = {name: NodeInfo(node) for name, node in snapshot.nodes.items() if node.ready}

@@ -16,10 +16,12 @@ from typing import Any
 from kqctl.volcano.api.models import Pod
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine import changes
 from kqctl.volcano.engine.drf import HdrfLevel
-from kqctl.volcano.engine.inadmissible import NodeKinds, never_runs
+from kqctl.volcano.engine.inadmissible import NodeKinds, missing_group_message, never_runs
 from kqctl.volcano.engine.report import QueueReport, queue_reports
-from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, run_session, settle
+from kqctl.volcano.engine.session import Cache, SessionResult, World, build_cache, run_cached, run_session, settle
+from kqctl.volcano.engine.trace import PODGROUP_MISSING
 
 MAX_SESSIONS = 50
 STEADY = "steady state"
@@ -75,6 +77,7 @@ class GroupOutcome:
     labels: Mapping[str, str] = field(default_factory=lambda: _frozen({}))
     pipelined: Mapping[str, str] = field(default_factory=lambda: _frozen({}))  # pod -> node, left pipelined
     never: str = ""  # why it can never run as configured (VC-NEVER-1, engine/inadmissible.py); "" when it could
+    absent: bool = False  # its pods name it but it does not exist (VC-POD-PG): the scheduler skips their job
 
 
 @dataclass(frozen=True)
@@ -133,12 +136,14 @@ def run_to_end(snapshot: Snapshot, options: SimulationOptions | None = None) -> 
     stop = LIMIT
     livelock: Livelock | None = None
     session = 0
+    retries: dict[str, int] = {}
     cache = build_cache(snapshot, world)
     while session < limit:
         session += 1
         result = run_cached(snapshot, cache)
         settle(cache, result)
         changed = _advance(world, result, session, binds, evictions)
+        _controllers(snapshot, cache, world, result, retries)
         if options.sessions is None and not changed:
             stop = STEADY
             break
@@ -162,7 +167,7 @@ def _freeze(snapshot: Snapshot, world: World, sessions: int, stop: str, start_ph
             binds: list[tuple[int, str, str]], evictions: list[Eviction], last: SessionResult,
             livelock: Livelock | None) -> SimulationResult:
     """Everything a user is shown, read once from the engine's state at the end."""
-    evicted = tuple(replace(e, group=_group_of(world, e.pod)) for e in evictions)
+    evicted = tuple(evictions)
     conf = snapshot.conf
     queues = tuple(queue_reports(snapshot, world, last.quota, last.quota_plugin == "capacity (hierarchical)",
                                  last.hdrf))
@@ -181,11 +186,6 @@ def _freeze(snapshot: Snapshot, world: World, sessions: int, stop: str, start_ph
         warnings=tuple(snapshot.warnings))
 
 
-def _group_of(world: World, pod_key: str) -> str:
-    pod = world.pods[pod_key]
-    return f"{pod.namespace}/{pod.group}"
-
-
 def _frozen(values: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(values))
 
@@ -200,9 +200,9 @@ def _advance(world: World, result: SessionResult, session: int, binds: list[tupl
         binds.append((session, pod_key, node))
         changed = True
     for pod_key, by in result.evictions:
-        world.pods[pod_key] = replace(world.pods[pod_key], node_name="", phase="Pending", deleting=False)
+        pod = world.pods[pod_key] = replace(world.pods[pod_key], node_name="", phase="Pending", deleting=False)
         world.nominated.pop(pod_key, None)  # the re-created pod has no status yet
-        evictions.append(Eviction(session, pod_key, by))
+        evictions.append(Eviction(session, pod_key, by, f"{pod.namespace}/{pod.group}"))
         changed = True
     for pod_key, node in result.nominated:
         if world.nominated.get(pod_key) != node:
@@ -213,6 +213,35 @@ def _advance(world: World, result: SessionResult, session: int, binds: list[tupl
             world.phases[key] = phase
             changed = True
     return changed
+
+
+def _controllers(snapshot: Snapshot, cache: Cache, world: World, result: SessionResult,
+                 retries: dict[str, int]) -> None:
+    """VC-R4, as replay has it: the evicted pods' controller decides what comes back (``changes.after_eviction``):
+    a bare pod is deleted for good, a controller makes its pod again, a vcjob's policies may restart or end the
+    job. The world and the cache follow."""
+    by_group: dict[str, list[str]] = {}
+    for pod_key, _ in result.evictions:
+        pod = world.pods[pod_key]
+        by_group.setdefault(f"{pod.namespace}/{pod.group}", []).append(pod_key)
+    for key, pods in by_group.items():
+        job = cache.jobs.get(key)
+        if job is None:
+            continue
+        decided = changes.after_eviction(snapshot, job, pods, retries.get(key, 0))
+        if decided.retry:
+            retries[key] = retries.get(key, 0) + 1
+        gone = set(decided.deleted) | (set(job.tasks) if decided.ended else set())
+        for pod_key in decided.restarted:
+            world.pods[pod_key] = replace(world.pods[pod_key], node_name="", phase="Pending", deleting=False)
+            world.nominated.pop(pod_key, None)
+        for pod_key in gone:
+            world.pods.pop(pod_key, None)
+            world.nominated.pop(pod_key, None)
+        changes.apply_after_eviction(cache, job, decided)
+        if decided.ended:
+            world.ended[key] = decided.outcome
+            world.phases[key] = decided.ended
 
 
 def _fingerprint(world: World) -> Any:
@@ -247,7 +276,11 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
         ignored = group.queue not in snapshot.queues
         phase = world.phases.get(key, group.phase)
         reason = None
-        if ignored:
+        if group.absent:
+            reason = (PODGROUP_MISSING, missing_group_message(key))
+        elif key in world.ended:
+            reason = ("evicted", f"its pods were evicted and are gone ({world.ended[key]})")
+        elif ignored:
             reason = ("queue-missing", f"The Queue <{group.queue}> of Job <{key}> does not exist, ignore it.")
         elif phase not in ("Running", "Completed") or any(not node for node in pods_of.get(key, {}).values()):
             reason = last.reasons.get(key)
@@ -255,11 +288,12 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
             if gang is not None and (reason is None or reason[0] in ("no-node", "gang")):
                 reason = ("gang", gang)
         running = not ignored and phase in ("Running", "Completed")
-        never = "" if running else never_runs(snapshot, group, ignored, reason, capabilities.get(group.queue),
-                                              sorted(members.get(key, ()), key=lambda p: p.key), kinds)
+        never = "" if running or key in world.ended else never_runs(
+            snapshot, group, ignored, reason, capabilities.get(group.queue),
+            sorted(members.get(key, ()), key=lambda p: p.key), kinds)
         outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),
                                      reason, ignored, group.namespace, _frozen(dict(group.labels)),
-                                     _frozen(dict(pipelined.get(key, {}))), never)
+                                     _frozen(dict(pipelined.get(key, {}))), never, group.absent)
     return outcomes

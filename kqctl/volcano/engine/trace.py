@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # Gates, in the order a job meets them.
+PODGROUP_MISSING = "podgroup-missing"  # pods name a PodGroup that does not exist: the cache skips their job
 QUEUE_MISSING = "queue-missing"
 QUEUE_CLOSED = "queue-closed"
 JOB_INVALID = "job-invalid"  # gang: not enough valid tasks

@@ -15,10 +15,11 @@ FORMATS = ("table", "json", "yaml")
 
 # Where each gate sits in Volcano's session, for people.
 GATE_WHERE = {
-    "queue-missing": "the scheduler's cache", "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
+    "podgroup-missing": "the scheduler's cache", "queue-missing": "the scheduler's cache",
+    "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
-    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt",
+    "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt", "evicted": "its controller, after eviction",
 }
 
 
@@ -51,7 +52,8 @@ def explanation_data(explanation: Explanation) -> dict[str, Any]:
         "scheduler": "volcano",
         "podGroup": explanation.key,
         "resolvedFrom": explanation.resolved_from or None,
-        "queue": explanation.group.queue,
+        "queue": explanation.group.queue or None,
+        "exists": not explanation.group.absent,
         "phase": outcome.phase,
         "running": explanation.running,
         "minMember": explanation.group.min_member,
@@ -59,6 +61,8 @@ def explanation_data(explanation: Explanation) -> dict[str, Any]:
         if explanation.group.min_resources is not None else None,
         "pods": {pod: node or None for pod, node in outcome.pods.items()},
         "quotaPlugin": explanation.quota_plugin or None,
+        "reason": {"gate": outcome.reason[0], "message": outcome.reason[1]} if outcome.reason else None,
+        "neverFits": outcome.never or None,
         "gates": [_note_data(note) for note in explanation.notes],
         "gang": explanation.gang_message,
         "queueAttributes": None if queue is None else {
@@ -87,8 +91,12 @@ def text(explanation: Explanation, wide: bool = False) -> str:
     lines: list[str] = []
     outcome, group = explanation.outcome, explanation.group
     via = f" (from {explanation.resolved_from})" if explanation.resolved_from else ""
-    lines.append(f"PodGroup {explanation.key}{via}: {outcome.phase} in queue {group.queue}, minMember "
-                 f"{group.min_member}")
+    if group.absent:
+        lines.append(f"PodGroup {explanation.key}{via}: does not exist; its pods name it (annotation "
+                     "scheduling.k8s.io/group-name) and wait Pending")
+    else:
+        lines.append(f"PodGroup {explanation.key}{via}: {outcome.phase} in queue {group.queue}, minMember "
+                     f"{group.min_member}")
     placed = sum(1 for n in outcome.pods.values() if n)
     pods = ", ".join(f"{p.split('/', 1)[1]}={n or 'pending'}" for p, n in outcome.pods.items()) or "none"
     lines.append(f"  pods ({placed}/{len(outcome.pods)} bound): {pods}")
@@ -98,6 +106,8 @@ def text(explanation: Explanation, wide: bool = False) -> str:
         lines.append("It runs: every pod is bound.")
     else:
         lines.extend(_gates(explanation))
+        if outcome.never and (outcome.reason is None or outcome.reason[1] != outcome.never):
+            lines.append(f"  never fits (VC-NEVER-1): it can never run as configured: {outcome.never}")
     if explanation.real_capability is not None:
         lines.extend(_real_capability(explanation, wide))
     if explanation.rounds:
@@ -119,8 +129,10 @@ def text(explanation: Explanation, wide: bool = False) -> str:
 
 def _gates(explanation: Explanation) -> list[str]:
     lines = ["", "What stopped it (the steady-state session, gate by gate):"]
-    if explanation.outcome.ignored and explanation.outcome.reason is not None:
-        lines.append(f"  queue-missing ({GATE_WHERE['queue-missing']}): {explanation.outcome.reason[1]}")
+    if explanation.outcome.reason is not None and (explanation.outcome.ignored
+                                                    or explanation.outcome.reason[0] == "evicted"):
+        gate, message = explanation.outcome.reason
+        lines.append(f"  {gate} ({GATE_WHERE.get(gate, gate)}): {message}")
         return lines
     if not explanation.notes and explanation.gang_message is None:
         lines.append("  no gate said no in the last session (it may be waiting for resources being released)")

@@ -95,7 +95,7 @@ def _number(value: float) -> int | float:
 
 def group_data(outcome: GroupOutcome) -> dict[str, Any]:
     return {
-        "queue": outcome.queue,
+        "queue": outcome.queue or None,
         "phase": outcome.phase,
         "startPhase": outcome.start_phase,
         "minMember": outcome.min_member,
@@ -220,10 +220,10 @@ def group_table(outcomes: list[GroupOutcome]) -> Table:
         placed = [node for node in o.pods.values() if node]
         nodes = sorted(set(placed))
         node_text = ", ".join(nodes) if len(nodes) <= 3 else f"{', '.join(nodes[:3])} +{len(nodes) - 3}"
-        reason = "-" if o.reason is None else o.reason[0]
+        reason = o.reason[0] if o.reason is not None else "never-fits" if o.never else "-"
         pods = ", ".join(_pod_cell(p, n, o.pipelined.get(p)) for p, n in o.pods.items()) or "-"
         style = None if o.phase in ("Running", "Completed") else "yellow"
-        table.add([o.key, o.queue, o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
+        table.add([o.key, o.queue or "-", o.phase, str(o.min_member), f"{len(placed)}/{len(o.pods)}", node_text or "-",
                    str(len(o.evicted)) if o.evicted else "-", reason, pods],
                   [None, None, style, None, None, None, None, None, None], item={"name": o.key, **group_data(o)})
     return table
@@ -262,13 +262,14 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
     else:
         out.write("No PodGroups.\n")
     _pipelined(outcomes, out, view)
-    waiting = [o for o in outcomes if o.reason is not None]
+    waiting = [o for o in outcomes if o.reason is not None or o.never]
     if waiting:
         out.write("\nWhy not running:\n")
         listed = waiting[: view.limit or len(waiting)]
         for o in listed:
-            assert o.reason is not None
-            write_wrapped(out, f"{o.key}: {o.reason[1]}", "  ", "    ")
+            why = o.reason[1] if o.reason is not None else ""
+            never = f"can never run: {o.never}" if o.never and o.never != why else ""
+            write_wrapped(out, f"{o.key}: {'; '.join(t for t in (why, never) if t)}", "  ", "    ")
         if len(listed) < len(waiting):
             out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
                       "everything)\n")

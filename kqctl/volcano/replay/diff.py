@@ -34,7 +34,7 @@ def outcomes(result: SimulationResult) -> dict[str, Outcome]:
 def outcome(group: GroupOutcome, victims: tuple[str, ...] = ()) -> Outcome:
     """A PodGroup runs when its phase says so (minMember pods scheduled); its placement is how many pods are bound
     and where."""
-    state = "QueueMissing" if group.ignored else group.phase
+    state = "PodGroupMissing" if group.absent else "QueueMissing" if group.ignored else group.phase
     bound = [node for node in group.pods.values() if node]
     running = not group.ignored and group.phase in RUNNING_PHASES
     placement = f"{len(bound)}/{len(group.pods)} pods on {', '.join(sorted(set(bound)))}" if bound else ""

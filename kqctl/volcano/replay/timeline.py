@@ -36,18 +36,17 @@ from kqctl.replay.protocol import Arrival, CycleReport, Reporter, Running, Usage
 from kqctl.replay.report import Eviction
 from kqctl.replay.runtimes import RuntimeAnnotationError, RuntimeDraws, annotated_runtime
 from kqctl.replay.statistics import StepSeries
-from kqctl.volcano.api.models import RESTART_ACTIONS, VOLCANO_SCHEDULER, Pod, PodGroup
+from kqctl.volcano.api.models import ROOT_QUEUE, VOLCANO_SCHEDULER, Pod, PodGroup
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import changes
+from kqctl.volcano.engine.changes import COMPLETED, DELETED  # noqa: F401 (DELETED: replay.report's)
 from kqctl.volcano.engine.framework import SCHEDULED_STATUSES, JobInfo
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, settle
 
 DEFAULT_PERIOD_MS = 1000  # vc-scheduler's --schedule-period default (cmd/scheduler/app/options)
 TICK = ("tick",)
 RULES = ("VC-R1", "VC-R2", "VC-R3", "VC-R4", "VC-R5")
-FAILED, ABORTED, TERMINATED, COMPLETED, DELETED, IGNORED = (
-    "Failed", "Aborted", "Terminated", "Completed", "Deleted", "QueueMissing")
-_ENDED_BY_ACTION = {"AbortJob": ABORTED, "TerminateJob": TERMINATED, "CompleteJob": COMPLETED}
+IGNORED, ABSENT = "QueueMissing", "PodGroupMissing"
 
 
 class RuntimeDeclarationError(ValueError):
@@ -150,6 +149,7 @@ class VolcanoTimeline:
         self.retries: dict[str, int] = {}
         self.nominated: dict[str, str] = {}
         self.held: dict[str, _Usage] = {}
+        self.ancestors: dict[str, tuple[str, ...]] = {}  # queue -> the ancestors its usage adds to (root left out)
         self.evictions: list[Eviction] = []
         self.sessions = 0
         self.livelocks = 0
@@ -214,7 +214,7 @@ class VolcanoTimeline:
             # Waiting counts from the start or the arrival, whichever is later (a snapshot's age is no wait).
             arrivals.append(Arrival(key, max(0, self._ms(group.creation)), runtime))
             if job is None and key not in self.future:
-                self.ended[key] = IGNORED
+                self.ended[key] = ABSENT if group.absent else IGNORED
         self.seen.add(self.state_hash)
         return arrivals, running
 
@@ -224,9 +224,10 @@ class VolcanoTimeline:
         """VC-R2: a PodGroup created now joins the cluster with its pods (present ones are there already)."""
         if key in self.future:
             self.future.discard(key)
-            job = changes.add_group(self.cache, self.snapshot, self.snapshot.pod_groups[key], self.members[key])
+            group = self.snapshot.pod_groups[key]
+            job = changes.add_group(self.cache, self.snapshot, group, self.members[key])
             if job is None:
-                self.ended[key] = IGNORED
+                self.ended[key] = ABSENT if group.absent else IGNORED
                 return False
             self._set_phase(key, job.phase)
             self._changed(now, reporter, external=True)
@@ -337,56 +338,53 @@ class VolcanoTimeline:
 
     def _controller(self, key: str, pods: list[str], now: int) -> str:
         job = self.cache.jobs[key]
-        policy = self.snapshot.eviction_policies.get(key)
-        if policy is None:  # not a vcjob: each pod's own controller, if it has one
-            bare = [p for p in pods if not job.tasks[p].pod.controller]
-            changes.delete_tasks(self.cache, job, bare)
-            self.deleted_pods += len(bare)
-            if not job.tasks:
-                self._end(key, DELETED, now)
-            return "deleted: a bare pod is not made again" if bare else "made again by its controller"
-        action = policy.action(job.tasks[pods[0]].role)
-        if action in RESTART_ACTIONS:
+        decided = changes.after_eviction(self.snapshot, job, pods, self.retries.get(key, 0))
+        if decided.retry:
             self.retries[key] = self.retries.get(key, 0) + 1
-            if self.retries[key] >= policy.max_retry:
-                self._end(key, FAILED, now)
-                return f"{action}: the job failed after {policy.max_retry} restarts (maxRetry)"
-            if action == "RestartPod":
-                return f"{action}: the pod made again"
-            role = job.tasks[pods[0]].role
-            targets = [t.key for t in job.tasks.values() if action != "RestartTask" or t.role == role]
-            for target in targets:
-                self._unbind(key, target, now, job)
-            changes.recreate_tasks(self.cache, job, targets)
-            return f"{action}: {'the task' if action == 'RestartTask' else 'the job'} restarted " \
-                   f"(retry {self.retries[key]} of {policy.max_retry})"
-        if action in _ENDED_BY_ACTION:
-            self._end(key, _ENDED_BY_ACTION[action], now)
-            return f"{action}: the job's pods are deleted"
-        return f"{action}: the pod made again, pending"
-
-    def _end(self, key: str, why: str, now: int) -> None:
-        """The job's pods are gone for good: it leaves the scheduler's cache."""
-        job = changes.finish_group(self.cache, key)
-        if job is not None:
+        self.deleted_pods += len(decided.deleted)
+        for target in decided.restarted:
+            self._unbind(key, target, now, job)
+        if decided.ended:
             for task in job.tasks.values():
                 self._unbind(key, task.key, now, job)
-        self.ended[key] = why
-        self._set_phase(key, why)
+        changes.apply_after_eviction(self.cache, job, decided)
+        if decided.ended:
+            self.ended[key] = decided.ended
+            self._set_phase(key, decided.ended)
+        return decided.outcome
 
     # --- state: where pods are, phases, usage ----------------------------------------------------------
 
     def _bind(self, key: str, pod_key: str, node: str, at: int, job: JobInfo, sign: int) -> None:
         self.pod_node[pod_key] = node
         self.state_hash ^= hash((pod_key, node))
-        self._usage(job.queue).change(at, dict(job.tasks[pod_key].pod.request), sign)
+        self._held_by(job.queue, at, dict(job.tasks[pod_key].pod.request), sign)
 
     def _unbind(self, key: str, pod_key: str, at: int, job: JobInfo) -> None:
         node = self.pod_node.pop(pod_key, None)
         if node is None:
             return
         self.state_hash ^= hash((pod_key, node))
-        self._usage(job.queue).change(at, dict(job.tasks[pod_key].pod.request), -1)
+        self._held_by(job.queue, at, dict(job.tasks[pod_key].pod.request), -1)
+
+    def _held_by(self, queue: str, at: int, request: dict[str, int], sign: int) -> None:
+        """The queue holds the pod's request; under hierarchical capacity so does every ancestor below root (a
+        leaf's usage is added to each, as simulate's queue report has it: ``buildHierarchicalQueueAttrs``)."""
+        for name in (queue, *self._ancestors(queue)):
+            self._usage(name).change(at, request, sign)
+
+    def _ancestors(self, queue: str) -> tuple[str, ...]:
+        found = self.ancestors.get(queue)
+        if found is None:
+            chain: list[str] = []
+            if self.snapshot.conf.capacity_hierarchy:
+                current = self.snapshot.queues.get(queue)
+                while current is not None and current.parent_name and current.parent_name != ROOT_QUEUE \
+                        and current.parent_name not in chain and current.parent_name != queue:
+                    chain.append(current.parent_name)
+                    current = self.snapshot.queues.get(current.parent_name)
+            found = self.ancestors[queue] = tuple(chain)
+        return found
 
     def _set_phase(self, key: str, phase: str) -> bool:
         old = self.phases.get(key)

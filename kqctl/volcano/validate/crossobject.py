@@ -20,7 +20,7 @@ from kqctl.findings import Finding, Severity, error, warning
 from kqctl.k8s.kinds import split_api_version
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
-from kqctl.volcano.api.models import DEFAULT_QUEUE, ROOT_QUEUE
+from kqctl.volcano.api.models import DEFAULT_QUEUE, GROUP_NAME_ANNOTATION, ROOT_QUEUE, VOLCANO_SCHEDULER
 from kqctl.volcano.kinds import BATCH_GROUP, GROUP, SCHEDULER_CONF_FILE, SCHEDULER_CONFIGMAP
 from kqctl.volcano.validate import admission_policy
 from kqctl.volcano.validate.queue_mutate import mutated_on_create
@@ -77,7 +77,8 @@ def cross_object_findings(objects: Sequence[LoadedObject], closed: bool, context
     queues = [o for o in objects if _is(o, GROUP, "Queue")]
     found: Found = []
     if not queues and not any(_is(o, GROUP, "PodGroup") or _is(o, BATCH_GROUP, "Job") or o.info is SCHEDULER_CONF_FILE
-                              or (o.kind == "ConfigMap" and o.name == SCHEDULER_CONFIGMAP) for o in objects):
+                              or (o.kind == "ConfigMap" and o.name == SCHEDULER_CONFIGMAP) or _volcano_pod(o)
+                              for o in objects):
         return found  # nothing of Volcano's in the input
     requests = plan(queues, context)
     result = apply(requests, context, found)
@@ -308,7 +309,48 @@ def workload_findings(objects: Sequence[LoadedObject], result: ApplyResult, clos
             found.extend((obj, f) for f in _vcjob_findings(obj, result, closed))
         elif _is(obj, GROUP, "PodGroup"):
             found.extend((obj, f) for f in _podgroup_findings(obj, result, hierarchical, closed))
+    found.extend(pod_group_findings(objects, closed))
     return found
+
+
+def pod_group_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
+    """VC-POD-PG: a pod of the ``volcano`` scheduler whose annotation scheduling.k8s.io/group-name names a PodGroup
+    the input neither holds nor makes (a vcjob's). The podgroup controller makes no PodGroup for a pod that names
+    one, and the scheduler's cache keeps the pod's job without a scheduling spec and skips it (``Snapshot``): the
+    pod stays Pending. A warning (the PodGroup may exist in the cluster), an error with --closed."""
+    known: set[tuple[str, str]] = set()
+    for obj in objects:
+        if _is(obj, GROUP, "PodGroup") and obj.name:
+            known.add((obj.namespace or "default", obj.name))
+        elif _is(obj, BATCH_GROUP, "Job") and obj.name:
+            uid = obj.metadata.get("uid")
+            known.add((obj.namespace or "default", obj.name))  # the job controller's PodGroup: <job> or <job>-<uid>
+            if isinstance(uid, str) and uid:
+                known.add((obj.namespace or "default", f"{obj.name}-{uid}"))
+    found: Found = []
+    for obj in objects:
+        if not _volcano_pod(obj):
+            continue
+        group = _dict(obj.metadata.get("annotations")).get(GROUP_NAME_ANNOTATION)
+        if not isinstance(group, str) or not group or (obj.namespace or "default", group) in known:
+            continue
+        text = (f"PodGroup {obj.namespace or 'default'}/{group} (annotation {GROUP_NAME_ANNOTATION}) is not in the "
+                "inputs: the podgroup controller makes no PodGroup for a pod that names one, and Volcano's scheduler "
+                "skips a job without its PodGroup, so the pod stays Pending")
+        hint = "create the PodGroup, or remove the annotation to have the podgroup controller make one"
+        maybe = "; not in the inputs, so it may exist in the cluster (--closed makes this an error)"
+        path: FieldPath = ("metadata", "annotations", GROUP_NAME_ANNOTATION)
+        found.append((obj, error("VC-POD-PG", path, text, hint) if closed
+                      else warning("VC-POD-PG", path, text, hint + maybe)))
+    return found
+
+
+def _volcano_pod(obj: LoadedObject) -> bool:
+    """A Pod of Volcano's scheduler (a pending one is Volcano's to schedule)."""
+    if obj.kind != "Pod" or split_api_version(obj.api_version)[0] != "":
+        return False
+    spec = _dict(obj.body.get("spec"))
+    return spec.get("schedulerName") == VOLCANO_SCHEDULER
 
 
 def _vcjob_findings(obj: LoadedObject, result: ApplyResult, closed: bool) -> list[Finding]:

@@ -33,8 +33,9 @@ def profile(context: Context | None = None) -> ValidationProfile:
         webhooks=webhooks,
         cross_object=functools.partial(cross_object, context=context),
         # cross_object_findings finds nothing without a Queue, a PodGroup, a vcjob or a scheduler configuration
-        # (file or ConfigMap); "Job" and "ConfigMap" of any group count, which is only more often.
-        cross_object_needs=frozenset({"Queue", "PodGroup", "Job", SCHEDULER_CONF_FILE.kind, "ConfigMap"}),
+        # (file or ConfigMap) or a pod of the volcano scheduler (VC-POD-PG); "Job", "ConfigMap" and "Pod" of any group
+        # count, which is only more often.
+        cross_object_needs=frozenset({"Queue", "PodGroup", "Job", SCHEDULER_CONF_FILE.kind, "ConfigMap", "Pod"}),
     )
 
 
