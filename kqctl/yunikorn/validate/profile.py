@@ -168,6 +168,8 @@ def merged_config_maps(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObje
         return found
     merged = configmap.flatten([obj.body for obj in ordered])
     winner = merged.queue_config()
+    if winner is None and merged.config_key in merged.refused:
+        return found  # its value is not a string: the schema's error (SCHEMA-TYPE) says so, the server refuses it
     if winner is None:
         last = ordered[-1]
         names = " nor ".join(obj.name or "" for obj in ordered)
