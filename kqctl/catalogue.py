@@ -741,6 +741,13 @@ _rule("YK-AUDIT-NO-GUARANTEE", "info", "kqctl", "Preemption is enabled but no qu
       "YuniKorn never preempts")
 _rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods YuniKorn rejects: no placement rule takes their "
       "application, or its queue refuses it (YK-V28)")
+_rule("YK-CONFIGMAP-SETTING", "warning", "yunikorn-shim", "A typed setting of the ConfigMaps "
+      "(service.schedulingInterval, service.disableGangScheduling, kubernetes.qps, ...) does not parse: the shim "
+      "refuses the whole configuration",
+      "The shim parses durations (time.ParseDuration), integers and booleans (strconv.ParseBool) without trimming; "
+      "one failure fails the whole ConfigMap load: at start-up the shim exits, on a change it ignores every key of "
+      "the change, the queue configuration included. The webhook validates only the queue configuration, so the "
+      "ConfigMap is stored. kqctl uses the setting's default.")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 
