@@ -720,10 +720,16 @@ _rule("YK-RESERVE", "-", "yunikorn-core", "A pod no node takes, older than 2 s a
       "reserves the unreserved node it fits best by size, full or not; no other pod is placed there until it runs or "
       "gives the node up", "yunikorn-core Application.tryNodes. Every pending pod is tried again on every cycle: when "
       "a reservation ends, a pod that found every node reserved may reserve that node.")
-_rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
-      "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
-      "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "
-      "close to.")
+_rule("YK-PL-QUEUE", "warning", "yunikorn-core", "Placement does not put the pod's application in the queue the "
+      "pod names: the queue does not exist and no placement rule creates it, it is a parent queue, the user may not "
+      "submit to it (submitacl/adminacl up the tree), or no rule takes a pod's queue; the application is rejected or "
+      "placed elsewhere", "validate asks the engine's own placement (the rules in order, each rule's queue checked "
+      "for a leaf and for submit access) and names the reason of the rule that named the queue. Queue paths are "
+      "case-insensitive and start at root; a name without root. is looked up under root. kqctl names the existing "
+      "queues a missing name is close to. An ACL left out is nobody: with no submitacl anywhere nobody may submit.")
+_rule("YK-PL-REJECTED", "warning", "yunikorn-core", "YuniKorn rejects the pod's application for another reason than "
+      "its queue label: no placement rule places it, its queue cannot be created, or the queue refuses it (a gang "
+      "application, YK-V28)")
 _rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaranteed resources add up to more "
       "than their parent's max", "Dynamic queues (child templates, namespace annotations) are never validated: "
       "their guarantees cannot all be met at once.")
