@@ -739,8 +739,10 @@ _rule("YK-AUDIT-OVER-MAX", "warning", "kqctl", "A queue holds more than its max:
       "until pods finish", "A max lowered under running pods, or pods bound before YuniKorn saw them, leave a queue "
       "above its max; its headroom is negative. Quota preemption brings it back only with the partition's "
       "preemption.quotapreemptionenabled and the queue's quota.preemption.delay.")
-_rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
-      "path: it never runs")
+_rule("YK-AUDIT-NEVER-FITS", "warning", "kqctl", "A pending pod can never get in as configured: it asks more than a "
+      "max up its queue's path (the root's is the cluster), a user or group limit, or any node can hold",
+      "The same answer simulate gives (inadmissible, --fail-on inadmissible): what only configuration and nodes "
+      "decide, never what finishing pods would free.")
 _rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "
       "offset while that sibling has anything pending")
 _rule("YK-AUDIT-NO-GUARANTEE", "info", "kqctl", "Preemption is enabled but no queue is guaranteed anything: "
