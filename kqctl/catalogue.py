@@ -739,10 +739,16 @@ _rule("YK-RESERVE", "-", "yunikorn-core", "A pod no node takes, older than 2 s a
       "reserves the unreserved node it fits best by size, full or not; no other pod is placed there until it runs or "
       "gives the node up", "yunikorn-core Application.tryNodes. Every pending pod is tried again on every cycle: when "
       "a reservation ends, a pod that found every node reserved may reserve that node.")
-_rule("YK-PL-QUEUE", "warning", "yunikorn-core", "A pod names a queue that does not exist and that no placement "
-      "rule creates: its application is rejected or placed elsewhere", "Queue paths are case-insensitive and "
-      "start at root; a name without root. is looked up under root. kqctl names the existing queues the name is "
-      "close to.")
+_rule("YK-PL-QUEUE", "warning", "yunikorn-core", "Placement does not put the pod's application in the queue the "
+      "pod names: the queue does not exist and no placement rule creates it, it is a parent queue, the user may not "
+      "submit to it (submitacl/adminacl up the tree), or no rule takes a pod's queue; the application is rejected or "
+      "placed elsewhere", "validate asks the engine's own placement (the rules in order, each rule's queue checked "
+      "for a leaf and for submit access) and names the reason of the rule that named the queue. Queue paths are "
+      "case-insensitive and start at root; a name without root. is looked up under root. kqctl names the existing "
+      "queues a missing name is close to. An ACL left out is nobody: with no submitacl anywhere nobody may submit.")
+_rule("YK-PL-REJECTED", "warning", "yunikorn-core", "YuniKorn rejects the pod's application for another reason than "
+      "its queue label: no placement rule places it, its queue cannot be created, or the queue refuses it (a gang "
+      "application, YK-V28)")
 _rule("YK-AUDIT-GUARANTEED-OVER-MAX", "warning", "kqctl", "The children's guaranteed resources add up to more "
       "than their parent's max", "Dynamic queues (child templates, namespace annotations) are never validated: "
       "their guarantees cannot all be met at once.")
@@ -752,14 +758,23 @@ _rule("YK-AUDIT-OVER-MAX", "warning", "kqctl", "A queue holds more than its max:
       "until pods finish", "A max lowered under running pods, or pods bound before YuniKorn saw them, leave a queue "
       "above its max; its headroom is negative. Quota preemption brings it back only with the partition's "
       "preemption.quotapreemptionenabled and the queue's quota.preemption.delay.")
-_rule("YK-AUDIT-MAX-BELOW-POD", "warning", "kqctl", "A pending pod asks more than the smallest max up its queue's "
-      "path: it never runs")
+_rule("YK-AUDIT-NEVER-FITS", "warning", "kqctl", "A pending pod can never get in as configured: it asks more than a "
+      "max up its queue's path (the root's is the cluster), a user or group limit, or any node can hold",
+      "The same answer simulate gives (inadmissible, --fail-on inadmissible): what only configuration and nodes "
+      "decide, never what finishing pods would free.")
 _rule("YK-AUDIT-FENCED-BEHIND", "info", "kqctl", "A fenced queue is always behind a fenced sibling with a higher "
       "offset while that sibling has anything pending")
 _rule("YK-AUDIT-NO-GUARANTEE", "info", "kqctl", "Preemption is enabled but no queue is guaranteed anything: "
       "YuniKorn never preempts")
 _rule("YK-AUDIT-REJECTED", "warning", "yunikorn-core", "Pods YuniKorn rejects: no placement rule takes their "
       "application, or its queue refuses it (YK-V28)")
+_rule("YK-CONFIGMAP-SETTING", "warning", "yunikorn-shim", "A typed setting of the ConfigMaps "
+      "(service.schedulingInterval, service.disableGangScheduling, kubernetes.qps, ...) does not parse: the shim "
+      "refuses the whole configuration",
+      "The shim parses durations (time.ParseDuration), integers and booleans (strconv.ParseBool) without trimming; "
+      "one failure fails the whole ConfigMap load: at start-up the shim exits, on a change it ignores every key of "
+      "the change, the queue configuration included. The webhook validates only the queue configuration, so the "
+      "ConfigMap is stored. kqctl uses the setting's default.")
 _rule("YK-CONFIGMAP", "warning", "yunikorn-shim", "How the two ConfigMaps combine: yunikorn-configs over "
       "yunikorn-defaults key by key, binaryData .gz keys gunzipped, service.policyGroup choosing the key")
 

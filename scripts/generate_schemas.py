@@ -176,6 +176,7 @@ CORE_KINDS = (
     ("batch", "v1", "Job", "V1Job"),
     ("", "v1", "Pod", "V1Pod"),
     ("", "v1", "Node", "V1Node"),  # Volcano's node fit and Kueue's topology read nodes
+    ("", "v1", "ConfigMap", "V1ConfigMap"),  # YuniKorn's two ConfigMaps (yunikorn-defaults, yunikorn-configs)
 )
 
 # Quantity-typed fields: the client types them ``str``/``dict(str, str)``, but the API server parses a
@@ -215,6 +216,7 @@ _PRIMITIVES: dict[str, dict[str, Any]] = {
     "int": {"type": "integer", "minimum": INT_RANGES["int64"][0], "maximum": INT_RANGES["int64"][1]},
     "float": {"type": "number"},
     "bool": {"type": "boolean"},
+    "bytes": {"type": "string", "format": "byte"},  # base64 in JSON (ConfigMap binaryData)
     "datetime": {"type": "string", "format": "date-time"},
     "date": {"type": "string", "format": "date"},
     "object": {"type": "object"},

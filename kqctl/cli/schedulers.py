@@ -108,6 +108,8 @@ class Scheduler:
     claims: Callable[[Iterable[LoadedObject]], bool] = _claims_nothing
     # What a document with neither apiVersion nor kind is read as when --scheduler names this scheduler.
     configuration_kind: KindInfo | None = None
+    # What it reads, in words: the hint of an object skipped as a kind it does not read (LOAD-SKIPPED).
+    reads: str = ""
 
     @property
     def groups(self) -> frozenset[str]:
@@ -115,25 +117,37 @@ class Scheduler:
 
 
 SCHEDULERS: dict[str, Scheduler] = {
-    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation, _kueue_releases),
+    "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation, _kueue_releases,
+                       reads="Kueue objects (kueue.x-k8s.io), Namespaces, PriorityClasses, LimitRanges, Jobs, Pods "
+                             "and Nodes"),
     "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation,
-                         _volcano_releases, claims=volcano_kinds.claims),
+                         _volcano_releases, claims=volcano_kinds.claims,
+                         reads=f"Volcano objects (Queues, PodGroups, vcjobs), the ConfigMap "
+                               f"{volcano_kinds.SCHEDULER_CONFIGMAP} (by name) or a bare volcano-scheduler.conf, "
+                               "Nodes, Namespaces, PriorityClasses, LimitRanges and Pods"),
     "yunikorn": Scheduler("yunikorn", "YuniKorn", yunikorn_kinds.KINDS, _yunikorn_read_plan, _yunikorn_validation,
                           _yunikorn_releases, yunikorn_kinds.recognise, _yunikorn_claims,
-                          yunikorn_kinds.QUEUES_CONFIG),
+                          yunikorn_kinds.QUEUES_CONFIG,
+                          reads=f"the ConfigMaps {' and '.join(yunikorn_kinds.CONFIG_MAP_NAMES)} (by name, no other "
+                                "ConfigMap) or a bare queues.yaml, Pods (schedulerName "
+                                f"{yunikorn_kinds.SCHEDULER_NAME}; others occupy their node), Nodes, Namespaces, "
+                                "PriorityClasses and LimitRanges"),
 }
 DEFAULT = "kueue"  # what an input holding only core kinds (Jobs, Pods, Namespaces) is read for
 ALL_KINDS = KindRegistry((*CORE_KINDS, *(info for s in SCHEDULERS.values() for info in s.kinds)),
-                         tuple(s.recognise for s in SCHEDULERS.values() if s.recognise is not None))
+                         tuple(s.recognise for s in SCHEDULERS.values() if s.recognise is not None),
+                         "; ".join(f"for {s.product}: {s.reads}" for s in SCHEDULERS.values()))
 
 
 def kinds_for(requested: str | None) -> KindRegistry:
     """The kinds to read the input with: with --scheduler, its configuration files need no recognisable keys."""
     chosen = named(requested)
-    if chosen is None or chosen.configuration_kind is None:
+    if chosen is None:
         return ALL_KINDS
+    if chosen.configuration_kind is None:
+        return KindRegistry(ALL_KINDS, ALL_KINDS.recognisers, chosen.reads)
     named_kind = functools.partial(_configuration_file, chosen.configuration_kind)
-    return KindRegistry(ALL_KINDS, (named_kind, *ALL_KINDS.recognisers))
+    return KindRegistry(ALL_KINDS, (named_kind, *ALL_KINDS.recognisers), chosen.reads)
 
 
 def _configuration_file(kind: KindInfo, body: Mapping[str, Any]) -> KindInfo | None:

@@ -75,7 +75,9 @@ Recogniser = Callable[[Mapping[str, Any]], "KindInfo | None"]
 class KindRegistry:
     """Every kind kqctl reads, by (group, kind), and the recognisers of documents known by their content."""
 
-    def __init__(self, kinds: Iterable[KindInfo], recognisers: Iterable[Recogniser] = ()) -> None:
+    def __init__(self, kinds: Iterable[KindInfo], recognisers: Iterable[Recogniser] = (), reads: str = "") -> None:
+        # What these kinds are, in words, for the hint of an object skipped as not read ("" when not told).
+        self.reads = reads
         self._kinds: dict[tuple[str, str], KindInfo] = {}
         for info in kinds:
             known = self._kinds.get((info.group, info.kind))

@@ -218,7 +218,7 @@ def _object(kinds: KindRegistry, document: Document, prefix: FieldPath, body: An
         # spelling of a kind kqctl reads (kind: pod) is known to be unserved, any other kind may well exist.
         obj.findings.append(_no_match(kinds, obj, group))
     elif obj.info is None:
-        obj.findings.append(_skipped(obj, strict))
+        obj.findings.append(_skipped(obj, strict, kinds.reads))
     elif obj.version not in obj.info.versions:
         obj.findings.append(error("LOAD-VERSION", ("apiVersion",),
                                   f'no matches for kind "{obj.kind}" in version "{obj.api_version}"',
@@ -253,9 +253,11 @@ def _no_match(kinds: KindRegistry, obj: LoadedObject, group: str) -> Finding:
     return error("LOAD-NO-MATCH", ("kind",), f'no matches for kind "{obj.kind}" in version "{obj.api_version}"', hint)
 
 
-def _skipped(obj: LoadedObject, strict: bool) -> Finding:
+def _skipped(obj: LoadedObject, strict: bool, reads: str) -> Finding:
+    """An object no kind of the registry takes; the hint says what the registry reads (the scheduler's own words
+    when --scheduler names one)."""
     message = f"{obj.kind} ({obj.api_version}) is not a kind kqctl reads; skipped"
-    hint = "kqctl reads Kueue objects, Namespaces, PriorityClasses, LimitRanges, Jobs and Pods"
+    hint = f"kqctl reads {reads}" if reads else None
     return error("LOAD-SKIPPED", ("kind",), message, hint) if strict else warning(
         "LOAD-SKIPPED", ("kind",), message, hint)
 

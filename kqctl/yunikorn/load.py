@@ -21,7 +21,7 @@ from kqctl.k8s.pods import LimitRangeSummary, spec_requests, summarize_limit_ran
 from kqctl.k8s.quantity import QuantityError, parse_quantity, resource_value
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.validate.schema import validate_schema
-from kqctl.yunikorn import kinds
+from kqctl.yunikorn import kinds, settings
 from kqctl.yunikorn.api import configmap, names
 from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config, parse_config_node
 from kqctl.yunikorn.api.decoding import from_yaml_node
@@ -43,9 +43,9 @@ TASK_GROUP_NAME = DOMAIN + "task-group-name"
 TASK_GROUPS = DOMAIN + "task-groups"
 DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
-GENERATE_UNIQUE_APP_IDS = "admissionController.filtering.generateUniqueAppId"
-DISABLE_GANG_SCHEDULING = "service.disableGangScheduling"
-SCHEDULING_INTERVAL = "service.schedulingInterval"
+GENERATE_UNIQUE_APP_IDS = settings.GENERATE_UNIQUE_APP_IDS
+DISABLE_GANG_SCHEDULING = settings.DISABLE_GANG_SCHEDULING
+SCHEDULING_INTERVAL = settings.SCHEDULING_INTERVAL
 DEFAULT_SCHEDULING_INTERVAL_MS = 1000  # k8shim conf.DefaultSchedulingInterval
 RUNTIME_ANNOTATION = "kqctl.dev/runtime"  # kqctl's own: how long a pod runs in a replay
 _TERMINATED = ("Succeeded", "Failed")
@@ -160,24 +160,23 @@ def _unique_app_ids(objects: list[LoadedObject]) -> bool:
 
 
 def scheduling_interval(objects: list[LoadedObject]) -> int:
-    """``service.schedulingInterval`` of the two ConfigMaps (k8shim ``parser.durationVar``: a Go duration; one that
-    does not parse keeps the default, 1 s; 0 or less makes ``wait.Until`` loop without pause: 1 ms here), in whole
-    milliseconds."""
-    from kqctl.yunikorn.engine.properties import parse_go_duration
-
-    maps = [obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
-            if obj.info is kinds.CONFIG_MAP and obj.name == name]
-    entry = configmap.flatten(maps).entries.get(SCHEDULING_INTERVAL)
-    value = parse_go_duration(entry.text.strip()) if entry is not None else None
-    return DEFAULT_SCHEDULING_INTERVAL_MS if value is None else max(1, value // 1_000_000)
+    """``service.schedulingInterval`` of the two ConfigMaps (k8shim ``parser.durationVar``: a Go duration; one the
+    shim refuses fails its whole configuration, and kqctl uses the default, 1 s (validate warns,
+    YK-CONFIGMAP-SETTING); 0 or less makes ``wait.Until`` loop without pause: 1 ms here), in whole milliseconds."""
+    text = settings.value(_flattened(objects), settings.SCHEDULING_INTERVAL)
+    nanos = settings.duration(text) if text is not None else None
+    return DEFAULT_SCHEDULING_INTERVAL_MS if nanos is None else max(1, nanos // 1_000_000)
 
 
 def _setting(objects: list[LoadedObject], key: str) -> bool:
-    """A boolean setting of the two ConfigMaps (``strconv.ParseBool``; anything else keeps the default, false)."""
-    maps = [obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
-            if obj.info is kinds.CONFIG_MAP and obj.name == name]
-    entry = configmap.flatten(maps).entries.get(key)
-    return entry is not None and entry.text.strip() in ("1", "t", "T", "TRUE", "true", "True")
+    """A boolean setting of the two ConfigMaps (``strconv.ParseBool``; one the shim refuses: the default, false)."""
+    text = settings.value(_flattened(objects), key)
+    return text is not None and settings.boolean(text) is True
+
+
+def _flattened(objects: list[LoadedObject]) -> configmap.Flattened:
+    return configmap.flatten([obj.body for name in kinds.CONFIG_MAP_NAMES for obj in objects
+                              if obj.info is kinds.CONFIG_MAP and obj.name == name])
 
 
 # --- core objects -----------------------------------------------------------------------------------

@@ -4,8 +4,11 @@ file, or the ConfigMap key YuniKorn reads) without editing it.
 The queue is named by its path from ``root`` in partition ``default`` (``root.tenant1``); the field is one of
 ``properties.KEY`` (a property; its key may hold dots: ``properties.priority.offset``),
 ``resources.guaranteed.RESOURCE`` or ``resources.max.RESOURCE``, ``maxapplications``, ``submitacl``, ``adminacl``.
-The edited configuration then goes through the same checks as a file's (validate's, YuniKorn's validator), so a
-value YuniKorn would refuse is refused. Every mistake is a usage error naming the override.
+The edited configuration then goes through the same checks as a file's (validate's, YuniKorn's validator): what
+they find at the field the override sets and did not find before (an unknown property key, a value that does not
+parse, a resource pods never ask for, a value YuniKorn refuses) is a usage error naming the override, with
+validate's message and hint. Every mistake is a usage error naming the override; a queue that is not in the
+configuration but that placement creates (a dynamic queue) is named as such.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import yaml
 
 from kqctl.errors import UsageError
+from kqctl.k8s.scalars import LiteralFloat
 from kqctl.load.documents import Document
 from kqctl.load.objects import LoadedObject
 from kqctl.load.overrides import Override
@@ -28,6 +32,7 @@ from kqctl.yunikorn.api.names import DEFAULT_PARTITION, ROOT
 
 FIELDS = ("properties.KEY", "resources.guaranteed.RESOURCE", "resources.max.RESOURCE", "maxapplications",
           "submitacl", "adminacl")
+_HEADS = ("properties", "resources", "maxapplications", "submitacl", "adminacl")
 
 
 def is_queue_override(override: Override, objects: Sequence[LoadedObject]) -> bool:
@@ -48,7 +53,8 @@ def apply_queue_override(objects: Sequence[LoadedObject], override: Override) ->
                          "where)") from None
     if not isinstance(data, dict):
         raise UsageError(f"--set {override.text!r}: the queue configuration holds no partitions to change")
-    _edit(data, override)
+    where = _edit(data, override, objects)
+    _check(text, data, where, override)
     obj = objects[index]
     edited = list(objects)
     if obj.info is kinds.QUEUES_CONFIG:
@@ -57,7 +63,7 @@ def apply_queue_override(objects: Sequence[LoadedObject], override: Override) ->
                                             overridden=(*obj.overridden, ((), override.text)))
     else:
         body = json.loads(json.dumps(obj.body))
-        body.setdefault("data", {})[key] = yaml.safe_dump(data, sort_keys=False)
+        body.setdefault("data", {})[key] = _dump(data)
         edited[index] = dataclasses.replace(obj, body=body,
                                             overridden=(*obj.overridden, (("data", key), override.text)))
     return edited
@@ -67,7 +73,7 @@ def _holder(objects: Sequence[LoadedObject], override: Override) -> tuple[int, s
     """The object whose text YuniKorn reads its queues from: a bare queues.yaml, else the ConfigMap key."""
     for index, obj in enumerate(objects):
         if obj.info is kinds.QUEUES_CONFIG:
-            return index, yaml.safe_dump(obj.body, sort_keys=False), ""
+            return index, _dump(obj.body), ""
     maps = {obj.name: (index, obj) for index, obj in enumerate(objects) if obj.info is kinds.CONFIG_MAP}
     ordered = [maps[name][1].body for name in kinds.CONFIG_MAP_NAMES if name in maps]
     entry = configmap.flatten(ordered).queue_config()
@@ -78,53 +84,136 @@ def _holder(objects: Sequence[LoadedObject], override: Override) -> tuple[int, s
     return index, entry.text, entry.raw_key
 
 
-def _edit(data: dict[str, Any], override: Override) -> None:
+def _edit(data: dict[str, Any], override: Override, objects: Sequence[LoadedObject]) -> tuple[str | int, ...]:
+    """Sets the override's field in ``data``; returns the field's path in it (as validate's findings name it)."""
     partitions = data.get("partitions")
-    partition = next((p for p in partitions if isinstance(p, dict) and str(p.get("name", "")).lower()
-                      == DEFAULT_PARTITION), None) if isinstance(partitions, list) else None
+    number, partition = next(((i, p) for i, p in enumerate(partitions) if isinstance(p, dict) and
+                              str(p.get("name", "")).lower() == DEFAULT_PARTITION), (0, None)) \
+        if isinstance(partitions, list) else (0, None)
     queues = partition.get("queues") if partition is not None else None
     if not isinstance(queues, list) or not queues or not isinstance(queues[0], dict):
         raise UsageError(f"--set {override.text!r}: partition default has no queues to change")
     parts = override.target.split(".")
     queue, path = queues[0], [str(queues[0].get("name", ROOT))]
+    where: tuple[str | int, ...] = ("partitions", number, "queues", 0)
     rest = parts[1:]
     while rest:
-        children = [c for c in queue.get("queues") or [] if isinstance(c, dict)]
-        child = next((c for c in children if str(c.get("name", "")).lower() == rest[0].lower()), None)
-        if child is None:
+        found = next(((i, c) for i, c in enumerate(queue.get("queues") or []) if isinstance(c, dict)
+                      and str(c.get("name", "")).lower() == rest[0].lower()), None)
+        if found is None:
             break
-        queue, path, rest = child, [*path, str(child.get("name"))], rest[1:]
+        index, child = found
+        queue, path, rest, where = child, [*path, str(child.get("name"))], rest[1:], (*where, "queues", index)
     if not rest:
         raise UsageError(f"--set {override.text!r}: no field after the queue path; set one of {', '.join(FIELDS)}")
-    _set_field(queue, rest, ".".join(path), override)
+    if rest[0] not in _HEADS and len(rest) > 1:
+        _dynamic(objects, override, ".".join(path), rest)
+    return (*where, *_set_field(queue, rest, ".".join(path), override))
 
 
-def _set_field(queue: dict[str, Any], field: list[str], path: str, override: Override) -> None:
+def _dynamic(objects: Sequence[LoadedObject], override: Override, configured: str, rest: list[str]) -> None:
+    """The override names a queue below ``configured`` that the configuration does not hold: when placement creates
+    it (a dynamic queue), say so; --set only edits configured queues."""
+    from kqctl.errors import InputError
+    from kqctl.load.objects import LoadResult
+    from kqctl.yunikorn.engine.partition import PartitionError, build_partition
+    from kqctl.yunikorn.load import build_snapshot
+
+    try:
+        partition = build_partition(build_snapshot(LoadResult(list(objects), [])))
+    except (InputError, PartitionError):
+        return
+    for length in range(len(rest), 0, -1):
+        queue = partition.tree.get(".".join([configured, *rest[:length]]).lower())
+        if queue is None or queue.managed:
+            continue
+        apps = sorted(app.app_id for app in partition.apps.values()
+                      if app.queue is not None and (app.queue is queue or queue in app.queue.ancestors()))
+        rules = sorted({app.placement for app in partition.apps.values() if app.app_id in apps and app.placement})
+        made = f" by placement ({', '.join(rules)}) for {', '.join(apps[:3])}{' and more' if len(apps) > 3 else ''}" \
+            if apps else " by placement"
+        raise UsageError(
+            f"--set {override.text!r}: {queue.path} is a dynamic queue, not in the configuration: it is created"
+            f"{made}; --set changes configured queues only: add {queue.path} to the configuration, or change what "
+            f"{configured} gives its dynamic children (its childtemplate, in the file)")
+
+
+def _set_field(queue: dict[str, Any], field: list[str], path: str, override: Override) -> tuple[str, ...]:
+    """Sets the field; returns its path below the queue."""
     value = override.value
     head = field[0]
     if head == "properties" and len(field) > 1:
         properties = queue.setdefault("properties", {}) or {}
         queue["properties"] = properties
-        properties[".".join(field[1:])] = _text(value)
-    elif head == "resources" and len(field) == 3 and field[1] in ("guaranteed", "max"):
+        key = ".".join(field[1:])
+        properties[key] = _text(value)
+        return ("properties", key)
+    if head == "resources" and len(field) == 3 and field[1] in ("guaranteed", "max"):
         resources = queue.setdefault("resources", {}) or {}
         queue["resources"] = resources
         limits = resources.setdefault(field[1], {}) or {}
         resources[field[1]] = limits
         limits[field[2]] = _text(value)
-    elif head == "maxapplications" and len(field) == 1:
+        return ("resources", field[1], field[2])
+    if head == "maxapplications" and len(field) == 1:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise UsageError(f"--set {override.text!r}: maxapplications is a whole number (0: no limit)")
         queue["maxapplications"] = value
-    elif head in ("submitacl", "adminacl") and len(field) == 1:
+        return ("maxapplications",)
+    if head in ("submitacl", "adminacl") and len(field) == 1:
         queue[head] = _text(value)
-    else:
-        children = [str(c.get("name")) for c in queue.get("queues") or [] if isinstance(c, dict)]
-        close = difflib.get_close_matches(head, children, n=1)
-        hint = (f"; queue {path} has no child {head!r} (did you mean {close[0]}?)" if close else
-                f"; queue {path} has children {', '.join(children)}" if children else "")
-        raise UsageError(f"--set {override.text!r}: {'.'.join(field)} is not a queue field: set one of "
-                         f"{', '.join(FIELDS)}{hint}")
+        return (head,)
+    raise UsageError(f"--set {override.text!r}: {'.'.join(field)} is not a queue field: set one of "
+                     f"{', '.join(FIELDS)}{_field_hint(queue, field, path)}")
+
+
+def _field_hint(queue: dict[str, Any], field: list[str], path: str) -> str:
+    """A did-you-mean for a misspelt field (resource.max.vcore), or the queue's children for a misspelt queue."""
+    head = field[0]
+    close_head = difflib.get_close_matches(head.lower(), _HEADS, n=1, cutoff=0.6)
+    if close_head and close_head[0] == "resources" and len(field) == 3:
+        middle = difflib.get_close_matches(field[1].lower(), ("guaranteed", "max"), n=1, cutoff=0.5)
+        return f" (did you mean resources.{middle[0] if middle else field[1]}.{field[2]}?)"
+    if close_head and close_head[0] != head and (close_head[0] != "resources" or len(field) == 3):
+        return f" (did you mean {'.'.join([close_head[0], *field[1:]])}?)"
+    if head == "resources":
+        return " (resources.guaranteed.RESOURCE or resources.max.RESOURCE, e.g. resources.max.vcore)"
+    children = [str(c.get("name")) for c in queue.get("queues") or [] if isinstance(c, dict)]
+    close = difflib.get_close_matches(head, children, n=1)
+    return (f"; queue {path} has no child {head!r} (did you mean {close[0]}?)" if close else
+            f"; queue {path} has children {', '.join(children)}" if children else "")
+
+
+def _check(before: str, after: dict[str, Any], where: tuple[str | int, ...], override: Override) -> None:
+    """validate's checks of the edited configuration: a finding at the field set (or a queue setting it belongs to)
+    that the configuration did not have before refuses the override, with validate's words."""
+    from kqctl.findings import Severity
+    from kqctl.yunikorn.validate.checks import check_config_text
+
+    def related(path: tuple[str | int, ...]) -> bool:
+        shorter = min(len(path), len(where))
+        return len(path) > 4 and path[:shorter] == where[:shorter]
+
+    known = {(f.rule_id, f.path, f.message) for f in check_config_text(before).findings}
+    for finding in check_config_text(_dump(after)).findings:
+        if finding.severity is Severity.INFO or (finding.rule_id, finding.path, finding.message) in known \
+                or not related(finding.path):
+            continue
+        hint = f" ({finding.hint})" if finding.hint else ""
+        raise UsageError(f"--set {override.text!r}: {finding.message} ({finding.rule_id}, as kqctl validate says of "
+                         f"it in a file){hint}")
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML's safe dumper that writes a number the loader kept as written (``vcore: 2.5``) as its text."""
+
+
+_Dumper.add_representer(LiteralFloat, lambda dumper, value: dumper.represent_scalar("tag:yaml.org,2002:float",
+                                                                                     value.text))
+
+
+def _dump(data: Any) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False)
 
 
 def _text(value: Any) -> str:

@@ -230,3 +230,21 @@ def test_schema_type_a_label_yaml_reads_as_a_boolean_is_refused_by_every_command
     assert run.code == 3 and run.out == ""
     # The gate's refusal: validate's finding, its message and then its rule.
     assert f"{path}:8 (document 2): Pod default/p1" in run.err and f"{finding['message']} (SCHEMA-TYPE" in run.err
+
+
+def test_yk_v20_queue_building_stops_at_the_first_failure_as_the_broken_samples_comment_says(tmp_path: Path) -> None:
+    """The broken ConfigMap sample: root's ACL fails queue building first; the child template's vcore: 1.5 is named
+    only once the ACL is fixed (YuniKorn stops at the first queue it cannot build)."""
+    sample = (REPO / BROKEN / "yunikorn-configs.yaml").read_text()
+
+    def v20(text: str) -> list[str]:
+        path = tmp_path / "cm.yaml"
+        path.write_text(text)
+        run = run_kqctl("validate", str(path), "-o", "json")
+        documents = json.loads(run.out)["documents"]
+        return [f["message"] for d in documents for f in d["findings"] if f["ruleId"] == "YK-V20"]
+
+    [first] = v20(sample)
+    assert "multiple spaces found in ACL: 'admins  ops'" in first and "quantity" not in first
+    [then] = v20(sample.replace("admins  ops", "admins ops"))
+    assert then.endswith("invalid quantity")

@@ -145,3 +145,34 @@ def test_yk_parse_other_unreadable_yaml_stays_an_input_error(tmp_path) -> None: 
     path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x\n")
     run = run_kqctl("validate", str(path))
     assert run.code == 3 and "LOAD-UNREADABLE" in run.out
+
+
+NOT_STRINGS = [
+    # (id, the ConfigMap's data as written, the field path of the error, what it must be, its line)
+    ("queue-configuration-as-a-mapping", "data:\n  queues.yaml:\n    partitions: [{name: default}]\n",
+     "data[queues.yaml]", "string", 5),
+    ("data-as-a-list", 'data: ["a"]\n', "data", "object", 4),
+    ("an-integer-setting", "data: {log.level: 5}\n", "data[log.level]", "string", 4),
+    ("binary-data-as-a-mapping", "binaryData:\n  queues.yaml.gz: {a: b}\n", "binaryData[queues.yaml.gz]", "string",
+     5),
+]
+
+
+@pytest.mark.parametrize(("data", "path", "expected", "line"), [case[1:] for case in NOT_STRINGS],
+                         ids=[case[0] for case in NOT_STRINGS])
+@pytest.mark.parametrize("name", ["yunikorn-configs", "yunikorn-defaults"])
+def test_configmap_data_that_is_not_map_string_string_is_refused_as_the_api_server_does(
+        tmp_path, name: str, data: str, path: str, expected: str, line: int) -> None:  # type: ignore[no-untyped-def]
+    manifest = tmp_path / "cm.yaml"
+    manifest.write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: yunikorn}}\n{data}")
+    run = run_kqctl("validate", str(manifest), "-o", "json")
+    assert run.code == 1, run.out + run.err
+    [error] = [f for d in json.loads(run.out)["documents"] for f in d["findings"] if f["severity"] == "error"]
+    assert (error["ruleId"], error["line"]) == ("SCHEMA-TYPE", line)
+    assert error["message"].startswith("Invalid value") and f"{path} in body must be of type {expected}" in \
+        error["message"]
+    # no second story about what YuniKorn would make of a value the server never stores
+    assert not [f for d in json.loads(run.out)["documents"] for f in d["findings"] if f["ruleId"].startswith("YK-V")]
+    refused = run_kqctl("simulate", str(manifest))
+    assert refused.code == 3 and f"{manifest}:{line}" in refused.err and path in refused.err
+    assert "Traceback" not in refused.err

@@ -1,6 +1,7 @@
-"""YK-PL-QUEUE: a pod naming a queue that does not exist and that placement does not create (a typo, most often):
-validate warns with a did-you-mean, explain says so and offers the relabelling it verified; explain --queue lists
-the applications placement rejected (YK-PL) instead of only "nothing pending"."""
+"""YK-PL-QUEUE: a pod naming a queue placement does not put its application in (a typo, a parent queue, a queue the
+user may not submit to): validate warns with the engine's own reason and a did-you-mean, explain says so and offers the
+relabelling it verified; explain --queue lists the applications placement rejected (YK-PL) instead of only "nothing
+pending"."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from kqctl.yunikorn.engine.placement import missing_queue
 QUEUES = ["root.guaranteed", "root.besteffort", "root.team.batch"]
 
 
-def _config(rules: str = "", acl: str = "'*'") -> str:
+def _config(rules: str = "", acl: str | None = "'*'") -> str:
     return ("partitions:\n  - name: default\n" + rules + "    queues:\n      - name: root\n"
-            f"        submitacl: {acl}\n        queues:\n          - name: guaranteed\n"
+            + (f"        submitacl: {acl}\n" if acl is not None else "")
+            + "        queues:\n          - name: guaranteed\n"
             "          - name: besteffort\n          - name: team\n            queues:\n"
             "              - name: batch\n")
 
@@ -72,6 +74,50 @@ def test_yk_pl_queue_validate_warns_about_a_queue_nobody_creates(tmp_path: Path,
     assert finding["field"] == "metadata.labels.queue" and f"did you mean {close}?" in finding["hint"]
 
 
+PROVIDED_CREATE = "    placementrules:\n      - name: provided\n        create: true\n"
+TAG_ONLY = "    placementrules:\n      - name: tag\n        value: namespace\n        create: true\n"
+REFUSED_CASES = [
+    # (id, rules, root's submitacl (None: none), the pod's queue label, rule, message part, hint part)
+    ("parent-queue", "", "'*'", "root.team", "YK-PL-QUEUE",
+     "the pod asks for queue root.team, a parent queue (only a leaf takes applications): YuniKorn rejects",
+     "name a leaf queue below it: root.team.batch"),
+    ("parent-queue-create-does-not-help", PROVIDED_CREATE, "'*'", "root.team", "YK-PL-QUEUE", "a parent queue",
+     "root.team.batch"),
+    ("no-submit-acl-existing-queue", "", None, "root.guaranteed", "YK-PL-QUEUE",
+     "the user nobody may not submit to root.guaranteed", "submitacl"),
+    ("no-submit-acl-queue-to-create", PROVIDED_CREATE, None, "root.other", "YK-PL-QUEUE",
+     "the user nobody may not submit to root (submitacl/adminacl up the tree): YuniKorn rejects",
+     "no submitacl or adminacl on root or a queue above it"),
+    ("empty-submit-acl-queue-to-create", PROVIDED_CREATE, "''", "root.other", "YK-PL-QUEUE",
+     "may not submit to root", "submitacl: '*'"),
+    ("existing-queue-no-rule-takes-the-label", TAG_ONLY, "'*'", "root.guaranteed", "YK-PL-QUEUE",
+     "no placement rule takes the queue a pod names: its application goes to root.default instead",
+     "a provided rule first"),
+    ("no-queue-label-and-nothing-places-it", "", "'*'", "", "YK-PL-REJECTED",
+     "YuniKorn rejects the pod's application w: failed to place application w", "name a queue"),
+]
+
+
+@pytest.mark.parametrize(("rules", "acl", "label", "rule", "message", "hint"), [c[1:] for c in REFUSED_CASES],
+                         ids=[c[0] for c in REFUSED_CASES])
+def test_yk_pl_validate_warns_where_placement_refuses_the_queue_with_the_engines_reason(
+        tmp_path: Path, rules: str, acl: str | None, label: str, rule: str, message: str, hint: str) -> None:
+    path = tmp_path / "in.yaml"
+    path.write_text(text([configmap(_config(rules, acl)), node("n1"), pod("want", label, "w")]))
+    run = run_kqctl("validate", str(path), "-o", "json")
+    assert run.code == 0, run.out
+    found = [f for d in json.loads(run.out)["documents"] for f in d["findings"] if f["ruleId"].startswith("YK-PL")]
+    [finding] = found
+    assert finding["ruleId"] == rule and finding["severity"] == "warning"
+    assert message in finding["message"] and hint in finding["hint"], finding
+    assert "create: true" not in finding["hint"]  # never the hint when a rule creates, or creating would not help
+    assert finding["field"] == ("metadata.labels.queue" if label else "")
+    # one answer: simulate places the application where validate says
+    simulated = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)
+    [state] = [p["state"] for p in simulated["pods"] if p["name"] == "want"]
+    assert (state == "Rejected") == ("YuniKorn rejects" in finding["message"])
+
+
 @pytest.fixture
 def typo(tmp_path: Path) -> Path:
     path = tmp_path / "typo.yaml"
@@ -106,3 +152,4 @@ def test_explain_given_a_queue_path_as_the_pod_points_at_explain_queue() -> None
     run = run_kqctl("explain", "root.tenant1", "samples/yunikorn-priority")
     assert run.code == 2
     assert "root.tenant1 is a queue: kqctl explain --queue root.tenant1" in run.err
+

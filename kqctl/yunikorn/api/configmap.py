@@ -37,6 +37,7 @@ class Entry:
 class Flattened:
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[tuple[str, str, str]] = field(default_factory=list)  # (source, field path key, message)
+    refused: list[str] = field(default_factory=list)  # data keys whose value is not a string (the server refuses)
 
     @property
     def policy_group(self) -> str:
@@ -60,8 +61,11 @@ def flatten(config_maps: Sequence[Mapping[str, Any]]) -> Flattened:
         name = str(metadata.get("name", "")) if isinstance(metadata, Mapping) else ""
         data = body.get("data")
         for key, value in (data.items() if isinstance(data, Mapping) else ()):
-            result.entries[str(key)] = Entry(str(key), str(value) if value is not None else "", name, "data",
-                                             str(key))
+            if value is not None and not isinstance(value, str):
+                # Not map[string]string: the API server refuses the ConfigMap (SCHEMA-TYPE), YuniKorn never sees it.
+                result.refused.append(str(key))
+                continue
+            result.entries[str(key)] = Entry(str(key), value or "", name, "data", str(key))
         binary = body.get("binaryData")
         for key, value in (binary.items() if isinstance(binary, Mapping) else ()):
             stripped, text, problem = decompress(str(key), value)

@@ -13,6 +13,7 @@ from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import Snapshot
 from kqctl.yunikorn.engine import properties as props
+from kqctl.yunikorn.engine.inadmissible import NeverFits
 from kqctl.yunikorn.engine.objects import REJECTED
 from kqctl.yunikorn.engine.partition import Partition, amount_text, build_partition
 from kqctl.yunikorn.engine.queue import Queue
@@ -55,7 +56,7 @@ class AuditReport:
 def audit(snapshot: Snapshot) -> AuditReport:
     partition = build_partition(snapshot)
     rows = tuple(_row(partition, queue) for queue in partition.tree.queues())
-    findings = [*_guarantees(partition), *_over_max(partition), *_unfit_pods(partition), *_fences(partition),
+    findings = [*_guarantees(partition), *_over_max(partition), *_never_fitting_pods(partition), *_fences(partition),
                 *_config_lints(partition), *_preemption(partition)]
     refused = sorted((app for app in partition.apps.values() if app.state == REJECTED), key=lambda a: a.app_id)
     rejected = tuple(sorted(ask.key for app in refused for ask in app.asks))
@@ -153,26 +154,21 @@ def _quota_preemption(partition: Partition, queue: Queue) -> str:
             "preemption.quotapreemptionenabled: true and the queue's quota.preemption.delay)")
 
 
-def _unfit_pods(partition: Partition) -> list[AuditFinding]:
-    """A pod bigger than the smallest max up its queue's path can never run there."""
+def _never_fitting_pods(partition: Partition) -> list[AuditFinding]:
+    """A pending pod that can never get in as configured: simulate's own answer (``inadmissible.NeverFits``, which
+    reads only what no cycle changes: maxes up the path, user and group limits, node totals and predicates), so
+    audit names exactly the pods simulate calls inadmissible."""
+    never = NeverFits(partition)
     found = []
     for path, apps in sorted(partition.leaf_apps.items()):
-        queue = partition.tree.get(path)
-        assert queue is not None
-        limit = partition.max_of(queue)
-        worst: dict[str, tuple[int, str]] = {}
         for app in apps:
-            for ask in app.asks:
-                if ask.allocated:
-                    continue
-                for name, value in ask.resource.items():
-                    if limit and name in limit and value > limit[name] and value > worst.get(name, (0, ""))[0]:
-                        worst[name] = (value, ask.key)
-        for name, (value, key) in sorted(worst.items()):
-            found.append(AuditFinding("YK-AUDIT-MAX-BELOW-POD", "warning", path,
-                                      f"{key} asks {amount_text(name, value)} {name}, more than {path} can ever have "
-                                      f"({amount_text(name, (limit or {})[name])}, the smallest max up its path): it "
-                                      "never runs"))
+            if app.state == REJECTED:
+                continue
+            for ask in sorted(app.asks, key=lambda a: a.key):
+                why = never(ask) if not ask.allocated else ""
+                if why:
+                    found.append(AuditFinding("YK-AUDIT-NEVER-FITS", "warning", path,
+                                              f"{ask.key} can never get in as configured: {why}"))
     return found
 
 

@@ -9,11 +9,15 @@ reservations). Times are nanoseconds since the epoch (only their order and diffe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import NodeInfo, PodInfo
 from kqctl.yunikorn.engine.queue import MIN_PRIORITY, Queue
+
+if TYPE_CHECKING:
+    from kqctl.yunikorn.engine.placement import Placement
 
 NEW = "New"
 ACCEPTED = "Accepted"
@@ -76,6 +80,7 @@ class Application:
     rejected: str = ""  # why placement or AddApplication refused it
     passed_over: str = ""  # rejected by placement: why each rule's queue was not taken ("" when none named one)
     placement: str = ""  # which rule put it where
+    decision: Placement | None = None  # placement's whole decision (None: the rules could not be built, or admitted)
     pending: Resource = field(default_factory=dict)
     allocated: Resource = field(default_factory=dict)
     group: str = ""  # the group its usage is tracked under (G2)

@@ -302,6 +302,7 @@ def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
         return
     submitter = placing.Submitter(app.requested_queue, app.user, app.groups, tags)
     decided = placing.place(partition.rules, submitter, partition.tree.get)
+    app.decision = decided
     if not decided.queue:
         _reject(app, f"failed to place application {app.app_id}: {decided.error}")
         app.placement = decided.rule

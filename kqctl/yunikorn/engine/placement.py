@@ -29,6 +29,8 @@ from kqctl.yunikorn.api.names import (
 from kqctl.yunikorn.engine.queue import Queue
 
 REJECTED = "application rejected: no placement rule matched"
+PARENT_QUEUE = "parent"  # a rule named a parent queue: only a leaf takes applications
+NO_ACCESS = "acl"  # the user may not submit to the queue (or, for one to create, to its nearest existing parent)
 TAG_NAMESPACE = "namespace"
 TAG_PARENT_QUEUE = "namespace.parentqueue"
 
@@ -50,6 +52,7 @@ class Step:
     rule: str
     result: str  # the queue it named ("" for none)
     outcome: str  # why it was taken or passed over
+    refused: str = ""  # why its queue was passed over: PARENT_QUEUE, NO_ACCESS ("" when taken or none named)
 
 
 @dataclass(frozen=True)
@@ -135,16 +138,17 @@ def place(rules: list[RuleConf] | None, app: Submitter, lookup: QueueLookup) -> 
         if name == "":
             steps.append(Step(label, "", _why_nothing(rule, app)))
             continue
-        verdict = _usable(name, app, lookup)
-        steps.append(Step(label, name, verdict or "placed"))
+        refused, verdict = _usable(name, app, lookup)
+        steps.append(Step(label, name, verdict or "placed", refused))
         if verdict:
             continue
         return Placement(name, label, tuple(steps))
     return Placement("", "", tuple(steps), REJECTED)
 
 
-def _usable(name: str, app: Submitter, lookup: QueueLookup) -> str:
-    """"" when the application can go to ``name``; else why the next rule is tried."""
+def _usable(name: str, app: Submitter, lookup: QueueLookup) -> tuple[str, str]:
+    """("", "") when the application can go to ``name``; else why the next rule is tried (PARENT_QUEUE or NO_ACCESS,
+    and the words)."""
     queue = lookup(name)
     if queue is None:
         current = name
@@ -152,13 +156,13 @@ def _usable(name: str, app: Submitter, lookup: QueueLookup) -> str:
             current = current[:current.rindex(DOT)]
             queue = lookup(current)
         if queue is None or not queue.can_submit(app.user, app.groups):
-            return f"the user {app.user} may not submit to {current} (submitacl/adminacl up the tree)"
-        return ""
+            return NO_ACCESS, f"the user {app.user} may not submit to {current} (submitacl/adminacl up the tree)"
+        return "", ""
     if not queue.leaf:
-        return f"{queue.path} is a parent queue, not a leaf"
+        return PARENT_QUEUE, f"{queue.path} is a parent queue, not a leaf"
     if not queue.can_submit(app.user, app.groups):
-        return f"the user {app.user} may not submit to {queue.path} (submitacl/adminacl up the tree)"
-    return ""
+        return NO_ACCESS, f"the user {app.user} may not submit to {queue.path} (submitacl/adminacl up the tree)"
+    return "", ""
 
 
 def _why_nothing(rule: RuleConf | None, app: Submitter) -> str:
@@ -253,14 +257,48 @@ class MissingQueue:
         return f"queue {self.path} does not exist{guess}"
 
 
-def missing_queue(requested: str, lookup: QueueLookup, paths: Sequence[str]) -> MissingQueue | None:
-    """The queue ``requested`` names as the provided rule qualifies it (lower-cased, under root, dots of an
-    unqualified name escaped) when no such queue exists; None when it exists or nothing is named. The did-you-mean
-    draws from ``paths`` (the leaves first: only a leaf takes applications)."""
+def requested_path(requested: str) -> str:
+    """The queue a pod names as the provided rule qualifies it (lower-cased, under root, dots of an unqualified name
+    escaped); "" when it names none."""
     if not requested:
-        return None
+        return ""
     name = requested.lower()
-    path = name if name.startswith(ROOT + DOT) or name == ROOT else f"{ROOT}{DOT}{name.replace(DOT, DOT_REPLACE)}"
+    return name if name.startswith(ROOT + DOT) or name == ROOT else f"{ROOT}{DOT}{name.replace(DOT, DOT_REPLACE)}"
+
+
+@dataclass(frozen=True)
+class QueueRefused:
+    """Why placement did not put an application in the queue its pod names: the decision's own step for that
+    queue (a parent queue, no submit access), or none (the queue does not exist and no rule makes it, or no rule
+    takes the name)."""
+
+    path: str
+    refused: str  # PARENT_QUEUE, NO_ACCESS, or "" (no rule named the queue)
+    outcome: str  # the step's words ("" when no rule named the queue)
+    missing: MissingQueue | None  # the queue does not exist (with the names it is close to)
+
+
+def queue_refused(requested: str, decision: Placement, lookup: QueueLookup,
+                  paths: Sequence[str]) -> QueueRefused | None:
+    """Why ``decision`` (the engine's own, :func:`place`) did not place the application in the queue its pod names;
+    None when it did, or the pod names none."""
+    path = requested_path(requested)
+    if not path or decision.queue == path:
+        return None
+    step = next((s for s in decision.steps if s.result == path and s.refused), None)
+    missing = missing_queue(requested, lookup, paths)
+    if step is not None:
+        return QueueRefused(path, step.refused, step.outcome, missing)
+    return QueueRefused(path, "", "", missing)
+
+
+def missing_queue(requested: str, lookup: QueueLookup, paths: Sequence[str]) -> MissingQueue | None:
+    """The queue ``requested`` names as the provided rule qualifies it (:func:`requested_path`) when no such queue
+    exists; None when it exists or nothing is named. The did-you-mean draws from ``paths`` (the leaves first: only a
+    leaf takes applications)."""
+    path = requested_path(requested)
+    if not path:
+        return None
     if lookup(path) is not None:
         return None
     unescaped = path.replace(DOT_REPLACE, DOT)  # "team.a" was probably meant as root.team.a

@@ -152,7 +152,20 @@ def cross_object(objects: Sequence[LoadedObject], closed: bool) -> Iterable[tupl
     from kqctl.yunikorn.validate.namespaces import annotation_problems
     from kqctl.yunikorn.validate.pods import unknown_queues
 
-    return [*unknown_queues(objects), *annotation_problems(objects), *merged_config_maps(objects)]
+    return [*unknown_queues(objects), *annotation_problems(objects), *merged_config_maps(objects),
+            *setting_problems(objects)]
+
+
+def setting_problems(objects: Sequence[LoadedObject]) -> Iterator[tuple[LoadedObject, Finding]]:
+    """The shim's typed settings (``service.schedulingInterval``, ...) of the merged ConfigMaps that it cannot
+    parse (YK-CONFIGMAP-SETTING), located at the key that wins."""
+    from kqctl.yunikorn import settings
+
+    config_maps = {obj.name: obj for obj in objects if obj.info == kinds.CONFIG_MAP}
+    ordered = [config_maps[name] for name in kinds.CONFIG_MAP_NAMES if name in config_maps]
+    for entry, why in settings.problems(configmap.flatten([obj.body for obj in ordered])):
+        yield config_maps[entry.source], warning("YK-CONFIGMAP-SETTING", (entry.field, entry.raw_key), why,
+                                                 settings.hint(entry.key))
 
 
 def merged_config_maps(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObject, Finding]]:
@@ -168,6 +181,8 @@ def merged_config_maps(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObje
         return found
     merged = configmap.flatten([obj.body for obj in ordered])
     winner = merged.queue_config()
+    if winner is None and merged.config_key in merged.refused:
+        return found  # its value is not a string: the schema's error (SCHEMA-TYPE) says so, the server refuses it
     if winner is None:
         last = ordered[-1]
         names = " nor ".join(obj.name or "" for obj in ordered)
