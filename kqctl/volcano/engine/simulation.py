@@ -143,7 +143,10 @@ def run_to_end(snapshot: Snapshot, options: SimulationOptions | None = None) -> 
         result = run_cached(snapshot, cache)
         settle(cache, result)
         changed = _advance(world, result, session, binds, evictions)
-        _controllers(snapshot, cache, world, result, retries)
+        if options.sessions is None or session < limit:
+            # The controllers act between sessions (VC-R4): after the last of --cycles N, what that session left is
+            # the answer, as Volcano's own session ends (an evicted pod's PodGroup keeps its phase until then).
+            _controllers(snapshot, cache, world, result, retries)
         if options.sessions is None and not changed:
             stop = STEADY
             break
