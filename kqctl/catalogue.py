@@ -712,6 +712,12 @@ _rule("YK-G6", "warning", "yunikorn-shim", "Namespace annotations yunikorn.apach
       "dynamic leaf (never on a configured queue)", "The quota annotation is JSON of Kubernetes quantities, e.g. "
       "{\"cpu\": \"4\", \"memory\": \"8Gi\"}; the shim logs and ignores one that does not parse (validate "
       "warns), and a broken namespace.quota still hides the deprecated namespace.max.cpu/memory.")
+_rule("YK-POD-ANNOTATION", "warning", "yunikorn-shim", "A YuniKorn pod annotation the shim cannot read: it logs "
+      "the problem and carries on with a default (task-groups: no gang; user.info: user nobody with no groups; "
+      "schedulingPolicyParameters: the pair skipped, a 15-minute placeholder timeout or the Soft style)",
+      "task-groups is read unless service.disableGangScheduling is set; the admission controller refuses a pod "
+      "whose user.info does not parse unless its accessControl.bypassAuth is set. kqctl's simulation does as the "
+      "shim does.")
 _rule("YK-G7", "-", "yunikorn-core", "A gang application's placeholders must fit the smallest max on its queue's "
       "path below root, else it is rejected (see YK-V28)")
 _rule("YK-E1", "-", "yunikorn-core", "Preemption precondition: the pod may preempt others (preemptionPolicy is not "

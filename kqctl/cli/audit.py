@@ -54,9 +54,10 @@ def audit_command(
                                     help="Also write a bar chart per resource: FILE.svg or FILE.png."),
     no_headers: bool = options.NoHeadersOption,
     sort_by: str | None = typer.Option(None, "--sort-by", metavar="KEY",
-                                       help="Sort the quota table by a column (e.g. util: each cohort's members "
-                                            "among themselves, the tree kept), the ClusterQueue table by a column "
-                                            "(e.g. pending-workloads) or the findings by severity, rule or object."),
+                                       help="Sort the quota table by a column (e.g. util: each cohort's or parent "
+                                            "queue's members among themselves, the tree kept), Kueue's ClusterQueue "
+                                            "table by a column (e.g. pending-workloads) or its findings by severity, "
+                                            "rule or object; -o json/yaml by a JSONPath into the queues, as kubectl."),
     limit: int = options.LimitOption,
     show_all: bool = options.ShowAllOption,
     strict: bool = options.StrictOption,

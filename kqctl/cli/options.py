@@ -31,7 +31,8 @@ ColorOption = typer.Option("auto", "--color", metavar="WHEN",
 NoHeadersOption = typer.Option(False, "--no-headers", help="Print table rows without the header line.")
 SortByOption = typer.Option(None, "--sort-by", metavar="COLUMN|PATH",
                             help="Sort rows by a column, e.g. priority (names as in the header), or as kubectl by a "
-                                 "JSONPath into the -o json rows, e.g. .priority (orders json, yaml, templates too).")
+                                 "JSONPath into the -o json rows, e.g. .priority (json, yaml and templates sort by a "
+                                 "JSONPath only: a plain word is a field there, as in kubectl).")
 LimitOption = typer.Option(DEFAULT_ROW_LIMIT, "--limit", metavar="N", min=1,
                            help="Show at most N rows per table (json, yaml and name are never limited).")
 ShowAllOption = typer.Option(False, "--show-all", help="Show every table row (no --limit).")

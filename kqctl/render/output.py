@@ -60,22 +60,32 @@ def entries(collection: Any) -> list[Any]:
 
 
 def sorted_by(data: Any, rows: str | None, sort_by: str | None) -> Any:
-    """``data`` with its ``rows`` collection ordered by ``--sort-by`` when that is a JSONPath (a column name
-    orders tables only)."""
+    """``data`` with its ``rows`` collection ordered by ``--sort-by``, a JSONPath into its objects as kubectl takes
+    it: ``{.a.b}``, ``.a.b``, or relaxed, ``a.b``, so a table's column name that is also a field of the objects
+    (``reason``, ``priority``) orders them by that field. A path no object has is a usage error, a column name
+    that is no field (``pending-demand``) included: it names the nearest field, never leaves the rows unsorted
+    without a word."""
     from kqctl.render.columns import is_jsonpath
 
-    if not sort_by or not is_jsonpath(sort_by) or rows is None or not isinstance(data, dict) or rows not in data:
+    if not sort_by or rows is None or not isinstance(data, dict) or rows not in data:
         return data
-    from kqctl.render.jsonpath import TemplateError, sort_key_for, unmatched_sort_path
+    from kqctl.render.jsonpath import TemplateError, relaxed, sort_key_for, unmatched_sort_path
 
+    column = not is_jsonpath(sort_by)
     try:
         key = sort_key_for(sort_by)
     except TemplateError as exc:
+        if column:
+            raise UsageError(f"--sort-by {sort_by!r}: -o json, yaml and templates sort by a JSONPath into the "
+                             f"objects, as kubectl does, and {relaxed(sort_by)} is none (a column's name orders a "
+                             "table only)") from None
         raise UsageError(f"--sort-by: {exc}") from None
     collection = data[rows]
     unmatched = unmatched_sort_path(sort_by, entries(collection))
     if unmatched is not None:
-        raise UsageError(f"--sort-by {sort_by!r}: {unmatched}")
+        shown = "-o json, yaml and templates sort by a JSONPath into the objects, as kubectl does (a column's name " \
+            "orders a table only): " if column else ""
+        raise UsageError(f"--sort-by {sort_by!r}: {shown}{unmatched}")
     if isinstance(collection, dict):
         named = entries(collection)
         order = sorted(range(len(named)), key=lambda i: (key(named[i]), i))

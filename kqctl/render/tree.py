@@ -6,8 +6,13 @@ that ancestor has later siblings: the way ``tree`` and ``kubectl tree`` draw it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from kqctl.errors import UsageError
+from kqctl.render.columns import Column, Table
 
 BRANCH, LAST, PIPE, SPACE = "├─ ", "└─ ", "│  ", "   "
 
@@ -59,3 +64,69 @@ def sorted_siblings(depths: Sequence[int], keys: Sequence[Any]) -> list[int]:
         order.append(index)
         pending.extend(sorted(children[index], key=lambda i: keys[i])[::-1])
     return order
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """One node of a table that lists a tree, one row per resource: ``label`` (the first column, after the tree's
+    glyphs), ``rows`` (per row, the cells of the other columns), ``figures`` (the same shape: the exact value
+    --sort-by orders each cell by, never its human text: "64Gi" after "8"; None sorts last) and ``once`` (the
+    indexes, among the other columns, of the node's own cells: shown on its first row only)."""
+
+    depth: int
+    label: str
+    rows: Sequence[Sequence[str]]
+    figures: Sequence[Sequence[Any]]
+    once: frozenset[int] = frozenset()
+
+
+def tree_table(columns: Sequence[Column], nodes: Sequence[TreeNode], sort_by: str | None = None) -> Table:
+    """The table of a tree listed depth-first; ``sort_by`` (a column's header, any case, '-' or '_' for spaces)
+    orders siblings level by level, each subtree moving with its parent, and each node's rows by that column
+    (a node among its siblings by its first row once sorted), as Kueue's audit orders its quota table. A key that
+    names no column is a usage error with the closest headers."""
+    index = _sort_column(columns, sort_by)
+    ordered = list(nodes)
+    if index is not None:
+        def cell_key(value: Any) -> tuple[int, Any]:
+            return (1, 0) if value is None else (0, value)
+
+        if index == 0:
+            node_keys: list[Any] = [node.label for node in ordered]
+        else:
+            column = index - 1
+            ordered = [_rows_sorted(node, column, cell_key) for node in ordered]
+            node_keys = [cell_key(node.figures[0][column]) if node.figures else (2, 0) for node in ordered]
+        ordered = [ordered[i] for i in sorted_siblings([node.depth for node in ordered], node_keys)]
+    table = Table(columns)
+    for node, prefix in zip(ordered, tree_prefixes([node.depth for node in ordered]), strict=True):
+        for i, cells in enumerate(node.rows):
+            label = prefix + node.label if i == 0 else continuation(prefix)
+            table.add([label, *("" if i and n in node.once else cell for n, cell in enumerate(cells))])
+    return table
+
+
+def _rows_sorted(node: TreeNode, column: int, cell_key: Callable[[Any], tuple[int, Any]]) -> TreeNode:
+    if column in node.once or len(node.rows) < 2:
+        return node
+    order = sorted(range(len(node.rows)), key=lambda r: cell_key(node.figures[r][column]))
+    return TreeNode(node.depth, node.label, [node.rows[r] for r in order], [node.figures[r] for r in order],
+                    node.once)
+
+
+def column_key(key: str) -> str:
+    """A --sort-by key or a header as compared: case, '-', '_', spaces and a leading '.' do not matter."""
+    return key.strip("{}").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
+def _sort_column(columns: Sequence[Column], key: str | None) -> int | None:
+    if not key:
+        return None
+    names = [column_key(c.header) for c in columns]
+    if column_key(key) in names:
+        return names.index(column_key(key))
+    shown = [c.header.lower().replace(" ", "-") for c in columns]
+    close = difflib.get_close_matches(key.strip("{}").lstrip(".").lower().replace("_", "-"), shown, n=2, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise UsageError(f"--sort-by {key!r}: no such column of the audit table{hint} (choose one of: "
+                     f"{', '.join(shown)}; -o json or yaml sort by a JSONPath)")

@@ -64,14 +64,14 @@ def render_validation(
         out.writelines(line + "\n" for line in tap_lines(report, failing, summary))
     elif fmt == "name":
         out.writelines(f"{resource_name(doc)}\n" for doc in report.documents if not doc.valid)
-    elif fmt == "json" and not (sort_by and sort_by.startswith((".", "{", "$"))):
+    elif fmt == "json" and not sort_by:
         out.write(validation_json(report))
     elif fmt == "json" or fmt.startswith(("jsonpath=", "custom-columns=")):
         from kqctl.render.output import write_data
 
         write_data(out, validation_document(report), fmt, rows="documents", sort_by=sort_by, headers=headers)
     elif fmt == "yaml":
-        _render_yaml(report, out)
+        _render_yaml(report, out, sort_by)
     elif fmt == "junit":
         out.write(junit_xml(report))
     elif fmt == "sarif":
@@ -218,10 +218,13 @@ def _finding_dict(doc: DocumentReport, finding: Finding) -> dict[str, Any]:
     }
 
 
-def _render_yaml(report: ValidationReport, out: TextIO) -> None:
+def _render_yaml(report: ValidationReport, out: TextIO, sort_by: str | None = None) -> None:
     import yaml
 
-    yaml.safe_dump(validation_document(report), out, sort_keys=False, default_flow_style=False)
+    from kqctl.render.output import sorted_by
+
+    document = sorted_by(validation_document(report), "documents", sort_by)
+    yaml.safe_dump(document, out, sort_keys=False, default_flow_style=False)
 
 
 # --- junit ----------------------------------------------------------------------------------------

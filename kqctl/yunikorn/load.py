@@ -61,7 +61,7 @@ def build_snapshot(result: LoadResult, now: datetime | None = None) -> Snapshot:
         by_kind.setdefault(obj.kind, []).append(obj)
     snapshot = Snapshot(config=config_source(objects), now=now or datetime.now(timezone.utc).replace(microsecond=0))
     snapshot.generate_unique_app_ids = _unique_app_ids(objects)
-    snapshot.gang_disabled = _setting(objects, DISABLE_GANG_SCHEDULING)
+    snapshot.gang_disabled = gang_scheduling_disabled(objects)
     snapshot.scheduling_interval = scheduling_interval(objects)
     classes = {obj.name or "": obj.body for obj in by_kind.get("PriorityClass", [])}
     snapshot.priority_classes = {name: (_int(body.get("value")), _allow_preemption(body)) for name, body in
@@ -166,6 +166,11 @@ def scheduling_interval(objects: list[LoadedObject]) -> int:
     text = settings.value(_flattened(objects), settings.SCHEDULING_INTERVAL)
     nanos = settings.duration(text) if text is not None else None
     return DEFAULT_SCHEDULING_INTERVAL_MS if nanos is None else max(1, nanos // 1_000_000)
+
+
+def gang_scheduling_disabled(objects: list[LoadedObject]) -> bool:
+    """``service.disableGangScheduling``: the shim then reads no task-groups annotation."""
+    return _setting(objects, DISABLE_GANG_SCHEDULING)
 
 
 def _setting(objects: list[LoadedObject], key: str) -> bool:
@@ -345,40 +350,57 @@ def placeholder_ask(raw: str) -> Resource | None:
     each minResource (cpu as vcore in millicores), added up; None when the annotation is absent or the shim
     rejects it (bad JSON, a group without name, minResource or a positive minMember, a negative or colliding
     resource: the shim logs the error and the application is no gang)."""
+    return task_groups(raw)[0]
+
+
+def task_groups(raw: str) -> tuple[Resource | None, str]:
+    """(the placeholders' total ask, "") as :func:`placeholder_ask`, or (None, why the shim rejects the
+    annotation) when it is set and ``GetTaskGroupsFromAnnotation`` returns an error."""
     if not raw:
-        return None
+        return None, ""
     try:
         groups = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"is not JSON ({exc.msg} at character {exc.pos})"
     except ValueError:
-        return None
+        return None, "is not JSON"
+    if groups is None:
+        return None, ""  # JSON null: no task groups, no error
     if not isinstance(groups, list):
-        return None
+        return None, "is not a JSON list of task groups"
     totals: Resource = {PODS: 0}
     for group in groups:
         if not isinstance(group, Mapping):
-            return None
+            return None, "has an entry that is not a JSON object"
         fields = {str(key).lower(): value for key, value in group.items()}  # encoding/json ignores case
         name, members, minimum = fields.get("name", ""), fields.get("minmember", 0), fields.get("minresource")
         if not isinstance(name, str) or not isinstance(members, int) or isinstance(members, bool) or \
                 not (minimum is None or isinstance(minimum, Mapping)):
-            return None  # json.Unmarshal fails
-        if not name or minimum is None or members <= 0:
-            return None
+            return None, "has a name, minMember or minResource of the wrong JSON type"  # json.Unmarshal fails
+        if not name:
+            return None, "has a task group without a name"
+        if minimum is None:
+            return None, f"has task group {name} without minResource"
+        if members <= 0:
+            return None, f"has task group {name} without a positive minMember"
         totals[PODS] += members
         seen = {PODS}
         for resource_name, value in minimum.items():
             canonical = VCORE if resource_name == "cpu" else str(resource_name)
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                return None  # a Quantity unmarshals from a JSON string or number only
+                return None, f"has task group {name} with minResource {resource_name} that is not a quantity"
             try:
                 amount = resource_value(str(resource_name), parse_quantity(str(value)))
             except (QuantityError, TypeError, ValueError):
-                return None
-            if amount < 0 or canonical in seen:
-                return None
+                return None, f"has task group {name} with minResource {resource_name}: {value!r}, not a quantity"
+            if amount < 0:
+                return None, f"has task group {name} with a negative minResource {resource_name}"
+            if canonical in seen:
+                return None, f"has task group {name} with minResource {resource_name} given twice (cpu and " \
+                    "vcore, or pods)"
             seen.add(canonical)
             totals[canonical] = totals.get(canonical, 0) + members * amount
-    return totals
+    return totals, ""
 
 
 def queue_name(labels: Mapping[str, str], notes: Mapping[str, str]) -> str:
@@ -402,18 +424,69 @@ def application_id(labels: Mapping[str, str], notes: Mapping[str, str], namespac
 
 def _user(notes: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
     """``GetUserFromPod``: the admission controller's user.info annotation, else nobody."""
-    raw = notes.get(USER_INFO)
+    user, groups, _ = user_info(notes.get(USER_INFO))
+    return user, groups
+
+
+def user_info(raw: str | None) -> tuple[str, tuple[str, ...], str]:
+    """``GetUserFromPod``: ``json.Unmarshal`` into ``UserGroupInformation`` (keys matched ignoring case); when it
+    fails, (nobody, no groups, why); an empty or missing user is nobody with the groups given."""
     if not raw:
-        return DEFAULT_USER, ()
+        return DEFAULT_USER, (), ""
     try:
         info = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return DEFAULT_USER, (), f"is not JSON ({exc.msg} at character {exc.pos})"
     except ValueError:
-        return DEFAULT_USER, ()
+        return DEFAULT_USER, (), "is not JSON"
+    if info is None:
+        return DEFAULT_USER, (), ""
     if not isinstance(info, Mapping):
-        return DEFAULT_USER, ()
-    user = info.get("user")
-    groups = _sequence(info.get("groups"))
-    return (user if isinstance(user, str) and user else DEFAULT_USER), tuple(str(g) for g in groups)
+        return DEFAULT_USER, (), "is not a JSON object"
+    user: Any = None
+    groups: Any = None
+    for key, value in info.items():  # the last key matching a field wins, as in encoding/json
+        if str(key).lower() == "user":
+            user = value
+        elif str(key).lower() == "groups":
+            groups = value
+    if not (user is None or isinstance(user, str)):
+        return DEFAULT_USER, (), "has a user that is not a JSON string"
+    if not (groups is None or (isinstance(groups, list) and all(isinstance(g, str) for g in groups))):
+        return DEFAULT_USER, (), "has groups that are not a JSON list of strings"
+    return user or DEFAULT_USER, tuple(groups or ()), ""
+
+
+SCHEDULING_POLICY = DOMAIN + "schedulingPolicyParameters"
+PLACEHOLDER_TIMEOUT = "placeholderTimeoutInSeconds"
+GANG_STYLE = "gangSchedulingStyle"
+
+
+def scheduling_policy_problems(raw: str | None) -> list[str]:
+    """k8shim ``GetSchedulingPolicyParam``: space-separated ``key=value`` pairs; what the shim does with each one it
+    cannot use (a pair without one ``=`` is skipped, a timeout ``ParseInt`` refuses is 0, the core's default, a
+    style other than Hard or Soft is Soft, an unknown key is ignored)."""
+    found: list[str] = []
+    for part in (raw or "").split(" "):
+        if not part:
+            continue
+        pair = part.split("=")
+        if len(pair) != 2:
+            found.append(f"has {part!r}, not one key=value: the shim skips it")
+        elif pair[0] == PLACEHOLDER_TIMEOUT:
+            if not re.fullmatch(r"[+-]?[0-9]+", pair[1]) or not -(2**63) <= int(pair[1]) < 2**63:
+                found.append(f"has {part!r}, not a whole number of seconds: the shim uses 0, the core's default "
+                             "placeholder timeout (15 minutes)")
+            elif int(pair[1]) < 0:
+                found.append(f"has {part!r}, a negative timeout: the core uses its default placeholder timeout "
+                             "(15 minutes)")
+        elif pair[0] == GANG_STYLE:
+            if pair[1] not in ("Hard", "Soft"):
+                found.append(f"has {part!r}, neither Hard nor Soft: the shim uses Soft")
+        else:
+            found.append(f"has {part!r}, a key the shim does not know ({PLACEHOLDER_TIMEOUT} or {GANG_STYLE}): "
+                         "it is ignored")
+    return found
 
 
 def _priority(spec: Mapping[str, Any], class_name: str, classes: dict[str, Any]) -> int:

@@ -38,3 +38,27 @@ def test_every_readme_example_is_the_commands_real_output(kqctl: Callable[..., R
     run = kqctl(*shlex.split(command))
     assert run.code in (0, 1), run.err  # an example may show findings (exit 1), never a usage or input error
     assert run.out == shown, f"README block for `kqctl {command}` differs from what it prints"
+
+
+FENCE = re.compile(r"^```(?P<language>[^\n]*)\n(?P<body>.*?)^```$", re.S | re.M)
+# Blocks that show no command's output: the source layout.
+NOT_OUTPUT = ("kqctl/load/ ",)
+
+
+def test_every_readme_block_of_output_is_checked() -> None:
+    """Output is shown only in a checked ```text block (``$ kqctl ...`` then what it prints): a plain block after
+    a ```sh one (plan's, replay's) drifted unseen. Commands go in ```sh blocks, which show no output."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    unchecked = [match["body"].splitlines()[0] if match["body"] else "" for match in FENCE.finditer(readme)
+                 if match["language"] != "sh" and not BLOCK.match(match.group())
+                 and not match["body"].startswith(NOT_OUTPUT)]
+    assert not unchecked, "README blocks that show output without `$ kqctl COMMAND` as their first line"
+
+
+@pytest.mark.parametrize("command", [
+    "plan samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z --for clusterqueue/team-a "
+    "--target 'p95(time-to-admission) < 30m' --jobs 2",
+    "replay samples/replay --trace samples/replay/arrivals.csv --now 2026-09-14T09:00:00Z",
+])
+def test_the_plan_and_replay_walkthroughs_are_checked_examples(command: str) -> None:
+    assert command in [c for c, _ in _examples()], f"no checked README block for `kqctl {command}`"

@@ -54,7 +54,8 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
     elif fmt in ("table", "wide"):
         from kqctl.render.console import terminal_width
 
-        for line in format_lines(table(report), wide=fmt == "wide", headers=headers, width=terminal_width(out)):
+        lines = format_lines(table(report, sort_by), wide=fmt == "wide", headers=headers, width=terminal_width(out))
+        for line in lines:
             out.write(line + "\n")
         _findings_text(report, out)
     else:
@@ -70,35 +71,44 @@ def _pending_demand(report: QueueReport) -> Resource:
     return Resource.of({name: _pending(report, name) for name in report.dimensions() if _pending(report, name)})
 
 
-def _rows(row: QueueRow, prefix: str, repeat: bool = False) -> list[list[str]]:
-    """One row per resource; the queue's name, state and weight on its first row only, the tree's lines after
-    (``repeat``: the queue's path on every row, for markdown, where a blank cell would name nothing)."""
-    report = row.report
-    cells = []
-    for i, name in enumerate(report.dimensions()):
-        first = i == 0 or repeat
-        label = _path(row) if repeat else prefix + report.name if i == 0 else tree.continuation(prefix)
-        cells.append([label, report.state if first else "", str(report.weight) if first else "", name,
-                      display(name, report.capability.get(name)) if report.capability is not None
-                      and name in report.capability.as_dict() else "unlimited",
-                      display(name, report.guarantee.get(name)) if name in report.guarantee.as_dict() else "-",
-                      display_figure(name, report.deserved.get(name)) if report.deserved is not None else "-",
-                      display_figure(name, report.real_capability.get(name)),
-                      display_figure(name, report.allocated.get(name)), display_figure(name, _pending(report, name)),
-                      share_cell(report) if first else ""])
-    return cells
+def _cells(report: QueueReport, name: str) -> list[str]:
+    """The cells of one resource's row after the queue's name (its state, weight and share on every row)."""
+    return [report.state, str(report.weight), name,
+            display(name, report.capability.get(name)) if report.capability is not None
+            and name in report.capability.as_dict() else "unlimited",
+            display(name, report.guarantee.get(name)) if name in report.guarantee.as_dict() else "-",
+            display_figure(name, report.deserved.get(name)) if report.deserved is not None else "-",
+            display_figure(name, report.real_capability.get(name)),
+            display_figure(name, report.allocated.get(name)), display_figure(name, _pending(report, name)),
+            share_cell(report)]
 
 
-def _tree_rows(report: AuditReport) -> list[list[str]]:
-    prefixes = tree.tree_prefixes([row.depth for row in report.rows])
-    return [cells for row, prefix in zip(report.rows, prefixes, strict=True) for cells in _rows(row, prefix)]
+def _figures(report: QueueReport, name: str) -> list[Any]:
+    """What --sort-by orders each of :func:`_cells` by: the exact amounts (unlimited, no guarantee, no deserved
+    share: last)."""
+    share = report.share if report.share is not None else report.hdrf.share if report.hdrf is not None else None
+    return [report.state, report.weight, name,
+            report.capability.get(name) if report.capability is not None and name in report.capability.as_dict()
+            else None,
+            report.guarantee.get(name) if name in report.guarantee.as_dict() else None,
+            report.deserved.get(name) if report.deserved is not None else None,
+            report.real_capability.get(name), report.allocated.get(name), _pending(report, name), share]
 
 
-def table(report: AuditReport) -> Table:
-    result = Table(_COLUMNS)
-    for cells in _tree_rows(report):
-        result.add(cells)
-    return result
+_ONCE = frozenset({0, 1, 9})  # state, weight and share: the queue's own, on its first row only
+
+
+def _rows(row: QueueRow) -> list[list[str]]:
+    """Markdown's rows: the queue's path and its own cells on every row (a blank cell would name nothing)."""
+    return [[_path(row), *_cells(row.report, name)] for name in row.report.dimensions()]
+
+
+def table(report: AuditReport, sort_by: str | None = None) -> Table:
+    """Queues as a tree, one row per resource; ``sort_by`` orders siblings and each queue's rows by a column."""
+    nodes = [tree.TreeNode(row.depth, row.report.name, [_cells(row.report, name) for name in row.report.dimensions()],
+                           [_figures(row.report, name) for name in row.report.dimensions()], _ONCE)
+             for row in report.rows]
+    return tree.tree_table(_COLUMNS, nodes, sort_by)
 
 
 def _findings_text(report: AuditReport, out: TextIO) -> None:
@@ -123,7 +133,7 @@ def markdown(report: AuditReport) -> str:
              f"Queue plugin: {report.quota_plugin or 'none'}; configuration: {report.conf_source}.", "",
              "| " + " | ".join(c.header for c in _COLUMNS) + " |",
              "|" + "|".join("---:" if c.right else "---" for c in _COLUMNS) + "|"]
-    for cells in (cells for row in report.rows for cells in _rows(row, "", repeat=True)):
+    for cells in (cells for row in report.rows for cells in _rows(row)):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     if report.findings:
         lines += ["", "## Findings", ""]

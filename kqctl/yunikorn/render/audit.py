@@ -46,22 +46,30 @@ def types_of(report: AuditReport) -> list[str]:
     return [n for n in ("vcore", "memory") if n in seen or n in report.cluster] + rest
 
 
-def quota_table(report: AuditReport) -> Table:
-    # The default view: what people decide on, so that a row fits 80 columns; -o wide adds the rest.
-    table = Table((Column("Queue"), Column("Resource"), Column("Guaranteed", right=True), Column("Max", right=True),
-                   Column("Effective max", right=True, wide=True), Column("Allocated", right=True),
-                   # YuniKorn's word (a queue's pendingResource; simulate's PENDING): "PENDING DEMAND" would make
-                   # the sample's tree 86 columns wide; the markdown table, with room, says "pending demand"
-                   Column("Pending", right=True), Column("Share", right=True, wide=True)))
+_QUOTA_COLUMNS = (Column("Queue"), Column("Resource"), Column("Guaranteed", right=True), Column("Max", right=True),
+                  Column("Effective max", right=True, wide=True), Column("Allocated", right=True),
+                  # YuniKorn's word (a queue's pendingResource; simulate's PENDING): "PENDING DEMAND" would make
+                  # the sample's tree 86 columns wide; the markdown table, with room, says "pending demand"
+                  Column("Pending", right=True), Column("Share", right=True, wide=True))
+
+
+def quota_table(report: AuditReport, sort_by: str | None = None) -> Table:
+    """The queue tree, one row per resource type; the default view is what people decide on, so that a row fits
+    80 columns (-o wide adds the rest); ``sort_by`` orders siblings and each queue's rows by a column."""
     names = types_of(report)
-    prefixes = tree.tree_prefixes([q.depth for q in report.queues])
-    for q, prefix in zip(report.queues, prefixes, strict=True):
-        for i, name in enumerate(names):
-            label = prefix + _tree_label(q) if i == 0 else tree.continuation(prefix)
-            table.add([label, name, _cell(name, q.guaranteed), _cell(name, q.max),
-                       _cell(name, q.effective_max), _cell(name, q.allocated, zero=True, figure=True),
-                       _cell(name, q.pending, zero=True, figure=True), f"{q.share:.2f}" if i == 0 else ""])
-    return table
+
+    def figure(resource: dict[str, int] | None, name: str, zero: bool = False) -> int | None:
+        return (resource or {}).get(name, 0 if zero else None)
+
+    nodes = [tree.TreeNode(q.depth, _tree_label(q),
+                           [[name, _cell(name, q.guaranteed), _cell(name, q.max), _cell(name, q.effective_max),
+                             _cell(name, q.allocated, zero=True, figure=True),
+                             _cell(name, q.pending, zero=True, figure=True), f"{q.share:.2f}"] for name in names],
+                           [[name, figure(q.guaranteed, name), figure(q.max, name), figure(q.effective_max, name),
+                             figure(q.allocated, name, True), figure(q.pending, name, True), q.share]
+                            for name in names], once=frozenset({6}))
+             for q in report.queues]
+    return tree.tree_table(_QUOTA_COLUMNS, nodes, sort_by)
 
 
 def _tree_label(q: QueueRow) -> str:
@@ -89,7 +97,8 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
     elif fmt in ("table", "wide"):
         from kqctl.render.console import terminal_width
 
-        for line in format_lines(quota_table(report), wide=fmt == "wide", headers=headers, width=terminal_width(out)):
+        table = quota_table(report, sort_by)
+        for line in format_lines(table, wide=fmt == "wide", headers=headers, width=terminal_width(out)):
             out.write(line + "\n")
         _findings(report, out)
     else:

@@ -149,10 +149,12 @@ def cross_object(objects: Sequence[LoadedObject], closed: bool) -> Iterable[tupl
     """The queue configuration of the YuniKorn ConfigMaps, flattened as the shim's webhook flattens them
     (``validateConfigMap``: yunikorn-defaults, then yunikorn-configs over it, key by key): the merged
     ``<service.policyGroup>.yaml`` is checked, its findings located in the ConfigMap the winning key came from."""
+    from kqctl.yunikorn.validate import pod_annotations
     from kqctl.yunikorn.validate.namespaces import annotation_problems
     from kqctl.yunikorn.validate.pods import unknown_queues
 
-    return [*unknown_queues(objects), *annotation_problems(objects), *merged_config_maps(objects),
+    return [*unknown_queues(objects), *annotation_problems(objects), *pod_annotations.annotation_problems(objects),
+            *merged_config_maps(objects),
             *setting_problems(objects)]
 
 

@@ -1,0 +1,72 @@
+"""Volcano's and YuniKorn's audit tables honour --sort-by as Kueue's quota table does: siblings ordered by the
+column level by level, each subtree moving with its parent, each queue's rows ordered too; a key that names no
+column is a usage error with the closest header."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support import run_kqctl
+
+_LABEL = re.compile(r"^(?:[│ ]*(?:├─|└─) )?(\S+)")
+
+
+def _label_rows(out: str) -> list[tuple[str, str]]:
+    """(queue, resource) of each queue's first row, top to bottom: the row that names the queue (at the top level
+    with no glyphs before it, below with a branch)."""
+    lines = out.splitlines()
+    at = lines[0].index("RESOURCE")
+    found = []
+    for line in lines[1:]:
+        if not line.strip():
+            break
+        if line.startswith((" ", "│")) and "├─" not in line and "└─" not in line:
+            continue  # a queue's later row
+        match = _LABEL.match(line)
+        assert match is not None, line
+        found.append((match.group(1), line[at:].split()[0]))
+    return found
+
+
+def _queues(out: str) -> list[str]:
+    return [name for name, _ in _label_rows(out)]
+
+
+def _first_resources(out: str) -> set[str]:
+    return {resource for _, resource in _label_rows(out)}
+
+
+@pytest.mark.parametrize(("sample", "key", "expected"), [
+    ("yunikorn-multi-tenant", None, ["root", "analytics", "dashboards", "reports", "batch", "ml", "training"]),
+    ("yunikorn-multi-tenant", "allocated", ["root", "analytics", "dashboards", "reports", "ml", "training", "batch"]),
+    ("yunikorn-multi-tenant", "pending", ["root", "batch", "analytics", "dashboards", "reports", "ml", "training"]),
+    ("yunikorn-multi-tenant", "QUEUE", ["root", "analytics", "dashboards", "reports", "batch", "ml", "training"]),
+    ("yunikorn-multi-tenant", "effective_max", ["root", "batch", "analytics", "dashboards", "reports", "ml",
+                                                "training"]),
+    ("volcano-hierarchy", None, ["default", "eng", "eng-ml", "eng-web", "ops"]),
+    ("volcano-hierarchy", "pending-demand", ["default", "ops", "eng", "eng-web", "eng-ml"]),
+    ("volcano-hierarchy", "queue", ["default", "eng", "eng-ml", "eng-web", "ops"]),
+])
+def test_audit_sort_by_orders_siblings_and_keeps_each_subtree_under_its_parent(sample: str, key: str | None,
+                                                                              expected: list[str]) -> None:
+    run = run_kqctl("audit", f"samples/{sample}", "-o", "wide", *(("--sort-by", key) if key else ()))
+    assert run.code == 0, run.err
+    assert _queues(run.out) == expected
+
+
+def test_audit_sort_by_orders_each_queues_rows_by_the_column() -> None:
+    assert _first_resources(run_kqctl("audit", "samples/yunikorn-multi-tenant").out) == {"vcore"}
+    assert _first_resources(run_kqctl("audit", "samples/yunikorn-multi-tenant", "--sort-by", "resource").out) == \
+        {"memory"}
+
+
+@pytest.mark.parametrize(("sample", "key", "close"), [
+    ("yunikorn-multi-tenant", "alocated", "did you mean allocated?"),
+    ("volcano-hierarchy", "pending", "did you mean pending-demand?"),
+    ("volcano-hierarchy", "nothing-like-it", "choose one of: queue, state, weight"),
+])
+def test_audit_sort_by_an_unknown_column_is_a_usage_error(sample: str, key: str, close: str) -> None:
+    run = run_kqctl("audit", f"samples/{sample}", "--sort-by", key)
+    assert run.code == 2
+    assert close in run.err and not run.out
