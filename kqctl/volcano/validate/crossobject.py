@@ -11,6 +11,7 @@ refuses does not exist for the requests after it, as in a real apply.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -176,8 +177,7 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
     denial = admit(request.operation, view, old_view, lister, context.flags)
     policy = admission_policy.evaluate(request.operation, body, request.old_body) if context.vap else None
     if denial is not None and denial.rule_id in ("VC-H2", "VC-H3", "VC-H5") and view.parent in result.refused:
-        denial = Denial(denial.rule_id, denial.message, denial.path,
-                        f"{view.parent} is in the input but is refused itself: fix it first")
+        denial = dataclasses.replace(denial, hint=f"{view.parent} is in the input but is refused itself: fix it first")
     _report(found, request.obj, policy, denial, "creating" if request.operation == CREATE else "updating")
     if denial is None and policy is None:
         lister.put(view)
@@ -193,10 +193,13 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
 def _report(found: Found, obj: LoadedObject, policy: admission_policy.PolicyDenial | None, denial: Denial | None,
             verb: str) -> None:
     if policy is not None:
-        found.append((obj, error(policy.rule_id, policy.path, policy.message, policy.hint or
-                                 "the Helm chart's ValidatingAdmissionPolicy for Queues (custom.vap_enable)")))
+        found.append((obj, dataclasses.replace(
+            error(policy.rule_id, policy.path, policy.message,
+                  policy.hint or "the Helm chart's ValidatingAdmissionPolicy for Queues (custom.vap_enable)"),
+            involves=policy.involves)))
     if denial is not None:
-        found.append((obj, error(denial.rule_id, denial.path, denial.message, denial.hint)))
+        found.append((obj, dataclasses.replace(error(denial.rule_id, denial.path, denial.message, denial.hint),
+                                               involves=denial.involves)))
 
 
 def _as_admitted(request: Request) -> dict[str, Any]:
@@ -235,8 +238,8 @@ def _server_problems(obj: LoadedObject, operation: str) -> list[Finding]:
 
 
 def _on_update(finding: Finding) -> Finding:
-    return Finding(finding.rule_id, finding.severity, finding.path, finding.message,
-                   "an update: Volcano's mutating webhook, which sets weight 0 to 1, runs on create only")
+    return dataclasses.replace(
+        finding, hint="an update: Volcano's mutating webhook, which sets weight 0 to 1, runs on create only")
 
 
 def _parents_first(queues: Sequence[LoadedObject]) -> list[LoadedObject]:
