@@ -399,6 +399,10 @@ _rule("VC-VAP-DELETE", "error", "volcano-vap", "The default and root queues cann
 # --- workloads and their queues ----------------------------------------------------------------------------------
 _rule("VC-JOB-TASKS", "error", "volcano-webhook", "A vcjob needs tasks with unique names, task minAvailable <= "
       "replicas, and minAvailable <= the total replicas")
+_rule("VC-JOB-TEMPLATE", "error", "volcano-webhook", "Every vcjob task needs a pod template Kubernetes accepts",
+      "Volcano's job webhook runs Kubernetes' ValidatePodTemplate on each task's template; kqctl checks that there "
+      "is a template with at least one container, and that every container and init container has an image (the "
+      "schema's SCHEMA-REQUIRED covers a missing container name).")
 _rule("VC-JOB-QUEUE", "error", "volcano-webhook", "A vcjob's queue must exist", "A queue not in the inputs is "
       "a warning (it may exist in the cluster), an error with --closed or --against; a close queue name is "
       "offered (did you mean).")

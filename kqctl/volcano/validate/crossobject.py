@@ -374,6 +374,7 @@ def _vcjob_findings(obj: LoadedObject, result: ApplyResult, closed: bool) -> lis
             found.append(error("VC-JOB-TASKS", ("spec", "tasks", i, "minAvailable"),
                                f"'minAvailable' is greater than 'replicas' in task: {name}, job: {job}"))
         total += replicas
+        found.extend(_template_findings(task, i))
         if name in names:
             found.append(error("VC-JOB-TASKS", ("spec", "tasks", i, "name"), f"duplicated task name {name}"))
             break
@@ -384,6 +385,37 @@ def _vcjob_findings(obj: LoadedObject, result: ApplyResult, closed: bool) -> lis
                            "job 'minAvailable' should not be greater than total replicas in tasks"))
     queue = str(spec.get("queue") or DEFAULT_QUEUE)
     found.extend(_queue_checks(queue, result, ("spec", "queue"), job_kind=True, closed=closed))
+    return found
+
+
+def _template_findings(task: dict[str, Any], index: int) -> list[Finding]:
+    """``validateTaskTemplate``: the task's pod template through Kubernetes' ValidatePodTemplate, in part (at least
+    one container; every container and init container with an image: the schema already requires their names, and
+    containers in a written ``spec``). Volcano's message is ``spec.task[i].`` before each of Kubernetes' field
+    errors."""
+    task_path: FieldPath = ("spec", "tasks", index)
+    template = task.get("template")
+    if not isinstance(template, dict) or not template:
+        return [error("VC-JOB-TEMPLATE", (*task_path, "template"),
+                      f"spec.task[{index}].template.spec.containers: Required value (the task has no template)",
+                      "give the task a template with at least one container (name and image)")]
+    spec_path: FieldPath = (*task_path, "template", "spec")
+    spec = _dict(template.get("spec"))
+    found = []
+    containers = spec.get("containers")
+    if containers == [] or (containers is None and "spec" not in template):
+        found.append(error("VC-JOB-TEMPLATE", (*spec_path, "containers"),
+                           f"spec.task[{index}].template.spec.containers: Required value",
+                           "a pod template needs at least one container"))
+    for field_name in ("initContainers", "containers"):
+        listed = spec.get(field_name)
+        for j, container in enumerate(listed if isinstance(listed, list) else []):
+            if not isinstance(container, dict):
+                continue  # the schema's finding
+            image = container.get("image")
+            if not isinstance(image, str) or not image.strip():
+                found.append(error("VC-JOB-TEMPLATE", (*spec_path, field_name, j, "image"),
+                                   f"spec.task[{index}].template.spec.{field_name}[{j}].image: Required value"))
     return found
 
 
