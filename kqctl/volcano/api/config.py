@@ -135,12 +135,17 @@ def _actions(raw: Any, path: FieldPath, problems: list[ConfProblem]) -> tuple[st
     if not isinstance(raw, str):
         raise ModelError(path, f"expected a string of comma-separated action names, got {json_kind(raw)}")
     names = tuple(part.strip() for part in raw.split(","))
-    for name in names:
+    for name in dict.fromkeys(names):  # each unknown name once, however often it is listed
         if name not in KNOWN_ACTIONS:
             close = difflib.get_close_matches(name, KNOWN_ACTIONS, n=1)
+            known = f"actions Volcano knows: {', '.join(KNOWN_ACTIONS)}"
+            if not name:
+                problems.append(ConfProblem("error", path, 'failed to find Action "": an empty name (two commas in '
+                                            "a row, or one at the end)", f"remove the extra comma; {known}",
+                                            rule_id="VC-CONF-ACTION"))
+                continue
             problems.append(ConfProblem("error", path, f"failed to find Action {name}",
-                                        f"did you mean {close[0]}?" if close else
-                                        f"actions Volcano knows: {', '.join(KNOWN_ACTIONS)}", rule_id="VC-CONF-ACTION"))
+                                        f"did you mean {close[0]}?" if close else known, rule_id="VC-CONF-ACTION"))
     return tuple(name for name in names if name in KNOWN_ACTIONS)
 
 
