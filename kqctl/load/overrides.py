@@ -129,14 +129,43 @@ def _resolve(objects: Sequence[LoadedObject], override: Override) -> tuple[int, 
             if not rest:
                 raise UsageError(f"--set {override.text!r}: no field path after the object name")
             return by_name[name], _parse_path(rest, override)
-    names = sorted(by_name)
     kind = "LocalQueue or Queue" if override.kind == "LocalQueue" else override.kind
+    # A namespaced object named without its namespace (as explain takes it): fine when the name is unique.
+    bare: dict[str, list[str]] = {}
+    for full in by_name:
+        if "/" in full:
+            bare.setdefault(full.split("/", 1)[1], []).append(full)
+    if "/" not in target.split(".", 1)[0]:
+        for cut in [m.start() for m in re.finditer(r"\.", target)] + [len(target)]:
+            name = target[:cut]
+            if len(bare.get(name, ())) == 1:
+                rest = target[cut + 1:]
+                if not rest:
+                    raise UsageError(f"--set {override.text!r}: no field path after the object name")
+                return by_name[bare[name][0]], _parse_path(rest, override)
+            if name in bare:
+                raise UsageError(f"--set {override.text!r}: {kind} {name!r} is in several namespaces; did you mean "
+                                 f"{' or '.join(_best_first(name, bare[name]))}? (name it as NAMESPACE/NAME)")
+    names = sorted(by_name)
     guess = target.split(".", 1)[0]
-    close = difflib.get_close_matches(guess, names, n=3)
     if not names:
         raise UsageError(f"--set {override.text!r}: the inputs hold no {kind}")
+    close = _best_first(guess, names, cutoff=0.6)[:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(names[:10])}"
     raise UsageError(f"--set {override.text!r}: no {kind} {guess!r} in the inputs{hint}")
+
+
+def _best_first(guess: str, names: Iterable[str], cutoff: float = 0.0) -> list[str]:
+    """``names`` most like ``guess`` first (a namespaced name is compared whole and by its name alone, so a bare
+    ``team-a-job-2`` finds ``team-a/team-a-job-2`` before ``team-b/team-b-job-2``); those below ``cutoff`` left
+    out; ties in name order."""
+    def score(name: str) -> float:
+        whole = difflib.SequenceMatcher(None, guess, name).ratio()
+        return max(whole, difflib.SequenceMatcher(None, guess, name.split("/", 1)[-1]).ratio()) if "/" in name \
+            else whole
+
+    scored = sorted((-score(name), name) for name in names)
+    return [name for negative, name in scored if -negative >= cutoff]
 
 
 def _kind(obj: LoadedObject) -> str:
