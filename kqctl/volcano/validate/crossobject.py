@@ -19,6 +19,7 @@ from typing import Any
 
 from kqctl.findings import Finding, Severity, error, warning
 from kqctl.k8s.kinds import split_api_version
+from kqctl.k8s.quantity import Quantity, parse_quantity
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
 from kqctl.volcano.api.models import DEFAULT_QUEUE, GROUP_NAME_ANNOTATION, ROOT_QUEUE, VOLCANO_SCHEDULER
@@ -313,7 +314,76 @@ def workload_findings(objects: Sequence[LoadedObject], result: ApplyResult, clos
         elif _is(obj, GROUP, "PodGroup"):
             found.extend((obj, f) for f in _podgroup_findings(obj, result, hierarchical, closed))
     found.extend(pod_group_findings(objects, closed))
+    found.extend(reference_findings(objects, closed))
     return found
+
+
+# Classes every cluster has (the API server creates them): never missing.
+_SYSTEM_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+_MAYBE = "not in the inputs, so it may exist in the cluster (--closed makes this an error)"
+
+
+def reference_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
+    """What the simulation cannot stand on: VC-PRIORITYCLASS (a vcjob, its task templates or a PodGroup naming a
+    PriorityClass the inputs do not hold), VC-POD-NODE (a pod bound to a node the inputs do not hold) and
+    VC-NODE-NEGATIVE (a node with a negative allocatable or capacity). The first two are warnings (the object may be
+    in the cluster), errors with --closed; the third is a warning."""
+    classes = {o.name or "" for o in objects if o.kind == "PriorityClass" and o.info is not None}
+    nodes = {o.name or "" for o in objects if o.kind == "Node" and o.info is not None}
+    found: Found = []
+
+    def missing(obj: LoadedObject, rule: str, path: FieldPath, text: str, hint: str) -> None:
+        make = error if closed else warning
+        found.append((obj, make(rule, path, text, hint if closed else f"{hint}; {_MAYBE}")))
+
+    for obj in objects:
+        spec = _dict(obj.body.get("spec"))
+        if _is(obj, BATCH_GROUP, "Job") or _is(obj, GROUP, "PodGroup"):
+            named: list[tuple[FieldPath, Any]] = [(("spec", "priorityClassName"), spec.get("priorityClassName"))]
+            if _is(obj, BATCH_GROUP, "Job"):
+                tasks = spec.get("tasks") if isinstance(spec.get("tasks"), list) else []
+                for i, task in enumerate(tasks or []):
+                    template_spec = _dict(_dict(_dict(task).get("template")).get("spec"))
+                    named.append((("spec", "tasks", i, "template", "spec", "priorityClassName"),
+                                  template_spec.get("priorityClassName")))
+            for path, name in named:
+                if isinstance(name, str) and name and name not in classes and name not in _SYSTEM_PRIORITY_CLASSES:
+                    close = difflib.get_close_matches(name, sorted(classes), n=1)
+                    missing(obj, "VC-PRIORITYCLASS", path,
+                            f"PriorityClass {name!r} is not in the inputs: the API server's Priority admission "
+                            f'refuses every pod that names it ("no PriorityClass with name {name} was found"), so '
+                            "the job's pods are never created",
+                            f"did you mean {close[0]}?" if close else "create the PriorityClass or name another")
+        elif obj.kind == "Pod" and split_api_version(obj.api_version)[0] == "" and obj.info is not None:
+            node = spec.get("nodeName")
+            phase = _dict(obj.body.get("status")).get("phase")
+            if isinstance(node, str) and node and node not in nodes and phase not in ("Succeeded", "Failed"):
+                close = difflib.get_close_matches(node, sorted(nodes), n=1)
+                missing(obj, "VC-POD-NODE", ("spec", "nodeName"),
+                        f"the pod is bound to node {node!r}, which is not in the inputs: the simulation counts its "
+                        "requests on no node", f"did you mean {close[0]}?" if close else "add the Node to the inputs")
+        elif obj.kind == "Node" and split_api_version(obj.api_version)[0] == "" and obj.info is not None:
+            status = _dict(obj.body.get("status"))
+            for field_name in ("capacity", "allocatable"):
+                for resource, raw in _dict(status.get(field_name)).items():
+                    quantity = _quantity_or_none(raw)
+                    if quantity is not None and quantity < 0:
+                        found.append((obj, warning(
+                            "VC-NODE-NEGATIVE", ("status", field_name, resource),
+                            f"{field_name}[{resource}]={raw} is negative: Kubernetes refuses a node status with a "
+                            "negative quantity (must be greater than or equal to 0), and the simulation would place "
+                            "nothing needing it there", "a node's capacity and allocatable are 0 or more")))
+    return found
+
+
+def _quantity_or_none(raw: Any) -> Quantity | None:
+    """The quantity written, or None when it is none (the schema's finding)."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+        return None
+    try:
+        return parse_quantity(raw)
+    except ValueError:  # QuantityError
+        return None
 
 
 def pod_group_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
