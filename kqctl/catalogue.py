@@ -399,6 +399,20 @@ _rule("VC-VAP-DELETE", "error", "volcano-vap", "The default and root queues cann
 # --- workloads and their queues ----------------------------------------------------------------------------------
 _rule("VC-JOB-TASKS", "error", "volcano-webhook", "A vcjob needs tasks with unique names, task minAvailable <= "
       "replicas, and minAvailable <= the total replicas")
+_rule("VC-JOB-TEMPLATE", "error", "volcano-webhook", "Every vcjob task needs a pod template Kubernetes accepts",
+      "Volcano's job webhook runs Kubernetes' ValidatePodTemplate on each task's template; kqctl checks that there "
+      "is a template with at least one container, and that every container and init container has an image (the "
+      "schema's SCHEMA-REQUIRED covers a missing container name).")
+_rule("VC-PRIORITYCLASS", "warning", "kqctl", "A vcjob, its task templates or a PodGroup name a PriorityClass the "
+      "inputs do not hold", "The API server's Priority admission refuses every pod naming a PriorityClass that does "
+      "not exist, so the job's pods are never created. A warning (it may exist in the cluster), an error with "
+      "--closed; the system-* classes always exist.")
+_rule("VC-POD-NODE", "warning", "kqctl", "A pod is bound (spec.nodeName) to a node the inputs do not hold",
+      "The simulation counts its requests on no node. A warning (the node may be in the cluster), an error with "
+      "--closed. Succeeded and Failed pods are not checked.")
+_rule("VC-NODE-NEGATIVE", "warning", "kqctl", "A node's capacity or allocatable is negative",
+      "Kubernetes refuses a node status holding a negative quantity; a what-if (--set node/NAME.status.allocatable."
+      "cpu=-4) or a hand-written node can still hold one.")
 _rule("VC-JOB-QUEUE", "error", "volcano-webhook", "A vcjob's queue must exist", "A queue not in the inputs is "
       "a warning (it may exist in the cluster), an error with --closed or --against; a close queue name is "
       "offered (did you mean).")

@@ -36,6 +36,9 @@ class Finding:
     hint: str | None = None
     line: int | None = None
     related: tuple[str, ...] = field(default=())
+    # The other fields the finding weighs this one against (a Queue's capability for "deserved must be <=
+    # capability"): when a --set wrote one of them, the finding names that --set.
+    involves: tuple[FieldPath, ...] = field(default=())
 
     @property
     def field(self) -> str:

@@ -263,7 +263,7 @@ def edited(result: LoadResult, overrides: list[Override], override: bool, refuse
 
     objects = keep_last_definitions(result.objects) if override else result.objects
     if overrides:
-        from kqctl.validate.schema import unknown_field
+        from kqctl.validate.schema import defines_object, unknown_field
 
         # Per changed object: its states, the original first, then after each --set that changed it.
         states: dict[int, list[tuple[str, LoadedObject]]] = {}
@@ -272,7 +272,7 @@ def edited(result: LoadResult, overrides: list[Override], override: bool, refuse
         for one in overrides:
             # YuniKorn's queues are no objects: queue/root.PATH.FIELD edits its queues.yaml.
             changed = apply_queue_override(objects, one) if is_queue_override(one, objects) else \
-                apply_overrides(objects, [one], unknown_field)
+                apply_overrides(objects, [one], unknown_field, defines_object)
             for index, (old, new) in enumerate(zip(objects, changed, strict=True)):
                 if old is not new:
                     states.setdefault(index, [("", old)]).append((one.text, new))

@@ -19,7 +19,7 @@ from kqctl.k8s.core import namespace_of
 from kqctl.k8s.kinds import KindInfo, KindRegistry, split_api_version
 from kqctl.load.documents import Document, decode_text, parse_documents
 from kqctl.load.sources import STDIN_NAME, expand_paths, read_source
-from kqctl.origin import FieldPath, Origin
+from kqctl.origin import FieldPath, Origin, format_path
 
 
 @dataclass
@@ -49,6 +49,26 @@ class LoadedObject:
             if tuple(path[:len(prefix)]) == prefix:
                 return text
         return None
+
+    def set_behind(self, finding: Finding) -> tuple[FieldPath, str] | None:
+        """The field and the --set behind ``finding``: the --set that wrote its own field, else one that wrote a
+        field it weighs that one against (``Finding.involves``); None when no --set did."""
+        for path in (finding.path, *finding.involves) if finding.path else finding.involves:
+            text = self.set_by(path)
+            if text is not None:
+                return tuple(path), text
+        return None
+
+    def set_source(self, finding: Finding) -> str | None:
+        """"the value comes from --set '...'" (or "the value of FIELD ...", for a field ``finding`` weighs its own
+        against), for a finding a --set is behind; None for one no --set is."""
+        behind = self.set_behind(finding)
+        if behind is None:
+            return None
+        path, text = behind
+        if path == tuple(finding.path):
+            return f"the value comes from --set {text!r}"
+        return f"the value of {format_path(path)} comes from --set {text!r}"
 
     @property
     def api_version(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -82,14 +83,18 @@ def parse_override(text: str) -> Override:
 
 
 FieldCheck = Callable[[str, str, Path], "tuple[str, list[str]] | None"]
+ObjectCheck = Callable[[str, str, Path], bool]
 
 
 def apply_overrides(objects: Sequence[LoadedObject], overrides: Iterable[Override],
-                    unknown_field: FieldCheck | None = None) -> list[LoadedObject]:
+                    unknown_field: FieldCheck | None = None,
+                    defines_object: ObjectCheck | None = None) -> list[LoadedObject]:
     """The objects with every override applied (in order); the inputs are left untouched.
 
     ``unknown_field(apiVersion, kind, path)`` (the schema's knowledge, from the validation layer)
     turns a path the API does not define into a usage error instead of a silently ignored field.
+    ``defines_object(apiVersion, kind, path)`` says the API defines ``path`` as an object (a struct or a
+    map): a --set below it creates it where the object leaves it out (a Queue's ``spec.capability``).
     """
     result = list(objects)
     for override in overrides:
@@ -103,7 +108,8 @@ def apply_overrides(objects: Sequence[LoadedObject], overrides: Iterable[Overrid
             close = difflib.get_close_matches(where.rsplit(".", 1)[-1], known, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             raise UsageError(f"--set {override.text!r}: {obj.kind} has no field {where}{hint}")
-        _set(body, path, override)
+        creatable = None if defines_object is None else functools.partial(defines_object, obj.api_version, obj.kind)
+        _set(body, path, override, creatable)
         # An edited object is no longer the one the cluster stored: the gate checks it like a file's.
         result[index] = dataclasses.replace(obj, body=body, findings=list(obj.findings),
                                             overridden=(*obj.overridden, (path, override.text)), stored=False)
@@ -123,14 +129,43 @@ def _resolve(objects: Sequence[LoadedObject], override: Override) -> tuple[int, 
             if not rest:
                 raise UsageError(f"--set {override.text!r}: no field path after the object name")
             return by_name[name], _parse_path(rest, override)
-    names = sorted(by_name)
     kind = "LocalQueue or Queue" if override.kind == "LocalQueue" else override.kind
+    # A namespaced object named without its namespace (as explain takes it): fine when the name is unique.
+    bare: dict[str, list[str]] = {}
+    for full in by_name:
+        if "/" in full:
+            bare.setdefault(full.split("/", 1)[1], []).append(full)
+    if "/" not in target.split(".", 1)[0]:
+        for cut in [m.start() for m in re.finditer(r"\.", target)] + [len(target)]:
+            name = target[:cut]
+            if len(bare.get(name, ())) == 1:
+                rest = target[cut + 1:]
+                if not rest:
+                    raise UsageError(f"--set {override.text!r}: no field path after the object name")
+                return by_name[bare[name][0]], _parse_path(rest, override)
+            if name in bare:
+                raise UsageError(f"--set {override.text!r}: {kind} {name!r} is in several namespaces; did you mean "
+                                 f"{' or '.join(_best_first(name, bare[name]))}? (name it as NAMESPACE/NAME)")
+    names = sorted(by_name)
     guess = target.split(".", 1)[0]
-    close = difflib.get_close_matches(guess, names, n=3)
     if not names:
         raise UsageError(f"--set {override.text!r}: the inputs hold no {kind}")
+    close = _best_first(guess, names, cutoff=0.6)[:3]
     hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(names[:10])}"
     raise UsageError(f"--set {override.text!r}: no {kind} {guess!r} in the inputs{hint}")
+
+
+def _best_first(guess: str, names: Iterable[str], cutoff: float = 0.0) -> list[str]:
+    """``names`` most like ``guess`` first (a namespaced name is compared whole and by its name alone, so a bare
+    ``team-a-job-2`` finds ``team-a/team-a-job-2`` before ``team-b/team-b-job-2``); those below ``cutoff`` left
+    out; ties in name order."""
+    def score(name: str) -> float:
+        whole = difflib.SequenceMatcher(None, guess, name).ratio()
+        return max(whole, difflib.SequenceMatcher(None, guess, name.split("/", 1)[-1]).ratio()) if "/" in name \
+            else whole
+
+    scored = sorted((-score(name), name) for name in names)
+    return [name for negative, name in scored if -negative >= cutoff]
 
 
 def _kind(obj: LoadedObject) -> str:
@@ -191,10 +226,14 @@ def _did_you_mean(wrong: object, names: list[Any]) -> str:
     return f"; did you mean {' or '.join(close[:3])}?" if close else f"; it has: {', '.join(known[:10])}"
 
 
-def _set(body: Any, path: Path, override: Override) -> None:
-    """Set the value at ``path``; only the last key may be new (a typo deeper in is an error)."""
+def _set(body: Any, path: Path, override: Override, creatable: Callable[[Path], bool] | None = None) -> None:
+    """Set the value at ``path``; only the last key may be new (a typo deeper in is an error), unless
+    ``creatable`` says the API defines the missing field as an object: then it is created, empty."""
     node = body
     for depth, part in enumerate(path[:-1]):
+        if isinstance(part, str) and isinstance(node, dict) and node.get(part) is None and creatable is not None \
+                and creatable(path[:depth + 1]):
+            node[part] = {}
         node = _step(node, part, path[:depth + 1], override)
     last = path[-1]
     if isinstance(last, int):

@@ -105,7 +105,7 @@ def _choose(resource: str, api_version: str | None) -> tuple[str, str]:
         return chosen[0]
     groups = {v.rpartition("/")[0] for v, _ in candidates}
     if len(groups) > 1:
-        options = " or ".join(f"--api-version {v}" for v, _ in candidates if v.rpartition("/")[0] in groups)
+        options = " or ".join(f"--api-version {v}" for v in dict.fromkeys(v for v, _ in candidates))  # each once
         raise UsageError(f"{resource!r} names kinds of several API groups ({', '.join(sorted(groups))}): pass "
                          f"{options}")
     return candidates[0]

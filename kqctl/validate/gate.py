@@ -147,8 +147,8 @@ def refusal(obj: LoadedObject, finding: Finding) -> InputError:
     """The located error for an object the API server or the scheduler refuses: validate's finding, its rule."""
     where = format_path(finding.path)
     field_part = f"{where}: " if where else ""
-    set_by = obj.set_by(finding.path) if finding.path else None
-    source = f" (the value comes from --set {set_by!r}, not from the file)" if set_by else ""
+    set_source = obj.set_source(finding)
+    source = f" ({set_source}, not from the file)" if set_source else ""
     hint = f"; {finding.hint}" if finding.hint else ""
     line = finding.line if finding.line is not None else obj.line_of(finding.path)
     what = f"{obj.kind} {_name(obj)}: " if obj.kind and isinstance(obj.body, dict) else ""

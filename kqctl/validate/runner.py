@@ -73,11 +73,9 @@ def _naming_set(obj: LoadedObject, findings: list[Finding]) -> list[Finding]:
         return findings
     named = []
     for finding in findings:
-        set_by = obj.set_by(finding.path) if finding.path else None
-        if set_by is not None:
-            finding = Finding(finding.rule_id, finding.severity, finding.path,
-                              f"{finding.message} (the value comes from --set {set_by!r})", finding.hint,
-                              finding.line, finding.related)
+        source = obj.set_source(finding)
+        if source is not None:
+            finding = replace(finding, message=f"{finding.message} ({source})")
         named.append(finding)
     return named
 
@@ -193,9 +191,8 @@ def _status_ignored_on_create(findings: list[Finding], profiles: Sequence[Valida
     for finding in findings:
         if _in_status(finding) and finding.severity is not Severity.INFO and not _kept_on_create(finding, kept) \
                 and not _kept_in_stored_status(finding, info):
-            finding = Finding(finding.rule_id, Severity.INFO, finding.path,
-                              f"{finding.message} (status is {IGNORED_ON_CREATE}", finding.hint,
-                              finding.line, finding.related)
+            finding = replace(finding, severity=Severity.INFO,
+                                          message=f"{finding.message} (status is {IGNORED_ON_CREATE}")
         result.append(finding)
     return result
 
@@ -246,9 +243,8 @@ def _cel_on_create(body: dict[str, Any], api_version: str, kind: str, info: Kind
         return created
     seen = {(f.rule_id, f.path, f.message) for f in created}
     broken_by_status = [
-        Finding(f.rule_id, Severity.INFO, f.path,
-                f"{f.message} (only because of the written status, which is {IGNORED_ON_CREATE}", f.hint, f.line,
-                f.related)
+        replace(f, severity=Severity.INFO,
+                            message=f"{f.message} (only because of the written status, which is {IGNORED_ON_CREATE}")
         for f in validate_cel(body, api_version, kind, release)
         if (f.rule_id, f.path, f.message) not in seen and f.severity is Severity.ERROR]
     return created + broken_by_status
@@ -299,8 +295,7 @@ def located(obj: LoadedObject, finding: Finding) -> Finding:
 
 
 def with_line(finding: Finding, line: int) -> Finding:
-    return Finding(finding.rule_id, finding.severity, finding.path, finding.message, finding.hint, line,
-                   finding.related)
+    return replace(finding, line=line)
 
 
 def finding_order(finding: Finding) -> tuple[int, int, str]:

@@ -96,6 +96,27 @@ def unknown_field(api_version: str, kind: str, path: FieldPath) -> tuple[str, li
     return None
 
 
+def defines_object(api_version: str, kind: str, path: FieldPath) -> bool:
+    """True when the kind's schema defines ``path`` as an object (a struct or a map, e.g. a Queue's
+    ``spec.capability``): a --set of a key below it may create it. False for anything else, or unknown."""
+    node: Any = load_schema(api_version, kind)
+    if node is None or not path:
+        return False
+    definitions = node.get("definitions", {})
+    for part in path:
+        node = _resolved(node, definitions)
+        if isinstance(part, int):
+            node = node.get("items")
+        elif isinstance(node.get("properties"), dict):
+            node = node["properties"].get(part)
+        else:
+            node = node.get("additionalProperties")  # a map: every key holds the same schema
+        if not isinstance(node, dict):
+            return False
+    node = _resolved(node, definitions)
+    return node.get("type") == "object" or "properties" in node or isinstance(node.get("additionalProperties"), dict)
+
+
 def _resolved(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/definitions/"):

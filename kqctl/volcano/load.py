@@ -22,7 +22,7 @@ from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, contro
 from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
 from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
-from kqctl.origin import FieldPath, Origin
+from kqctl.origin import FieldPath, Origin, format_path
 from kqctl.volcano.api.config import CHART_DEFAULT, CHART_DEFAULT_SOURCE, SchedulerConf, parse_conf
 from kqctl.volcano.api.models import (
     DEFAULT_QUEUE,
@@ -70,9 +70,9 @@ def build_snapshot(result: LoadResult, conf_file: ConfSource | None = None) -> S
     snapshot = Snapshot(conf=_conf(by_kind.get(("", "ConfigMap"), []), conf_file))
     snapshot.warnings.extend(warnings)
     for problem in snapshot.conf.problems:
-        where = ".".join(str(p) for p in problem.path)
-        hint = f" ({problem.hint})" if problem.hint else ""
-        snapshot.warnings.append(f"{snapshot.conf.source}: volcano-scheduler.conf {where}: {problem.message}{hint}")
+        hint = f"; {problem.hint}" if problem.hint else ""
+        snapshot.warnings.append(f"{snapshot.conf.source}: volcano-scheduler.conf {format_path(problem.path)}: "
+                                 f"{problem.message} ({problem.rule_id}{hint})")
     _add_priority_classes(snapshot, by_kind.get(("scheduling.k8s.io", "PriorityClass"), []))
     _add_queues(snapshot, by_kind.get((GROUP, "Queue"), []))
     namespaces = _namespace_queues(by_kind.get(("", "Namespace"), []))
@@ -130,7 +130,8 @@ def _with_namespace(obj: LoadedObject) -> dict[str, Any]:
 def _conf(configmaps: list[LoadedObject], conf_file: ConfSource | None) -> SchedulerConf:
     """--scheduler-conf, else the ConfigMap volcano-scheduler-configmap, else the chart's configuration."""
     if conf_file is not None:
-        return conf_from_text(conf_file.text, f"file {conf_file.name}", conf_file.name, 1, refuse_errors=True)
+        return conf_from_text(conf_file.text, f"file {conf_file.name}", conf_file.name, 1, refuse_errors=True,
+                              whole_file=True)
     named = [obj for obj in configmaps if obj.name == SCHEDULER_CONFIGMAP]
     if len(named) > 1:
         places = ", ".join(str(obj.origin) for obj in named)
@@ -154,10 +155,11 @@ _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def conf_from_text(text: str, source: str, file: str, line: int | Callable[[], int],
-                   refuse_errors: bool = False) -> SchedulerConf:
+                   refuse_errors: bool = False, whole_file: bool = False) -> SchedulerConf:
     """A ``volcano-scheduler.conf`` text; YAML or type errors are located errors (exit 3), and with
     ``refuse_errors`` so is what makes Volcano refuse the file (an unknown action, a conflict). ``line`` is
-    where the text starts, or how to find it."""
+    where the text starts, or how to find it; ``whole_file``: the text is the whole of ``file`` (--scheduler-conf),
+    so a refusal is located at its field's line, as validate locates it."""
     try:
         data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader, libyaml's when there is one
     except yaml.YAMLError as exc:
@@ -173,10 +175,25 @@ def conf_from_text(text: str, source: str, file: str, line: int | Callable[[], i
             from None
     if refuse_errors and conf.errors:
         problem = conf.errors[0]
-        hint = f" ({problem.hint})" if problem.hint else ""
-        raise InputError(file, f"{source}: volcano-scheduler.conf: {problem.message}{hint}: Volcano refuses this "
-                         "configuration (kqctl validate shows every problem)", line=line() if callable(line) else line)
+        hint = f"; {problem.hint}" if problem.hint else ""
+        where = f" {format_path(problem.path)}" if problem.path else ""
+        # A file of its own is located at the problem's field, as validate locates it; a ConfigMap's text at its key.
+        field_line = _line_in_text(text, file, problem.path) if whole_file and problem.path else None
+        raise InputError(file, f"{source}: volcano-scheduler.conf{where}: {problem.message}: Volcano refuses this "
+                         f"configuration ({problem.rule_id}{hint}; kqctl validate shows every problem)",
+                         line=field_line or (line() if callable(line) else line))
     return conf
+
+
+def _line_in_text(text: str, file: str, path: FieldPath) -> int | None:
+    """The line of ``path`` in a YAML text of one document (None when it cannot be read as one)."""
+    from kqctl.load.documents import parse_documents
+
+    try:
+        documents = parse_documents(text, file)
+    except Exception:  # noqa: BLE001 - a location is a nicety: the error is raised anyway
+        return None
+    return documents[0].line_of(path) if len(documents) == 1 else None
 
 
 # --- queues, classes, namespaces ------------------------------------------------------------------------

@@ -232,6 +232,13 @@ def test_fields_documents_a_field_as_kubectl_explain_does(kqctl: Kq) -> None:
     assert "KIND:     Queue" in kqctl("fields", "queue", "--api-version", "scheduling.volcano.sh/v1beta1").out
 
 
+@pytest.mark.parametrize("resource", ["job", "job.spec", "jobs", "queue"])
+def test_fields_offers_each_api_version_of_an_ambiguous_name_once(kqctl: Kq, resource: str) -> None:
+    run = kqctl("fields", resource)
+    offered = re.findall(r"--api-version (\S+)", run.err)
+    assert run.code == 2 and len(offered) > 1 and len(offered) == len(set(offered)), run.err
+
+
 def test_explain_of_a_field_path_points_at_kqctl_fields(kqctl: Kq) -> None:
     run = kqctl("explain", "clusterqueue.spec.preemption")
     assert run.code == 2

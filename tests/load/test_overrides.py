@@ -88,3 +88,36 @@ def test_override_keeps_the_definition_read_last() -> None:
     workloads = [o for o in kept if o.kind == "Workload"]
     assert len(workloads) == 1 and workloads[0].body["spec"]["priority"] == 2
     assert not any(f.rule_id == "LOAD-DUPLICATE" for o in kept for f in o.findings)
+
+
+PODGROUPS = "".join(f"""---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {{name: {name}, namespace: {namespace}}}
+spec: {{minMember: 1, queue: q}}
+""" for namespace, name in (("team-a", "train"), ("team-b", "train"), ("team-b", "infer.v2")))
+
+
+def _podgroups(*texts: str) -> dict[str, int]:
+    objects = load_text(ALL_KINDS, PODGROUPS, "pg.yaml").objects
+    edited = apply_overrides(objects, [parse_override(t) for t in texts], unknown_field)
+    return {f"{o.namespace}/{o.name}": o.body["spec"]["minMember"] for o in edited}
+
+
+@pytest.mark.parametrize("text,changed", [
+    ("podgroup/infer.v2.spec.minMember=3", "team-b/infer.v2"),  # a unique bare name, dots in it
+    ("pg/team-a/train.spec.minMember=3", "team-a/train"),
+])
+def test_set_takes_a_unique_bare_name_of_a_namespaced_object(text: str, changed: str) -> None:
+    assert {key: value for key, value in _podgroups(text).items() if value == 3} == {changed: 3}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("pg/train.spec.minMember=3", "PodGroup 'train' is in several namespaces; did you mean team-a/train or "
+                                  "team-b/train? (name it as NAMESPACE/NAME)"),
+    ("pg/infer-v2.spec.minMember=3", "no PodGroup 'infer-v2' in the inputs; did you mean team-b/infer.v2"),
+])
+def test_set_of_an_ambiguous_or_unknown_bare_name_offers_namespaced_names_best_first(text: str, message: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        _podgroups(text)
+    assert message in str(raised.value), str(raised.value)

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from kqctl.volcano.engine.explain import UnknownPodGroup, explain, resolve
+from tests.support import run_kqctl
 from tests.volcano.builders import conf, group, node, pod, queue, snapshot
 
 TIERS = (["priority", "gang", "conformance"], ["overcommit", "drf", "predicates", "proportion", "nodeorder"])
@@ -166,3 +172,13 @@ def test_explain_gets_in_once_a_running_podgroup_finishes() -> None:
     completions = [s.change for s in found.suggestions if s.change.startswith("it gets in once")]
     # small's 1 cpu is not enough; runs' 3 cpu is.
     assert completions == ["it gets in once ns/runs (queue q) finishes, freeing cpu 3, memory 1Gi"]
+
+
+@pytest.mark.parametrize("name", ["team-a/team-a-job-2", "team-a/team-a-job-5"])
+def test_explain_json_lists_each_gate_answer_once_as_the_table_does(name: str) -> None:
+    sample = str(Path(__file__).resolve().parents[2] / "samples" / "volcano-two-teams")
+    data = json.loads(run_kqctl("explain", name, sample, "-o", "json").out)
+    said = [(gate["gate"], gate["message"]) for gate in data["gates"]]
+    assert said and len(said) == len(set(said)), said
+    table = run_kqctl("explain", name, sample).out
+    assert all(table.count(f"{gate} (") == 1 for gate, _ in said), table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from typing import Any
 
@@ -71,8 +72,7 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
 
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
     path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
-    return Finding(finding.rule_id, finding.severity, path, finding.message, finding.hint,
-                   finding.line, finding.related)
+    return dataclasses.replace(finding, path=path)
 
 
 PROFILE = ValidationProfile(

@@ -69,6 +69,7 @@ class ConfProblem:
     path: FieldPath
     message: str
     hint: str | None = None
+    rule_id: str = ""  # kqctl's rule (VC-CONF-ACTION, -CONFLICT, -PLUGIN, -KEY): the same in every command
 
 
 @dataclass(frozen=True)
@@ -134,12 +135,17 @@ def _actions(raw: Any, path: FieldPath, problems: list[ConfProblem]) -> tuple[st
     if not isinstance(raw, str):
         raise ModelError(path, f"expected a string of comma-separated action names, got {json_kind(raw)}")
     names = tuple(part.strip() for part in raw.split(","))
-    for name in names:
+    for name in dict.fromkeys(names):  # each unknown name once, however often it is listed
         if name not in KNOWN_ACTIONS:
             close = difflib.get_close_matches(name, KNOWN_ACTIONS, n=1)
+            known = f"actions Volcano knows: {', '.join(KNOWN_ACTIONS)}"
+            if not name:
+                problems.append(ConfProblem("error", path, 'failed to find Action "": an empty name (two commas in '
+                                            "a row, or one at the end)", f"remove the extra comma; {known}",
+                                            rule_id="VC-CONF-ACTION"))
+                continue
             problems.append(ConfProblem("error", path, f"failed to find Action {name}",
-                                        f"did you mean {close[0]}?" if close else
-                                        f"actions Volcano knows: {', '.join(KNOWN_ACTIONS)}"))
+                                        f"did you mean {close[0]}?" if close else known, rule_id="VC-CONF-ACTION"))
     return tuple(name for name in names if name in KNOWN_ACTIONS)
 
 
@@ -160,7 +166,7 @@ def _plugin(raw: Any, path: FieldPath, problems: list[ConfProblem]) -> PluginOpt
         close = difflib.get_close_matches(name, KNOWN_PLUGINS, n=1)
         problems.append(ConfProblem("warning", (*path, "name"),
                                     f"Failed to get plugin {name}: Volcano skips it",
-                                    f"did you mean {close[0]}?" if close else None))
+                                    f"did you mean {close[0]}?" if close else None, rule_id="VC-CONF-PLUGIN"))
     flags = {key: _boolean(option[key], (*path, key)) for key in FLAG_KEYS if option.get(key) is not None}
     hierarchy = option.get(HIERARCHY_KEY)
     arguments = option.get("arguments")
@@ -176,7 +182,8 @@ def _check_conflicts(tiers: tuple[tuple[PluginOption, ...], ...], path: FieldPat
         names = {p.name for p in tier}
         if "proportion" in names and any(p.name == "drf" and p.hierarchy for p in tier):
             problems.append(ConfProblem("error", (*path, "tiers", i), "proportion and drf with hierarchy enabled "
-                                        "conflicts", "use one of them: proportion, or drf with enableHierarchy"))
+                                        "conflicts", "use one of them: proportion, or drf with enableHierarchy",
+                                        rule_id="VC-CONF-CONFLICT"))
 
 
 def _configurations(raw: Any, path: FieldPath) -> dict[str, dict[str, Any]]:
@@ -198,7 +205,8 @@ def _unknown_keys(mapping: Mapping[str, Any], known: frozenset[str], path: Field
             continue
         close = difflib.get_close_matches(str(key), [*suggestions, *sorted(known)], n=1, cutoff=0.75)
         hint = f"did you mean {close[0]}?" if close else None
-        found.append(ConfProblem("warning", (*path, str(key)), f"unknown key {key!r}: Volcano ignores it", hint))
+        found.append(ConfProblem("warning", (*path, str(key)), f"unknown key {key!r}: Volcano ignores it", hint,
+                                 rule_id="VC-CONF-KEY"))
     return found
 
 

@@ -11,7 +11,7 @@ the water-filling that gave each queue its deserved share.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -103,6 +103,18 @@ def resolve(snapshot: Snapshot, name: str) -> tuple[str, str]:
     raise UnknownPodGroup(f"no PodGroup, vcjob or pod {name!r} in the input{hint}")
 
 
+def _distinct(notes: Iterable[Note]) -> tuple[Note, ...]:
+    """The gates in order, each saying one thing once: a gate asked again for every task of the job (allocate's
+    allocatable check per pod) repeats the same answer, which is one reason, not four."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for note in notes:
+        if (note.gate, note.message) not in seen:
+            seen.add((note.gate, note.message))
+            kept.append(note)
+    return tuple(kept)
+
+
 def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = None,
             with_suggestions: bool = True) -> Explanation:
     key, resolved = resolve(snapshot, name)
@@ -114,7 +126,7 @@ def explain(snapshot: Snapshot, name: str, options: SimulationOptions | None = N
     attr = traced.quota.get(group.queue)
     explanation = Explanation(
         key=key, resolved_from=resolved, outcome=outcome, group=group, quota_plugin=traced.quota_plugin,
-        notes=tuple(traced.trace.of(key)), queue=attr,
+        notes=_distinct(traced.trace.of(key)), queue=attr,
         real_capability=_real_capability(snapshot, group.queue, attr, traced.quota),
         rounds=tuple(traced.rounds) if group.queue in traced.quota else (), suggestions=(),
         gang_message=traced.gang.get(key), conf_source=snapshot.conf.source,

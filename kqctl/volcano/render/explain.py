@@ -136,11 +136,7 @@ def _gates(explanation: Explanation) -> list[str]:
         return lines
     if not explanation.notes and explanation.gang_message is None:
         lines.append("  no gate said no in the last session (it may be waiting for resources being released)")
-    seen: set[tuple[str, str]] = set()
-    for note in explanation.notes:
-        if (note.gate, note.message) in seen:
-            continue
-        seen.add((note.gate, note.message))
+    for note in explanation.notes:  # each said once (the engine's explain keeps one of a repeated answer)
         lines.append(f"  {note.gate} ({GATE_WHERE.get(note.gate, note.gate)}): {note.message}")
         table = _arithmetic(note)
         where = note.detail.get("queue")

@@ -28,6 +28,7 @@ class PolicyDenial:
     message: str
     path: FieldPath
     hint: str | None = None
+    involves: tuple[FieldPath, ...] = ()  # the other fields the rule weighs (capability for "<= capability")
 
 
 def denied(message: str) -> str:
@@ -91,7 +92,8 @@ def _deserved_within_capability(body: Mapping[str, Any]) -> PolicyDenial | None:
         if cap is not None and des is not None and des > cap and failed is None:
             failed = ("spec", "deserved", name)
     if failed is not None:
-        return PolicyDenial("VC-VAP-CAPABILITY", denied("must be <= capability"), failed)
+        return PolicyDenial("VC-VAP-CAPABILITY", denied("must be <= capability"), failed,
+                            involves=(("spec", "capability", failed[-1]),))
     if erred is not None:
         return _quantity_error("must be <= capability", erred)
     return None
@@ -119,7 +121,8 @@ def _deserved_covers_guarantee(body: Mapping[str, Any]) -> PolicyDenial | None:
         if des is None or (guar is not None and des < guar):
             failed = failed or ("spec", "guarantee", "resource", name)
     if failed is not None:
-        return PolicyDenial("VC-VAP-GUARANTEE", denied("must be >= guarantee"), failed)
+        return PolicyDenial("VC-VAP-GUARANTEE", denied("must be >= guarantee"), failed,
+                            involves=(("spec", "deserved", failed[-1]),))
     if erred is not None:
         return _quantity_error("must be >= guarantee", erred)
     return None

@@ -11,6 +11,7 @@ refuses does not exist for the requests after it, as in a real apply.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any
 
 from kqctl.findings import Finding, Severity, error, warning
 from kqctl.k8s.kinds import split_api_version
+from kqctl.k8s.quantity import Quantity, parse_quantity
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
 from kqctl.volcano.api.models import DEFAULT_QUEUE, GROUP_NAME_ANNOTATION, ROOT_QUEUE, VOLCANO_SCHEDULER
@@ -176,8 +178,7 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
     denial = admit(request.operation, view, old_view, lister, context.flags)
     policy = admission_policy.evaluate(request.operation, body, request.old_body) if context.vap else None
     if denial is not None and denial.rule_id in ("VC-H2", "VC-H3", "VC-H5") and view.parent in result.refused:
-        denial = Denial(denial.rule_id, denial.message, denial.path,
-                        f"{view.parent} is in the input but is refused itself: fix it first")
+        denial = dataclasses.replace(denial, hint=f"{view.parent} is in the input but is refused itself: fix it first")
     _report(found, request.obj, policy, denial, "creating" if request.operation == CREATE else "updating")
     if denial is None and policy is None:
         lister.put(view)
@@ -193,10 +194,13 @@ def _one_request(request: Request, context: Context, result: ApplyResult, found:
 def _report(found: Found, obj: LoadedObject, policy: admission_policy.PolicyDenial | None, denial: Denial | None,
             verb: str) -> None:
     if policy is not None:
-        found.append((obj, error(policy.rule_id, policy.path, policy.message, policy.hint or
-                                 "the Helm chart's ValidatingAdmissionPolicy for Queues (custom.vap_enable)")))
+        found.append((obj, dataclasses.replace(
+            error(policy.rule_id, policy.path, policy.message,
+                  policy.hint or "the Helm chart's ValidatingAdmissionPolicy for Queues (custom.vap_enable)"),
+            involves=policy.involves)))
     if denial is not None:
-        found.append((obj, error(denial.rule_id, denial.path, denial.message, denial.hint)))
+        found.append((obj, dataclasses.replace(error(denial.rule_id, denial.path, denial.message, denial.hint),
+                                               involves=denial.involves)))
 
 
 def _as_admitted(request: Request) -> dict[str, Any]:
@@ -235,8 +239,8 @@ def _server_problems(obj: LoadedObject, operation: str) -> list[Finding]:
 
 
 def _on_update(finding: Finding) -> Finding:
-    return Finding(finding.rule_id, finding.severity, finding.path, finding.message,
-                   "an update: Volcano's mutating webhook, which sets weight 0 to 1, runs on create only")
+    return dataclasses.replace(
+        finding, hint="an update: Volcano's mutating webhook, which sets weight 0 to 1, runs on create only")
 
 
 def _parents_first(queues: Sequence[LoadedObject]) -> list[LoadedObject]:
@@ -310,7 +314,76 @@ def workload_findings(objects: Sequence[LoadedObject], result: ApplyResult, clos
         elif _is(obj, GROUP, "PodGroup"):
             found.extend((obj, f) for f in _podgroup_findings(obj, result, hierarchical, closed))
     found.extend(pod_group_findings(objects, closed))
+    found.extend(reference_findings(objects, closed))
     return found
+
+
+# Classes every cluster has (the API server creates them): never missing.
+_SYSTEM_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+_MAYBE = "not in the inputs, so it may exist in the cluster (--closed makes this an error)"
+
+
+def reference_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
+    """What the simulation cannot stand on: VC-PRIORITYCLASS (a vcjob, its task templates or a PodGroup naming a
+    PriorityClass the inputs do not hold), VC-POD-NODE (a pod bound to a node the inputs do not hold) and
+    VC-NODE-NEGATIVE (a node with a negative allocatable or capacity). The first two are warnings (the object may be
+    in the cluster), errors with --closed; the third is a warning."""
+    classes = {o.name or "" for o in objects if o.kind == "PriorityClass" and o.info is not None}
+    nodes = {o.name or "" for o in objects if o.kind == "Node" and o.info is not None}
+    found: Found = []
+
+    def missing(obj: LoadedObject, rule: str, path: FieldPath, text: str, hint: str) -> None:
+        make = error if closed else warning
+        found.append((obj, make(rule, path, text, hint if closed else f"{hint}; {_MAYBE}")))
+
+    for obj in objects:
+        spec = _dict(obj.body.get("spec"))
+        if _is(obj, BATCH_GROUP, "Job") or _is(obj, GROUP, "PodGroup"):
+            named: list[tuple[FieldPath, Any]] = [(("spec", "priorityClassName"), spec.get("priorityClassName"))]
+            if _is(obj, BATCH_GROUP, "Job"):
+                tasks = spec.get("tasks") if isinstance(spec.get("tasks"), list) else []
+                for i, task in enumerate(tasks or []):
+                    template_spec = _dict(_dict(_dict(task).get("template")).get("spec"))
+                    named.append((("spec", "tasks", i, "template", "spec", "priorityClassName"),
+                                  template_spec.get("priorityClassName")))
+            for path, name in named:
+                if isinstance(name, str) and name and name not in classes and name not in _SYSTEM_PRIORITY_CLASSES:
+                    close = difflib.get_close_matches(name, sorted(classes), n=1)
+                    missing(obj, "VC-PRIORITYCLASS", path,
+                            f"PriorityClass {name!r} is not in the inputs: the API server's Priority admission "
+                            f'refuses every pod that names it ("no PriorityClass with name {name} was found"), so '
+                            "the job's pods are never created",
+                            f"did you mean {close[0]}?" if close else "create the PriorityClass or name another")
+        elif obj.kind == "Pod" and split_api_version(obj.api_version)[0] == "" and obj.info is not None:
+            node = spec.get("nodeName")
+            phase = _dict(obj.body.get("status")).get("phase")
+            if isinstance(node, str) and node and node not in nodes and phase not in ("Succeeded", "Failed"):
+                close = difflib.get_close_matches(node, sorted(nodes), n=1)
+                missing(obj, "VC-POD-NODE", ("spec", "nodeName"),
+                        f"the pod is bound to node {node!r}, which is not in the inputs: the simulation counts its "
+                        "requests on no node", f"did you mean {close[0]}?" if close else "add the Node to the inputs")
+        elif obj.kind == "Node" and split_api_version(obj.api_version)[0] == "" and obj.info is not None:
+            status = _dict(obj.body.get("status"))
+            for field_name in ("capacity", "allocatable"):
+                for resource, raw in _dict(status.get(field_name)).items():
+                    quantity = _quantity_or_none(raw)
+                    if quantity is not None and quantity < 0:
+                        found.append((obj, warning(
+                            "VC-NODE-NEGATIVE", ("status", field_name, resource),
+                            f"{field_name}[{resource}]={raw} is negative: Kubernetes refuses a node status with a "
+                            "negative quantity (must be greater than or equal to 0), and the simulation would place "
+                            "nothing needing it there", "a node's capacity and allocatable are 0 or more")))
+    return found
+
+
+def _quantity_or_none(raw: Any) -> Quantity | None:
+    """The quantity written, or None when it is none (the schema's finding)."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+        return None
+    try:
+        return parse_quantity(raw)
+    except ValueError:  # QuantityError
+        return None
 
 
 def pod_group_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
@@ -371,6 +444,7 @@ def _vcjob_findings(obj: LoadedObject, result: ApplyResult, closed: bool) -> lis
             found.append(error("VC-JOB-TASKS", ("spec", "tasks", i, "minAvailable"),
                                f"'minAvailable' is greater than 'replicas' in task: {name}, job: {job}"))
         total += replicas
+        found.extend(_template_findings(task, i))
         if name in names:
             found.append(error("VC-JOB-TASKS", ("spec", "tasks", i, "name"), f"duplicated task name {name}"))
             break
@@ -381,6 +455,37 @@ def _vcjob_findings(obj: LoadedObject, result: ApplyResult, closed: bool) -> lis
                            "job 'minAvailable' should not be greater than total replicas in tasks"))
     queue = str(spec.get("queue") or DEFAULT_QUEUE)
     found.extend(_queue_checks(queue, result, ("spec", "queue"), job_kind=True, closed=closed))
+    return found
+
+
+def _template_findings(task: dict[str, Any], index: int) -> list[Finding]:
+    """``validateTaskTemplate``: the task's pod template through Kubernetes' ValidatePodTemplate, in part (at least
+    one container; every container and init container with an image: the schema already requires their names, and
+    containers in a written ``spec``). Volcano's message is ``spec.task[i].`` before each of Kubernetes' field
+    errors."""
+    task_path: FieldPath = ("spec", "tasks", index)
+    template = task.get("template")
+    if not isinstance(template, dict) or not template:
+        return [error("VC-JOB-TEMPLATE", (*task_path, "template"),
+                      f"spec.task[{index}].template.spec.containers: Required value (the task has no template)",
+                      "give the task a template with at least one container (name and image)")]
+    spec_path: FieldPath = (*task_path, "template", "spec")
+    spec = _dict(template.get("spec"))
+    found = []
+    containers = spec.get("containers")
+    if containers == [] or (containers is None and "spec" not in template):
+        found.append(error("VC-JOB-TEMPLATE", (*spec_path, "containers"),
+                           f"spec.task[{index}].template.spec.containers: Required value",
+                           "a pod template needs at least one container"))
+    for field_name in ("initContainers", "containers"):
+        listed = spec.get(field_name)
+        for j, container in enumerate(listed if isinstance(listed, list) else []):
+            if not isinstance(container, dict):
+                continue  # the schema's finding
+            image = container.get("image")
+            if not isinstance(image, str) or not image.strip():
+                found.append(error("VC-JOB-TEMPLATE", (*spec_path, field_name, j, "image"),
+                                   f"spec.task[{index}].template.spec.{field_name}[{j}].image: Required value"))
     return found
 
 

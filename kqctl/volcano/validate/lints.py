@@ -84,8 +84,7 @@ def _read_conf(obj: LoadedObject, found: Found) -> SchedulerConf | None:
                                  "Volcano refuses the whole file and keeps its previous configuration")))
         return None
     for problem in conf.problems:
-        rule = {"error": "VC-CONF-ACTION" if "Action" in problem.message else "VC-CONF-CONFLICT"}.get(
-            problem.severity, "VC-CONF-PLUGIN" if "plugin" in problem.message else "VC-CONF-KEY")
+        rule = problem.rule_id
         where = format_path(problem.path)
         text_message = f"volcano-scheduler.conf {where}: {problem.message}" if where else problem.message
         make = error if problem.severity == "error" else warning

@@ -44,6 +44,8 @@ class Denial:
     message: str
     path: FieldPath = ()
     hint: str | None = None
+    # The other fields the message weighs (a Queue's capability for "deserved must be <= capability").
+    involves: tuple[FieldPath, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,21 @@ def validate_queue(queue: QueueView, lister: Lister) -> Denial | None:
     if not errors:
         return None
     rule_id, _, path = errors[0]
-    return Denial(rule_id, aggregate([message for _, message, _ in errors]), path)
+    # Every field the aggregated message is about: the other errors' and the ones each weighs its own against.
+    involves = [p for error_rule, _, error_path in errors for p in (error_path, *_weighed(error_rule, error_path))]
+    return Denial(rule_id, aggregate([message for _, message, _ in errors]), path,
+                  involves=tuple(dict.fromkeys(p for p in involves if p != path)))
+
+
+def _weighed(rule_id: str, path: FieldPath) -> tuple[FieldPath, ...]:
+    """The field a VC-Q3 or VC-Q4 error at ``path`` compares that one with (the same resource's)."""
+    name = path[-1] if path else ""
+    if rule_id == "VC-Q4":
+        return (("spec", "capability", name),)
+    if rule_id == "VC-Q3":
+        return (("spec", "deserved", name),) if path[:3] == ("spec", "guarantee", "resource") else \
+            (("spec", "guarantee", "resource", name),)
+    return ()
 
 
 def _quantity_errors(queue: QueueView) -> list[tuple[str, str, FieldPath]]:

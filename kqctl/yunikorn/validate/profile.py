@@ -15,6 +15,7 @@ are imported only when a YuniKorn object is there to check.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -81,8 +82,8 @@ def _entry_findings(holder: LoadedObject, entry: configmap.Entry, check: ConfigC
     """The findings of the text of ``entry`` (a key of ``holder``), located in the holder's file."""
     place = _Placement(holder, entry.field, entry.raw_key)
     for finding in check.findings:
-        yield Finding(finding.rule_id, finding.severity, (entry.field, entry.raw_key, *finding.path),
-                      finding.message, finding.hint, place.line(finding.line), finding.related)
+        yield dataclasses.replace(finding, path=(entry.field, entry.raw_key, *finding.path),
+                                  line=place.line(finding.line))
 
 
 class _Placement:
