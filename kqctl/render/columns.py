@@ -16,6 +16,7 @@ alignment so escape codes never shift a column.
 
 from __future__ import annotations
 
+import difflib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -220,7 +221,9 @@ def sort_rows(table: Table, key: str | None) -> None:
         valid = ", ".join(c.header.lower().replace(" ", "-") for c in table.columns)
         paths = " or a JSONPath into the -o json objects (e.g. .name)" if table.items and all(
             item is not None for item in table.items) else ""
-        raise UsageError(f"--sort-by {key!r}: no such column; choose one of: {valid}{paths}")
+        shown = [c.header.lower().replace(" ", "-") for c in table.columns]
+        raise UsageError(f"--sort-by {key!r}: no such column{close_columns(key, shown)}; choose one of: "
+                         f"{valid}{paths}")
     index = names.index(wanted)
     column = table.columns[index]
     convert = column.sort_key or (lambda cell: cell)
@@ -287,3 +290,10 @@ def write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable
             f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or --show-all "
             "for more, -o json for everything)\n")
     return limit
+
+
+def close_columns(key: str, shown: Sequence[str]) -> str:
+    """" (did you mean X?)" for a --sort-by naming no column but close to one (the names as ``shown``), else ""."""
+    wanted = key.strip("{}").lstrip(".").lower().replace("_", "-")
+    close = difflib.get_close_matches(wanted, shown, n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""

@@ -6,13 +6,12 @@ that ancestor has later siblings: the way ``tree`` and ``kubectl tree`` draw it.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from kqctl.errors import UsageError
-from kqctl.render.columns import Column, Table
+from kqctl.render.columns import Column, Table, close_columns
 
 BRANCH, LAST, PIPE, SPACE = "├─ ", "└─ ", "│  ", "   "
 
@@ -126,7 +125,5 @@ def _sort_column(columns: Sequence[Column], key: str | None) -> int | None:
     if column_key(key) in names:
         return names.index(column_key(key))
     shown = [c.header.lower().replace(" ", "-") for c in columns]
-    close = difflib.get_close_matches(key.strip("{}").lstrip(".").lower().replace("_", "-"), shown, n=2, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(close)}?" if close else ""
-    raise UsageError(f"--sort-by {key!r}: no such column of the audit table{hint} (choose one of: "
-                     f"{', '.join(shown)}; -o json or yaml sort by a JSONPath)")
+    raise UsageError(f"--sort-by {key!r}: no such column of the audit table{close_columns(key, shown)}; choose one "
+                     f"of: {', '.join(shown)} (-o json or yaml sort by a JSONPath)")

@@ -65,6 +65,8 @@ def test_sort_by_priority_and_unknown_column(kqctl: Kq) -> None:
     assert rows[-1].startswith("payments-prod/job-fraud-model-retrain-3c4d5")  # priority 10000
     bad = kqctl("simulate", PREEMPTION, *NOW, "--sort-by", "prio")
     assert bad.code == 2 and "choose one of" in bad.err
+    typo = kqctl("simulate", PREEMPTION, *NOW, "--sort-by", "decison")
+    assert typo.code == 2 and "no such column (did you mean decision or reason?)" in typo.err
 
 
 @pytest.mark.parametrize("args, path, hint", [

@@ -27,7 +27,7 @@ from kqctl.render.charts import (
     describe,
     write_chart,
 )
-from kqctl.render.columns import Column, Table, TableOptions, printable
+from kqctl.render.columns import Column, Table, TableOptions, close_columns, printable
 from kqctl.render.markdown import cell as markdown_cell
 from kqctl.render.units import human, human_figure, is_bytes
 
@@ -239,7 +239,8 @@ def _check_sort_key(key: str | None) -> None:
             _normal_key(key) in {_normal_key(c) for c in columns}:
         return
     valid = [c.lower().replace(" ", "-") for c in columns] + list(_FINDING_KEYS)
-    raise UsageError(f"--sort-by {key!r}: no such column; choose one of: {', '.join(valid)}")
+    raise UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
+                     f"{', '.join(valid)}")
 
 
 def _limited(table: Table, limit: int | None) -> Table:
