@@ -12,7 +12,6 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from kqctl.k8s.quantity import format_resource_value
 from kqctl.replay.planning import (
     Evaluation,
     PlanError,
@@ -25,7 +24,7 @@ from kqctl.replay.planning import (
 )
 from kqctl.replay.report import TimelineReport
 from kqctl.volcano.api.models import Queue
-from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list, to_quantity
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.replay.report import VolcanoReplayOptions, replay_snapshot
 from kqctl.volcano.validate.queue_webhook import UPDATE, Lister, QueueView, WebhookFlags, admit
@@ -167,9 +166,7 @@ def refusal(snapshot: Snapshot, candidate: Snapshot, problem: PlanProblem) -> st
 def _view(queue: Queue) -> QueueView:
     """The Queue as the webhook reads it (its resource lists written back as quantities of Volcano's units)."""
     def written(values: Mapping[str, int] | None) -> dict[str, str]:
-        # cpu and every scalar resource are in milli-units (volcano_units), memory and pods in whole units
-        return {name: format_resource_value(name if name in (MEMORY, PODS) else CPU, value)
-                for name, value in (values or {}).items()}
+        return {name: to_quantity(name, value) for name, value in (values or {}).items()}
 
     return QueueView(queue.name, queue.parent, written(queue.capability), written(queue.deserved),
                      written(queue.guarantee), queue.state, queue.allocated_pods, {})
