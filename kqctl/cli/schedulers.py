@@ -160,7 +160,11 @@ def named(name: str | None) -> Scheduler | None:
         return None
     found = SCHEDULERS.get(name.lower())
     if found is None:
-        raise UsageError(f"unknown --scheduler {name!r}; choose one of: {', '.join(SCHEDULERS)}")
+        import difflib
+
+        close = difflib.get_close_matches(name.lower(), list(SCHEDULERS), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise UsageError(f"unknown --scheduler {name!r}; {hint}choose one of: {', '.join(SCHEDULERS)}")
     return found
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from fake_apiserver import FakeApiServer, FakeCluster
-from support import run_kqctl
+from support import REPO, run_kqctl
 
 SCHED = "scheduling.volcano.sh"
 ENV = {"HTTP_PROXY": "", "HTTPS_PROXY": "", "ALL_PROXY": "", "http_proxy": "", "https_proxy": "", "all_proxy": "",
@@ -117,3 +117,15 @@ def test_scheduler_kueue_ignores_yunikorn_pods_and_says_so_once(tmp_path: Path) 
     assert run.code == 0, run.err
     assert run.err.count("kqctl: note: reading the input for Kueue (--scheduler kueue): 1 pod(s) of YuniKorn are "
                          "ignored (Kueue reads only the pods submitted to it)") == 1
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("volcno", "volcano"), ("Yunicorn", "yunikorn"), ("keue", "kueue")])
+def test_a_misspelt_scheduler_is_a_usage_error_naming_the_one_meant(typed: str, meant: str) -> None:
+    run = run_kqctl("simulate", str(REPO / "samples" / "preemption"), "--scheduler", typed)
+    assert run.code == 2
+    assert f"unknown --scheduler '{typed}'; did you mean {meant}? choose one of: kueue, volcano, yunikorn" in run.err
+
+
+def test_a_scheduler_name_like_none_names_no_other() -> None:
+    run = run_kqctl("rbac", "--scheduler", "slurm")
+    assert run.code == 2 and "did you mean" not in run.err
