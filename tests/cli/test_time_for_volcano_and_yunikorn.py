@@ -216,3 +216,17 @@ def test_plot_writes_the_usage_and_wait_charts_and_says_so(tmp_path: Path) -> No
     assert {"usage-queues.svg", "time-to-start.svg"} <= set(written)
     assert "wrote 4 chart file(s)" in run.err and "usage-queues (4 panel(s)); time-to-start (3 curve(s))" in run.err
     assert "root.tenant1 · vcore" in (tmp_path / "charts" / "usage-queues.svg").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("sample", "typed", "meant"), [(VOLCANO, "team-a", "queue/team-a"),
+                                                        (YUNIKORN, "root.tenant1", "queue/root.tenant1"),
+                                                        (YUNIKORN, "tenant1", "queue/tenant1")])
+def test_plan_for_a_bare_queue_name_says_the_scope_it_means(sample: str, typed: str, meant: str) -> None:
+    run = run_kqctl("plan", sample, "--for", typed, "--target", "p95(time-to-admission) < 10m", *NOW)
+    assert run.code == 2 and f"did you mean {meant}?" in run.err, run.err
+
+
+@pytest.mark.parametrize("sample", [VOLCANO, YUNIKORN])
+def test_plan_for_a_name_that_is_no_queue_suggests_none(sample: str) -> None:
+    run = run_kqctl("plan", sample, "--for", "nothere", "--target", "p95(time-to-admission) < 10m", *NOW)
+    assert run.code == 2 and "expected queue/" in run.err and "did you mean" not in run.err

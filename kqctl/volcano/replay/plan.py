@@ -47,7 +47,8 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, field: str, resour
     field sets, else those the Queue's PodGroups request)."""
     kind, _, name = scope.partition("/")
     if kind.lower() not in ("queue", "queues", "q") or not name:
-        raise PlanError(f"{scope!r}: expected queue/NAME (a Volcano Queue)")
+        meant = f"; did you mean queue/{scope}?" if not name and scope in snapshot.queues else ""
+        raise PlanError(f"{scope!r}: expected queue/NAME (a Volcano Queue){meant}")
     queue = snapshot.queues.get(name)
     if queue is None or queue.implicit and name != "default":
         close = difflib.get_close_matches(name, sorted(snapshot.queues), n=3)

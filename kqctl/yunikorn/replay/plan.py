@@ -59,10 +59,11 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, field: str, resour
                  steps: Sequence[str] = ()) -> PlanProblem:
     """``scope``: ``queue/PATH`` (``root.tenant1``, or ``tenant1`` under root); ``field``: guaranteed or max."""
     kind, _, name = scope.partition("/")
-    if kind.lower() not in ("queue", "queues", "q") or not name:
-        raise PlanError(f"{scope!r}: expected queue/PATH (a YuniKorn queue such as root.tenant1)")
-    path = name.lower() if name.lower() == ROOT or name.lower().startswith(ROOT + DOT) else f"{ROOT}{DOT}{name.lower()}"
     queues = _queues(snapshot)
+    if kind.lower() not in ("queue", "queues", "q") or not name:
+        meant = f"; did you mean queue/{scope}?" if not name and _path_of(scope) in queues else ""
+        raise PlanError(f"{scope!r}: expected queue/PATH (a YuniKorn queue such as root.tenant1){meant}")
+    path = _path_of(name)
     if path not in queues:
         close = difflib.get_close_matches(path, sorted(queues), n=3)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
@@ -76,6 +77,11 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, field: str, resour
         or sorted(r for r in set_now if r != PODS) or sorted(requested) or [VCORE, "memory"]
     current = tuple(_current(set_now, field, resource) for resource in chosen)
     return PlanProblem(path, field, tuple(chosen), current, _steps(chosen, steps), parse_target(target))
+
+
+def _path_of(name: str) -> str:
+    """A queue named as --for names it: its full path, or a path under root (queue paths are lower case)."""
+    return name.lower() if name.lower() == ROOT or name.lower().startswith(ROOT + DOT) else f"{ROOT}{DOT}{name.lower()}"
 
 
 def _resource(text: str, set_now: dict[str, str], requested: dict[str, int]) -> str:
