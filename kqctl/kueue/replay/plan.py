@@ -70,7 +70,7 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, resources: Sequenc
     kind, _, name = scope.partition("/")
     kind = {"clusterqueue": "ClusterQueue", "cq": "ClusterQueue", "cohort": "Cohort"}.get(kind.lower(), "")
     if not kind or not name:
-        raise PlanError(f"{scope!r}: expected clusterqueue/NAME or cohort/NAME")
+        raise PlanError(f"{scope!r}: expected clusterqueue/NAME or cohort/NAME{_scope_meant(snapshot, scope)}")
     members = _members(snapshot, kind, name)
     available = sorted({fr for cq in members for fr in snapshot.cluster_queues[cq].quotas})
     chosen = [_flavor_resource(text, available) for text in resources] or available
@@ -80,6 +80,16 @@ def make_problem(snapshot: Snapshot, target: str, scope: str, resources: Sequenc
                         if fr in snapshot.cluster_queues[cq].quotas) for fr in chosen)
     step_values = _steps(chosen, steps)
     return PlanProblem(kind, name, tuple(chosen), tuple(members), current, step_values, parse_target(target))
+
+
+def _scope_meant(snapshot: Snapshot, scope: str) -> str:
+    """For a bare name (no ``kind/``): the scope it names, when a ClusterQueue or a cohort is called that."""
+    if "/" in scope:
+        return ""
+    cohorts = {cq.cohort for cq in snapshot.cluster_queues.values() if cq.cohort} | set(snapshot.cohorts)
+    meant = [f"{kind}/{scope}" for kind, names in (("clusterqueue", snapshot.cluster_queues), ("cohort", cohorts))
+             if scope in names]
+    return f"; did you mean {' or '.join(meant)}?" if meant else ""
 
 
 def _members(snapshot: Snapshot, kind: str, name: str) -> list[str]:
