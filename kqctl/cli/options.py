@@ -126,6 +126,18 @@ def note_namespace(namespace: str | None, present: Iterable[str], what: str = "w
     return note is not None
 
 
+def note_selector(selector: str | None, namespace: str | None, shown: Iterable[bool], what: str = "workload") -> None:
+    """-l matching none of the objects (``shown``: whether -n and -l keep each): a note on stderr, as kubectl says "No
+    resources found", instead of empty tables that look like an answer; nothing when there are none to match."""
+    from kqctl.render.columns import printable
+
+    kept = list(shown)
+    if selector is None or not kept or any(kept):
+        return
+    where = f" in namespace {printable(namespace)}" if namespace is not None else ""
+    sys.stderr.write(f"kqctl: note: -l {printable(selector)}: no {what}{where} matches\n")
+
+
 def row_limit(limit: int, show_all: bool) -> int | None:
     """The number of table rows to show, None for all."""
     return None if show_all else limit

@@ -232,15 +232,12 @@ def note_nothing_shown(result: SimulationResult, namespace: str | None, selector
     """Why no workload is shown although the inputs hold some, on stderr (as kubectl's "No resources found"), so
     that stdout stays the result a pipe parses: the -n note every command gives, or -l matching none."""
     from kqctl.kueue.render.simulation import workload_filter
-    from kqctl.render.columns import printable
 
     present = [w.namespace for w in result.workloads.values()]
     if options.note_namespace(namespace, present):
         return
     keep = workload_filter(namespace, selector)
-    if selector is not None and present and not any(keep(w) for w in result.workloads.values()):
-        where = f" in namespace {printable(namespace)}" if namespace is not None else ""
-        sys.stderr.write(f"kqctl: note: -l {printable(selector)}: no workload{where} matches\n")
+    options.note_selector(selector, namespace, map(keep, result.workloads.values()))
 
 
 def render(result: SimulationResult, output: str, namespace: str | None, selector: str | None,

@@ -239,16 +239,18 @@ def simulate(inputs: LoadResult, scheduler_conf: str | None, cycles: int | None,
     result = run(snapshot, SimulationOptions(sessions=cycles))
     progress.done()
     from kqctl.cli import options
+    from kqctl.volcano.render.simulation import group_filter
 
-    options.note_namespace(namespace, (group.namespace for group in snapshot.pod_groups.values()), "PodGroup")
+    shown_groups = group_filter(result, namespace, selector)  # --fail-on asks about the PodGroups -n and -l show
+    if not options.note_namespace(namespace, (group.namespace for group in snapshot.pod_groups.values()),
+                                  "PodGroup"):
+        options.note_selector(selector, namespace, map(shown_groups, result.groups.values()), "PodGroup")
     try:
         render_simulation(result, output, sys.stdout, namespace=namespace, selector=selector, table=view)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     from kqctl.cli import fail_on
-    from kqctl.volcano.render.simulation import group_filter
 
-    shown_groups = group_filter(result, namespace, selector)  # --fail-on asks about the PodGroups -n and -l show
     failing = fail_on.failing(endings(snapshot, result), failing_states, lambda key: shown_groups(result.groups[key]))
     return EXIT_FINDINGS if fail_on.report(failing, failing_states, "PodGroup(s)") else EXIT_OK
 

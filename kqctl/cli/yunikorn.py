@@ -106,16 +106,17 @@ def simulate_yunikorn(inputs: LoadResult, now: datetime | None, cycles: int | No
     result = run_simulation(snapshot, cycles)
     progress.done()
     from kqctl.cli import options
+    from kqctl.yunikorn.render.simulation import pod_filter
 
-    options.note_namespace(namespace, (pod.namespace for pod in snapshot.pods), "pod")
+    shown_pods = pod_filter(namespace, None, selector)  # --fail-on asks about the pods -n and -l show
+    if not options.note_namespace(namespace, (pod.namespace for pod in snapshot.pods), "pod"):
+        options.note_selector(selector, namespace, map(shown_pods, result.pods), "pod")
     try:
         render_simulation(result, output, sys.stdout, namespace=namespace, view=view, selector=selector)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     from kqctl.cli import fail_on
-    from kqctl.yunikorn.render.simulation import pod_filter
 
-    shown_pods = pod_filter(namespace, None, selector)  # --fail-on asks about the pods -n and -l show
     by_key = {pod.key: pod for pod in result.pods}
     failing = fail_on.failing(endings(result), failing_states, lambda key: shown_pods(by_key[key]))
     raise typer.Exit(EXIT_FINDINGS if fail_on.report(failing, failing_states, "pod(s)") else EXIT_OK)

@@ -198,3 +198,18 @@ def test_a_namespace_without_volcano_or_yunikorn_work_gets_a_did_you_mean_note_n
     run = kqctl("simulate", str(REPO / "samples" / sample), "-n", namespace, "-o", "json")
     assert run.code == 0 and note in run.err, run.err
     json.loads(run.out)
+
+
+@pytest.mark.parametrize("sample,what,namespace", [("volcano-two-teams", "PodGroup", "team-a"),
+                                                   ("yunikorn-multi-tenant", "pod", "training")])
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_a_selector_matching_no_volcano_or_yunikorn_work_says_so_on_stderr_only(
+        kqctl: Kq, sample: str, what: str, namespace: str, output: str) -> None:
+    # As Kueue's (above): an empty table that looks like an answer gets kubectl's "No resources found" note.
+    path = str(REPO / "samples" / sample)
+    run = kqctl("simulate", path, "-l", "x=y", "-o", output)
+    assert run.code == 0 and run.err.endswith(f"kqctl: note: -l x=y: no {what} matches\n"), run.err
+    assert "note: -l" not in run.out
+    in_namespace = kqctl("simulate", path, "-n", namespace, "-l", "x=y", "-o", output)
+    assert f"kqctl: note: -l x=y: no {what} in namespace {namespace} matches\n" in in_namespace.err
+    assert "note: -l" not in kqctl("simulate", path, "-l", "x!=y", "-o", output).err
