@@ -732,6 +732,13 @@ _rule("YK-POD-ANNOTATION", "warning", "yunikorn-shim", "A YuniKorn pod annotatio
       "task-groups is read unless service.disableGangScheduling is set; the admission controller refuses a pod "
       "whose user.info does not parse unless its accessControl.bypassAuth is set. kqctl's simulation does as the "
       "shim does.")
+_rule("YK-POD-TASK-GROUP", "warning", "yunikorn-core", "A pod's yunikorn.apache.org/task-group-name names a task "
+      "group its application does not declare in yunikorn.apache.org/task-groups: the pod is scheduled as an "
+      "ordinary pod and replaces none of the application's placeholders",
+      "The shim passes the name on unchecked; the core finds no placeholder of that group and allocates the pod on "
+      "its own, outside the gang. The application's task groups are read from one of its pods (the first created "
+      "whose annotation the shim reads); not checked when service.disableGangScheduling is set. kqctl's simulation "
+      "does as the core does.")
 _rule("YK-G7", "-", "yunikorn-core", "A gang application's placeholders must fit the smallest max on its queue's "
       "path below root, else it is rejected (see YK-V28)")
 _rule("YK-E1", "-", "yunikorn-core", "Preemption precondition: the pod may preempt others (preemptionPolicy is not "

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from kqctl.render.columns import TableOptions
     from kqctl.validate.profile import ValidationProfile
     from kqctl.validate.report import ValidationReport
-    from kqctl.volcano.api.models import Node
     from kqctl.volcano.validate.crossobject import Context
     from kqctl.volcano.validate.queue_webhook import WebhookFlags
 
@@ -352,19 +351,11 @@ def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str
 # --- convert --to kueue --------------------------------------------------------------------------------------------
 
 
-def _allocatable(nodes: list[Node]) -> dict[str, int]:
-    """Every node's allocatable in all (Volcano's units)."""
-    total: dict[str, int] = {}
-    for node in nodes:
-        for name, value in node.allocatable.items():
-            total[name] = total.get(name, 0) + value
-    return total
-
-
 def convert_to_kueue(result: LoadResult, output: str) -> int:
     """Volcano queues as Kueue ResourceFlavor, Cohorts, ClusterQueues (and LocalQueues for the namespaces whose
     PodGroups use them) on stdout; what does not carry over, per field, on stderr."""
     from kqctl.errors import EXIT_FINDINGS, EXIT_INPUT, EXIT_OK
+    from kqctl.k8s.core import total_allocatable
     from kqctl.volcano.api.models import Node, Queue
     from kqctl.volcano.to_kueue import KUEUE_API, convert, preemption_issues, tree_problems
     from kqctl.volcano.validate.crossobject import configured
@@ -392,8 +383,9 @@ def convert_to_kueue(result: LoadResult, output: str) -> int:
     actions = list(conf.actions) if conf is not None else []
     plugins = [p.name for p in conf.plugins()] if conf is not None else []
     preempt = "preempt" in actions and "priority" in plugins
-    nodes = [Node.from_body(o.body, o.origin) for o in result.objects if o.kind == "Node" and isinstance(o.body, dict)]
-    cluster = _allocatable(nodes) if nodes else None
+    # every node's allocatable in all, in Volcano's units (None: no Node in the input)
+    cluster = total_allocatable(Node.from_body(o.body, o.origin).allocatable for o in result.objects
+                                if o.kind == "Node" and isinstance(o.body, dict))
     objects, issues = convert(models, "reclaim" in actions, {o.name or "": o.body.get("spec") or {} for o in queues},
                               preempt, cluster)
     if cluster is None and not any(m.name == "root" and (m.capability or m.deserved) for m in models):

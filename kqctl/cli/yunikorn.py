@@ -280,16 +280,11 @@ def _partition_errors(build, snapshot: Snapshot):  # type: ignore[no-untyped-def
 
 def _cluster_capacity(result: LoadResult) -> dict[str, int] | None:
     """Every node's allocatable in all, as YuniKorn's root queue holds it (None: no Node in the inputs)."""
+    from kqctl.k8s.core import total_allocatable
     from kqctl.yunikorn.load import node_info
 
-    nodes = [node_info(obj) for obj in result.objects if obj.kind == "Node" and isinstance(obj.body, dict)]
-    if not nodes:
-        return None
-    total: dict[str, int] = {}
-    for node in nodes:
-        for name, value in node.capacity.items():
-            total[name] = total.get(name, 0) + value
-    return total
+    return total_allocatable(node_info(obj).capacity for obj in result.objects
+                             if obj.kind == "Node" and isinstance(obj.body, dict))
 
 
 def _pod_queues(result: LoadResult) -> list[tuple[str, str]]:

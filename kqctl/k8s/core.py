@@ -8,7 +8,7 @@ Kueue could not even decode has no meaning to simulate).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, TypeGuard
@@ -246,6 +246,17 @@ class LimitRange:
         meta = metadata(body)
         limits = Fields(body).child("spec").items("limits")
         return cls(meta.string("namespace"), meta.string("name"), tuple(item.obj for item in limits), origin)
+
+
+def total_allocatable(allocatables: Iterable[Mapping[str, int]]) -> dict[str, int] | None:
+    """The nodes' allocatable added up per resource name, in whatever exact units the scheduler keeps them (the
+    capacity its root queue holds); None when there is no node at all, which is not a cluster of size 0."""
+    total: dict[str, int] | None = None
+    for allocatable in allocatables:
+        total = {} if total is None else total
+        for name, value in allocatable.items():
+            total[name] = total.get(name, 0) + value
+    return total
 
 
 def controller_kind(meta: Mapping[str, Any]) -> str:

@@ -20,7 +20,7 @@ import difflib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from kqctl.errors import UsageError
 from kqctl.render.console import MIN_WRAP_WIDTH, terminal_width, wrap_text
@@ -229,6 +229,37 @@ def sort_rows(table: Table, key: str | None) -> None:
     convert = column.sort_key or (lambda cell: cell)
     order = sorted(range(len(table.rows)), key=lambda r: (_sortable(convert(table.rows[r][index])), r))
     _reorder(table, order)
+
+
+# --sort-by over an audit's findings, the same keys for every scheduler: by severity (errors, then warnings, then
+# infos), by rule ID, or by the object a finding is about (a finding about no object last).
+FINDING_SORT_KEYS = ("severity", "rule", "object")
+_SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+_Finding = TypeVar("_Finding")
+
+
+def finding_sort_field(key: str | None) -> str | None:
+    """The findings field a --sort-by ``key`` names (any case, '-', '_', spaces and a leading '.' ignored), or None
+    when it names none (it may name a table's column)."""
+    normal = (key or "").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+    return normal if normal in FINDING_SORT_KEYS else None
+
+
+def sorted_findings(findings: Sequence[_Finding], key: str | None,
+                    fields: Callable[[_Finding], tuple[str, str, str]]) -> Sequence[_Finding]:
+    """``findings`` ordered by the field ``key`` names (``fields`` gives a finding's severity, rule ID and object);
+    as given when it names none. Ties keep the audit's own order (the sort is stable)."""
+    field_name = finding_sort_field(key)
+    if field_name is None:
+        return findings
+
+    def order(finding: _Finding) -> tuple[Any, ...]:
+        severity, rule, subject = fields(finding)
+        if field_name == "severity":
+            return (_SEVERITY_RANK.get(severity, 3),)
+        return (rule,) if field_name == "rule" else (subject == "", subject)
+
+    return sorted(findings, key=order)
 
 
 def is_jsonpath(key: str) -> bool:

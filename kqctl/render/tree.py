@@ -79,12 +79,13 @@ class TreeNode:
     once: frozenset[int] = frozenset()
 
 
-def tree_table(columns: Sequence[Column], nodes: Sequence[TreeNode], sort_by: str | None = None) -> Table:
+def tree_table(columns: Sequence[Column], nodes: Sequence[TreeNode], sort_by: str | None = None,
+               other_keys: Sequence[str] = ()) -> Table:
     """The table of a tree listed depth-first; ``sort_by`` (a column's header, any case, '-' or '_' for spaces)
     orders siblings level by level, each subtree moving with its parent, and each node's rows by that column
     (a node among its siblings by its first row once sorted), as Kueue's audit orders its quota table. A key that
-    names no column is a usage error with the closest headers."""
-    index = _sort_column(columns, sort_by)
+    names no column is a usage error with the closest headers and ``other_keys`` (what else --sort-by takes)."""
+    index = _sort_column(columns, sort_by, other_keys)
     ordered = list(nodes)
     if index is not None:
         def cell_key(value: Any) -> tuple[int, Any]:
@@ -118,12 +119,12 @@ def column_key(key: str) -> str:
     return key.strip("{}").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
 
 
-def _sort_column(columns: Sequence[Column], key: str | None) -> int | None:
+def _sort_column(columns: Sequence[Column], key: str | None, other_keys: Sequence[str]) -> int | None:
     if not key:
         return None
     names = [column_key(c.header) for c in columns]
     if column_key(key) in names:
         return names.index(column_key(key))
-    shown = [c.header.lower().replace(" ", "-") for c in columns]
+    shown = [c.header.lower().replace(" ", "-") for c in columns] + list(other_keys)
     raise UsageError(f"--sort-by {key!r}: no such column of the audit table{close_columns(key, shown)}; choose one "
                      f"of: {', '.join(shown)} (-o json or yaml sort by a JSONPath)")

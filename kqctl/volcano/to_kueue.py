@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kqctl.volcano.api.models import ROOT_QUEUE, Queue
-from kqctl.volcano.api.resource import CPU, MEMORY, PODS, resource_list, to_quantity
+from kqctl.volcano.api.resource import CPU, MEMORY, PODS, to_quantity
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 FLAVOR = "default-flavor"
@@ -77,24 +77,22 @@ def convert(queues: list[Queue], reclaim: bool, fields: Mapping[str, Mapping[str
         objects.append(_cluster_queue(queue, resources, reclaim, preempt))
         issues.extend(_lost(queue, fields.get(queue.name, {})))
     if cluster is not None:
-        _give_root_the_cluster(objects, resources, cluster)
+        _give_root_the_cluster(objects, queues, resources, cluster)
     return objects, issues
 
 
-def _give_root_the_cluster(objects: list[dict[str, Any]], resources: list[str], cluster: Mapping[str, int]) -> None:
+def _give_root_the_cluster(objects: list[dict[str, Any]], queues: list[Queue], resources: list[str],
+                           cluster: Mapping[str, int]) -> None:
     """VC-CONV-CAPACITY: the root Cohort (unless a root Queue wrote its own quota) holds what the nodes have beyond
     every nominal quota written (the ClusterQueues' and the other Cohorts'): the pool a queue with a weight only, or
     a deserved below what it runs, borrows from in Kueue."""
     root = next(o for o in objects if o["kind"] == "Cohort" and o["metadata"]["name"] == ROOT_COHORT)
     if "resourceGroups" in root["spec"]:
         return
-    written: dict[str, int] = {}
-    for body in objects:
-        for group in body.get("spec", {}).get("resourceGroups", ()):
-            for entry in group["flavors"][0]["resources"]:
-                amount = resource_list({entry["name"]: entry["nominalQuota"]}).get(entry["name"], 0)
-                written[entry["name"]] = written.get(entry["name"], 0) + amount
-    quotas = [{"name": name, "nominalQuota": to_quantity(name, max(0, cluster.get(name, 0) - written.get(name, 0)))}
+    # Every queue's nominal quota, as _resource_groups wrote it: the root queue's is 0 here (it wrote none), and a
+    # parent queue without quota wrote no resourceGroups and has 0 too.
+    quotas = [{"name": name, "nominalQuota": to_quantity(name, max(0, cluster.get(name, 0)
+                                                                - sum(_nominal(q, name) for q in queues)))}
               for name in resources if name != PODS]
     root["spec"]["resourceGroups"] = [{"coveredResources": [q["name"] for q in quotas],
                                        "flavors": [{"name": FLAVOR, "resources": quotas}]}]
@@ -176,8 +174,7 @@ def _resource_groups(queue: Queue, resources: list[str]) -> list[dict[str, Any]]
     for name in resources:
         if name == PODS:
             continue
-        guarantee = (queue.guarantee or {}).get(name, 0)
-        nominal = (queue.deserved or {}).get(name, guarantee)
+        guarantee, nominal = (queue.guarantee or {}).get(name, 0), _nominal(queue, name)
         entry: dict[str, Any] = {"name": name, "nominalQuota": to_quantity(name, nominal)}
         capability = (queue.capability or {}).get(name)
         if capability is not None and (capability > 0 or name not in (CPU, MEMORY)):
@@ -186,6 +183,11 @@ def _resource_groups(queue: Queue, resources: list[str]) -> list[dict[str, Any]]
             entry["lendingLimit"] = to_quantity(name, max(nominal - guarantee, 0))
         quotas.append(entry)
     return [{"coveredResources": [q["name"] for q in quotas], "flavors": [{"name": FLAVOR, "resources": quotas}]}]
+
+
+def _nominal(queue: Queue, name: str) -> int:
+    """A queue's nominalQuota of ``name``: its deserved share, else its guarantee, else 0."""
+    return (queue.deserved or {}).get(name, (queue.guarantee or {}).get(name, 0))
 
 
 def _lost(queue: Queue, spec: Mapping[str, Any]) -> list[Issue]:

@@ -319,6 +319,8 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
                       .get("nodeSelectorTerms"))
     selector = _mapping(spec.get("nodeSelector"))
     tolerations = _sequence(spec.get("tolerations"))
+    # the shim reads no task groups with gang scheduling disabled
+    ask, declared, _ = (None, (), "") if snapshot.gang_disabled else read_task_groups(notes.get(TASK_GROUPS, ""))
     return PodInfo(
         namespace=namespace,
         name=obj.name or "",
@@ -338,7 +340,8 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         affinity_terms=tuple(terms),
         tolerations=tuple(tolerations),
         task_group=notes.get(TASK_GROUP_NAME, ""),
-        placeholder=None if snapshot.gang_disabled else placeholder_ask(notes.get(TASK_GROUPS, "")),
+        placeholder=ask,
+        task_groups=declared,
         origin=obj.origin,
         runtime=notes.get(RUNTIME_ANNOTATION, ""),
         controller=controller_kind(meta),
@@ -356,51 +359,60 @@ def placeholder_ask(raw: str) -> Resource | None:
 def task_groups(raw: str) -> tuple[Resource | None, str]:
     """(the placeholders' total ask, "") as :func:`placeholder_ask`, or (None, why the shim rejects the
     annotation) when it is set and ``GetTaskGroupsFromAnnotation`` returns an error."""
+    ask, _, why = read_task_groups(raw)
+    return ask, why
+
+
+def read_task_groups(raw: str) -> tuple[Resource | None, tuple[str, ...], str]:
+    """(the placeholders' total ask, the task groups' names in order, "") as :func:`task_groups`; (None, (), why)
+    when the shim rejects the annotation, (None, (), "") when it is absent or JSON null."""
     if not raw:
-        return None, ""
+        return None, (), ""
     try:
         groups = json.loads(raw)
     except json.JSONDecodeError as exc:
-        return None, f"is not JSON ({exc.msg} at character {exc.pos})"
+        return None, (), f"is not JSON ({exc.msg} at character {exc.pos})"
     except ValueError:
-        return None, "is not JSON"
+        return None, (), "is not JSON"
     if groups is None:
-        return None, ""  # JSON null: no task groups, no error
+        return None, (), ""  # JSON null: no task groups, no error
     if not isinstance(groups, list):
-        return None, "is not a JSON list of task groups"
+        return None, (), "is not a JSON list of task groups"
     totals: Resource = {PODS: 0}
+    names: list[str] = []
     for group in groups:
         if not isinstance(group, Mapping):
-            return None, "has an entry that is not a JSON object"
+            return None, (), "has an entry that is not a JSON object"
         fields = {str(key).lower(): value for key, value in group.items()}  # encoding/json ignores case
         name, members, minimum = fields.get("name", ""), fields.get("minmember", 0), fields.get("minresource")
         if not isinstance(name, str) or not isinstance(members, int) or isinstance(members, bool) or \
                 not (minimum is None or isinstance(minimum, Mapping)):
-            return None, "has a name, minMember or minResource of the wrong JSON type"  # json.Unmarshal fails
+            return None, (), "has a name, minMember or minResource of the wrong JSON type"  # json.Unmarshal fails
         if not name:
-            return None, "has a task group without a name"
+            return None, (), "has a task group without a name"
         if minimum is None:
-            return None, f"has task group {name} without minResource"
+            return None, (), f"has task group {name} without minResource"
         if members <= 0:
-            return None, f"has task group {name} without a positive minMember"
+            return None, (), f"has task group {name} without a positive minMember"
         totals[PODS] += members
+        names.append(name)
         seen = {PODS}
         for resource_name, value in minimum.items():
             canonical = VCORE if resource_name == "cpu" else str(resource_name)
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                return None, f"has task group {name} with minResource {resource_name} that is not a quantity"
+                return None, (), f"has task group {name} with minResource {resource_name} that is not a quantity"
             try:
                 amount = resource_value(str(resource_name), parse_quantity(str(value)))
             except (QuantityError, TypeError, ValueError):
-                return None, f"has task group {name} with minResource {resource_name}: {value!r}, not a quantity"
+                return None, (), f"has task group {name} with minResource {resource_name}: {value!r}, not a quantity"
             if amount < 0:
-                return None, f"has task group {name} with a negative minResource {resource_name}"
+                return None, (), f"has task group {name} with a negative minResource {resource_name}"
             if canonical in seen:
-                return None, f"has task group {name} with minResource {resource_name} given twice (cpu and " \
+                return None, (), f"has task group {name} with minResource {resource_name} given twice (cpu and " \
                     "vcore, or pods)"
             seen.add(canonical)
             totals[canonical] = totals.get(canonical, 0) + members * amount
-    return totals, ""
+    return totals, tuple(names), ""
 
 
 def queue_name(labels: Mapping[str, str], notes: Mapping[str, str]) -> str:

@@ -5,6 +5,7 @@ same, and validate warns at the annotation, naming the default."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,64 @@ def test_simulate_runs_a_pod_with_unreadable_user_info_as_nobody_without_groups(
         USER_INFO: info})]))
     data = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)
     assert (data["pods"][0]["state"] == "Allocated") is allocated
+
+
+TASK_GROUP = "yunikorn.apache.org/task-group-name"
+TWO_GROUPS = json.dumps([{"name": "driver", "minMember": 1, "minResource": {"cpu": "1"}},
+                         {"name": "workers", "minMember": 2, "minResource": {"cpu": "1"}}])
+
+
+def _task_group_findings(tmp_path: Path, *documents: dict[str, Any]) -> list[dict[str, Any]]:
+    path = tmp_path / "pods.yaml"
+    path.write_text(text([node("n1"), *documents]))
+    run = run_kqctl("validate", str(path), "-o", "json")
+    assert run.code == 0, run.out
+    return [{**f, "pod": d["name"]} for d in json.loads(run.out)["documents"] for f in d["findings"]
+            if f["ruleId"] == "YK-POD-TASK-GROUP"]
+
+
+def test_validate_warns_yk_pod_task_group_at_a_group_the_application_does_not_declare(tmp_path: Path) -> None:
+    found = _task_group_findings(
+        tmp_path,
+        pod("driver", app="spark", annotations={TASK_GROUPS: TWO_GROUPS, TASK_GROUP: "driver"}),
+        pod("worker-1", app="spark", annotations={TASK_GROUP: "workers"}),
+        pod("worker-2", app="spark", annotations={TASK_GROUP: "worker"}))  # a typo: no such group
+    assert [(f["pod"], f["severity"], f["field"]) for f in found] == \
+        [("worker-2", "warning", f"metadata.annotations[{TASK_GROUP}]")]
+    assert found[0]["line"]
+    message, hint = found[0]["message"], found[0]["hint"]
+    assert "names task group worker, which application spark does not declare" in message
+    assert "on pod default/driver: driver, workers" in message and "ordinary pod" in message
+    assert "driver or workers" in hint
+
+
+def test_validate_warns_yk_pod_task_group_when_the_application_declares_no_task_groups(tmp_path: Path) -> None:
+    found = _task_group_findings(tmp_path, pod("lonely", app="solo", annotations={TASK_GROUP: "workers"}))
+    assert [f["pod"] for f in found] == ["lonely"]
+    assert "declares no task groups" in found[0]["message"] and "no gang" in found[0]["message"]
+
+
+def test_yk_pod_task_group_reads_the_task_groups_the_simulation_takes(tmp_path: Path) -> None:
+    # The later pod's annotation is not the application's: the first created pod that declares groups is.
+    found = _task_group_findings(
+        tmp_path,
+        pod("first", app="a", annotations={TASK_GROUPS: GANG}),
+        pod("second", app="a", age=timedelta(minutes=1), annotations={TASK_GROUPS: TWO_GROUPS,
+                                                                       TASK_GROUP: "workers"}))
+    assert [f["pod"] for f in found] == ["second"]
+    assert "on pod default/first: g" in found[0]["message"]
+
+
+def test_yk_pod_task_group_is_not_checked_with_gang_scheduling_disabled(tmp_path: Path) -> None:
+    settings = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "yunikorn-configs",
+                "namespace": "yunikorn"}, "data": {"service.disableGangScheduling": "true"}}
+    assert _task_group_findings(tmp_path, settings, pod("p", app="a", annotations={TASK_GROUP: "workers"})) == []
+
+
+def test_simulate_allocates_a_pod_of_an_undeclared_task_group_as_an_ordinary_pod(tmp_path: Path) -> None:
+    # One answer (YK-POD-TASK-GROUP): validate says the core allocates it on its own; the simulation does.
+    path = tmp_path / "pods.yaml"
+    path.write_text(text([node("n1"), pod("driver", app="spark", annotations={TASK_GROUPS: TWO_GROUPS}),
+                          pod("stray", app="spark", annotations={TASK_GROUP: "nope"})]))
+    data = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)
+    assert {p["name"]: p["state"] for p in data["pods"]} == {"driver": "Allocated", "stray": "Allocated"}

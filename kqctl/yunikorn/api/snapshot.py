@@ -8,6 +8,7 @@ labels and annotations, the submitting user, the request in YuniKorn's units (``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -76,6 +77,7 @@ class PodInfo:
     # the placeholder ask of the yunikorn.apache.org/task-groups annotation (the shim's ``getPlaceholderAsk``);
     # None without the annotation or when the shim cannot read it
     placeholder: Resource | None = field(default=None, hash=False)
+    task_groups: tuple[str, ...] = ()  # the names that annotation declares, in order (() when placeholder is None)
     origin: Origin | None = None
     runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
     controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)
@@ -84,6 +86,15 @@ class PodInfo:
     def key(self) -> str:
         """namespace/name, made once: the scheduler reads it millions of times on a large cluster."""
         return f"{self.namespace}/{self.name}"
+
+
+def gang_pod(pods: Iterable[PodInfo]) -> PodInfo | None:
+    """The pod whose task groups its application takes: of the application's pods, the first created (then by
+    name) whose ``task-groups`` annotation the shim reads. The shim takes the originating pod's (the first it is
+    told of); which that is depends on its informer, so kqctl takes the first that declares any. The simulation's
+    placeholder ask and validate's check of ``task-group-name`` (YK-POD-TASK-GROUP) both come from this pod."""
+    return min((pod for pod in pods if pod.placeholder is not None), key=lambda pod: (pod.created, pod.name),
+               default=None)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kqctl.yunikorn.api import resources as res
-from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot
+from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot, gang_pod
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
 from kqctl.yunikorn.engine.partition import _place, to_ns
@@ -39,10 +39,9 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
         members.sort(key=lambda pod: (pod.created, pod.name))
         app = p.apps.get(app_id)
         if app is None:
-            first = members[0]
+            first, gang = members[0], gang_pod(members)
             app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
-                              requested_queue=first.queue,
-                              placeholder=next((m.placeholder for m in members if m.placeholder is not None), None))
+                              requested_queue=first.queue, placeholder=gang.placeholder if gang else None)
             p.apps[app_id] = app
             asks = _asks(app, members)
             app.asks.extend(asks)

@@ -15,7 +15,7 @@ from kqctl.yunikorn.api.config import PartitionConf, RuleConf
 from kqctl.yunikorn.api.configvalidator import ConfigValidator
 from kqctl.yunikorn.api.names import DEFAULT_PARTITION, DOT, ROOT
 from kqctl.yunikorn.api.resources import Resource
-from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot
+from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot, gang_pod
 from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import properties as props
 from kqctl.yunikorn.engine import ugm
@@ -277,10 +277,9 @@ def _add_applications(partition: Partition, snapshot: Snapshot) -> None:
         by_app.setdefault(pod.app_id, []).append(pod)
     for app_id in sorted(by_app):
         pods = sorted(by_app[app_id], key=lambda p: (p.created, p.name))
-        first = pods[0]
+        first, gang = pods[0], gang_pod(pods)
         app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
-                          requested_queue=first.queue,
-                          placeholder=next((p.placeholder for p in pods if p.placeholder is not None), None))
+                          requested_queue=first.queue, placeholder=gang.placeholder if gang else None)
         partition.apps[app_id] = app
         for i, pod in enumerate(pods):
             ask = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created), originator=i == 0)

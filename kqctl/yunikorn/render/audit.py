@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from kqctl.render import tree
 from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
-from kqctl.render.columns import Column, Table, format_lines
+from kqctl.render.columns import FINDING_SORT_KEYS, Column, Table, finding_sort_field, format_lines, sorted_findings
 from kqctl.render.units import is_bytes
 from kqctl.yunikorn.engine.audit import AuditReport, QueueRow
 from kqctl.yunikorn.render.common import amount, amount_figure, exact
@@ -55,7 +55,10 @@ _QUOTA_COLUMNS = (Column("Queue"), Column("Resource"), Column("Guaranteed", righ
 
 def quota_table(report: AuditReport, sort_by: str | None = None) -> Table:
     """The queue tree, one row per resource type; the default view is what people decide on, so that a row fits
-    80 columns (-o wide adds the rest); ``sort_by`` orders siblings and each queue's rows by a column."""
+    80 columns (-o wide adds the rest); ``sort_by`` orders siblings and each queue's rows by a column, or, naming
+    a field of the findings (severity, rule, object), leaves the tree as it is, as Kueue's audit does."""
+    if finding_sort_field(sort_by):
+        sort_by = None
     names = types_of(report)
 
     def figure(resource: dict[str, int] | None, name: str, zero: bool = False) -> int | None:
@@ -69,7 +72,7 @@ def quota_table(report: AuditReport, sort_by: str | None = None) -> Table:
                              figure(q.allocated, name, True), figure(q.pending, name, True), q.share]
                             for name in names], once=frozenset({6}))
              for q in report.queues]
-    return tree.tree_table(_QUOTA_COLUMNS, nodes, sort_by)
+    return tree.tree_table(_QUOTA_COLUMNS, nodes, sort_by, FINDING_SORT_KEYS)
 
 
 def _tree_label(q: QueueRow) -> str:
@@ -100,19 +103,20 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
         table = quota_table(report, sort_by)
         for line in format_lines(table, wide=fmt == "wide", headers=headers, width=terminal_width(out)):
             out.write(line + "\n")
-        _findings(report, out)
+        _findings(report, out, sort_by)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
 
 
-def _findings(report: AuditReport, out: TextIO) -> None:
-    """Findings one per line as every scheduler's audit prints them (``  warning RULE queue: message``), then the
-    summary; on a terminal a long line wraps under its finding."""
+def _findings(report: AuditReport, out: TextIO, sort_by: str | None = None) -> None:
+    """Findings one per line as every scheduler's audit prints them (``  warning RULE queue: message``), in the
+    audit's order or by --sort-by severity, rule or object (the queue), then the summary; on a terminal a long line
+    wraps under its finding."""
     from kqctl.render.console import write_wrapped
 
     if report.findings:
         out.write("\nFindings:\n")
-    for f in report.findings:
+    for f in sorted_findings(report.findings, sort_by, lambda f: (f.severity, f.rule, f.queue)):
         where = f" {f.queue}:" if f.queue else ""
         write_wrapped(out, f"{f.severity} {f.rule}{where} {f.message}", "  ", "    ")
     errors = sum(1 for f in report.findings if f.severity == "error")
