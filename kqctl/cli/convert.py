@@ -47,7 +47,11 @@ def convert_command(
     from kqctl.load.objects import load_paths
 
     if to not in TARGETS:
-        raise UsageError(f"cannot convert to {to!r}; supported targets: {', '.join(TARGETS)}")
+        import difflib
+
+        close = difflib.get_close_matches(to.lower(), TARGETS, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise UsageError(f"cannot convert to {to!r}; {hint}supported targets: {', '.join(TARGETS)}")
     from kqctl.render.output import check_output
 
     check_output(output, ("yaml", "json"))

@@ -74,3 +74,11 @@ def test_leg_version_a_legacy_object_is_converted_when_its_v1beta2_form_is_valid
     assert kqctl("validate", legacy).code == 1  # LEG-VERSION: no API server serves v1alpha1
     run = kqctl("convert", legacy)
     assert run.code == 0 and "apiVersion: kueue.x-k8s.io/v1beta2" in run.out
+
+
+@pytest.mark.parametrize(("typed", "hint"), [("kueu", "did you mean kueue? "), ("v1beta3", "did you mean v1beta2? "),
+                                             ("volcano", "")])
+def test_convert_to_an_unknown_target_is_a_usage_error_with_the_close_one(kqctl: Kq, typed: str, hint: str) -> None:
+    run = kqctl("convert", "samples/yunikorn-multi-tenant", "--to", typed)
+    assert run.code == 2
+    assert f"cannot convert to '{typed}'; {hint}supported targets: v1beta2, v1beta1, kueue" in run.err, run.err
