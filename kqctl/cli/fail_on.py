@@ -54,7 +54,11 @@ def parse(values: list[str] | None) -> set[str]:
     states = {part.strip().lower() for value in values or [] for part in value.split(",") if part.strip()}
     unknown = sorted(states - set(STATES))
     if unknown:
-        raise UsageError(f"unknown --fail-on state(s) {', '.join(unknown)}; choose from: {', '.join(STATES)}")
+        import difflib
+
+        close = [match for state in unknown for match in difflib.get_close_matches(state, STATES, n=1)]
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise UsageError(f"unknown --fail-on state(s) {', '.join(unknown)}; {hint}choose from: {', '.join(STATES)}")
     return states
 
 

@@ -62,15 +62,34 @@ def parse_target(text: str) -> tuple[Condition, ...]:
             continue
         match = _CONDITION.match(part)
         if match is None:
-            raise PlanError(f"{part!r}: expected STAT(METRIC) < DURATION with STAT one of {', '.join(STATISTICS)} and "
-                            f"METRIC one of {', '.join(METRICS)} (e.g. 'p95(time-to-admission) < 30m'), or "
-                            "'no workload inadmissible'; join several with 'and'")
+            raise PlanError(f"{part!r}: {_meant(part)}expected STAT(METRIC) < DURATION with STAT one of "
+                            f"{', '.join(STATISTICS)} and METRIC one of {', '.join(METRICS)} (e.g. "
+                            "'p95(time-to-admission) < 30m'), or 'no workload inadmissible'; join several with 'and'")
         statistic, metric, operator, limit = match.groups()
         try:
             conditions.append(Condition(statistic, metric, operator == "<=", parse_duration(limit)))
         except DurationError as exc:
             raise PlanError(f"{part!r}: {exc}") from None
     return tuple(conditions)
+
+
+_LOOSE_CONDITION = re.compile(r"^\s*([\w.-]+)\s*\(\s*([\w.-]+)\s*\)\s*(.*)$")
+
+
+def _meant(part: str) -> str:
+    """For a condition in the right form with a misspelt statistic or metric (``p95(time-to-admision) < 1h``): the
+    condition it is close to, as "did you mean ...? "; "" when it is not that close to one."""
+    import difflib
+
+    loose = _LOOSE_CONDITION.match(part)
+    if loose is None:
+        return ""
+    statistic, metric, rest = loose.groups()
+    close_statistic = difflib.get_close_matches(statistic.lower(), STATISTICS, n=1, cutoff=0.5)
+    close_metric = difflib.get_close_matches(metric.lower(), METRICS, n=1)
+    if not close_statistic or not close_metric:
+        return ""
+    return f"did you mean '{close_statistic[0]}({close_metric[0]}) {rest.strip()}'? "
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,13 @@ def test_volcano_a_pending_podgroup_is_pending_and_one_in_a_closed_queue_is_inad
 def test_an_unknown_fail_on_state_is_a_usage_error(kqctl: Kq) -> None:
     run = kqctl("simulate", sample("preemption"), "--fail-on", "admitted")
     assert run.code == 2 and "choose from: inadmissible, pending, preempted" in run.err
+    assert "did you mean" not in run.err
+
+
+def test_a_misspelt_fail_on_state_says_which_state_it_is_close_to(kqctl: Kq) -> None:
+    run = kqctl("simulate", sample("preemption"), "--fail-on", "pendng,preempted")
+    assert run.code == 2
+    assert "unknown --fail-on state(s) pendng; did you mean pending? choose from: inadmissible" in run.err, run.err
 
 
 @pytest.mark.parametrize("name, state, quiet, failing, named", [

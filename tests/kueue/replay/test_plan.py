@@ -199,3 +199,18 @@ def test_plan_json_is_the_same_whatever_jobs_and_a_budget_never_reached(kqctl: C
     outputs = {kqctl(*args, "--jobs", jobs, "--budget", budget).out for jobs in ("1", "2", "4")
                for budget in ("60", "200")}
     assert len(outputs) == 1 and json.loads(outputs.pop())["answer"]
+
+
+@pytest.mark.parametrize(("text", "meant"), [
+    ("p95(time-to-admision) < 1h", "did you mean 'p95(time-to-admission) < 1h'?"),
+    ("P95(time_to_finish) <= 2h", "did you mean 'p95(time-to-finish) <= 2h'?"),
+    ("q95(time-to-admission) < 30m", "did you mean 'p95(time-to-admission) < 30m'?"),
+    ("p95(wait) < 1h", None),
+    ("fast enough", None),
+])
+def test_a_misspelt_target_names_the_condition_it_is_close_to(text: str, meant: str | None) -> None:
+    with pytest.raises(PlanError) as raised:
+        parse_target(text)
+    message = str(raised.value)
+    assert "expected STAT(METRIC) < DURATION" in message
+    assert (meant in message) if meant else ("did you mean" not in message), message
