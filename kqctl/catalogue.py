@@ -460,6 +460,13 @@ _rule("VC-NEVER-1", "-", "volcano-scheduler", "A PodGroup can never run as confi
       "of its pods fit any node that passes their predicates", "The node check takes each node empty (its "
       "allocatable) and the predicates plugin as configured (cordon, nodeSelector and node affinity, NoSchedule "
       "and NoExecute taints); it is made only when the input has nodes.")
+_rule("VC-QUEUE-STATE-1", "-", "volcano-scheduler", "Only an Open queue's PodGroups are enqueued and its pods "
+      "allocated: a PodGroup in a Closed, Closing or Unknown queue that needs either waits for good",
+      "The proportion and capacity plugins turn down enqueue's vote for a PodGroup with minResources (one without "
+      "is enqueued unasked) and every allocation or reclaim for a pod with requests; backfill places best-effort "
+      "pods without asking the queue, and without proportion or capacity nothing reads the state. Volcano only "
+      "logs it (the PodGroup gets gang's Unschedulable condition); simulate gives it as the reason (queue-closed) "
+      "and neverFits, audit as VC-NEVER-1.")
 _rule("VC-SCORE-6", "-", "volcano-scheduler", "nodeorder's tainttoleration.weight (default 3): kube-scheduler's "
       "TaintToleration score, the node's PreferNoSchedule taints the pod does not tolerate, fewer is better",
       "The counts are normalised in reverse over the nodes scored together (the most tainted gets 0, a node with "
