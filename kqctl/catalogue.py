@@ -466,7 +466,7 @@ _rule("VC-QUEUE-STATE-1", "-", "volcano-scheduler", "Only an Open queue's PodGro
       "is enqueued unasked) and every allocation or reclaim for a pod with requests; backfill places best-effort "
       "pods without asking the queue, and without proportion or capacity nothing reads the state. Volcano only "
       "logs it (the PodGroup gets gang's Unschedulable condition); simulate gives it as the reason (queue-closed) "
-      "and neverFits, audit as VC-NEVER-1.")
+      "and neverFits, audit as VC-NEVER-1, replay as the state QueueClosed.")
 _rule("VC-SCORE-6", "-", "volcano-scheduler", "nodeorder's tainttoleration.weight (default 3): kube-scheduler's "
       "TaintToleration score, the node's PreferNoSchedule taints the pod does not tolerate, fewer is better",
       "The counts are normalised in reverse over the nodes scored together (the most tainted gets 0, a node with "

@@ -1,7 +1,7 @@
 """VC-QUEUE-STATE-1: a PodGroup whose queue is not Open. proportion and capacity turn down enqueue's vote for it
 (when it sets minResources) and every allocation of a pod with requests; backfill places best-effort pods without
 asking the queue. The engine decides it once (``queue_state.refusal``) and every command gives that answer:
-simulate's reason and neverFits, explain's gate, audit's VC-NEVER-1."""
+simulate's reason and neverFits, explain's gate, audit's VC-NEVER-1, replay's end state QueueClosed."""
 
 from __future__ import annotations
 
@@ -97,6 +97,7 @@ def too_big(tmp_path: Path) -> Path:
     (("simulate",), "ns/g: queue q is Closed, not Open"),
     (("explain", "ns/g"), "queue-closed (queue state, VC-QUEUE-STATE-1): queue q is Closed, not Open"),
     (("audit",), "VC-NEVER-1 ns/g: can never run as configured: queue q is Closed, not Open"),
+    (("replay", "--now", "2026-01-01T12:00:00Z"), "QueueClosed"),
 ])
 def test_vc_queue_state_1_every_command_gives_the_closed_queue_as_the_reason(too_big: Path, args: tuple[str, ...],
                                                                             expected: str) -> None:
@@ -109,8 +110,10 @@ def test_vc_queue_state_1_every_command_gives_the_closed_queue_as_the_reason(too
 def test_vc_queue_state_1_json_outputs_agree(too_big: Path) -> None:
     simulated = json.loads(run_kqctl("simulate", str(too_big), "-o", "json").out)["podGroups"]["ns/g"]
     explained = json.loads(run_kqctl("explain", "ns/g", str(too_big), "-o", "json").out)
+    replayed = json.loads(run_kqctl("replay", str(too_big), "--now", "2026-01-01T12:00:00Z", "-o", "json").out)
     assert simulated["reason"] == {"gate": "queue-closed", "message": "queue q is Closed, not Open"}
     assert simulated["neverFits"] == explained["neverFits"] == "queue q is Closed, not Open"
+    assert replayed["workloads"]["ns/g"]["state"] == "QueueClosed"
     assert run_kqctl("simulate", str(too_big), "--fail-on", "inadmissible").code == 1
 
 
@@ -134,4 +137,5 @@ def test_vc_queue_state_1_a_best_effort_podgroup_is_not_held_back_by_its_queue(t
                                         best_effort("p", "g")]), encoding="utf-8")
     simulated = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)["podGroups"]["ns/g"]
     assert simulated["reason"] is None and "pod slots" in simulated["neverFits"]
+    assert "QueueClosed" not in run_kqctl("replay", str(path), "--now", "2026-01-01T12:00:00Z").out
 
