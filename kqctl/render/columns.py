@@ -20,7 +20,7 @@ import difflib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from kqctl.errors import UsageError
 from kqctl.render.console import MIN_WRAP_WIDTH, terminal_width, wrap_text
@@ -297,3 +297,39 @@ def close_columns(key: str, shown: Sequence[str]) -> str:
     wanted = key.strip("{}").lstrip(".").lower().replace("_", "-")
     close = difflib.get_close_matches(wanted, shown, n=2, cutoff=0.6)
     return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
+# --sort-by over an audit's findings, the same keys for every scheduler (Kueue's audit had them first): severity
+# (errors, then warnings, then infos), rule ID, or the object the finding names.
+FINDING_SORT_KEYS = ("severity", "rule", "object")
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_Finding = TypeVar("_Finding")
+
+
+def finding_sort_key(key: str | None) -> str | None:
+    """The findings' field a --sort-by names (any case, a leading '.' or '-'/'_' do not matter), else None."""
+    wanted = (key or "").strip("{}").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+    return wanted if wanted in FINDING_SORT_KEYS else None
+
+
+def sorted_findings(findings: Sequence[_Finding], key: str | None,
+                    fields: Callable[[_Finding], tuple[str, str, str]]) -> list[_Finding]:
+    """The findings in --sort-by's order when it names one of :data:`FINDING_SORT_KEYS`, else as they are (a stable
+    sort: equal ones keep the audit's order). ``fields``: a finding's (severity, rule ID, object)."""
+    field_name = finding_sort_key(key)
+    if field_name is None:
+        return list(findings)
+    at = FINDING_SORT_KEYS.index(field_name)
+
+    def order(found: _Finding) -> tuple[int, str]:
+        value = fields(found)[at]
+        return (_SEVERITY_ORDER.get(value, len(_SEVERITY_ORDER)), "") if at == 0 else (0, value)
+
+    return sorted(findings, key=order)
+
+
+def unknown_sort_key(key: str, valid: Sequence[str]) -> UsageError:
+    """The usage error of a --sort-by that names no column of an audit's tables nor a field of its findings
+    (``valid``: the names it could have used), with the closest ones."""
+    return UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
+                      f"{', '.join(valid)}")

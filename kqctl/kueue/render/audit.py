@@ -12,7 +12,6 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TextIO
 
-from kqctl.errors import UsageError
 from kqctl.k8s.quantity import UNLIMITED, format_resource_value
 from kqctl.kueue.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
 from kqctl.render import tree as render_tree
@@ -27,7 +26,16 @@ from kqctl.render.charts import (
     describe,
     write_chart,
 )
-from kqctl.render.columns import Column, Table, TableOptions, close_columns, printable
+from kqctl.render.columns import (
+    FINDING_SORT_KEYS,
+    Column,
+    Table,
+    TableOptions,
+    finding_sort_key,
+    printable,
+    sorted_findings,
+    unknown_sort_key,
+)
 from kqctl.render.markdown import cell as markdown_cell
 from kqctl.render.units import human, human_figure, is_bytes
 
@@ -210,20 +218,10 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
         if view.sort_by and _normal_key(view.sort_by) in {_normal_key(c.header) for c in _QUEUE_TABLE_COLUMNS}:
             sort_rows(queues, view.sort_by)
         _write_limited(out, queues, view, paint, "ClusterQueue rows")
-    findings = report.findings
-    if view.sort_by and _normal_key(view.sort_by) in _FINDING_KEYS:
-        findings = tuple(sorted(findings, key=_FINDING_KEYS[_normal_key(view.sort_by)]))
+    findings = tuple(sorted_findings(report.findings, view.sort_by, lambda f: (str(f.severity), f.rule_id, f.object)))
     _write_findings(out, findings, paint, view.limit)
     out.write("\n")
     write_wrapped(out, summary_line(report))
-
-
-_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-_FINDING_KEYS: dict[str, Callable[[AuditFinding], str | int]] = {
-    "severity": lambda f: _SEVERITY_ORDER.get(str(f.severity), 3),
-    "rule": lambda f: f.rule_id,
-    "object": lambda f: f.object,
-}
 
 
 def _normal_key(key: str) -> str:
@@ -235,12 +233,10 @@ def _check_sort_key(key: str | None) -> None:
     if not key:
         return
     columns = [c.header for c in (*_QUOTA_TABLE_COLUMNS, *_QUEUE_TABLE_COLUMNS)]
-    if _normal_key(key) in _FINDING_KEYS or _normal_key(key) in _QUOTA_SORT_KEYS or \
+    if finding_sort_key(key) or _normal_key(key) in _QUOTA_SORT_KEYS or \
             _normal_key(key) in {_normal_key(c) for c in columns}:
         return
-    valid = [c.lower().replace(" ", "-") for c in columns] + list(_FINDING_KEYS)
-    raise UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
-                     f"{', '.join(valid)}")
+    raise unknown_sort_key(key, [c.lower().replace(" ", "-") for c in columns] + list(FINDING_SORT_KEYS))
 
 
 def _limited(table: Table, limit: int | None) -> Table:
