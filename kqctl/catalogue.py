@@ -138,6 +138,10 @@ _rule("VAL-PC-1", "error", "apiserver", "PriorityClass names starting with \"sys
 _rule("VAL-PC-2", "error", "apiserver", "A user PriorityClass value must be at most 1000000000")
 _rule("VAL-BJOB-1", "error", "apiserver", "A Job's parallelism, completions and backoffLimit must not be "
       "negative")
+_rule("VAL-NODE-1", "error", "apiserver", "A Node's status.capacity or status.allocatable quantity is negative, or "
+      "pods or an extended resource is not a whole number", "ValidateNodeResources runs on create and on every "
+      "update of a Node, the kubelet's status updates included: no stored Node holds such a value, so every "
+      "command refuses the input (a --set that writes one is named). Checked for every scheduler's input.")
 _rule("VAL-POD-1", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) resource request or "
       "limit is negative, or an extended resource is not a whole number")
 _rule("VAL-POD-2", "error", "apiserver", "A Pod's (or a Job's or Volcano job task's template's) resource name is "
@@ -410,9 +414,6 @@ _rule("VC-PRIORITYCLASS", "warning", "kqctl", "A vcjob, its task templates or a 
 _rule("VC-POD-NODE", "warning", "kqctl", "A pod is bound (spec.nodeName) to a node the inputs do not hold",
       "The simulation counts its requests on no node. A warning (the node may be in the cluster), an error with "
       "--closed. Succeeded and Failed pods are not checked.")
-_rule("VC-NODE-NEGATIVE", "warning", "kqctl", "A node's capacity or allocatable is negative",
-      "Kubernetes refuses a node status holding a negative quantity; a what-if (--set node/NAME.status.allocatable."
-      "cpu=-4) or a hand-written node can still hold one.")
 _rule("VC-JOB-QUEUE", "error", "volcano-webhook", "A vcjob's queue must exist", "A queue not in the inputs is "
       "a warning (it may exist in the cluster), an error with --closed or --against; a close queue name is "
       "offered (did you mean).")
@@ -460,6 +461,13 @@ _rule("VC-NEVER-1", "-", "volcano-scheduler", "A PodGroup can never run as confi
       "of its pods fit any node that passes their predicates", "The node check takes each node empty (its "
       "allocatable) and the predicates plugin as configured (cordon, nodeSelector and node affinity, NoSchedule "
       "and NoExecute taints); it is made only when the input has nodes.")
+_rule("VC-QUEUE-STATE-1", "-", "volcano-scheduler", "Only an Open queue's PodGroups are enqueued and its pods "
+      "allocated: a PodGroup in a Closed, Closing or Unknown queue that needs either waits for good",
+      "The proportion and capacity plugins turn down enqueue's vote for a PodGroup with minResources (one without "
+      "is enqueued unasked) and every allocation or reclaim for a pod with requests; backfill places best-effort "
+      "pods without asking the queue, and without proportion or capacity nothing reads the state. Volcano only "
+      "logs it (the PodGroup gets gang's Unschedulable condition); simulate gives it as the reason (queue-closed) "
+      "and neverFits, audit as VC-NEVER-1, replay as the state QueueClosed.")
 _rule("VC-SCORE-6", "-", "volcano-scheduler", "nodeorder's tainttoleration.weight (default 3): kube-scheduler's "
       "TaintToleration score, the node's PreferNoSchedule taints the pod does not tolerate, fewer is better",
       "The counts are normalised in reverse over the nodes scored together (the most tainted gets 0, a node with "

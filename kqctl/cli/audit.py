@@ -56,9 +56,9 @@ def audit_command(
     sort_by: str | None = typer.Option(None, "--sort-by", metavar="KEY",
                                        help="Sort the quota table by a column (e.g. util: each cohort's or parent "
                                             "queue's members among themselves, the tree kept), Kueue's ClusterQueue "
-                                            "table by a column (e.g. pending-workloads), or the findings (Kueue's "
-                                            "and YuniKorn's) by severity, rule or object; -o json/yaml by a JSONPath "
-                                            "into the queues, as kubectl."),
+                                             "table by a column (e.g. pending-workloads), or the findings by "
+                                             "severity, rule or object; -o json/yaml by a JSONPath into the queues, "
+                                             "as kubectl."),
     limit: int = options.LimitOption,
     show_all: bool = options.ShowAllOption,
     strict: bool = options.StrictOption,

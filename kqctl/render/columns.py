@@ -328,3 +328,10 @@ def close_columns(key: str, shown: Sequence[str]) -> str:
     wanted = key.strip("{}").lstrip(".").lower().replace("_", "-")
     close = difflib.get_close_matches(wanted, shown, n=2, cutoff=0.6)
     return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
+def unknown_sort_key(key: str, valid: Sequence[str]) -> UsageError:
+    """The usage error of a --sort-by that names no column of an audit's tables nor a field of its findings
+    (``valid``: the names it could have used), with the closest ones."""
+    return UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
+                      f"{', '.join(valid)}")

@@ -1,6 +1,6 @@
 """What a simulation cannot stand on, found by validate: VC-PRIORITYCLASS (a vcjob, a task template or a PodGroup
 naming a PriorityClass not in the inputs), VC-POD-NODE (a pod bound to a node not in the inputs): warnings, errors
-with --closed; VC-NODE-NEGATIVE (a negative allocatable or capacity, also through --set): a warning."""
+with --closed. A negative allocatable or capacity, also through --set, is the API server's VAL-NODE-1 (an error)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _findings(tmp_path: Path, objects: list[dict[str, Any]], *args: str) -> tupl
     path.write_text(yaml.safe_dump_all(objects), encoding="utf-8")
     run = run_kqctl("validate", str(path), "-o", "json", *args)
     found = [(f["ruleId"], f["severity"], f["field"]) for d in json.loads(run.out)["documents"]
-             for f in d["findings"] if f["ruleId"] in ("VC-PRIORITYCLASS", "VC-POD-NODE", "VC-NODE-NEGATIVE")]
+             for f in d["findings"] if f["ruleId"] in ("VC-PRIORITYCLASS", "VC-POD-NODE", "VAL-NODE-1")]
     assert all(f["line"] for d in json.loads(run.out)["documents"] for f in d["findings"])
     return run.code, found
 
@@ -64,10 +64,11 @@ def test_references_the_inputs_or_the_cluster_always_hold_are_fine(tmp_path: Pat
     assert _findings(tmp_path, [*BASE, *objects], "--closed") == (0, [])
 
 
-def test_a_negative_node_allocatable_is_a_warning_also_when_a_set_writes_it(tmp_path: Path) -> None:
+def test_val_node_1_a_negative_node_allocatable_is_an_error_also_when_a_set_writes_it(tmp_path: Path) -> None:
     assert _findings(tmp_path, [queue("q"), node("n1", cpu="-4")]) == \
-        (0, [("VC-NODE-NEGATIVE", "warning", "status.allocatable.cpu")])
+        (1, [("VAL-NODE-1", "error", "status.allocatable.cpu")])
     sample = str(Path(__file__).resolve().parents[2] / "samples" / "volcano-two-teams")
     run = run_kqctl("validate", sample, "--set", "node/node-1.status.allocatable.cpu=-4")
-    line = next(line for line in run.out.splitlines() if "VC-NODE-NEGATIVE" in line)
+    assert run.code == 1
+    line = next(line for line in run.out.splitlines() if "VAL-NODE-1" in line)
     assert "status.allocatable.cpu" in line and "comes from --set 'node/node-1.status.allocatable.cpu=-4'" in line

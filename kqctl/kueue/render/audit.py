@@ -12,7 +12,6 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any, TextIO
 
-from kqctl.errors import UsageError
 from kqctl.k8s.quantity import UNLIMITED, format_resource_value
 from kqctl.kueue.engine.audit import AuditFinding, AuditNode, AuditReport, ResourceRow
 from kqctl.render import tree as render_tree
@@ -32,10 +31,10 @@ from kqctl.render.columns import (
     Column,
     Table,
     TableOptions,
-    close_columns,
     finding_sort_field,
     printable,
     sorted_findings,
+    unknown_sort_key,
 )
 from kqctl.render.markdown import cell as markdown_cell
 from kqctl.render.units import human, human_figure, is_bytes
@@ -238,9 +237,7 @@ def _check_sort_key(key: str | None) -> None:
     if finding_sort_field(key) or _normal_key(key) in _QUOTA_SORT_KEYS or \
             _normal_key(key) in {_normal_key(c) for c in columns}:
         return
-    valid = [c.lower().replace(" ", "-") for c in columns] + list(FINDING_SORT_KEYS)
-    raise UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
-                     f"{', '.join(valid)}")
+    raise unknown_sort_key(key, [c.lower().replace(" ", "-") for c in columns] + list(FINDING_SORT_KEYS))
 
 
 def _limited(table: Table, limit: int | None) -> Table:

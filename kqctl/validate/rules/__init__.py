@@ -13,7 +13,7 @@ from typing import Any
 from kqctl.findings import Finding
 from kqctl.k8s.kinds import KindInfo
 from kqctl.validate.fields import Rule
-from kqctl.validate.rules import batchjob, podspec, priorityclass
+from kqctl.validate.rules import batchjob, node, podspec, priorityclass
 from kqctl.validate.rules.metadata import metadata_rules_for
 
 # The API server's own validation of core kinds beyond metadata (its registry strategies).
@@ -21,6 +21,7 @@ _CORE_RULES: dict[tuple[str, str], tuple[Rule, ...]] = {
     ("scheduling.k8s.io", "PriorityClass"): priorityclass.RULES,
     ("batch", "Job"): batchjob.RULES + podspec.JOB_RULES,
     ("", "Pod"): podspec.POD_RULES,
+    ("", "Node"): node.RULES,
 }
 
 

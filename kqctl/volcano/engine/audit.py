@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from kqctl.volcano.api.models import ROOT_QUEUE, Pod
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine import queue_state
 from kqctl.volcano.engine.inadmissible import NodeKinds, missing_group_message, never_runs
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import World, run_session
@@ -55,7 +56,7 @@ def audit(snapshot: Snapshot) -> AuditReport:
     rows = tuple(_tree_order(reports))
     findings = _findings(snapshot, reports, cluster, opened.quota_plugin)
     above_cluster = {f.subject for f in findings if f.rule_id == "VC-AUDIT-NEVER-FITS"}  # said already, more plainly
-    findings += [f for f in _never_fits(snapshot, world, reports) if f.subject not in above_cluster]
+    findings += _never_fits(snapshot, world, reports, above_cluster)
     namespaces: dict[str, set[str]] = {}
     for group in snapshot.pod_groups.values():
         namespaces.setdefault(group.namespace, set()).add(group.queue)
@@ -152,10 +153,13 @@ def _findings(snapshot: Snapshot, reports: list[QueueReport], cluster: Resource,
     return found
 
 
-def _never_fits(snapshot: Snapshot, world: World, reports: list[QueueReport]) -> list[AuditFinding]:
+def _never_fits(snapshot: Snapshot, world: World, reports: list[QueueReport],
+                said: set[str]) -> list[AuditFinding]:
     """VC-NEVER-1 for the PodGroups not running now, by the checks that need no session's verdict (the same function
-    simulate's neverFits comes from): minResources or the gang's pods above the queue's real capability, pods that
-    fit no node. A missing PodGroup is VC-POD-PG above; a missing queue is the validate's."""
+    simulate's neverFits comes from): a queue that is not Open (VC-QUEUE-STATE-1), minResources or the gang's pods
+    above the queue's real capability, pods that fit no node. A missing PodGroup is VC-POD-PG above; a missing queue
+    is the validate's. ``said``: PodGroups VC-AUDIT-NEVER-FITS names, left out unless their queue refuses them first
+    (the gate they meet before their size matters)."""
     capabilities = {report.name: report.real_capability for report in reports}
     members: dict[str, list[Pod]] = {}
     for pod in world.pods.values():
@@ -166,8 +170,10 @@ def _never_fits(snapshot: Snapshot, world: World, reports: list[QueueReport]) ->
     for key, group in sorted(snapshot.pod_groups.items()):
         if group.absent or group.queue not in snapshot.queues or group.phase in ("Running", "Completed"):
             continue
-        never = never_runs(snapshot, group, False, None, capabilities.get(group.queue),
-                           sorted(members.get(key, ()), key=lambda p: p.key), kinds)
+        pods = sorted(members.get(key, ()), key=lambda p: p.key)
+        if key in said and not queue_state.refusal(snapshot, group, group.phase, pods):
+            continue
+        never = never_runs(snapshot, group, False, None, capabilities.get(group.queue), pods, kinds)
         if never:
             found.append(AuditFinding("VC-NEVER-1", "warning", key, f"can never run as configured: {never}",
                                       "kqctl explain shows the gate and what would let it run"))

@@ -35,6 +35,7 @@ from kqctl.volcano.engine.queue_attr import (
     guarantee_of,
     real_capability,
 )
+from kqctl.volcano.engine.queue_state import not_open
 
 NAME = "capacity"
 ANCESTOR_RECLAIM_LEVEL = "ancestorReclaimLevel"
@@ -230,7 +231,7 @@ class Capacity:
         """C2: Open, ready, a leaf; allocated + request within the real capability of the queue and each
         ancestor, on the dims the task requests."""
         if not queue.open:
-            self.ssn.note(task.job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
+            self.ssn.note(task.job, trace.QUEUE_CLOSED, not_open(queue.model))
             return False
         if self.broken:
             self.ssn.note(task.job, trace.HIERARCHY, self.broken)
@@ -262,7 +263,7 @@ class Capacity:
             return REJECT
         queue = self.ssn.queues[job.queue]
         if not queue.open:
-            self.ssn.note(job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
+            self.ssn.note(job, trace.QUEUE_CLOSED, not_open(queue.model))
             return REJECT
         if job.min_resources is None:
             return PERMIT

@@ -8,6 +8,8 @@ queues, the scheduler configuration and the nodes as they are. In Volcano's term
 * the last session stopped it at a gate that nothing finishing can open: its queue is not Open, it has fewer
   valid tasks than minMember (``job-invalid``), it sits in a non-leaf queue or under a hierarchy hierarchical
   capacity refuses (:data:`NEVER_GATES`);
+* its queue is not Open and it needs the queue's yes (VC-QUEUE-STATE-1, :func:`queue_state.refusal`), whether a
+  session ran or not;
 * its minResources exceed its queue's real capability in a resource the capability names (the queue's
   capability less what the other queues' guarantees take: enqueue's ``JobEnqueueable`` never admits it);
 * fewer than minMember of its pods fit some node even with the node empty: a pod asks more than every node that
@@ -22,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from kqctl.volcano.api.models import Node, Pod, PodGroup
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource, human_amount, less_equal_with_names
 from kqctl.volcano.api.snapshot import Snapshot
+from kqctl.volcano.engine import queue_state
 from kqctl.volcano.engine.predicates import configured, refusal
 
 # The gates (engine/trace.py) after which a PodGroup can never run as configured, whatever finishes.
@@ -37,16 +40,20 @@ def missing_group_message(key: str) -> str:
 
 
 def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple[str, str] | None,
-               real_capability: Resource | None, pods: Sequence[Pod], kinds: NodeKinds | None = None) -> str:
+               real_capability: Resource | None, pods: Sequence[Pod], kinds: NodeKinds | None = None,
+               phase: str | None = None) -> str:
     """Why the PodGroup can never run as configured (VC-NEVER-1); "" when waiting could let it in. ``pods``
-    are the PodGroup's pods at the end of the run; ``kinds``: the snapshot's nodes, shared by the PodGroups of
-    one run (made here when not given)."""
+    and ``phase`` are the PodGroup's at the end of the run (``phase`` defaults to the input's); ``kinds``: the
+    snapshot's nodes, shared by the PodGroups of one run (made here when not given)."""
     if group.absent:
         return "the PodGroup its pods name does not exist: Volcano skips their job and they stay Pending"
     if ignored:
         return f"its queue {group.queue} does not exist: Volcano ignores the PodGroup"
     if reason is not None and reason[0] in NEVER_GATES:
         return reason[1]
+    closed = queue_state.refusal(snapshot, group, group.phase if phase is None else phase, pods)
+    if closed:  # the first gate it meets, before its size matters
+        return closed
     over = above_capability(group.min_resources, real_capability)
     if over:
         return over

@@ -33,6 +33,7 @@ from kqctl.volcano.engine.queue_attr import (
     guarantee_of,
     real_capability,
 )
+from kqctl.volcano.engine.queue_state import not_open
 
 NAME = "proportion"
 
@@ -223,7 +224,7 @@ class Proportion:
         """P3/P7: the queue is Open and allocated + the tasks stay within deserved on the requested dims."""
         if not queue.open:
             for task in tasks:
-                self.ssn.note(task.job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
+                self.ssn.note(task.job, trace.QUEUE_CLOSED, not_open(queue.model))
             return False
         if not self.filled:
             self._fill_once()
@@ -244,7 +245,7 @@ class Proportion:
         """P4: minResources + allocated + inqueue - elastic within real capability, on the dims minResources asks."""
         queue = self.ssn.queues[job.queue]
         if not queue.open:
-            self.ssn.note(job, trace.QUEUE_CLOSED, f"queue {queue.name} is {queue.model.state}, not Open")
+            self.ssn.note(job, trace.QUEUE_CLOSED, not_open(queue.model))
             return REJECT
         if job.min_resources is None:
             return PERMIT

@@ -293,7 +293,7 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
         running = not ignored and phase in ("Running", "Completed")
         never = "" if running or key in world.ended else never_runs(
             snapshot, group, ignored, reason, capabilities.get(group.queue),
-            sorted(members.get(key, ()), key=lambda p: p.key), kinds)
+            sorted(members.get(key, ()), key=lambda p: p.key), kinds, phase)
         outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),

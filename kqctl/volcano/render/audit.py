@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any, TextIO
 
 from kqctl.render import tree
 from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
-from kqctl.render.columns import Column, Table, format_lines
+from kqctl.render.columns import (
+    FINDING_SORT_KEYS,
+    Column,
+    Table,
+    finding_sort_field,
+    format_lines,
+    sorted_findings,
+    unknown_sort_key,
+)
 from kqctl.render.units import is_bytes
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
-from kqctl.volcano.engine.audit import AuditReport, QueueRow
+from kqctl.volcano.engine.audit import AuditFinding, AuditReport, QueueRow
 from kqctl.volcano.engine.report import QueueReport
 from kqctl.volcano.render.simulation import queue_data, resources, share_cell
 from kqctl.volcano.render.units import display, display_figure
@@ -54,12 +63,25 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
     elif fmt in ("table", "wide"):
         from kqctl.render.console import terminal_width
 
-        lines = format_lines(table(report, sort_by), wide=fmt == "wide", headers=headers, width=terminal_width(out))
+        _check_sort_key(sort_by)
+        # A key of the findings sorts them and leaves the quota table in tree order, as Kueue's audit does.
+        quota_key = None if finding_sort_field(sort_by) else sort_by
+        lines = format_lines(table(report, quota_key), wide=fmt == "wide", headers=headers,
+                             width=terminal_width(out))
         for line in lines:
             out.write(line + "\n")
-        _findings_text(report, out)
+        _findings_text(report, out, sorted_findings(report.findings, sort_by,
+                                                    lambda f: (f.severity, f.rule_id, f.subject)))
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+
+
+def _check_sort_key(key: str | None) -> None:
+    """--sort-by names a column of the quota table or a field of the findings (severity, rule, object: a finding's
+    queue or PodGroup); anything else is the usage error Kueue's audit gives, with the closest names."""
+    if not key or finding_sort_field(key) or tree.column_key(key) in {tree.column_key(c.header) for c in _COLUMNS}:
+        return
+    raise unknown_sort_key(key, [c.header.lower().replace(" ", "-") for c in _COLUMNS] + list(FINDING_SORT_KEYS))
 
 
 def _pending(report: QueueReport, name: str) -> Amount:
@@ -111,14 +133,15 @@ def table(report: AuditReport, sort_by: str | None = None) -> Table:
     return tree.tree_table(_COLUMNS, nodes, sort_by)
 
 
-def _findings_text(report: AuditReport, out: TextIO) -> None:
-    """Findings one per line as every scheduler's audit prints them (``  warning RULE subject: message (hint: ...)``),
-    then the summary; on a terminal a long line wraps under its finding."""
+def _findings_text(report: AuditReport, out: TextIO, findings: Sequence[AuditFinding]) -> None:
+    """Findings (the report's, in --sort-by's order) one per line as every scheduler's audit prints them
+    (``  warning RULE subject: message (hint: ...)``), then the summary; on a terminal a long line wraps under its
+    finding."""
     from kqctl.render.console import write_wrapped
 
-    if report.findings:
+    if findings:
         out.write("\nFindings:\n")
-        for f in report.findings:
+        for f in findings:
             write_wrapped(out, f"{f.severity} {f.rule_id} {f.subject}: {f.message} (hint: {f.hint})", "  ", "    ")
     plugin = report.quota_plugin or "no queue plugin"
     counts = ", ".join(f"{sum(1 for f in report.findings if f.severity == s)} {s}(s)" for s in ("warning", "info"))

@@ -16,7 +16,7 @@ FORMATS = ("table", "json", "yaml")
 # Where each gate sits in Volcano's session, for people.
 GATE_WHERE = {
     "podgroup-missing": "the scheduler's cache", "queue-missing": "the scheduler's cache",
-    "queue-closed": "queue state", "job-invalid": "gang (JobValid)",
+    "queue-closed": "queue state, VC-QUEUE-STATE-1", "job-invalid": "gang (JobValid)",
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
     "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt", "evicted": "its controller, after eviction",

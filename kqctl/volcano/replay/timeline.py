@@ -38,7 +38,7 @@ from kqctl.replay.runtimes import RuntimeAnnotationError, RuntimeDraws, annotate
 from kqctl.replay.statistics import StepSeries
 from kqctl.volcano.api.models import ROOT_QUEUE, VOLCANO_SCHEDULER, Pod, PodGroup
 from kqctl.volcano.api.snapshot import Snapshot
-from kqctl.volcano.engine import changes
+from kqctl.volcano.engine import changes, queue_state
 from kqctl.volcano.engine.changes import COMPLETED, DELETED  # noqa: F401 (DELETED: replay.report's)
 from kqctl.volcano.engine.framework import SCHEDULED_STATUSES, JobInfo
 from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_cached, settle
@@ -46,7 +46,7 @@ from kqctl.volcano.engine.session import SessionResult, World, build_cache, run_
 DEFAULT_PERIOD_MS = 1000  # vc-scheduler's --schedule-period default (cmd/scheduler/app/options)
 TICK = ("tick",)
 RULES = ("VC-R1", "VC-R2", "VC-R3", "VC-R4", "VC-R5")
-IGNORED, ABSENT = "QueueMissing", "PodGroupMissing"
+IGNORED, ABSENT, QUEUE_CLOSED = "QueueMissing", "PodGroupMissing", "QueueClosed"
 
 
 class RuntimeDeclarationError(ValueError):
@@ -437,9 +437,17 @@ class VolcanoTimeline:
         return WorkloadLabels(group.queue, group.queue, priority, group.priority_class_name or f"priority-{priority}")
 
     def state(self, key: str) -> str:
+        """A PodGroup still waiting at the end: its phase, or QueueClosed when its queue keeps it from ever running
+        (VC-QUEUE-STATE-1, the engine's ``queue_state.refusal``: simulate's reason and neverFits)."""
         if key in self.ended:
             return self.ended[key]
-        return self.phases.get(key, "Pending")
+        phase = self.phases.get(key, "Pending")
+        job = self.cache.jobs.get(key)
+        if job is None or phase in ("Running", COMPLETED):
+            return phase
+        pods = (replace(task.pod, node_name=task.node if task.status in SCHEDULED_STATUSES else "")
+                for task in job.tasks.values())
+        return QUEUE_CLOSED if queue_state.refusal(self.snapshot, self.snapshot.pod_groups[key], phase, pods) else phase
 
     # --- the end state, as simulate reports it (tests compare the two) ------------------------------------
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from kqctl.findings import Finding, Severity, error, warning
 from kqctl.k8s.kinds import split_api_version
-from kqctl.k8s.quantity import Quantity, parse_quantity
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
 from kqctl.volcano.api.models import DEFAULT_QUEUE, GROUP_NAME_ANNOTATION, ROOT_QUEUE, VOLCANO_SCHEDULER
@@ -325,9 +324,9 @@ _MAYBE = "not in the inputs, so it may exist in the cluster (--closed makes this
 
 def reference_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
     """What the simulation cannot stand on: VC-PRIORITYCLASS (a vcjob, its task templates or a PodGroup naming a
-    PriorityClass the inputs do not hold), VC-POD-NODE (a pod bound to a node the inputs do not hold) and
-    VC-NODE-NEGATIVE (a node with a negative allocatable or capacity). The first two are warnings (the object may be
-    in the cluster), errors with --closed; the third is a warning."""
+    PriorityClass the inputs do not hold) and VC-POD-NODE (a pod bound to a node the inputs do not hold): warnings
+    (the object may be in the cluster), errors with --closed. (A node's negative quantity is the API server's
+    VAL-NODE-1, for every scheduler.)"""
     classes = {o.name or "" for o in objects if o.kind == "PriorityClass" and o.info is not None}
     nodes = {o.name or "" for o in objects if o.kind == "Node" and o.info is not None}
     found: Found = []
@@ -362,28 +361,7 @@ def reference_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
                 missing(obj, "VC-POD-NODE", ("spec", "nodeName"),
                         f"the pod is bound to node {node!r}, which is not in the inputs: the simulation counts its "
                         "requests on no node", f"did you mean {close[0]}?" if close else "add the Node to the inputs")
-        elif obj.kind == "Node" and split_api_version(obj.api_version)[0] == "" and obj.info is not None:
-            status = _dict(obj.body.get("status"))
-            for field_name in ("capacity", "allocatable"):
-                for resource, raw in _dict(status.get(field_name)).items():
-                    quantity = _quantity_or_none(raw)
-                    if quantity is not None and quantity < 0:
-                        found.append((obj, warning(
-                            "VC-NODE-NEGATIVE", ("status", field_name, resource),
-                            f"{field_name}[{resource}]={raw} is negative: Kubernetes refuses a node status with a "
-                            "negative quantity (must be greater than or equal to 0), and the simulation would place "
-                            "nothing needing it there", "a node's capacity and allocatable are 0 or more")))
     return found
-
-
-def _quantity_or_none(raw: Any) -> Quantity | None:
-    """The quantity written, or None when it is none (the schema's finding)."""
-    if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
-        return None
-    try:
-        return parse_quantity(raw)
-    except ValueError:  # QuantityError
-        return None
 
 
 def pod_group_findings(objects: Sequence[LoadedObject], closed: bool) -> Found:
