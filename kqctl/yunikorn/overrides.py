@@ -54,8 +54,8 @@ def apply_queue_override(objects: Sequence[LoadedObject], override: Override) ->
     if not isinstance(data, dict):
         raise UsageError(f"--set {override.text!r}: the queue configuration holds no partitions to change")
     where = _edit(data, override, objects)
-    _check(text, data, where, override)
     obj = objects[index]
+    _check(text, data, where, override, obj)
     edited = list(objects)
     if obj.info is kinds.QUEUES_CONFIG:
         # The loader reads a bare file's composed node when it has one: the edited body stands alone.
@@ -184,9 +184,14 @@ def _field_hint(queue: dict[str, Any], field: list[str], path: str) -> str:
             f"; queue {path} has children {', '.join(children)}" if children else "")
 
 
-def _check(before: str, after: dict[str, Any], where: tuple[str | int, ...], override: Override) -> None:
+def _check(before: str, after: dict[str, Any], where: tuple[str | int, ...], override: Override,
+           holder: LoadedObject) -> None:
     """validate's checks of the edited configuration: a finding at the field set (or a queue setting it belongs to)
-    that the configuration did not have before refuses the override, with validate's words."""
+    that the configuration did not have before refuses the override, with validate's words. An error (YuniKorn
+    refuses the configuration) ends the command as a value the API server rejects does for Kueue and Volcano (exit 3,
+    located at the configuration the --set changes); a warning (a key YuniKorn ignores, a value it replaces by its
+    default) is a usage error: the --set would change nothing the way it says."""
+    from kqctl.errors import InputError
     from kqctl.findings import Severity
     from kqctl.yunikorn.validate.checks import check_config_text
 
@@ -200,6 +205,11 @@ def _check(before: str, after: dict[str, Any], where: tuple[str | int, ...], ove
                 or not related(finding.path):
             continue
         hint = f" ({finding.hint})" if finding.hint else ""
+        if finding.severity is Severity.ERROR:
+            why = f"{finding.rule_id}; {finding.hint}" if finding.hint else finding.rule_id
+            raise InputError(holder.origin.file, f"--set {override.text!r}: YuniKorn would reject the queue "
+                             f"configuration: {finding.message} ({why}; kqctl validate shows every problem)",
+                             line=holder.origin.line, index=holder.origin.index)
         raise UsageError(f"--set {override.text!r}: {finding.message} ({finding.rule_id}, as kqctl validate says of "
                          f"it in a file){hint}")
 

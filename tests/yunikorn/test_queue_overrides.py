@@ -1,6 +1,8 @@
-"""--set queue/root.PATH.FIELD=VALUE goes through validate's checks: what validate says of the edited field in a
-file (an unknown property key, a value that does not parse, cpu for vcore, a bad quantity) is a usage error naming
-the --set with validate's words and hint; a misspelt field gets a did-you-mean, a dynamic queue is named as one."""
+"""--set queue/root.PATH.FIELD=VALUE goes through validate's checks: what validate warns of the edited field in a
+file (an unknown property key, a value that does not parse, cpu for vcore) is a usage error naming the --set with
+validate's words and hint; an error YuniKorn refuses the configuration for (a bad quantity, guaranteed above max)
+ends the command with exit 3 as the API server's rejections do for Kueue and Volcano; a misspelt field gets a
+did-you-mean, a dynamic queue is named as one."""
 
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ REFUSED = [
     ("offset-not-a-number", PRIORITY, "queue/root.tenant1.properties.priority.offset=high",
      ["'high' is not a 32-bit decimal integer", "YK-V22"]),
     ("cpu-for-vcore", PRIORITY, "queue/root.tenant1.resources.max.cpu=10", ["YK-V24", "write 'vcore' instead"]),
-    ("decimal-quantity", PRIORITY, "queue/root.tenant1.resources.max.vcore=2.5", ["invalid quantity", "YK-V9"]),
     ("misspelt-resources", PRIORITY, "queue/root.tenant1.resource.max.vcore=10",
      ["resource.max.vcore is not a queue field", "did you mean resources.max.vcore?"]),
     ("misspelt-max", PRIORITY, "queue/root.tenant1.resources.maximum.vcore=10",
@@ -43,6 +44,27 @@ def test_a_queue_override_validate_would_flag_is_a_usage_error(command: str, sam
     assert f"--set {setting!r}" in run.err
     assert all(word in run.err for word in words), run.err
     assert "Traceback" not in run.err
+
+
+REJECTED = [
+    # (id, sample, --set, words the error must hold): errors YuniKorn refuses the configuration for
+    ("decimal-quantity", PRIORITY, "queue/root.tenant1.resources.max.vcore=2.5", ["invalid quantity", "YK-V9"]),
+    ("guaranteed-above-max", PRIORITY, "queue/root.tenant1.resources.guaranteed.vcore=100",
+     ["is larger than maximum resource", "(vcore 100 > 8)", "YK-V10"]),
+]
+
+
+@pytest.mark.parametrize(("sample", "setting", "words"), [c[1:] for c in REJECTED], ids=[c[0] for c in REJECTED])
+@pytest.mark.parametrize("command", ["diff", "simulate", "replay"])
+def test_a_queue_override_yunikorn_would_reject_ends_with_exit_3_at_the_configuration(
+        command: str, sample: str, setting: str, words: list[str]) -> None:
+    # As a value the API server rejects for Kueue and Volcano (README, --set): exit 3, located at the configuration
+    # the --set changes, the --set named.
+    run = run_kqctl(command, sample, "--set", setting, *NOW)
+    assert run.code == 3, run.out + run.err
+    assert run.err.startswith(f"kqctl: error: {sample}/yunikorn-configs.yaml:3 (document 1): --set {setting!r}: "
+                              "YuniKorn would reject the queue configuration: "), run.err
+    assert all(word in run.err for word in words), run.err
 
 
 @pytest.mark.parametrize("setting", ["queue/root.tenant1.properties.priority.offset=11",
