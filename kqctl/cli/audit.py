@@ -93,7 +93,7 @@ def audit_command(
     if volcano_cli.is_volcano(inputs, scheduler):
         volcano_cli.refuse_kueue_options(as_given=as_given)
         raise typer.Exit(volcano_cli.audit(inputs, scheduler_conf, output, plot, not no_headers, sort_by,
-                                           namespace))
+                                           namespace, options.row_limit(limit, show_all)))
     volcano_cli.refuse_volcano_options(scheduler_conf)
     from kqctl.cli.schedulers import choose
 
@@ -102,7 +102,7 @@ def audit_command(
 
         if as_given:
             raise UsageError("--as-given applies to Kueue only (the input is YuniKorn's)")
-        audit_yunikorn(inputs, output, plot, not no_headers, sort_by, namespace)
+        audit_yunikorn(inputs, output, plot, not no_headers, sort_by, namespace, options.row_limit(limit, show_all))
     snapshot = load_snapshot(inputs, scheduler, as_given=as_given)
     report = audit(snapshot)
     if namespace is not None:

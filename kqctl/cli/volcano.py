@@ -325,7 +325,7 @@ def _selected(snapshot: Any, namespace: str | None, selector: dict[str, object])
 
 
 def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str | None, headers: bool,
-          sort_by: str | None = None, namespace: str | None = None) -> int:
+          sort_by: str | None = None, namespace: str | None = None, limit: int | None = None) -> int:
     """``kqctl audit`` for Volcano: the quota report as the cluster is now, and what costs money or time."""
     from kqctl.cli.charts import write_chart_file
     from kqctl.errors import EXIT_OK
@@ -340,7 +340,7 @@ def audit(inputs: LoadResult, scheduler_conf: str | None, output: str, plot: str
         options.note_namespace(namespace, report.namespaces, "PodGroup")
         report = for_namespace(report, namespace)
     try:
-        render_audit(report, output, sys.stdout, headers, sort_by)
+        render_audit(report, output, sys.stdout, headers, sort_by, limit)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if plot is not None:

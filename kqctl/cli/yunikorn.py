@@ -240,7 +240,7 @@ def _unknown_queue(queue: str, known: list[str]) -> str:
 
 
 def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: bool,
-                   sort_by: str | None = None, namespace: str | None = None) -> None:
+                   sort_by: str | None = None, namespace: str | None = None, limit: int | None = None) -> None:
     """``kqctl audit`` for YuniKorn: the queue tree per resource type and its findings; --plot FILE.svg|.png."""
     import typer
 
@@ -257,7 +257,7 @@ def audit_yunikorn(inputs: LoadResult, output: str, plot: str | None, headers: b
         options.note_namespace(namespace, report.namespaces, "pod")
         report = for_namespace(report, namespace)
     try:
-        render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by)
+        render_audit(report, output, sys.stdout, headers=headers, sort_by=sort_by, limit=limit)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if plot is not None:

@@ -335,3 +335,16 @@ def unknown_sort_key(key: str, valid: Sequence[str]) -> UsageError:
     (``valid``: the names it could have used), with the closest ones."""
     return UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
                       f"{', '.join(valid)}")
+
+
+def more_findings(rules: Sequence[str], limit: int | None) -> str | None:
+    """The line under an audit's findings that a --limit cut (``rules``: every finding's rule ID, in the order
+    shown): how many are left out, by rule, most first; None when none are."""
+    if limit is None or len(rules) <= limit:
+        return None
+    left: dict[str, int] = {}
+    for rule in rules[limit:]:
+        left[rule] = left.get(rule, 0) + 1
+    by_rule = ", ".join(f"{rule} {count:,}" for rule, count in sorted(left.items(), key=lambda x: (-x[1], x[0])))
+    return (f"... {len(rules) - limit:,} more findings not shown ({by_rule}; first {limit:,} of {len(rules):,}; "
+            "--limit N or --show-all for more, -o json for everything)")

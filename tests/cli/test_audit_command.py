@@ -336,3 +336,22 @@ def test_audit_with_nothing_to_show_says_whether_the_input_or_the_filter_left_no
 def test_simulate_pending_column_says_it_counts_workloads(kqctl: Callable[..., Run]) -> None:
     header = kqctl("simulate", "samples/cohort-borrowing", "-o", "wide").out.splitlines()[0]
     assert "PENDING WORKLOADS" in header
+
+
+@pytest.mark.parametrize(("sample", "sets", "rows", "findings", "rule"), [
+    ("volcano-two-teams", ("--set", "queue/team-a.status.state=Closed", "--set", "queue/team-b.status.state=Closed"),
+     "quota rows", 12, "VC-NEVER-1"),
+    ("yunikorn-multi-tenant", (), "quota rows", 2, "YK-AUDIT-NEVER-FITS"),
+])
+def test_volcano_and_yunikorn_audit_show_at_most_limit_rows_and_findings_as_kueues(
+        kqctl: Kq, sample: str, sets: tuple[str, ...], rows: str, findings: int, rule: str) -> None:
+    # --limit N: at most N rows per table and N findings, the rest counted (the help's promise, Kueue's behaviour).
+    path = str(REPO / "samples" / sample)
+    full = kqctl("audit", path, *sets, "--show-all")
+    limited = kqctl("audit", path, *sets, "--limit", "1")
+    assert full.code == limited.code == 0, limited.err
+    assert f"more {rows} not shown (first 1 of" in limited.out and "not shown" not in full.out
+    assert f"... {findings - 1:,} more findings not shown ({rule} " in limited.out, limited.out
+    shown = limited.out.split("\nFindings:\n")[1].split("\n\n")[0].splitlines()
+    assert len(shown) >= 2 and shown[-1].lstrip().startswith("... ")  # one finding (maybe wrapped), then the count
+    assert limited.out.splitlines()[-2:] == full.out.splitlines()[-2:]  # the summary still counts every finding

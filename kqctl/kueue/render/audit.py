@@ -32,9 +32,11 @@ from kqctl.render.columns import (
     Table,
     TableOptions,
     finding_sort_field,
+    more_findings,
     printable,
     sorted_findings,
     unknown_sort_key,
+    write_limited,
 )
 from kqctl.render.markdown import cell as markdown_cell
 from kqctl.render.units import human, human_figure, is_bytes
@@ -207,7 +209,7 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     elif not report.nodes:  # as kubectl's "No resources found": no header over nothing
         out.write("No ClusterQueue or Cohort in the input: there is no quota to audit.\n")
     else:
-        _write_limited(out, _quota_table(report.nodes, _QUOTA_SORT_KEYS.get(_normal_key(view.sort_by or ""))),
+        write_limited(out, _quota_table(report.nodes, _QUOTA_SORT_KEYS.get(_normal_key(view.sort_by or ""))),
                        view, paint, "quota rows")
 
     if report.cohorts:  # prose: wrapped at a terminal's width, one line into a pipe (as every note)
@@ -217,7 +219,7 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
         queues = _queue_table(report)
         if view.sort_by and _normal_key(view.sort_by) in {_normal_key(c.header) for c in _QUEUE_TABLE_COLUMNS}:
             sort_rows(queues, view.sort_by)
-        _write_limited(out, queues, view, paint, "ClusterQueue rows")
+        write_limited(out, queues, view, paint, "ClusterQueue rows")
     findings = tuple(sorted_findings(report.findings, view.sort_by, lambda f: (str(f.severity), f.rule_id,
                                                                               f.object)))
     _write_findings(out, findings, paint, view.limit)
@@ -238,27 +240,6 @@ def _check_sort_key(key: str | None) -> None:
             _normal_key(key) in {_normal_key(c) for c in columns}:
         return
     raise unknown_sort_key(key, [c.lower().replace(" ", "-") for c in columns] + list(FINDING_SORT_KEYS))
-
-
-def _limited(table: Table, limit: int | None) -> Table:
-    return table if limit is None else Table(table.columns, table.rows[:limit], table.styles[:limit])
-
-
-def _write_limited(out: TextIO, table: Table, view: TableOptions, paint: Callable[[str, str], str] | None,
-                   what: str) -> None:
-    from kqctl.render.columns import format_lines
-    from kqctl.render.console import terminal_width
-
-    for line in format_lines(_limited(table, view.limit), wide=view.wide, headers=view.headers, paint=paint,
-                             width=terminal_width(out)):
-        out.write(line + "\n")
-    _more(out, len(table.rows), view.limit, what)
-
-
-def _more(out: TextIO, total: int, limit: int | None, what: str) -> None:
-    if limit is not None and total > limit:
-        out.write(f"... {total - limit:,} more {what} not shown (first {limit:,} of {total:,}; --limit N or "
-                  "--show-all for more, -o json for everything)\n")
 
 
 def _node_label(node: AuditNode, prefix: str) -> str:
@@ -374,13 +355,9 @@ def _write_findings(out: TextIO, findings: tuple[AuditFinding, ...],
         for index, line in enumerate(wrap_text(f"{f.severity} {f.rule_id} {printable(f.object)}: "
                                                f"{printable(f.message + hint)}", width, "  ", "    ")):
             out.write((line.replace(f.severity, severity, 1) if index == 0 else line) + "\n")
-    if len(shown) < len(findings):
-        left: dict[str, int] = {}
-        for f in findings[len(shown):]:
-            left[f.rule_id] = left.get(f.rule_id, 0) + 1
-        by_rule = ", ".join(f"{rule} {count:,}" for rule, count in sorted(left.items(), key=lambda x: (-x[1], x[0])))
-        out.write(f"  ... {len(findings) - len(shown):,} more findings not shown ({by_rule}; first {len(shown):,} of "
-                  f"{len(findings):,}; --limit N or --show-all for more, -o json for everything)\n")
+    more = more_findings([f.rule_id for f in findings], limit)
+    if more is not None:
+        out.write(f"  {more}\n")
 
 
 def summary_line(report: AuditReport) -> str:

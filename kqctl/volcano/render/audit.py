@@ -13,10 +13,12 @@ from kqctl.render.columns import (
     FINDING_SORT_KEYS,
     Column,
     Table,
+    TableOptions,
     finding_sort_field,
-    format_lines,
+    more_findings,
     sorted_findings,
     unknown_sort_key,
+    write_limited,
 )
 from kqctl.render.units import is_bytes
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Amount, Resource
@@ -49,7 +51,9 @@ def report_data(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None) -> None:
+def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None,
+                 limit: int | None = None) -> None:
+    """``limit``: --limit, rows of the quota table and findings shown (None: all)."""
     from kqctl.render.output import is_data_format, write_data
 
     if is_data_format(fmt):
@@ -61,17 +65,14 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
             kind = "podgroup" if "/" in name else "queue"
             out.write(f"{kind}.scheduling.volcano.sh/{name.split('/')[-1]}\n")
     elif fmt in ("table", "wide"):
-        from kqctl.render.console import terminal_width
 
         _check_sort_key(sort_by)
         # A key of the findings sorts them and leaves the quota table in tree order, as Kueue's audit does.
         quota_key = None if finding_sort_field(sort_by) else sort_by
-        lines = format_lines(table(report, quota_key), wide=fmt == "wide", headers=headers,
-                             width=terminal_width(out))
-        for line in lines:
-            out.write(line + "\n")
+        write_limited(out, table(report, quota_key), TableOptions(wide=fmt == "wide", headers=headers, limit=limit),
+                      None, "quota rows")
         _findings_text(report, out, sorted_findings(report.findings, sort_by,
-                                                    lambda f: (f.severity, f.rule_id, f.subject)))
+                                                    lambda f: (f.severity, f.rule_id, f.subject)), limit)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
 
@@ -133,16 +134,20 @@ def table(report: AuditReport, sort_by: str | None = None) -> Table:
     return tree.tree_table(_COLUMNS, nodes, sort_by)
 
 
-def _findings_text(report: AuditReport, out: TextIO, findings: Sequence[AuditFinding]) -> None:
-    """Findings (the report's, in --sort-by's order) one per line as every scheduler's audit prints them
-    (``  warning RULE subject: message (hint: ...)``), then the summary; on a terminal a long line wraps under its
-    finding."""
+def _findings_text(report: AuditReport, out: TextIO, findings: Sequence[AuditFinding],
+                   limit: int | None = None) -> None:
+    """Findings (the report's, in --sort-by's order, the first ``limit``) one per line as every scheduler's audit
+    prints them (``  warning RULE subject: message (hint: ...)``), then the summary; on a terminal a long line wraps
+    under its finding."""
     from kqctl.render.console import write_wrapped
 
     if findings:
         out.write("\nFindings:\n")
-        for f in findings:
+        for f in findings[:limit]:
             write_wrapped(out, f"{f.severity} {f.rule_id} {f.subject}: {f.message} (hint: {f.hint})", "  ", "    ")
+        more = more_findings([f.rule_id for f in findings], limit)
+        if more is not None:
+            out.write(f"  {more}\n")
     plugin = report.quota_plugin or "no queue plugin"
     counts = ", ".join(f"{sum(1 for f in report.findings if f.severity == s)} {s}(s)" for s in ("warning", "info"))
     out.write("\n")

@@ -16,7 +16,16 @@ from typing import Any, TextIO
 
 from kqctl.render import tree
 from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
-from kqctl.render.columns import FINDING_SORT_KEYS, Column, Table, finding_sort_field, format_lines, sorted_findings
+from kqctl.render.columns import (
+    FINDING_SORT_KEYS,
+    Column,
+    Table,
+    TableOptions,
+    finding_sort_field,
+    more_findings,
+    sorted_findings,
+    write_limited,
+)
 from kqctl.render.units import is_bytes
 from kqctl.yunikorn.engine.audit import AuditReport, QueueRow
 from kqctl.yunikorn.render.common import amount, amount_figure, exact
@@ -88,7 +97,9 @@ def _cell(name: str, resource: dict[str, int] | None, zero: bool = False, figure
     return amount_figure(name, resource[name]) if figure else amount(name, resource[name])
 
 
-def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None) -> None:
+def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = True, sort_by: str | None = None,
+                 limit: int | None = None) -> None:
+    """``limit``: --limit, rows of the quota table and findings shown (None: all)."""
     from kqctl.render.output import is_data_format, write_data
 
     if fmt == "name":
@@ -98,27 +109,28 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
     elif fmt == "markdown":
         _markdown(report, out)
     elif fmt in ("table", "wide"):
-        from kqctl.render.console import terminal_width
-
-        table = quota_table(report, sort_by)
-        for line in format_lines(table, wide=fmt == "wide", headers=headers, width=terminal_width(out)):
-            out.write(line + "\n")
-        _findings(report, out, sort_by)
+        write_limited(out, quota_table(report, sort_by), TableOptions(wide=fmt == "wide", headers=headers,
+                                                                      limit=limit), None, "quota rows")
+        _findings(report, out, sort_by, limit)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(AUDIT_FORMATS)}")
 
 
-def _findings(report: AuditReport, out: TextIO, sort_by: str | None = None) -> None:
+def _findings(report: AuditReport, out: TextIO, sort_by: str | None = None, limit: int | None = None) -> None:
     """Findings one per line as every scheduler's audit prints them (``  warning RULE queue: message``), in the
-    audit's order or by --sort-by severity, rule or object (the queue), then the summary; on a terminal a long line
-    wraps under its finding."""
+    audit's order or by --sort-by severity, rule or object (the queue), the first ``limit``, then the summary; on a
+    terminal a long line wraps under its finding."""
     from kqctl.render.console import write_wrapped
 
     if report.findings:
         out.write("\nFindings:\n")
-    for f in sorted_findings(report.findings, sort_by, lambda f: (f.severity, f.rule, f.queue)):
+    ordered = sorted_findings(report.findings, sort_by, lambda f: (f.severity, f.rule, f.queue))
+    for f in ordered[:limit]:
         where = f" {f.queue}:" if f.queue else ""
         write_wrapped(out, f"{f.severity} {f.rule}{where} {f.message}", "  ", "    ")
+    more = more_findings([f.rule for f in ordered], limit)
+    if more is not None:
+        out.write(f"  {more}\n")
     errors = sum(1 for f in report.findings if f.severity == "error")
     warnings = sum(1 for f in report.findings if f.severity == "warning")
     cluster = ", ".join(f"{n} {amount(n, v)}" for n, v in sorted(report.cluster.items()))
