@@ -348,3 +348,12 @@ def more_findings(rules: Sequence[str], limit: int | None) -> str | None:
     by_rule = ", ".join(f"{rule} {count:,}" for rule, count in sorted(left.items(), key=lambda x: (-x[1], x[0])))
     return (f"... {len(rules) - limit:,} more findings not shown ({by_rule}; first {limit:,} of {len(rules):,}; "
             "--limit N or --show-all for more, -o json for everything)")
+
+
+def state_phrase(state: str) -> str:
+    """A state as prose counts it ("6 queue closed", "2 not queued", "1 PodGroup missing"): a CamelCase state split
+    into lower-case words (Volcano's PodGroup kept as it is written), a one-word state in lower case."""
+    import re
+
+    words = re.findall(r"PodGroup|[A-Z][a-z]*|[a-z]+|[^A-Za-z]+", state)
+    return " ".join(word if word == "PodGroup" else word.lower() for word in words) if words else state

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, TextIO
 
-from kqctl.render.columns import Column, Table, TableOptions, write_limited
+from kqctl.render.columns import Column, Table, TableOptions, state_phrase, write_limited
 from kqctl.replay.durations import DurationError, format_duration, parse_duration
 from kqctl.replay.report import TimelineReport, Words
 from kqctl.replay.run import WorkloadTimes
@@ -250,7 +250,8 @@ def headline(report: TimelineReport) -> str:
     counts: dict[str, int] = {}
     for workload in report.workloads:
         counts[workload.state] = counts.get(workload.state, 0) + 1
-    states = ", ".join(f"{n:,} {state.lower()}" for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
+    states = ", ".join(f"{n:,} {state_phrase(state)}"
+                       for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
     never = len(report.overall.never_admitted)

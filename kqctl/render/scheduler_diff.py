@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from kqctl.render.columns import Column, Table, TableOptions, value_column, write_limited
+from kqctl.render.columns import Column, Table, TableOptions, state_phrase, value_column, write_limited
 from kqctl.render.markdown import cell, details_lines, table_lines
 from kqctl.render.replay import duration
 from kqctl.replay.compare import NAMED, PercentileShift, diff_assumptions, diff_assumptions_data
@@ -241,8 +241,8 @@ def markdown(report: SchedulerDiff, shown: Callable[[str], bool] | None = None) 
     changes = listed(report, shown)
     verdict = "⚠️ regression" if report.regressed_keys() else ("changes" if report.changes else "no change")
     lines = [f"### kqctl diff ({words.scheduler}): {verdict}", "", headline(report), ""]
-    before = ", ".join(f"{n:,} {s.lower()}" for s, n in report.before_counts)
-    after = ", ".join(f"{n:,} {s.lower()}" for s, n in report.after_counts)
+    before = ", ".join(f"{n:,} {state_phrase(s)}" for s, n in report.before_counts)
+    after = ", ".join(f"{n:,} {state_phrase(s)}" for s, n in report.after_counts)
     lines += [f"- before: {before or 'nothing'}", f"- after: {after or 'nothing'}", ""]
     if report.configuration:
         lines += ["#### Configuration changes", "", *table_lines(configuration_table(report), MARKDOWN_ROWS), ""]

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from kqctl.errors import UsageError
-from kqctl.render.columns import Column, Table, format_lines, sort_rows, value_column
+from kqctl.render.columns import Column, Table, format_lines, sort_rows, state_phrase, value_column
 
 COLUMNS = (Column("Name"), Column("Priority", right=True, sort_key=int), Column("Node", wide=True),
            Column("Reason"))
@@ -123,3 +123,11 @@ def test_sort_by_a_jsonpath_orders_rows_by_their_objects(key: str, names: list[s
 def test_sort_by_a_jsonpath_no_object_has_is_a_usage_error(key: str, message: str) -> None:
     with pytest.raises(UsageError, match=re.escape(message)):
         sort_rows(_items_table(), key)
+
+
+@pytest.mark.parametrize(("state", "phrase"), [("QueueClosed", "queue closed"), ("QueueMissing", "queue missing"),
+                                               ("PodGroupMissing", "PodGroup missing"), ("NotQueued", "not queued"),
+                                               ("Running", "running"), ("Finished", "finished")])
+def test_a_state_counted_in_prose_reads_as_words(state: str, phrase: str) -> None:
+    # replay's and diff's headlines ("6 finished, 6 queue closed"): "6 queueclosed" was the state lower-cased
+    assert state_phrase(state) == phrase

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.replay.report import ReplayReport
 from kqctl.render.charts import Chart, Curve, TimeChart
-from kqctl.render.columns import Column, Table, TableOptions, write_limited
+from kqctl.render.columns import Column, Table, TableOptions, state_phrase, write_limited
 from kqctl.render.replay import duration, duration_key, sample_data, wait
 from kqctl.render.replay_charts import CHART_BUCKETS, bucketed
 from kqctl.render.units import human, human_figure
@@ -231,7 +231,7 @@ def headline(report: ReplayReport) -> str:
     counts: dict[str, int] = {}
     for workload in report.workloads:
         counts[workload.state] = counts.get(workload.state, 0) + 1
-    states = ", ".join(f"{n:,} {state.lower() if state != 'NotQueued' else 'not queued'}"
+    states = ", ".join(f"{n:,} {state_phrase(state)}"
                        for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
