@@ -151,3 +151,41 @@ def test_vc_never_1_a_never_fits_reason_without_a_gate_shows_in_simulate_and_exp
     assert "never-fits" in table and f"ns/g: can never run: {never}" in table
     assert never in run_kqctl("explain", "ns/g", str(path)).out
     assert never in run_kqctl("audit", str(path)).out
+
+
+BACKFILL = conf("enqueue, allocate, backfill", ["priority", "gang"], ["predicates", "proportion", "nodeorder"])
+
+
+def best_effort(name: str, group_name: str) -> dict[str, Any]:
+    return pod(name, group_name, cpu="0", memory="0")
+
+
+@pytest.mark.parametrize(("configuration", "members", "min_member", "never"), [
+    # VC-BACKFILL-1: allocate skips best-effort pods; without backfill nothing places them
+    (CONF, [best_effort("p", "g"), best_effort("r", "g")], 2,
+     "2 of its pods ask for no resources (best-effort): Volcano's allocate action skips them and only backfill places "
+     "them, which the scheduler configuration does not run (actions: enqueue, allocate); minMember 2 needs them"),
+    (CONF, [pod("p", "g"), best_effort("r", "g")], 2, "1 of its pods ask for no resources"),
+    (CONF, [pod("p", "g"), best_effort("r", "g")], 1, ""),  # the gang runs on the pod allocate places
+    (BACKFILL, [best_effort("p", "g"), best_effort("r", "g")], 2, ""),
+])
+def test_vc_backfill_1_best_effort_pods_a_gang_needs_never_run_without_backfill(
+        configuration: dict[str, Any], members: list[Any], min_member: int, never: str) -> None:
+    result = run(configuration, node("a"), queue("q"), group("g", "q", min_member=min_member), *members)
+    outcome = result.groups["ns/g"]
+    assert (never in outcome.never) if never else outcome.never == "", outcome.never
+    assert (outcome.phase == "Running") == (configuration is BACKFILL or min_member == 1)
+
+
+def test_vc_backfill_1_every_command_says_a_best_effort_gang_never_runs_without_backfill(tmp_path: Path) -> None:
+    from tests.support import run_kqctl
+
+    path = tmp_path / "no-backfill.yaml"
+    path.write_text(yaml.safe_dump_all([CONF, node("a"), queue("q"), group("g", "q", min_member=2),
+                                        best_effort("p", "g"), best_effort("r", "g")]), encoding="utf-8")
+    never = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)["podGroups"]["ns/g"]["neverFits"]
+    assert "only backfill places them" in never
+    assert "never-fits" in run_kqctl("simulate", str(path)).out
+    explained = run_kqctl("explain", "ns/g", str(path)).out
+    assert never in explained and "may be waiting for resources" not in explained  # it is not waiting for anything
+    assert never in run_kqctl("audit", str(path)).out

@@ -25,6 +25,7 @@ from kqctl.volcano.api.models import Node, Pod, PodGroup
 from kqctl.volcano.api.resource import CPU, MEMORY, PODS, Resource, human_amount, less_equal_with_names
 from kqctl.volcano.api.snapshot import Snapshot
 from kqctl.volcano.engine import queue_state
+from kqctl.volcano.engine.framework import request_of
 from kqctl.volcano.engine.predicates import configured, refusal
 
 # The gates (engine/trace.py) after which a PodGroup can never run as configured, whatever finishes.
@@ -58,9 +59,11 @@ def never_runs(snapshot: Snapshot, group: PodGroup, ignored: bool, reason: tuple
     if over:
         return over
     if snapshot.nodes:  # (without nodes the real capability is unknown too)
-        return _no_node(kinds or NodeKinds(snapshot), group, pods) or _gang_above_capability(group, pods,
-                                                                                             real_capability)
-    return ""
+        cluster = _no_node(kinds or NodeKinds(snapshot), group, pods) or _gang_above_capability(group, pods,
+                                                                                                real_capability)
+        if cluster:
+            return cluster
+    return _best_effort_without_backfill(snapshot, group, pods)
 
 
 def above_capability(minimum: Mapping[str, int] | None, capability: Resource | None) -> str:
@@ -73,6 +76,21 @@ def above_capability(minimum: Mapping[str, int] | None, capability: Resource | N
                     f"{human_amount(name, capability.get(name), figure=True)} (the queue's capability less the "
                     "other queues' guarantees)")
     return ""
+
+
+def _best_effort_without_backfill(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> str:
+    """VC-BACKFILL-1: allocate skips best-effort pods (no requests: ``Resreq.IsEmpty``), only backfill places them; a
+    configuration without backfill never places them, and a gang that needs one of them never runs."""
+    if "backfill" in snapshot.conf.actions:
+        return ""
+    live = [pod for pod in pods if pod.phase not in TERMINAL]
+    waiting = [pod for pod in live if not pod.node_name and request_of(pod).is_empty()]
+    placeable = len(live) - len(waiting)
+    if not waiting or placeable >= max(1, group.min_member):
+        return ""
+    return (f"{len(waiting)} of its pods ask for no resources (best-effort): Volcano's allocate action skips them and "
+            f"only backfill places them, which the scheduler configuration does not run (actions: "
+            f"{', '.join(snapshot.conf.actions)}); minMember {group.min_member} needs them")
 
 
 def _gang_above_capability(group: PodGroup, pods: Sequence[Pod], capability: Resource | None) -> str:

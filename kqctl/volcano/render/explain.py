@@ -135,7 +135,8 @@ def _gates(explanation: Explanation) -> list[str]:
         lines.append(f"  {gate} ({GATE_WHERE.get(gate, gate)}): {message}")
         return lines
     if not explanation.notes and explanation.gang_message is None:
-        lines.append("  no gate said no in the last session (it may be waiting for resources being released)")
+        waiting = "" if explanation.outcome.never else " (it may be waiting for resources being released)"
+        lines.append(f"  no gate said no in the last session{waiting}")
     for note in explanation.notes:  # each said once (the engine's explain keeps one of a repeated answer)
         lines.append(f"  {note.gate} ({GATE_WHERE.get(note.gate, note.gate)}): {note.message}")
         table = _arithmetic(note)
