@@ -353,7 +353,12 @@ def more_findings(rules: Sequence[str], limit: int | None) -> str | None:
 def state_phrase(state: str) -> str:
     """A state as prose counts it ("6 queue closed", "2 not queued", "1 PodGroup missing"): a CamelCase state split
     into lower-case words (Volcano's PodGroup kept as it is written), a one-word state in lower case."""
-    import re
-
-    words = re.findall(r"PodGroup|[A-Z][a-z]*|[a-z]+|[^A-Za-z]+", state)
-    return " ".join(word if word == "PodGroup" else word.lower() for word in words) if words else state
+    words: list[str] = []
+    for char in state:
+        if char.isupper() or not words:
+            words.append(char)  # a capital starts a word
+        else:
+            words[-1] += char
+        if words[-2:] == ["Pod", "Group"]:
+            words[-2:] = ["PodGroup"]  # one word in Volcano's own spelling
+    return " ".join(word if word == "PodGroup" else word.lower() for word in words)
