@@ -131,8 +131,10 @@ def note_selector(selector: str | None, namespace: str | None, shown: Iterable[b
     resources found", instead of empty tables that look like an answer; nothing when there are none to match."""
     from kqctl.render.columns import printable
 
+    if selector is None:
+        return  # (``shown`` is not even read: 50,000 pods need no filter when nothing filters them)
     kept = list(shown)
-    if selector is None or not kept or any(kept):
+    if not kept or any(kept):
         return
     where = f" in namespace {printable(namespace)}" if namespace is not None else ""
     sys.stderr.write(f"kqctl: note: -l {printable(selector)}: no {what}{where} matches\n")
