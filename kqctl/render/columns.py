@@ -238,10 +238,16 @@ _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 _Finding = TypeVar("_Finding")
 
 
+def sort_key_name(key: str) -> str:
+    """A --sort-by key or a column's header as they are compared: case, '-', '_', spaces and a leading '.' do not
+    matter (``pending-demand``, ``PENDING DEMAND`` and ``.pendingDemand`` name one column)."""
+    return key.lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+
+
 def finding_sort_field(key: str | None) -> str | None:
-    """The findings field a --sort-by ``key`` names (any case, '-', '_', spaces and a leading '.' ignored), or None
-    when it names none (it may name a table's column)."""
-    normal = (key or "").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+    """The findings field a --sort-by ``key`` names (compared as :func:`sort_key_name` does), or None when it names
+    none (it may name a table's column)."""
+    normal = sort_key_name(key or "")
     return normal if normal in FINDING_SORT_KEYS else None
 
 
@@ -330,11 +336,12 @@ def close_columns(key: str, shown: Sequence[str]) -> str:
     return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
-def unknown_sort_key(key: str, valid: Sequence[str]) -> UsageError:
+def unknown_sort_key(key: str, valid: Sequence[str], table: str = "", hint: str = "") -> UsageError:
     """The usage error of a --sort-by that names no column of an audit's tables nor a field of its findings
-    (``valid``: the names it could have used), with the closest ones."""
-    return UsageError(f"--sort-by {key!r}: no such column{close_columns(key, valid)}; choose one of: "
-                      f"{', '.join(valid)}")
+    (``valid``: the names it could have used), with the closest ones; ``table`` says which table (" of the audit
+    table"), ``hint`` ends the message."""
+    return UsageError(f"--sort-by {key!r}: no such column{table}{close_columns(key, valid)}; choose one of: "
+                      f"{', '.join(valid)}{hint}")
 
 
 def more_findings(rules: Sequence[str], limit: int | None) -> str | None:

@@ -10,8 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kqctl.errors import UsageError
-from kqctl.render.columns import Column, Table, close_columns
+from kqctl.render.columns import Column, Table, sort_key_name, unknown_sort_key
 
 BRANCH, LAST, PIPE, SPACE = "├─ ", "└─ ", "│  ", "   "
 
@@ -115,8 +114,8 @@ def _rows_sorted(node: TreeNode, column: int, cell_key: Callable[[Any], tuple[in
 
 
 def column_key(key: str) -> str:
-    """A --sort-by key or a header as compared: case, '-', '_', spaces and a leading '.' do not matter."""
-    return key.strip("{}").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+    """A --sort-by key or a header as compared (:func:`sort_key_name`), a JSONPath's braces left out too."""
+    return sort_key_name(key.strip("{}"))
 
 
 def _sort_column(columns: Sequence[Column], key: str | None, other_keys: Sequence[str]) -> int | None:
@@ -126,5 +125,4 @@ def _sort_column(columns: Sequence[Column], key: str | None, other_keys: Sequenc
     if column_key(key) in names:
         return names.index(column_key(key))
     shown = [c.header.lower().replace(" ", "-") for c in columns] + list(other_keys)
-    raise UsageError(f"--sort-by {key!r}: no such column of the audit table{close_columns(key, shown)}; choose one "
-                     f"of: {', '.join(shown)} (-o json or yaml sort by a JSONPath)")
+    raise unknown_sort_key(key, shown, " of the audit table", " (-o json or yaml sort by a JSONPath)")

@@ -34,6 +34,7 @@ from kqctl.render.columns import (
     finding_sort_field,
     more_findings,
     printable,
+    sort_key_name,
     sorted_findings,
     unknown_sort_key,
     write_limited,
@@ -209,7 +210,7 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     elif not report.nodes:  # as kubectl's "No resources found": no header over nothing
         out.write("No ClusterQueue or Cohort in the input: there is no quota to audit.\n")
     else:
-        write_limited(out, _quota_table(report.nodes, _QUOTA_SORT_KEYS.get(_normal_key(view.sort_by or ""))),
+        write_limited(out, _quota_table(report.nodes, _QUOTA_SORT_KEYS.get(sort_key_name(view.sort_by or ""))),
                        view, paint, "quota rows")
 
     if report.cohorts:  # prose: wrapped at a terminal's width, one line into a pipe (as every note)
@@ -217,7 +218,7 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     if report.cluster_queues:
         out.write("\n")
         queues = _queue_table(report)
-        if view.sort_by and _normal_key(view.sort_by) in {_normal_key(c.header) for c in _QUEUE_TABLE_COLUMNS}:
+        if view.sort_by and sort_key_name(view.sort_by) in {sort_key_name(c.header) for c in _QUEUE_TABLE_COLUMNS}:
             sort_rows(queues, view.sort_by)
         write_limited(out, queues, view, paint, "ClusterQueue rows")
     findings = tuple(sorted_findings(report.findings, view.sort_by, lambda f: (str(f.severity), f.rule_id,
@@ -227,17 +228,13 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     write_wrapped(out, summary_line(report))
 
 
-def _normal_key(key: str) -> str:
-    return key.lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
-
-
 def _check_sort_key(key: str | None) -> None:
     """--sort-by names a column of the quota table or the ClusterQueue table, or a field of the findings."""
     if not key:
         return
     columns = [c.header for c in (*_QUOTA_TABLE_COLUMNS, *_QUEUE_TABLE_COLUMNS)]
-    if finding_sort_field(key) or _normal_key(key) in _QUOTA_SORT_KEYS or \
-            _normal_key(key) in {_normal_key(c) for c in columns}:
+    if finding_sort_field(key) or sort_key_name(key) in _QUOTA_SORT_KEYS or \
+            sort_key_name(key) in {sort_key_name(c) for c in columns}:
         return
     raise unknown_sort_key(key, [c.lower().replace(" ", "-") for c in columns] + list(FINDING_SORT_KEYS))
 
@@ -284,8 +281,8 @@ def _by_rows(figure: Callable[[ResourceRow], Any]) -> _QuotaSort:
 
 
 _QUOTA_SORT_KEYS: dict[str, _QuotaSort] = {
-    _normal_key(NODE_HEADER): ((lambda node: node.name), None),
-    **{_normal_key(name): _by_rows(figure) for column, figure in zip(QUOTA_COLUMNS, _ROW_FIGURES, strict=True)
+    sort_key_name(NODE_HEADER): ((lambda node: node.name), None),
+    **{sort_key_name(name): _by_rows(figure) for column, figure in zip(QUOTA_COLUMNS, _ROW_FIGURES, strict=True)
        for name in {column, _TABLE_HEADERS.get(column, column)}},
 }
 
