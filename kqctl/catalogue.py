@@ -506,7 +506,9 @@ _rule("VC-PREEMPT-4", "-", "volcano-scheduler", "preempt tries the nodes in scor
       "nor does a pod whose nominated node already passes the predicates.")
 _rule("VC-BACKFILL-1", "-", "volcano-scheduler", "backfill places best-effort pods (no requests) in queue, job and "
       "task order on the best-scored node, and binds a job's allocated pods only once the job is ready",
-      "Pending best-effort pods count as ready for gang, so a gang of best-effort pods alone is bound at once.")
+      "Pending best-effort pods count as ready for gang, so a gang of best-effort pods alone is bound at once. "
+      "allocate skips them, so without the backfill action nothing places them: a gang that needs them never runs "
+      "(VC-NEVER-1), and those of a PodGroup that runs without them stay Pending (simulate's reason backfill).")
 _rule("VC-DRF-1", "-", "volcano-scheduler", "drf job order: the job with the smaller dominant share (allocated over "
       "the cluster, pods included) goes first", "allocated as drf keeps it: the job's allocated pods when the "
       "session opens, then what the session allocates or pipelines to it, less what it evicts.")

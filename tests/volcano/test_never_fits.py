@@ -165,7 +165,7 @@ def best_effort(name: str, group_name: str) -> dict[str, Any]:
     (CONF, [best_effort("p", "g"), best_effort("r", "g")], 2,
      "2 of its pods ask for no resources (best-effort): Volcano's allocate action skips them and only backfill places "
      "them, which the scheduler configuration does not run (actions: enqueue, allocate); minMember 2 needs them"),
-    (CONF, [pod("p", "g"), best_effort("r", "g")], 2, "1 of its pods ask for no resources"),
+    (CONF, [pod("p", "g"), best_effort("r", "g")], 2, "1 of its pods asks for no resources"),
     (CONF, [pod("p", "g"), best_effort("r", "g")], 1, ""),  # the gang runs on the pod allocate places
     (BACKFILL, [best_effort("p", "g"), best_effort("r", "g")], 2, ""),
 ])
@@ -189,3 +189,33 @@ def test_vc_backfill_1_every_command_says_a_best_effort_gang_never_runs_without_
     explained = run_kqctl("explain", "ns/g", str(path)).out
     assert never in explained and "may be waiting for resources" not in explained  # it is not waiting for anything
     assert never in run_kqctl("audit", str(path)).out
+
+
+@pytest.mark.parametrize(("configuration", "reason"), [
+    (CONF, "1 of its pods asks for no resources (best-effort): Volcano's allocate action skips it and only backfill "
+           "places it, which the scheduler configuration does not run (actions: enqueue, allocate): r stays Pending"),
+    (BACKFILL, None),  # backfill binds it once the gang is ready
+])
+def test_vc_backfill_1_best_effort_pods_of_a_running_gang_stay_pending_without_backfill(
+        configuration: dict[str, Any], reason: str | None) -> None:
+    result = run(configuration, node("a"), queue("q"), group("g", "q", min_member=1), pod("p", "g"),
+                 best_effort("r", "g"))
+    outcome = result.groups["ns/g"]
+    assert outcome.phase == "Running" and outcome.never == ""
+    assert outcome.reason == (("backfill", reason) if reason else None)
+    assert bool(outcome.pods["ns/r"]) == (reason is None)
+
+
+def test_vc_backfill_1_every_command_says_why_best_effort_pods_of_a_running_gang_stay_pending(tmp_path: Path) -> None:
+    from tests.support import run_kqctl
+
+    path = tmp_path / "no-backfill.yaml"
+    path.write_text(yaml.safe_dump_all([CONF, node("a"), queue("q"), group("g", "q", min_member=1), pod("p", "g"),
+                                        best_effort("r", "g")]), encoding="utf-8")
+    reason = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)["podGroups"]["ns/g"]["reason"]
+    assert reason["gate"] == "backfill" and reason["message"].endswith("r stays Pending")
+    table = run_kqctl("simulate", str(path), env={"COLUMNS": "400"}).out
+    assert f"ns/g: {reason['message']}" in table
+    explained = run_kqctl("explain", "ns/g", str(path), env={"COLUMNS": "400"}).out
+    assert f"backfill (best-effort pods, VC-BACKFILL-1): {reason['message']}" in explained
+    assert "may be waiting for resources" not in explained

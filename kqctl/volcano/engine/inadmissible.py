@@ -81,16 +81,34 @@ def above_capability(minimum: Mapping[str, int] | None, capability: Resource | N
 def _best_effort_without_backfill(snapshot: Snapshot, group: PodGroup, pods: Sequence[Pod]) -> str:
     """VC-BACKFILL-1: allocate skips best-effort pods (no requests: ``Resreq.IsEmpty``), only backfill places them; a
     configuration without backfill never places them, and a gang that needs one of them never runs."""
+    waiting = unplaced_best_effort(snapshot, pods)
+    if not waiting:
+        return ""
+    placeable = sum(1 for pod in pods if pod.phase not in TERMINAL) - len(waiting)
+    if placeable >= max(1, group.min_member):
+        return ""
+    return f"{_best_effort_skipped(snapshot, waiting)}; minMember {group.min_member} needs them"
+
+
+def unplaced_best_effort(snapshot: Snapshot, pods: Sequence[Pod]) -> list[Pod]:
+    """VC-BACKFILL-1: the pods of ``pods`` no action of the configuration places: pending best-effort pods (no
+    requests) when the backfill action does not run (allocate skips them); none when it does."""
     if "backfill" in snapshot.conf.actions:
-        return ""
-    live = [pod for pod in pods if pod.phase not in TERMINAL]
-    waiting = [pod for pod in live if not pod.node_name and request_of(pod).is_empty()]
-    placeable = len(live) - len(waiting)
-    if not waiting or placeable >= max(1, group.min_member):
-        return ""
-    return (f"{len(waiting)} of its pods ask for no resources (best-effort): Volcano's allocate action skips them and "
-            f"only backfill places them, which the scheduler configuration does not run (actions: "
-            f"{', '.join(snapshot.conf.actions)}); minMember {group.min_member} needs them")
+        return []
+    return [pod for pod in pods if pod.phase not in TERMINAL and not pod.node_name and request_of(pod).is_empty()]
+
+
+def best_effort_left_pending(snapshot: Snapshot, waiting: Sequence[Pod]) -> str:
+    """Why the best-effort pods of a PodGroup that runs stay Pending (simulate's reason, explain's gate)."""
+    names = ", ".join(pod.name for pod in waiting)
+    return f"{_best_effort_skipped(snapshot, waiting)}: {names} stay{'s' if len(waiting) == 1 else ''} Pending"
+
+
+def _best_effort_skipped(snapshot: Snapshot, waiting: Sequence[Pod]) -> str:
+    one = len(waiting) == 1
+    return (f"{len(waiting)} of its pods ask{'s' if one else ''} for no resources (best-effort): Volcano's allocate "
+            f"action skips {'it' if one else 'them'} and only backfill places {'it' if one else 'them'}, which the "
+            f"scheduler configuration does not run (actions: {', '.join(snapshot.conf.actions)})")
 
 
 def _gang_above_capability(group: PodGroup, pods: Sequence[Pod], capability: Resource | None) -> str:

@@ -16,9 +16,15 @@ from typing import Any
 from kqctl.volcano.api.models import Pod
 from kqctl.volcano.api.resource import Resource
 from kqctl.volcano.api.snapshot import Snapshot
-from kqctl.volcano.engine import changes
+from kqctl.volcano.engine import changes, trace
 from kqctl.volcano.engine.drf import HdrfLevel
-from kqctl.volcano.engine.inadmissible import NodeKinds, missing_group_message, never_runs
+from kqctl.volcano.engine.inadmissible import (
+    NodeKinds,
+    best_effort_left_pending,
+    missing_group_message,
+    never_runs,
+    unplaced_best_effort,
+)
 from kqctl.volcano.engine.report import QueueReport, queue_reports
 from kqctl.volcano.engine.session import Cache, SessionResult, World, build_cache, run_cached, run_session, settle
 from kqctl.volcano.engine.trace import PODGROUP_MISSING
@@ -291,9 +297,13 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
             if gang is not None and (reason is None or reason[0] in ("no-node", "gang")):
                 reason = ("gang", gang)
         running = not ignored and phase in ("Running", "Completed")
+        pods = sorted(members.get(key, ()), key=lambda p: p.key)
+        if running and reason is None:
+            left = unplaced_best_effort(snapshot, pods)
+            if left:  # VC-BACKFILL-1: the gang runs without them, and nothing will place them
+                reason = (trace.BACKFILL, best_effort_left_pending(snapshot, left))
         never = "" if running or key in world.ended else never_runs(
-            snapshot, group, ignored, reason, capabilities.get(group.queue),
-            sorted(members.get(key, ()), key=lambda p: p.key), kinds, phase)
+            snapshot, group, ignored, reason, capabilities.get(group.queue), pods, kinds, phase)
         outcomes[key] = GroupOutcome(key, group.queue, phase, start_phases.get(key, group.phase),
                                      group.min_member, _frozen(dict(sorted(pods_of.get(key, {}).items()))),
                                      _frozen(dict(sorted(bound.get(key, {}).items()))), tuple(evicted.get(key, ())),

@@ -20,6 +20,7 @@ NO_NODE = "no-node"
 GANG = "gang"  # fewer tasks than minMember could be placed: nothing is bound
 RECLAIM = "reclaim"
 PREEMPT = "preempt"
+BACKFILL = "backfill"  # best-effort pods of a PodGroup that runs, which no action of the configuration places
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ GATE_WHERE = {
     "hierarchy": "capacity (hierarchy)", "overcommit": "enqueue: overcommit", "queue-quota": "enqueue: queue quota",
     "overused": "allocate: overused queue", "allocatable": "allocate: queue quota", "no-node": "allocate: nodes",
     "gang": "allocate: gang", "reclaim": "reclaim", "preempt": "preempt", "evicted": "its controller, after eviction",
+    "backfill": "best-effort pods, VC-BACKFILL-1",
 }
 
 
@@ -130,7 +131,7 @@ def text(explanation: Explanation, wide: bool = False) -> str:
 def _gates(explanation: Explanation) -> list[str]:
     lines = ["", "What stopped it (the steady-state session, gate by gate):"]
     if explanation.outcome.reason is not None and (explanation.outcome.ignored
-                                                    or explanation.outcome.reason[0] == "evicted"):
+                                                    or explanation.outcome.reason[0] in ("evicted", "backfill")):
         gate, message = explanation.outcome.reason
         lines.append(f"  {gate} ({GATE_WHERE.get(gate, gate)}): {message}")
         return lines
