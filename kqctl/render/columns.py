@@ -239,9 +239,10 @@ _Finding = TypeVar("_Finding")
 
 
 def sort_key_name(key: str) -> str:
-    """A --sort-by key or a column's header as they are compared: case, '-', '_', spaces and a leading '.' do not
-    matter (``pending-demand``, ``PENDING DEMAND`` and ``.pendingDemand`` name one column)."""
-    return key.lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
+    """A --sort-by key or a column's header as they are compared: case, '-', '_', spaces, a leading '.' and a
+    JSONPath's braces do not matter (``pending-demand``, ``PENDING DEMAND`` and ``{.pendingDemand}`` name one
+    column)."""
+    return key.strip("{}").lstrip(".").lower().replace("-", "").replace("_", "").replace(" ", "")
 
 
 def finding_sort_field(key: str | None) -> str | None:
@@ -336,12 +337,22 @@ def close_columns(key: str, shown: Sequence[str]) -> str:
     return f" (did you mean {' or '.join(close)}?)" if close else ""
 
 
-def unknown_sort_key(key: str, valid: Sequence[str], table: str = "", hint: str = "") -> UsageError:
+def check_audit_sort_key(key: str | None, headers: Sequence[str], aliases: Iterable[str] = ()) -> None:
+    """--sort-by of an audit's table view, the same check for every scheduler: ``key`` names a column of the audit's
+    tables (``headers``; ``aliases``: other names a column answers to, not listed) or a field of its findings
+    (severity, rule, object), compared as :func:`sort_key_name` does; anything else is :func:`unknown_sort_key`'s
+    usage error, before any output."""
+    if not key or finding_sort_field(key) or \
+            sort_key_name(key) in {sort_key_name(name) for name in (*headers, *aliases)}:
+        return
+    raise unknown_sort_key(key, [header.lower().replace(" ", "-") for header in headers] + list(FINDING_SORT_KEYS))
+
+
+def unknown_sort_key(key: str, valid: Sequence[str]) -> UsageError:
     """The usage error of a --sort-by that names no column of an audit's tables nor a field of its findings
-    (``valid``: the names it could have used), with the closest ones; ``table`` says which table (" of the audit
-    table"), ``hint`` ends the message."""
-    return UsageError(f"--sort-by {key!r}: no such column{table}{close_columns(key, valid)}; choose one of: "
-                      f"{', '.join(valid)}{hint}")
+    (``valid``: the names it could have used), with the closest ones, and what -o json and yaml take instead."""
+    return UsageError(f"--sort-by {key!r}: no such column of the audit table{close_columns(key, valid)}; choose one "
+                      f"of: {', '.join(valid)} (-o json or yaml sort by a JSONPath)")
 
 
 def more_findings(rules: Sequence[str], limit: int | None) -> str | None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kqctl.render.columns import Column, Table, sort_key_name, unknown_sort_key
+from kqctl.render.columns import Column, Table, sort_key_name
 
 BRANCH, LAST, PIPE, SPACE = "├─ ", "└─ ", "│  ", "   "
 
@@ -78,13 +78,12 @@ class TreeNode:
     once: frozenset[int] = frozenset()
 
 
-def tree_table(columns: Sequence[Column], nodes: Sequence[TreeNode], sort_by: str | None = None,
-               other_keys: Sequence[str] = ()) -> Table:
-    """The table of a tree listed depth-first; ``sort_by`` (a column's header, any case, '-' or '_' for spaces)
-    orders siblings level by level, each subtree moving with its parent, and each node's rows by that column
-    (a node among its siblings by its first row once sorted), as Kueue's audit orders its quota table. A key that
-    names no column is a usage error with the closest headers and ``other_keys`` (what else --sort-by takes)."""
-    index = _sort_column(columns, sort_by, other_keys)
+def tree_table(columns: Sequence[Column], nodes: Sequence[TreeNode], sort_by: str | None = None) -> Table:
+    """The table of a tree listed depth-first; ``sort_by`` (a column's header as :func:`sort_key_name` compares it,
+    already checked by the audit: :func:`kqctl.render.columns.check_audit_sort_key`) orders siblings level by level,
+    each subtree moving with its parent, and each node's rows by that column (a node among its siblings by its first
+    row once sorted), as Kueue's audit orders its quota table."""
+    index = _sort_column(columns, sort_by)
     ordered = list(nodes)
     if index is not None:
         def cell_key(value: Any) -> tuple[int, Any]:
@@ -113,16 +112,10 @@ def _rows_sorted(node: TreeNode, column: int, cell_key: Callable[[Any], tuple[in
                     node.once)
 
 
-def column_key(key: str) -> str:
-    """A --sort-by key or a header as compared (:func:`sort_key_name`), a JSONPath's braces left out too."""
-    return sort_key_name(key.strip("{}"))
-
-
-def _sort_column(columns: Sequence[Column], key: str | None, other_keys: Sequence[str]) -> int | None:
+def _sort_column(columns: Sequence[Column], key: str | None) -> int | None:
     if not key:
         return None
-    names = [column_key(c.header) for c in columns]
-    if column_key(key) in names:
-        return names.index(column_key(key))
-    shown = [c.header.lower().replace(" ", "-") for c in columns] + list(other_keys)
-    raise unknown_sort_key(key, shown, " of the audit table", " (-o json or yaml sort by a JSONPath)")
+    names = [sort_key_name(c.header) for c in columns]
+    if sort_key_name(key) not in names:
+        raise ValueError(f"--sort-by {key!r} names no column: the audit checks it first")
+    return names.index(sort_key_name(key))

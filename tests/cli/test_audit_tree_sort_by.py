@@ -67,7 +67,7 @@ def test_audit_sort_by_orders_each_queues_rows_by_the_column() -> None:
     ("yunikorn-multi-tenant", "alocated", "did you mean allocated?"),
     ("volcano-hierarchy", "pending", "did you mean pending-demand?"),
     ("volcano-hierarchy", "nothing-like-it", "choose one of: queue, state, weight"),
-    ("cohort-borrowing", "utl", "no such column (did you mean util?); choose one of:"),  # Kueue's quota table
+    ("cohort-borrowing", "utl", "no such column of the audit table (did you mean util?); choose one of:"),  # Kueue
 ])
 def test_audit_sort_by_an_unknown_column_is_a_usage_error(sample: str, key: str, close: str) -> None:
     run = run_kqctl("audit", f"samples/{sample}", "--sort-by", key)

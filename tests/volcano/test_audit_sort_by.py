@@ -85,8 +85,9 @@ def test_audit_sort_by_naming_nothing_is_a_usage_error_with_the_closest_key(audi
     out, exception = audit("--sort-by", key)
     assert isinstance(exception, UsageError) and not out
     message = str(exception)
-    assert message.startswith(f"--sort-by {key!r}: no such column (did you mean {close}?); choose one of: queue, ")
-    assert message.endswith(", share, severity, rule, object")
+    assert message.startswith(f"--sort-by {key!r}: no such column of the audit table (did you mean {close}?); choose "
+                              "one of: queue, ")
+    assert message.endswith(", share, severity, rule, object (-o json or yaml sort by a JSONPath)")
 
 
 @pytest.mark.parametrize("key", ["rul", "severty", "objct"])

@@ -27,16 +27,14 @@ from kqctl.render.charts import (
     write_chart,
 )
 from kqctl.render.columns import (
-    FINDING_SORT_KEYS,
     Column,
     Table,
     TableOptions,
-    finding_sort_field,
+    check_audit_sort_key,
     more_findings,
     printable,
     sort_key_name,
     sorted_findings,
-    unknown_sort_key,
     write_limited,
 )
 from kqctl.render.markdown import cell as markdown_cell
@@ -200,7 +198,10 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
 
     view = view or TableOptions(color=color)
     paint = rich_painter(use_color(out, color))
-    _check_sort_key(view.sort_by)
+    # a column of the quota table (by its header, or the figure's full name: util or utilisation) or the
+    # ClusterQueue table, or a field of the findings
+    check_audit_sort_key(view.sort_by, [c.header for c in (*_QUOTA_TABLE_COLUMNS, *_QUEUE_TABLE_COLUMNS)],
+                         _QUOTA_SORT_KEYS)
     from kqctl.render.console import write_wrapped
 
     if not report.nodes and report.left_out:  # the input has quota, -n kept none of it
@@ -226,17 +227,6 @@ def render_table(report: AuditReport, out: TextIO, color: str, view: TableOption
     _write_findings(out, findings, paint, view.limit)
     out.write("\n")
     write_wrapped(out, summary_line(report))
-
-
-def _check_sort_key(key: str | None) -> None:
-    """--sort-by names a column of the quota table or the ClusterQueue table, or a field of the findings."""
-    if not key:
-        return
-    columns = [c.header for c in (*_QUOTA_TABLE_COLUMNS, *_QUEUE_TABLE_COLUMNS)]
-    if finding_sort_field(key) or sort_key_name(key) in _QUOTA_SORT_KEYS or \
-            sort_key_name(key) in {sort_key_name(c) for c in columns}:
-        return
-    raise unknown_sort_key(key, [c.lower().replace(" ", "-") for c in columns] + list(FINDING_SORT_KEYS))
 
 
 def _node_label(node: AuditNode, prefix: str) -> str:

@@ -10,14 +10,13 @@ from typing import Any, TextIO
 from kqctl.render import tree
 from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
 from kqctl.render.columns import (
-    FINDING_SORT_KEYS,
     Column,
     Table,
     TableOptions,
+    check_audit_sort_key,
     finding_sort_field,
     more_findings,
     sorted_findings,
-    unknown_sort_key,
     write_limited,
 )
 from kqctl.render.units import is_bytes
@@ -65,8 +64,7 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
             kind = "podgroup" if "/" in name else "queue"
             out.write(f"{kind}.scheduling.volcano.sh/{name.split('/')[-1]}\n")
     elif fmt in ("table", "wide"):
-
-        _check_sort_key(sort_by)
+        check_audit_sort_key(sort_by, [c.header for c in _COLUMNS])
         # A key of the findings sorts them and leaves the quota table in tree order, as Kueue's audit does.
         quota_key = None if finding_sort_field(sort_by) else sort_by
         write_limited(out, table(report, quota_key), TableOptions(wide=fmt == "wide", headers=headers, limit=limit),
@@ -75,14 +73,6 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
                                                     lambda f: (f.severity, f.rule_id, f.subject)), limit)
     else:
         raise ValueError(f"unknown output format {fmt!r}; choose one of: {', '.join(FORMATS)}")
-
-
-def _check_sort_key(key: str | None) -> None:
-    """--sort-by names a column of the quota table or a field of the findings (severity, rule, object: a finding's
-    queue or PodGroup); anything else is the usage error Kueue's audit gives, with the closest names."""
-    if not key or finding_sort_field(key) or tree.column_key(key) in {tree.column_key(c.header) for c in _COLUMNS}:
-        return
-    raise unknown_sort_key(key, [c.header.lower().replace(" ", "-") for c in _COLUMNS] + list(FINDING_SORT_KEYS))
 
 
 def _pending(report: QueueReport, name: str) -> Amount:

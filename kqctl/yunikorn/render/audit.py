@@ -17,10 +17,10 @@ from typing import Any, TextIO
 from kqctl.render import tree
 from kqctl.render.charts import Kind, QuotaChart, QuotaPanel, QuotaRow, Series
 from kqctl.render.columns import (
-    FINDING_SORT_KEYS,
     Column,
     Table,
     TableOptions,
+    check_audit_sort_key,
     finding_sort_field,
     more_findings,
     sorted_findings,
@@ -81,7 +81,7 @@ def quota_table(report: AuditReport, sort_by: str | None = None) -> Table:
                              figure(q.allocated, name, True), figure(q.pending, name, True), q.share]
                             for name in names], once=frozenset({6}))
              for q in report.queues]
-    return tree.tree_table(_QUOTA_COLUMNS, nodes, sort_by, FINDING_SORT_KEYS)
+    return tree.tree_table(_QUOTA_COLUMNS, nodes, sort_by)
 
 
 def _tree_label(q: QueueRow) -> str:
@@ -109,6 +109,7 @@ def render_audit(report: AuditReport, fmt: str, out: TextIO, headers: bool = Tru
     elif fmt == "markdown":
         _markdown(report, out)
     elif fmt in ("table", "wide"):
+        check_audit_sort_key(sort_by, [c.header for c in _QUOTA_COLUMNS])
         write_limited(out, quota_table(report, sort_by), TableOptions(wide=fmt == "wide", headers=headers,
                                                                       limit=limit), None, "quota rows")
         _findings(report, out, sort_by, limit)
