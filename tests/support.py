@@ -15,6 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 # The Kueue conformance cases, copied into the repository (tests/conformance/data/README.md says from
 # where): the suite must pass in a clone with nothing beside it.
 KUEUE_CONFORMANCE = REPO / "tests" / "conformance" / "data" / "kueue"
+# Kueue test cases translated by hand from the Go source (expected outcome = what the Go test asserts), not
+# recorded from a run: tests/conformance/data/kueue-ported/README.md.
+KUEUE_PORTED = REPO / "tests" / "conformance" / "data" / "kueue-ported"
 
 
 @dataclass
