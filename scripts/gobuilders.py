@@ -98,6 +98,11 @@ class PodSetW(Builder):
         affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": strip_type(terms)}
         return self
 
+    def Containers(self, *containers: Any) -> PodSetW:
+        flat = [c for arg in containers for c in (arg if isinstance(arg, list) else [arg])]  # f(xs...) spreads
+        self._spec()["containers"] = [strip_type(c) for c in flat]
+        return self
+
     def SetMinimumCount(self, n: int) -> PodSetW:
         self.obj["minCount"] = n
         return self
@@ -266,6 +271,33 @@ class FlavorQuotasW(Builder):
         self.obj["resources"].append(rq)
         return self
 
+    def ResourceQuotaWrapper(self, name: str) -> ResourceQuotaW:
+        return ResourceQuotaW(self, name)
+
+
+class ResourceQuotaW(Builder):
+    """FlavorQuotasWrapper.ResourceQuotaWrapper(name)...Append(): one resource's quotas, then back to the flavor."""
+
+    def __init__(self, parent: FlavorQuotasW, name: str) -> None:
+        self.parent = parent
+        self.obj = {"name": name, "nominalQuota": "0"}
+
+    def NominalQuota(self, q: Any) -> ResourceQuotaW:
+        self.obj["nominalQuota"] = quantity(q)
+        return self
+
+    def BorrowingLimit(self, q: Any) -> ResourceQuotaW:
+        self.obj["borrowingLimit"] = quantity(q)
+        return self
+
+    def LendingLimit(self, q: Any) -> ResourceQuotaW:
+        self.obj["lendingLimit"] = quantity(q)
+        return self
+
+    def Append(self) -> FlavorQuotasW:
+        self.parent.obj["resources"].append(self.obj)
+        return self.parent
+
 
 def resource_group(*flavors: Any) -> dict[str, Any]:
     objs = [copy.deepcopy(f.obj if isinstance(f, FlavorQuotasW) else f) for f in flavors]
@@ -382,8 +414,11 @@ CONSTANTS: dict[str, Any] = {
     "time.Millisecond": timedelta(milliseconds=1),
     "nil": None, "true": True, "false": False,
     "controllerconstants.JobUIDLabel": "kueue.x-k8s.io/job-uid",
+    "utiltesting.Ki": 1 << 10, "utiltesting.Mi": 1 << 20, "utiltesting.Gi": 1 << 30,
+    "preemptioncommon.Preempt": "Preempt", "preemptioncommon.Reclaim": "Reclaim",
+    "preemptioncommon.NoCandidates": "NoCandidates",
 }
-PREFIXES = ("kueue.PreemptionPolicy", "kueue.BorrowWithinCohortPolicy", "kueue.")
+PREFIXES = ("kueue.PreemptionPolicy", "kueue.BorrowWithinCohortPolicy", "kueue.", "features.")
 
 
 def dotted(expr: Any) -> str | None:
@@ -413,6 +448,9 @@ class Evaluator:
             "singlePodSetAssignment": lambda flavors: {"__type__": "flavorassigner.Assignment", "PodSets": [
                 {"__type__": "flavorassigner.PodSetAssignment", "Name": "main", "Flavors": flavors, "Count": 1}]},
             "resources.NewAmount": lambda n: n,
+            "utiltesting.SingleContainerForRequest": lambda requests: [
+                {"name": "", "resources": {"requests": {r: quantity(q) for r, q in requests.items()}}}],
+            "NewStatus": lambda *reasons: {"__type__": "Status", "reasons": list(reasons)},
         }
 
     def eval(self, expr: Any) -> Any:
@@ -488,6 +526,8 @@ class Evaluator:
                     for _, v in expr.elems]
         if text is not None and (text.startswith("map[") or text in MAP_TYPES):
             return {self._key(k): self.eval(v) for k, v in expr.elems}
+        if text is None and expr.elems and all(k is None for k, _ in expr.elems):
+            return [self.eval(v) for _, v in expr.elems]  # positional fields of an elided struct, in order
         result: dict[str, Any] = {"__type__": text}
         for k, v in expr.elems:
             if k is None:
