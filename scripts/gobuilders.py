@@ -300,8 +300,14 @@ class ResourceQuotaW(Builder):
 
 
 def resource_group(*flavors: Any) -> dict[str, Any]:
+    """A ResourceGroup; a flavor without resources (a nil slice in Go) is written without ``resources``, and a group
+    covering none without ``coveredResources``, as Kueue's objects serialize them."""
     objs = [copy.deepcopy(f.obj if isinstance(f, FlavorQuotasW) else f) for f in flavors]
-    return {"coveredResources": [r["name"] for r in objs[0]["resources"]] if objs else [], "flavors": objs}
+    for flavor in objs:
+        if not flavor.get("resources"):
+            flavor.pop("resources", None)
+    covered = [r["name"] for r in objs[0].get("resources", [])] if objs else []
+    return {**({"coveredResources": covered} if covered else {}), "flavors": objs}
 
 
 class ClusterQueueW(Builder):

@@ -1,5 +1,6 @@
-"""Kueue's TestPreemption and TestFairPreemptions cases that tests/conformance/data/kueue lacks, ported by hand
-into tests/conformance/data/kueue-ported/{preemption,preemption-fair} (their README.md).
+"""Kueue's TestPreemption, TestFairPreemptions and TestHierarchicalPreemptions cases that tests/conformance/data/kueue
+lacks, ported by hand into tests/conformance/data/kueue-ported/{preemption,preemption-fair,preemption-hierarchical}
+(their README.md).
 
 Each case says what the Go test asserts: the victims (and their reasons) Preemptor.GetTargets picks for the
 incoming workload given the flavor assignment the test hands it. Two checks:
@@ -30,7 +31,7 @@ from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.load import build_snapshot
 from kqctl.load.objects import load_paths
 
-SUITES = ("preemption", "preemption-fair")
+SUITES = ("preemption", "preemption-fair", "preemption-hierarchical")
 CASES = ported_cases(*SUITES)
 
 # suite/case -> why kqctl differs from the Go test's assertion (xfail, strict): the rule and why it is not fixed.
@@ -40,7 +41,7 @@ END_TO_END_DIFFERENCES: dict[str, str] = {}
 
 def test_the_ported_suites_have_their_cases() -> None:
     by_suite = {s: sum(c.suite == s for c in CASES) for s in SUITES}
-    assert by_suite == {"preemption": 13, "preemption-fair": 12}
+    assert by_suite == {"preemption": 13, "preemption-fair": 12, "preemption-hierarchical": 3}
 
 
 def gates(case: Case) -> FeatureGates:
@@ -79,8 +80,9 @@ def test_get_targets_matches_the_go_test(case: Case) -> None:
     cq = sim.cache.cluster_queues[expected["clusterQueue"]]
     targets = sim.preemptor.get_targets(workload, cq, test_assignment(expected))
     got = {t.workload.key: t.reason for t in targets}
-    assert got == expected["reasons"]
     assert sorted(got) == sorted(expected["preempted"])
+    # a victim evicted already is a target whose reason the test cannot see (its notes say so)
+    assert {k: got[k] for k in expected["reasons"]} == expected["reasons"]
 
 
 def kqctl_assignment(case: Case) -> list[dict[str, Any]]:
