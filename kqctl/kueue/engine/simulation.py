@@ -158,7 +158,7 @@ class Simulation:
             if model.is_condition_true("Finished"):
                 continue  # finished workloads hold no quota and wait for nothing
             info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config,
-                                       self.derived_parts(model))
+                                       self.derived_parts(model), self.reclaimable_pods)
             lq_key = f"{model.namespace}/{model.queue_name}"
             local_queue = self.snapshot.local_queues.get(lq_key)
             outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None)
@@ -174,7 +174,12 @@ class Simulation:
 
     def derived_parts(self, model: Workload) -> DerivedParts:
         """The pod-set arithmetic and shape of ``model``, shared with the workloads written alike (WorkloadMemo)."""
-        return self._memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config)
+        return self._memo.parts(model, self.snapshot.limit_ranges, self.snapshot.config, self.reclaimable_pods)
+
+    @property
+    def reclaimable_pods(self) -> bool:
+        """REQ-9: whether reclaimable pods are left out of a workload's counts (the ReclaimablePods gate)."""
+        return self.options.gates.enabled("ReclaimablePods")
 
     def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:
         model = info.model

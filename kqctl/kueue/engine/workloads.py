@@ -170,7 +170,7 @@ class WorkloadMemo:
     """
 
     def __init__(self) -> None:
-        self._parts: dict[int, tuple[Workload, object, KueueConfig, DerivedParts]] = {}
+        self._parts: dict[int, tuple[Workload, object, KueueConfig, DerivedParts, bool]] = {}
         # Models written alike share their parts: (LimitRange list, configuration, namespace, priority, the pod sets as
         # written) -> the parts, with the list and configuration they are keyed by (kept alive: ids stay theirs).
         self._alike: dict[tuple[int, int, str, int, str], tuple[object, KueueConfig, DerivedParts]] = {}
@@ -178,12 +178,16 @@ class WorkloadMemo:
         # kqctl.kueue.load.WorkloadsAhead), so that 50,000 of them are not written out one by one.
         self._written: dict[int, tuple[tuple[PodSet, ...], str]] = {}
 
-    def parts(self, model: Workload, limit_ranges: object, config: KueueConfig) -> DerivedParts:
+    def parts(self, model: Workload, limit_ranges: object, config: KueueConfig,
+              reclaimable_pods: bool = True) -> DerivedParts:
+        """``reclaimable_pods``: the ReclaimablePods gate (REQ-9), read by the parts of a model with reclaimable pods
+        (never shared with another model's): such a model's parts are kept for one value of the gate."""
         entry = self._parts.get(id(model))
-        if entry is not None and entry[0] is model and entry[1] is limit_ranges and entry[2] is config:
+        if entry is not None and entry[0] is model and entry[1] is limit_ranges and entry[2] is config and (
+                entry[4] == reclaimable_pods or not model.reclaimable_pods):
             return entry[3]
         parts = self._alike_parts(model, limit_ranges, config)
-        self._parts[id(model)] = (model, limit_ranges, config, parts)
+        self._parts[id(model)] = (model, limit_ranges, config, parts, reclaimable_pods)
         return parts
 
     def _alike_parts(self, model: Workload, limit_ranges: object, config: KueueConfig) -> DerivedParts:
@@ -293,10 +297,12 @@ def is_concurrent_admission_parent(workload: WorkloadInfo) -> bool:
 
 
 def build_workload_info(workload: Workload, limits: LimitRangeSummary | None, config: KueueConfig,
-                        derived: DerivedParts | None = None) -> WorkloadInfo:
-    """REQ-5..10 and CYC-16 for one workload model; ``derived``: its parts worked out by another simulation (memo)."""
+                        derived: DerivedParts | None = None, reclaimable_pods: bool = True) -> WorkloadInfo:
+    """REQ-5..10 and CYC-16 for one workload model; ``derived``: its parts worked out by another simulation (memo);
+    ``reclaimable_pods``: whether the ReclaimablePods gate is on (REQ-9)."""
     def pod_sets() -> list[PodSetInfo]:
-        return [_pod_set_info(i, ps, workload, limits, config) for i, ps in enumerate(workload.pod_sets)]
+        return [_pod_set_info(i, ps, workload, limits, config, reclaimable_pods)
+                for i, ps in enumerate(workload.pod_sets)]
 
     info = WorkloadInfo(
         model=workload,
@@ -322,14 +328,16 @@ def queue_order_time(workload: Workload) -> datetime:
 
 
 def _pod_set_info(index: int, pod_set: Any, workload: Workload, limits: LimitRangeSummary | None,
-                  config: KueueConfig) -> PodSetInfo:
+                  config: KueueConfig, reclaimable_pods: bool = True) -> PodSetInfo:
     template = pod_set.template if is_mapping(pod_set.template) else {}
     raw_spec = template.get("spec")
     spec: Mapping[str, Any] = raw_spec if is_mapping(raw_spec) else {}
     resources = adjust(read_pod_resources(spec), limits)
     per_pod = apply_resource_filters(pod_requests(resources), config)
-    reclaimable = workload.reclaimable_pods.get(pod_set.name, 0)
-    count = pod_set.count - min(reclaimable, pod_set.count)  # REQ-9
+    # REQ-9: pods the job reports reclaimable are not counted, while the ReclaimablePods gate is on (with it off, Kueue
+    # counts every pod of the spec, for a pending workload's requests and an admitted one's usage alike).
+    reclaimable = workload.reclaimable_pods.get(pod_set.name, 0) if reclaimable_pods else 0
+    count = pod_set.count - min(reclaimable, pod_set.count)
     topology = pod_set.topology_request if is_mapping(pod_set.topology_request) else {}
     group = topology.get("podSetGroupName")
     return PodSetInfo(

@@ -266,7 +266,7 @@ class KueueTimeline:
         written alike (the simulation's WorkloadMemo: Kueue's generator gives each class of a ClusterQueue one
         shape)."""
         return build_workload_info(model, self.sim.limits.get(model.namespace), self.snapshot.config,
-                                   self.sim.derived_parts(model))
+                                   self.sim.derived_parts(model), self.sim.reclaimable_pods)
 
     def _enqueue(self, info: WorkloadInfo) -> None:
         """Kueue's queue manager: the LocalQueue's ClusterQueue, unless the LocalQueue is missing or stopped."""

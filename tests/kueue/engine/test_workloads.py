@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from kqctl.kueue.api.config import KueueConfig
+from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.simulation import Simulation, SimulationOptions
 from kqctl.kueue.engine.workloads import (
     ZERO_TIME,
     WorkloadInfo,
@@ -57,6 +59,29 @@ def test_req_9_reclaimable_pods_are_not_counted() -> None:
     pending = info(cpu="2", count=5, status={"reclaimablePods": [{"name": "main", "count": 2}]})
     [pod_set] = pending.pod_sets
     assert (pod_set.spec_count, pod_set.count, pod_set.total) == (5, 3, {"cpu": 6000})
+
+
+def test_req_9_with_the_reclaimable_pods_gate_off_every_pod_counts() -> None:
+    """Kueue subtracts reclaimable pods only while ReclaimablePods is on (TestAssignFlavors "with reclaimable pods;
+    reclaimablePods off"): off, a pending workload asks for every pod and an admitted one holds its whole admission."""
+    reclaimable = {"reclaimablePods": [{"name": "main", "count": 2}]}
+    built = snapshot(workload("w", cpu="2", count=5, status=reclaimable))
+    [pod_set] = build_workload_info(built.workloads[0], None, built.config, reclaimable_pods=False).pod_sets
+    assert (pod_set.spec_count, pod_set.count, pod_set.total) == (5, 5, {"cpu": 10000})
+    admitted = snapshot(workload("w", cpu="1", count=3, admitted_in="cq", status={
+        "reclaimablePods": [{"name": "main", "count": 1}]}))
+    info_off = build_workload_info(admitted.workloads[0], None, admitted.config, reclaimable_pods=False)
+    assert info_off.admission is not None and info_off.usage() == {("default", "cpu"): 3000}
+
+
+def test_req_9_the_simulation_reads_the_reclaimable_pods_gate() -> None:
+    built = snapshot(workload("w", cpu="2", count=5, status={"reclaimablePods": [{"name": "main", "count": 2}]}))
+    counts = {}
+    for enabled in (True, False):
+        sim = Simulation(built, SimulationOptions(gates=FeatureGates({"ReclaimablePods": enabled})))
+        [pod_set] = sim.outcomes["ns/w"].workload.pod_sets
+        counts[enabled] = pod_set.count
+    assert counts == {True: 3, False: 5}
 
 
 def test_req_10_an_admitted_workload_holds_what_its_admission_says() -> None:
