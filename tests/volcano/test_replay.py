@@ -434,6 +434,16 @@ def test_vc_r5_completions_start_the_sessions_again_after_a_livelock() -> None:
     assert all(w.state == "Finished" for w in report.workloads)
 
 
+def test_usage_ceiling_counts_only_ready_nodes_as_the_sessions_do() -> None:
+    """A NotReady node is not in the scheduler's cache: the cluster a queue without deserved is measured against is
+    the Ready nodes' (8 cpu here, not 72)."""
+    down = node("down", cpu="64")
+    down["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    objects = [configmap(), node("n1"), node("n2"), down, queue("open"), vcjob("d", "open", 1, 1)]
+    usage = {u.name: u for u in replay(objects).usage if u.resource == "cpu"}
+    assert (usage["open"].nominal, usage["open"].ceiling) == (0, 8000)
+
+
 def test_usage_is_measured_against_deserved_else_the_capability_else_the_cluster() -> None:
     """The usage table's nominal amount is the Queue's deserved only; without one its usage is a share of what it
     can at most get: its capability (never above the cluster), else the whole cluster (two nodes of 4 cpu)."""

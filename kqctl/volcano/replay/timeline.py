@@ -423,8 +423,12 @@ class VolcanoTimeline:
         return tracks
 
     def _cluster_total(self) -> dict[str, int]:
+        """The Ready nodes' allocatable summed: the cluster the sessions see (the scheduler's cache leaves NotReady
+        nodes out, as the engine's build_cache does), the ceiling of a queue without deserved."""
         total: dict[str, int] = {}
         for node in self.snapshot.nodes.values():
+            if not node.ready:
+                continue
             for resource, amount in node.allocatable.items():
                 total[resource] = total.get(resource, 0) + amount
         return total
