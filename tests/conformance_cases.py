@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -125,3 +126,33 @@ def scheduler_differences(got: dict[str, Any], expected: dict[str, Any], *, only
         if key in keys and mine != theirs:
             diffs.append(key)
     return [f"{d}: got {got.get(d)!r}, expected {expected.get(d)!r}" for d in diffs]
+
+
+def simulate_json(case: Case, tmp_path: Path) -> dict[str, Any]:
+    """``kqctl simulate -o json`` of the case as its config says (a Kueue configuration file written to ``tmp_path``
+    when the case has one); the command must succeed."""
+    from support import run_kqctl
+
+    extra = []
+    document = configuration_document(case)
+    if document is not None:
+        config = tmp_path / "kueue-config.yaml"
+        config.write_text(document)
+        extra.append(str(config))
+    run = run_kqctl(*cli_arguments(case, extra))
+    assert run.code == 0, f"kqctl exited {run.code}: {run.err}"
+    return json.loads(run.out)  # type: ignore[no-any-return]
+
+
+def explain_arguments(case: Case) -> list[str]:
+    """``kqctl explain`` of the case's workload as written (DEF-4: the cases build objects as Kueue's tests do), with
+    the fair sharing and feature gates its config sets."""
+    expected = case.expected
+    config = expected.get("config") or {}
+    args = ["explain", expected["workload"], "-f", str(case.snapshot), "-o", "json", "--as-given"]
+    if config.get("enableFairSharing"):
+        args.append("--fair-sharing")
+    gates = config.get("featureGates") or {}
+    if gates:
+        args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))]
+    return args

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from conformance_cases import Case, cases
+from conformance_cases import Case, cases, explain_arguments
 from support import run_kqctl
 
 FLAVOR_CASES = cases("flavor-assign", "flavor-assign-reclaim", "flavor-assign-hierarchical")
@@ -32,14 +32,7 @@ def comparable(assignment: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("case", FLAVOR_CASES, ids=str)
 def test_flavor_assignment_matches_kueue(case: Case) -> None:
     expected = case.expected
-    config = expected.get("config") or {}
-    args = ["explain", expected["workload"], "-f", str(case.snapshot), "-o", "json", "--as-given"]  # DEF-4
-    if config.get("enableFairSharing"):
-        args.append("--fair-sharing")
-    gates = config.get("featureGates") or {}
-    if gates:
-        args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))]
-    run = run_kqctl(*args)
+    run = run_kqctl(*explain_arguments(case))
     assert run.code == 0, run.err
     got = json.loads(run.out)
     assert got["clusterQueue"] == expected["clusterQueue"]

@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 import pytest
-from conformance_cases import Case
+from conformance_cases import Case, explain_arguments
 from kueue_ported_cases import ported_cases, with_known_differences
 from support import run_kqctl
 
@@ -48,14 +48,7 @@ def comparable(assignment: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("case", with_known_differences(CASES, KNOWN_DIFFERENCES))
 def test_flavor_assignment_matches_the_go_test(case: Case) -> None:
     expected = case.expected
-    config = expected["config"]
-    args = ["explain", expected["workload"], "-f", str(case.snapshot), "-o", "json", "--as-given"]  # DEF-4
-    if config.get("enableFairSharing"):
-        args.append("--fair-sharing")
-    gates = config.get("featureGates") or {}
-    if gates:
-        args += ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in sorted(gates.items()))]
-    run = run_kqctl(*args)
+    run = run_kqctl(*explain_arguments(case))
     assert run.code == 0, run.err
     got = json.loads(run.out)
     assert got["clusterQueue"] == expected["clusterQueue"]

@@ -14,14 +14,12 @@ incoming workload given the flavor assignment the test hands it. Two checks:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance_cases import Case, cli_arguments, configuration_document
+from conformance_cases import Case, simulate_json
 from kueue_ported_cases import ported_cases, with_known_differences
-from support import run_kqctl
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.k8s.core import parse_time
@@ -103,14 +101,6 @@ def test_simulate_matches_the_go_test_end_to_end(case: Case, tmp_path: Path) -> 
     mine = kqctl_assignment(case)
     if mine != expected["assignment"]["podSets"]:
         pytest.skip(f"kqctl's flavor assigner gives {mine}; the test hands GetTargets {expected['assignment']}")
-    extra = []
-    document = configuration_document(case)
-    if document is not None:
-        config = tmp_path / "kueue-config.yaml"
-        config.write_text(document)
-        extra.append(str(config))
-    run = run_kqctl(*cli_arguments(case, extra))
-    assert run.code == 0, run.err
-    got = json.loads(run.out)
+    got = simulate_json(case, tmp_path)
     assert sorted(got["preempted"]) == sorted(expected["preempted"])
     assert set(got["workloads"][expected["incoming"]]["victims"]) == set(expected["preempted"])
