@@ -151,15 +151,8 @@ class Parser:
             return "*" + self.parse_type()
         if tok.text == "struct":
             self.next()
-            depth = 0
-            while True:
-                t = self.next()
-                if t.text == "{":
-                    depth += 1
-                elif t.text == "}":
-                    depth -= 1
-                    if depth == 0:
-                        return "struct{}"
+            self.skip_braces()
+            return "struct{}"
         if tok.text == "func":
             raise SyntaxError("func types are not supported")
         name = self.next().text
@@ -242,6 +235,11 @@ class Parser:
 
     def skip_func_literal(self) -> Any:
         start = self.next().pos
+        self.skip_braces()
+        return Lit(("func", start))
+
+    def skip_braces(self) -> None:
+        """Past the next balanced ``{ ... }`` (a struct type's fields, a func literal's signature and body)."""
         depth = 0
         while True:
             t = self.next()
@@ -250,7 +248,7 @@ class Parser:
             elif t.text == "}":
                 depth -= 1
                 if depth == 0:
-                    return Lit(("func", start))
+                    return
 
     def parse_postfix(self, expr: Any) -> Any:
         while True:

@@ -18,6 +18,7 @@ import copy
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from fractions import Fraction
 from pathlib import Path
@@ -162,12 +163,16 @@ NOTES_PREEMPTION = [
 ]
 
 
-def port_preemption(src: str, file: str, test: str, suite: str, present: set[tuple[str, str]],
-                    only: set[str] | None) -> list[str]:
-    env, cases = test_env(src, test, NOW[test])
+def recorded_folders(suite: str) -> set[str]:
+    """The case folders of the recorded suite: a ported case's folder gets another name (slug)."""
+    return {p.name for p in (KUEUE / suite).iterdir()} if (KUEUE / suite).is_dir() else set()
+
+
+def cases_to_port(src: str, test: str, env: dict[str, Any], cases: Composite, present: set[tuple[str, str]],
+                  only: set[str] | None) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """Each case of the test's table to port: its name, the line it starts at in the Go source and its fields
+    evaluated; those recorded already (``present``), not asked for (``only``) or SKIPPED (said why) are left out."""
     evaluator = Evaluator(env)
-    taken = {p.name for p in (KUEUE / suite).iterdir()} if (KUEUE / suite).is_dir() else set()
-    written = []
     for key, value in cases.elems:
         assert isinstance(key, Lit)
         name = key.value
@@ -177,7 +182,15 @@ def port_preemption(src: str, file: str, test: str, suite: str, present: set[tup
             print(f"skip {test} / {name}: {SKIPPED[(test, name)]}")
             continue
         line = src.count("\n", 0, src.index(f'\t\t"{name}": {{')) + 1
-        fields = case_fields(evaluator, value, name)
+        yield name, line, case_fields(evaluator, value, name)
+
+
+def port_preemption(src: str, file: str, test: str, suite: str, present: set[tuple[str, str]],
+                    only: set[str] | None) -> list[str]:
+    env, cases = test_env(src, test, NOW[test])
+    taken = recorded_folders(suite)
+    written = []
+    for name, line, fields in cases_to_port(src, test, env, cases, present, only):
         target = fields["targetCQ"]
         flavors = [obj(f) for f in (fields.get("flavors") or env["flavors"])]
         docs: list[dict[str, Any]] = flavors
@@ -323,19 +336,9 @@ def want_assignment(want: dict[str, Any], rep_mode: str | None) -> dict[str, Any
 def port_flavor_assign(src: str, file: str, test: str, suite: str, present: set[tuple[str, str]],
                        only: set[str] | None) -> list[str]:
     env, cases = test_env(src, test, NOW["TestPreemption"])
-    evaluator = Evaluator(env)
-    taken = {p.name for p in (KUEUE / suite).iterdir()} if (KUEUE / suite).is_dir() else set()
+    taken = recorded_folders(suite)
     written = []
-    for key, value in cases.elems:
-        assert isinstance(key, Lit)
-        name = key.value
-        if (test, name) in present or (only and name not in only):
-            continue
-        if (test, name) in SKIPPED:
-            print(f"skip {test} / {name}: {SKIPPED[(test, name)]}")
-            continue
-        line = src.count("\n", 0, src.index(f'\t\t"{name}": {{')) + 1
-        fields = case_fields(evaluator, value, name)
+    for name, line, fields in cases_to_port(src, test, env, cases, present, only):
         queues = [obj(fields["clusterQueue"])]
         if fields.get("secondaryClusterQueue"):
             queues.append(obj(fields["secondaryClusterQueue"]))

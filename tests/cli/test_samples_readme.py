@@ -470,6 +470,19 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
                        if rule in {f.rule for f in mine if f.line and chunk[f.line] == here}), (path.name, finding)
 
 
+def _table_names_the_findings(sample: str, rows: str, *severities: str) -> list[Finding]:
+    """A sample's table of files and findings: a row per file of the sample, each naming the rules validate finds
+    there (of these severities; all without). Returns validate's findings for the claim's other checks."""
+    table = _table(rows)
+    findings = _validate(sample)[1]
+    files = sorted(path.name for path in (SAMPLES / sample).glob("*.yaml"))
+    assert sorted(table) == files
+    got = _rules(findings, *severities)
+    for file in files:
+        assert _rule_ids(table[file]) == got.get(file, set()), file
+    return findings
+
+
 def _table(rows: str) -> dict[str, str]:
     """A two-column markdown table: file -> its second cell."""
     cells = [[part.strip() for part in line.strip().strip("|").split("|")] for line in rows.strip().splitlines()]
@@ -500,13 +513,7 @@ def _rule_ids(text: str) -> set[str]:
 
 @claim("broken", "{rows}")
 def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
-    table = _table(stated["rows"])
-    findings = _validate(sample)[1]
-    files = sorted(path.name for path in (SAMPLES / sample).glob("*.yaml"))
-    assert sorted(table) == files
-    got = _rules(findings, "error", "warning")
-    for file in files:
-        assert _rule_ids(table[file]) == got.get(file, set()), file
+    findings = _table_names_the_findings(sample, stated["rows"], "error", "warning")
     # what the cells say besides rule IDs
     (quantity,) = [finding for finding in findings if finding.file == "40-bad-quantity.yaml"]
     assert "1.2.3" in (SAMPLES / sample / quantity.file).read_text(encoding="utf-8").splitlines()[quantity.line - 1]
@@ -659,13 +666,7 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
 
 @claim("volcano-broken", "{rows}")
 def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
-    table = _table(stated["rows"])
-    findings = _validate(sample)[1]
-    files = sorted(path.name for path in (SAMPLES / sample).glob("*.yaml"))
-    assert sorted(table) == files
-    got = _rules(findings)
-    for file in files:
-        assert _rule_ids(table[file]) == got.get(file, set()), file
+    findings = _table_names_the_findings(sample, stated["rows"])
     # 00-base.yaml's guarantees, with 60-lints.yaml's hoarder, take every core
     totals = [f for f in findings if f.rule == "VC-LINT-GUARANTEE-TOTAL"]
     assert {f.file for f in totals} == {"00-base.yaml", "60-lints.yaml"}
