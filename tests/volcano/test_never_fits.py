@@ -216,6 +216,8 @@ def test_vc_backfill_1_every_command_says_why_best_effort_pods_of_a_running_gang
     assert reason["gate"] == "backfill" and reason["message"].endswith("r stays Pending")
     table = run_kqctl("simulate", str(path), env={"COLUMNS": "400"}).out
     assert f"ns/g: {reason['message']}" in table
+    # the PodGroup runs: its line is under its own heading, not "Why not running"
+    assert "Running, with pods left Pending:\n  ns/g: " in table and "Why not running" not in table
     explained = run_kqctl("explain", "ns/g", str(path), env={"COLUMNS": "400"}).out
     assert f"backfill (best-effort pods, VC-BACKFILL-1): {reason['message']}" in explained
     assert "may be waiting for resources" not in explained

@@ -263,19 +263,30 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[GroupOu
         out.write("No PodGroups.\n")
     _pipelined(outcomes, out, view)
     waiting = [o for o in outcomes if o.reason is not None or o.never]
-    if waiting:
-        out.write("\nWhy not running:\n")
-        listed = waiting[: view.limit or len(waiting)]
-        for o in listed:
-            why = o.reason[1] if o.reason is not None else ""
-            never = f"can never run: {o.never}" if o.never and o.never != why else ""
-            write_wrapped(out, f"{o.key}: {'; '.join(t for t in (why, never) if t)}", "  ", "    ")
-        if len(listed) < len(waiting):
-            out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
-                      "everything)\n")
+    # VC-BACKFILL-1: a PodGroup that runs can still have a reason (its best-effort pods nothing places); it is
+    # not "not running", so it gets its own heading
+    _reasons("Why not running:", [o for o in waiting if o.phase != "Running"], out, view)
+    _reasons("Running, with pods left Pending:", [o for o in waiting if o.phase == "Running"], out, view)
     out.write("\n")
     write_wrapped(out, summary(result, outcomes))
     _footnotes(result, out)
+
+
+def _reasons(heading: str, waiting: list[GroupOutcome], out: TextIO, view: TableOptions) -> None:
+    """One line per PodGroup of ``waiting``: its reason and, when different, why it can never run."""
+    from kqctl.render.console import write_wrapped
+
+    if not waiting:
+        return
+    out.write(f"\n{heading}\n")
+    listed = waiting[: view.limit or len(waiting)]
+    for o in listed:
+        why = o.reason[1] if o.reason is not None else ""
+        never = f"can never run: {o.never}" if o.never and o.never != why else ""
+        write_wrapped(out, f"{o.key}: {'; '.join(t for t in (why, never) if t)}", "  ", "    ")
+    if len(listed) < len(waiting):
+        out.write(f"  ... {len(waiting) - len(listed):,} more (--limit N or --show-all for more, -o json for "
+                  "everything)\n")
 
 
 def _pipelined(outcomes: list[GroupOutcome], out: TextIO, view: TableOptions) -> None:
