@@ -84,6 +84,7 @@ def convert_command(
 
         raise typer.Exit(convert_to_kueue(result, output))
     converted, failed = _convert_all(result.objects, to)
+    _note_nothing_to_convert(result, to)
     write_manifests(converted, output)
     raise typer.Exit(EXIT_FINDINGS if failed else EXIT_OK)
 
@@ -96,6 +97,21 @@ def _admit(result: LoadResult) -> None:
     from kqctl.validate.gate import admit
 
     admit(result, validation_profiles(None), converting=True)
+
+
+def _note_nothing_to_convert(result: LoadResult, to: str) -> None:
+    """Volcano or YuniKorn input with a Kueue version as the target (the default) is printed unchanged: say so, and
+    that ``--to kueue`` is what converts it, rather than leave the user with an untouched copy and no word."""
+    from kqctl.cli.schedulers import present
+    from kqctl.kueue.kinds import CONFIG_GROUP, GROUP
+
+    if any(obj.info is not None and obj.info.group in (GROUP, CONFIG_GROUP) for obj in result.objects):
+        return
+    others = [s.product for s in present(result.objects) if s.name != "kueue"]
+    if others:
+        options.write_notes([f"the input holds {' and '.join(others)} objects and no Kueue object: nothing to "
+                             f"convert to {to}, so every object is printed unchanged; --to kueue converts "
+                             "the queues to Kueue's"])
 
 
 def _convert_all(objects: list[Any], to: str) -> tuple[list[Any], bool]:

@@ -82,3 +82,17 @@ def test_convert_to_an_unknown_target_is_a_usage_error_with_the_close_one(kqctl:
     run = kqctl("convert", "samples/yunikorn-multi-tenant", "--to", typed)
     assert run.code == 2
     assert f"cannot convert to '{typed}'; {hint}supported targets: v1beta2, v1beta1, kueue" in run.err, run.err
+
+
+@pytest.mark.parametrize(("sample", "product"), [("samples/volcano-two-teams", "Volcano"),
+                                                 ("samples/yunikorn-priority", "YuniKorn")])
+def test_convert_to_a_kueue_version_says_another_schedulers_input_is_printed_unchanged(kqctl: Kq, sample: str,
+                                                                                        product: str) -> None:
+    run = kqctl("convert", sample)
+    assert run.code == 0 and "kind: Node" in run.out  # as documented: other objects are printed unchanged
+    assert (f"kqctl: note: the input holds {product} objects and no Kueue object: nothing to convert to v1beta2, so "
+            "every object is printed unchanged; --to kueue converts the queues to Kueue's") in run.err, run.err
+
+
+def test_convert_of_kueue_input_has_no_note_about_other_schedulers(kqctl: Kq) -> None:
+    assert "no Kueue object" not in kqctl("convert", "samples/legacy-v1alpha1").err
