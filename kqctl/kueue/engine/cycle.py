@@ -707,6 +707,6 @@ def _flavor_index(workload: WorkloadInfo, flavors: list[str]) -> int | None:
 def _admission_from(entry: Entry) -> Admission:
     assert entry.assignment is not None
     pod_sets = [PodSetAdmission(ps.name, {res: c.flavor for res, c in ps.flavors.items()},
-                                {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count)
+                                {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count, ps.topology)
                 for ps in entry.assignment.pod_sets]
     return Admission(entry.cq_name, tuple(pod_sets))
