@@ -32,24 +32,13 @@ TAS_PREEMPTION = (
     "TAS-aware preemption: Kueue's preemptor asks, for each candidate set, whether the preemptor's pods would then "
     "fit on the nodes (the TAS part of the preemption simulation), so it evicts more workloads than quota alone "
     "needs; kqctl picks victims on quota alone")
-RECOMPUTE_OFF = (
-    "TASRecomputeAssignmentWithinSchedulingCycle=false: without it Kueue keeps the topology assignment computed "
-    "at nomination and fails a workload whose nodes an earlier admission of the cycle took; kqctl keeps the gate's "
-    "default (on) and recomputes it (TAS-6 updateAssignmentForTAS)")
 # A ported case ("suite/name") kqctl does not reproduce yet, with the rule behind it (strict: it fails once it
 # passes).
 KNOWN_DIFFERENCES: dict[str, str] = {
     "tas-preemption/preempt-in-multiple-flavors-out-of-which-one-requires-update-fit-preempt-due-to": TAS_PREEMPTION,
     "tas-cohorts/preempt-in-multiple-flavors-out-of-which-one-requires-update-fit-preempt-due-to": TAS_PREEMPTION,
     "tas-cohorts/reclaim-within-cohort-capacity-reserved-by-preempting-workload-does-not-allow-to": TAS_PREEMPTION,
-    **{f"tas-cohorts/{name}": RECOMPUTE_OFF for name in (
-        "preempting-workload-with-targets-reserves-capacity-so-that-lower-priority-work-2",
-        "preempting-workload-without-targets-reserves-capacity-so-that-lower-priority-w-2",
-        "reclaim-within-cohort-capacity-reserved-by-preempting-workload-does-not-allow-2",
-        "two-small-workloads-considered-there-is-only-space-for-one-of-them-on-the-init-2",
-        "two-workloads-considered-both-overlapping-in-the-initial-flavor-assignment-tas-2",
-        "two-workloads-in-cohort-nominated-to-the-same-node-enough-capacity-to-admit-bo-2",
-        "workload-with-preemption-target-recomputes-stale-tas-assignment-in-cohort-tasr-2")},
+    "tas-cohorts/reclaim-within-cohort-capacity-reserved-by-preempting-workload-does-not-allow-2": TAS_PREEMPTION,
 }
 
 

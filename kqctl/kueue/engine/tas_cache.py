@@ -26,12 +26,14 @@ flavors/tas_assigner.py, as in Kueue the cache never depends on the flavor assig
   Kueue's failure messages;
 * TAS-6 ``FindTopologyAssignmentsForWorkload`` and the TAS part of ``ClusterQueueSnapshot.Fits``
   here; the TAS block at the end of ``assignFlavors`` and ``ComputeTASNetUsage`` in
-  flavors/tas_assigner.py; ``updateAssignmentForTAS`` in the cycle.
+  flavors/tas_assigner.py; ``updateAssignmentForTAS`` in the cycle, which places a nominated workload
+  again when an earlier admission of the cycle took its nodes only with the gate
+  TASRecomputeAssignmentWithinSchedulingCycle (default on).
 
-The TAS gates other than TopologyAwareScheduling keep Kueue's defaults (TASProfileMixed,
-TASMultiLayerTopology, TASHandleOverlappingFlavors, TASRecomputeAssignmentWithinSchedulingCycle
-on; TASBalancedPlacement, TASRespectNodeAffinityPreferred off). Not modelled: a leader and its
-workers (two pod sets of one ``podSetGroupName``) are placed one after the other, not together;
+The other TAS gates but TopologyAwareScheduling keep Kueue's defaults (TASProfileMixed,
+TASMultiLayerTopology, TASHandleOverlappingFlavors on; TASBalancedPlacement,
+TASRespectNodeAffinityPreferred off). Not modelled: a leader and its workers (two pod sets of one
+``podSetGroupName``) are placed one after the other, not together;
 capacity used by Pods Kueue does not manage; the second scheduling pass (topology requests
 delayed by MultiKueue or ProvisioningRequest checks, failed-node replacement); PodSetUpdates of
 admission checks; elastic workload slices; TAS-aware preemption (victims are chosen on quota

@@ -579,3 +579,40 @@ def test_without_scan_progress_quota_churn_pins_the_workload_to_the_first_flavor
                                                     between_cycles=churn)).run()
     assert result.workloads["default/pending"].admission is None
     assert result.workloads["default/blocker"].admission is not None
+
+
+SECOND_QUEUE = """
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq2}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: tas, resources: [{name: cpu, nominalQuota: "10"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq2, namespace: default}
+spec: {clusterQueue: cq2}
+"""
+
+
+@pytest.mark.parametrize("recompute", [True, False])
+def test_a_placement_taken_earlier_in_the_cycle_is_recomputed_only_with_tas_recompute(
+        tmp_path: Any, recompute: bool) -> None:
+    """TAS-6: two heads nominated to the same node in one cycle; the second one's placement no longer fits once the
+    first is admitted. With TASRecomputeAssignmentWithinSchedulingCycle Kueue places it again (the other node),
+    without it the nomination's placement stands and the workload waits for the next cycle."""
+    second = workload("second", "2", 2).replace("queueName: lq", "queueName: lq2")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER + SECOND_QUEUE + workload("first", "2", 1) + second)
+    gates = FeatureGates({"TASRecomputeAssignmentWithinSchedulingCycle": recompute})
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions(cycles=1, gates=gates))
+    result = sim.run()
+    assert result.workloads["default/first"].admitted_in == 1
+    assert (result.workloads["default/second"].admitted_in == 1) is recompute
+    if recompute:
+        placed = [sim.cache.tas.assignments[k]["main"].domains[0].values for k in ("default/first", "default/second")]
+        assert sorted(placed) == [("a",), ("b",)]
