@@ -584,7 +584,7 @@ CONSTANTS: dict[str, Any] = {
     "corev1.LabelHostname": "kubernetes.io/hostname", "corev1.EventTypeNormal": "Normal",
     "corev1.EventTypeWarning": "Warning", "corev1.TaintEffectNoExecute": "NoExecute",
     "kueue.ProvisioningRequestControllerName": "kueue.x-k8s.io/provisioning-request",
-    "kueue.AdmissionCheckActive": "Active",
+    "kueue.AdmissionCheckActive": "Active", "config.Retain": "Retain", "config.Replace": "Replace",
     "controllerconstants.JobUIDLabel": "kueue.x-k8s.io/job-uid",
     "utiltesting.Ki": 1 << 10, "utiltesting.Mi": 1 << 20, "utiltesting.Gi": 1 << 30,
     "preemptioncommon.Preempt": "Preempt", "preemptioncommon.Reclaim": "Reclaim",

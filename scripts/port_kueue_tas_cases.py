@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gobuilders import Evaluator, GoError, k8s_time, v1beta2_topology_assignment  # noqa: E402
+from gobuilders import Evaluator, GoError, k8s_time, strip_type, v1beta2_topology_assignment  # noqa: E402
 from gosubset import Composite, Lit, Parser, parse_at  # noqa: E402
 from port_kueue_unit_cases import COMMIT, PORTED, dump, function_body, go_source, obj, slug, source  # noqa: E402
 
@@ -52,8 +52,6 @@ NOT_MODELLED: list[tuple[str, str]] = [
                                  "(tas_cache.py)"),
     (r"SchedulerLibraryIntegration", "the kube-scheduler library simulator (SchedulerLibraryIntegration, WAS): "
                                      "not modelled"),
-    (r"resourceTransformations:", "the scheduler cache's resource transformations are a Kueue Configuration "
-                                  "(resources.transformations) the ported-case runner does not pass"),
 ]
 
 
@@ -153,6 +151,10 @@ def write_case(suite: str, name: str, line: int, fields: dict[str, Any], env: di
         "pending": keys(fields.get("wantLeft")),
         "inadmissible": keys(fields.get("wantInadmissibleLeft")),
     }
+    transformations = fields.get("resourceTransformations")
+    if transformations:
+        # the scheduler's and queue manager's WithResourceTransformations: a Configuration's resources.transformations
+        expected["config"]["resourceTransformations"] = [strip_type(t) for t in transformations]
     events = fields.get("wantEvents")
     if events is not None:
         expected["preempted"] = sorted({e.obj["key"] for e in events if e.obj["reason"] == "Preempted"})
@@ -198,7 +200,8 @@ tests/conformance/test_ported_tas_conformance.py. See ../README.md for the layou
   (`levels`, `domains` of `values` and `count`), as kqctl's `simulate -o json` writes it. `pending` is `wantLeft`,
   `inadmissible` `wantInadmissibleLeft`; `preempted` lists the workloads with a `Preempted` event in `wantEvents`
   (written only when the case asserts its events). `config.featureGates` adds one of the scenarios the test
-  runs every case in.
+  runs every case in; `config.resourceTransformations` is the case's `resourceTransformations`, handed to kqctl
+  as a Kueue Configuration's `resources.transformations`.
 
 ## Not ported ({skipped})
 

@@ -10,18 +10,17 @@ the cycle, ``initiallyAdmitted``), each pod set's topology assignment included; 
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance_cases import Case, cli_arguments, normalized_admitted, ported_cases, scheduler_differences
-from support import run_kqctl
+from conformance_cases import Case, normalized_admitted, ported_cases, scheduler_differences, simulate_json
 
 # Ported suite -> its Go test, how many of its cases are written as data and how many need what kqctl does not
 # model (listed in the suite's README with why): a case that disappears, or one more, fails
 # test_every_tas_case_is_ported_or_listed.
 SUITES = {
-    "tas": ("TestScheduleForTAS", 31, 36),
+    "tas": ("TestScheduleForTAS", 33, 34),
     "tas-preemption": ("TestScheduleForTASPreemption", 11, 0),
     "tas-cohorts": ("TestScheduleForTASCohorts", 26, 0),
 }
@@ -68,10 +67,9 @@ def tas_differences(got: dict[str, Any], expected: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("case", [_param(c) for c in PORTED_TAS_CASES])
-def test_ported_tas_case_matches_kueue(case: Case) -> None:
-    run = run_kqctl(*cli_arguments(case, []))
-    assert run.code == 0, f"kqctl exited {run.code}: {run.err}"
-    assert tas_differences(json.loads(run.out), case.expected) == []
+def test_ported_tas_case_matches_kueue(case: Case, tmp_path: Path) -> None:
+    # simulate_json adds a Kueue Configuration for the case's resource transformations
+    assert tas_differences(simulate_json(case, tmp_path), case.expected) == []
 
 
 @pytest.mark.parametrize("suite", list(SUITES))
