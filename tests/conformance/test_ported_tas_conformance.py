@@ -26,19 +26,9 @@ SUITES = {
 }
 PORTED_TAS_CASES = ported_cases(*SUITES)
 
-# Kueue's rules kqctl lacks (tas_cache.py's docstring says what TAS parts are modelled).
-TAS_PREEMPTION = (
-    "TAS-aware preemption: Kueue's preemptor asks, for each candidate set, whether the preemptor's pods would then "
-    "fit on the nodes (the TAS part of the preemption simulation), so it evicts more workloads than quota alone "
-    "needs; kqctl picks victims on quota alone")
 # A ported case ("suite/name") kqctl does not reproduce yet, with the rule behind it (strict: it fails once it
-# passes).
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "tas-preemption/preempt-in-multiple-flavors-out-of-which-one-requires-update-fit-preempt-due-to": TAS_PREEMPTION,
-    "tas-cohorts/preempt-in-multiple-flavors-out-of-which-one-requires-update-fit-preempt-due-to": TAS_PREEMPTION,
-    "tas-cohorts/reclaim-within-cohort-capacity-reserved-by-preempting-workload-does-not-allow-to": TAS_PREEMPTION,
-    "tas-cohorts/reclaim-within-cohort-capacity-reserved-by-preempting-workload-does-not-allow-2": TAS_PREEMPTION,
-}
+# passes). None today.
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _param(case: Case) -> object:

@@ -616,3 +616,23 @@ def test_a_placement_taken_earlier_in_the_cycle_is_recomputed_only_with_tas_reco
     if recompute:
         placed = [sim.cache.tas.assignments[k]["main"].domains[0].values for k in ("default/first", "default/second")]
         assert sorted(placed) == [("a",), ("b",)]
+
+
+def test_preemption_takes_victims_until_the_preemptor_fits_on_the_nodes(tmp_path: Any) -> None:
+    """TAS-7: quota alone would be freed by the lowest-priority victim (on node a), but node a would still hold
+    another pod; Kueue's workloadFits also places the preemptor, so the victim set grows until a node is free (b),
+    and the minimal set then keeps only the victim on b."""
+    cluster = CLUSTER.replace('nominalQuota: "10"', 'nominalQuota: "5"').replace(
+        "spec:\n  namespaceSelector: {}", "spec:\n  preemption: {withinClusterQueue: LowerPriority}\n"
+        "  namespaceSelector: {}")
+
+    def with_priority(text: str, priority: int) -> str:
+        return text.replace("  queueName: lq\n", f"  queueName: lq\n  priority: {priority}\n")
+
+    running = [with_priority(workload(name, "1", 0, admitted_on=node), priority)
+               for name, node, priority in (("low-1", "a", 1), ("low-2", "b", 2), ("low-3", "a", 3))]
+    path = tmp_path / "cluster.yaml"
+    path.write_text(cluster + "".join(running) + with_priority(workload("big", "2", 1), 10))
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions(cycles=1))
+    result = sim.run()
+    assert [k for k, w in sorted(result.workloads.items()) if w.preempted_in == 1] == ["default/low-2"]
