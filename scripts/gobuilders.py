@@ -50,6 +50,9 @@ class Builder:
     def Clone(self) -> Any:
         return copy.deepcopy(self)
 
+    def DeepCopy(self) -> Any:
+        return copy.deepcopy(self)
+
     def call(self, method: str, args: list[Any]) -> Any:
         fn = getattr(self, method, None)
         if fn is None:
@@ -110,6 +113,28 @@ class PodSetW(Builder):
     def PodSetGroup(self, name: str) -> PodSetW:
         self.obj.setdefault("topologyRequest", {})["podSetGroupName"] = name
         return self
+
+    def _topology(self, key: str, value: Any) -> PodSetW:
+        self.obj.setdefault("topologyRequest", {})[key] = value
+        return self
+
+    def RequiredTopologyRequest(self, level: str) -> PodSetW:
+        return self._topology("required", level)
+
+    def PreferredTopologyRequest(self, level: str) -> PodSetW:
+        return self._topology("preferred", level)
+
+    def UnconstrainedTopologyRequest(self) -> PodSetW:
+        return self._topology("unconstrained", True)
+
+    def SliceRequiredTopologyRequest(self, level: str) -> PodSetW:
+        return self._topology("podSetSliceRequiredTopology", level)
+
+    def SliceSizeTopologyRequest(self, size: int) -> PodSetW:
+        return self._topology("podSetSliceSize", size)
+
+    def SliceRequiredTopologyConstraints(self, *constraints: Any) -> PodSetW:
+        return self._topology("podsetSliceRequiredTopologyConstraints", [strip_type(c) for c in constraints])
 
 
 class WorkloadW(Builder):
@@ -210,6 +235,14 @@ class WorkloadW(Builder):
     def SchedulingStatsEviction(self, _eviction: Any) -> WorkloadW:
         return self  # only in wantWorkloads: not an input
 
+    def UnhealthyNodes(self, *names: str) -> WorkloadW:
+        self.obj["status"].setdefault("unhealthyNodes", []).extend({"name": n} for n in names)
+        return self
+
+    def AdmissionCheck(self, state: dict[str, Any]) -> WorkloadW:
+        self.obj["status"].setdefault("admissionChecks", []).append(strip_type(state))
+        return self
+
     def ReclaimablePods(self, *pods: Any) -> WorkloadW:
         self.obj["status"]["reclaimablePods"] = [strip_type(p) for p in pods]
         return self
@@ -252,6 +285,52 @@ class PodSetAssignmentW(Builder):
     def Count(self, n: int) -> PodSetAssignmentW:
         self.obj["count"] = n
         return self
+
+    def TopologyAssignment(self, assignment: TopologyAssignmentW) -> PodSetAssignmentW:
+        # Kept in Kueue's internal shape (levels, domains), as the test lists them; a manifest writes it with
+        # v1beta2_topology_assignment.
+        self.obj["topologyAssignment"] = copy.deepcopy(assignment.obj)
+        return self
+
+    def DelayedTopologyRequest(self, state: str) -> PodSetAssignmentW:
+        self.obj["delayedTopologyRequest"] = state
+        return self
+
+
+class TopologyDomainW(Builder):
+    def __init__(self, values: list[str], count: int) -> None:
+        self.obj = {"values": list(values), "count": count}
+
+
+def v1beta2_topology_assignment(internal: dict[str, Any]) -> dict[str, Any]:
+    """A topology assignment (levels, domains) in the API's slice encoding: one slice of one domain per domain (a
+    valid encoding, if not the most compact one Kueue's tas.V1Beta2From picks)."""
+    return {"levels": list(internal["levels"]), "slices": [
+        {"domainCount": 1, "podCounts": {"universal": d["count"]},
+         "valuesPerLevel": [{"universal": v} for v in d["values"]]} for d in internal["domains"]]}
+
+
+class TopologyAssignmentW(Builder):
+    """utiltestingapi.MakeTopologyAssignment: levels and domains as Kueue's internal tas.TopologyAssignment holds
+    them."""
+
+    def __init__(self, levels: list[str]) -> None:
+        self.obj = {"levels": list(levels), "domains": []}
+
+    def Levels(self, *levels: str) -> TopologyAssignmentW:
+        self.obj["levels"] = list(levels)
+        return self
+
+    def Domain(self, domain: Any) -> TopologyAssignmentW:
+        self.obj["domains"].append(copy.deepcopy(domain.obj if isinstance(domain, Builder) else domain))
+        return self
+
+    def Domains(self, *domains: Any) -> TopologyAssignmentW:
+        self.obj["domains"] = []
+        for domain in domains:
+            self.Domain(domain)
+        return self
+
 
 
 class FlavorQuotasW(Builder):
@@ -340,6 +419,10 @@ class ClusterQueueW(Builder):
         self.obj["spec"]["queueingStrategy"] = s
         return self
 
+    def AdmissionChecks(self, *names: str) -> ClusterQueueW:
+        self.obj["spec"]["admissionChecksStrategy"] = {"admissionChecks": [{"name": n} for n in names]}
+        return self
+
 
 class CohortW(Builder):
     def __init__(self, name: str) -> None:
@@ -377,6 +460,85 @@ class ResourceFlavorW(Builder):
 
     def TopologyName(self, name: str) -> ResourceFlavorW:
         self.obj["spec"]["topologyName"] = name
+        return self
+
+
+class TopologyW(Builder):
+    def __init__(self, name: str) -> None:
+        self.obj = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": name},
+                    "spec": {"levels": []}}
+
+    def Levels(self, *labels: str) -> TopologyW:
+        self.obj["spec"]["levels"] = [{"nodeLabel": label} for label in labels]
+        return self
+
+
+def one_level_topology(name: str) -> dict[str, Any]:
+    """utiltestingapi.MakeDefaultOneLevelTopology: the hostname level only."""
+    return TopologyW(name).Levels("kubernetes.io/hostname").obj
+
+
+def topology_levels(topology: Any) -> list[str]:
+    """utiltas.Levels: the node labels of a Topology's levels, top down."""
+    obj = topology.obj if isinstance(topology, Builder) else topology
+    return [level["nodeLabel"] for level in obj["spec"]["levels"]]
+
+
+class NodeW(Builder):
+    """testingnode.MakeNode: a Node with only its name; the methods set what their Go namesakes do."""
+
+    def __init__(self, name: str) -> None:
+        self.obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "spec": {}, "status": {}}
+
+    def Label(self, k: str, v: str) -> NodeW:
+        self.obj["metadata"].setdefault("labels", {})[k] = v
+        return self
+
+    def StatusAllocatable(self, resources: dict[str, Any]) -> NodeW:
+        self.obj["status"].setdefault("allocatable", {}).update({r: quantity(q) for r, q in resources.items()})
+        return self
+
+    def _condition(self, status: str) -> NodeW:
+        conditions = [c for c in self.obj["status"].get("conditions", []) if c["type"] != "Ready"]
+        self.obj["status"]["conditions"] = [*conditions, {"type": "Ready", "status": status}]
+        return self
+
+    def Ready(self) -> NodeW:
+        return self._condition("True")
+
+    def NotReady(self) -> NodeW:
+        return self._condition("False")
+
+    def Taints(self, *taints: Any) -> NodeW:
+        self.obj["spec"].setdefault("taints", []).extend(strip_type(t) for t in taints)
+        return self
+
+    def Unschedulable(self) -> NodeW:
+        self.obj["spec"]["unschedulable"] = True
+        return self
+
+
+class LocalQueueW(Builder):
+    def __init__(self, name: str, namespace: str) -> None:
+        self.obj = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+                    "metadata": {"name": name, "namespace": namespace}, "spec": {}}
+
+    def ClusterQueue(self, cq: str) -> LocalQueueW:
+        self.obj["spec"]["clusterQueue"] = cq
+        return self
+
+
+class AdmissionCheckW(Builder):
+    def __init__(self, name: str) -> None:
+        self.obj = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": name},
+                    "spec": {}, "status": {}}
+
+    def ControllerName(self, name: str) -> AdmissionCheckW:
+        self.obj["spec"]["controllerName"] = name
+        return self
+
+    def Condition(self, cond: dict[str, Any]) -> AdmissionCheckW:
+        self.obj["status"].setdefault("conditions", []).append(strip_type(cond))
         return self
 
 
@@ -419,6 +581,10 @@ CONSTANTS: dict[str, Any] = {
     "time.Second": timedelta(seconds=1), "time.Minute": timedelta(minutes=1), "time.Hour": timedelta(hours=1),
     "time.Millisecond": timedelta(milliseconds=1),
     "nil": None, "true": True, "false": False,
+    "corev1.LabelHostname": "kubernetes.io/hostname", "corev1.EventTypeNormal": "Normal",
+    "corev1.EventTypeWarning": "Warning", "corev1.TaintEffectNoExecute": "NoExecute",
+    "kueue.ProvisioningRequestControllerName": "kueue.x-k8s.io/provisioning-request",
+    "kueue.AdmissionCheckActive": "Active", "config.Retain": "Retain", "config.Replace": "Replace",
     "controllerconstants.JobUIDLabel": "kueue.x-k8s.io/job-uid",
     "utiltesting.Ki": 1 << 10, "utiltesting.Mi": 1 << 20, "utiltesting.Gi": 1 << 30,
     "preemptioncommon.Preempt": "Preempt", "preemptioncommon.Reclaim": "Reclaim",
@@ -445,9 +611,16 @@ class Evaluator:
             "utiltestingapi.MakeFlavorQuotas": FlavorQuotasW, "utiltestingapi.MakeClusterQueue": ClusterQueueW,
             "utiltestingapi.MakeCohort": CohortW, "utiltestingapi.MakeResourceFlavor": ResourceFlavorW,
             "utiltestingapi.ResourceGroup": resource_group,
+            "testingnode.MakeNode": NodeW, "utiltestingapi.MakeTopology": TopologyW,
+            "utiltestingapi.MakeDefaultOneLevelTopology": one_level_topology,
+            "utiltestingapi.MakeTopologyAssignment": TopologyAssignmentW,
+            "utiltestingapi.MakeTopologyDomainAssignment": TopologyDomainW, "utiltas.Levels": topology_levels,
+            "utiltestingapi.MakeAdmissionCheck": AdmissionCheckW, "utiltestingapi.MakeLocalQueue": LocalQueueW,
+            "utiltesting.MakeEventRecord": EventRecordW,
             "resource.MustParse": lambda q: q, "new": lambda v: v, "ptr.To": lambda v: v,
             "int32": int, "int64": int, "int": int, "string": str,
             "kueue.ClusterQueueReference": str, "kueue.ResourceFlavorReference": str, "kueue.CohortReference": str,
+            "kueue.AdmissionCheckReference": str,
             "kueue.PodSetReference": str, "corev1.ResourceName": str, "kueue.LocalQueueName": str,
             "metav1.NewTime": lambda t: t, "sets.New": lambda *xs: set(xs),
             "targetKeyReason": lambda key, reason: (key, reason),
@@ -476,6 +649,8 @@ class Evaluator:
                 receiver = self.eval(expr.obj)
                 if isinstance(receiver, Builder) and expr.name in EMBEDDED:
                     return receiver  # the wrapper's embedded object (WorkloadWrapper.Workload)
+                if isinstance(receiver, Builder) and expr.name == "Name" and "metadata" in receiver.obj:
+                    return receiver.obj["metadata"]["name"]  # ObjectMeta.Name, promoted
                 raise GoError(f"field {expr.name} of {type(receiver).__name__}")
             raise GoError(f"unknown name {name}")
         if isinstance(expr, Unary):
@@ -546,6 +721,17 @@ class Evaluator:
         if isinstance(value, dict):
             return tuple(sorted((kk, vv) for kk, vv in value.items() if kk != "__type__"))
         return value
+
+
+class EventRecordW(Builder):
+    """utiltesting.MakeEventRecord: the event's object key, reason and type (a test's wantEvents)."""
+
+    def __init__(self, namespace: str, name: str, reason: str, type_: str) -> None:
+        self.obj = {"key": f"{namespace}/{name}", "reason": reason, "type": type_}
+
+    def Message(self, message: str) -> EventRecordW:
+        self.obj["message"] = message
+        return self
 
 
 EMBEDDED = {"Workload", "ClusterQueue", "Cohort", "ResourceFlavor", "PodSet", "Admission", "PodSetAssignment",

@@ -206,7 +206,8 @@ class Parser:
         assert tok is not None
         if tok.kind == "str":
             self.next()
-            return Lit(bytes(tok.text[1:-1], "utf-8").decode("unicode_escape"))
+            # unicode_escape reads bytes as Latin-1: back to bytes, then UTF-8 ("→" stays one character)
+            return Lit(bytes(tok.text[1:-1], "utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8"))
         if tok.kind == "raw":
             self.next()
             return Lit(tok.text[1:-1])

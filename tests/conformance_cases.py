@@ -79,12 +79,18 @@ def cli_arguments(case: Case, extra_files: list[str]) -> list[str]:
 
 
 def configuration_document(case: Case) -> str | None:
-    """A Kueue Configuration carrying the case's fair-sharing preemption strategies, if it has any."""
+    """A Kueue Configuration carrying the case's fair-sharing preemption strategies and resource transformations, if
+    it has any."""
     strategies = case.config.get("preemptionStrategies")
-    if not strategies:
+    transformations = case.config.get("resourceTransformations")
+    if not strategies and not transformations:
         return None
-    return yaml.safe_dump({"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
-                           "fairSharing": {"preemptionStrategies": strategies}})
+    document: dict[str, Any] = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration"}
+    if strategies:
+        document["fairSharing"] = {"preemptionStrategies": strategies}
+    if transformations:
+        document["resources"] = {"transformations": transformations}
+    return yaml.safe_dump(document)
 
 
 def _value(quantity: Any) -> Fraction:

@@ -309,7 +309,7 @@ def _add_topology(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
     # §0.3: TAS is simulated only in the part that decides flavors and admissions (kqctl.kueue.engine.tas_cache).
     s.warnings.append(f"{obj.origin}: Topology {topology.name}: Topology-Aware Scheduling is simulated in part only"
                       " (pod placement on Nodes; not: leader/worker groups, balanced placement, Pods Kueue does not"
-                      " manage, node replacement, TAS-aware preemption)")
+                      " manage, node replacement)")
 
 
 def _add_node(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:

@@ -578,8 +578,10 @@ class Scheduler:
         recompute_overlap = overlap and self.gates.enabled("RecomputeAssignmentUponPreemptionTargetsOverlap")
         if not recompute_overlap:
             check = self._fits(entry.cq, usage, entry.assignment.tas_usage, victims, entry.targets)
-            # TAS-6: a placement that no longer fits is recomputed (TASRecomputeAssignmentWithinSchedulingCycle).
-            if not (check == FITS_NO_TAS and self._topology_aware):
+            # TAS-6: a placement that no longer fits is recomputed, with TASRecomputeAssignmentWithinSchedulingCycle
+            # only (Kueue's updateAssignmentIfNeeded); without it the nomination's placement stands, and fails.
+            recompute_tas = self._topology_aware and self.gates.enabled("TASRecomputeAssignmentWithinSchedulingCycle")
+            if not (check == FITS_NO_TAS and recompute_tas):
                 return usage, check == FITS_OK
         others = [t.workload for t in victims.values()] if recompute_overlap else []
         for workload in others:
@@ -707,6 +709,6 @@ def _flavor_index(workload: WorkloadInfo, flavors: list[str]) -> int | None:
 def _admission_from(entry: Entry) -> Admission:
     assert entry.assignment is not None
     pod_sets = [PodSetAdmission(ps.name, {res: c.flavor for res, c in ps.flavors.items()},
-                                {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count)
+                                {res: ps.requests.get(res, 0) for res in ps.flavors}, ps.count, ps.topology)
                 for ps in entry.assignment.pod_sets]
     return Admission(entry.cq_name, tuple(pod_sets))

@@ -32,6 +32,7 @@ ADMISSION_GATES: frozenset[str] = frozenset({
     "ReclaimablePods",
     "RecomputeAssignmentUponPreemptionTargetsOverlap",
     "SchedulingEquivalenceHashing",
+    "TASRecomputeAssignmentWithinSchedulingCycle",
     "TopologyAwareScheduling",
     "UnadmittedWorkloadsObservability",
     "VectorizedResourceRequests",

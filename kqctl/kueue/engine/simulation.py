@@ -121,7 +121,8 @@ class Simulation:
         self.livelock: Livelock | None = None
         self.ledger = self._usage_ledger(snapshot, options)
         self.preemptor = Preemptor(self.cache, self.start, self.fair_sharing, snapshot.config.preemption_strategies,
-                                   gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"))
+                                   gates_within_nominal=options.gates.enabled("FairSharingPreemptWithinNominal"),
+                                   topology_aware=options.gates.enabled("TopologyAwareScheduling"))
         if self.ledger is not None:
             self.preemptor.lq_score = self._afs_score
         self.scheduler = Scheduler(self.cache, self.queues, self.preemptor, options.gates, self.fair_sharing,

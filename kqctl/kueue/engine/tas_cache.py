@@ -26,17 +26,22 @@ flavors/tas_assigner.py, as in Kueue the cache never depends on the flavor assig
   Kueue's failure messages;
 * TAS-6 ``FindTopologyAssignmentsForWorkload`` and the TAS part of ``ClusterQueueSnapshot.Fits``
   here; the TAS block at the end of ``assignFlavors`` and ``ComputeTASNetUsage`` in
-  flavors/tas_assigner.py; ``updateAssignmentForTAS`` in the cycle.
+  flavors/tas_assigner.py; ``updateAssignmentForTAS`` in the cycle, which places a nominated workload
+  again when an earlier admission of the cycle took its nodes only with the gate
+  TASRecomputeAssignmentWithinSchedulingCycle (default on);
+* TAS-7 preemption (preemption/targets.py ``workload_fits``, Kueue's ``workloadFits``): a set of victims is
+  enough only when, besides the quota, the preemptor's TAS pod sets can then be placed on the nodes as the
+  victims taken out so far leave them (the preemptor's ``WorkloadsTopologyRequests``).
 
-The TAS gates other than TopologyAwareScheduling keep Kueue's defaults (TASProfileMixed,
-TASMultiLayerTopology, TASHandleOverlappingFlavors, TASRecomputeAssignmentWithinSchedulingCycle
-on; TASBalancedPlacement, TASRespectNodeAffinityPreferred off). Not modelled: a leader and its
-workers (two pod sets of one ``podSetGroupName``) are placed one after the other, not together;
+The other TAS gates but TopologyAwareScheduling keep Kueue's defaults (TASProfileMixed,
+TASMultiLayerTopology, TASHandleOverlappingFlavors on; TASBalancedPlacement,
+TASRespectNodeAffinityPreferred off). Not modelled: a leader and its workers (two pod sets of one
+``podSetGroupName``) are placed one after the other, not together;
 capacity used by Pods Kueue does not manage; the second scheduling pass (topology requests
 delayed by MultiKueue or ProvisioningRequest checks, failed-node replacement); PodSetUpdates of
-admission checks; elastic workload slices; TAS-aware preemption (victims are chosen on quota
-alone); and within one cycle, usage on a node shared by several TAS flavors is seen by all of
-them at once (Kueue's per-flavor snapshots see it from the next cycle).
+admission checks; elastic workload slices; and within one cycle, usage on a node shared by
+several TAS flavors is seen by all of them at once (Kueue's per-flavor snapshots see it from the
+next cycle).
 """
 
 from __future__ import annotations

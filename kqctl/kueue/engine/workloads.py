@@ -24,7 +24,7 @@ from kqctl.k8s.pods import (
 )
 from kqctl.k8s.quantity import MAX_INT64
 from kqctl.kueue.api.config import KueueConfig
-from kqctl.kueue.api.models import FlavorResource, PodSet, Workload
+from kqctl.kueue.api.models import FlavorResource, PodSet, TopologyAssignment, Workload
 
 # Kueue sees a workload without creationTimestamp at Go's zero time.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -95,6 +95,9 @@ class PodSetAdmission:
     flavors: Mapping[str, str]  # resource -> flavor
     usage: Mapping[str, int]  # resource -> total for the pod set
     count: int
+    # TAS-6: the nodes its pods hold (PodSetAssignment.topologyAssignment); None without a topology. Not part of
+    # equality: two admissions of the same quota are the same reservation wherever the pods go.
+    topology: TopologyAssignment | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -379,7 +382,8 @@ def _admission(workload: Workload, pod_sets: list[PodSetInfo]) -> Admission | No
         if pod_set is not None and after_reclaim < count and count > 0:
             usage = {name: (value // count) * after_reclaim for name, value in usage.items()}
             count = after_reclaim
-        assignments.append(PodSetAdmission(assignment.name, dict(assignment.flavors), usage, count))
+        assignments.append(PodSetAdmission(assignment.name, dict(assignment.flavors), usage, count,
+                                           assignment.topology_assignment))
     return Admission(workload.admission.cluster_queue, tuple(assignments))
 
 

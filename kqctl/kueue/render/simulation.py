@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from kqctl.k8s.quantity import format_resource_value
 from kqctl.kueue.engine.results import SimulationResult, WorkloadResult
-from kqctl.kueue.engine.workloads import Admission
+from kqctl.kueue.engine.workloads import Admission, PodSetAdmission
 from kqctl.render.columns import Column, Table, TableOptions, printable, write_limited
 from kqctl.render.units import human, human_figure
 
@@ -16,16 +16,25 @@ from kqctl.render.units import human, human_figure
 def admission_data(admission: Admission) -> dict[str, Any]:
     return {
         "clusterQueue": admission.cluster_queue,
-        "podSetAssignments": [
-            {
-                "name": ps.name,
-                "flavors": dict(sorted(ps.flavors.items())),
-                "resourceUsage": {r: format_resource_value(r, v) for r, v in sorted(ps.usage.items())},
-                "count": ps.count,
-            }
-            for ps in admission.pod_sets
-        ],
+        "podSetAssignments": [pod_set_data(ps) for ps in admission.pod_sets],
     }
+
+
+def pod_set_data(ps: PodSetAdmission) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": ps.name,
+        "flavors": dict(sorted(ps.flavors.items())),
+        "resourceUsage": {r: format_resource_value(r, v) for r, v in sorted(ps.usage.items())},
+        "count": ps.count,
+    }
+    if ps.topology is not None:
+        # TAS-6: where its pods go, in the shape of Kueue's tas.TopologyAssignment (levels, then one entry per
+        # domain with its values from the first level down and its pod count)
+        data["topologyAssignment"] = {
+            "levels": list(ps.topology.levels),
+            "domains": [{"values": list(d.values), "count": d.count} for d in ps.topology.domains],
+        }
+    return data
 
 
 def contract(result: SimulationResult, keep: Callable[[WorkloadResult], bool] | None = None) -> dict[str, Any]:

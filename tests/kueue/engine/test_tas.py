@@ -579,3 +579,60 @@ def test_without_scan_progress_quota_churn_pins_the_workload_to_the_first_flavor
                                                     between_cycles=churn)).run()
     assert result.workloads["default/pending"].admission is None
     assert result.workloads["default/blocker"].admission is not None
+
+
+SECOND_QUEUE = """
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq2}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: tas, resources: [{name: cpu, nominalQuota: "10"}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq2, namespace: default}
+spec: {clusterQueue: cq2}
+"""
+
+
+@pytest.mark.parametrize("recompute", [True, False])
+def test_a_placement_taken_earlier_in_the_cycle_is_recomputed_only_with_tas_recompute(
+        tmp_path: Any, recompute: bool) -> None:
+    """TAS-6: two heads nominated to the same node in one cycle; the second one's placement no longer fits once the
+    first is admitted. With TASRecomputeAssignmentWithinSchedulingCycle Kueue places it again (the other node),
+    without it the nomination's placement stands and the workload waits for the next cycle."""
+    second = workload("second", "2", 2).replace("queueName: lq", "queueName: lq2")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER + SECOND_QUEUE + workload("first", "2", 1) + second)
+    gates = FeatureGates({"TASRecomputeAssignmentWithinSchedulingCycle": recompute})
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions(cycles=1, gates=gates))
+    result = sim.run()
+    assert result.workloads["default/first"].admitted_in == 1
+    assert (result.workloads["default/second"].admitted_in == 1) is recompute
+    if recompute:
+        placed = [sim.cache.tas.assignments[k]["main"].domains[0].values for k in ("default/first", "default/second")]
+        assert sorted(placed) == [("a",), ("b",)]
+
+
+def test_preemption_takes_victims_until_the_preemptor_fits_on_the_nodes(tmp_path: Any) -> None:
+    """TAS-7: quota alone would be freed by the lowest-priority victim (on node a), but node a would still hold
+    another pod; Kueue's workloadFits also places the preemptor, so the victim set grows until a node is free (b),
+    and the minimal set then keeps only the victim on b."""
+    cluster = CLUSTER.replace('nominalQuota: "10"', 'nominalQuota: "5"').replace(
+        "spec:\n  namespaceSelector: {}", "spec:\n  preemption: {withinClusterQueue: LowerPriority}\n"
+        "  namespaceSelector: {}")
+
+    def with_priority(text: str, priority: int) -> str:
+        return text.replace("  queueName: lq\n", f"  queueName: lq\n  priority: {priority}\n")
+
+    running = [with_priority(workload(name, "1", 0, admitted_on=node), priority)
+               for name, node, priority in (("low-1", "a", 1), ("low-2", "b", 2), ("low-3", "a", 3))]
+    path = tmp_path / "cluster.yaml"
+    path.write_text(cluster + "".join(running) + with_priority(workload("big", "2", 1), 10))
+    sim = Simulation(build_snapshot(load_paths(ALL_KINDS, [str(path)])), SimulationOptions(cycles=1))
+    result = sim.run()
+    assert [k for k, w in sorted(result.workloads.items()) if w.preempted_in == 1] == ["default/low-2"]

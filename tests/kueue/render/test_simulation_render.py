@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from kqctl.kueue.api.models import TopologyAssignment, TopologyDomain
 from kqctl.kueue.engine.results import (
     ClusterQueueResult,
     CycleRecord,
@@ -81,3 +82,19 @@ def test_the_tables_show_the_results_words_and_figures() -> None:
     lines = text.splitlines()
     assert lines.index(next(line for line in lines if line.startswith("ns/in"))) < lines.index(
         next(line for line in lines if line.startswith("other/out"))), "admitted first"
+
+
+def test_the_json_contract_has_a_pod_sets_topology_assignment_in_kueues_shape() -> None:
+    """TAS-6: where a placed pod set's pods go (levels, then each domain's values and pod count), read off the
+    result; a pod set without one has no key."""
+    placed = PodSetAdmission("workers", {"cpu": "tas"}, {"cpu": 3000}, 3, TopologyAssignment(
+        ("rack", "kubernetes.io/hostname"), (TopologyDomain(("r1", "x1"), 2), TopologyDomain(("r1", "x2"), 1))))
+    admission = Admission("cq", (PodSetAdmission("launcher", {"cpu": "plain"}, {"cpu": 1000}, 1), placed))
+    result = SimulationResult(
+        cycles=1, stop_reason="cycles", fair_sharing=False,
+        workloads={"ns/in": workload("ns/in", "Admitted", "Admitted", admission=admission, admitted_in=1)},
+        cluster_queues={}, history=(), livelock=None, warnings=())
+    launcher, workers = contract(result)["admitted"]["ns/in"]["podSetAssignments"]
+    assert "topologyAssignment" not in launcher
+    assert workers["topologyAssignment"] == {"levels": ["rack", "kubernetes.io/hostname"], "domains": [
+        {"values": ["r1", "x1"], "count": 2}, {"values": ["r1", "x2"], "count": 1}]}

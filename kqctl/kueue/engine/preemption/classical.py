@@ -23,6 +23,7 @@ from kqctl.kueue.engine.preemption.targets import (
     Target,
     fill_back,
     put_back,
+    quota_fits,
     satisfies_policy,
     target_for,
     uses_resources,
@@ -272,9 +273,11 @@ class ClassicalPreemption:
         return every, while_borrowing
 
     def _fits_without(self, context: PreemptionContext, sources: list[Source], allow_borrowing: bool) -> bool:
-        """The search's own fit test (``workload_fits``) with the summed usage of ``sources`` taken out meanwhile."""
+        """The search's own quota test (``quota_fits``) with the summed usage of ``sources`` taken out meanwhile.
+        (Summed usage leaves the nodes as they are: the TAS part of ``workload_fits``, only ever stricter, is left to
+        the search, so this stays an upper bound.)"""
         with self._taken_out(sources):
-            return workload_fits(self.cache, context, allow_borrowing)
+            return quota_fits(self.cache, context, allow_borrowing)
 
     @contextmanager
     def _taken_out(self, sources: list[Source]) -> Iterator[None]:

@@ -14,9 +14,11 @@ from datetime import datetime
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.flavors.assignment import Assignment, Oracle, total_requests_for
+from kqctl.kueue.engine.flavors.tas_assigner import workload_requests
 from kqctl.kueue.engine.preemption.classical import ClassicalPreemption, known_without_room
 from kqctl.kueue.engine.preemption.fair_sharing import DEFAULT_STRATEGIES, FairSharingPreemption
 from kqctl.kueue.engine.preemption.targets import CandidateOrder, PreemptionContext, Target, put_back, take_out
+from kqctl.kueue.engine.tas_cache import PodSetRequest
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
 
@@ -30,6 +32,7 @@ class Preemptor:
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
     lq_score: Callable[[WorkloadInfo], float | None] | None = None  # FS-11 LocalQueue usage
     gates_within_nominal: bool = True  # FairSharingPreemptWithinNominal (FS-8)
+    topology_aware: bool = False  # TopologyAwareScheduling: victims must also free the nodes (TAS-7)
     # Searches made while one workload's assignment is worked out (``one_workload``), by their context: the
     # oracle's search for a flavor is usually the very search get_targets makes next, on the same cache.
     _searched: dict[tuple[object, ...], list[Target]] | None = field(default=None, repr=False)
@@ -42,8 +45,18 @@ class Preemptor:
     def get_targets(self, workload: WorkloadInfo, cq: ClusterQueueState, assignment: Assignment) -> list[Target]:
         """PRE-2: victims for the flavors of ``assignment`` that need preemption (empty: none that make it fit)."""
         context = PreemptionContext(workload, cq, assignment.flavors_needing_preemption(),
-                                    total_requests_for(workload, assignment))
+                                    total_requests_for(workload, assignment),
+                                    self._tas_requests(workload, cq, assignment))
         return list(self._search(context))
+
+    def _tas_requests(self, workload: WorkloadInfo, cq: ClusterQueueState,
+                      assignment: Assignment) -> dict[str, list[PodSetRequest]] | None:
+        """TAS-7: with TopologyAwareScheduling, GetTargets asks the assignment for the pod sets to place
+        (WorkloadsTopologyRequests), so that a candidate set is enough only when they then fit on the nodes too."""
+        if not self.topology_aware:
+            return None
+        checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
+        return workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment, checks) or None
 
     def search(self, context: PreemptionContext) -> list[Target]:
         """PRE-2 for a context built by the caller (its sets are not changed); equal searches made once while one
@@ -56,7 +69,7 @@ class Preemptor:
         if self._searched is None:
             return self.targets(context)
         key = (id(context.preemptor), context.cq.name, frozenset(context.needed),
-               tuple(sorted(context.usage.items())))
+               tuple(sorted(context.usage.items())), context.tas_requests is not None)
         found = self._searched.get(key)
         if found is None:
             found = self._searched[key] = self.targets(context)

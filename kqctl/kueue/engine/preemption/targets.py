@@ -6,13 +6,14 @@ set minimal (PRE-10) and puts every candidate back: nothing here changes state f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
 from kqctl.kueue.api.models import FlavorResource
 from kqctl.kueue.engine.cache import ClusterQueueState, QuotaCache
 from kqctl.kueue.engine.quota import QuotaNode
+from kqctl.kueue.engine.tas_cache import PodSetRequest, find_assignments, first_failure
 from kqctl.kueue.engine.workloads import WorkloadInfo
 
 IN_CLUSTER_QUEUE = "InClusterQueue"
@@ -45,6 +46,8 @@ class PreemptionContext:
     cq: ClusterQueueState
     needed: set[FlavorResource]  # frs_need_preemption
     usage: dict[FlavorResource, int]  # the preemptor's usage (PRE-2)
+    # TAS-7: the preemptor's pod sets to place on the nodes, by flavor (WorkloadsTopologyRequests); None: no TAS
+    tas_requests: Mapping[str, list[PodSetRequest]] | None = None
 
 
 def satisfies_policy(policy: str, preemptor: WorkloadInfo, candidate: WorkloadInfo) -> bool:
@@ -110,13 +113,23 @@ def put_back(cache: QuotaCache, workloads: Iterable[WorkloadInfo]) -> None:
         cache.add_workload(workload)
 
 
-def workload_fits(cache: QuotaCache, context: PreemptionContext, allow_borrowing: bool) -> bool:
+def quota_fits(cache: QuotaCache, context: PreemptionContext, allow_borrowing: bool) -> bool:
     """The preemptor's usage fits what is available now (within nominal quota unless borrowing is allowed)."""
     for fr, value in context.usage.items():
         if not allow_borrowing and context.cq.borrowing_with(fr, value):
             return False
         if value > cache.available(context.cq, fr):
             return False
+    return True
+
+
+def workload_fits(cache: QuotaCache, context: PreemptionContext, allow_borrowing: bool) -> bool:
+    """Kueue's ``workloadFits``: the quota fits (:func:`quota_fits`) and, TAS-7, the preemptor's TAS pod sets can be
+    placed on the nodes as the candidates taken out so far leave them."""
+    if not quota_fits(cache, context, allow_borrowing):
+        return False
+    if context.tas_requests:
+        return first_failure(find_assignments(cache.tas, context.tas_requests)) is None
     return True
 
 
