@@ -1,0 +1,86 @@
+"""yunikorn-core's own unit tests, ported by hand into whole clusters under tests/conformance/data/yunikorn-ported
+(its README.md says how), reproduced through the real ``kqctl simulate``.
+
+Each case's expected.yaml holds only what the Go test asserts: the allocations it expects preempted (or not), one
+of several of which must be (``preempted_any_of``), and what becomes of the ask (placed, on which node where the
+test's outcome fixes it, or left pending with the allocation-log message the test checks).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support import run_kqctl
+
+DATA = Path(__file__).resolve().parent / "data" / "yunikorn-ported"
+CASES = sorted(str(path.parent.relative_to(DATA)) for path in DATA.glob("*/*/expected.yaml"))
+
+# case -> the yunikorn-core rule kqctl lacks (xfail, strict): none at the moment.
+KNOWN_DIFFERENCES: dict[str, str] = {}
+
+
+def test_the_ported_files_have_their_cases() -> None:
+    """No case disappears silently: how many each ported Go test file holds."""
+    by_file: dict[str, int] = {}
+    for case in CASES:
+        by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
+    assert by_file == {"preemption_test": 22}
+    assert set(KNOWN_DIFFERENCES) <= set(CASES)
+
+
+def _params() -> list[Any]:
+    return [pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[case]))
+            if case in KNOWN_DIFFERENCES else case for case in CASES]
+
+
+def _arguments(folder: Path, command: str) -> list[str]:
+    words = shlex.split(command)
+    assert words[0] == "kqctl"
+    return [str(folder / word) if (folder / word).is_file() else word for word in words[1:]]
+
+
+def differences(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> list[str]:
+    """How kqctl's pods differ from what the Go test asserts (nothing when they agree)."""
+    found = []
+    for key in expected.get("preempted", []):
+        if pods[key]["state"] != "Preempted":
+            found.append(f"{key}: the test preempts it, kqctl has it {pods[key]['state']}")
+    for key in expected.get("not_preempted", []):
+        if pods[key]["state"] == "Preempted":
+            found.append(f"{key}: the test keeps it, kqctl preempts it")
+    any_of = expected.get("preempted_any_of")
+    if any_of and not any(pods[key]["state"] == "Preempted" for key in any_of):
+        found.append(f"the test preempts one of {any_of}, kqctl none")
+    ask = expected.get("ask")
+    if ask:
+        pod = pods[ask["pod"]]
+        if pod["state"] != ask["state"]:
+            found.append(f"{ask['pod']}: the test has it {ask['state']}, kqctl {pod['state']} ({pod['reason']})")
+        elif ask.get("node") and pod["node"] != ask["node"]:
+            found.append(f"{ask['pod']}: the test places it on {ask['node']}, kqctl on {pod['node']}")
+        if ask.get("log") and ask["log"] not in (pod["reason"] or ""):
+            found.append(f"{ask['pod']}: the test logs {ask['log']!r}, kqctl says {pod['reason']!r}")
+    return found
+
+
+@pytest.mark.parametrize("case", _params())
+def test_ported_case_matches_yunikorn_core(case: str) -> None:
+    folder = DATA / case
+    recorded = yaml.safe_load((folder / "expected.yaml").read_text())
+    run = run_kqctl(*_arguments(folder, recorded["command"]))
+    assert run.code in (0, 1), f"kqctl exited {run.code}: {run.err}"
+    pods = {f"{pod['namespace']}/{pod['name']}": pod for pod in json.loads(run.out)["pods"]}
+    assert differences(recorded["expected"], pods) == []
+
+
+def test_a_wrong_outcome_is_reported() -> None:
+    """The comparison itself: a victim the test expects but kqctl keeps is a difference."""
+    pods = {"default/a": {"state": "Running", "node": "n", "reason": ""},
+            "default/b": {"state": "Pending", "node": None, "reason": "x"}}
+    expected = {"preempted": ["default/a"], "ask": {"pod": "default/b", "state": "Allocated"}}
+    assert len(differences(expected, pods)) == 2
