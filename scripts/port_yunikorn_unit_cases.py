@@ -48,6 +48,7 @@ class Q:
     guaranteed: Res | None = None
     properties: dict[str, str] | None = None
     children: list[Q] = field(default_factory=list)
+    limits: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -62,6 +63,7 @@ class Alloc:
     minutes: int = 0  # the Go createTime relative to time.Now(), in minutes (negative: older)
     priority: int = 0
     preempt_other: bool = True  # asks: allowPreemptOther as the test sets it
+    preempt_self: bool = False  # allocations: allowPreemptSelf (true only with newAllocationAskPreempt's policy)
 
 
 @dataclass
@@ -76,6 +78,7 @@ class Case:
     expected: dict[str, Any]
     how: str
     partition: dict[str, Any] | None = None
+    root_limits: list[dict[str, Any]] | None = None
 
 
 def pod_name(key: str) -> str:
@@ -104,6 +107,8 @@ def queue_yaml(queue: Q) -> dict[str, Any]:
         body["resources"] = resources
     if queue.properties:
         body["properties"] = dict(queue.properties)
+    if queue.limits:
+        body["limits"] = queue.limits
     if queue.children:
         body["queues"] = [queue_yaml(child) for child in queue.children]
     return body
@@ -114,7 +119,10 @@ def config(case: Case) -> dict[str, Any]:
                                  "placementrules": [{"name": "provided", "create": False}]}
     if case.partition:
         partition.update(case.partition)
-    partition["queues"] = [{"name": "root", "submitacl": "*", "queues": [queue_yaml(q) for q in case.queues]}]
+    root: dict[str, Any] = {"name": "root", "submitacl": "*", "queues": [queue_yaml(q) for q in case.queues]}
+    if case.root_limits:
+        root["limits"] = case.root_limits
+    partition["queues"] = [root]
     return {"partitions": [partition]}
 
 
@@ -135,9 +143,10 @@ def pod_yaml(alloc: Alloc) -> dict[str, Any]:
     created = (ALLOCATED_AT if alloc.node else ASKED_AT) + timedelta(minutes=alloc.minutes)
     notes = {"yunikorn.apache.org/user.info": '{"user":"testuser","groups":["testgroup"]}'}
     spec: dict[str, Any] = {"schedulerName": "yunikorn", "priority": alloc.priority}
-    if alloc.node:
+    if alloc.node and not alloc.preempt_self:
         # NewAllocationFromSI without a PreemptionPolicy: the allocation does not allow itself to be preempted
         notes["yunikorn.apache.org/allow-preemption"] = "false"
+    if alloc.node:
         spec["nodeName"] = alloc.node
     elif not alloc.preempt_other:
         spec["preemptionPolicy"] = "Never"
@@ -489,8 +498,67 @@ CASES: list[Case] = [
 ]
 
 
+PARTITION = "pkg/scheduler/partition_test.go"
+
+
+def _user_limit(name: str, max_apps: int, size: int) -> list[dict[str, Any]]:
+    """The test partitions' limit for user testuser / group testgroup (``maxresources`` in memory and vcores,
+    resource names no ask of these tests uses)."""
+    return [{"limit": name, "users": ["testuser"], "groups": ["testgroup"],
+             "maxresources": {"memory": str(size), "vcores": str(size)}, "maxapplications": max_apps}]
+
+
+def _configured_partition() -> list[Q]:
+    """``newConfiguredPartition``: root.{leaf, parent.sub-leaf} with user limits."""
+    return [Q("leaf", limits=_user_limit("leaf queue limit", 1, 5)),
+            Q("parent", limits=_user_limit("parent queue limit", 8, 5),
+              children=[Q("sub-leaf", limits=_user_limit("sub-leaf queue limit", 2, 3))])]
+
+
+def _preemption_partition() -> list[Q]:
+    """``createPreemptionQueuesNodes``: root.parent (max vcore: 10).{leaf1, leaf2} (guaranteed vcore: 5,
+    preemption.delay 1ms)."""
+    leaf = {"guaranteed": {"vcores": 5}, "properties": {"preemption.delay": "1ms"}}
+    return [Q("parent", max={"vcores": 10}, limits=_user_limit("parent queue limit", 8, 5), children=[
+        Q("leaf1", limits=_user_limit("leaf1 queue limit", 8, 5), **leaf),  # type: ignore[arg-type]
+        Q("leaf2", limits=_user_limit("leaf2 queue limit", 6, 5), **leaf)])]  # type: ignore[arg-type]
+
+
+TWO_NODES = {"node-1": {"vcores": 10}, "node-2": {"vcores": 10}}
+ROOT_LIMIT = _user_limit("root queue limit", 10, 10)
+
+PARTITION_CASES: list[Case] = [
+    Case(PARTITION, "TestTryAllocate", 1603, "try-allocate", _configured_partition(), TWO_NODES,
+         [Alloc("app-1-alloc-1", "app-1", "root.parent.sub-leaf", {"vcores": 1}, minutes=0),
+          Alloc("app-1-alloc-2", "app-1", "root.parent.sub-leaf", {"vcores": 1}, minutes=1, priority=2),
+          Alloc("app-2-alloc-1", "app-2", "root.leaf", {"vcores": 1}, minutes=2, priority=2)],
+         {"allocation_order": ["default/app-1-alloc-2", "default/app-2-alloc-1", "default/app-1-alloc-1"]},
+         "Three asks of vcore: 1 on two empty nodes of vcore: 10; the test asserts which ask each of three "
+         "tryAllocate calls places. Both applications use the key alloc-1, so a pod is named <app>-<key>.",
+         root_limits=ROOT_LIMIT),
+    Case(PARTITION, "TestPreemption", 2027, "preemption", _preemption_partition(), TWO_NODES,
+         [Alloc("alloc-1", "app-1", "root.parent.leaf1", {"vcores": 5}, "node-1", -1, priority=2,
+                preempt_self=True),
+          Alloc("alloc-2", "app-1", "root.parent.leaf1", {"vcores": 5}, "node-2", 0, priority=1,
+                preempt_self=True),
+          Alloc("alloc-3", "app-2", "root.parent.leaf2", {"vcores": 5}, priority=1)],
+         {"preempted": ["default/alloc-2"], "not_preempted": ["default/alloc-1"],
+          "ask": {"pod": "default/alloc-3", "state": "Allocated"}},
+         "setupPreemption places alloc-1 (priority 2) on node-1 and alloc-2 (priority 1) on node-2 through the "
+         "scheduler (the test asserts those nodes): here they are bound pods. Both and the ask carry the policy of "
+         "newAllocationAskPreempt (allowPreemptSelf and allowPreemptOther true). The test then asserts that alloc-2 "
+         "is preempted, alloc-1 not, and that the ask is placed from its reservation once alloc-2 is released.",
+         root_limits=ROOT_LIMIT),
+    Case(PARTITION, "TestTryAllocateLarge", 2342, "try-allocate-large", _configured_partition(), TWO_NODES,
+         [Alloc("alloc-1", "app-1", "root.parent.sub-leaf", {"vcores": 100})],
+         {"ask": {"pod": "default/alloc-1", "state": "Pending", "reserved": False}},
+         "An ask of vcore: 100, larger than either node (vcore: 10): nothing is placed and nothing reserved.",
+         root_limits=ROOT_LIMIT),
+]
+
+
 def main() -> None:
-    for case in CASES:
+    for case in CASES + PARTITION_CASES:
         write(case)
 
 

@@ -2,8 +2,9 @@
 (its README.md says how), reproduced through the real ``kqctl simulate``.
 
 Each case's expected.yaml holds only what the Go test asserts: the allocations it expects preempted (or not), one
-of several of which must be (``preempted_any_of``), and what becomes of the ask (placed, on which node where the
-test's outcome fixes it, or left pending with the allocation-log message the test checks).
+of several of which must be (``preempted_any_of``), what becomes of the ask (placed, on which node where the
+test's outcome fixes it, or left pending with the allocation-log message the test checks, reserving no node) and
+the order in which the test's successive allocation calls place the asks (``allocation_order``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def test_the_ported_files_have_their_cases() -> None:
     by_file: dict[str, int] = {}
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
-    assert by_file == {"preemption_test": 22}
+    assert by_file == {"preemption_test": 22, "partition_test": 3}
     assert set(KNOWN_DIFFERENCES) <= set(CASES)
 
 
@@ -65,6 +66,14 @@ def differences(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> li
             found.append(f"{ask['pod']}: the test places it on {ask['node']}, kqctl on {pod['node']}")
         if ask.get("log") and ask["log"] not in (pod["reason"] or ""):
             found.append(f"{ask['pod']}: the test logs {ask['log']!r}, kqctl says {pod['reason']!r}")
+        if ask.get("reserved") is False and pod["reservedNode"]:
+            found.append(f"{ask['pod']}: the test reserves no node, kqctl reserves {pod['reservedNode']}")
+    order = expected.get("allocation_order")
+    if order:
+        placed = sorted((key for key, pod in pods.items() if pod["state"] == "Allocated"),
+                        key=lambda key: pods[key]["order"])
+        if placed != order:
+            found.append(f"the test places {order} in that order, kqctl {placed}")
     return found
 
 
@@ -80,7 +89,13 @@ def test_ported_case_matches_yunikorn_core(case: str) -> None:
 
 def test_a_wrong_outcome_is_reported() -> None:
     """The comparison itself: a victim the test expects but kqctl keeps is a difference."""
-    pods = {"default/a": {"state": "Running", "node": "n", "reason": ""},
-            "default/b": {"state": "Pending", "node": None, "reason": "x"}}
+    pods = {"default/a": {"state": "Running", "node": "n", "reason": "", "reservedNode": None},
+            "default/b": {"state": "Pending", "node": None, "reason": "x", "reservedNode": None}}
     expected = {"preempted": ["default/a"], "ask": {"pod": "default/b", "state": "Allocated"}}
     assert len(differences(expected, pods)) == 2
+
+
+def test_a_wrong_allocation_order_is_reported() -> None:
+    pods = {"default/a": {"state": "Allocated", "order": 2}, "default/b": {"state": "Allocated", "order": 1}}
+    assert differences({"allocation_order": ["default/a", "default/b"]}, pods) != []
+    assert differences({"allocation_order": ["default/b", "default/a"]}, pods) == []
