@@ -34,7 +34,9 @@ RESOURCE_NAMES = {"first": ("cpu", "vcore", ""), "vcores": ("cpu", "vcore", ""),
                   "mem": ("memory", "memory", "Mi"), "pods": ("pods", "pods", ""),
                   "second": ("example.com/second", "example.com/second", ""),
                   "third": ("example.com/third", "example.com/third", ""),
-                  "gpu": ("nvidia.com/gpu", "nvidia.com/gpu", "")}
+                  "gpu": ("nvidia.com/gpu", "nvidia.com/gpu", ""),
+                  # the scheduler tests' own units: vcore in millicores, memory in bytes
+                  "vcore": ("cpu", "vcore", "m"), "memory": ("memory", "memory", "")}
 
 Res = dict[str, int]
 
@@ -79,6 +81,7 @@ class Case:
     how: str
     partition: dict[str, Any] | None = None
     root_limits: list[dict[str, Any]] | None = None
+    raw_config: str | None = None  # the test's own queues.yaml, used as written (placement rule added)
 
 
 def pod_name(key: str) -> str:
@@ -124,6 +127,15 @@ def config(case: Case) -> dict[str, Any]:
         root["limits"] = case.root_limits
     partition["queues"] = [root]
     return {"partitions": [partition]}
+
+
+def raw_config(text: str) -> dict[str, Any]:
+    """A test's own queue configuration with the placement rule the cluster needs (the test names each
+    application's queue when it submits it: the provided rule)."""
+    parsed: dict[str, Any] = yaml.safe_load(text)
+    for partition in parsed["partitions"]:
+        partition.setdefault("placementrules", [{"name": "provided", "create": False}])
+    return parsed
 
 
 def pods_counted(case: Case) -> bool:
@@ -172,7 +184,7 @@ def write(case: Case) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    (folder / "queues.yaml").write_text(_dump([config(case)]))
+    (folder / "queues.yaml").write_text(_dump([raw_config(case.raw_config) if case.raw_config else config(case)]))
     (folder / "cluster.yaml").write_text(_dump([node_yaml(case, name, res) for name, res in case.nodes.items()]))
     pods = sorted(case.allocs, key=lambda a: (a.node is None, a.minutes, a.key))
     (folder / "pods.yaml").write_text(_dump([pod_yaml(a) for a in pods]))
@@ -557,8 +569,74 @@ PARTITION_CASES: list[Case] = [
 ]
 
 
+MOCK_RESERVATION = "pkg/scheduler/tests/reservation_test.go"
+SINGLE_QUEUE_CONFIG = """
+partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: leaf-1
+            resources:
+              guaranteed: {memory: 100M, vcore: 100}
+              max: {memory: 200M, vcore: 200}
+    preemption:
+      enabled: false
+"""
+DUAL_QUEUE_CONFIG = """
+partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: leaf-1
+            resources:
+              guaranteed: {memory: 100M, vcore: 100}
+              max: {memory: 500M, vcore: 500}
+          - name: leaf-2
+            resources:
+              guaranteed: {memory: 100M, vcore: 100}
+              max: {memory: 500M, vcore: 500}
+    preemption:
+      enabled: false
+"""
+MOCK_NODES = {"node-1": {"memory": 50000000, "vcore": 50000}, "node-2": {"memory": 50000000, "vcore": 50000}}
+LARGE = {"memory": 20000000, "vcore": 20000}
+SMALL = {"memory": 5000000, "vcore": 5000}
+
+
+def _asks(app: str, prefix: str, res: Res, repeat: int, queue: str, minutes: int = 0) -> list[Alloc]:
+    """``mockScheduler.addAppRequest``: ``repeat`` asks keyed <prefix>-<i>, no priority, no preemption policy."""
+    return [Alloc(f"{prefix}-{i}", app, queue, dict(res), minutes=minutes, preempt_other=False) for i in range(repeat)]
+
+
+MOCK_CASES: list[Case] = [
+    Case(MOCK_RESERVATION, "TestBasicReservation", 85, "basic-reservation", [], MOCK_NODES,
+         _asks("app-1", "alloc-1", LARGE, 6, "root.leaf-1"),
+         {"allocated_count": 4, "reserved_per_node": {"node-1": 1, "node-2": 1},
+          "reservations_per_app": {"app-1": 2}},
+         "The test's own queue config (SingleQueueConfig) and mock nodes (memory 50M, vcore 50000m). Six asks of "
+         "memory 20M, vcore 20000m; after the scheduling steps four are allocated and the two left reserve one "
+         "node each. What the test does after removing the application is not ported.",
+         raw_config=SINGLE_QUEUE_CONFIG),
+    Case(MOCK_RESERVATION, "TestReservationForTwoQueues", 160, "reservation-for-two-queues", [], MOCK_NODES,
+         [*[Alloc(f"alloc-1-{i}", "app-1", "root.leaf-1", dict(LARGE), f"node-{i // 2 + 1}", -1, preempt_other=False)
+            for i in range(4)],
+          *_asks("app-2", "alloc-2", LARGE, 2, "root.leaf-2"),
+          *_asks("app-3", "alloc-3", SMALL, 2, "root.leaf-2", minutes=1)],
+         {"allocated_count": 4, "reservations_per_app": {"app-2": 2, "app-3": 0}},
+         "The test's own queue config (DualQueueConfig). app-1's four large asks are allocated first (the test "
+         "asserts four allocations and 80M on the nodes: two per node); here they are bound pods. Then app-2's two "
+         "large asks reserve both nodes and app-3's small asks, which would fit, get nothing: still four "
+         "allocations. What the test does after removing app-1 is not ported.",
+         raw_config=DUAL_QUEUE_CONFIG),
+]
+
+
 def main() -> None:
-    for case in CASES + PARTITION_CASES:
+    for case in CASES + PARTITION_CASES + MOCK_CASES:
         write(case)
 
 

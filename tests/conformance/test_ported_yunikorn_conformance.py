@@ -30,7 +30,7 @@ def test_the_ported_files_have_their_cases() -> None:
     by_file: dict[str, int] = {}
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
-    assert by_file == {"preemption_test": 22, "partition_test": 3}
+    assert by_file == {"preemption_test": 22, "partition_test": 3, "reservation_test": 2}
     assert set(KNOWN_DIFFERENCES) <= set(CASES)
 
 
@@ -74,6 +74,25 @@ def differences(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> li
                         key=lambda key: pods[key]["order"])
         if placed != order:
             found.append(f"the test places {order} in that order, kqctl {placed}")
+    return found + _counts(expected, pods)
+
+
+def _counts(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> list[str]:
+    """The scheduler tests' counts: allocations (bound or placed), reservations per node and per application."""
+    found = []
+    if "allocated_count" in expected:
+        count = sum(pod["state"] in ("Allocated", "Running") for pod in pods.values())
+        if count != expected["allocated_count"]:
+            found.append(f"the test counts {expected['allocated_count']} allocations, kqctl {count}")
+    reserved = [pod for pod in pods.values() if pod["state"] == "Pending" and pod["reservedNode"]]
+    for node, want in (expected.get("reserved_per_node") or {}).items():
+        got = sum(pod["reservedNode"] == node for pod in reserved)
+        if got != want:
+            found.append(f"the test has {want} reservations on {node}, kqctl {got}")
+    for app, want in (expected.get("reservations_per_app") or {}).items():
+        got = sum(pod["application"] == app for pod in reserved)
+        if got != want:
+            found.append(f"the test has {want} reservations for {app}, kqctl {got}")
     return found
 
 
@@ -99,3 +118,12 @@ def test_a_wrong_allocation_order_is_reported() -> None:
     pods = {"default/a": {"state": "Allocated", "order": 2}, "default/b": {"state": "Allocated", "order": 1}}
     assert differences({"allocation_order": ["default/a", "default/b"]}, pods) != []
     assert differences({"allocation_order": ["default/b", "default/a"]}, pods) == []
+
+
+def test_a_wrong_reservation_count_is_reported() -> None:
+    pods = {"default/a": {"state": "Pending", "reservedNode": "node-1", "application": "app-1"},
+            "default/b": {"state": "Running", "reservedNode": None, "application": "app-1"}}
+    assert differences({"allocated_count": 1, "reserved_per_node": {"node-1": 1},
+                        "reservations_per_app": {"app-1": 1}}, pods) == []
+    assert len(differences({"allocated_count": 2, "reserved_per_node": {"node-2": 1},
+                            "reservations_per_app": {"app-2": 1}}, pods)) == 3
