@@ -635,8 +635,102 @@ MOCK_CASES: list[Case] = [
 ]
 
 
+MOCK_SMOKE = "pkg/scheduler/tests/smoke_test.go"
+SMALL_ASK = {"memory": 10000000, "vcore": 1000}
+NODE_100M = {"memory": 100000000, "vcore": 20000}
+
+
+def _spread(count: int, apps: list[str], queues: list[str]) -> list[Alloc]:
+    """One request of ``count`` asks alloc-<i> (memory 10M, vcore 1000m), the first half for the first
+    application and queue, the second half for the second."""
+    per = count // len(apps)
+    return [Alloc(f"alloc-{i}", apps[i // per], queues[i // per], dict(SMALL_ASK), preempt_other=False)
+            for i in range(count)]
+
+
+def _config(queues: str, extra: str = "") -> str:
+    return f"""
+partitions:
+  - name: default{extra}
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+{queues}"""
+
+
+OVER_MAX_PARENT = _config("""          - name: parent
+            resources:
+              max: {memory: 100M, vcore: 10}
+            queues:
+              - name: child-1
+              - name: child-2
+""")
+OVER_MAX_LEAF = _config("""          - name: default
+            resources:
+              max: {memory: 100M, vcore: 10}
+""")
+NODE_NAMES = "The test's node IDs node-<n>:1234 are node-<n> (a colon is no Kubernetes name)."
+
+SMOKE_CASES: list[Case] = [
+    Case(MOCK_SMOKE, "TestBasicSchedulerAutoAllocation", 415, "basic-scheduler-auto-allocation", [],
+         {"node-1": NODE_100M, "node-2": NODE_100M},
+         [Alloc(f"alloc-{i}", "app-1", "root.leaf", dict(SMALL_ASK), preempt_other=False) for i in range(20)],
+         {"allocated_count": 15},
+         "The smoke tests' configDataSmokeTest (root.leaf, max memory 150M, vcore 20): twenty asks of memory 10M, "
+         "fifteen fit the leaf's max. " + NODE_NAMES,
+         raw_config=_config("""          - name: leaf
+            resources:
+              max: {memory: 150M, vcore: 20}
+""")),
+    Case(MOCK_SMOKE, "TestFairnessAllocationForQueues", 512, "fairness-allocation-for-queues", [],
+         {"node-1": NODE_100M, "node-2": NODE_100M},
+         _spread(40, ["app-1", "app-2"], ["root.leaf1", "root.leaf2"]),
+         {"allocated_count": 20, "allocated_per_app": {"app-1": 10, "app-2": 10}},
+         "40 asks, 20 per application in two sibling leaves; the nodes hold 20: each queue gets 10. " + NODE_NAMES,
+         raw_config=_config("          - name: leaf1\n          - name: leaf2\n")),
+    Case(MOCK_SMOKE, "TestFairnessAllocationForApplications", 625, "fairness-allocation-for-applications", [],
+         {"node-1": NODE_100M, "node-2": NODE_100M},
+         _spread(40, ["app-1", "app-2"], ["root.leaf", "root.leaf"]),
+         {"allocated_count": 20, "allocated_per_app": {"app-1": 10, "app-2": 10}},
+         "40 asks, 20 per application in one leaf with application.sort.policy fair; the nodes hold 20: each "
+         "application gets 10. " + NODE_NAMES,
+         raw_config=_config("""          - name: leaf
+            properties:
+              application.sort.policy: fair
+""")),
+    Case(MOCK_SMOKE, "TestSchedulingOverMaxCapacity/scheduleOverParentQueueCapacity", 800,
+         "scheduling-over-max-capacity-parent", [], {"node-1": {"memory": 150000000, "vcore": 15000}},
+         [Alloc(f"alloc-{i}", "app-1", "root.parent.child-1", dict(SMALL_ASK), preempt_other=False)
+          for i in range(12)],
+         {"allocated_count": 10},
+         "Twelve asks of memory 10M under a parent of max memory 100M: ten are allocated, two stay pending. What "
+         "the test does after releasing them is not ported. " + NODE_NAMES,
+         raw_config=OVER_MAX_PARENT),
+    Case(MOCK_SMOKE, "TestSchedulingOverMaxCapacity/scheduleOverLeafQueueCapacity", 800,
+         "scheduling-over-max-capacity-leaf", [], {"node-1": {"memory": 150000000, "vcore": 15000}},
+         [Alloc(f"alloc-{i}", "app-1", "root.default", dict(SMALL_ASK), preempt_other=False) for i in range(12)],
+         {"allocated_count": 10},
+         "As the previous subtest with the max on the leaf itself. " + NODE_NAMES,
+         raw_config=OVER_MAX_LEAF),
+    Case(MOCK_SMOKE, "TestBinPackingAllocationForApplications", 1066, "bin-packing-allocation-for-applications", [],
+         {"node-1": NODE_100M, "node-2": NODE_100M},
+         _spread(40, ["app-1", "app-2"], ["root.leaf", "root.leaf"]),
+         {"first_allocations_on_one_node": 9},
+         "nodesortpolicy binpacking; after nine scheduling steps the test finds all nine allocations on one node "
+         "(either): here the first nine in allocation order. " + NODE_NAMES,
+         raw_config=_config("          - name: leaf\n", "\n    nodesortpolicy:\n        type: binpacking")),
+    Case(MOCK_SMOKE, "TestFairnessAllocationForNodes", 1179, "fairness-allocation-for-nodes", [],
+         {f"node-{i}": NODE_100M for i in range(10)},
+         [Alloc(f"alloc-{i}", "app-1", "root.leaf", dict(SMALL_ASK), preempt_other=False) for i in range(20)],
+         {"allocated_count": 20, "allocated_per_node": {f"node-{i}": 2 for i in range(10)}},
+         "Ten equal nodes and twenty asks under the default (fair) node sorting: two on every node. " + NODE_NAMES,
+         raw_config=_config("          - name: leaf\n")),
+]
+
+
 def main() -> None:
-    for case in CASES + PARTITION_CASES + MOCK_CASES:
+    for case in CASES + PARTITION_CASES + MOCK_CASES + SMOKE_CASES:
         write(case)
 
 

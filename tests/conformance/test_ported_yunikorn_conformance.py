@@ -30,7 +30,7 @@ def test_the_ported_files_have_their_cases() -> None:
     by_file: dict[str, int] = {}
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
-    assert by_file == {"preemption_test": 22, "partition_test": 3, "reservation_test": 2}
+    assert by_file == {"preemption_test": 22, "partition_test": 3, "reservation_test": 2, "smoke_test": 7}
     assert set(KNOWN_DIFFERENCES) <= set(CASES)
 
 
@@ -78,12 +78,25 @@ def differences(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> li
 
 
 def _counts(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> list[str]:
-    """The scheduler tests' counts: allocations (bound or placed), reservations per node and per application."""
+    """The scheduler tests' counts: allocations (bound or placed) in all, per application and per node, the node
+    of the first allocations, reservations per node and per application."""
     found = []
     if "allocated_count" in expected:
         count = sum(pod["state"] in ("Allocated", "Running") for pod in pods.values())
         if count != expected["allocated_count"]:
             found.append(f"the test counts {expected['allocated_count']} allocations, kqctl {count}")
+    placed = [pod for pod in pods.values() if pod["state"] in ("Allocated", "Running")]
+    for key, field in (("allocated_per_app", "application"), ("allocated_per_node", "node")):
+        for name, want in (expected.get(key) or {}).items():
+            got = sum(pod[field] == name for pod in placed)
+            if got != want:
+                found.append(f"the test has {want} allocations for {field} {name}, kqctl {got}")
+    first = expected.get("first_allocations_on_one_node")
+    if first:
+        nodes = {pod["node"] for pod in sorted((p for p in placed if p["state"] == "Allocated"),
+                                               key=lambda pod: pod["order"])[:first]}
+        if len(nodes) != 1:
+            found.append(f"the test finds its first {first} allocations on one node, kqctl on {sorted(nodes)}")
     reserved = [pod for pod in pods.values() if pod["state"] == "Pending" and pod["reservedNode"]]
     for node, want in (expected.get("reserved_per_node") or {}).items():
         got = sum(pod["reservedNode"] == node for pod in reserved)
@@ -127,3 +140,10 @@ def test_a_wrong_reservation_count_is_reported() -> None:
                         "reservations_per_app": {"app-1": 1}}, pods) == []
     assert len(differences({"allocated_count": 2, "reserved_per_node": {"node-2": 1},
                             "reservations_per_app": {"app-2": 1}}, pods)) == 3
+
+
+def test_a_wrong_spread_is_reported() -> None:
+    pods = {"default/a": {"state": "Allocated", "order": 1, "node": "n1", "application": "app-1"},
+            "default/b": {"state": "Allocated", "order": 2, "node": "n2", "application": "app-1"}}
+    assert differences({"allocated_per_app": {"app-1": 2}, "allocated_per_node": {"n1": 1, "n2": 1}}, pods) == []
+    assert len(differences({"allocated_per_app": {"app-2": 1}, "first_allocations_on_one_node": 2}, pods)) == 2
