@@ -699,6 +699,17 @@ SMOKE_CASES: list[Case] = [
             properties:
               application.sort.policy: fair
 """)),
+    Case(MOCK_SMOKE, "TestRejectApplications", 740, "reject-applications", [], {"node-1": NODE_100M},
+         [Alloc("app-reject-1-0", "app-reject-1", "root.non-exist-queue", dict(SMALL_ASK), preempt_other=False),
+          Alloc("app-added-2-0", "app-added-2", "root.leaf", dict(SMALL_ASK), preempt_other=False, minutes=1)],
+         {"rejected": ["default/app-reject-1-0"], "not_rejected": ["default/app-added-2-0"]},
+         "An application submitted to a queue that does not exist is rejected, one submitted to root.leaf "
+         "accepted. The test's applications have no asks; in the cluster an application is its pods, so each has "
+         "one (memory 10M, vcore 1000m), its application submitted in the test's order. " + NODE_NAMES,
+         raw_config=_config("""          - name: leaf
+            properties:
+              application.sort.policy: fair
+""")),
     Case(MOCK_SMOKE, "TestSchedulingOverMaxCapacity/scheduleOverParentQueueCapacity", 800,
          "scheduling-over-max-capacity-parent", [], {"node-1": {"memory": 150000000, "vcore": 15000}},
          [Alloc(f"alloc-{i}", "app-1", "root.parent.child-1", dict(SMALL_ASK), preempt_other=False)

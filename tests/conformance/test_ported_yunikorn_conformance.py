@@ -30,7 +30,7 @@ def test_the_ported_files_have_their_cases() -> None:
     by_file: dict[str, int] = {}
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
-    assert by_file == {"preemption_test": 22, "partition_test": 3, "reservation_test": 2, "smoke_test": 7}
+    assert by_file == {"preemption_test": 22, "partition_test": 3, "reservation_test": 2, "smoke_test": 8}
     assert set(KNOWN_DIFFERENCES) <= set(CASES)
 
 
@@ -54,6 +54,12 @@ def differences(expected: dict[str, Any], pods: dict[str, dict[str, Any]]) -> li
     for key in expected.get("not_preempted", []):
         if pods[key]["state"] == "Preempted":
             found.append(f"{key}: the test keeps it, kqctl preempts it")
+    for key in expected.get("rejected", []):
+        if pods[key]["state"] != "Rejected":
+            found.append(f"{key}: the test rejects its application, kqctl has it {pods[key]['state']}")
+    for key in expected.get("not_rejected", []):
+        if pods[key]["state"] == "Rejected":
+            found.append(f"{key}: the test accepts its application, kqctl rejects it")
     any_of = expected.get("preempted_any_of")
     if any_of and not any(pods[key]["state"] == "Preempted" for key in any_of):
         found.append(f"the test preempts one of {any_of}, kqctl none")
