@@ -1,6 +1,7 @@
 """yunikorn-core's pkg/scheduler/objects/preemption_queue_test.go (commit be3bb487), ported by hand to the engine's
 QueueSnapshot: ``GetPreemptableResource`` and ``GetRemainingGuaranteedResource`` of each queue's preemption snapshot
-for the guaranteed and allocated amounts the Go tables set. These are inner functions (no cluster outcome follows
+for the guaranteed and allocated amounts the Go tables set; and preemption_test.go's two tables of
+``isAskQueueUnderGuaranteed`` / ``isVictimQueueOverGuaranteed``. These are inner functions (no cluster outcome follows
 from them alone), so they are checked through the engine's API rather than as whole clusters
 (tests/conformance/data/yunikorn-ported/README.md).
 
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from kqctl.yunikorn.api.resources import Resource
+from kqctl.yunikorn.engine import preemption
 from kqctl.yunikorn.engine.preemption import QueueSnapshot
 
 PARENTS = {"root": None, "root.parent": "root", "root.parent1": "root", "root.parent.child1": "root.parent",
@@ -140,3 +142,26 @@ def test_get_remaining_guaranteed_resource_matches_yunikorn_core(
     snaps = snapshots(guaranteed, allocated, ASK_QUEUES[subtest])
     got = {path: snaps[path].remaining_guaranteed() for path in CHECKED}
     assert got == expected
+
+
+# preemption_test.go's TestIsAskQueueUnderGuaranteed (275) and TestIsVictimQueueOverGuaranteed (299): the ask, the
+# queue's remaining guaranteed, and what each function answers (under guaranteed, over guaranteed)
+GUARANTEE_TYPES = [
+    ("matching res types with +ve value", {"first": 1}, {"first": 10}, True, False),
+    ("matching res types with zero value", {"first": 1}, {"first": 0}, True, False),
+    ("matching res types with -ve value", {"first": 1}, {"first": -10}, False, True),
+    ("matching res types, one -ve one +ve", {"first": 1, "second": 1}, {"first": 10, "second": -10}, False, True),
+    ("matching +ve, non matching -ve", {"first": 1}, {"first": 10, "second": -10}, True, False),
+    ("matching -ve, non matching +ve", {"first": 1}, {"first": -10, "second": 10}, False, True),
+    ("matching +ve and non matching types", {"first": 1, "third": 1}, {"first": 10}, True, False),
+    ("matching -ve and non matching types", {"first": 1, "third": 1}, {"first": -10}, False, True),
+]
+
+
+@pytest.mark.parametrize(("name", "ask", "remaining", "under", "over"), GUARANTEE_TYPES,
+                         ids=[case[0] for case in GUARANTEE_TYPES])
+def test_ask_under_and_victim_over_guaranteed_match_yunikorn_core(name: str, ask: Resource, remaining: Resource,
+                                                                   under: bool, over: bool) -> None:
+    """Only the ask's resource types count, a negative remaining meaning over guaranteed."""
+    assert preemption._under_guaranteed(ask, remaining) is under
+    assert preemption._victim_over_guaranteed(ask, remaining) is over
