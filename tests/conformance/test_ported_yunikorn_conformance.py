@@ -9,8 +9,10 @@ the order in which the test's successive allocation calls place the asks (``allo
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ import yaml
 from support import run_kqctl
 
 DATA = Path(__file__).resolve().parent / "data" / "yunikorn-ported"
+GENERATOR = Path(__file__).resolve().parents[2] / "scripts" / "port_yunikorn_unit_cases.py"
 CASES = sorted(str(path.parent.relative_to(DATA)) for path in DATA.glob("*/*/expected.yaml"))
 
 # case -> the yunikorn-core rule kqctl lacks (xfail, strict): none at the moment.
@@ -153,3 +156,21 @@ def test_a_wrong_spread_is_reported() -> None:
             "default/b": {"state": "Allocated", "order": 2, "node": "n2", "application": "app-1"}}
     assert differences({"allocated_per_app": {"app-1": 2}, "allocated_per_node": {"n1": 1, "n2": 1}}, pods) == []
     assert len(differences({"allocated_per_app": {"app-2": 1}, "first_allocations_on_one_node": 2}, pods)) == 2
+
+
+def test_the_committed_cases_are_what_the_porting_script_writes(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """scripts/port_yunikorn_unit_cases.py holds each case as the Go test sets it up: the files here must be its
+    output, byte for byte (a hand edit of a case's files would be lost at the next run)."""
+    spec = importlib.util.spec_from_file_location("port_yunikorn_unit_cases", GENERATOR)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "OUT", tmp_path)
+    module.main()
+    written = sorted(str(path.relative_to(tmp_path)) for path in tmp_path.rglob("*") if path.is_file())
+    committed = sorted(str(path.relative_to(DATA)) for path in DATA.rglob("*")
+                       if path.is_file() and path.name != "README.md")
+    assert written == committed
+    assert all((tmp_path / name).read_bytes() == (DATA / name).read_bytes() for name in written)
