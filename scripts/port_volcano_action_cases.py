@@ -399,10 +399,117 @@ def preempt_cases() -> list[dict[str, Any]]:
     ]
 
 
+def allocate_cases() -> list[dict[str, Any]]:
+    tier = [plugin("gang", "enableJobOrder", "enableJobReady", "enableJobPipelined", "enableJobStarving"),
+            plugin("drf", "enablePreemptable", "enableJobOrder"),
+            plugin("proportion", "enableQueueOrder", "enableReclaimable", "enabledAllocatable"),
+            plugin("predicates", "enablePredicate"),
+            plugin("nodeorder", "enableNodeOrder")]
+    base = {"actions": ["allocate"], "tiers": tiers_for(tier, {"drf", "proportion", "predicates", "nodeorder", "gang"})}
+
+    def role(name: str) -> dict[str, str]:
+        return {"volcano.sh/task-spec": name}
+
+    def on(name: str) -> dict[str, str]:
+        return {"nodeRole": name}
+
+    four_roles = [build_pod("c1", "p0", "", P, rl("1", "1G"), "pg1", role("master"), on("master")),
+                  build_pod("c1", "p1", "", P, rl("1", "1G"), "pg1", role("master"), on("master")),
+                  build_pod("c1", "p2", "", P, rl("1", "1G"), "pg1", role("worker"), on("worker")),
+                  build_pod("c1", "p3", "", P, rl("1", "1G"), "pg1", role("worker"), on("worker"))]
+    return [
+        {**base, "name": "prepredicate failed: node selector does not match",
+         "podGroups": [build_pod_group("pg1", "c1", "c1", 1, None, INQ)],
+         "pods": [build_pod("c1", "p1", "", P, rl("1", "1G"), "pg1", role("master"), on("master")),
+                  build_pod("c1", "p2", "", P, rl("1", "1G"), "pg1", role("worker"), on("worker"))],
+         "nodes": [build_node("n1", rl("2", "4Gi", "10"), on("worker"))], "queues": [build_queue("c1", 1, None)],
+         "expected": {"binds": {"c1/p2": "n1"}}},
+        {**base, "name": "prepredicate failed and tasks are not used up, continue on until min member meet",
+         "podGroups": [build_pod_group("pg1", "c1", "c1", 2, {"master": 1, "worker": 1}, INQ)],
+         "pods": four_roles,
+         "nodes": [build_node("n1", rl("1", "2Gi", "10"), on("master")),
+                   build_node("n2", rl("1", "2Gi", "10"), on("worker"))],
+         "queues": [build_queue("c1", 1, None)],
+         "expected": {"binds": {"c1/p0": "n1", "c1/p2": "n2"}}},
+        {**base, "name": "master's min member can not be allocated, break from allocating",
+         "podGroups": [build_pod_group("pg1", "c1", "c1", 2, {"master": 2, "worker": 0}, INQ)],
+         "pods": four_roles,
+         "nodes": [build_node("n1", rl("1", "2Gi", "10"), on("master")),
+                   build_node("n2", rl("2", "2Gi", "10"), on("worker"))],
+         "queues": [build_queue("c1", 1, None)],
+         "expected": {"binds": {}}},
+        {**base, "name": "one Job with two Pods on one node",
+         "podGroups": [build_pod_group("pg1", "c1", "c1", 0, None, INQ)],
+         "pods": [build_pod("c1", "p1", "", P, rl("1", "1G"), "pg1"),
+                  build_pod("c1", "p2", "", P, rl("1", "1G"), "pg1")],
+         "nodes": [build_node("n1", rl("2", "4Gi", "10"))], "queues": [build_queue("c1", 1, None)],
+         "expected": {"binds": {"c1/p1": "n1", "c1/p2": "n1"}}},
+        {**base, "name": "two Jobs on one node",
+         "podGroups": [build_pod_group("pg1", "c1", "c1", 0, None, INQ),
+                       build_pod_group("pg2", "c2", "c2", 0, None, INQ)],
+         "pods": [build_pod("c1", "pg1-p-1", "", P, rl("1", "1G"), "pg1"),
+                  build_pod("c1", "pg1-p-2", "", P, rl("1", "1G"), "pg1"),
+                  build_pod("c2", "pg2-p-1", "", P, rl("1", "1G"), "pg2"),
+                  build_pod("c2", "pg2-p-2", "", P, rl("1", "1G"), "pg2")],
+         "nodes": [build_node("n1", rl("2", "4G", "10"))],
+         "queues": [build_queue("c1", 1, None), build_queue("c2", 1, None)],
+         "expected": {"binds": {"c2/pg2-p-1": "n1", "c1/pg1-p-1": "n1"}}},
+        {**base, "name": "high priority queue should not block others",
+         "podGroups": [build_pod_group("pg1", "c1", "c1", 0, None, INQ),
+                       build_pod_group("pg2", "c1", "c2", 0, None, INQ)],
+         "pods": [build_pod("c1", "p1", "", P, rl("3", "1G"), "pg1"),
+                  build_pod("c1", "p2", "", P, rl("1", "1G"), "pg2")],
+         "nodes": [build_node("n1", rl("2", "4G", "10"))],
+         "queues": [build_queue("c1", 1, None), build_queue("c2", 1, None)],
+         "expected": {"binds": {"c1/p2": "n1"}}},
+    ]
+
+
+def fair_share_cases() -> list[dict[str, Any]]:
+    tier = [plugin("drf", "enablePreemptable", "enableJobOrder"),
+            plugin("proportion", "enableQueueOrder", "enableReclaimable"),  # enabledAllocatable: false
+            plugin("predicates", "enablePredicate"),
+            plugin("nodeorder", "enableNodeOrder")]
+    base = {"actions": ["allocate"], "tiers": tiers_for(tier, {"drf", "proportion", "predicates", "nodeorder"}),
+            "nodes": [build_node("node-1", rl("5", "5G", "10"))],
+            "queues": [build_queue("q-1", 1, None), build_queue("q-2", 1, None)]}
+    return [
+        {**base, "name": "queue with low DRF share value has high priority, should allocate first",
+         "podGroups": [build_pod_group("pg-small-1", "ns-1", "q-1", 0, None, RUN),
+                       build_pod_group("pg-large-1", "ns-1", "q-1", 0, None, INQ),
+                       build_pod_group("pg-large-2", "ns-1", "q-2", 0, None, INQ)],
+         "pods": [build_pod("ns-1", "pod-small-1", "node-1", R, rl("1", "1G"), "pg-small-1"),
+                  build_pod("ns-1", "pod-large-1", "", P, rl("2", "2G"), "pg-large-1"),
+                  build_pod("ns-1", "pod-large-2", "", P, rl("3", "2G"), "pg-large-2")],
+         "expected": {"binds": {"ns-1/pod-large-2": "node-1"}}},
+        {**base, "name": "queue's DRF share value will be updated and its priority will change before it is put back "
+                         "into the priority queue",
+         "podGroups": [build_pod_group("pg-small-1", "ns-1", "q-1", 0, None, RUN),
+                       build_pod_group("pg-large-1", "ns-1", "q-1", 0, None, INQ),
+                       build_pod_group("pg-small-2", "ns-1", "q-2", 0, None, INQ),
+                       build_pod_group("pg-large-2", "ns-1", "q-2", 0, None, INQ)],
+         "pods": [build_pod("ns-1", "pod-small-1", "node-1", R, rl("1", "1G"), "pg-small-1"),
+                  build_pod("ns-1", "pod-large-1", "", P, rl("2", "2G"), "pg-large-1"),
+                  build_pod("ns-1", "pod-large-2", "", P, rl("2", "2G"), "pg-large-2"),
+                  build_pod("ns-1", "pod-small-2", "", P, rl("1", "1G"), "pg-small-2")],
+         "expected": {"binds": {"ns-1/pod-large-1": "node-1", "ns-1/pod-large-2": "node-1"}}},
+        {**base, "name": "queue's one jobs has no pending tasks, should be put back to queues for next job",
+         "podGroups": [build_pod_group("pg-1", "ns-1", "q-1", 0, None, RUN),
+                       build_pod_group("pg-2", "ns-1", "q-1", 0, None, INQ)],
+         "pods": [build_pod("ns-1", "pod-1", "node-1", R, rl("1", "1G"), "pg-1"),
+                  build_pod("ns-1", "pod-2", "", P, rl("2", "2G"), "pg-2")],
+         "queues": [build_queue("q-1", 1, None)],
+         "expected": {"binds": {"ns-1/pod-2": "node-1"}}},
+    ]
+
+
 TESTS = [
     ("enqueue", "pkg/scheduler/actions/enqueue/enqueue_test.go", "TestEnqueue", enqueue_cases),
     ("reclaim", "pkg/scheduler/actions/reclaim/reclaim_test.go", "TestReclaim", reclaim_cases),
     ("preempt", "pkg/scheduler/actions/preempt/preempt_test.go", "TestPreempt", preempt_cases),
+    ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
+    ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",
+     fair_share_cases),
 ]
 
 
