@@ -399,6 +399,30 @@ def preempt_cases() -> list[dict[str, Any]]:
     ]
 
 
+def backfill_cases() -> list[dict[str, Any]]:
+    """TestPickUpPendingTasks: the test pipelines half the pods by hand to "node1", a node it never builds;
+    Statement.Pipeline then fails to find the node and rolls the task back to Pending (unPipeline), so every pod
+    is pending when pickUpPendingTasks runs, and they are written so. It asserts the tasks' order only."""
+    tier = [plugin("priority", "enablePreemptable", "enableTaskOrder", "enableJobOrder"),
+            plugin("drf", "enableQueueOrder")]
+    pods = []
+    # the test's pendingPods (priorities 1 and 3 of each group), then its pipelinedPods (2 and 4)
+    for priorities in ((1, 3), (2, 4)):
+        for group in ("pg1", "pg2"):
+            for prio in priorities:
+                pods.append(build_pod("default", f"{group}-besteffort-task-{prio}", "", P, None, group,
+                                      priority=prio))
+                pods.append(build_pod("default", f"{group}-unbesteffort-task-{prio}", "", P, {"cpu": "500m"},
+                                      group, priority=prio))
+    order = [f"{group}-besteffort-task-{prio}" for group in ("pg2", "pg1") for prio in (4, 3, 2, 1)]
+    return [{"name": "test", "actions": ["backfill"], "tiers": tiers_for(tier, {"priority", "drf"}),
+             "priorityClasses": [priority_class("job-priority-1", 1), priority_class("job-priority-2", 2)],
+             "nodes": [], "queues": [build_queue("q1", 1, None)],
+             "podGroups": [build_pod_group("pg1", "default", "q1", 1, {"": 3}, INQ, priority_class="job-priority-1"),
+                           build_pod_group("pg2", "default", "q1", 1, {"": 3}, INQ, priority_class="job-priority-2")],
+             "pods": pods, "expected": {"pickUpOrder": order}}]
+
+
 def allocate_cases() -> list[dict[str, Any]]:
     tier = [plugin("gang", "enableJobOrder", "enableJobReady", "enableJobPipelined", "enableJobStarving"),
             plugin("drf", "enablePreemptable", "enableJobOrder"),
@@ -507,6 +531,7 @@ TESTS = [
     ("enqueue", "pkg/scheduler/actions/enqueue/enqueue_test.go", "TestEnqueue", enqueue_cases),
     ("reclaim", "pkg/scheduler/actions/reclaim/reclaim_test.go", "TestReclaim", reclaim_cases),
     ("preempt", "pkg/scheduler/actions/preempt/preempt_test.go", "TestPreempt", preempt_cases),
+    ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",
      fair_share_cases),
@@ -528,6 +553,9 @@ def document(path: str, test: str, case: dict[str, Any]) -> dict[str, Any]:
         if key in body:
             out[key] = body.pop(key)
     assert not body, body
+    if "pickUpOrder" in expected:  # TestPickUpPendingTasks asserts the order backfill takes the tasks in, only
+        out["expected"] = expected
+        return out
     # CheckBind and CheckEvict always compare (nothing expected: none happen); pipelined and phases only as named.
     out["expected"] = {"binds": expected.get("binds", {}), "bind_count": len(expected.get("binds", {})),
                        "evicted": sorted(expected.get("evicted", [])),

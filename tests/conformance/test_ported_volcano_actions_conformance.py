@@ -22,6 +22,7 @@ from support import REPO
 from volcano_cases import scenario_text
 
 from kqctl.cli.app import app
+from kqctl.volcano.engine import backfill
 
 PORTED = REPO / "tests" / "conformance" / "data" / "volcano-ported"
 CASES = sorted(PORTED.glob("*/*.yaml"))
@@ -46,9 +47,13 @@ def simulate() -> Iterator[Any]:
         yield run
 
 
-def differences(case: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    """What kqctl's session does that the Go test's checks reject, in CheckAll's order."""
+def differences(case: dict[str, Any], got: dict[str, Any], picked: list[list[str]]) -> list[str]:
+    """What kqctl's session does that the Go test's checks reject, in CheckAll's order (``picked``: the tasks
+    backfill took up, in order, per call; TestPickUpPendingTasks asserts only that)."""
     expected = case["expected"]
+    if "pickUpOrder" in expected:
+        return [] if picked == [expected["pickUpOrder"]] else [f"backfill order: Volcano {expected['pickUpOrder']}, "
+                                                                 f"kqctl {picked}"]
     found = []
     if got["binds"] != expected["binds"]:
         found.append(f"binds: Volcano {expected['binds']}, kqctl {got['binds']}")
@@ -74,11 +79,21 @@ def _param(path: Path) -> Any:
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in CASES])
-def test_ported_action_case_through_kqctl_simulate(path: Path, simulate: Any, tmp_path: Path) -> None:
+def test_ported_action_case_through_kqctl_simulate(path: Path, simulate: Any, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     case: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
     manifest = tmp_path / "scenario.yaml"
     manifest.write_text(scenario_text(case), encoding="utf-8")
-    assert differences(case, simulate(manifest)) == []
+    picked: list[list[str]] = []
+    pick_up = backfill._pending_tasks
+
+    def recording(ssn: Any) -> Any:
+        tasks = pick_up(ssn)
+        picked.append([task.pod.name for task in tasks])
+        return tasks
+
+    monkeypatch.setattr(backfill, "_pending_tasks", recording)
+    assert differences(case, simulate(manifest), picked) == []
 
 
 def test_every_xfail_names_a_case() -> None:
@@ -87,4 +102,4 @@ def test_every_xfail_names_a_case() -> None:
 
 def test_every_case_is_collected() -> None:
     counts = {d.name: len(list(d.glob("*.yaml"))) for d in PORTED.iterdir() if d.is_dir()}
-    assert counts == {"enqueue": 5, "reclaim": 9, "preempt": 13, "allocate": 6, "allocate-fair-share": 3}
+    assert counts == {"enqueue": 5, "reclaim": 9, "preempt": 13, "backfill": 1, "allocate": 6, "allocate-fair-share": 3}
