@@ -527,10 +527,37 @@ def fair_share_cases() -> list[dict[str, Any]]:
     ]
 
 
+def priority_preempt_cases() -> list[dict[str, Any]]:
+    """pkg/scheduler/plugins/priority TestPreempt: allocate then preempt with the priority plugin alone."""
+    flags = ("enableTaskOrder", "enableJobOrder", "enableJobStarving")
+    classes = [priority_class("low-priority", 100), priority_class("high-priority", 1000)]
+    groups = [build_pod_group("pg1", "ns1", "q1", 1, None, INQ, priority_class="low-priority"),
+              build_pod_group("pg2", "ns2", "q1", 1, None, INQ, priority_class="high-priority")]
+    base = {"actions": ["allocate", "preempt"], "priorityClasses": classes, "podGroups": groups,
+            "queues": [build_queue("q1", 1, rl("6", "6G"))]}
+    return [
+        {**base, "name": "enable preempt low priority: enablePreemptable:true",
+         "tiers": [{"plugins": [plugin("priority", *flags, "enablePreemptable", "enableReclaimable")]}],
+         "pods": [build_pod("ns1", "preemptee1", "node1", R, rl("3", "3G"), "pg1", preemptable(True)),
+                  build_pod("ns1", "preemptee2", "node1", R, rl("3", "3G"), "pg1", preemptable(True), priority=1000),
+                  build_pod("ns2", "preemptor1", "", P, rl("3", "3G"), "pg2")],
+         "nodes": [build_node("node1", rl("6", "6G", "10")), build_node("node2", rl("2", "2G", "10"))],
+         "expected": {"evicted": ["ns1/preemptee1"], "pipelined": {"ns2/pg2": ["node1"]}}},
+        {**base, "name": "disable preempt low priority: enablePreemptable:false",
+         "tiers": [{"plugins": [plugin("priority", *flags)]}],
+         "pods": [build_pod("ns1", "preemptee1", "node1", R, rl("3", "3G"), "pg1", preemptable(True)),
+                  build_pod("ns1", "preemptee2", "node2", R, rl("3", "3G"), "pg1", preemptable(False)),
+                  build_pod("ns2", "preemptor1", "", P, rl("3", "3G"), "pg2")],
+         "nodes": [build_node("node1", rl("3", "3G", "10")), build_node("node2", rl("3", "3G", "10"))],
+         "expected": {"evicted": []}},
+    ]
+
+
 TESTS = [
     ("enqueue", "pkg/scheduler/actions/enqueue/enqueue_test.go", "TestEnqueue", enqueue_cases),
     ("reclaim", "pkg/scheduler/actions/reclaim/reclaim_test.go", "TestReclaim", reclaim_cases),
     ("preempt", "pkg/scheduler/actions/preempt/preempt_test.go", "TestPreempt", preempt_cases),
+    ("priority-preempt", "pkg/scheduler/plugins/priority/priority_test.go", "TestPreempt", priority_preempt_cases),
     ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",
