@@ -32,13 +32,15 @@ PREEMPTABLE = "volcano.sh/preemptable"
 # --- the builders (pkg/scheduler/util/test_utils.go, api.BuildResourceList) ------------------------------------
 
 
-def rl(cpu: str = "", memory: str = "", pods: str | None = None) -> dict[str, str]:
-    """api.BuildResourceList: only what is given (a pods scalar when the test adds one)."""
+def rl(cpu: str = "", memory: str = "", pods: str | None = None, scalars: dict[str, str] | None = None
+       ) -> dict[str, str]:
+    """api.BuildResourceList: only what is given (the scalars, and a pods scalar, where the test adds them)."""
     found = {}
     if cpu:
         found["cpu"] = cpu
     if memory:
         found["memory"] = memory
+    found.update(scalars or {})
     if pods is not None:
         found["pods"] = pods
     return found
@@ -89,7 +91,7 @@ def build_queue(name: str, weight: int | None, capability: dict[str, str] | None
         spec["weight"] = weight
     if capability:
         spec["capability"] = capability
-    if deserved:
+    if deserved is not None:
         spec["deserved"] = deserved
     if priority is not None:
         spec["priority"] = priority
@@ -97,9 +99,16 @@ def build_queue(name: str, weight: int | None, capability: dict[str, str] | None
             "spec": spec, "status": {"state": state}}
 
 
-def queue_with_priority(name: str, priority: int) -> dict[str, Any]:
-    """BuildQueueWithPriorityAndResourcesQuantity(name, priority, nil, nil): no weight (0), no capability."""
-    return build_queue(name, None, None, priority=priority)
+def queue_with_priority(name: str, priority: int, deserved: dict[str, str] | None = None,
+                        capability: dict[str, str] | None = None) -> dict[str, Any]:
+    """BuildQueueWithPriorityAndResourcesQuantity: BuildQueue with weight 1, plus deserved and priority."""
+    return build_queue(name, 1, capability, priority=priority, deserved=deserved)
+
+
+def queue_with_quantities(name: str, deserved: dict[str, str] | None, capability: dict[str, str] | None
+                          ) -> dict[str, Any]:
+    """BuildQueueWithResourcesQuantity: BuildQueue with weight 1, plus deserved."""
+    return build_queue(name, 1, capability, deserved=deserved)
 
 
 def priority_class(name: str, value: int, policy: str | None = None) -> dict[str, Any]:
@@ -527,6 +536,122 @@ def fair_share_cases() -> list[dict[str, Any]]:
     ]
 
 
+def capacity_cases() -> list[dict[str, Any]]:
+    """pkg/scheduler/plugins/capacity Test_capacityPlugin_OnSessionOpenWithoutHierarchy: allocate then reclaim."""
+    tier = [plugin("capacity", "enabledAllocatable", "enablePreemptive", "enableReclaimable", "enableQueueOrder"),
+            plugin("predicates", "enablePredicate"),
+            plugin("gang", "enableJobStarving")]
+    base = {"actions": ["allocate", "reclaim"], "tiers": tiers_for(tier, {"capacity", "predicates", "gang"})}
+    a100, gpu = "nvidia.com/A100", "nvidia.com/gpu"
+    worker = {"selector": "worker"}
+    n1 = build_node("n1", rl("2", "4Gi", "10"), worker)
+    n2 = build_node("n2", rl("2", "4Gi", "10"))
+    n3 = build_node("n3", rl("2", "4Gi", "10", {a100: "10"}), worker)
+    n4 = build_node("n4", rl("2", "4Gi", "10", {a100: "10"}))
+    n8 = build_node("n8", rl("4", "8Gi", "10", {gpu: "1"}))
+    unpreemptable = preemptable(False)
+
+    def pg(name: str, queue: str, phase: str) -> dict[str, Any]:
+        return build_pod_group(name, "ns1", queue, 1, None, phase)
+
+    def case(name: str, expected: dict[str, Any], **rest: Any) -> dict[str, Any]:
+        return {**base, "name": name, **rest, "expected": expected}
+
+    return [
+        case("case0: Pod allocatable when queue has not exceed capability", {"binds": {"ns1/p2": "n1"}},
+             pods=[build_pod("ns1", "p1", "n1", R, rl("1", "1Gi"), "pg1"),
+                   build_pod("ns1", "p2", "", P, rl("1", "1Gi"), "pg2", None, worker)],
+             nodes=[n1, n2], podGroups=[pg("pg1", "q1", RUN), pg("pg2", "q1", INQ)],
+             queues=[queue_with_quantities("q1", None, rl("2", "2Gi"))]),
+        case("case1: Pod not allocatable when queue exceed queue capability", {},
+             pods=[build_pod("ns1", "p3", "n1", R, rl("1", "1Gi"), "pg3"),
+                   build_pod("ns1", "p4", "", P, rl("1", "1Gi"), "pg4")],
+             nodes=[n1, n2], podGroups=[pg("pg3", "q2", RUN), pg("pg4", "q2", INQ)],
+             queues=[queue_with_quantities("q2", None, rl("1.5", "1.5Gi"))]),
+        case("case2: Can reclaim from other queues when allocated < deserved",
+             {"evicted": ["ns1/p6"], "pipelined": {"ns1/pg6": ["n2"]}},
+             pods=[build_pod("ns1", "p5", "n1", R, rl("2", "4Gi"), "pg5", unpreemptable),
+                   build_pod("ns1", "p6", "n2", R, rl("2", "4Gi"), "pg5"),
+                   build_pod("ns1", "p7", "", P, rl("2", "4Gi"), "pg6")],
+             nodes=[n1, n2], podGroups=[pg("pg5", "q3", RUN), pg("pg6", "q4", INQ)],
+             queues=[queue_with_quantities("q3", rl("2", "4Gi"), None),
+                     queue_with_quantities("q4", rl("2", "4Gi"), None)]),
+        case("case3: CPU & Memory are overused, scalar resource is not overused, but candidate pod has not request "
+             "CPU & Memory, reclaim should happen", {"evicted": ["ns1/p9"], "pipelined": {"ns1/pg9": ["n4"]}},
+             pods=[build_pod("ns1", "p8", "n3", R, rl("0", "0Gi", None, {a100: "10"}), "pg7", unpreemptable),
+                   build_pod("ns1", "p9", "n4", R, rl("0", "0Gi", None, {a100: "10"}), "pg7"),
+                   build_pod("ns1", "p10", "n3", R, rl("2", "4Gi"), "pg8"),
+                   build_pod("ns1", "p11", "n4", R, rl("2", "4Gi"), "pg8"),
+                   build_pod("ns1", "p12", "", P, rl("0", "0Gi", None, {a100: "10"}), "pg9")],
+             nodes=[n3, n4], podGroups=[pg("pg7", "q5", RUN), pg("pg8", "q6", RUN), pg("pg9", "q6", INQ)],
+             queues=[queue_with_quantities("q5", rl("2", "4Gi", None, {a100: "10"}), None),
+                     queue_with_quantities("q6", rl("2", "4Gi", None, {a100: "10"}), None)]),
+        case("case4: Pods are assigned according to the order of Queue Priority in which PGs are placed",
+             {"binds": {"ns1/p15": "n6"}},
+             pods=[build_pod("ns1", "p13", "n5", R, rl("2", "4Gi"), "pg10"),
+                   build_pod("ns1", "p14", "", P, rl("2", "4Gi"), "pg11"),
+                   build_pod("ns1", "p15", "", P, rl("2", "4Gi"), "pg12")],
+             nodes=[build_node("n5", rl("2", "4Gi", "10")), build_node("n6", rl("2", "4Gi", "10"))],
+             podGroups=[pg("pg10", "q7", RUN), pg("pg11", "q8", INQ), pg("pg12", "q9", INQ)],
+             queues=[queue_with_priority("q7", 5, None, rl("2", "4Gi")),
+                     queue_with_priority("q8", 1, None, rl("2", "4Gi")),
+                     queue_with_priority("q9", 10, None, rl("2", "4Gi"))]),
+        case("case5: Can reclaim from other queues when allocated + req <= deserved on one dimension",
+             {"evicted": ["ns1/p18"], "pipelined": {"ns1/pg17": ["n1"]}},
+             pods=[build_pod("ns1", "p16", "n1", R, rl("1", "3Gi"), "pg16"),
+                   build_pod("ns1", "p17", "", P, rl("1", "1Gi"), "pg17"),
+                   build_pod("ns1", "p18", "n1", R, rl("1", "1Gi"), "pg18")],
+             nodes=[n1], podGroups=[pg("pg16", "q10", RUN), pg("pg17", "q10", INQ), pg("pg18", "q11", RUN)],
+             queues=[queue_with_quantities("q10", rl("2", "2Gi"), rl("4", "4Gi")),
+                     queue_with_quantities("q11", rl("0", "0Gi"), rl("2", "2Gi"))]),
+        case("case6: Can not reclaim from other queues when allocated + req > deserved", {},
+             pods=[build_pod("ns1", "p19", "n1", R, rl("1", "1Gi"), "pg19"),
+                   build_pod("ns1", "p20", "", P, rl("1", "2Gi"), "pg20"),
+                   build_pod("ns1", "p21", "n1", R, rl("1", "1Gi"), "pg21")],
+             nodes=[n1], podGroups=[pg("pg19", "q12", RUN), pg("pg20", "q12", INQ), pg("pg21", "q13", RUN)],
+             queues=[queue_with_quantities("q12", rl("1", "2Gi"), rl("4", "4Gi")),
+                     queue_with_quantities("q13", rl("0", "0Gi"), rl("2", "2Gi"))]),
+        case("case7: allocated does not contain scalar dimension (GPU), deserved does; should not reclaim", {},
+             pods=[build_pod("ns1", "p22", "n7", R, rl("2", "4Gi"), "pg22"),
+                   build_pod("ns1", "p23", "n7", R, rl("0", "0Gi", None, {gpu: "1"}), "pg23"),
+                   build_pod("ns1", "p24", "n7", R, rl("2", "1Gi", None, {gpu: "1"}), "pg24"),
+                   build_pod("ns1", "p25", "", P, rl("2", "3Gi", None, {gpu: "1"}), "pg25")],
+             nodes=[build_node("n7", rl("4", "8Gi", "10", {gpu: "4"}))],
+             podGroups=[pg("pg22", "queue14", RUN), pg("pg23", "queue15", RUN), pg("pg24", "queue16", RUN),
+                        pg("pg25", "queue16", INQ)],
+             queues=[queue_with_quantities("queue14", rl("2", "4Gi", None, {gpu: "2"}), None),
+                     queue_with_quantities("queue15", None, None),
+                     queue_with_quantities("queue16", rl("2", "4Gi", None, {gpu: "2"}), None)]),
+        case("case8: reclaimer dimensions are considered properly while evicting reclaimees",
+             {"evicted": ["ns1/p28"], "pipelined": {"ns1/pg30": ["n8"]}},
+             pods=[build_pod("ns1", "p26", "n8", R, rl("0", "4Gi"), "pg26"),
+                   build_pod("ns1", "p27", "n8", R, rl("1", "0Gi"), "pg27"),
+                   build_pod("ns1", "p28", "n8", R, rl("0", "0Gi", None, {gpu: "1"}), "pg28"),
+                   build_pod("ns1", "p29", "n8", R, rl("2", "4Gi"), "pg29"),
+                   build_pod("ns1", "p30", "", P, rl("1", "0Gi", None, {gpu: "1"}), "pg30")],
+             nodes=[n8],
+             podGroups=[pg("pg26", "queue17", RUN), pg("pg27", "queue17", RUN), pg("pg28", "queue17", RUN),
+                        pg("pg29", "queue18", RUN), pg("pg30", "queue18", INQ)],
+             queues=[queue_with_quantities("queue17", rl("2", "2Gi"), None),
+                     queue_with_quantities("queue18", rl("2", "4Gi", None, {gpu: "1"}), None)]),
+        case("case9: reclaimee has intersecting scalar dimensions with deserved shouldn't be reclaimed on "
+             "cpu/memory", {},
+             pods=[build_pod("ns1", "p31", "n8", R, rl("4", "4Gi", None, {gpu: "1"}), "pg31"),
+                   build_pod("ns1", "p32", "", P, rl("1", "1Gi"), "pg32")],
+             nodes=[n8], podGroups=[pg("pg31", "queue19", RUN), pg("pg32", "queue20", INQ)],
+             queues=[queue_with_quantities("queue19", rl("", "", None, {gpu: "1"}), None),
+                     queue_with_quantities("queue20", rl("2", "2Gi"), None)]),
+        case("case10: PreemptiveFn respects capability — no reclaim when futureUsed would exceed capability", {},
+             pods=[build_pod("ns1", "p33", "n9", R, rl("7", "90Gi"), "pg33"),
+                   build_pod("ns1", "p34", "", P, rl("2", "5Gi"), "pg34"),
+                   build_pod("ns1", "p35", "n10", R, rl("2", "5Gi"), "pg35")],
+             nodes=[build_node("n9", rl("8", "100Gi", "10")), build_node("n10", rl("8", "100Gi", "10"))],
+             podGroups=[pg("pg33", "queue21", RUN), pg("pg34", "queue21", INQ), pg("pg35", "queue22", RUN)],
+             queues=[queue_with_quantities("queue21", rl("8", "100Gi"), rl("8", "100Gi")),
+                     queue_with_quantities("queue22", None, rl("2", "5Gi"))]),
+    ]
+
+
 def priority_preempt_cases() -> list[dict[str, Any]]:
     """pkg/scheduler/plugins/priority TestPreempt: allocate then preempt with the priority plugin alone."""
     flags = ("enableTaskOrder", "enableJobOrder", "enableJobStarving")
@@ -558,6 +683,8 @@ TESTS = [
     ("reclaim", "pkg/scheduler/actions/reclaim/reclaim_test.go", "TestReclaim", reclaim_cases),
     ("preempt", "pkg/scheduler/actions/preempt/preempt_test.go", "TestPreempt", preempt_cases),
     ("priority-preempt", "pkg/scheduler/plugins/priority/priority_test.go", "TestPreempt", priority_preempt_cases),
+    ("capacity-allocate-reclaim", "pkg/scheduler/plugins/capacity/capacity_test.go",
+     "Test_capacityPlugin_OnSessionOpenWithoutHierarchy", capacity_cases),
     ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",

@@ -9,7 +9,8 @@ tiers. The pods' ``pods: 1`` is Volcano's own addition and is not written.
 The ported action cases (tests/conformance/data/volcano-ported, README there) may also give PriorityClasses
 (``priorityClasses``: name, value, preemptionPolicy), the ConfigMap's ``configurations``, node ``labels``, a
 PodGroup's ``minTaskMember`` and ``priorityClassName`` (``minResources`` may be null), and a pod's ``labels``,
-``nodeSelector``, ``priority`` (spec.priority) and ``preemptionPolicy``.
+``nodeSelector``, ``priority`` (spec.priority) and ``preemptionPolicy``. A pod requesting an extended resource
+(e.g. nvidia.com/gpu) gets a limit equal to the request, as the API server requires.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
+
+NATIVE = frozenset({"cpu", "memory", "ephemeral-storage"})
 
 
 def scenario_objects(case: dict[str, Any]) -> list[dict[str, Any]]:
@@ -38,9 +41,12 @@ def scenario_objects(case: dict[str, Any]) -> list[dict[str, Any]]:
                         "metadata": {"namespace": group["namespace"], "name": group["name"]},
                         "spec": group_spec, "status": {"phase": group["phase"]}})
     for pod in case["pods"]:
+        resources: dict[str, Any] = {"requests": pod["requests"]}
+        extended = {name: value for name, value in pod["requests"].items() if name not in NATIVE}
+        if extended:  # the API server takes an extended resource only with a limit equal to its request
+            resources["limits"] = extended
         spec: dict[str, Any] = {"schedulerName": "volcano",
-                                "containers": [{"name": "main", "image": "busybox",
-                                                "resources": {"requests": pod["requests"]}}],
+                                "containers": [{"name": "main", "image": "busybox", "resources": resources}],
                                 **_only(pod, "nodeSelector", "priority", "preemptionPolicy")}
         if pod["nodeName"]:
             spec["nodeName"] = pod["nodeName"]
