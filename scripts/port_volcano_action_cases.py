@@ -85,8 +85,13 @@ def build_pod_group(name: str, ns: str, queue: str, min_member: int, task_min: d
 
 
 def build_queue(name: str, weight: int | None, capability: dict[str, str] | None, *, state: str = "Open",
-                priority: int | None = None, deserved: dict[str, str] | None = None) -> dict[str, Any]:
+                priority: int | None = None, deserved: dict[str, str] | None = None, parent: str = "",
+                guarantee: dict[str, str] | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {}
+    if parent:
+        spec["parent"] = parent
+    if guarantee:
+        spec["guarantee"] = {"resource": guarantee}
     if weight is not None:
         spec["weight"] = weight
     if capability:
@@ -652,6 +657,135 @@ def capacity_cases() -> list[dict[str, Any]]:
     ]
 
 
+def with_parent(name: str, parent: str, deserved: dict[str, str] | None, capability: dict[str, str] | None,
+                guarantee: dict[str, str] | None = None) -> dict[str, Any]:
+    """capacity_test.go's buildQueueWithParents: BuildQueueWithResourcesQuantity plus spec.parent."""
+    return build_queue(name, 1, capability, deserved=deserved, parent=parent, guarantee=guarantee)
+
+
+RENAMED = ("queue names case11_queue1... are written case11-queue1...: the API server takes only DNS-1123 names; the "
+           "same character replaced at the same place keeps the names' order")
+GUARANTEE_OVER_DESERVED = ("not ported: q71 and q72 have a guarantee and no deserved, which Volcano's queue webhook "
+                           "rejects (deserved must be >= guarantee); the test builds the queues straight into the "
+                           "cache and asserts only that the session does not panic (no pods)")
+ROOT_RESOURCES = ("not ported: the root queue is given a capability, which Volcano's queue webhook rejects (the root "
+                  "queue's resources cannot be set); the test asserts only that the session does not panic (no pods)")
+
+ROOT_DESERVED = ("not ported: the root queue is given a deserved (cpu, memory, a100, rdma), which Volcano's queue "
+                 "webhook rejects (the root queue's resources cannot be set), and the capacity plugin reads it (it "
+                 "does not reset a root deserved that is set), so dropping it would change the case")
+
+
+def capacity_hierarchy_cases() -> list[dict[str, Any]]:
+    """pkg/scheduler/plugins/capacity Test_capacityPlugin_OnSessionOpenWithHierarchy: enqueue, reclaim, allocate."""
+    tier = [plugin("capacity", "enabledAllocatable", "enablePreemptive", "enableReclaimable", "enableQueueOrder",
+                   "enableJobEnqueued"),
+            plugin("predicates", "enablePredicate"),
+            plugin("gang", "enableJobStarving")]
+    tier[0]["enableHierarchy"] = True
+    base = {"actions": ["enqueue", "reclaim", "allocate"],
+            "tiers": tiers_for(tier, {"capacity", "predicates", "gang"})}
+    gpu, a100, rdma = "nvidia.com/gpu", "nvidia.com/a100", "rdma/hca"
+    n1 = build_node("n1", rl("8", "8Gi", "11"))
+    n2 = build_node("n2", rl("8", "8Gi", "10", {gpu: "8", "hugepages-1Gi": "0"}))
+    root = with_parent("root", "", None, None)
+    q1, q2 = with_parent("q1", "root", None, rl("4", "4Gi")), with_parent("q2", "root", None, rl("4", "4Gi"))
+    q11, q12 = with_parent("q11", "q1", None, rl("1", "1Gi")), with_parent("q12", "q1", None, rl("3", "3Gi"))
+    q3 = with_parent("q3", "root", rl("4", "4Gi", "10"), rl("4", "4Gi", "10"))
+    q4 = with_parent("q4", "root", rl("2", "2Gi", "1"), rl("4", "4Gi", "4"))
+    q31 = with_parent("q31", "q3", rl("2", "2Gi", "2"), rl("4", "4Gi", "4"))
+    q32 = with_parent("q32", "q3", rl("2", "2Gi", "2"), rl("4", "4Gi", "4"))
+    q33 = with_parent("q33", "q3", rl("0", "0Gi", "2"), rl("4", "4Gi", "4"))
+    p6 = build_pod("ns1", "p6", "n1", R, rl("2", "2Gi"), "pg5", preemptable(False))
+    pg5 = build_pod_group("pg5", "ns1", "q31", 1, None, RUN)
+
+    def pg(name: str, queue: str, phase: str, min_member: int = 1) -> dict[str, Any]:
+        return build_pod_group(name, "ns1", queue, min_member, None, phase)
+
+    def case(name: str, expected: dict[str, Any], **rest: Any) -> dict[str, Any]:
+        return {**base, "name": name, "pods": [], "podGroups": [], **rest, "expected": expected}
+
+    return [
+        case("case0: Pod allocatable when queue is leaf queue", {"binds": {"ns1/p1": "n1"}},
+             pods=[build_pod("ns1", "p1", "", P, rl("1", "1Gi"), "pg1")], nodes=[n1],
+             podGroups=[pg("pg1", "q11", INQ)], queues=[root, q1, q2, q11, q12]),
+        case("case1: Pod not allocatable when queue is not leaf queue", {},
+             pods=[build_pod("ns1", "p2", "", P, rl("1", "1Gi"), "pg2")], nodes=[n1],
+             podGroups=[pg("pg2", "q1", PEND)], queues=[root, q1, q2, q11, q12]),
+        case("case2: Pod allocatable when queue has not exceed capability", {"binds": {"ns1/p3": "n1", "ns1/p4": "n1"}},
+             pods=[build_pod("ns1", "p3", "", P, rl("2", "2Gi"), "pg3"),
+                   build_pod("ns1", "p4", "", P, rl("2", "2Gi"), "pg3")],
+             nodes=[n1], podGroups=[pg("pg3", "q31", INQ, 2)], queues=[root, q3, q4, q31, q32]),
+        case("case3: Can reclaim from other queues when allocated < deserved",
+             {"evicted": ["ns1/p7"], "pipelined": {"ns1/pg6": ["n1"]}},
+             pods=[build_pod("ns1", "p5", "n1", R, rl("4", "4Gi"), "pg4"), p6,
+                   build_pod("ns1", "p7", "n1", R, rl("2", "2Gi"), "pg5"),
+                   build_pod("ns1", "p8", "", P, rl("2", "2Gi"), "pg6")],
+             nodes=[n1], podGroups=[pg("pg4", "q4", RUN), pg5, pg("pg6", "q32", INQ)],
+             queues=[root, q3, q31, q32, q4]),
+        case("case4: Pod is not allocatable when ancestor queue's real capability not enough", {},
+             pods=[p6, build_pod("ns1", "p9", "n1", R, rl("2", "2Gi"), "pg7"),
+                   build_pod("ns1", "p10", "", P, rl("3", "3Gi"), "pg8")],
+             nodes=[n1], podGroups=[pg5, pg("pg7", "q32", RUN), pg("pg8", "q33", INQ)],
+             queues=[root, q3, q31, q32, q33]),
+        case("case5: If the capability cpu or memory is not specified, the value should be inherited from parent "
+             "queue", {"binds": {"ns1/p11": "n1"}},
+             pods=[build_pod("ns1", "p11", "", P, rl("1", ""), "pg9")], nodes=[n1],
+             podGroups=[pg("pg9", "q51", RUN)],
+             queues=[root, with_parent("q5", "root", None, rl("", "4Gi")),
+                     with_parent("q51", "q5", None, rl("", "2Gi"))]),
+        case("case6: podgroup can't be enqueued when any ancestor queue's capability is not enough",
+             {"phases": {"ns1/pg10": "Inqueue", "ns1/pg11": "Pending"}}, nodes=[n1],
+             podGroups=[build_pod_group("pg10", "ns1", "q61", 1, None, PEND, min_resources=rl("2", "4Gi")),
+                        build_pod_group("pg11", "ns1", "q62", 1, None, PEND, min_resources=rl("2", "4Gi"))],
+             queues=[root, with_parent("q6", "root", None, rl("2", "4Gi")), with_parent("q61", "q6", None, None),
+                     with_parent("q62", "q6", None, None)]),
+        case("case7: the sum of sub queue 71 and 72's guarantee exceeds the capacity of queue7, but should not panic",
+             {}, skip=GUARANTEE_OVER_DESERVED, nodes=[n1],
+             queues=[root, with_parent("q7", "root", None, rl("6", "4Gi")),
+                     with_parent("q71", "q7", None, rl("6", "4Gi"), rl("4", "3Gi")),
+                     with_parent("q72", "q7", None, rl("6", "4Gi"), rl("4", "3Gi"))]),
+        case("case8: When the queue's deserved value has a scalar resource set, the check can pass",
+             {"binds": {"ns1/p12": "n-gpu"}},
+             pods=[build_pod("ns1", "p12", "", P, rl("2", "2Gi", None, {gpu: "1"}), "pg12")],
+             nodes=[build_node("n-gpu", rl("8", "8Gi", "10", {gpu: "8"}))], podGroups=[pg("pg12", "q81", INQ)],
+             queues=[root, with_parent("q8", "root", rl("4", "4Gi", None, {gpu: "8"}), None),
+                     with_parent("q81", "q8", rl("2", "2Gi", None, {gpu: "4"}), None),
+                     with_parent("q82", "q8", rl("2", "2Gi", None, {gpu: "4"}), None)]),
+        case("case9: When some scalar resources are 0 in deserved, the check can still pass",
+             {"binds": {"ns1/p13": "n2"}},
+             pods=[build_pod("ns1", "p13", "", P, rl("2", "2Gi", None, {gpu: "1"}), "pg13")],
+             nodes=[n2], podGroups=[pg("pg13", "q91", INQ)],
+             queues=[root, with_parent("q9", "root", rl("2", "2Gi", None, {gpu: "8", "hugepages-1Gi": "0"}), None),
+                     with_parent("q91", "q9", rl("2", "2Gi", None, {gpu: "4", "hugepages-1Gi": "0"}), None)]),
+        case("case10: root queue's capability > cluster total resource, but should not panic", {},
+             skip=ROOT_RESOURCES, nodes=[n1],
+             queues=[with_parent("root", "", None, rl("16", "16Gi")),
+                     with_parent("q10", "root", None, rl("10", "4Gi"))]),
+        case("case11: If the capability scalar resources is not specified, the value should be inherited from "
+             "parent queue", {"binds": {"ns1/p14": "n2", "ns1/p15": "n2"}}, notes=[RENAMED],
+             pods=[build_pod("ns1", "p14", "", P, rl("1", "1Gi", None, {gpu: "4"}), "pg14"),
+                   build_pod("ns1", "p15", "", P, rl("1", "1Gi", None, {gpu: "4"}), "pg15")],
+             nodes=[n2], podGroups=[pg("pg14", "case11-queue11", INQ), pg("pg15", "case11-queue12", INQ)],
+             queues=[root, with_parent("case11-queue1", "root", None, None),
+                     with_parent("case11-queue11", "case11-queue1", None, rl("4", "4Gi", None, {gpu: "4"})),
+                     with_parent("case11-queue12", "case11-queue1", None, rl("4", "4Gi", None, {gpu: "4"}))]),
+        case("case12: Can reclaim from other queues when allocated <= deserved on a single scalar dimension",
+             {"evicted": ["ns1/p17"], "pipelined": {"ns1/pg16": ["n3"]}}, skip=ROOT_DESERVED, notes=[RENAMED],
+             pods=[build_pod("ns1", "p16", "", P, rl("1", "1Gi", None, {a100: "2", rdma: "1"}), "pg16"),
+                   build_pod("ns1", "p17", "n3", R, rl("1", "1Gi", None, {a100: "2", rdma: "1"}), "pg17"),
+                   build_pod("ns1", "p18", "n3", R, rl("1", "1Gi", None, {a100: "2", rdma: "1"}), "pg18",
+                             preemptable(False))],
+             nodes=[build_node("n3", rl("16", "16Gi", "11", {a100: "5", rdma: "1001"}))],
+             podGroups=[pg("pg16", "case12-queue11", INQ), pg("pg17", "case12-queue12", RUN),
+                        pg("pg18", "case12-queue12", RUN)],
+             queues=[with_parent("root", "", rl("16", "16Gi", None, {a100: "4", "rdma": "1000"}), None),
+                     with_parent("case12-queue1", "root", rl("", "", None, {a100: "2"}), None),
+                     with_parent("case12-queue11", "case12-queue1", rl("", "", None, {a100: "2"}), None),
+                     with_parent("case12-queue12", "case12-queue1", None, None)]),
+    ]
+
+
 def priority_preempt_cases() -> list[dict[str, Any]]:
     """pkg/scheduler/plugins/priority TestPreempt: allocate then preempt with the priority plugin alone."""
     flags = ("enableTaskOrder", "enableJobOrder", "enableJobStarving")
@@ -685,6 +819,8 @@ TESTS = [
     ("priority-preempt", "pkg/scheduler/plugins/priority/priority_test.go", "TestPreempt", priority_preempt_cases),
     ("capacity-allocate-reclaim", "pkg/scheduler/plugins/capacity/capacity_test.go",
      "Test_capacityPlugin_OnSessionOpenWithoutHierarchy", capacity_cases),
+    ("capacity-hierarchy", "pkg/scheduler/plugins/capacity/capacity_test.go",
+     "Test_capacityPlugin_OnSessionOpenWithHierarchy", capacity_hierarchy_cases),
     ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",
@@ -703,7 +839,8 @@ def document(path: str, test: str, case: dict[str, Any]) -> dict[str, Any]:
     expected = body.pop("expected")
     out: dict[str, Any] = {"source": {"repo": "volcano-sh/volcano", "commit": COMMIT, "file": path, "test": test,
                                       "case": name, "how": HOW}}
-    for key in ("actions", "configurations", "tiers", "priorityClasses", "nodes", "queues", "podGroups", "pods"):
+    for key in ("actions", "configurations", "tiers", "notes", "priorityClasses", "nodes", "queues", "podGroups",
+                "pods"):
         if key in body:
             out[key] = body.pop(key)
     assert not body, body
@@ -724,8 +861,12 @@ def main() -> None:
         for old in target.glob("*.yaml"):
             old.unlink()
         for index, case in enumerate(cases()):
+            if "skip" in case:  # input Volcano's API server would refuse (README: Not ported)
+                continue
             text = yaml.safe_dump(document(path, test, case), sort_keys=False, width=120)
-            (target / f"case{index}-{slug(case['name'])}.yaml").write_text(text, encoding="utf-8")
+            name = slug(case["name"])
+            stem = name if re.match(r"case\d+-", name) else f"case{index}-{name}"  # the test's own case number
+            (target / f"{stem}.yaml").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -103,4 +103,5 @@ def test_every_xfail_names_a_case() -> None:
 def test_every_case_is_collected() -> None:
     counts = {d.name: len(list(d.glob("*.yaml"))) for d in PORTED.iterdir() if d.is_dir()}
     assert counts == {"enqueue": 5, "reclaim": 9, "preempt": 13, "priority-preempt": 2, "backfill": 1, "allocate": 6,
-                      "allocate-fair-share": 3, "capacity-allocate-reclaim": 11}
+                      "allocate-fair-share": 3, "capacity-allocate-reclaim": 11,
+                      "capacity-hierarchy": 10}
