@@ -786,6 +786,75 @@ def capacity_hierarchy_cases() -> list[dict[str, Any]]:
     ]
 
 
+ROOT_SET = ("not ported: the root queue is given a deserved (case1, case4) or the project tree's root is "
+            "(case2, case3), which Volcano's queue webhook rejects, and the capacity plugin reads it")
+
+
+def capacity_ancestor_cases() -> list[dict[str, Any]]:
+    """capacity_test.go Test_capacityPlugin_AncestorReclaimScenarios: enqueue, reclaim, allocate with capacity's
+    ancestorReclaimLevel (and the priority plugin in cases 1-4)."""
+    def tiers(level: int) -> list[dict[str, Any]]:
+        capacity = plugin("capacity", "enabledAllocatable", "enablePreemptive", "enableReclaimable",
+                          "enableQueueOrder", "enableJobEnqueued", ancestorReclaimLevel=level)
+        capacity["enableHierarchy"] = True
+        return [{"plugins": [capacity, plugin("predicates", "enablePredicate"), plugin("gang", "enableJobStarving")]}]
+
+    root = with_parent("root", "", None, None)
+    level_tree = [root, with_parent("grand-a", "root", rl("2", "2Gi"), rl("4", "4Gi")),
+                  with_parent("parent-a", "grand-a", rl("2", "2Gi"), rl("2", "2Gi")),
+                  with_parent("queue-a", "parent-a", rl("2", "2Gi"), rl("2", "2Gi")),
+                  with_parent("grand-b", "root", rl("3", "3Gi"), rl("4", "4Gi")),
+                  with_parent("parent-b", "grand-b", rl("1", "1Gi"), rl("2", "2Gi")),
+                  with_parent("queue-b", "parent-b", rl("1", "1Gi"), rl("2", "2Gi"))]
+    n1 = build_node("n1", rl("2", "2Gi", "10"))
+    a100 = "nvidia.com/a100"
+
+    def case(name: str, level: int, queues: list[dict[str, Any]], victim_queue: str, reclaimer_queue: str,
+             evicted: bool, node: dict[str, Any] = n1, victim: dict[str, str] | None = None,
+             reclaimer: dict[str, str] | None = None) -> dict[str, Any]:
+        expected: dict[str, Any] = {"evicted": ["ns1/p-victim"], "pipelined": {"ns1/pg-reclaimer": ["n1"]}} \
+            if evicted else {}
+        return {"name": name, "actions": ["enqueue", "reclaim", "allocate"], "tiers": tiers(level),
+                "nodes": [node], "queues": queues,
+                "podGroups": [build_pod_group("pg-victim", "ns1", victim_queue, 1, None, RUN),
+                              build_pod_group("pg-reclaimer", "ns1", reclaimer_queue, 1, None, INQ)],
+                "pods": [build_pod("ns1", "p-victim", "n1", R, victim or rl("2", "2Gi"), "pg-victim"),
+                         build_pod("ns1", "p-reclaimer", "", P, reclaimer or rl("2", "2Gi"), "pg-reclaimer")],
+                "expected": expected}
+
+    skipped = [{"name": f"case{n}: (root queue with resources)", "skip": ROOT_SET} for n in (1, 2, 3, 4)]
+    return [
+        *skipped,
+        case("case5: level 0 allows reclaim based on leaf-level deserved checks", 0, level_tree, "queue-b",
+             "queue-a", True),
+        case("case6: level 1 allows reclaim when parent-level check passes", 1, level_tree, "queue-b", "queue-a", True),
+        case("case7: level 2 blocks reclaim when grandparent-level check fails", 2, level_tree, "queue-b", "queue-a",
+             False),
+        case("case8: level 1 blocks sibling reclaim when leaf deserved is unset and no ancestor gate applies", 1,
+             [root, with_parent("parent", "root", rl("4", "4Gi"), rl("4", "4Gi")),
+              with_parent("queue-a", "parent", None, None), with_parent("queue-b", "parent", None, None)],
+             "queue-b", "queue-a", False),
+        case("case9: level 2 blocks reclaim when leaf deserved is unset and queues share grandparent", 2,
+             [root, with_parent("grand", "root", rl("2", "2Gi"), rl("2", "2Gi")),
+              with_parent("parent-a", "grand", None, None), with_parent("queue-a", "parent-a", None, None),
+              with_parent("parent-b", "grand", None, None), with_parent("queue-b", "parent-b", None, None)],
+             "queue-b", "queue-a", False),
+        case("case10: level 2 blocks reclaim in unbalanced shared-grandparent tree when leaf deserved is unset", 2,
+             [root, with_parent("grand", "root", rl("1", "1Gi"), rl("2", "2Gi")),
+              with_parent("parent-deep", "grand", rl("1", "1Gi"), rl("2", "2Gi")),
+              with_parent("queue-deep", "parent-deep", None, None), with_parent("queue-shallow", "grand", None, None)],
+             "queue-deep", "queue-shallow", False),
+        case("case11: unbalanced level2 blocks reclaim when depth-2 ancestor is not over deserved", 2,
+             [root, with_parent("shallow-parent", "root", rl("", "", None, {a100: "1"}), None),
+              with_parent("queue-shallow", "shallow-parent", rl("", "", None, {a100: "1"}), None),
+              with_parent("deep-grand", "root", rl("", "", None, {a100: "2"}), None),
+              with_parent("deep-parent", "deep-grand", rl("", "", None, {a100: "1"}), None),
+              with_parent("queue-deep", "deep-parent", rl("", "", None, {a100: "1"}), None)],
+             "queue-deep", "queue-shallow", False, build_node("n1", rl("4", "4Gi", "10", {a100: "2"})),
+             rl("1", "1Gi", None, {a100: "2"}), rl("1", "1Gi", None, {a100: "1"})),
+    ]
+
+
 def priority_preempt_cases() -> list[dict[str, Any]]:
     """pkg/scheduler/plugins/priority TestPreempt: allocate then preempt with the priority plugin alone."""
     flags = ("enableTaskOrder", "enableJobOrder", "enableJobStarving")
@@ -821,6 +890,8 @@ TESTS = [
      "Test_capacityPlugin_OnSessionOpenWithoutHierarchy", capacity_cases),
     ("capacity-hierarchy", "pkg/scheduler/plugins/capacity/capacity_test.go",
      "Test_capacityPlugin_OnSessionOpenWithHierarchy", capacity_hierarchy_cases),
+    ("capacity-ancestor-reclaim", "pkg/scheduler/plugins/capacity/capacity_test.go",
+     "Test_capacityPlugin_AncestorReclaimScenarios", capacity_ancestor_cases),
     ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",
