@@ -855,6 +855,37 @@ def capacity_ancestor_cases() -> list[dict[str, Any]]:
     ]
 
 
+BINDING_AS_BOUND = ("the test's second session runs on the first one's cache, where pA1-pA3 were bound by the "
+                    "fake binder and stay Binding (no pod update follows); a scenario cannot hold a Binding task, so "
+                    "they are written bound to n1 (nodeName set, phase Pending: Volcano's Bound). Both are allocated "
+                    "statuses, which is what the inqueue deduction reads, and pgA stays Inqueue as in the test")
+LOWERCASE = ("names pgA, pgB, pA1... are written pga, pgb, pa1... (the API server takes only lowercase DNS-1123 "
+             "names; lowering every name keeps their order)")
+
+
+def no_double_counting_cases(plugin_name: str) -> list[dict[str, Any]]:
+    """TestNoDoubleCountingForInqueueJobWithBindingTasks (proportion and capacity): one session of allocate with
+    pgA alone, then, on the same cache, pgB arrives and a session of enqueue and allocate runs. The two sessions
+    are two cases: the second starts from the state the first left."""
+    tiers = [{"plugins": [plugin(plugin_name, "enabledAllocatable", "enabledOverused", "enableJobEnqueued")]}]
+    q1 = build_queue("q1", 1, rl("4", "8Gi")) if plugin_name == "proportion" else \
+        queue_with_quantities("q1", None, rl("4", "8Gi"))
+    group_a = build_pod_group("pga", "ns1", "q1", 3, None, INQ, min_resources=rl("3", "3Gi"))
+    base = {"tiers": tiers, "nodes": [build_node("n1", rl("4", "8Gi", "10"))], "queues": [q1]}
+    a_pods = [f"pa{i}" for i in (1, 2, 3)]
+    return [
+        {**base, "name": "session 1: allocate binds pgA's three pods", "actions": ["allocate"], "notes": [LOWERCASE],
+         "podGroups": [group_a], "pods": [build_pod("ns1", name, "", P, rl("1", "1Gi"), "pga") for name in a_pods],
+         "expected": {"binds": {f"ns1/{name}": "n1" for name in a_pods}}},
+        {**base, "name": "session 2: pgB is enqueued and bound; pgA's bound pods are not counted twice",
+         "actions": ["enqueue", "allocate"], "notes": [LOWERCASE, BINDING_AS_BOUND],
+         "podGroups": [group_a, build_pod_group("pgb", "ns1", "q1", 1, None, PEND, min_resources=rl("1", "1Gi"))],
+         "pods": [*[build_pod("ns1", name, "n1", P, rl("1", "1Gi"), "pga") for name in a_pods],
+                  build_pod("ns1", "pb1", "", P, rl("1", "1Gi"), "pgb")],
+         "expected": {"binds": {"ns1/pb1": "n1"}}},
+    ]
+
+
 def priority_preempt_cases() -> list[dict[str, Any]]:
     """pkg/scheduler/plugins/priority TestPreempt: allocate then preempt with the priority plugin alone."""
     flags = ("enableTaskOrder", "enableJobOrder", "enableJobStarving")
@@ -892,6 +923,10 @@ TESTS = [
      "Test_capacityPlugin_OnSessionOpenWithHierarchy", capacity_hierarchy_cases),
     ("capacity-ancestor-reclaim", "pkg/scheduler/plugins/capacity/capacity_test.go",
      "Test_capacityPlugin_AncestorReclaimScenarios", capacity_ancestor_cases),
+    ("proportion-no-double-counting", "pkg/scheduler/plugins/proportion/proportion_test.go",
+     "TestNoDoubleCountingForInqueueJobWithBindingTasks", lambda: no_double_counting_cases("proportion")),
+    ("capacity-no-double-counting", "pkg/scheduler/plugins/capacity/capacity_test.go",
+     "TestNoDoubleCountingForInqueueJobWithBindingTasks", lambda: no_double_counting_cases("capacity")),
     ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",

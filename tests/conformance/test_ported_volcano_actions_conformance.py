@@ -104,4 +104,5 @@ def test_every_case_is_collected() -> None:
     counts = {d.name: len(list(d.glob("*.yaml"))) for d in PORTED.iterdir() if d.is_dir()}
     assert counts == {"enqueue": 5, "reclaim": 9, "preempt": 13, "priority-preempt": 2, "backfill": 1, "allocate": 6,
                       "allocate-fair-share": 3, "capacity-allocate-reclaim": 11,
-                      "capacity-hierarchy": 10, "capacity-ancestor-reclaim": 7}
+                      "capacity-hierarchy": 10, "capacity-ancestor-reclaim": 7,
+                      "proportion-no-double-counting": 2, "capacity-no-double-counting": 2}
