@@ -886,6 +886,71 @@ def no_double_counting_cases(plugin_name: str) -> list[dict[str, Any]]:
     ]
 
 
+def enqueue_allocate_cases(plugin_name: str) -> list[dict[str, Any]]:
+    """proportion TestEnqueueAndAllocable and capacity TestEnqueueAndAllocatable: enqueue then allocate with the
+    plugin alone. Both tests also sit in ../volcano/*-enqueue-allocate (some cases, only their true flags)."""
+    proportion = plugin_name == "proportion"
+    nodes = [build_node(n, rl("2", "2G", "10") if proportion else rl("3", "3G", "10")) for n in ("n1", "n2")]
+    r1, r2 = (rl("1", "2G"), rl("2", "1G")) if proportion else (rl("1", "3G"), rl("3", "1G"))
+    res = {1: r1, 2: r2, 3: rl("1", "0G"), 4: rl("0", "1G"), 5: rl("1", "1G"), 6: rl("1", "1G")}
+    queue_of = {1: "q1", 2: "q2", 3: "q1", 4: "q2", 5: "q1", 6: "q3"}
+
+    def pod_and_group(i: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        running = i in (1, 2)
+        pod = build_pod("ns1", f"pod{i}", f"n{i}" if running else "", R if running else P, res[i], f"pg{i}")
+        return pod, build_pod_group(f"pg{i}", "ns1", queue_of[i], 1, None, RUN if running else PEND,
+                                    min_resources=res[i])
+
+    if proportion:
+        queues = [build_queue("q1", 1, rl("2", "2G")), build_queue("q2", 1, rl("3", "3G"))]
+        flags = {"all": ("enabledAllocatable", "enabledOverused", "enableJobEnqueued"),
+                 "enqueueable": ("enableJobEnqueued",), "allocatable": ("enabledAllocatable",)}
+    else:
+        queues = [queue_with_quantities("q1", rl("2", "2G"), rl("2", "2G")),
+                  queue_with_quantities("q2", rl("2", "2G"), rl("3", "3G"))]
+        every = ("enabledAllocatable", "enablePreemptive", "enabledOverused", "enableJobEnqueued")
+        flags = {"all": every, "enqueueable": every, "allocatable": every}
+    closed = [build_queue("q3", 1, rl("3", "3G"), state="Closed")]
+
+    def case(name: str, which: tuple[int, ...], tier: str, binds: dict[str, str],
+             case_queues: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        made = [pod_and_group(i) for i in which]
+        return {"name": name, "actions": ["enqueue", "allocate"],
+                "tiers": [{"plugins": [plugin(plugin_name, *flags[tier])]}], "nodes": nodes,
+                "queues": case_queues or queues, "podGroups": [g for _, g in made], "pods": [p for p, _ in made],
+                "expected": {"binds": binds}}
+
+    found = [
+        case("case0: memory exceed derserved, job only request cpu can be enqueued and allocated", (1, 2, 3), "all",
+             {"ns1/pod3": "n1"}),
+        case("case1: cpu exceed derserved, job only request memory can be enqueued and allocated", (1, 2, 4), "all",
+             {"ns1/pod4": "n2"}),
+        case("case2: exceed capacity, can not enqueue", (1, 2, 5), "enqueueable", {}),
+    ]
+    if proportion:
+        found.append(case("case3: exceed deserved, can not allocate", (1, 2, 5), "allocatable", {}))
+    spaces = "  " if proportion else " "  # (the proportion test's name has two)
+    found.append(case(f"case4: queue with{spaces}non-open state, can not enqueue", (6,), "enqueueable", {}, closed))
+    return found
+
+
+def proportion_allocate_cases() -> list[dict[str, Any]]:
+    """proportion TestAllocate: allocate then reclaim, proportion for queue order only."""
+    return [{"name": "case0: Pods are assigned according to the order of Queue Priority in which PGs are placed",
+             "actions": ["allocate", "reclaim"], "tiers": [{"plugins": [plugin("proportion", "enableQueueOrder")]}],
+             "nodes": [build_node("n1", rl("2", "4Gi", "10")), build_node("n2", rl("2", "4Gi", "10"))],
+             "queues": [queue_with_priority("q1", 5, None, rl("2", "4Gi")),
+                        queue_with_priority("q2", 1, None, rl("2", "4Gi")),
+                        queue_with_priority("q3", 10, None, rl("2", "4Gi"))],
+             "podGroups": [build_pod_group("pg1", "ns1", "q1", 1, None, RUN),
+                           build_pod_group("pg2", "ns1", "q2", 1, None, INQ),
+                           build_pod_group("pg3", "ns1", "q3", 1, None, INQ)],
+             "pods": [build_pod("ns1", "p1", "n1", R, rl("2", "4Gi"), "pg1"),
+                      build_pod("ns1", "p2", "", P, rl("2", "4Gi"), "pg2"),
+                      build_pod("ns1", "p3", "", P, rl("2", "4Gi"), "pg3")],
+             "expected": {"binds": {"ns1/p3": "n2"}}}]
+
+
 def priority_preempt_cases() -> list[dict[str, Any]]:
     """pkg/scheduler/plugins/priority TestPreempt: allocate then preempt with the priority plugin alone."""
     flags = ("enableTaskOrder", "enableJobOrder", "enableJobStarving")
@@ -927,6 +992,12 @@ TESTS = [
      "TestNoDoubleCountingForInqueueJobWithBindingTasks", lambda: no_double_counting_cases("proportion")),
     ("capacity-no-double-counting", "pkg/scheduler/plugins/capacity/capacity_test.go",
      "TestNoDoubleCountingForInqueueJobWithBindingTasks", lambda: no_double_counting_cases("capacity")),
+    ("proportion-enqueue-allocate", "pkg/scheduler/plugins/proportion/proportion_test.go", "TestEnqueueAndAllocable",
+     lambda: enqueue_allocate_cases("proportion")),
+    ("proportion-allocate", "pkg/scheduler/plugins/proportion/proportion_test.go", "TestAllocate",
+     proportion_allocate_cases),
+    ("capacity-enqueue-allocate", "pkg/scheduler/plugins/capacity/capacity_test.go", "TestEnqueueAndAllocatable",
+     lambda: enqueue_allocate_cases("capacity")),
     ("backfill", "pkg/scheduler/actions/backfill/backfill_test.go", "TestPickUpPendingTasks", backfill_cases),
     ("allocate", "pkg/scheduler/actions/allocate/allocate_test.go", "TestAllocate", allocate_cases),
     ("allocate-fair-share", "pkg/scheduler/actions/allocate/allocate_test.go", "TestFareShareAllocate",

@@ -105,4 +105,5 @@ def test_every_case_is_collected() -> None:
     assert counts == {"enqueue": 5, "reclaim": 9, "preempt": 13, "priority-preempt": 2, "backfill": 1, "allocate": 6,
                       "allocate-fair-share": 3, "capacity-allocate-reclaim": 11,
                       "capacity-hierarchy": 10, "capacity-ancestor-reclaim": 7,
-                      "proportion-no-double-counting": 2, "capacity-no-double-counting": 2}
+                      "proportion-no-double-counting": 2, "capacity-no-double-counting": 2,
+                      "proportion-enqueue-allocate": 5, "proportion-allocate": 1, "capacity-enqueue-allocate": 4}
