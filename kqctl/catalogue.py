@@ -482,6 +482,14 @@ _rule("VC-RECLAIM-1", "-", "volcano-scheduler", "reclaim pipelines a task on a n
       "queue's running pod even when it fits there without evicting anyone",
       "The node's future idle plus the victims (none needed) holds the task, so the task is pipelined: it waits "
       "for the next session, and an allocate later in the same session does not bind it.")
+_rule("VC-CAPACITY-ANCESTOR-1", "-", "volcano-scheduler", "Hierarchical capacity's ancestorReclaimLevel N: "
+      "reclaim also weighs the queues up to N levels above the reclaimer's and the victim's (root never counts)",
+      "A queue that may not reclaim on its own deserved may when an ancestor within N levels still has room under "
+      "its deserved for the request. A victim is then taken only if, at each depth within N where its ancestor "
+      "differs from the reclaimer's, that ancestor deserves none of what the victim uses or is above its deserved "
+      "on one of those dimensions; and a victim whose own queue deserves none of what it uses is spared when the "
+      "two queues share a non-root ancestor within N and the reclaimer's queue deserves none of what the "
+      "reclaimer asks for. Only a whole number counts (a negative one is 0).")
 _rule("VC-NOMINATE-1", "-", "volcano-scheduler", "A pod pipelined where victims were evicted for it gets that "
       "node as status.nominatedNodeName when the session closes, even if the statement was undone",
       "The next session's allocate tries that node first, and the pod does not preempt again while the node "

@@ -625,9 +625,6 @@ def note_limitations(snapshot: Snapshot) -> None:
     plugins = sorted({p.name for p in conf.plugins() if p.name not in SIMULATED_PLUGINS})
     if plugins:
         found.append(f"plugin(s) {', '.join(plugins)} are configured but not simulated (they vote nothing here)")
-    capacity = conf.plugin("capacity")
-    if capacity is not None and capacity.argument("ancestorReclaimLevel"):
-        found.append("capacity's ancestorReclaimLevel is not simulated: reclaim checks each queue's own deserved")
     topology_aware = conf.configurations.get("preempt", {}).get("enableTopologyAwarePreemption")
     if "preempt" in conf.actions and topology_aware in (True, "1", "t", "T", "true", "True", "TRUE"):
         found.append("preempt's enableTopologyAwarePreemption is not simulated: kqctl preempts node by node, in "

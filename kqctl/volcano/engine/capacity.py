@@ -3,7 +3,8 @@
 C1 queue order, C2 allocatable (up to the real capability: deserved is not a cap), C3 job enqueueable,
 C4 preemptive, C5 reclaimable. With ``enableHierarchy`` every queue takes part, the tree is built from
 ``spec.parent``, usage rolls up to the ancestors, and a missing parent, a cycle or a job in a queue with
-children makes the plugin refuse everything for the session (Volcano only logs why).
+children makes the plugin refuse everything for the session (Volcano only logs why). With hierarchy, the
+argument ``ancestorReclaimLevel`` (VC-CAPACITY-ANCESTOR-1) also lets C4 and C5 look at ancestors.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ class Capacity:
         self.attrs: dict[str, QueueAttr] = {}
         self.total_guarantee = Resource()
         self.broken = ""  # why hierarchical capacity refuses the whole session ("" when ready)
+        # VC-CAPACITY-ANCESTOR-1: how many ancestor levels reclaim looks at (hierarchy only; read as Go's GetInt
+        # reads it: only a whole number counts, and a negative one is 0)
+        level = plugin.option.argument(ANCESTOR_RECLAIM_LEVEL)
+        whole = isinstance(level, int) and not isinstance(level, bool)
+        self.ancestor_level = max(level, 0) if whole and self.hierarchy else 0
         if self.hierarchy:
             self._build_hierarchy()
         else:
@@ -299,12 +305,26 @@ class Capacity:
         future = attr.allocated.clone().add(request)
         if exceeding_requested_dims(future, attr.real_capability, request):
             return False
-        return bool(less_equal_partly_zero_filtered(future, attr.deserved, request))
+        if less_equal_partly_zero_filtered(future, attr.deserved, request):
+            return True
+        # VC-CAPACITY-ANCESTOR-1: else an ancestor within the level (not root) with room under its deserved will do
+        for depth in range(1, self.ancestor_level + 1):
+            ancestor = ancestor_at(attr, depth)
+            if ancestor is None or ancestor == ROOT_QUEUE or ancestor not in self.attrs:
+                continue
+            up = self.attrs[ancestor]
+            if less_equal_partly_zero_filtered(up.allocated.clone().add(request), up.deserved, request):
+                return True
+        return False
 
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
-        """C5 (ancestorReclaimLevel 0): shared dimensions, the guarantee floor, and the victim's queue above its
-        deserved on a dimension the victim uses (or the victim using none of deserved's dimensions)."""
+        """C5: shared dimensions, the guarantee floor, and the victim's queue above its deserved on a dimension
+        the victim uses (or the victim using none of deserved's dimensions); with an ancestorReclaimLevel, also
+        the victim's ancestors (VC-CAPACITY-ANCESTOR-1)."""
         if self.broken:
+            return [], REJECT
+        reclaimer_attr = self.attrs.get(reclaimer.job.queue)
+        if reclaimer_attr is None:
             return [], REJECT
         ordered = sorted_victims(self.ssn, reclaimees, reclaimer)
         victims: list[TaskInfo] = []
@@ -319,11 +339,49 @@ class Capacity:
             if not less_equal(attr.guarantee, allocated.clone().sub(reclaimee.request), "zero"):
                 continue
             immediate = not intersection(reclaimee.request, attr.deserved)
+            if immediate and self._no_contention(reclaimer, reclaimer_attr, attr):
+                continue
             if not immediate and not greater_on_relevant_dims(allocated, attr.deserved, reclaimee.request):
                 continue
+            checked = self._ancestors_over_deserved(reclaimee, reclaimer_attr, attr, allocations)
+            if checked is None:
+                continue
             allocated.sub(reclaimee.request)
+            for name in checked:
+                allocations[name].sub(reclaimee.request)
             victims.append(reclaimee)
         return victims, PERMIT
+
+    def _no_contention(self, reclaimer: TaskInfo, reclaimer_attr: QueueAttr, attr: QueueAttr) -> bool:
+        """VC-CAPACITY-ANCESTOR-1: a victim taken at once (its queue deserves none of what it uses) is spared
+        when both queues share a non-root ancestor within the level and the reclaimer's queue deserves none of
+        what the reclaimer asks for."""
+        if not self.ancestor_level:
+            return False
+        mine = {ancestor_at(reclaimer_attr, d) for d in range(1, self.ancestor_level + 1)} - {None, ROOT_QUEUE}
+        theirs = {ancestor_at(attr, d) for d in range(1, self.ancestor_level + 1)}
+        return bool(mine & theirs) and not intersection(reclaimer.request, reclaimer_attr.deserved)
+
+    def _ancestors_over_deserved(self, reclaimee: TaskInfo, reclaimer_attr: QueueAttr, attr: QueueAttr,
+                                 allocations: dict[str, Resource]) -> list[str] | None:
+        """VC-CAPACITY-ANCESTOR-1: at each depth within the level, the victim's ancestor there (not root, not
+        the reclaimer's own ancestor at that depth) must deserve none of what the victim uses or be above its
+        deserved on a dimension the victim uses. The ancestors checked, or None when one fails."""
+        checked: list[str] = []
+        for depth in range(1, self.ancestor_level + 1):
+            ancestor = ancestor_at(attr, depth)
+            if ancestor is None or ancestor == ROOT_QUEUE or ancestor == ancestor_at(reclaimer_attr, depth):
+                continue
+            up = self.attrs.get(ancestor)
+            if up is None:
+                return None
+            allocated = allocations.setdefault(ancestor, up.allocated.clone())
+            checked.append(ancestor)
+            if not intersection(reclaimee.request, up.deserved):
+                continue
+            if not greater_on_relevant_dims(allocated, up.deserved, reclaimee.request):
+                return None
+        return checked
 
     def on_allocate(self, task: TaskInfo) -> None:
         attr = self.attrs.get(task.job.queue)
@@ -361,6 +419,11 @@ def share_of(deserved: Resource, allocated: Resource) -> Amount:
     attr = QueueAttr("", deserved=deserved, allocated=allocated)
     update_share(attr)
     return attr.share
+
+
+def ancestor_at(attr: QueueAttr, depth: int) -> str | None:
+    """``queueAncestorAtDepth``: the ancestor ``depth`` levels up (1: the parent), None above the root."""
+    return attr.ancestors[-depth] if 0 < depth <= len(attr.ancestors) else None
 
 
 def queue_level(left: QueueAttr, right: QueueAttr) -> int:
