@@ -1,0 +1,481 @@
+"""Kueue's Configuration file checked as Kueue's controller-manager checks it before it starts (VAL-CFG-*).
+
+The manager decodes the file strictly (Kueue pkg/config/config.go): a field its Go types do not declare
+(VAL-CFG-1) or a value of the wrong JSON type, a number out of its Go type's range, a duration or quantity that does
+not parse (VAL-CFG-2) stop it. The field tree is generated from Kueue's Go types (config_fields.py). It then
+converts a v1beta1 file to v1beta2, fills in its defaults and runs its validation (pkg/config/validation.go): the
+rules below are the ones decidable from the file alone, on the converted, defaulted form, so the paths are the ones
+both versions share.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from kqctl.findings import Finding, error
+from kqctl.k8s.names import (
+    FieldError,
+    duplicate,
+    go_quote,
+    invalid,
+    is_dns1123_subdomain,
+    is_label_value,
+    not_supported,
+    required,
+    validate_label_selector,
+)
+from kqctl.k8s.quantity import parse_quantity
+from kqctl.k8s.selectors import selector_matches
+from kqctl.kueue.validate.config_fields import EXTERNAL_NAMED, EXTERNAL_STRUCTS, FRAMEWORKS, VERSIONS
+from kqctl.origin import FieldPath, format_path
+from kqctl.validate.fields import findings
+
+UNKNOWN_FIELD = "VAL-CFG-1"
+WRONG_TYPE = "VAL-CFG-2"
+
+_INT_BITS = {"int": 64, "int32": 32, "int64": 64, "time.Duration": 64}
+_GO_DURATION = re.compile(r"[-+]?(0|((\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)")
+_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def check_configuration(body: Mapping[str, Any]) -> list[Finding]:
+    """Every finding of the manager's strict decoding; when it decodes, every finding of its validation."""
+    version = str(body.get("apiVersion", "")).rsplit("/", 1)[-1]
+    if version not in VERSIONS:
+        return []  # an unserved version is the loader's finding
+    decoding = list(_Decoder(version).struct("Configuration", body, ()))
+    if decoding:
+        return decoding
+    return list(validation_findings(defaulted_v1beta2(body)))
+
+
+# --- strict decoding (VAL-CFG-1, VAL-CFG-2) ---------------------------------------------------------
+
+
+class _Decoder:
+    def __init__(self, version: str) -> None:
+        tree = VERSIONS[version]
+        self.structs: Mapping[str, Any] = tree["structs"]
+        self.named: Mapping[str, Any] = tree["named"]
+
+    def fields_of(self, go_type: str) -> Mapping[str, str] | None:
+        fields = self.structs.get(go_type)
+        if isinstance(fields, Mapping):
+            return fields
+        return EXTERNAL_STRUCTS.get(go_type)
+
+    def value(self, go_type: str, value: Any, path: FieldPath) -> Iterator[Finding]:
+        if value is None:
+            return  # null leaves the field unset
+        go_type = go_type.lstrip("*")
+        go_type = str(self.named.get(go_type, EXTERNAL_NAMED.get(go_type, go_type)))
+        if go_type.startswith("[]"):
+            if not isinstance(value, list):
+                yield _wrong_type(path, value, "a list")
+                return
+            for index, item in enumerate(value):
+                yield from self.value(go_type[2:], item, (*path, index))
+        elif go_type.startswith("map["):
+            if not isinstance(value, Mapping):
+                yield _wrong_type(path, value, "a map (an object)")
+                return
+            item_type = go_type[go_type.index("]") + 1:]
+            for key, item in value.items():
+                yield from self.value(item_type, item, (*path, str(key)))
+        elif self.fields_of(go_type) is not None:
+            yield from self.struct(go_type, value, path)
+        else:
+            yield from _scalar(go_type, value, path)
+
+    def struct(self, go_type: str, value: Any, path: FieldPath) -> Iterator[Finding]:
+        fields = self.fields_of(go_type)
+        assert fields is not None
+        if not isinstance(value, Mapping):
+            yield _wrong_type(path, value, "an object")
+            return
+        for key, item in value.items():
+            name = str(key)
+            if name not in fields:
+                yield _unknown_field((*path, name), sorted(fields))
+                continue
+            yield from self.value(fields[name], item, (*path, name))
+
+
+def _scalar(go_type: str, value: Any, path: FieldPath) -> Iterator[Finding]:
+    if go_type == "string":
+        if not isinstance(value, str):
+            yield _wrong_type(path, value, "a string")
+    elif go_type == "bool":
+        if not isinstance(value, bool):
+            yield _wrong_type(path, value, "a boolean (true or false)")
+    elif go_type in _INT_BITS:
+        bits = _INT_BITS[go_type]
+        what = "a number of nanoseconds" if go_type == "time.Duration" else f"an integer ({go_type})"
+        if isinstance(value, bool) or not isinstance(value, int | float) or \
+                (isinstance(value, float) and not value.is_integer()):
+            yield _wrong_type(path, value, what)
+        elif not -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1):
+            yield error(WRONG_TYPE, path, f"{value} does not fit {go_type}: expected {what}")
+    elif go_type in ("float32", "float64"):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            yield _wrong_type(path, value, "a number")
+    elif go_type == "metav1.Duration":
+        if not isinstance(value, str) or _GO_DURATION.fullmatch(value) is None:
+            yield error(WRONG_TYPE, path, f"{_shown(value)} is not a duration: expected a string such as \"5m\", "
+                                          "\"1h30m\" or \"90s\" (units h, m, s, ms, us, ns)")
+    elif go_type == "resource.Quantity":
+        try:
+            parse_quantity(value if isinstance(value, str | int | float) and not isinstance(value, bool) else "?")
+        except (ValueError, TypeError):
+            yield error(WRONG_TYPE, path, f"{_shown(value)} is not a quantity: expected a number or a string "
+                                          "such as \"500m\" or \"2Gi\"")
+    else:  # pragma: no cover - a Go type the generated tree uses that this decoder does not know
+        raise AssertionError(f"unknown Go type {go_type} at {format_path(path)}")
+
+
+def _shown(value: Any) -> str:
+    return go_quote(value) if isinstance(value, str) else repr(value)
+
+
+def _wrong_type(path: FieldPath, value: Any, expected: str) -> Finding:
+    got = {bool: "a boolean", str: "a string", int: "an integer", float: "a number", list: "a list"}.get(
+        type(value), "an object" if isinstance(value, Mapping) else type(value).__name__)
+    return error(WRONG_TYPE, path, f"{got} where Kueue's manager expects {expected}: it cannot decode its "
+                                   "Configuration")
+
+
+def _unknown_field(path: FieldPath, known: list[str]) -> Finding:
+    close = difflib.get_close_matches(str(path[-1]), known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else None
+    where = format_path(path[:-1]) or "the top level"
+    return error(UNKNOWN_FIELD, path, f"unknown field (Kueue's manager decodes its Configuration strictly); the fields "
+                                      f"of {where} are {', '.join(known)}", hint)
+
+
+# --- conversion and defaults (what Validate is given) ------------------------------------------------
+
+
+def defaulted_v1beta2(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a decoded Configuration the validation reads, converted to v1beta2 and defaulted as Kueue's
+    config/v1beta1 conversion and config/v1beta2 SetDefaults_Configuration do."""
+    cfg: dict[str, Any] = copy.deepcopy(dict(body))
+    cfg = {key: value for key, value in cfg.items() if value is not None}
+    if str(cfg.get("apiVersion", "")).endswith("/v1beta1"):
+        fair = cfg.get("fairSharing")
+        if not isinstance(fair, dict) or not fair.get("enable"):
+            cfg.pop("fairSharing", None)  # v1beta1: a section with enable false is no fair sharing at all
+        else:
+            fair.pop("enable")
+            if not fair.get("preemptionStrategies"):
+                fair["preemptionStrategies"] = ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+        ready = cfg.get("waitForPodsReady")
+        if not isinstance(ready, dict) or not ready.get("enable"):
+            cfg.pop("waitForPodsReady", None)
+        else:
+            ready.pop("enable")
+            ready.setdefault("timeout", "5m")  # the v1beta1 conversion's default (defaultPodsReadyTimeout)
+        cfg.pop("queueVisibility", None)
+        if isinstance(cfg.get("integrations"), dict):
+            cfg["integrations"].pop("podOptions", None)  # dropped by the conversion
+    namespace = cfg.get("namespace") or "kueue-system"
+    cfg["namespace"] = namespace
+    ready = cfg.setdefault("waitForPodsReady", {}) if "waitForPodsReady" in cfg or not _v1beta1(body) else None
+    if isinstance(ready, dict):
+        if _seconds(ready.get("timeout")) == 0:
+            ready["timeout"] = "30m"
+        ready.setdefault("recoveryTimeout", ready["timeout"])  # both versions' defaults: the timeout
+    integrations = cfg.setdefault("integrations", {})
+    if not integrations.get("frameworks"):
+        integrations["frameworks"] = ["batch/job"]
+    cfg.setdefault("managedJobsNamespaceSelector", {"matchExpressions": [
+        {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", namespace]}]})
+    fair_sharing = cfg.get("admissionFairSharing")
+    if isinstance(fair_sharing, dict) and not _seconds(fair_sharing.get("usageSamplingInterval")):
+        fair_sharing["usageSamplingInterval"] = "5m"
+    multikueue = cfg.get("multiKueue")
+    if isinstance(multikueue, dict) and multikueue.get("dispatcherName") == _INCREMENTAL and \
+            isinstance(multikueue.get("incrementalDispatcherConfig"), dict):
+        multikueue["incrementalDispatcherConfig"].setdefault("stepSize", 3)
+    for transformation in (cfg.get("resources") or {}).get("transformations") or ():
+        if isinstance(transformation, dict) and not transformation.get("strategy"):
+            transformation["strategy"] = "Retain"
+    return cfg
+
+
+def _v1beta1(body: Mapping[str, Any]) -> bool:
+    return str(body.get("apiVersion", "")).endswith("/v1beta1")
+
+
+def _seconds(duration: Any) -> float:
+    """A decoded Go duration in seconds (0 for none)."""
+    if not isinstance(duration, str) or duration in ("", "0", "+0", "-0"):
+        return 0.0
+    total = sum(float(number) * _UNIT_SECONDS[unit] for number, unit in _DURATION_PART.findall(duration))
+    return -total if duration.startswith("-") else total
+
+
+# --- Kueue's validation (pkg/config/validation.go), decidable from the file ----------------------------
+
+_INCREMENTAL = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
+_NEGATIVE = "must be greater than or equal to 0"
+_STRATEGY_SETS = (("LessThanOrEqualToFinalShare",), ("LessThanInitialShare",),
+                  ("LessThanOrEqualToFinalShare", "LessThanInitialShare"))
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+
+
+def validation_findings(cfg: Mapping[str, Any]) -> Iterator[Finding]:
+    gates = _feature_gates(cfg)
+    yield from findings("VAL-CFG-3", _wait_for_pods_ready(cfg, gates))
+    yield from findings("VAL-CFG-4", _integrations(cfg))
+    yield from findings("VAL-CFG-5", _multikueue(cfg))
+    yield from findings("VAL-CFG-6", _fair_sharing(cfg))
+    yield from findings("VAL-CFG-7", _admission_fair_sharing(cfg))
+    yield from findings("VAL-CFG-8", _internal_cert_management(cfg))
+    yield from findings("VAL-CFG-9", _transformations(cfg))
+    yield from findings("VAL-CFG-10", _managed_jobs_namespace_selector(cfg))
+    yield from findings("VAL-CFG-11", _object_retention(cfg))
+    yield from findings("VAL-CFG-12", _visibility_server(cfg))
+    yield from findings("VAL-CFG-13", _quota_check_strategy(cfg, gates))
+    yield from findings("VAL-CFG-14", _unknown_gates(cfg))
+
+
+def _section(cfg: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
+    node: Any = cfg
+    for key in keys:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node if isinstance(node, Mapping) else {}
+
+
+def _feature_gates(cfg: Mapping[str, Any]) -> dict[str, bool]:
+    from kqctl.kueue.engine.feature_gates import KUEUE_FEATURE_GATES
+
+    gates = {name: default for name, (default, _, _) in KUEUE_FEATURE_GATES.items()}
+    gates.update({str(k): v for k, v in _section(cfg, "featureGates").items() if isinstance(v, bool)})
+    return gates
+
+
+def _wait_for_pods_ready(cfg: Mapping[str, Any], gates: Mapping[str, bool]) -> Iterator[FieldError]:
+    ready = cfg.get("waitForPodsReady")
+    if not isinstance(ready, Mapping) or gates.get("DisableWaitForPodsReady"):
+        return
+    path = ("waitForPodsReady",)
+    timeout = _seconds(ready.get("timeout"))
+    if timeout == 0:
+        yield required((*path, "timeout"), "must be specified")
+    elif timeout < 0:
+        yield invalid((*path, "timeout"), str(ready.get("timeout")), _NEGATIVE)
+    if _seconds(ready.get("recoveryTimeout")) < 0:
+        yield invalid((*path, "recoveryTimeout"), str(ready.get("recoveryTimeout")), _NEGATIVE)
+    strategy = _section(ready, "requeuingStrategy")
+    timestamp = strategy.get("timestamp")
+    if timestamp is not None and timestamp not in ("Creation", "Eviction"):
+        yield not_supported((*path, "requeuingStrategy", "timestamp"), go_quote(str(timestamp)),
+                            ("Creation", "Eviction"))
+    for name in ("backoffLimitCount", "backoffBaseSeconds", "backoffMaxSeconds"):
+        value = strategy.get(name)
+        if isinstance(value, int) and value < 0:
+            yield invalid((*path, "requeuingStrategy", name), str(value), _NEGATIVE)
+
+
+def _kind_arg(text: str) -> tuple[str, str, str] | None:
+    """schema.ParseKindArg: ``Kind.version.group`` (two dots at least), else None."""
+    if text.count(".") < 2:
+        return None
+    kind, version, group = text.split(".", 2)
+    return kind, version, group
+
+
+def _integrations(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    integrations = _section(cfg, "integrations")
+    path = ("integrations",)
+    seen: set[str] = set()
+    for index, name in enumerate(integrations.get("frameworks") or ()):
+        if name not in FRAMEWORKS:
+            yield not_supported((*path, "frameworks", index), go_quote(str(name)), FRAMEWORKS)
+        elif name in seen:
+            yield duplicate((*path, "frameworks", index), go_quote(str(name)))
+        seen.add(str(name))
+    external: set[tuple[str, str, str]] = set()
+    for index, name in enumerate(integrations.get("externalFrameworks") or ()):
+        gvk = _kind_arg(str(name))
+        if gvk is None:
+            yield invalid((*path, "externalFrameworks", index), go_quote(str(name)),
+                          "must be format, 'Kind.version.group.com'")
+        elif gvk in external:
+            yield duplicate((*path, "externalFrameworks", index), go_quote(str(name)))
+        external.add(gvk) if gvk is not None else None
+    if "pod" in (integrations.get("frameworks") or ()):
+        selector = cfg.get("managedJobsNamespaceSelector")
+        if selector is None:
+            yield required(("managedJobsNamespaceSelector",), "cannot be empty when pod integration is enabled")
+        else:
+            yield from _selector_errors(cfg, selector)
+
+
+def _selector_errors(cfg: Mapping[str, Any], selector: Any) -> Iterator[FieldError]:
+    path = ("managedJobsNamespaceSelector",)
+    errors = validate_label_selector(selector, path)
+    yield from errors
+    if errors:
+        return
+    for namespace in dict.fromkeys(("kube-system", str(cfg.get("namespace") or ""))):
+        if namespace and selector_matches(selector, {"kubernetes.io/metadata.name": namespace}):
+            yield invalid(path, "selector", f'should not match the "{namespace}" namespace')
+
+
+def _managed_jobs_namespace_selector(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    yield from _selector_errors(cfg, cfg.get("managedJobsNamespaceSelector") or {})
+
+
+def _multikueue(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    multikueue = _section(cfg, "multiKueue")
+    path = ("multiKueue",)
+    for name in ("gcInterval", "workerLostTimeout"):
+        if _seconds(multikueue.get(name)) < 0:
+            yield invalid((*path, name), str(multikueue.get(name)), _NEGATIVE)
+    origin = multikueue.get("origin")
+    if isinstance(origin, str):
+        problems = is_label_value(origin)
+        if problems:
+            yield invalid((*path, "origin"), go_quote(origin), ",".join(problems))
+    names: set[tuple[str, str, str]] = set()
+    for index, framework in enumerate(multikueue.get("externalFrameworks") or ()):
+        name = str(framework.get("name", "")) if isinstance(framework, Mapping) else ""
+        gvk = _kind_arg(name)
+        if gvk is None:
+            yield invalid((*path, "externalFrameworks", index, "name"), go_quote(name),
+                          "must be in 'kind.version.group' format")
+        elif gvk in names:
+            yield duplicate((*path, "externalFrameworks", index, "name"), go_quote(name))
+        names.add(gvk) if gvk is not None else None
+    dispatcher = multikueue.get("incrementalDispatcherConfig")
+    if isinstance(dispatcher, Mapping):
+        if multikueue.get("dispatcherName") != _INCREMENTAL:
+            yield invalid((*path, "incrementalDispatcherConfig"), "incrementalDispatcherConfig",
+                          "incrementalDispatcherConfig is only valid when dispatcherName is set to the incremental "
+                          f"dispatcher ({_INCREMENTAL})")
+        step = dispatcher.get("stepSize")
+        if isinstance(step, int) and step < 1:
+            yield invalid((*path, "incrementalDispatcherConfig", "stepSize"), str(step),
+                          "must be greater than or equal to 1")
+
+
+def _fair_sharing(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    fair = cfg.get("fairSharing")
+    if not isinstance(fair, Mapping):
+        return
+    path = ("fairSharing", "preemptionStrategies")
+    strategies = tuple(fair.get("preemptionStrategies") or ())
+    if not strategies:
+        yield required(path, "must be specified (one of the sequences "
+                             + "; ".join(",".join(s) for s in _STRATEGY_SETS) + ")")
+    elif strategies not in _STRATEGY_SETS:
+        yield not_supported(path, go_quote(",".join(map(str, strategies))), [",".join(s) for s in _STRATEGY_SETS])
+
+
+def _admission_fair_sharing(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    section = cfg.get("admissionFairSharing")
+    if not isinstance(section, Mapping):
+        return
+    path = ("admissionFairSharing",)
+    if _seconds(section.get("usageHalfLifeTime")) < 0:
+        yield invalid((*path, "usageHalfLifeTime"), str(section.get("usageHalfLifeTime")), _NEGATIVE)
+    if _seconds(section.get("usageSamplingInterval")) <= 0:
+        yield invalid((*path, "usageSamplingInterval"), str(section.get("usageSamplingInterval")),
+                      "must be greater than 0")
+    for resource, weight in _section(section, "resourceWeights").items():
+        if isinstance(weight, int | float) and weight < 0:
+            yield invalid((*path, "resourceWeights", str(resource)), str(weight), _NEGATIVE)
+
+
+def _internal_cert_management(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    section = _section(cfg, "internalCertManagement")
+    if section.get("enable", True) is False:
+        return
+    path = ("internalCertManagement",)
+    service = section.get("webhookServiceName")
+    if isinstance(service, str) and (len(service) > 63 or _DNS1035_LABEL.fullmatch(service) is None):
+        yield invalid((*path, "webhookServiceName"), go_quote(service),
+                      "an RFC 1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                      "alphabetic character, end with an alphanumeric character and be at most 63 characters")
+    secret = section.get("webhookSecretName")
+    if isinstance(secret, str):
+        problems = is_dns1123_subdomain(secret)
+        if problems:
+            yield invalid((*path, "webhookSecretName"), go_quote(secret), ",".join(problems))
+
+
+def _transformations(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    seen: set[str] = set()
+    for index, transformation in enumerate(_section(cfg, "resources").get("transformations") or ()):
+        if not isinstance(transformation, Mapping):
+            continue
+        path = ("resources", "transformations", index)
+        strategy = transformation.get("strategy")
+        if strategy not in ("Retain", "Replace"):
+            yield not_supported((*path, "strategy"), go_quote(str(strategy)), ("Retain", "Replace"))
+        name = str(transformation.get("input", ""))
+        if name in seen:
+            yield duplicate((*path, "input"), go_quote(name))
+        seen.add(name)
+
+
+def _object_retention(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    workloads = _section(cfg, "objectRetentionPolicies", "workloads")
+    for name in ("afterFinished", "afterDeactivatedByKueue"):
+        if _seconds(workloads.get(name)) < 0:
+            yield invalid(("objectRetentionPolicies", "workloads", name), str(workloads.get(name)), _NEGATIVE)
+
+
+def _visibility_server(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    server = _section(cfg, "visibilityServer")
+    address = server.get("bindAddress")
+    if isinstance(address, str) and address and not _is_ip(address):
+        yield invalid(("visibilityServer", "bindAddress"), go_quote(address), "must be a valid IP address")
+    port = server.get("bindPort")
+    if isinstance(port, int) and not 1 <= port <= 65535:
+        yield invalid(("visibilityServer", "bindPort"), str(port), "must be between 1 and 65535, inclusive")
+
+
+def _is_ip(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _quota_check_strategy(cfg: Mapping[str, Any], gates: Mapping[str, bool]) -> Iterator[FieldError]:
+    resources = _section(cfg, "resources")
+    strategy = resources.get("quotaCheckStrategy")
+    if strategy is None or not gates.get("QuotaCheckStrategy"):
+        return
+    path = ("resources", "quotaCheckStrategy")
+    if strategy == "IgnoreUndeclared" and resources.get("excludeResourcePrefixes"):
+        yield invalid(path, go_quote(str(strategy)),
+                      "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared")
+    if strategy not in ("IgnoreUndeclared", "BlockUndeclared"):
+        yield not_supported(path, go_quote(str(strategy)), ("IgnoreUndeclared", "BlockUndeclared"))
+
+
+def _unknown_gates(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    from kqctl.kueue.engine.feature_gates import KUEUE_FEATURE_GATES
+
+    for name, value in _section(cfg, "featureGates").items():
+        path = ("featureGates", str(name))
+        known = KUEUE_FEATURE_GATES.get(str(name))
+        if known is None:
+            close = difflib.get_close_matches(str(name), list(KUEUE_FEATURE_GATES), n=1)
+            yield invalid(path, str(name), "unrecognized feature gate" + (f" (did you mean {close[0]}?)"
+                                                                           if close else ""))
+        elif known[2] and value != known[0]:
+            yield invalid(path, str(value).lower(), f"cannot set feature gate {name} to {str(value).lower()}, "
+                                                     f"feature is locked to {str(known[0]).lower()}")

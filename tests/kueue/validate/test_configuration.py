@@ -1,0 +1,323 @@
+"""VAL-CFG-*: Kueue's Configuration file checked as its manager checks it (kqctl.kueue.validate.configuration).
+
+The validation cases are Kueue's own (pkg/config/validation_test.go, TestValidate at ff69552e), named after the Go
+case they port; the configurations are written as the YAML a user would write, so they go through decoding,
+conversion and defaults first.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kqctl.kueue.validate.config_fields import FRAMEWORKS, VERSIONS
+from kqctl.kueue.validate.configuration import check_configuration, defaulted_v1beta2
+
+REPO = Path(__file__).resolve().parents[3]
+MIRROR = Path("/work/.mirror/kubernetes-sigs+kueue/repo")
+
+
+def config(version: str = "v1beta2", **fields: Any) -> dict[str, Any]:
+    return {"apiVersion": f"config.kueue.x-k8s.io/{version}", "kind": "Configuration", **fields}
+
+
+def found(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(rule ID, path) of every finding."""
+    return [(f.rule_id, ".".join(map(str, f.path))) for f in check_configuration(body)]
+
+
+# --- VAL-CFG-1, VAL-CFG-2: strict decoding ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("body", "expected"), [
+    (config("v1beta1", fairSharin={"enable": True}), [("VAL-CFG-1", "fairSharin")]),
+    # v1beta1 has no quotaCheckStrategy (it came with v1beta2)
+    (config("v1beta1", resources={"quotaCheckStrategy": "BlockUndeclared"}),
+     [("VAL-CFG-1", "resources.quotaCheckStrategy")]),
+    # FS-1: v1beta2 removed fairSharing.enable (the section's presence enables it) and waitForPodsReady.enable
+    (config(fairSharing={"enable": True}), [("VAL-CFG-1", "fairSharing.enable")]),
+    (config(waitForPodsReady={"enable": True, "timeout": "5m"}), [("VAL-CFG-1", "waitForPodsReady.enable")]),
+    (config(integrations={"podOptions": {}}), [("VAL-CFG-1", "integrations.podOptions")]),
+    (config(queueVisibility={}), [("VAL-CFG-1", "queueVisibility")]),
+    (config("v1beta1", visibilityServer={}), [("VAL-CFG-1", "visibilityServer")]),
+    (config(metadata={"name": "x"}), [("VAL-CFG-1", "metadata")]),  # TypeMeta only, no ObjectMeta
+    # inline embedded structs (ControllerManager) and types from outside Kueue
+    (config(leaderElection={"leaderElect": True, "leaseDurationn": "15s"}),
+     [("VAL-CFG-1", "leaderElection.leaseDurationn")]),
+    (config(managedJobsNamespaceSelector={"matchExpression": []}),
+     [("VAL-CFG-1", "managedJobsNamespaceSelector.matchExpression")]),
+    (config(webhook={"port": 9443, "hots": "x"}), [("VAL-CFG-1", "webhook.hots")]),
+])
+def test_val_cfg_1_an_unknown_field_is_refused_with_its_path(body: dict[str, Any],
+                                                             expected: list[tuple[str, str]]) -> None:
+    assert found(body) == expected
+
+
+def test_val_cfg_1_names_the_known_fields_and_suggests_the_closest() -> None:
+    (finding,) = check_configuration(config("v1beta1", fairSharin={"enable": True}))
+    assert finding.hint == "did you mean fairSharing?"
+    assert "fairSharing, featureGates" in finding.message and "strictly" in finding.message
+    (nested,) = check_configuration(config(resources={"quotaCheckStrateg": "BlockUndeclared"}))
+    assert "the fields of resources are deviceClassMappings, excludeResourcePrefixes, quotaCheckStrategy, " \
+           "transformations" in nested.message
+    assert nested.hint == "did you mean quotaCheckStrategy?"
+
+
+@pytest.mark.parametrize(("body", "path", "expected"), [
+    (config(manageJobsWithoutQueueName="yes"), "manageJobsWithoutQueueName", "a boolean"),
+    (config(clientConnection={"burst": 1.5}), "clientConnection.burst", "an integer (int32)"),
+    (config(clientConnection={"burst": 2**31}), "clientConnection.burst", "does not fit int32"),
+    (config(clientConnection={"qps": "fast"}), "clientConnection.qps", "a number"),
+    (config(waitForPodsReady={"timeout": "5 minutes"}), "waitForPodsReady.timeout", "not a duration"),
+    (config(waitForPodsReady={"timeout": 300}), "waitForPodsReady.timeout", "not a duration"),
+    (config(integrations={"frameworks": "batch/job"}), "integrations.frameworks", "a list"),
+    (config(featureGates={"TopologyAwareScheduling": "true"}), "featureGates.TopologyAwareScheduling", "a boolean"),
+    (config(fairSharing=["LessThanInitialShare"]), "fairSharing", "an object"),
+    (config(resources={"transformations": [{"input": "nvidia.com/mig", "outputs": {"cpu": "lots"}}]}),
+     "resources.transformations.0.outputs.cpu", "not a quantity"),
+    (config(controller={"cacheSyncTimeout": "2m"}), "controller.cacheSyncTimeout", "nanoseconds"),
+])
+def test_val_cfg_2_a_wrong_type_names_the_expected_one(body: dict[str, Any], path: str, expected: str) -> None:
+    (finding,) = check_configuration(body)
+    assert (finding.rule_id, ".".join(map(str, finding.path))) == ("VAL-CFG-2", path)
+    assert expected in finding.message
+
+
+def test_val_cfg_2_null_leaves_a_field_unset_and_right_types_pass() -> None:
+    assert found(config(fairSharing=None, clientConnection={"qps": 50, "burst": 100},
+                        waitForPodsReady={"timeout": "1h30m", "recoveryTimeout": "90s"},
+                        controller={"cacheSyncTimeout": 120000000000, "groupKindConcurrency": {"Job.batch": 5}},
+                        resources={"transformations": [{"input": "nvidia.com/mig", "outputs": {"cpu": 2}}]})) == []
+
+
+def test_val_cfg_1_decoding_comes_first_validation_only_on_a_decoded_file() -> None:
+    # Kueue's manager stops at the decoding error; the bad strategy is never validated
+    assert found(config(fairSharin={}, fairSharing={"preemptionStrategies": ["Bogus"]})) == [
+        ("VAL-CFG-1", "fairSharin")]
+
+
+# --- the validation (pkg/config/validation.go), Kueue's TestValidate cases -----------------------------------
+
+_POD_SELECTOR = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+                                       "values": ["kube-system", "kueue-system"]}]}
+
+
+@pytest.mark.parametrize(("case", "body", "expected"), [
+    ("empty", config(), []),
+    ("unregistered integrations.frameworks", config(integrations={"frameworks": ["unregistered/jobframework"]}),
+     [("VAL-CFG-4", "integrations.frameworks.0")]),
+    ("duplicate integrations.frameworks", config(integrations={"frameworks": ["batch/job", "batch/job"]}),
+     [("VAL-CFG-4", "integrations.frameworks.1")]),
+    ("invalid format integrations.externalFrameworks",
+     config(integrations={"frameworks": ["batch/job"], "externalFrameworks": ["invalid"]}),
+     [("VAL-CFG-4", "integrations.externalFrameworks.0")]),
+    ("duplicate integrations.externalFrameworks",
+     config(integrations={"frameworks": ["batch/job"], "externalFrameworks": ["Foo.v1.example.com"] * 2}),
+     [("VAL-CFG-4", "integrations.externalFrameworks.1")]),
+    ("valid managedJobsNamespaceSelector ",
+     config(integrations={"frameworks": ["pod"]}, managedJobsNamespaceSelector=_POD_SELECTOR), []),
+    ("prohibited namespace in MatchLabels managedJobsNamespaceSelector",
+     config(integrations={"frameworks": ["pod"]},
+            managedJobsNamespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}}),
+     [("VAL-CFG-4", "managedJobsNamespaceSelector"), ("VAL-CFG-10", "managedJobsNamespaceSelector")]),
+    ("prohibited namespace in MatchExpressions with operator In managedJobsNamespaceSelector",
+     config(integrations={"frameworks": ["pod"]}, managedJobsNamespaceSelector={"matchExpressions": [
+         {"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["kube-system"]}]}),
+     [("VAL-CFG-4", "managedJobsNamespaceSelector"), ("VAL-CFG-10", "managedJobsNamespaceSelector")]),
+    ("prohibited namespace in MatchExpressions with operator NotIn managedJobsNamespaceSelector",
+     config(integrations={"frameworks": ["pod"]}, managedJobsNamespaceSelector={"matchExpressions": [
+         {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system"]}]}),
+     [("VAL-CFG-4", "managedJobsNamespaceSelector"), ("VAL-CFG-10", "managedJobsNamespaceSelector")]),
+    ("no supported waitForPodsReady.requeuingStrategy.timestamp",
+     config(waitForPodsReady={"timeout": "5m", "requeuingStrategy": {"timestamp": "NoSupported"}}),
+     [("VAL-CFG-3", "waitForPodsReady.requeuingStrategy.timestamp")]),
+    # Kueue's Go case validates an undefaulted struct; the manager defaults recoveryTimeout to the timeout first
+    ("negative waitForPodsReady.timeout", config(waitForPodsReady={"timeout": "-1s"}),
+     [("VAL-CFG-3", "waitForPodsReady.timeout"), ("VAL-CFG-3", "waitForPodsReady.recoveryTimeout")]),
+    ("negative waitForPodsReady.recoveryTimeout", config(waitForPodsReady={"timeout": "5m", "recoveryTimeout": "-1s"}),
+     [("VAL-CFG-3", "waitForPodsReady.recoveryTimeout")]),
+    ("valid waitForPodsReady", config(waitForPodsReady={"timeout": "5m", "blockAdmission": True, "requeuingStrategy": {
+        "timestamp": "Creation", "backoffLimitCount": 10, "backoffBaseSeconds": 30, "backoffMaxSeconds": 1800}}), []),
+    ("negative waitForPodsReady.requeuingStrategy.backoffLimitCount",
+     config(waitForPodsReady={"timeout": "5m", "requeuingStrategy": {"backoffLimitCount": -1}}),
+     [("VAL-CFG-3", "waitForPodsReady.requeuingStrategy.backoffLimitCount")]),
+    ("negative waitForPodsReady.requeuingStrategy.backoffBaseSeconds",
+     config(waitForPodsReady={"timeout": "5m", "requeuingStrategy": {"backoffBaseSeconds": -1}}),
+     [("VAL-CFG-3", "waitForPodsReady.requeuingStrategy.backoffBaseSeconds")]),
+    ("negative waitForPodsReady.requeuingStrategy.backoffMaxSeconds",
+     config(waitForPodsReady={"timeout": "5m", "requeuingStrategy": {"backoffMaxSeconds": -1}}),
+     [("VAL-CFG-3", "waitForPodsReady.requeuingStrategy.backoffMaxSeconds")]),
+    ("negative multiKueue.gcInterval", config(multiKueue={"gcInterval": "-1m"}),
+     [("VAL-CFG-5", "multiKueue.gcInterval")]),
+    ("negative multiKueue.workerLostTimeout", config(multiKueue={"gcInterval": "1m", "workerLostTimeout": "-1m"}),
+     [("VAL-CFG-5", "multiKueue.workerLostTimeout")]),
+    ("invalid .multiKueue.origin label value", config(multiKueue={"gcInterval": "1m", "origin": "=]"}),
+     [("VAL-CFG-5", "multiKueue.origin")]),
+    ("valid .multiKueue configuration", config(multiKueue={"gcInterval": "2m", "origin": "multikueue-manager1"}), []),
+    ("valid multiKueue.incrementalDispatcherConfig with incremental dispatcher",
+     config(multiKueue={"gcInterval": "1m", "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+                        "incrementalDispatcherConfig": {"stepSize": 5}}), []),
+    ("multiKueue.incrementalDispatcherConfig without incremental dispatcher",
+     config(multiKueue={"gcInterval": "1m", "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-all-at-once",
+                        "incrementalDispatcherConfig": {"stepSize": 5}}),
+     [("VAL-CFG-5", "multiKueue.incrementalDispatcherConfig")]),
+    ("multiKueue.incrementalDispatcherConfig.stepSize below minimum",
+     config(multiKueue={"gcInterval": "1m", "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
+                        "incrementalDispatcherConfig": {"stepSize": 0}}),
+     [("VAL-CFG-5", "multiKueue.incrementalDispatcherConfig.stepSize")]),
+    ("invalid an empty preemption strategy", config(fairSharing={}),
+     [("VAL-CFG-6", "fairSharing.preemptionStrategies")]),
+    ("unsupported preemption strategy", config(fairSharing={"preemptionStrategies": ["LessThanOrEqualToFinalShare",
+                                                                                     "UnknownStrategy"]}),
+     [("VAL-CFG-6", "fairSharing.preemptionStrategies")]),
+    ("valid preemption strategy", config(fairSharing={"preemptionStrategies": ["LessThanOrEqualToFinalShare",
+                                                                               "LessThanInitialShare"]}), []),
+    ("valid admissionFairSharing configuration",
+     config(admissionFairSharing={"usageHalfLifeTime": "1s", "usageSamplingInterval": "1s",
+                                  "resourceWeights": {"cpu": 1.0}}), []),
+    ("invalid admissionFairSharing.usageHalfLifeTime configuration",
+     config(admissionFairSharing={"usageHalfLifeTime": "-1s", "usageSamplingInterval": "1s"}),
+     [("VAL-CFG-7", "admissionFairSharing.usageHalfLifeTime")]),
+    ("invalid admissionFairSharing.usageSamplingInterval configuration",
+     config(admissionFairSharing={"usageHalfLifeTime": "1s", "usageSamplingInterval": "-1s"}),
+     [("VAL-CFG-7", "admissionFairSharing.usageSamplingInterval")]),
+    ("invalid admissionFairSharing.resourceWeights configuration",
+     config(admissionFairSharing={"usageHalfLifeTime": "1s", "usageSamplingInterval": "1s",
+                                  "resourceWeights": {"cpu": -1.0}}),
+     [("VAL-CFG-7", "admissionFairSharing.resourceWeights.cpu")]),
+    ("invalid .internalCertManagement.webhookSecretName",
+     config(internalCertManagement={"enable": True, "webhookSecretName": ":)"}),
+     [("VAL-CFG-8", "internalCertManagement.webhookSecretName")]),
+    ("invalid .internalCertManagement.webhookServiceName",
+     config(internalCertManagement={"enable": True, "webhookServiceName": "0-invalid"}),
+     [("VAL-CFG-8", "internalCertManagement.webhookServiceName")]),
+    ("disabled .internalCertManagement with invalid .internalCertManagement.webhookServiceName",
+     config(internalCertManagement={"enable": False, "webhookServiceName": "0-invalid"}), []),
+    ("valid .internalCertManagement",
+     config(internalCertManagement={"enable": True, "webhookServiceName": "webhook-svc",
+                                    "webhookSecretName": "webhook-sec"}), []),
+    ("invalid .resources.transformations.strategy",
+     config(resources={"transformations": [{"input": "nvidia.com/mig-1g.5gb", "strategy": "invalid",
+                                            "outputs": {"example.com/gpu-memory": "5Gi"}}]}),
+     [("VAL-CFG-9", "resources.transformations.0.strategy")]),
+    ("invalid .resources.transformations.inputs",
+     config(resources={"transformations": [{"input": "nvidia.com/mig-1g.5gb", "strategy": "Replace"},
+                                           {"input": "nvidia.com/mig-1g.5gb", "strategy": "Retain"}]}),
+     [("VAL-CFG-9", "resources.transformations.1.input")]),
+    ("valid .resources.transformations",
+     config(resources={"transformations": [{"input": "nvidia.com/mig-1g.5gb"},
+                                           {"input": "nvidia.com/mig-2g.10gb", "strategy": "Replace"}]}), []),
+    ("negative afterFinished in .objectRetentionPolicies.workloads",
+     config(objectRetentionPolicies={"workloads": {"afterFinished": "-1s"}}),
+     [("VAL-CFG-11", "objectRetentionPolicies.workloads.afterFinished")]),
+    ("zero afterFinished in .objectRetentionPolicies.workloads",
+     config(objectRetentionPolicies={"workloads": {"afterFinished": "0s"}}), []),
+    ("negative afterDeactivatedByKueue in .objectRetentionPolicies.workloads",
+     config(objectRetentionPolicies={"workloads": {"afterDeactivatedByKueue": "-1s"}}),
+     [("VAL-CFG-11", "objectRetentionPolicies.workloads.afterDeactivatedByKueue")]),
+    ("positive afterDeactivatedByKueue in .objectRetentionPolicies.workloads",
+     config(objectRetentionPolicies={"workloads": {"afterDeactivatedByKueue": "1s"}}), []),
+    ("invalid .visibilityServer.bindAddress", config(visibilityServer={"bindAddress": "256.256.256.256"}),
+     [("VAL-CFG-12", "visibilityServer.bindAddress")]),
+    ("valid .visibilityServer.bindAddress", config(visibilityServer={"bindAddress": "127.0.0.1"}), []),
+    ("invalid .visibilityServer.bindPort", config(visibilityServer={"bindPort": 70000}),
+     [("VAL-CFG-12", "visibilityServer.bindPort")]),
+    ("valid .visibilityServer.bindPort", config(visibilityServer={"bindPort": 8082}), []),
+    ("quotaCheckStrategy with value ignoreUndeclared not allowed with excludeResourcePrefixes",
+     config(resources={"quotaCheckStrategy": "IgnoreUndeclared", "excludeResourcePrefixes": ["example.com/"]}),
+     [("VAL-CFG-13", "resources.quotaCheckStrategy")]),
+    ("quotaCheckStrategy with value ignoreundeclared allowed without excludeResourcePrefixes",
+     config(resources={"quotaCheckStrategy": "IgnoreUndeclared"}), []),
+    ("quotaCheckStrategy with value blockundeclared allowed with excludeResourcePrefixes",
+     config(resources={"quotaCheckStrategy": "BlockUndeclared", "excludeResourcePrefixes": ["example.com/"]}), []),
+    ("quotaCheckStrategy with unsupported value", config(resources={"quotaCheckStrategy": "Invalid"}),
+     [("VAL-CFG-13", "resources.quotaCheckStrategy")]),
+    ("quotaCheckStrategy validation skipped when feature gate disabled",
+     config(resources={"quotaCheckStrategy": "Invalid"}, featureGates={"QuotaCheckStrategy": False}), []),
+])
+def test_kueue_testvalidate_cases(case: str, body: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    assert found(body) == expected, case
+
+
+def test_val_cfg_6_v1beta1_fair_sharing_is_validated_only_when_enabled_and_defaults_its_strategies() -> None:
+    assert found(config("v1beta1", fairSharing={"enable": False, "preemptionStrategies": ["Bogus"]})) == []
+    assert found(config("v1beta1", fairSharing={"enable": True})) == []  # the two-step default
+    assert found(config("v1beta1", fairSharing={"enable": True, "preemptionStrategies": ["Bogus"]})) == [
+        ("VAL-CFG-6", "fairSharing.preemptionStrategies")]
+
+
+def test_val_cfg_6_the_message_lists_the_allowed_sequences() -> None:
+    (finding,) = check_configuration(config(fairSharing={"preemptionStrategies": ["LessThanInitialShare",
+                                                                                 "LessThanOrEqualToFinalShare"]}))
+    assert finding.message == ('Unsupported value: "LessThanInitialShare,LessThanOrEqualToFinalShare": supported '
+                               'values: "LessThanOrEqualToFinalShare", "LessThanInitialShare", '
+                               '"LessThanOrEqualToFinalShare,LessThanInitialShare"')
+
+
+def test_val_cfg_3_v1beta1_wait_for_pods_ready_is_validated_only_when_enabled() -> None:
+    assert found(config("v1beta1", waitForPodsReady={"enable": False, "timeout": "-1s"})) == []
+    assert ("VAL-CFG-3", "waitForPodsReady.timeout") in found(
+        config("v1beta1", waitForPodsReady={"enable": True, "timeout": "-1s"}))
+
+
+def test_val_cfg_3_disable_wait_for_pods_ready_gate_skips_it() -> None:
+    assert found(config(waitForPodsReady={"timeout": "-1s"}, featureGates={"DisableWaitForPodsReady": True})) == []
+
+
+def test_val_cfg_10_selector_must_spare_the_configured_namespace() -> None:
+    selector = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+                                      "values": ["kube-system", "kueue-system"]}]}
+    assert found(config(namespace="kueue-system", managedJobsNamespaceSelector=selector)) == []
+    assert found(config(namespace="batch-system", managedJobsNamespaceSelector=selector)) == [
+        ("VAL-CFG-10", "managedJobsNamespaceSelector")]
+    assert found(config(namespace="batch-system")) == []  # the default selector spares the namespace set
+
+
+def test_val_cfg_10_an_invalid_selector_is_refused() -> None:
+    bad = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": []}]}
+    assert found(config(managedJobsNamespaceSelector=bad)) == [
+        ("VAL-CFG-10", "managedJobsNamespaceSelector.matchExpressions.0.values")]
+
+
+def test_val_cfg_14_feature_gates_must_be_known_and_locked_gates_keep_their_default() -> None:
+    assert found(config(featureGates={"TopologyAwareSchedulin": True})) == [
+        ("VAL-CFG-14", "featureGates.TopologyAwareSchedulin")]
+    assert "did you mean TopologyAwareScheduling?" in check_configuration(
+        config(featureGates={"TopologyAwareSchedulin": True}))[0].message
+    assert found(config(featureGates={"ManagedJobsNamespaceSelectorAlwaysRespected": False})) == [
+        ("VAL-CFG-14", "featureGates.ManagedJobsNamespaceSelectorAlwaysRespected")]
+    assert found(config(featureGates={"TopologyAwareScheduling": True})) == []
+
+
+def test_defaults_fill_what_validate_reads() -> None:
+    defaulted = defaulted_v1beta2(config())
+    assert defaulted["namespace"] == "kueue-system"
+    assert defaulted["integrations"]["frameworks"] == ["batch/job"]
+    assert defaulted["waitForPodsReady"]["timeout"] == "30m"
+    assert "waitForPodsReady" not in defaulted_v1beta2(config("v1beta1"))
+
+
+# --- the generated field tree ------------------------------------------------------------------------------------
+
+def test_the_field_tree_has_both_versions_and_kueues_frameworks() -> None:
+    assert set(VERSIONS) == {"v1beta1", "v1beta2"}
+    assert "enable" in VERSIONS["v1beta1"]["structs"]["FairSharing"]  # type: ignore[operator]
+    assert "enable" not in VERSIONS["v1beta2"]["structs"]["FairSharing"]  # type: ignore[operator]
+    assert {"batch/job", "pod", "jobset.x-k8s.io/jobset"} <= set(FRAMEWORKS)
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="no Kueue mirror to generate from")
+def test_the_committed_field_tree_is_what_the_generator_writes() -> None:
+    spec = importlib.util.spec_from_file_location("generate_config_fields",
+                                                  REPO / "scripts" / "generate_config_fields.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        rendered = module.render(MIRROR, module.REFERENCE_COMMIT)
+    except subprocess.CalledProcessError:
+        pytest.skip("the mirror does not hold the reference commit")
+    assert rendered == (REPO / "kqctl" / "kueue" / "validate" / "config_fields.py").read_text(encoding="utf-8")
