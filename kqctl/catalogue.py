@@ -256,8 +256,14 @@ _rule("VAL-CFG-12", "error", "kueue-manager", "visibilityServer: bindAddress an 
 _rule("VAL-CFG-13", "error", "kueue-manager", "resources.quotaCheckStrategy is BlockUndeclared or IgnoreUndeclared, "
       "and IgnoreUndeclared does not go with excludeResourcePrefixes (checked while the QuotaCheckStrategy feature "
       "gate is on, its default)")
-_rule("VAL-CFG-14", "error", "kueue-manager", "featureGates: every gate is one Kueue defines, and a gate locked to its "
-      "default (GA) keeps it")
+_rule("VAL-CFG-14", "error", "kueue-manager", "featureGates: every gate is one Kueue defines, a gate locked to its "
+      "default (GA) keeps it, and no gate is on while a gate it depends on is off",
+      "Gates on by default count: turning TopologyAwareScheduling off alone is refused while its sub-features "
+      "(TASFailedNodeReplacement, ...) stay on. The manager stops here, before the other checks.")
+_rule("VAL-CFG-15", "error", "kueue-manager", "metrics.customLabels: at most 20, names unique and matching "
+      "^[a-zA-Z][a-zA-Z0-9_]*$, sourceLabelKey and sourceAnnotationKey exclusive and valid label keys, trackedValues "
+      "unique (1 to 12 for sourceKind Workload, at most 16 otherwise), at most 6 labels per source kind (2 for "
+      "Workload)")
 
 # --- cross-object consistency ---------------------------------------------------------------------------
 _rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",

@@ -25,13 +25,20 @@ from kqctl.k8s.names import (
     invalid,
     is_dns1123_subdomain,
     is_label_value,
+    is_qualified_name,
     not_supported,
     required,
     validate_label_selector,
 )
 from kqctl.k8s.quantity import parse_quantity
 from kqctl.k8s.selectors import selector_matches
-from kqctl.kueue.validate.config_fields import EXTERNAL_NAMED, EXTERNAL_STRUCTS, FRAMEWORKS, VERSIONS
+from kqctl.kueue.validate.config_fields import (
+    EXTERNAL_NAMED,
+    EXTERNAL_STRUCTS,
+    FRAMEWORKS,
+    GATE_DEPENDENCIES,
+    VERSIONS,
+)
 from kqctl.origin import FieldPath, format_path
 from kqctl.validate.fields import findings
 
@@ -52,6 +59,10 @@ def check_configuration(body: Mapping[str, Any]) -> list[Finding]:
     decoding = list(_Decoder(version).struct("Configuration", body, ()))
     if decoding:
         return decoding
+    # The manager sets its feature gates first and stops there when they conflict (cmd/kueue/main.go)
+    gates = list(findings("VAL-CFG-14", _feature_gate_errors(_section(body, "featureGates"))))
+    if gates:
+        return gates
     return list(validation_findings(defaulted_v1beta2(body)))
 
 
@@ -242,7 +253,7 @@ def validation_findings(cfg: Mapping[str, Any]) -> Iterator[Finding]:
     yield from findings("VAL-CFG-11", _object_retention(cfg))
     yield from findings("VAL-CFG-12", _visibility_server(cfg))
     yield from findings("VAL-CFG-13", _quota_check_strategy(cfg, gates))
-    yield from findings("VAL-CFG-14", _unknown_gates(cfg))
+    yield from findings("VAL-CFG-15", _custom_labels(cfg))
 
 
 def _section(cfg: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
@@ -440,7 +451,7 @@ def _visibility_server(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
         yield invalid(("visibilityServer", "bindAddress"), go_quote(address), "must be a valid IP address")
     port = server.get("bindPort")
     if isinstance(port, int) and not 1 <= port <= 65535:
-        yield invalid(("visibilityServer", "bindPort"), str(port), "must be between 1 and 65535, inclusive")
+        yield invalid(("visibilityServer", "bindPort"), str(port), "must be a valid port number (1-65535)")
 
 
 def _is_ip(text: str) -> bool:
@@ -466,16 +477,84 @@ def _quota_check_strategy(cfg: Mapping[str, Any], gates: Mapping[str, bool]) -> 
         yield not_supported(path, go_quote(str(strategy)), ("IgnoreUndeclared", "BlockUndeclared"))
 
 
-def _unknown_gates(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+def _feature_gate_errors(written: Mapping[str, Any]) -> Iterator[FieldError]:
+    """Setting the Configuration's featureGates (LoadAndValidateFeatureGates): every gate known, a gate locked to its
+    default (GA) kept there; then no gate on while a gate it depends on is off (pkg/features'
+    defaultFeatureGateDependencies), counting the gates on by default."""
     from kqctl.kueue.engine.feature_gates import KUEUE_FEATURE_GATES
 
-    for name, value in _section(cfg, "featureGates").items():
+    problems = False
+    for name, value in written.items():
         path = ("featureGates", str(name))
         known = KUEUE_FEATURE_GATES.get(str(name))
         if known is None:
             close = difflib.get_close_matches(str(name), list(KUEUE_FEATURE_GATES), n=1)
+            problems = True
             yield invalid(path, str(name), "unrecognized feature gate" + (f" (did you mean {close[0]}?)"
                                                                            if close else ""))
         elif known[2] and value != known[0]:
+            problems = True
             yield invalid(path, str(value).lower(), f"cannot set feature gate {name} to {str(value).lower()}, "
                                                      f"feature is locked to {str(known[0]).lower()}")
+    if problems:
+        return
+    enabled = {name: default for name, (default, _, _) in KUEUE_FEATURE_GATES.items()}
+    enabled.update({str(k): v for k, v in written.items() if isinstance(v, bool)})
+    for gate, needs in sorted(GATE_DEPENDENCIES.items()):
+        off = [need for need in needs if not enabled.get(need, False)]
+        if enabled.get(gate) and off:
+            by_default = "" if gate in written else f" (on by default: set {gate}: false too)"
+            yield invalid(("featureGates", gate) if gate in written else ("featureGates",), "featureGates",
+                          f"{gate} is enabled, but depends on features that are disabled: [{', '.join(off)}]"
+                          f"{by_default}")
+
+
+_CUSTOM_LABEL_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
+_MAX_CUSTOM_LABELS = 20
+_MAX_PER_SOURCE_KIND = {"Workload": 2, "LocalQueue": 6, "ClusterQueue": 6, "Cohort": 6}  # metrics' limit is 6
+
+
+def _custom_labels(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    labels = [label for label in _section(cfg, "metrics").get("customLabels") or () if isinstance(label, Mapping)]
+    path: FieldPath = ("metrics", "customLabels")
+    if len(labels) > _MAX_CUSTOM_LABELS:
+        yield FieldError(path, "Too many", str(len(labels)), f"must have at most {_MAX_CUSTOM_LABELS} items")
+    seen: set[str] = set()
+    per_kind: dict[str, int] = {}
+    for index, label in enumerate(labels):
+        at = (*path, index)
+        name = str(label.get("name") or "")
+        if _CUSTOM_LABEL_NAME.fullmatch(name) is None:
+            yield invalid((*at, "name"), go_quote(name), "must match ^[a-zA-Z][a-zA-Z0-9_]*$")
+        if name in seen:
+            yield duplicate((*at, "name"), go_quote(name))
+        seen.add(name)
+        label_key, annotation_key = label.get("sourceLabelKey") or "", label.get("sourceAnnotationKey") or ""
+        if label_key and annotation_key:
+            yield invalid(at, "customLabel", "sourceLabelKey and sourceAnnotationKey are mutually exclusive")
+        key_field, key = (("sourceLabelKey", label_key) if label_key else ("sourceAnnotationKey", annotation_key)
+                          if annotation_key else ("name", name))
+        problems = is_qualified_name(str(key))
+        if problems:
+            yield invalid((*at, key_field), go_quote(str(key)), "; ".join(problems))
+        kind = str(label.get("sourceKind") or "ClusterQueue")
+        per_kind[kind] = per_kind.get(kind, 0) + 1
+        tracked = [str(v) for v in label.get("trackedValues") or ()]
+        if kind == "Workload":
+            if not tracked:
+                yield invalid((*at, "trackedValues"), "[]", "must not be empty when sourceKind is 'Workload'")
+            elif len(tracked) > 12:
+                yield invalid((*at, "trackedValues"), str(len(tracked)),
+                              "must not be greater than 12 when sourceKind is 'Workload'")
+        elif len(tracked) > 16:
+            yield FieldError((*at, "trackedValues"), "Too many", str(len(tracked)), "must have at most 16 items")
+        if len(set(tracked)) < len(tracked):
+            yield invalid((*at, "trackedValues"), "trackedValues", "must not contain duplicates")
+    for kind in sorted(per_kind):
+        limit = _MAX_PER_SOURCE_KIND.get(kind)
+        if limit is None:
+            yield invalid(path, "customLabels", f"unknown source kind: {kind} (expected one of "
+                                                f"{', '.join(_MAX_PER_SOURCE_KIND)})")
+        elif per_kind[kind] > limit:
+            yield invalid(path, "customLabels", f"too many custom labels for source kind {kind}: found "
+                                                f"{per_kind[kind]}, expected <= {limit}")

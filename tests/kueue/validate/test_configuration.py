@@ -282,16 +282,6 @@ def test_val_cfg_10_an_invalid_selector_is_refused() -> None:
         ("VAL-CFG-10", "managedJobsNamespaceSelector.matchExpressions.0.values")]
 
 
-def test_val_cfg_14_feature_gates_must_be_known_and_locked_gates_keep_their_default() -> None:
-    assert found(config(featureGates={"TopologyAwareSchedulin": True})) == [
-        ("VAL-CFG-14", "featureGates.TopologyAwareSchedulin")]
-    assert "did you mean TopologyAwareScheduling?" in check_configuration(
-        config(featureGates={"TopologyAwareSchedulin": True}))[0].message
-    assert found(config(featureGates={"ManagedJobsNamespaceSelectorAlwaysRespected": False})) == [
-        ("VAL-CFG-14", "featureGates.ManagedJobsNamespaceSelectorAlwaysRespected")]
-    assert found(config(featureGates={"TopologyAwareScheduling": True})) == []
-
-
 def test_defaults_fill_what_validate_reads() -> None:
     defaulted = defaulted_v1beta2(config())
     assert defaulted["namespace"] == "kueue-system"
@@ -321,3 +311,128 @@ def test_the_committed_field_tree_is_what_the_generator_writes() -> None:
     except subprocess.CalledProcessError:
         pytest.skip("the mirror does not hold the reference commit")
     assert rendered == (REPO / "kqctl" / "kueue" / "validate" / "config_fields.py").read_text(encoding="utf-8")
+
+
+# --- VAL-CFG-14: feature gates (Kueue's TestLoadAndValidateFeatureGates cases) -----------------------------------
+
+_TAS_SUBFEATURES_OFF = {gate: False for gate in (
+    "TASHandleOverlappingFlavors", "TASFailedNodeReplacement", "TASFailedNodeReplacementFailFast",
+    "TASReplaceNodeOnPodTermination", "TASReplaceNodeOnNodeTaints", "TASMultiLayerTopology",
+    "TASRecomputeAssignmentWithinSchedulingCycle", "TASBalancedPlacement", "TASRespectNodeAffinityPreferred",
+    "TASReplaceNodeDueToNotReadyOverFixedTime", "ElasticJobsViaWorkloadSlicesWithTAS", "TASProfileMixed")}
+
+
+@pytest.mark.parametrize(("case", "gates", "expected"), [
+    ("no feature gates is null", {}, []),
+    ("cannot set TAS profile with TAS disabled",
+     {**_TAS_SUBFEATURES_OFF, "TASProfileMixed": True, "TopologyAwareScheduling": False},
+     [("VAL-CFG-14", "featureGates.TASProfileMixed")]),
+    ("TASReplaceNodeDueToNotReadyOverFixedTime requires TASFailedNodeReplacement",
+     {"TASReplaceNodeDueToNotReadyOverFixedTime": True, "TopologyAwareScheduling": True,
+      "TASFailedNodeReplacement": False, "TASFailedNodeReplacementFailFast": False,
+      "TASReplaceNodeOnPodTermination": False, "TASProfileMixed": False},
+     [("VAL-CFG-14", "featureGates.TASReplaceNodeDueToNotReadyOverFixedTime")]),
+    ("ElasticJobsViaWorkloadSlicesWithTAS requires ElasticJobsViaWorkloadSlices",
+     {"ElasticJobsViaWorkloadSlicesWithTAS": True, "TopologyAwareScheduling": True,
+      "ElasticJobsViaWorkloadSlices": False, "TASProfileMixed": False},
+     [("VAL-CFG-14", "featureGates.ElasticJobsViaWorkloadSlicesWithTAS")]),
+    ("all TAS sub-features valid when TopologyAwareScheduling and TASFailedNodeReplacement enabled",
+     {"TopologyAwareScheduling": True, "TASFailedNodeReplacement": True, "TASFailedNodeReplacementFailFast": True,
+      "TASReplaceNodeOnPodTermination": True}, []),
+    ("KueueDRAIntegrationConsumableCapacity requires KueueDRAIntegration",
+     {"KueueDRAIntegrationConsumableCapacity": True, "KueueDRAIntegration": False},
+     # the two gates on by default that need KueueDRAIntegration are refused too (one aggregated error in Kueue)
+     [("VAL-CFG-14", "featureGates.KueueDRAIntegrationConsumableCapacity"), ("VAL-CFG-14", "featureGates"),
+      ("VAL-CFG-14", "featureGates")]),
+])
+def test_kueue_testloadandvalidatefeaturegates_cases(case: str, gates: dict[str, bool],
+                                                     expected: list[tuple[str, str]]) -> None:
+    assert found(config(featureGates=gates)) == expected, case
+
+
+def test_val_cfg_14_a_gate_on_by_default_says_to_turn_it_off_too() -> None:
+    messages = [f.message for f in check_configuration(config(featureGates={"TopologyAwareScheduling": False}))]
+    assert messages and all("depends on features that are disabled: [TopologyAwareScheduling]" in m
+                            for m in messages)
+    assert any("(on by default: set TASFailedNodeReplacement: false too)" in m for m in messages)
+
+
+def test_val_cfg_14_unknown_and_locked_gates() -> None:
+    assert found(config(featureGates={"TopologyAwareSchedulin": True})) == [
+        ("VAL-CFG-14", "featureGates.TopologyAwareSchedulin")]
+    assert "did you mean TopologyAwareScheduling?" in check_configuration(
+        config(featureGates={"TopologyAwareSchedulin": True}))[0].message
+    assert found(config(featureGates={"ManagedJobsNamespaceSelectorAlwaysRespected": False})) == [
+        ("VAL-CFG-14", "featureGates.ManagedJobsNamespaceSelectorAlwaysRespected")]
+    assert found(config(featureGates={"TopologyAwareScheduling": True})) == []
+
+
+def test_val_cfg_14_the_manager_stops_at_its_gates_before_validating() -> None:
+    assert found(config(featureGates={"Bogus": True}, fairSharing={})) == [("VAL-CFG-14", "featureGates.Bogus")]
+
+
+def test_every_gate_named_in_a_dependency_is_one_kqctl_knows() -> None:
+    from kqctl.kueue.engine.feature_gates import KUEUE_FEATURE_GATES
+    from kqctl.kueue.validate.config_fields import GATE_DEPENDENCIES
+
+    assert len(GATE_DEPENDENCIES) == 17  # defaultFeatureGateDependencies at ff69552e
+    assert {g for gate, needs in GATE_DEPENDENCIES.items() for g in (gate, *needs)} <= set(KUEUE_FEATURE_GATES)
+
+
+# --- VAL-CFG-15: metrics custom labels (Kueue's TestValidateCustomLabels cases) ------------------------------------
+
+def labels(*entries: dict[str, Any]) -> dict[str, Any]:
+    return config(metrics={"customLabels": list(entries)})
+
+
+@pytest.mark.parametrize(("case", "body", "expected"), [
+    ("empty custom labels", labels(), []),
+    ("valid name only", labels({"name": "team"}), []),
+    ("name with underscore valid as k8s label key", labels({"name": "has_underscore"}), []),
+    ("valid multiple entries", labels({"name": "team"}, {"name": "env", "sourceLabelKey": "environment"},
+                                      {"name": "cost", "sourceAnnotationKey": "billing/cost"}), []),
+    ("valid with sourceLabelKey", labels({"name": "team", "sourceLabelKey": "org.example.com/team"}), []),
+    ("valid workload with tracked values", labels({"name": "team", "sourceKind": "Workload", "trackedValues": ["a"]}),
+     []),
+    ("valid cohort with tracked values", labels({"name": "team", "sourceKind": "Cohort", "trackedValues": ["a"]}), []),
+    ("invalid name - special chars", labels({"name": "team-name"}), [("VAL-CFG-15", "metrics.customLabels.0.name")]),
+    ("invalid name - leading digit", labels({"name": "1team"}), [("VAL-CFG-15", "metrics.customLabels.0.name")]),
+    ("invalid name - empty", labels({"name": ""}),
+     [("VAL-CFG-15", "metrics.customLabels.0.name"), ("VAL-CFG-15", "metrics.customLabels.0.name")]),
+    ("duplicate names", labels({"name": "team"}, {"name": "team"}), [("VAL-CFG-15", "metrics.customLabels.1.name")]),
+    ("mutually exclusive sources",
+     labels({"name": "team", "sourceLabelKey": "team-label", "sourceAnnotationKey": "team-annotation"}),
+     [("VAL-CFG-15", "metrics.customLabels.0")]),
+    ("invalid sourceLabelKey", labels({"name": "team", "sourceLabelKey": "invalid key with spaces"}),
+     [("VAL-CFG-15", "metrics.customLabels.0.sourceLabelKey")]),
+    ("invalid sourceAnnotationKey", labels({"name": "team", "sourceAnnotationKey": "invalid key with spaces"}),
+     [("VAL-CFG-15", "metrics.customLabels.0.sourceAnnotationKey")]),
+    ("unknown source kind", labels({"name": "team", "sourceKind": "Unknown"}),
+     [("VAL-CFG-15", "metrics.customLabels")]),
+    ("too many custom labels in total", labels(*({"name": f"c{i}"} for i in range(1, 22))),
+     [("VAL-CFG-15", "metrics.customLabels"), ("VAL-CFG-15", "metrics.customLabels")]),
+    ("too many custom labels", labels(*({"name": f"c{i}", "sourceKind": "Cohort"} for i in range(1, 10))),
+     [("VAL-CFG-15", "metrics.customLabels")]),
+    ("too many custom labels for workload",
+     labels(*({"name": f"wl{i}", "sourceKind": "Workload", "trackedValues": ["v"]} for i in range(1, 4))),
+     [("VAL-CFG-15", "metrics.customLabels")]),
+    ("workload without tracked values", labels({"name": "team", "sourceKind": "Workload"}),
+     [("VAL-CFG-15", "metrics.customLabels.0.trackedValues")]),
+    ("too many tracked values", labels({"name": "team", "trackedValues": [f"v{i}" for i in range(17)]}),
+     [("VAL-CFG-15", "metrics.customLabels.0.trackedValues")]),
+    ("too many tracked values for workload",
+     labels({"name": "team", "sourceKind": "Workload", "trackedValues": [f"v{i}" for i in range(13)]}),
+     [("VAL-CFG-15", "metrics.customLabels.0.trackedValues")]),
+    ("duplicate tracked values", labels({"name": "team", "trackedValues": ["a", "a"]}),
+     [("VAL-CFG-15", "metrics.customLabels.0.trackedValues")]),
+])
+def test_kueue_testvalidatecustomlabels_cases(case: str, body: dict[str, Any],
+                                              expected: list[tuple[str, str]]) -> None:
+    assert found(body) == expected, case
+
+
+def test_val_cfg_15_messages_say_what_was_expected() -> None:
+    (finding,) = check_configuration(labels(*({"name": f"c{i}", "sourceKind": "Cohort"} for i in range(1, 10))))
+    assert finding.message.endswith("too many custom labels for source kind Cohort: found 9, expected <= 6")
+    (finding,) = check_configuration(labels({"name": "1team"}))
+    assert "must match ^[a-zA-Z][a-zA-Z0-9_]*$" in finding.message
