@@ -11,6 +11,7 @@ both versions share.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import math
 import re
@@ -21,6 +22,7 @@ from kqctl.findings import Finding, error
 from kqctl.k8s.names import (
     FieldError,
     duplicate,
+    go_json,
     go_quote,
     invalid,
     is_dns1123_subdomain,
@@ -243,7 +245,8 @@ _DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 def validation_findings(cfg: Mapping[str, Any]) -> Iterator[Finding]:
     gates = _feature_gates(cfg)
     yield from findings("VAL-CFG-3", _wait_for_pods_ready(cfg, gates))
-    yield from findings("VAL-CFG-4", _integrations(cfg))
+    for finding in findings("VAL-CFG-4", _integrations(cfg)):
+        yield _with_framework_hint(finding, cfg)
     yield from findings("VAL-CFG-5", _multikueue(cfg))
     yield from findings("VAL-CFG-6", _fair_sharing(cfg))
     yield from findings("VAL-CFG-7", _admission_fair_sharing(cfg))
@@ -294,6 +297,15 @@ def _wait_for_pods_ready(cfg: Mapping[str, Any], gates: Mapping[str, bool]) -> I
             yield invalid((*path, "requeuingStrategy", name), str(value), _NEGATIVE)
 
 
+def _with_framework_hint(finding: Finding, cfg: Mapping[str, Any]) -> Finding:
+    """An unknown framework name with the registered name closest to it."""
+    if finding.path[:2] != ("integrations", "frameworks") or not finding.message.startswith("Unsupported"):
+        return finding
+    name = str(_section(cfg, "integrations").get("frameworks")[finding.path[2]])  # type: ignore[index]
+    close = difflib.get_close_matches(name, FRAMEWORKS, n=1)
+    return dataclasses.replace(finding, hint=f"did you mean {close[0]}?") if close else finding
+
+
 def _kind_arg(text: str) -> tuple[str, str, str] | None:
     """schema.ParseKindArg: ``Kind.version.group`` (two dots at least), else None."""
     if text.count(".") < 2:
@@ -320,7 +332,8 @@ def _integrations(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
                           "must be format, 'Kind.version.group.com'")
         elif gvk in external:
             yield duplicate((*path, "externalFrameworks", index), go_quote(str(name)))
-        external.add(gvk) if gvk is not None else None
+        else:
+            external.add(gvk)
     if "pod" in (integrations.get("frameworks") or ()):
         selector = cfg.get("managedJobsNamespaceSelector")
         if selector is None:
@@ -337,7 +350,7 @@ def _selector_errors(cfg: Mapping[str, Any], selector: Any) -> Iterator[FieldErr
         return
     for namespace in dict.fromkeys(("kube-system", str(cfg.get("namespace") or ""))):
         if namespace and selector_matches(selector, {"kubernetes.io/metadata.name": namespace}):
-            yield invalid(path, "selector", f'should not match the "{namespace}" namespace')
+            yield invalid(path, go_json(selector), f'should not match the "{namespace}" namespace')
 
 
 def _managed_jobs_namespace_selector(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
@@ -364,11 +377,12 @@ def _multikueue(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
                           "must be in 'kind.version.group' format")
         elif gvk in names:
             yield duplicate((*path, "externalFrameworks", index, "name"), go_quote(name))
-        names.add(gvk) if gvk is not None else None
+        else:
+            names.add(gvk)
     dispatcher = multikueue.get("incrementalDispatcherConfig")
     if isinstance(dispatcher, Mapping):
         if multikueue.get("dispatcherName") != _INCREMENTAL:
-            yield invalid((*path, "incrementalDispatcherConfig"), "incrementalDispatcherConfig",
+            yield invalid((*path, "incrementalDispatcherConfig"), go_json(dispatcher),
                           "incrementalDispatcherConfig is only valid when dispatcherName is set to the incremental "
                           f"dispatcher ({_INCREMENTAL})")
         step = dispatcher.get("stepSize")
@@ -500,13 +514,21 @@ def _feature_gate_errors(written: Mapping[str, Any]) -> Iterator[FieldError]:
         return
     enabled = {name: default for name, (default, _, _) in KUEUE_FEATURE_GATES.items()}
     enabled.update({str(k): v for k, v in written.items() if isinstance(v, bool)})
+    by_default: dict[tuple[str, ...], list[str]] = {}  # the gates off -> the default-on gates needing them
     for gate, needs in sorted(GATE_DEPENDENCIES.items()):
-        off = [need for need in needs if not enabled.get(need, False)]
-        if enabled.get(gate) and off:
-            by_default = "" if gate in written else f" (on by default: set {gate}: false too)"
-            yield invalid(("featureGates", gate) if gate in written else ("featureGates",), "featureGates",
-                          f"{gate} is enabled, but depends on features that are disabled: [{', '.join(off)}]"
-                          f"{by_default}")
+        off = tuple(need for need in needs if not enabled.get(need, False))
+        if not enabled.get(gate) or not off:
+            continue
+        if gate in written:
+            yield invalid(("featureGates", gate), "true",
+                          f"{gate} is enabled, but depends on features that are disabled: [{', '.join(off)}]")
+        else:
+            by_default.setdefault(off, []).append(gate)
+    for off, gates in by_default.items():
+        yield invalid(("featureGates",), ", ".join(f"{name}=false" for name in off),
+                      f"{', '.join(gates)} {'is' if len(gates) == 1 else 'are'} enabled by default, but "
+                      f"{'depends' if len(gates) == 1 else 'depend'} on features that are disabled: [{', '.join(off)}]"
+                      f"; set {'it' if len(gates) == 1 else 'them'} to false too")
 
 
 _CUSTOM_LABEL_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
@@ -531,7 +553,7 @@ def _custom_labels(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
         seen.add(name)
         label_key, annotation_key = label.get("sourceLabelKey") or "", label.get("sourceAnnotationKey") or ""
         if label_key and annotation_key:
-            yield invalid(at, "customLabel", "sourceLabelKey and sourceAnnotationKey are mutually exclusive")
+            yield invalid(at, go_json(label), "sourceLabelKey and sourceAnnotationKey are mutually exclusive")
         key_field, key = (("sourceLabelKey", label_key) if label_key else ("sourceAnnotationKey", annotation_key)
                           if annotation_key else ("name", name))
         problems = is_qualified_name(str(key))
@@ -549,7 +571,7 @@ def _custom_labels(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
         elif len(tracked) > 16:
             yield FieldError((*at, "trackedValues"), "Too many", str(len(tracked)), "must have at most 16 items")
         if len(set(tracked)) < len(tracked):
-            yield invalid((*at, "trackedValues"), "trackedValues", "must not contain duplicates")
+            yield invalid((*at, "trackedValues"), go_json(tracked), "must not contain duplicates")
     for kind in sorted(per_kind):
         limit = _MAX_PER_SOURCE_KIND.get(kind)
         if limit is None:

@@ -341,9 +341,9 @@ _TAS_SUBFEATURES_OFF = {gate: False for gate in (
       "TASReplaceNodeOnPodTermination": True}, []),
     ("KueueDRAIntegrationConsumableCapacity requires KueueDRAIntegration",
      {"KueueDRAIntegrationConsumableCapacity": True, "KueueDRAIntegration": False},
-     # the two gates on by default that need KueueDRAIntegration are refused too (one aggregated error in Kueue)
-     [("VAL-CFG-14", "featureGates.KueueDRAIntegrationConsumableCapacity"), ("VAL-CFG-14", "featureGates"),
-      ("VAL-CFG-14", "featureGates")]),
+     # the two gates on by default that need KueueDRAIntegration are refused too, in one finding (Kueue aggregates
+     # all of them in one error)
+     [("VAL-CFG-14", "featureGates.KueueDRAIntegrationConsumableCapacity"), ("VAL-CFG-14", "featureGates")]),
 ])
 def test_kueue_testloadandvalidatefeaturegates_cases(case: str, gates: dict[str, bool],
                                                      expected: list[tuple[str, str]]) -> None:
@@ -351,10 +351,12 @@ def test_kueue_testloadandvalidatefeaturegates_cases(case: str, gates: dict[str,
 
 
 def test_val_cfg_14_a_gate_on_by_default_says_to_turn_it_off_too() -> None:
-    messages = [f.message for f in check_configuration(config(featureGates={"TopologyAwareScheduling": False}))]
-    assert messages and all("depends on features that are disabled: [TopologyAwareScheduling]" in m
-                            for m in messages)
-    assert any("(on by default: set TASFailedNodeReplacement: false too)" in m for m in messages)
+    (finding,) = check_configuration(config(featureGates={"TopologyAwareScheduling": False}))
+    assert finding.path == ("featureGates",)
+    assert finding.message.startswith("Invalid value: TopologyAwareScheduling=false: TASFailedNodeReplacement, "
+                                      "TASFailedNodeReplacementFailFast, TASHandleOverlappingFlavors, ")
+    assert finding.message.endswith("are enabled by default, but depend on features that are disabled: "
+                                    "[TopologyAwareScheduling]; set them to false too")
 
 
 def test_val_cfg_14_unknown_and_locked_gates() -> None:
@@ -429,6 +431,12 @@ def labels(*entries: dict[str, Any]) -> dict[str, Any]:
 def test_kueue_testvalidatecustomlabels_cases(case: str, body: dict[str, Any],
                                               expected: list[tuple[str, str]]) -> None:
     assert found(body) == expected, case
+
+
+def test_val_cfg_4_an_unknown_framework_gets_the_closest_registered_name() -> None:
+    (finding,) = check_configuration(config(integrations={"frameworks": ["batch/jobs"]}))
+    assert finding.hint == "did you mean batch/job?"
+    assert '"batch/job", "deployment", "jobset.x-k8s.io/jobset"' in finding.message
 
 
 def test_val_cfg_15_messages_say_what_was_expected() -> None:
