@@ -264,6 +264,9 @@ _rule("VAL-CFG-15", "error", "kueue-manager", "metrics.customLabels: at most 20,
       "^[a-zA-Z][a-zA-Z0-9_]*$, sourceLabelKey and sourceAnnotationKey exclusive and valid label keys, trackedValues "
       "unique (1 to 12 for sourceKind Workload, at most 16 otherwise), at most 6 labels per source kind (2 for "
       "Workload)")
+_rule("VAL-CFG-16", "error", "kueue-manager", "tls: minVersion is VersionTLS12 or VersionTLS13, and cipherSuites are "
+      "not set with VersionTLS13", "Cipher suite names and curve IDs are not checked (they depend on the Go release "
+      "Kueue is built with).")
 
 # --- cross-object consistency ---------------------------------------------------------------------------
 _rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",

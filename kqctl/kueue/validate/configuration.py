@@ -257,6 +257,7 @@ def validation_findings(cfg: Mapping[str, Any]) -> Iterator[Finding]:
     yield from findings("VAL-CFG-12", _visibility_server(cfg))
     yield from findings("VAL-CFG-13", _quota_check_strategy(cfg, gates))
     yield from findings("VAL-CFG-15", _custom_labels(cfg))
+    yield from findings("VAL-CFG-16", _tls(cfg))
 
 
 def _section(cfg: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
@@ -466,6 +467,21 @@ def _visibility_server(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
     port = server.get("bindPort")
     if isinstance(port, int) and not 1 <= port <= 65535:
         yield invalid(("visibilityServer", "bindPort"), str(port), "must be a valid port number (1-65535)")
+
+
+def _tls(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
+    """The parts of the TLS options decidable without Go's crypto/tls tables (the cipher suite names and curve IDs a
+    Go release knows are not checked): minVersion, and no cipher suites with TLS 1.3."""
+    tls = cfg.get("tls")
+    if not isinstance(tls, Mapping):
+        return
+    version = tls.get("minVersion") or ""
+    if version not in ("", "VersionTLS12", "VersionTLS13"):
+        yield invalid(("tls",), go_json(dict(tls)), f"invalid minVersion {go_quote(str(version))}. Please use "
+                                                    "VersionTLS12 or VersionTLS13")
+    elif version == "VersionTLS13" and tls.get("cipherSuites"):
+        yield invalid(("tls", "cipherSuites"), go_json(list(tls["cipherSuites"])),
+                      "may not be specified when `minVersion` is 'VersionTLS13'")
 
 
 def _is_ip(text: str) -> bool:
