@@ -237,7 +237,9 @@ _rule("VAL-CFG-4", "error", "kueue-manager", "integrations: every framework is o
       "externalFrameworks are Kind.version.group and unique; the pod framework needs a managedJobsNamespaceSelector")
 _rule("VAL-CFG-5", "error", "kueue-manager", "multiKueue: gcInterval and workerLostTimeout not negative, origin a "
       "label value, externalFrameworks Kind.version.group and unique, incrementalDispatcherConfig only with the "
-      "incremental dispatcher and a stepSize of at least 1")
+      "incremental dispatcher and a stepSize of at least 1, clusterProfile providers complete (name, execConfig "
+      "command, apiVersion, env names, interactiveMode Never, IfAvailable or Always), accessProviders and "
+      "credentialsProviders not both")
 _rule("VAL-CFG-6", "error", "kueue-manager", "fairSharing.preemptionStrategies must be one of the sequences "
       "[LessThanOrEqualToFinalShare], [LessThanInitialShare], [LessThanOrEqualToFinalShare, LessThanInitialShare]",
       "In v1beta2 the section's presence turns fair sharing on and the list has no default: `fairSharing: {}` is "

@@ -380,6 +380,7 @@ def _multikueue(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
             yield duplicate((*path, "externalFrameworks", index, "name"), go_quote(name))
         else:
             names.add(gvk)
+    yield from _cluster_profile(_section(multikueue, "clusterProfile"))
     dispatcher = multikueue.get("incrementalDispatcherConfig")
     if isinstance(dispatcher, Mapping):
         if multikueue.get("dispatcherName") != _INCREMENTAL:
@@ -390,6 +391,37 @@ def _multikueue(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
         if isinstance(step, int) and step < 1:
             yield invalid((*path, "incrementalDispatcherConfig", "stepSize"), str(step),
                           "must be greater than or equal to 1")
+
+
+def _cluster_profile(profile: Mapping[str, Any]) -> Iterator[FieldError]:
+    """multiKueue.clusterProfile: the access providers (or the deprecated credentialsProviders, never both) each need
+    a name and an exec config with command, apiVersion, named env vars and an interactiveMode. Kueue's paths leave out
+    the list index; these keep it, to point at the provider."""
+    path = ("multiKueue", "clusterProfile")
+    access, credentials = profile.get("accessProviders") or [], profile.get("credentialsProviders") or []
+    if access and credentials:
+        yield FieldError((*path, "credentialsProviders"), "Forbidden", None,
+                         "must not be specified when accessProviders is specified")
+    key, providers = ("accessProviders", access) if access else ("credentialsProviders", credentials)
+    for index, provider in enumerate(providers):
+        if not isinstance(provider, Mapping):
+            continue
+        at = (*path, key, index)
+        if not provider.get("name"):
+            yield required((*at, "name"), "must be specified")
+        exec_config = _section(provider, "execConfig")
+        for name in ("command", "apiVersion"):
+            if not exec_config.get(name):
+                yield required((*at, "execConfig", name), "must be specified")
+        for env_index, variable in enumerate(exec_config.get("env") or ()):
+            if isinstance(variable, Mapping) and not variable.get("name"):
+                yield required((*at, "execConfig", "env", env_index, "name"), "must be specified")
+        mode = exec_config.get("interactiveMode") or ""
+        if not mode:
+            yield required((*at, "execConfig", "interactiveMode"), "must be specified")
+        elif mode not in ("Never", "IfAvailable", "Always"):
+            yield not_supported((*at, "execConfig", "interactiveMode"), go_quote(str(mode)),
+                                ("Never", "IfAvailable", "Always"))
 
 
 def _fair_sharing(cfg: Mapping[str, Any]) -> Iterator[FieldError]:

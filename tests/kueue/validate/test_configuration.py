@@ -101,6 +101,11 @@ def test_val_cfg_1_decoding_comes_first_validation_only_on_a_decoded_file() -> N
 
 # --- the validation (pkg/config/validation.go), Kueue's TestValidate cases -----------------------------------
 
+def _provider(name: str = "test-provider", **exec_config: Any) -> dict[str, Any]:
+    return {"name": name, "execConfig": {"command": "test-command", "apiVersion": "client.authentication.k8s.io/v1",
+                                         "interactiveMode": "Never", **exec_config}}
+
+
 _POD_SELECTOR = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn",
                                        "values": ["kube-system", "kueue-system"]}]}
 
@@ -168,6 +173,36 @@ _POD_SELECTOR = {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "op
      config(multiKueue={"gcInterval": "1m", "dispatcherName": "kueue.x-k8s.io/multikueue-dispatcher-incremental",
                         "incrementalDispatcherConfig": {"stepSize": 0}}),
      [("VAL-CFG-5", "multiKueue.incrementalDispatcherConfig.stepSize")]),
+    ("empty multiKueue.clusterProfile.accessProviders.name",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(name="")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.accessProviders.0.name")]),
+    ("empty multiKueue.clusterProfile.accessProviders.execConfig.command",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(command="")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.accessProviders.0.execConfig.command")]),
+    ("empty multiKueue.clusterProfile.accessProviders.execConfig.apiVersion",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(apiVersion="")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.accessProviders.0.execConfig.apiVersion")]),
+    ("empty multiKueue.clusterProfile.accessProviders.execConfig.env.name",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(env=[{"name": "", "value": "v"}])]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.accessProviders.0.execConfig.env.0.name")]),
+    ("empty multiKueue.clusterProfile.accessProviders.execConfig.interactiveMode",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(interactiveMode="")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.accessProviders.0.execConfig.interactiveMode")]),
+    ("invalid multiKueue.clusterProfile.accessProviders.execConfig.interactiveMode",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(interactiveMode="Invalid")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.accessProviders.0.execConfig.interactiveMode")]),
+    ("valid multiKueue.clusterProfile configuration",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider(env=[{"name": "TEST_VAR", "value": "v"}])]}}),
+     []),
+    ("valid multiKueue.clusterProfile credentialsProviders configuration",
+     config(multiKueue={"clusterProfile": {"credentialsProviders": [_provider(name="legacy-provider")]}}), []),
+    ("multiKueue.clusterProfile accessProviders and credentialsProviders are mutually exclusive",
+     config(multiKueue={"clusterProfile": {"accessProviders": [_provider()],
+                                           "credentialsProviders": [_provider(command="deprecated-command")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.credentialsProviders")]),
+    ("invalid multiKueue.clusterProfile.credentialsProviders configuration",
+     config(multiKueue={"clusterProfile": {"credentialsProviders": [_provider(command="")]}}),
+     [("VAL-CFG-5", "multiKueue.clusterProfile.credentialsProviders.0.execConfig.command")]),
     ("invalid an empty preemption strategy", config(fairSharing={}),
      [("VAL-CFG-6", "fairSharing.preemptionStrategies")]),
     ("unsupported preemption strategy", config(fairSharing={"preemptionStrategies": ["LessThanOrEqualToFinalShare",
