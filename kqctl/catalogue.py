@@ -269,6 +269,12 @@ _rule("VAL-CFG-15", "error", "kueue-manager", "metrics.customLabels: at most 20,
 _rule("VAL-CFG-16", "error", "kueue-manager", "tls: minVersion is VersionTLS12 or VersionTLS13, and cipherSuites are "
       "not set with VersionTLS13", "Cipher suite names and curve IDs are not checked (they depend on the Go release "
       "Kueue is built with).")
+_rule("VAL-CFG-17", "error", "kueue-manager", "resources.deviceClassMappings (DRA): at most 16, valid unique resource "
+      "names, 1 to 8 valid unique device class names each, a device class in two mappings only as two counters, "
+      "each source exactly one of counter or capacity with a driver and a CEL device selector",
+      "Counter sources need the KueueDRAIntegrationPartitionableDevices gate (on by default), capacity sources "
+      "KueueDRAIntegrationConsumableCapacity (off by default); one mapping does not mix them. Whether the CEL "
+      "expression compiles is not checked.")
 
 # --- cross-object consistency ---------------------------------------------------------------------------
 _rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",

@@ -25,11 +25,13 @@ from kqctl.k8s.names import (
     go_json,
     go_quote,
     invalid,
+    is_dns1123_label,
     is_dns1123_subdomain,
     is_label_value,
     is_qualified_name,
     not_supported,
     required,
+    too_long,
     validate_label_selector,
 )
 from kqctl.k8s.quantity import parse_quantity
@@ -258,6 +260,7 @@ def validation_findings(cfg: Mapping[str, Any]) -> Iterator[Finding]:
     yield from findings("VAL-CFG-13", _quota_check_strategy(cfg, gates))
     yield from findings("VAL-CFG-15", _custom_labels(cfg))
     yield from findings("VAL-CFG-16", _tls(cfg))
+    yield from findings("VAL-CFG-17", _device_class_mappings(cfg, gates))
 
 
 def _section(cfg: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
@@ -514,6 +517,143 @@ def _tls(cfg: Mapping[str, Any]) -> Iterator[FieldError]:
     elif version == "VersionTLS13" and tls.get("cipherSuites"):
         yield invalid(("tls", "cipherSuites"), go_json(list(tls["cipherSuites"])),
                       "may not be specified when `minVersion` is 'VersionTLS13'")
+
+
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_C_IDENTIFIER_MSG = ("a valid C identifier must start with alphabetic character or '_', followed by a string of "
+                     "alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
+                     "validation is '[A-Za-z_][A-Za-z0-9_]*')")
+
+
+def _device_class_mappings(cfg: Mapping[str, Any], gates: Mapping[str, bool]) -> Iterator[FieldError]:
+    """resources.deviceClassMappings (DRA): at most 16; each a valid, unique resource name with 1 to 8 valid, unique
+    device class names; a device class mapped to two resources only as two different counters; each source exactly
+    one of counter (needs KueueDRAIntegrationPartitionableDevices) or capacity (needs
+    KueueDRAIntegrationConsumableCapacity), never both kinds in one mapping, with a driver and a CEL device selector
+    (whether the CEL expression compiles is not checked)."""
+    mappings = [m for m in _section(cfg, "resources").get("deviceClassMappings") or () if isinstance(m, Mapping)]
+    path: FieldPath = ("resources", "deviceClassMappings")
+    if len(mappings) > 16:
+        yield FieldError(path, "Too many", str(len(mappings)), "must have at most 16 items")
+    seen: set[str] = set()
+    resource_of: dict[str, str] = {}  # device class -> the resource it was first mapped to
+    counters_of: dict[str, set[str]] = {}  # device class -> the counter names mapped for it
+    for index, mapping in enumerate(mappings):
+        at = (*path, index)
+        name = str(mapping.get("name") or "")
+        yield from _label_key_errors((*at, "name"), name)
+        if name in seen:
+            yield duplicate((*at, "name"), go_quote(name))
+        seen.add(name)
+        classes = [str(c) for c in mapping.get("deviceClassNames") or ()]
+        if not classes:
+            yield required((*at, "deviceClassNames"), "at least one device class name is required")
+        if len(classes) > 8:
+            yield FieldError((*at, "deviceClassNames"), "Too many", str(len(classes)), "must have at most 8 items")
+        sources = [source if isinstance(source, Mapping) else {} for source in mapping.get("sources") or ()]
+        first_counter = sources[0].get("counter") if sources else None
+        counter = str(first_counter.get("name") or "") if isinstance(first_counter, Mapping) else ""
+        in_mapping: set[str] = set()
+        for class_index, device_class in enumerate(classes):
+            class_path = (*at, "deviceClassNames", class_index)
+            yield from _label_key_errors(class_path, device_class)
+            if device_class in in_mapping:
+                yield duplicate(class_path, go_quote(device_class))
+            in_mapping.add(device_class)
+            if device_class not in resource_of:
+                resource_of[device_class] = name
+                counters_of[device_class] = {counter} if counter else set()
+            elif resource_of[device_class] != name:
+                if not counter or not counters_of[device_class]:
+                    yield invalid(class_path, go_quote(device_class),
+                                  f"device class already mapped to resource {resource_of[device_class]}")
+                elif counter in counters_of[device_class]:
+                    yield invalid(class_path, go_quote(device_class),
+                                  f"device class already has a counter source for counter {go_quote(counter)}")
+                else:
+                    counters_of[device_class].add(counter)
+        yield from _device_class_sources(sources, (*at, "sources"), gates)
+
+
+def _label_key_errors(path: FieldPath, key: str) -> Iterator[FieldError]:
+    problems = is_qualified_name(key)
+    if problems:
+        yield invalid(path, go_quote(key), "; ".join(problems))
+    if len(key) > 253:
+        yield invalid(path, go_quote(key), "must not exceed 253 characters")
+
+
+def _device_class_sources(sources: list[Mapping[str, Any]], path: FieldPath,
+                          gates: Mapping[str, bool]) -> Iterator[FieldError]:
+    counters, capacity = 0, False
+    for index, source in enumerate(sources):
+        at = (*path, index)
+        counter, capacity_source = source.get("counter"), source.get("capacity")
+        if counter is None and capacity_source is None:
+            yield required(at, "exactly one source type must be set per entry")
+            continue
+        if counter is not None and capacity_source is not None:
+            yield invalid(at, go_quote("counter+capacity"), "exactly one source type must be set per entry")
+            continue
+        if isinstance(counter, Mapping):
+            counters += 1
+            if not gates.get("KueueDRAIntegrationPartitionableDevices"):
+                yield invalid((*at, "counter"), "true",
+                              "counter sources require KueueDRAIntegrationPartitionableDevices to be enabled")
+                continue
+            name = str(counter.get("name") or "")
+            if not name:
+                yield required((*at, "counter", "name"))
+            elif is_dns1123_label(name):
+                yield invalid((*at, "counter", "name"), go_quote(name), ",".join(is_dns1123_label(name)))
+            yield from _device_source((*at, "counter"), counter)
+        if isinstance(capacity_source, Mapping):
+            capacity = True
+            if not gates.get("KueueDRAIntegrationConsumableCapacity"):
+                yield invalid((*at, "capacity"), "true",
+                              "capacity sources require KueueDRAIntegrationConsumableCapacity to be enabled")
+                continue
+            yield from _qualified_name_errors((*at, "capacity", "name"), str(capacity_source.get("name") or ""))
+            yield from _device_source((*at, "capacity"), capacity_source)
+    if counters and capacity:
+        yield invalid(path, str(len(sources)), "cannot mix counter and capacity sources in the same mapping")
+
+
+def _device_source(path: FieldPath, source: Mapping[str, Any]) -> Iterator[FieldError]:
+    driver = str(source.get("driver") or "")
+    if not driver:
+        yield required((*path, "driver"))
+    elif len(driver) > 63:
+        yield invalid((*path, "driver"), go_quote(driver), "must not exceed 63 characters")
+    elif is_dns1123_subdomain(driver):
+        yield invalid((*path, "driver"), go_quote(driver), ",".join(is_dns1123_subdomain(driver)))
+    if not _section(source, "deviceSelector", "cel").get("expression"):
+        yield required((*path, "deviceSelector", "cel", "expression"))
+
+
+def _qualified_name_errors(path: FieldPath, name: str) -> Iterator[FieldError]:
+    """A DRA qualified name: a C identifier, or a domain (a DNS subdomain of at most 63 characters) and one, as
+    ``domain/identifier``. Like Kueue, more than one ``/`` is not refused."""
+    parts = name.split("/")
+    if len(parts) > 2:
+        return
+    if len(parts) == 2:
+        domain = parts[0]
+        if not domain:
+            yield invalid(path, '""', "the domain must not be empty")
+        else:
+            if len(domain) > 63:
+                yield too_long(path, 63)
+            for message in is_dns1123_subdomain(domain.lower()):
+                yield invalid(path, go_quote(domain), message)
+    identifier = parts[-1]
+    if len(parts) == 2 and not identifier:
+        yield invalid(path, '""', "the name must not be empty")
+        return
+    if len(identifier) > 32:
+        yield too_long(path, 32)
+    if _C_IDENTIFIER.fullmatch(identifier) is None:
+        yield invalid(path, go_quote(identifier), _C_IDENTIFIER_MSG)
 
 
 def _is_ip(text: str) -> bool:

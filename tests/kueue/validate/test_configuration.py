@@ -489,3 +489,116 @@ def test_val_cfg_15_messages_say_what_was_expected() -> None:
     assert finding.message.endswith("too many custom labels for source kind Cohort: found 9, expected <= 6")
     (finding,) = check_configuration(labels({"name": "1team"}))
     assert "must match ^[a-zA-Z][a-zA-Z0-9_]*$" in finding.message
+
+
+# --- VAL-CFG-17: DRA device class mappings (TestValidate and TestValidateDeviceClassMappings cases) ----------------
+
+_SELECTOR = {"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}
+
+
+def _counter(name: str = "memory", driver: str = "gpu.nvidia.com", selector: Any = _SELECTOR) -> dict[str, Any]:
+    return {"counter": {"name": name, "driver": driver, **({"deviceSelector": selector} if selector else {})}}
+
+
+def _capacity(name: str = "memory", driver: str = "gpu.example.com") -> dict[str, Any]:
+    return {"capacity": {"name": name, "driver": driver, "deviceSelector": _SELECTOR}}
+
+
+def dra(*mappings: dict[str, Any], gates: dict[str, bool] | None = None) -> dict[str, Any]:
+    return config(resources={"deviceClassMappings": list(mappings)}, **({"featureGates": gates} if gates else {}))
+
+
+def mapping(name: str = "gpu.memory", classes: tuple[str, ...] = ("mig.nvidia.com",),
+            *sources: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "deviceClassNames": list(classes), **({"sources": list(sources)} if sources else {})}
+
+
+_CC = {"KueueDRAIntegrationConsumableCapacity": True}
+_MAPPINGS = "resources.deviceClassMappings"
+
+
+@pytest.mark.parametrize(("case", "body", "expected"), [
+    ("valid counter source on deviceClassMapping", dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter())), []),
+    ("multi-counter: same DeviceClass with different counter names allowed",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter()),
+         mapping("gpu.compute", ("mig.nvidia.com",), _counter("multiprocessors"))), []),
+    ("multi-counter: same DeviceClass with same counter name rejected",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter()),
+         mapping("gpu.memory2", ("mig.nvidia.com",), _counter())),
+     [("VAL-CFG-17", f"{_MAPPINGS}.1.deviceClassNames.0")]),
+    ("multi-counter: whole-device and counter for same DeviceClass rejected",
+     dra(mapping("whole-gpu", ("mig.nvidia.com",)), mapping("gpu.memory", ("mig.nvidia.com",), _counter())),
+     [("VAL-CFG-17", f"{_MAPPINGS}.1.deviceClassNames.0")]),
+    ("multi-counter: counter then whole-device for same DeviceClass rejected",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter()), mapping("whole-gpu", ("mig.nvidia.com",))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.1.deviceClassNames.0")]),
+    ("sources configured but KueueDRAIntegrationPartitionableDevices disabled",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter()),
+         gates={"KueueDRAIntegrationPartitionableDevices": False}),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter")]),
+    ("sources: missing driver", dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter(driver=""))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter.driver")]),
+    ("sources: missing name", dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter(name=""))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter.name")]),
+    ("sources: invalid counter name format",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter(name="INVALID_NAME"))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter.name")]),
+    ("sources: invalid driver name format",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter(driver="NOT_VALID!!"))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter.driver")]),
+    ("sources: driver name exceeds max length",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",),
+                 _counter(driver="gpu-accelerator.nvidia-corporation.datacenter.example.com.internal"))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter.driver")]),
+    ("sources: missing deviceSelector", dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter(selector=None))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.counter.deviceSelector.cel.expression")]),
+    ("sources: multiple counter entries valid",
+     dra(mapping("gpu.memory", ("mig.nvidia.com",), _counter(), _counter("multiprocessors"))), []),
+    ("valid capacity source", dra(mapping("gpu.memory", ("gpu.example.com",), _capacity()), gates=_CC), []),
+    ("valid capacity source with qualified name",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _capacity("gpu.example.com/memory")), gates=_CC), []),
+    ("capacity source with CC gate disabled", dra(mapping("gpu.memory", ("gpu.example.com",), _capacity())),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.capacity")]),
+    ("multiple capacity sources (multi-dimension)",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _capacity(), _capacity("cores")), gates=_CC), []),
+    ("counter and capacity mixing rejected",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _counter(), _capacity()), gates=_CC),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources")]),
+    ("capacity source with mixed-case driver rejected",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _capacity(driver="GPU.Example.com")), gates=_CC),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.capacity.driver")]),
+    # TestValidateDeviceClassMappings
+    ("valid multiple resources", dra(mapping("whole-gpus", ("gpu.nvidia.com",)),
+                                     mapping("fpgas", ("fpga.example.com",))), []),
+    ("capacity name with empty domain",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _capacity("/memory")), gates=_CC),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.capacity.name")]),
+    ("capacity name with invalid C identifier",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _capacity("mem-ory")), gates=_CC),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.capacity.name")]),
+    ("capacity name identifier exceeds max length",
+     dra(mapping("gpu.memory", ("gpu.example.com",), _capacity("a" * 33)), gates=_CC),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.sources.0.capacity.name")]),
+    ("invalid resource name", dra(mapping("invalid resource name", ("gpu.nvidia.com",))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.name")]),
+    ("duplicate resource names", dra(mapping("whole-gpus", ("gpu.nvidia.com",)),
+                                     mapping("whole-gpus", ("fpga.example.com",))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.1.name")]),
+    ("empty device class names", dra(mapping("whole-gpus", ())), [("VAL-CFG-17", f"{_MAPPINGS}.0.deviceClassNames")]),
+    ("device class conflict", dra(mapping("whole-gpus", ("gpu.nvidia.com",)), mapping("gpus", ("gpu.nvidia.com",))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.1.deviceClassNames.0")]),
+    ("duplicate device class names within same mapping", dra(mapping("whole-gpus", ("a.com", "a.com"))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.deviceClassNames.1")]),
+    ("max length resource name", dra(mapping(f"{'a' * 240}/{'b' * 12}", ("foo.com/device",))), []),
+    ("over max length resource name", dra(mapping(f"{'a' * 240}/{'b' * 14}", ("foo.com/device",))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.name")]),
+    ("over max length device class name", dra(mapping("valid-name", (f"{'x' * 240}/{'y' * 14}",))),
+     [("VAL-CFG-17", f"{_MAPPINGS}.0.deviceClassNames.0")]),
+])
+def test_kueue_device_class_mapping_cases(case: str, body: dict[str, Any], expected: list[tuple[str, str]]) -> None:
+    assert found(body) == expected, case
+
+
+def test_val_cfg_17_v1beta1_mappings_have_no_sources() -> None:
+    assert found(config("v1beta1", resources={"deviceClassMappings": [mapping("gpu.memory", ("a.com",), _counter())]})
+                 ) == [("VAL-CFG-1", f"{_MAPPINGS}.0.sources")]
