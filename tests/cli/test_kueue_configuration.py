@@ -3,6 +3,7 @@ the message validate gives (one answer), never simulated with the typo silently 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -101,3 +102,24 @@ def test_fs_1_v1beta2_enable_is_refused_not_honoured(kqctl: Kq, tmp_path: Path) 
 
 def test_the_fair_sharing_sample_configuration_still_passes(kqctl: Kq) -> None:
     assert kqctl("validate", str(SAMPLE / "kueue-config.yaml")).code == 0
+
+
+@pytest.mark.parametrize("as_given", [False, True])
+def test_a_duplicate_field_is_refused_as_the_strict_decoder_refuses_it(kqctl: Kq, tmp_path: Path,
+                                                                       as_given: bool) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n"
+                    "  preemptionStrategies: [LessThanInitialShare]\nfairSharing:\n"
+                    "  preemptionStrategies: [LessThanOrEqualToFinalShare]\n", encoding="utf-8")
+    assert kqctl("validate", str(path)).code == 1
+    run = kqctl("simulate", str(SAMPLE / "cluster.yaml"), str(path), *(["--as-given"] if as_given else []))
+    assert run.code == 3
+    assert 'config.yaml:3 (document 1): Configuration <unnamed>: fairSharing: duplicate field "fairSharing"' in run.err
+
+
+def test_validate_json_locates_the_finding(kqctl: Kq, tmp_path: Path) -> None:
+    (tmp_path / "typo.yaml").write_text(TYPO, encoding="utf-8")
+    (document,) = json.loads(kqctl("validate", str(tmp_path / "typo.yaml"), "-o", "json").out)["documents"]
+    assert document["kind"] == "Configuration" and document["valid"] is False
+    assert [(f["ruleId"], f["field"], f["line"]) for f in document["findings"]] == [
+        ("VAL-CFG-1", "fairSharin", 3), ("VAL-CFG-1", "resources.quotaCheckStrategy", 6)]
