@@ -32,6 +32,14 @@ DEFAULT_KUEUE = Path("/work/.mirror/kubernetes-sigs+kueue/repo")
 REFERENCE_COMMIT = "ff69552e79ad21652c36caa97038382e55625cf7"
 OUT = REPO_ROOT / "kqctl" / "kueue" / "validate" / "config_fields.py"
 
+# The releases ``validate --kueue-version`` checks against (kqctl/kueue/validate/releases.py): their Configuration is
+# decoded against their own Go types.
+RELEASES = (
+    ("v0.19.2", "8eab68778fc1b52affe165fdf5af29d1e9b4f3cb"),
+    ("v0.18.6", "4152c9bad956a361bb56b0f7994d492709835d96"),
+    ("v0.17.8", "818686e072da52af3564ba21f37f826fe05190af"),
+)
+
 VERSION_FILES = {
     "v1beta1": ("apis/config/v1beta1/configuration_types.go",),
     "v1beta2": ("apis/config/v1beta2/configuration_types.go", "apis/config/v1beta2/deprecated_types.go"),
@@ -123,14 +131,50 @@ def flatten(structs: dict[str, list[tuple[str, str]]]) -> dict[str, dict[str, st
     return {name: fields_of(name) for name in sorted(structs)}
 
 
+def _exists(kueue: Path, commit: str, path: str) -> bool:
+    return subprocess.run(["git", "-C", str(kueue), "cat-file", "-e", f"{commit}:{path}"],
+                          capture_output=True).returncode == 0
+
+
 def version_tree(kueue: Path, commit: str, version: str) -> dict[str, object]:
     structs: dict[str, list[tuple[str, str]]] = {}
     named: dict[str, str] = {}
     for path in VERSION_FILES[version]:
+        if not _exists(kueue, commit, path):
+            continue  # deprecated_types.go is newer than some releases
         more_structs, more_named = read_types(git_show(kueue, commit, path))
         structs.update(more_structs)
         named.update(more_named)
-    return {"structs": flatten(structs), "named": dict(sorted(named.items()))}
+    tree = {"structs": flatten(structs), "named": dict(sorted(named.items()))}
+    _check_resolvable(tree, f"{version} at {commit[:8]}")
+    return tree
+
+
+_SCALARS = {"string", "bool", "int", "int32", "int64", "float32", "float64", "time.Duration", "metav1.Duration",
+            "resource.Quantity"}
+
+
+def _check_resolvable(tree: dict[str, object], where: str) -> None:
+    """Every Go type the tree names is a struct, a named type, a type written by hand or a scalar the decoder
+    (kqctl/kueue/validate/configuration.py) knows: a new external type must be added to EXTERNAL_STRUCTS first."""
+    structs = tree["structs"]
+    named = tree["named"]
+    assert isinstance(structs, dict) and isinstance(named, dict)
+
+    def resolve(go_type: str) -> None:
+        go_type = go_type.lstrip("*")
+        go_type = named.get(go_type, EXTERNAL_NAMED.get(go_type, go_type))
+        if go_type.startswith("[]"):
+            resolve(go_type[2:])
+        elif go_type.startswith("map["):
+            resolve(go_type[go_type.index("]") + 1:])
+        elif go_type in structs or go_type in EXTERNAL_STRUCTS:
+            for field_type in (structs.get(go_type) or EXTERNAL_STRUCTS[go_type]).values():
+                resolve(field_type)
+        elif go_type not in _SCALARS:
+            raise ValueError(f"{where}: the Go type {go_type} is not known: write it in EXTERNAL_STRUCTS")
+
+    resolve("Configuration")
 
 
 def frameworks(kueue: Path, commit: str) -> list[str]:
@@ -164,6 +208,8 @@ def gate_dependencies(kueue: Path, commit: str) -> dict[str, list[str]]:
 
 def render(kueue: Path, commit: str) -> str:
     versions = {version: version_tree(kueue, commit, version) for version in VERSION_FILES}
+    releases = {tag: {version: version_tree(kueue, release, version) for version in VERSION_FILES}
+                for tag, release in RELEASES}
     return "\n".join([
         '"""The field tree of Kueue\'s Configuration file, per version (generated: do not edit by hand).',
         "",
@@ -176,6 +222,10 @@ def render(kueue: Path, commit: str) -> str:
         "",
         "# version: {'structs': {Go struct: {json name: Go type}}, 'named': {Go named type: underlying Go type}}",
         f"VERSIONS: dict[str, dict[str, dict[str, dict[str, str] | str]]] = {_literal(versions)}",
+        "",
+        "# The same per released version validate --kueue-version checks against: {tag: {version: tree}}",
+        "RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]]] = "
+        f"{_literal(releases)}",
         "",
         "# Go types from outside Kueue: {Go type: {json name: Go type}}",
         f"EXTERNAL_STRUCTS: dict[str, dict[str, str]] = {_literal(EXTERNAL_STRUCTS)}",
