@@ -123,3 +123,13 @@ def test_validate_json_locates_the_finding(kqctl: Kq, tmp_path: Path) -> None:
     assert document["kind"] == "Configuration" and document["valid"] is False
     assert [(f["ruleId"], f["field"], f["line"]) for f in document["findings"]] == [
         ("VAL-CFG-1", "fairSharin", 3), ("VAL-CFG-1", "resources.quotaCheckStrategy", 6)]
+
+
+def test_validate_kueue_version_decodes_the_configuration_with_that_releases_types(kqctl: Kq, tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources:\n"
+                    "  quotaCheckStrategy: IgnoreUndeclared\n", encoding="utf-8")
+    assert kqctl("validate", str(path)).code == 0
+    run = kqctl("validate", str(path), "--kueue-version", "v0.17.8")
+    assert run.code == 1
+    assert "VAL-CFG-1" in run.out and "resources.quotaCheckStrategy: unknown field" in run.out

@@ -41,6 +41,7 @@ from kqctl.kueue.validate.config_fields import (
     EXTERNAL_STRUCTS,
     FRAMEWORKS,
     GATE_DEPENDENCIES,
+    RELEASE_VERSIONS,
     VERSIONS,
 )
 from kqctl.origin import FieldPath, format_path
@@ -55,12 +56,15 @@ _DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
-def check_configuration(body: Mapping[str, Any]) -> list[Finding]:
-    """Every finding of the manager's strict decoding; when it decodes, every finding of its validation."""
+def check_configuration(body: Mapping[str, Any], release: str | None = None) -> list[Finding]:
+    """Every finding of the manager's strict decoding; when it decodes, every finding of its validation.
+    ``release``: a released Kueue (``validate --kueue-version``) whose Go types decode the file instead of the
+    reference's; its validation rules are the reference's."""
     version = str(body.get("apiVersion", "")).rsplit("/", 1)[-1]
-    if version not in VERSIONS:
+    trees = VERSIONS if release is None else RELEASE_VERSIONS[release]
+    if version not in trees:
         return []  # an unserved version is the loader's finding
-    decoding = list(_Decoder(version).struct("Configuration", body, ()))
+    decoding = list(_Decoder(trees[version]).struct("Configuration", body, ()))
     if decoding:
         return decoding
     # The manager sets its feature gates first and stops there when they conflict (cmd/kueue/main.go)
@@ -74,8 +78,7 @@ def check_configuration(body: Mapping[str, Any]) -> list[Finding]:
 
 
 class _Decoder:
-    def __init__(self, version: str) -> None:
-        tree = VERSIONS[version]
+    def __init__(self, tree: Mapping[str, Any]) -> None:
         self.structs: Mapping[str, Any] = tree["structs"]
         self.named: Mapping[str, Any] = tree["named"]
 

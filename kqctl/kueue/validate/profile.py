@@ -72,11 +72,16 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
 
 def inspect(obj: LoadedObject) -> list[Finding]:
     """VAL-CFG-*: Kueue's Configuration file, decoded strictly and validated as its controller-manager does."""
+    return inspect_for_release(None, obj)
+
+
+def inspect_for_release(release: str | None, obj: LoadedObject) -> list[Finding]:
+    """:func:`inspect` with the Go types of a released Kueue (``validate --kueue-version``; None: the reference)."""
     if obj.info is None or obj.info.group != CONFIG_GROUP or obj.info.kind != "Configuration":
         return []
     from kqctl.kueue.validate.configuration import check_configuration
 
-    return check_configuration(obj.body)
+    return check_configuration(obj.body, release)
 
 
 def _renamed_for_v1beta1(finding: Finding) -> Finding:

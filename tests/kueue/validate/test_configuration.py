@@ -602,3 +602,13 @@ def test_kueue_device_class_mapping_cases(case: str, body: dict[str, Any], expec
 def test_val_cfg_17_v1beta1_mappings_have_no_sources() -> None:
     assert found(config("v1beta1", resources={"deviceClassMappings": [mapping("gpu.memory", ("a.com",), _counter())]})
                  ) == [("VAL-CFG-1", f"{_MAPPINGS}.0.sources")]
+
+
+# --- validate --kueue-version: the release's own Go types decode the file ------------------------------------------
+
+def test_val_cfg_1_a_release_decodes_with_its_own_types() -> None:
+    body = config(resources={"quotaCheckStrategy": "BlockUndeclared"})
+    assert found(body) == []
+    assert [(f.rule_id, ".".join(map(str, f.path))) for f in check_configuration(body, "v0.17.8")] == [
+        ("VAL-CFG-1", "resources.quotaCheckStrategy")]
+    assert check_configuration(body, "v0.18.6") == []
