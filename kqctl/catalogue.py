@@ -25,6 +25,7 @@ SOURCES = {
     "scheduler": "Kueue's scheduler and cache (how admission decisions are made)",
     "kqctl": "kqctl's own check: valid to the API server, but it will not do what was meant",
     "loader": "kqctl reading its input (files, stdin, a cluster)",
+    "kueue-manager": "Kueue's controller-manager loading its Configuration file (it refuses to start)",
     "volcano-webhook": "Volcano's validating admission webhooks (the API server rejects the object or deletion)",
     "volcano-vap": "the ValidatingAdmissionPolicy Volcano's Helm chart installs with custom.vap_enable=true",
     "volcano-conf": "Volcano's scheduler loading volcano-scheduler.conf",
@@ -222,6 +223,58 @@ _rule("VAL-JOB-3", "error", "job-webhook", "job-completions-equal-parallelism ne
       "completions equal its parallelism")
 _rule("VAL-JOB-4", "error", "job-webhook", "max-exec-time-seconds must be a positive integer")
 _rule("VAL-JOB-5", "error", "job-webhook", "Partial admission and elastic jobs cannot be used together")
+
+# --- Kueue's Configuration file (the controller-manager's; kqctl.kueue.validate.configuration) ----------------
+_rule("VAL-CFG-1", "error", "kueue-manager", "The Configuration has a field its version does not declare (Kueue's "
+      "manager decodes the file strictly)", "Often a typo (fairSharin) or a field of the other version: v1beta2 "
+      "has no fairSharing.enable, waitForPodsReady.enable, integrations.podOptions or queueVisibility; v1beta1 has "
+      "no resources.quotaCheckStrategy or visibilityServer. The message lists the fields known at that level.")
+_rule("VAL-CFG-2", "error", "kueue-manager", "A Configuration value has the wrong type, is out of its Go type's range, "
+      "or is a duration or quantity that does not parse")
+_rule("VAL-CFG-3", "error", "kueue-manager", "waitForPodsReady: timeout must be positive, recoveryTimeout and the "
+      "requeuing backoffs not negative, requeuingStrategy.timestamp Creation or Eviction")
+_rule("VAL-CFG-4", "error", "kueue-manager", "integrations: every framework is one Kueue registers and appears once; "
+      "externalFrameworks are Kind.version.group and unique; the pod framework needs a managedJobsNamespaceSelector")
+_rule("VAL-CFG-5", "error", "kueue-manager", "multiKueue: gcInterval and workerLostTimeout not negative, origin a "
+      "label value, externalFrameworks Kind.version.group and unique, incrementalDispatcherConfig only with the "
+      "incremental dispatcher and a stepSize of at least 1, clusterProfile providers complete (name, execConfig "
+      "command, apiVersion, env names, interactiveMode Never, IfAvailable or Always), accessProviders and "
+      "credentialsProviders not both")
+_rule("VAL-CFG-6", "error", "kueue-manager", "fairSharing.preemptionStrategies must be one of the sequences "
+      "[LessThanOrEqualToFinalShare], [LessThanInitialShare], [LessThanOrEqualToFinalShare, LessThanInitialShare]",
+      "In v1beta2 the section's presence turns fair sharing on and the list has no default: `fairSharing: {}` is "
+      "refused. In v1beta1 the list defaults to the two-step sequence when enable is true.")
+_rule("VAL-CFG-7", "error", "kueue-manager", "admissionFairSharing: usageHalfLifeTime and resourceWeights not "
+      "negative, usageSamplingInterval positive")
+_rule("VAL-CFG-8", "error", "kueue-manager", "internalCertManagement (when enabled): webhookServiceName is an RFC 1035 "
+      "label, webhookSecretName an RFC 1123 subdomain")
+_rule("VAL-CFG-9", "error", "kueue-manager", "resources.transformations: strategy Retain or Replace, each input "
+      "resource transformed once")
+_rule("VAL-CFG-10", "error", "kueue-manager", "managedJobsNamespaceSelector must be a valid label selector that does "
+      "not match kube-system nor Kueue's own namespace")
+_rule("VAL-CFG-11", "error", "kueue-manager", "objectRetentionPolicies.workloads: afterFinished and "
+      "afterDeactivatedByKueue must not be negative")
+_rule("VAL-CFG-12", "error", "kueue-manager", "visibilityServer: bindAddress an IP address, bindPort 1 to 65535")
+_rule("VAL-CFG-13", "error", "kueue-manager", "resources.quotaCheckStrategy is BlockUndeclared or IgnoreUndeclared, "
+      "and IgnoreUndeclared does not go with excludeResourcePrefixes (checked while the QuotaCheckStrategy feature "
+      "gate is on, its default)")
+_rule("VAL-CFG-14", "error", "kueue-manager", "featureGates: every gate is one Kueue defines, a gate locked to its "
+      "default (GA) keeps it, and no gate is on while a gate it depends on is off",
+      "Gates on by default count: turning TopologyAwareScheduling off alone is refused while its sub-features "
+      "(TASFailedNodeReplacement, ...) stay on. The manager stops here, before the other checks.")
+_rule("VAL-CFG-15", "error", "kueue-manager", "metrics.customLabels: at most 20, names unique and matching "
+      "^[a-zA-Z][a-zA-Z0-9_]*$, sourceLabelKey and sourceAnnotationKey exclusive and valid label keys, trackedValues "
+      "unique (1 to 12 for sourceKind Workload, at most 16 otherwise), at most 6 labels per source kind (2 for "
+      "Workload)")
+_rule("VAL-CFG-16", "error", "kueue-manager", "tls: minVersion is VersionTLS12 or VersionTLS13, and cipherSuites are "
+      "not set with VersionTLS13", "Cipher suite names and curve IDs are not checked (they depend on the Go release "
+      "Kueue is built with).")
+_rule("VAL-CFG-17", "error", "kueue-manager", "resources.deviceClassMappings (DRA): at most 16, valid unique resource "
+      "names, 1 to 8 valid unique device class names each, a device class in two mappings only as two counters, "
+      "each source exactly one of counter or capacity with a driver and a CEL device selector",
+      "Counter sources need the KueueDRAIntegrationPartitionableDevices gate (on by default), capacity sources "
+      "KueueDRAIntegrationConsumableCapacity (off by default); one mapping does not mix them. Whether the CEL "
+      "expression compiles is not checked.")
 
 # --- cross-object consistency ---------------------------------------------------------------------------
 _rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",

@@ -175,12 +175,25 @@ def _check_decodable(obj: LoadedObject) -> None:
     from kqctl.validate.runner import validate_object
 
     assert obj.info is not None
+    if obj.info.group == KUEUE_CONFIG_GROUP and obj.info.kind == "Configuration":
+        _check_configuration(obj)
+        return
     # Jobs and Pods become Workloads (REQ-1..3): what the API server cannot store is not submitted at all.
     submitted = (obj.info.group, obj.info.kind) in _SUBMITTED_KINDS
     if submitted or (obj.info.group == KUEUE_GROUP and obj.info.kind in _FULLY_VALIDATED):
         for finding in validate_object(obj, (PROFILE,)):
             if _unstorable(finding):
                 _refuse(obj, finding.rule_id, finding.message, finding.path)
+
+
+def _check_configuration(obj: LoadedObject) -> None:
+    """VAL-CFG-*: a Configuration Kueue's controller-manager would not start with is refused, even --as-given (no
+    API server is involved: the manager itself decodes and validates its file), as the gate refuses it."""
+    from kqctl.kueue.validate.configuration import check_configuration
+    from kqctl.validate.gate import refusal
+
+    for finding in check_configuration(obj.body):
+        raise refusal(obj, finding)  # the message the gate gives
 
 
 def _refuse(obj: LoadedObject, rule_id: str, message: str, path: tuple[str | int, ...]) -> None:

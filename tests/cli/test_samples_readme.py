@@ -336,7 +336,7 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
 @claim("fair-sharing", "In `config.kueue.x-k8s.io/v1beta2` the presence of the `fairSharing` section enables fair "
                        "sharing (v1beta1 used `fairSharing: {enable: true}`; v1beta2 removed `enable`).")
 def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
-    # kqctl does not refuse an `enable` in v1beta2 (it honours it), so only the presence and v1beta1's flag are checked.
+    # v1beta2 has no `enable`: Kueue's manager refuses one (VAL-CFG-1), and so does kqctl.
     objects = f"samples/{sample}/cluster.yaml", f"samples/{sample}/workloads.yaml"
     config = yaml.safe_load((SAMPLES / sample / "kueue-config.yaml").read_text(encoding="utf-8"))
     assert config["apiVersion"] == "config.kueue.x-k8s.io/v1beta2" and "fairSharing" in config
@@ -345,6 +345,10 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
     without = tmp / "without.yaml"
     without.write_text(yaml.safe_dump({k: v for k, v in config.items() if k != "fairSharing"}), encoding="utf-8")
     assert _json("simulate", *objects, str(without))["fairSharing"] is False
+    with_enable = tmp / "v1beta2-enable.yaml"
+    with_enable.write_text(yaml.safe_dump({**config, "fairSharing": {**config["fairSharing"], "enable": True}}),
+                           encoding="utf-8")
+    assert kqctl("simulate", *objects, str(with_enable)).code == 3
     for enable in (True, False):
         older = tmp / f"v1beta1-{enable}.yaml"
         older.write_text(yaml.safe_dump({**config, "apiVersion": "config.kueue.x-k8s.io/v1beta1",

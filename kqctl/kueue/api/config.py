@@ -34,10 +34,10 @@ class KueueConfig:
         fields = Fields(body)
         fair = fields.opt_child("fairSharing")
         resources = fields.child("resources")
-        # FS-1: in v1beta2 the section's presence turns fair sharing on; v1beta1 had `enable`, false unless set
-        # (config/v1beta1 FairSharing.Enable, a plain bool)
+        # FS-1: in v1beta2 the section's presence turns fair sharing on (it has no `enable`: VAL-CFG-1 refuses one);
+        # v1beta1 had `enable`, false unless set (config/v1beta1 FairSharing.Enable, a plain bool)
         v1beta1 = str(body.get("apiVersion", "")).endswith("/v1beta1")
-        enabled = fair is not None and fair.boolean("enable", not v1beta1)
+        enabled = fair is not None and (fair.boolean("enable", False) if v1beta1 else True)
         strategies = fair.strings("preemptionStrategies") if fair is not None else ()
         return cls(
             fair_sharing=enabled,

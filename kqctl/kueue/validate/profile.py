@@ -70,6 +70,20 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
     return run_rules(rules, body)
 
 
+def inspect(obj: LoadedObject) -> list[Finding]:
+    """VAL-CFG-*: Kueue's Configuration file, decoded strictly and validated as its controller-manager does."""
+    return inspect_for_release(None, obj)
+
+
+def inspect_for_release(release: str | None, obj: LoadedObject) -> list[Finding]:
+    """:func:`inspect` with the Go types of a released Kueue (``validate --kueue-version``; None: the reference)."""
+    if obj.info is None or obj.info.group != CONFIG_GROUP or obj.info.kind != "Configuration":
+        return []
+    from kqctl.kueue.validate.configuration import check_configuration
+
+    return check_configuration(obj.body, release)
+
+
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
     path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
     return dataclasses.replace(finding, path=path)
@@ -91,4 +105,5 @@ PROFILE = ValidationProfile(
     # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
     cross_object_refusals=no_refusals,
     trim=crossobject.trimmed,
+    inspect=inspect,
 )

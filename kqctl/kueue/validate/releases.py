@@ -19,7 +19,7 @@ from typing import Any
 from kqctl.findings import Finding, warning
 from kqctl.k8s.kinds import split_api_version
 from kqctl.kueue.kinds import GROUP
-from kqctl.kueue.validate.profile import PROFILE, webhooks
+from kqctl.kueue.validate.profile import PROFILE, inspect_for_release, webhooks
 from kqctl.validate.profile import ValidationProfile
 from kqctl.validate.releases import Release
 
@@ -39,6 +39,9 @@ RELEASES: tuple[Release, ...] = (
         "listType set (SCHEMA-DUPLICATE) rather than a CEL uniqueness rule",
         "a negative subGroupCount is accepted silently",
         "VAL-WL-15 not checked: the AdmissionGatedBy gate is off by default",
+        "VAL-CFG-1: the Configuration is decoded against v0.18's Go types (no multiKueue.clusterProfile."
+        "accessProviders or incrementalDispatcherConfig, no DRA capacity sources, no tls.curvePreferences, no custom "
+        "label sourceKind or trackedValues); the validation rules checked are the reference's",
     )),
     Release("v0.17.8", "818686e072da52af3564ba21f37f826fe05190af", "kueue-v0.17.8", (
         _SCHEMA_V019 + "; at most 8 pod sets per Workload; no ClusterQueue concurrentAdmissionPolicy and no "
@@ -49,6 +52,8 @@ RELEASES: tuple[Release, ...] = (
         "VAL-WL-5 checks containers' requests only (not limits, not pod-level resources); VAL-WL-12 does not require "
         "status.admission while QuotaReserved is true",
         "VAL-WL-15 not checked: the AdmissionGatedBy gate is off by default",
+        "VAL-CFG-1: the Configuration is decoded against v0.17's Go types (v0.18's differences, and no "
+        "resources.quotaCheckStrategy nor DRA sources); the validation rules checked are the reference's",
     )),
 )
 
@@ -125,4 +130,5 @@ def for_release(release: Release, profile: ValidationProfile = PROFILE) -> Valid
     if release.reference:
         return profile
     return replace(profile, schema_release=release.schema, webhooks=functools.partial(release_webhooks,
-                                                                                       release.version))
+                                                                                       release.version),
+                   inspect=functools.partial(inspect_for_release, release.version))
