@@ -53,7 +53,9 @@ class Preemptor:
                       assignment: Assignment) -> dict[str, list[PodSetRequest]] | None:
         """TAS-7: with TopologyAwareScheduling, GetTargets asks the assignment for the pod sets to place
         (WorkloadsTopologyRequests), so that a candidate set is enough only when they then fit on the nodes too."""
-        if not self.topology_aware:
+        if not self.topology_aware or not self.cache.tas.flavors:
+            # without a TAS flavor no pod set of the assignment is placed on nodes (TAS-2 gives a TAS pod set only
+            # TAS flavors): nothing to place, and the per-search work is skipped on the clusters that have none
             return None
         checks = {name: check.controller_name for name, check in self.cache.snapshot.admission_checks.items()}
         return workload_requests(self.cache.tas, cq.model, self.cache.flavors, workload, assignment, checks) or None
