@@ -275,6 +275,12 @@ _rule("VAL-CFG-17", "error", "kueue-manager", "resources.deviceClassMappings (DR
       "Counter sources need the KueueDRAIntegrationPartitionableDevices gate (on by default), capacity sources "
       "KueueDRAIntegrationConsumableCapacity (off by default); one mapping does not mix them. Whether the CEL "
       "expression compiles is not checked.")
+_rule("VAL-CFG-18", "error", "kueue-manager", "The ConfigMap holding Kueue's manager Configuration (key "
+      "controller_manager_config.yaml) holds no Configuration the manager can read: the value is not YAML, is empty, "
+      "is not a mapping, or is not kind Configuration of config.kueue.x-k8s.io/v1beta1 or v1beta2",
+      "A ConfigMap is Kueue's when that key's value names the group config.kueue.x-k8s.io, or when it is named "
+      "*-manager-config and the value names no group. A readable value gets every other VAL-CFG check, located at "
+      "its line inside the ConfigMap's file.")
 
 # --- cross-object consistency ---------------------------------------------------------------------------
 _rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",

@@ -118,8 +118,10 @@ class Scheduler:
 
 SCHEDULERS: dict[str, Scheduler] = {
     "kueue": Scheduler("kueue", "Kueue", kueue_kinds.KINDS, _kueue_read_plan, _kueue_validation, _kueue_releases,
-                       reads="Kueue objects (kueue.x-k8s.io), Namespaces, PriorityClasses, LimitRanges, Jobs, Pods "
-                             "and Nodes"),
+                       kueue_kinds.recognise,
+                       reads="Kueue objects (kueue.x-k8s.io), its manager Configuration (bare, or the ConfigMap "
+                             f"holding {kueue_kinds.MANAGER_CONFIG_KEY}), Namespaces, PriorityClasses, LimitRanges, "
+                             "Jobs, Pods and Nodes"),
     "volcano": Scheduler("volcano", "Volcano", volcano_kinds.KINDS, _volcano_read_plan, _volcano_validation,
                          _volcano_releases, claims=volcano_kinds.claims,
                          reads=f"Volcano objects (Queues, PodGroups, vcjobs), the ConfigMap "

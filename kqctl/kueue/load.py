@@ -35,6 +35,7 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.api.versions import to_v1beta2
 from kqctl.kueue.kinds import CONFIG_GROUP as KUEUE_CONFIG_GROUP
 from kqctl.kueue.kinds import GROUP as KUEUE_GROUP
+from kqctl.kueue.kinds import MANAGER_CONFIG_KEY, MANAGER_CONFIG_MAP
 from kqctl.kueue.submitted import Submitted, add_submitted_workloads
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import format_path
@@ -100,10 +101,17 @@ def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bo
         raise result.unreadable[0]
     snapshot = Snapshot(now=now)
     submitted = Submitted()
+    configuration: LoadedObject | None = None
     for obj in result.objects:
         _check_loadable(obj, snapshot)
         if obj.info is None:
             continue
+        if _is_configuration(obj):
+            if configuration is not None:  # the manager reads one file: never pick one silently
+                raise InputError(obj.origin.file, f"two Kueue manager Configurations in the input: {_where(obj)} and "
+                                 f"{_where(configuration)}; Kueue's manager reads one: pass only the one deployed",
+                                 line=obj.origin.line, index=obj.origin.index)
+            configuration = obj
         if as_given:
             _check_decodable(obj)
         elif obj.defaulted:
@@ -175,7 +183,7 @@ def _check_decodable(obj: LoadedObject) -> None:
     from kqctl.validate.runner import validate_object
 
     assert obj.info is not None
-    if obj.info.group == KUEUE_CONFIG_GROUP and obj.info.kind == "Configuration":
+    if (obj.info.group == KUEUE_CONFIG_GROUP and obj.info.kind == "Configuration") or obj.info == MANAGER_CONFIG_MAP:
         _check_configuration(obj)
         return
     # Jobs and Pods become Workloads (REQ-1..3): what the API server cannot store is not submitted at all.
@@ -189,10 +197,10 @@ def _check_decodable(obj: LoadedObject) -> None:
 def _check_configuration(obj: LoadedObject) -> None:
     """VAL-CFG-*: a Configuration Kueue's controller-manager would not start with is refused, even --as-given (no
     API server is involved: the manager itself decodes and validates its file), as the gate refuses it."""
-    from kqctl.kueue.validate.configuration import check_configuration
+    from kqctl.kueue.validate.profile import inspect
     from kqctl.validate.gate import refusal
 
-    for finding in check_configuration(obj.body):
+    for finding in inspect(obj):  # bare, or in its ConfigMap (located inside the embedded text)
         raise refusal(obj, finding)  # the message the gate gives
 
 
@@ -219,6 +227,8 @@ def _add(snapshot: Snapshot, obj: LoadedObject, as_given: bool = True, ahead: Wo
                 path, message, rule_id = problem
                 _refuse(obj, rule_id, message, path)
     adder = _ADDERS.get(_kind_key(obj))
+    if adder is _add_config_map and obj.info != MANAGER_CONFIG_MAP:
+        adder = None  # another ConfigMap (another scheduler's): not read
     if adder is _add_workload and ahead is not None:
         model = ahead.take(obj, body)
         if model is not None:
@@ -334,6 +344,30 @@ def _add_config(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
     s.config = KueueConfig.from_body(body)
 
 
+def _add_config_map(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> None:
+    """Kueue's manager Configuration as deployed, in its ConfigMap: read as the bare file is."""
+    from kqctl.kueue.validate import config_map
+
+    configuration = config_map.configuration(obj)
+    if configuration is None:  # refused by the gate (or --as-given's check) first: never reached in a command
+        raise InputError(obj.origin.file, f"ConfigMap {obj.name}: {MANAGER_CONFIG_KEY} holds no Configuration "
+                         "Kueue's manager can read (kqctl validate shows why)", line=obj.line_of(("data",)),
+                         index=obj.origin.index)
+    s.config = KueueConfig.from_body(configuration)
+
+
+def _is_configuration(obj: LoadedObject) -> bool:
+    """Whether ``obj`` is Kueue's manager Configuration, bare or in its ConfigMap."""
+    info = obj.info
+    return info is not None and ((info.group == KUEUE_CONFIG_GROUP and info.kind == "Configuration")
+                                 or info == MANAGER_CONFIG_MAP)
+
+
+def _where(obj: LoadedObject) -> str:
+    what = f"ConfigMap {obj.namespace}/{obj.name}" if obj.info == MANAGER_CONFIG_MAP else "a Configuration"
+    return f"{what} at {obj.origin}"
+
+
 def _with_namespace(body: dict[str, Any], obj: LoadedObject, namespace: str | None = None) -> dict[str, Any]:
     """Namespaced objects without a namespace land in ``default``, as kubectl would put them (``namespace``: the
     object's, when already worked out)."""
@@ -356,6 +390,7 @@ _ADDERS: dict[tuple[str, str], Callable[[Snapshot, dict[str, Any], LoadedObject]
     (KUEUE_GROUP, "AdmissionCheck"): _add_check,
     (KUEUE_GROUP, "Topology"): _add_topology,
     (KUEUE_CONFIG_GROUP, "Configuration"): _add_config,
+    ("", "ConfigMap"): _add_config_map,
     ("", "Node"): _add_node,
     ("", "Namespace"): _add_namespace,
     ("scheduling.k8s.io", "PriorityClass"): _add_priority_class,

@@ -528,6 +528,10 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
     assert [f.object for f in findings if f.file == "30-webhook.yaml" and f.rule == "VAL-WL-5"] == [pods.object]
     skipped = [finding for finding in findings if finding.rule == "LOAD-SKIPPED"]
     assert [(f.object.split("/")[0], f.severity) for f in skipped] == [("ConfigMap", "warning")]
+    (typo,) = [finding for finding in findings if finding.file == "80-manager-config.yaml"]
+    assert typo.object == "ConfigMap/kueue-system/kueue-manager-config" and typo.field.endswith(".fairSharin")
+    lines = (SAMPLES / sample / typo.file).read_text(encoding="utf-8").splitlines()
+    assert lines[typo.line - 1].strip() == "fairSharin:"  # the line inside the embedded text
     strict = [finding for finding in _validate(sample, "--strict")[1] if finding.rule == "LOAD-SKIPPED"]
     assert {finding.severity for finding in strict} == {"error"}
 

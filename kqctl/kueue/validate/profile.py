@@ -8,7 +8,7 @@ from typing import Any
 
 from kqctl.findings import Finding, Severity, error
 from kqctl.k8s.kinds import split_api_version
-from kqctl.kueue.kinds import CONFIG_GROUP, GROUP, KINDS
+from kqctl.kueue.kinds import CONFIG_GROUP, GROUP, KINDS, MANAGER_CONFIG_MAP
 from kqctl.kueue.validate import crossobject
 from kqctl.kueue.validate.rules import run_rules, webhook_rules_for
 from kqctl.kueue.validate.webhook_defaults import RULE_DECODE, apply_mutating_webhooks
@@ -71,12 +71,17 @@ def webhooks(body: dict[str, Any], kind: str) -> list[Finding]:
 
 
 def inspect(obj: LoadedObject) -> list[Finding]:
-    """VAL-CFG-*: Kueue's Configuration file, decoded strictly and validated as its controller-manager does."""
+    """VAL-CFG-*: Kueue's Configuration file, decoded strictly and validated as its controller-manager does, bare or
+    in the ConfigMap it is deployed in (kqctl.kueue.validate.config_map)."""
     return inspect_for_release(None, obj)
 
 
 def inspect_for_release(release: str | None, obj: LoadedObject) -> list[Finding]:
     """:func:`inspect` with the Go types of a released Kueue (``validate --kueue-version``; None: the reference)."""
+    if obj.info == MANAGER_CONFIG_MAP:  # the Configuration as deployed, in its ConfigMap
+        from kqctl.kueue.validate import config_map
+
+        return config_map.findings(obj, release)
     if obj.info is None or obj.info.group != CONFIG_GROUP or obj.info.kind != "Configuration":
         return []
     from kqctl.kueue.validate.configuration import check_configuration
