@@ -35,8 +35,10 @@ SAVE_HELP = (
     "The file records the scheduler it was read for (annotation kqctl.dev/scheduler): every command reads it for "
     "that scheduler, and another scheduler's pods in it are other pods using node capacity.\n\n"
     "YAML or JSON by the file's extension (.yaml, .yml, .json); '-' writes YAML to stdout. Secrets and "
-    "other ConfigMaps are never read (so neither is Kueue's own Configuration: pass --fair-sharing or "
-    "--feature-gates to simulate as needed) and no credentials are written. Container env values and "
+    "other ConfigMaps are never read from the cluster (so neither is Kueue's own Configuration, in ConfigMap "
+    "kueue-manager-config: pass --fair-sharing or --feature-gates to simulate as needed, or give that ConfigMap's "
+    "manifest, or the bare Configuration file, as one more input: every command reads it there) and no "
+    "credentials are written. Container env values and "
     "kubectl's last-applied-configuration annotations are replaced by '<redacted by kqctl>'.\n\n"
     "Exit codes: 0 saved; 2 usage error; 4 the cluster could not be read."
 )
