@@ -281,6 +281,9 @@ _rule("VAL-CFG-18", "error", "kueue-manager", "The ConfigMap holding Kueue's man
       "A ConfigMap is Kueue's when that key's value names the group config.kueue.x-k8s.io, or when it is named "
       "*-manager-config and the value names no group. A readable value gets every other VAL-CFG check, located at "
       "its line inside the ConfigMap's file.")
+_rule("VAL-CFG-19", "error", "kueue-manager", "Two Kueue manager Configurations in one input (bare files, or "
+      "ConfigMaps holding controller_manager_config.yaml): the manager reads one, and kqctl does not pick one",
+      "Keep only the one deployed; every command refuses the input as validate reports it.")
 
 # --- cross-object consistency ---------------------------------------------------------------------------
 _rule("XO-5", "warning", "kqctl", "A workload requests a resource no resource group of its ClusterQueue covers",

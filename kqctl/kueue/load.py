@@ -101,17 +101,11 @@ def build_snapshot(result: LoadResult, now: datetime | None = None, as_given: bo
         raise result.unreadable[0]
     snapshot = Snapshot(now=now)
     submitted = Submitted()
-    configuration: LoadedObject | None = None
+    _check_one_configuration(result.objects)
     for obj in result.objects:
         _check_loadable(obj, snapshot)
         if obj.info is None:
             continue
-        if _is_configuration(obj):
-            if configuration is not None:  # the manager reads one file: never pick one silently
-                raise InputError(obj.origin.file, f"two Kueue manager Configurations in the input: {_where(obj)} and "
-                                 f"{_where(configuration)}; Kueue's manager reads one: pass only the one deployed",
-                                 line=obj.origin.line, index=obj.origin.index)
-            configuration = obj
         if as_given:
             _check_decodable(obj)
         elif obj.defaulted:
@@ -356,16 +350,14 @@ def _add_config_map(s: Snapshot, body: dict[str, Any], obj: LoadedObject) -> Non
     s.config = KueueConfig.from_body(configuration)
 
 
-def _is_configuration(obj: LoadedObject) -> bool:
-    """Whether ``obj`` is Kueue's manager Configuration, bare or in its ConfigMap."""
-    info = obj.info
-    return info is not None and ((info.group == KUEUE_CONFIG_GROUP and info.kind == "Configuration")
-                                 or info == MANAGER_CONFIG_MAP)
+def _check_one_configuration(objects: list[LoadedObject]) -> None:
+    """VAL-CFG-19: the manager reads one Configuration; two (bare or in its ConfigMap) are never picked from silently
+    (the gate refuses them first, with this message; --as-given comes here)."""
+    from kqctl.kueue.validate.profile import one_configuration
+    from kqctl.validate.gate import refusal
 
-
-def _where(obj: LoadedObject) -> str:
-    what = f"ConfigMap {obj.namespace}/{obj.name}" if obj.info == MANAGER_CONFIG_MAP else "a Configuration"
-    return f"{what} at {obj.origin}"
+    for obj, finding in one_configuration(objects):
+        raise refusal(obj, finding)
 
 
 def _with_namespace(body: dict[str, Any], obj: LoadedObject, namespace: str | None = None) -> dict[str, Any]:

@@ -119,15 +119,20 @@ def test_plan_refuses_it(kqctl: Kq, tmp_path: Path) -> None:
     assert "fairSharin: unknown field" in run.err
 
 
+@pytest.mark.parametrize("as_given", [False, True])
 @pytest.mark.parametrize("second", ["bare", "configmap"])
-def test_two_configurations_are_an_error_naming_both(kqctl: Kq, tmp_path: Path, second: str) -> None:
+def test_val_cfg_19_two_configurations_are_an_error_naming_both(kqctl: Kq, tmp_path: Path, second: str,
+                                                                as_given: bool) -> None:
     first = write(tmp_path, "cm.yaml", as_config_map(bare_sample()))
     renamed = as_config_map(bare_sample()).replace("name: kueue-manager-config", "name: x-manager-config")
     other = str(SAMPLE / "kueue-config.yaml") if second == "bare" else write(tmp_path, "cm2.yaml", renamed)
-    run = kqctl("simulate", str(SAMPLE / "cluster.yaml"), first, other)
+    checked = kqctl("validate", first, other)
+    assert checked.code == 1 and "VAL-CFG-19" in checked.out
+    run = kqctl("simulate", str(SAMPLE / "cluster.yaml"), first, other, *(["--as-given"] if as_given else []))
     assert run.code == 3, run.out + run.err
-    assert "two Kueue manager Configurations in the input" in run.err
-    assert "cm.yaml:1" in run.err and (Path(other).name + ":") in run.err
+    assert f"{Path(other).name}:" in run.err  # the second, located
+    assert "a second Kueue manager Configuration: ConfigMap kueue-system/kueue-manager-config at " in run.err
+    assert "cm.yaml:1 is one too, and Kueue's manager reads one (VAL-CFG-19" in run.err
 
 
 def test_another_operators_manager_config_is_skipped(kqctl: Kq, tmp_path: Path) -> None:

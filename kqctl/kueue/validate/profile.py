@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
+from collections.abc import Sequence
 from typing import Any
 
 from kqctl.findings import Finding, Severity, error
@@ -13,7 +14,7 @@ from kqctl.kueue.validate import crossobject
 from kqctl.kueue.validate.rules import run_rules, webhook_rules_for
 from kqctl.kueue.validate.webhook_defaults import RULE_DECODE, apply_mutating_webhooks
 from kqctl.load.objects import LoadedObject
-from kqctl.validate.profile import LegacyConversion, ValidationProfile, no_refusals
+from kqctl.validate.profile import LegacyConversion, ValidationProfile
 
 # Kinds that go through one of Kueue's mutating webhooks before validation (DEF-3).
 _MUTATED_KINDS = {"ClusterQueue", "ResourceFlavor", "Workload"}
@@ -21,6 +22,7 @@ _LEGACY_VERSIONS = {"v1alpha1", "v1alpha2"}
 # v1beta1 spells a few v1beta2 fields differently (API-1); webhook findings are computed on the
 # v1beta2 form and pointed back at the field the user wrote.
 _V1BETA1_FIELD_NAMES = {"cohortName": "cohort"}
+ONE_CONFIGURATION = "VAL-CFG-19"
 
 
 def legacy(obj: LoadedObject) -> LegacyConversion | None:
@@ -89,6 +91,32 @@ def inspect_for_release(release: str | None, obj: LoadedObject) -> list[Finding]
     return check_configuration(obj.body, release)
 
 
+# The kinds the XO checks read; the Configurations are counted in any input that may hold one.
+_CROSS_OBJECT_KINDS = frozenset({info.kind for info in KINDS} | {"Job", "Queue"})
+
+
+def cross_object(objects: Sequence[LoadedObject], closed: bool) -> list[tuple[LoadedObject, Finding]]:
+    """The XO checks, when a Kueue kind is there (a ConfigMap alone may be another scheduler's), and VAL-CFG-19."""
+    found = one_configuration(objects)
+    if any(obj.kind in _CROSS_OBJECT_KINDS for obj in objects):
+        found.extend(crossobject.cross_object_findings(objects, closed))
+    return found
+
+
+def one_configuration(objects: Sequence[LoadedObject]) -> list[tuple[LoadedObject, Finding]]:
+    """VAL-CFG-19: Kueue's manager reads one Configuration file; two in one input (bare, or in the ConfigMap it is
+    deployed in) are refused by every command rather than one picked silently."""
+    configurations = [obj for obj in objects if obj.info is not None and (
+        (obj.info.group == CONFIG_GROUP and obj.info.kind == "Configuration") or obj.info == MANAGER_CONFIG_MAP)]
+    if len(configurations) < 2:
+        return []
+    first = configurations[0]
+    what = f"ConfigMap {first.namespace}/{first.name}" if first.info == MANAGER_CONFIG_MAP else "a Configuration"
+    return [(obj, error(ONE_CONFIGURATION, (), f"a second Kueue manager Configuration: {what} at {first.origin} is "
+                        "one too, and Kueue's manager reads one", "keep only the one deployed in the input"))
+            for obj in configurations[1:]]
+
+
 def _renamed_for_v1beta1(finding: Finding) -> Finding:
     path = tuple(_V1BETA1_FIELD_NAMES.get(p, p) if isinstance(p, str) else p for p in finding.path)
     return dataclasses.replace(finding, path=path)
@@ -101,14 +129,16 @@ PROFILE = ValidationProfile(
     mutate=mutate,
     kept_in_status=frozenset({RULE_DECODE}),
     webhooks=webhooks,
-    cross_object=crossobject.cross_object_findings,
-    # Every XO check is about a Kueue object or a Job (XO-JOB-PRIORITY); "Queue" is LocalQueue's old name.
-    cross_object_needs=frozenset({info.kind for info in KINDS} | {"Job", "Queue"}),
+    cross_object=cross_object,
+    # Every XO check is about a Kueue object or a Job (XO-JOB-PRIORITY); "Queue" is LocalQueue's old name. A
+    # ConfigMap may hold Kueue's Configuration (VAL-CFG-19).
+    cross_object_needs=_CROSS_OBJECT_KINDS | {"ConfigMap"},
     # A Workload's XO findings (XO-WL-LQ, XO-WL-PRIORITY, XO-WL-UNCOVERED, XO-WL-NEVER-FITS) read only the workload
     # and the queues, flavors, cohorts and priority classes; no check of another object reads a Workload.
     cross_object_subjects=crossobject.SUBJECT_KINDS,
     # XO findings are kqctl's knowledge (warnings and infos); only --closed makes a missing reference an error.
-    cross_object_refusals=no_refusals,
+    # Two Configurations are an error the gate refuses (VAL-CFG-19).
+    cross_object_refusals=one_configuration,
     trim=crossobject.trimmed,
     inspect=inspect,
 )
