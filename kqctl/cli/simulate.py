@@ -58,7 +58,8 @@ def simulate_command(
                                                      "Configuration in the inputs says; off without one)."),
     feature_gates: str | None = typer.Option(None, "--feature-gates",
                                                 metavar="NAME=BOOL,...",
-                                                help="Kueue feature gates, e.g. PartialAdmission=false,Other=true. "
+                                                help="Kueue feature gates, e.g. PartialAdmission=false,Other=true, "
+                                                     "over the Kueue Configuration's featureGates in the inputs. "
                                                      "Every gate Kueue defines is accepted with Kueue's default; "
                                                      "gates that do not change admission have no effect."),
     now: str | None = typer.Option(None, "--now", metavar="TIME",

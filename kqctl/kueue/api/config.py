@@ -28,6 +28,9 @@ class KueueConfig:
     quota_check_strategy: str = "BlockUndeclared"
     exclude_resource_prefixes: tuple[str, ...] = ()
     transformations: tuple[Mapping[str, Any], ...] = field(default=(), hash=False)
+    # featureGates: the manager sets its gates from here when its --feature-gates flag is not given
+    # (LoadAndValidateFeatureGates); (name, enabled) pairs, validated (VAL-CFG-14) before they are read
+    feature_gates: tuple[tuple[str, bool], ...] = ()
 
     @classmethod
     def from_body(cls, body: Mapping[str, Any]) -> KueueConfig:
@@ -46,7 +49,14 @@ class KueueConfig:
             quota_check_strategy=resources.string("quotaCheckStrategy") or "BlockUndeclared",
             exclude_resource_prefixes=resources.strings("excludeResourcePrefixes"),
             transformations=tuple(item.obj for item in resources.items("transformations")),
+            feature_gates=_feature_gates(body.get("featureGates")),
         )
+
+
+def _feature_gates(gates: object) -> tuple[tuple[str, bool], ...]:
+    if not isinstance(gates, Mapping):
+        return ()
+    return tuple(sorted((str(name), value) for name, value in gates.items() if isinstance(value, bool)))
 
 
 def _admission_fair_sharing(fields: Fields | None) -> AdmissionFairSharingConfig | None:

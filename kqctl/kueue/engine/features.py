@@ -54,6 +54,14 @@ class FeatureGates:
     def enabled(self, name: str) -> bool:
         return self.overrides.get(name, DEFAULTS.get(name, False))
 
+    def over(self, configured: Mapping[str, bool]) -> FeatureGates:
+        """These gates set over those of a Kueue Configuration's ``featureGates``, gate by gate. Kueue's manager
+        takes its gates from the flag or from the file, never both (it refuses to start with both); kqctl's
+        ``--feature-gates`` is a what-if on top of the file."""
+        if not configured:
+            return self
+        return FeatureGates({**configured, **self.overrides})
+
     @classmethod
     def parse(cls, text: str | None) -> FeatureGates:
         """``Name=true,Other=false`` as Kueue's --feature-gates flag takes it."""

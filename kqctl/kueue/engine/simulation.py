@@ -100,6 +100,7 @@ class Simulation:
     """The engine's state between cycles: cache, queues, workloads, and the clock."""
 
     def __init__(self, snapshot: Snapshot, options: SimulationOptions) -> None:
+        options = effective_options(options, snapshot)
         self.snapshot = snapshot
         self.options = options
         self.fair_sharing = snapshot.config.fair_sharing if options.fair_sharing is None else options.fair_sharing
@@ -472,6 +473,17 @@ class Simulation:
         return Livelock((first + 1, last), tuple(sorted(involved)))
 
 
+def effective_options(options: SimulationOptions, snapshot: Snapshot) -> SimulationOptions:
+    """The options with the feature gates Kueue runs with: the Configuration's ``featureGates`` in the inputs, the
+    options' (``--feature-gates``) over them. Applied once, by the engine, so every command sees the same gates."""
+    configured = dict(snapshot.config.feature_gates)
+    if not configured:
+        return options
+    import dataclasses
+
+    return dataclasses.replace(options, gates=options.gates.over(configured))
+
+
 def set_up_alike(sim: Simulation, snapshot: Snapshot, options: SimulationOptions) -> bool:
     """Whether ``sim``, never run, is what ``Simulation(snapshot, options)`` sets up: a snapshot of the same objects
     (the same workload models in the same order) and the same options but for the hook telling of cycles (read only
@@ -481,6 +493,7 @@ def set_up_alike(sim: Simulation, snapshot: Snapshot, options: SimulationOptions
 
     if sim.history or options.between_cycles is not None or sim.options.between_cycles is not None:
         return False
+    options = effective_options(options, snapshot)
     if dataclasses.replace(sim.options, on_cycle=None) != dataclasses.replace(options, on_cycle=None):
         return False
     for field_ in dataclasses.fields(Snapshot):
