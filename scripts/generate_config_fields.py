@@ -154,6 +154,19 @@ _SCALARS = {"string", "bool", "int", "int32", "int64", "float32", "float64", "ti
             "resource.Quantity"}
 
 
+def difference(reference: dict[str, object], release: dict[str, object]) -> dict[str, object]:
+    """What a release's tree changes in the reference's: only those structs and named types are written out."""
+    changed: dict[str, object] = {}
+    removed: list[str] = []
+    for kind in ("structs", "named"):
+        ours, theirs = reference[kind], release[kind]
+        assert isinstance(ours, dict) and isinstance(theirs, dict)
+        changed[kind] = {name: value for name, value in sorted(theirs.items()) if ours.get(name) != value}
+        removed += sorted(name for name in ours if name not in theirs)
+    changed["removed"] = removed
+    return changed
+
+
 def _check_resolvable(tree: dict[str, object], where: str) -> None:
     """Every Go type the tree names is a struct, a named type, a type written by hand or a scalar the decoder
     (kqctl/kueue/validate/configuration.py) knows: a new external type must be added to EXTERNAL_STRUCTS first."""
@@ -208,7 +221,8 @@ def gate_dependencies(kueue: Path, commit: str) -> dict[str, list[str]]:
 
 def render(kueue: Path, commit: str) -> str:
     versions = {version: version_tree(kueue, commit, version) for version in VERSION_FILES}
-    releases = {tag: {version: version_tree(kueue, release, version) for version in VERSION_FILES}
+    releases = {tag: {version: difference(versions[version], version_tree(kueue, release, version))
+                      for version in VERSION_FILES}
                 for tag, release in RELEASES}
     return "\n".join([
         '"""The field tree of Kueue\'s Configuration file, per version (generated: do not edit by hand).',
@@ -223,8 +237,10 @@ def render(kueue: Path, commit: str) -> str:
         "# version: {'structs': {Go struct: {json name: Go type}}, 'named': {Go named type: underlying Go type}}",
         f"VERSIONS: dict[str, dict[str, dict[str, dict[str, str] | str]]] = {_literal(versions)}",
         "",
-        "# The same per released version validate --kueue-version checks against: {tag: {version: tree}}",
-        "RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]]] = "
+        "# Per released version validate --kueue-version checks against, what differs from VERSIONS:",
+        "# {tag: {version: {'structs': {changed or added struct: fields}, 'named': {changed or added: type},",
+        "# 'removed': [structs and named types the release does not have]}}} (configuration.release_tree)",
+        "RELEASE_DIFFERENCES: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str] | list[str]]]] = "
         f"{_literal(releases)}",
         "",
         "# Go types from outside Kueue: {Go type: {json name: Go type}}",

@@ -349,181 +349,34 @@ VERSIONS: dict[str, dict[str, dict[str, dict[str, str] | str]]] = {
     }
 }
 
-# The same per released version validate --kueue-version checks against: {tag: {version: tree}}
-RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]]] = {
+# Per released version validate --kueue-version checks against, what differs from VERSIONS:
+# {tag: {version: {'structs': {changed or added struct: fields}, 'named': {changed or added: type},
+# 'removed': [structs and named types the release does not have]}}} (configuration.release_tree)
+RELEASE_DIFFERENCES: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str] | list[str]]]] = {
     "v0.17.8": {
         "v1beta1": {
-            "named": {
-                "PreemptionStrategy": "string",
-                "RequeuingTimestamp": "string",
-                "ResourceTransformationStrategy": "string"
-            },
+            "named": {},
+            "removed": [],
             "structs": {
-                "AdmissionFairSharing": {
-                    "resourceWeights": "map[corev1.ResourceName]float64",
-                    "usageHalfLifeTime": "metav1.Duration",
-                    "usageSamplingInterval": "metav1.Duration"
-                },
-                "ClientConnection": {
-                    "burst": "*int32",
-                    "qps": "*float32"
-                },
-                "ClusterQueueVisibility": {
-                    "maxCount": "int32"
-                },
-                "Configuration": {
-                    "admissionFairSharing": "*AdmissionFairSharing",
-                    "apiVersion": "string",
-                    "clientConnection": "*ClientConnection",
-                    "controller": "*ControllerConfigurationSpec",
-                    "fairSharing": "*FairSharing",
-                    "featureGates": "map[string]bool",
-                    "health": "ControllerHealth",
-                    "integrations": "*Integrations",
-                    "internalCertManagement": "*InternalCertManagement",
-                    "kind": "string",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "manageJobsWithoutQueueName": "bool",
-                    "managedJobsNamespaceSelector": "*metav1.LabelSelector",
-                    "metrics": "ControllerMetrics",
-                    "multiKueue": "*MultiKueue",
-                    "namespace": "*string",
-                    "objectRetentionPolicies": "*ObjectRetentionPolicies",
-                    "pprofBindAddress": "string",
-                    "queueVisibility": "*QueueVisibility",
-                    "resources": "*Resources",
-                    "tls": "*TLSOptions",
-                    "waitForPodsReady": "*WaitForPodsReady",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerConfigurationSpec": {
-                    "cacheSyncTimeout": "*time.Duration",
-                    "groupKindConcurrency": "map[string]int"
-                },
-                "ControllerHealth": {
-                    "healthProbeBindAddress": "string",
-                    "livenessEndpointName": "string",
-                    "readinessEndpointName": "string"
-                },
-                "ControllerManager": {
-                    "controller": "*ControllerConfigurationSpec",
-                    "health": "ControllerHealth",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "metrics": "ControllerMetrics",
-                    "pprofBindAddress": "string",
-                    "tls": "*TLSOptions",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerMetrics": {
-                    "bindAddress": "string",
-                    "customLabels": "[]ControllerMetricsCustomLabel",
-                    "enableClusterQueueResources": "bool",
-                    "localQueueMetrics": "*LocalQueueMetrics"
-                },
-                "ControllerMetricsCustomLabel": {
-                    "name": "string",
-                    "sourceAnnotationKey": "string",
-                    "sourceLabelKey": "string"
-                },
-                "ControllerWebhook": {
-                    "certDir": "string",
-                    "host": "string",
-                    "port": "*int"
-                },
-                "DeviceClassMapping": {
-                    "deviceClassNames": "[]corev1.ResourceName",
-                    "name": "corev1.ResourceName"
-                },
-                "FairSharing": {
-                    "enable": "bool",
-                    "preemptionStrategies": "[]PreemptionStrategy"
-                },
-                "Integrations": {
-                    "externalFrameworks": "[]string",
-                    "frameworks": "[]string",
-                    "labelKeysToCopy": "[]string",
-                    "podOptions": "*PodIntegrationOptions"
-                },
-                "InternalCertManagement": {
-                    "enable": "*bool",
-                    "webhookSecretName": "*string",
-                    "webhookServiceName": "*string"
-                },
-                "LocalQueueMetrics": {
-                    "enable": "bool",
-                    "localQueueSelector": "*metav1.LabelSelector"
-                },
-                "MultiKueue": {
-                    "dispatcherName": "*string",
-                    "externalFrameworks": "[]MultiKueueExternalFramework",
-                    "gcInterval": "*metav1.Duration",
-                    "origin": "*string",
-                    "workerLostTimeout": "*metav1.Duration"
-                },
-                "MultiKueueExternalFramework": {
-                    "name": "string"
-                },
-                "ObjectRetentionPolicies": {
-                    "workloads": "*WorkloadRetentionPolicy"
-                },
-                "PodIntegrationOptions": {
-                    "namespaceSelector": "*metav1.LabelSelector",
-                    "podSelector": "*metav1.LabelSelector"
-                },
-                "QueueVisibility": {
-                    "clusterQueues": "*ClusterQueueVisibility",
-                    "updateIntervalSeconds": "int32"
-                },
-                "RequeuingStrategy": {
-                    "backoffBaseSeconds": "*int32",
-                    "backoffLimitCount": "*int32",
-                    "backoffMaxSeconds": "*int32",
-                    "timestamp": "*RequeuingTimestamp"
-                },
-                "ResourceTransformation": {
-                    "input": "corev1.ResourceName",
-                    "multiplyBy": "corev1.ResourceName",
-                    "outputs": "corev1.ResourceList",
-                    "strategy": "*ResourceTransformationStrategy"
-                },
-                "Resources": {
-                    "deviceClassMappings": "[]DeviceClassMapping",
-                    "excludeResourcePrefixes": "[]string",
-                    "transformations": "[]ResourceTransformation"
-                },
                 "TLSOptions": {
                     "cipherSuites": "[]string",
                     "minVersion": "string"
-                },
-                "WaitForPodsReady": {
-                    "blockAdmission": "*bool",
-                    "enable": "bool",
-                    "recoveryTimeout": "*metav1.Duration",
-                    "requeuingStrategy": "*RequeuingStrategy",
-                    "timeout": "*metav1.Duration"
-                },
-                "WorkloadRetentionPolicy": {
-                    "afterDeactivatedByKueue": "*metav1.Duration",
-                    "afterFinished": "*metav1.Duration"
                 }
             }
         },
         "v1beta2": {
-            "named": {
-                "PreemptionStrategy": "string",
-                "RequeuingTimestamp": "string",
-                "ResourceTransformationStrategy": "string"
-            },
+            "named": {},
+            "removed": [
+                "ClusterProfileAccessProvider",
+                "DeviceClassCapacitySource",
+                "DeviceClassCounterSource",
+                "DeviceClassSourceConfig",
+                "IncrementalDispatcherConfig",
+                "ClusterProfileCredentialsProvider",
+                "QuotaCheckStrategy",
+                "SourceKind"
+            ],
             "structs": {
-                "AdmissionFairSharing": {
-                    "resourceWeights": "map[corev1.ResourceName]float64",
-                    "usageHalfLifeTime": "metav1.Duration",
-                    "usageSamplingInterval": "metav1.Duration"
-                },
-                "ClientConnection": {
-                    "burst": "*int32",
-                    "qps": "*float32"
-                },
                 "ClusterProfile": {
                     "credentialsProviders": "[]ClusterProfileCredentialsProvider"
                 },
@@ -531,85 +384,14 @@ RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]
                     "execConfig": "clientcmdapi.ExecConfig",
                     "name": "string"
                 },
-                "Configuration": {
-                    "admissionFairSharing": "*AdmissionFairSharing",
-                    "apiVersion": "string",
-                    "clientConnection": "*ClientConnection",
-                    "controller": "*ControllerConfigurationSpec",
-                    "fairSharing": "*FairSharing",
-                    "featureGates": "map[string]bool",
-                    "health": "ControllerHealth",
-                    "integrations": "*Integrations",
-                    "internalCertManagement": "*InternalCertManagement",
-                    "kind": "string",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "manageJobsWithoutQueueName": "bool",
-                    "managedJobsNamespaceSelector": "*metav1.LabelSelector",
-                    "metrics": "ControllerMetrics",
-                    "multiKueue": "*MultiKueue",
-                    "namespace": "*string",
-                    "objectRetentionPolicies": "*ObjectRetentionPolicies",
-                    "pprofBindAddress": "string",
-                    "resources": "*Resources",
-                    "tls": "*TLSOptions",
-                    "visibilityServer": "*VisibilityServerConfiguration",
-                    "waitForPodsReady": "*WaitForPodsReady",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerConfigurationSpec": {
-                    "cacheSyncTimeout": "*time.Duration",
-                    "groupKindConcurrency": "map[string]int"
-                },
-                "ControllerHealth": {
-                    "healthProbeBindAddress": "string",
-                    "livenessEndpointName": "string",
-                    "readinessEndpointName": "string"
-                },
-                "ControllerManager": {
-                    "controller": "*ControllerConfigurationSpec",
-                    "health": "ControllerHealth",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "metrics": "ControllerMetrics",
-                    "pprofBindAddress": "string",
-                    "tls": "*TLSOptions",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerMetrics": {
-                    "bindAddress": "string",
-                    "customLabels": "[]ControllerMetricsCustomLabel",
-                    "enableClusterQueueResources": "bool",
-                    "localQueueMetrics": "*LocalQueueMetrics"
-                },
                 "ControllerMetricsCustomLabel": {
                     "name": "string",
                     "sourceAnnotationKey": "string",
                     "sourceLabelKey": "string"
                 },
-                "ControllerWebhook": {
-                    "certDir": "string",
-                    "host": "string",
-                    "port": "*int"
-                },
                 "DeviceClassMapping": {
                     "deviceClassNames": "[]corev1.ResourceName",
                     "name": "corev1.ResourceName"
-                },
-                "FairSharing": {
-                    "preemptionStrategies": "[]PreemptionStrategy"
-                },
-                "Integrations": {
-                    "externalFrameworks": "[]string",
-                    "frameworks": "[]string",
-                    "labelKeysToCopy": "[]string"
-                },
-                "InternalCertManagement": {
-                    "enable": "*bool",
-                    "webhookSecretName": "*string",
-                    "webhookServiceName": "*string"
-                },
-                "LocalQueueMetrics": {
-                    "enable": "bool",
-                    "localQueueSelector": "*metav1.LabelSelector"
                 },
                 "MultiKueue": {
                     "clusterProfile": "*ClusterProfile",
@@ -619,24 +401,6 @@ RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]
                     "origin": "*string",
                     "workerLostTimeout": "*metav1.Duration"
                 },
-                "MultiKueueExternalFramework": {
-                    "name": "string"
-                },
-                "ObjectRetentionPolicies": {
-                    "workloads": "*WorkloadRetentionPolicy"
-                },
-                "RequeuingStrategy": {
-                    "backoffBaseSeconds": "*int32",
-                    "backoffLimitCount": "*int32",
-                    "backoffMaxSeconds": "*int32",
-                    "timestamp": "*RequeuingTimestamp"
-                },
-                "ResourceTransformation": {
-                    "input": "corev1.ResourceName",
-                    "multiplyBy": "corev1.ResourceName",
-                    "outputs": "corev1.ResourceList",
-                    "strategy": "*ResourceTransformationStrategy"
-                },
                 "Resources": {
                     "deviceClassMappings": "[]DeviceClassMapping",
                     "excludeResourcePrefixes": "[]string",
@@ -645,198 +409,31 @@ RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]
                 "TLSOptions": {
                     "cipherSuites": "[]string",
                     "minVersion": "string"
-                },
-                "VisibilityServerConfiguration": {
-                    "bindAddress": "*string",
-                    "bindPort": "*int32"
-                },
-                "WaitForPodsReady": {
-                    "blockAdmission": "*bool",
-                    "recoveryTimeout": "*metav1.Duration",
-                    "requeuingStrategy": "*RequeuingStrategy",
-                    "timeout": "metav1.Duration"
-                },
-                "WorkloadRetentionPolicy": {
-                    "afterDeactivatedByKueue": "*metav1.Duration",
-                    "afterFinished": "*metav1.Duration"
                 }
             }
         }
     },
     "v0.18.6": {
         "v1beta1": {
-            "named": {
-                "PreemptionStrategy": "string",
-                "RequeuingTimestamp": "string",
-                "ResourceTransformationStrategy": "string"
-            },
+            "named": {},
+            "removed": [],
             "structs": {
-                "AdmissionFairSharing": {
-                    "resourceWeights": "map[corev1.ResourceName]float64",
-                    "usageHalfLifeTime": "metav1.Duration",
-                    "usageSamplingInterval": "metav1.Duration"
-                },
-                "ClientConnection": {
-                    "burst": "*int32",
-                    "qps": "*float32"
-                },
-                "ClusterQueueVisibility": {
-                    "maxCount": "int32"
-                },
-                "Configuration": {
-                    "admissionFairSharing": "*AdmissionFairSharing",
-                    "apiVersion": "string",
-                    "clientConnection": "*ClientConnection",
-                    "controller": "*ControllerConfigurationSpec",
-                    "fairSharing": "*FairSharing",
-                    "featureGates": "map[string]bool",
-                    "health": "ControllerHealth",
-                    "integrations": "*Integrations",
-                    "internalCertManagement": "*InternalCertManagement",
-                    "kind": "string",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "manageJobsWithoutQueueName": "bool",
-                    "managedJobsNamespaceSelector": "*metav1.LabelSelector",
-                    "metrics": "ControllerMetrics",
-                    "multiKueue": "*MultiKueue",
-                    "namespace": "*string",
-                    "objectRetentionPolicies": "*ObjectRetentionPolicies",
-                    "pprofBindAddress": "string",
-                    "queueVisibility": "*QueueVisibility",
-                    "resources": "*Resources",
-                    "tls": "*TLSOptions",
-                    "waitForPodsReady": "*WaitForPodsReady",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerConfigurationSpec": {
-                    "cacheSyncTimeout": "*time.Duration",
-                    "groupKindConcurrency": "map[string]int"
-                },
-                "ControllerHealth": {
-                    "healthProbeBindAddress": "string",
-                    "livenessEndpointName": "string",
-                    "readinessEndpointName": "string"
-                },
-                "ControllerManager": {
-                    "controller": "*ControllerConfigurationSpec",
-                    "health": "ControllerHealth",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "metrics": "ControllerMetrics",
-                    "pprofBindAddress": "string",
-                    "tls": "*TLSOptions",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerMetrics": {
-                    "bindAddress": "string",
-                    "customLabels": "[]ControllerMetricsCustomLabel",
-                    "enableClusterQueueResources": "bool",
-                    "localQueueMetrics": "*LocalQueueMetrics"
-                },
-                "ControllerMetricsCustomLabel": {
-                    "name": "string",
-                    "sourceAnnotationKey": "string",
-                    "sourceLabelKey": "string"
-                },
-                "ControllerWebhook": {
-                    "certDir": "string",
-                    "host": "string",
-                    "port": "*int"
-                },
-                "DeviceClassMapping": {
-                    "deviceClassNames": "[]corev1.ResourceName",
-                    "name": "corev1.ResourceName"
-                },
-                "FairSharing": {
-                    "enable": "bool",
-                    "preemptionStrategies": "[]PreemptionStrategy"
-                },
-                "Integrations": {
-                    "externalFrameworks": "[]string",
-                    "frameworks": "[]string",
-                    "labelKeysToCopy": "[]string",
-                    "podOptions": "*PodIntegrationOptions"
-                },
-                "InternalCertManagement": {
-                    "enable": "*bool",
-                    "webhookSecretName": "*string",
-                    "webhookServiceName": "*string"
-                },
-                "LocalQueueMetrics": {
-                    "enable": "bool",
-                    "localQueueSelector": "*metav1.LabelSelector"
-                },
-                "MultiKueue": {
-                    "dispatcherName": "*string",
-                    "externalFrameworks": "[]MultiKueueExternalFramework",
-                    "gcInterval": "*metav1.Duration",
-                    "origin": "*string",
-                    "workerLostTimeout": "*metav1.Duration"
-                },
-                "MultiKueueExternalFramework": {
-                    "name": "string"
-                },
-                "ObjectRetentionPolicies": {
-                    "workloads": "*WorkloadRetentionPolicy"
-                },
-                "PodIntegrationOptions": {
-                    "namespaceSelector": "*metav1.LabelSelector",
-                    "podSelector": "*metav1.LabelSelector"
-                },
-                "QueueVisibility": {
-                    "clusterQueues": "*ClusterQueueVisibility",
-                    "updateIntervalSeconds": "int32"
-                },
-                "RequeuingStrategy": {
-                    "backoffBaseSeconds": "*int32",
-                    "backoffLimitCount": "*int32",
-                    "backoffMaxSeconds": "*int32",
-                    "timestamp": "*RequeuingTimestamp"
-                },
-                "ResourceTransformation": {
-                    "input": "corev1.ResourceName",
-                    "multiplyBy": "corev1.ResourceName",
-                    "outputs": "corev1.ResourceList",
-                    "strategy": "*ResourceTransformationStrategy"
-                },
-                "Resources": {
-                    "deviceClassMappings": "[]DeviceClassMapping",
-                    "excludeResourcePrefixes": "[]string",
-                    "transformations": "[]ResourceTransformation"
-                },
                 "TLSOptions": {
                     "cipherSuites": "[]string",
                     "minVersion": "string"
-                },
-                "WaitForPodsReady": {
-                    "blockAdmission": "*bool",
-                    "enable": "bool",
-                    "recoveryTimeout": "*metav1.Duration",
-                    "requeuingStrategy": "*RequeuingStrategy",
-                    "timeout": "*metav1.Duration"
-                },
-                "WorkloadRetentionPolicy": {
-                    "afterDeactivatedByKueue": "*metav1.Duration",
-                    "afterFinished": "*metav1.Duration"
                 }
             }
         },
         "v1beta2": {
-            "named": {
-                "PreemptionStrategy": "string",
-                "QuotaCheckStrategy": "string",
-                "RequeuingTimestamp": "string",
-                "ResourceTransformationStrategy": "string"
-            },
+            "named": {},
+            "removed": [
+                "ClusterProfileAccessProvider",
+                "DeviceClassCapacitySource",
+                "IncrementalDispatcherConfig",
+                "ClusterProfileCredentialsProvider",
+                "SourceKind"
+            ],
             "structs": {
-                "AdmissionFairSharing": {
-                    "resourceWeights": "map[corev1.ResourceName]float64",
-                    "usageHalfLifeTime": "metav1.Duration",
-                    "usageSamplingInterval": "metav1.Duration"
-                },
-                "ClientConnection": {
-                    "burst": "*int32",
-                    "qps": "*float32"
-                },
                 "ClusterProfile": {
                     "credentialsProviders": "[]ClusterProfileCredentialsProvider"
                 },
@@ -844,94 +441,13 @@ RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]
                     "execConfig": "clientcmdapi.ExecConfig",
                     "name": "string"
                 },
-                "Configuration": {
-                    "admissionFairSharing": "*AdmissionFairSharing",
-                    "apiVersion": "string",
-                    "clientConnection": "*ClientConnection",
-                    "controller": "*ControllerConfigurationSpec",
-                    "fairSharing": "*FairSharing",
-                    "featureGates": "map[string]bool",
-                    "health": "ControllerHealth",
-                    "integrations": "*Integrations",
-                    "internalCertManagement": "*InternalCertManagement",
-                    "kind": "string",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "manageJobsWithoutQueueName": "bool",
-                    "managedJobsNamespaceSelector": "*metav1.LabelSelector",
-                    "metrics": "ControllerMetrics",
-                    "multiKueue": "*MultiKueue",
-                    "namespace": "*string",
-                    "objectRetentionPolicies": "*ObjectRetentionPolicies",
-                    "pprofBindAddress": "string",
-                    "resources": "*Resources",
-                    "tls": "*TLSOptions",
-                    "visibilityServer": "*VisibilityServerConfiguration",
-                    "waitForPodsReady": "*WaitForPodsReady",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerConfigurationSpec": {
-                    "cacheSyncTimeout": "*time.Duration",
-                    "groupKindConcurrency": "map[string]int"
-                },
-                "ControllerHealth": {
-                    "healthProbeBindAddress": "string",
-                    "livenessEndpointName": "string",
-                    "readinessEndpointName": "string"
-                },
-                "ControllerManager": {
-                    "controller": "*ControllerConfigurationSpec",
-                    "health": "ControllerHealth",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "metrics": "ControllerMetrics",
-                    "pprofBindAddress": "string",
-                    "tls": "*TLSOptions",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerMetrics": {
-                    "bindAddress": "string",
-                    "customLabels": "[]ControllerMetricsCustomLabel",
-                    "enableClusterQueueResources": "bool",
-                    "localQueueMetrics": "*LocalQueueMetrics"
-                },
                 "ControllerMetricsCustomLabel": {
                     "name": "string",
                     "sourceAnnotationKey": "string",
                     "sourceLabelKey": "string"
                 },
-                "ControllerWebhook": {
-                    "certDir": "string",
-                    "host": "string",
-                    "port": "*int"
-                },
-                "DeviceClassCounterSource": {
-                    "deviceSelector": "resourcev1.DeviceSelector",
-                    "driver": "string",
-                    "name": "string"
-                },
-                "DeviceClassMapping": {
-                    "deviceClassNames": "[]corev1.ResourceName",
-                    "name": "corev1.ResourceName",
-                    "sources": "[]DeviceClassSourceConfig"
-                },
                 "DeviceClassSourceConfig": {
                     "counter": "*DeviceClassCounterSource"
-                },
-                "FairSharing": {
-                    "preemptionStrategies": "[]PreemptionStrategy"
-                },
-                "Integrations": {
-                    "externalFrameworks": "[]string",
-                    "frameworks": "[]string",
-                    "labelKeysToCopy": "[]string"
-                },
-                "InternalCertManagement": {
-                    "enable": "*bool",
-                    "webhookSecretName": "*string",
-                    "webhookServiceName": "*string"
-                },
-                "LocalQueueMetrics": {
-                    "enable": "bool",
-                    "localQueueSelector": "*metav1.LabelSelector"
                 },
                 "MultiKueue": {
                     "clusterProfile": "*ClusterProfile",
@@ -941,389 +457,23 @@ RELEASE_VERSIONS: dict[str, dict[str, dict[str, dict[str, dict[str, str] | str]]
                     "origin": "*string",
                     "workerLostTimeout": "*metav1.Duration"
                 },
-                "MultiKueueExternalFramework": {
-                    "name": "string"
-                },
-                "ObjectRetentionPolicies": {
-                    "workloads": "*WorkloadRetentionPolicy"
-                },
-                "RequeuingStrategy": {
-                    "backoffBaseSeconds": "*int32",
-                    "backoffLimitCount": "*int32",
-                    "backoffMaxSeconds": "*int32",
-                    "timestamp": "*RequeuingTimestamp"
-                },
-                "ResourceTransformation": {
-                    "input": "corev1.ResourceName",
-                    "multiplyBy": "corev1.ResourceName",
-                    "outputs": "corev1.ResourceList",
-                    "strategy": "*ResourceTransformationStrategy"
-                },
-                "Resources": {
-                    "deviceClassMappings": "[]DeviceClassMapping",
-                    "excludeResourcePrefixes": "[]string",
-                    "quotaCheckStrategy": "*QuotaCheckStrategy",
-                    "transformations": "[]ResourceTransformation"
-                },
                 "TLSOptions": {
                     "cipherSuites": "[]string",
                     "minVersion": "string"
-                },
-                "VisibilityServerConfiguration": {
-                    "bindAddress": "*string",
-                    "bindPort": "*int32"
-                },
-                "WaitForPodsReady": {
-                    "blockAdmission": "*bool",
-                    "recoveryTimeout": "*metav1.Duration",
-                    "requeuingStrategy": "*RequeuingStrategy",
-                    "timeout": "metav1.Duration"
-                },
-                "WorkloadRetentionPolicy": {
-                    "afterDeactivatedByKueue": "*metav1.Duration",
-                    "afterFinished": "*metav1.Duration"
                 }
             }
         }
     },
     "v0.19.2": {
         "v1beta1": {
-            "named": {
-                "PreemptionStrategy": "string",
-                "RequeuingTimestamp": "string",
-                "ResourceTransformationStrategy": "string"
-            },
-            "structs": {
-                "AdmissionFairSharing": {
-                    "resourceWeights": "map[corev1.ResourceName]float64",
-                    "usageHalfLifeTime": "metav1.Duration",
-                    "usageSamplingInterval": "metav1.Duration"
-                },
-                "ClientConnection": {
-                    "burst": "*int32",
-                    "qps": "*float32"
-                },
-                "ClusterQueueVisibility": {
-                    "maxCount": "int32"
-                },
-                "Configuration": {
-                    "admissionFairSharing": "*AdmissionFairSharing",
-                    "apiVersion": "string",
-                    "clientConnection": "*ClientConnection",
-                    "controller": "*ControllerConfigurationSpec",
-                    "fairSharing": "*FairSharing",
-                    "featureGates": "map[string]bool",
-                    "health": "ControllerHealth",
-                    "integrations": "*Integrations",
-                    "internalCertManagement": "*InternalCertManagement",
-                    "kind": "string",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "manageJobsWithoutQueueName": "bool",
-                    "managedJobsNamespaceSelector": "*metav1.LabelSelector",
-                    "metrics": "ControllerMetrics",
-                    "multiKueue": "*MultiKueue",
-                    "namespace": "*string",
-                    "objectRetentionPolicies": "*ObjectRetentionPolicies",
-                    "pprofBindAddress": "string",
-                    "queueVisibility": "*QueueVisibility",
-                    "resources": "*Resources",
-                    "tls": "*TLSOptions",
-                    "waitForPodsReady": "*WaitForPodsReady",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerConfigurationSpec": {
-                    "cacheSyncTimeout": "*time.Duration",
-                    "groupKindConcurrency": "map[string]int"
-                },
-                "ControllerHealth": {
-                    "healthProbeBindAddress": "string",
-                    "livenessEndpointName": "string",
-                    "readinessEndpointName": "string"
-                },
-                "ControllerManager": {
-                    "controller": "*ControllerConfigurationSpec",
-                    "health": "ControllerHealth",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "metrics": "ControllerMetrics",
-                    "pprofBindAddress": "string",
-                    "tls": "*TLSOptions",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerMetrics": {
-                    "bindAddress": "string",
-                    "customLabels": "[]ControllerMetricsCustomLabel",
-                    "enableClusterQueueResources": "bool",
-                    "localQueueMetrics": "*LocalQueueMetrics"
-                },
-                "ControllerMetricsCustomLabel": {
-                    "name": "string",
-                    "sourceAnnotationKey": "string",
-                    "sourceLabelKey": "string"
-                },
-                "ControllerWebhook": {
-                    "certDir": "string",
-                    "host": "string",
-                    "port": "*int"
-                },
-                "DeviceClassMapping": {
-                    "deviceClassNames": "[]corev1.ResourceName",
-                    "name": "corev1.ResourceName"
-                },
-                "FairSharing": {
-                    "enable": "bool",
-                    "preemptionStrategies": "[]PreemptionStrategy"
-                },
-                "Integrations": {
-                    "externalFrameworks": "[]string",
-                    "frameworks": "[]string",
-                    "labelKeysToCopy": "[]string",
-                    "podOptions": "*PodIntegrationOptions"
-                },
-                "InternalCertManagement": {
-                    "enable": "*bool",
-                    "webhookSecretName": "*string",
-                    "webhookServiceName": "*string"
-                },
-                "LocalQueueMetrics": {
-                    "enable": "bool",
-                    "localQueueSelector": "*metav1.LabelSelector"
-                },
-                "MultiKueue": {
-                    "dispatcherName": "*string",
-                    "externalFrameworks": "[]MultiKueueExternalFramework",
-                    "gcInterval": "*metav1.Duration",
-                    "origin": "*string",
-                    "workerLostTimeout": "*metav1.Duration"
-                },
-                "MultiKueueExternalFramework": {
-                    "name": "string"
-                },
-                "ObjectRetentionPolicies": {
-                    "workloads": "*WorkloadRetentionPolicy"
-                },
-                "PodIntegrationOptions": {
-                    "namespaceSelector": "*metav1.LabelSelector",
-                    "podSelector": "*metav1.LabelSelector"
-                },
-                "QueueVisibility": {
-                    "clusterQueues": "*ClusterQueueVisibility",
-                    "updateIntervalSeconds": "int32"
-                },
-                "RequeuingStrategy": {
-                    "backoffBaseSeconds": "*int32",
-                    "backoffLimitCount": "*int32",
-                    "backoffMaxSeconds": "*int32",
-                    "timestamp": "*RequeuingTimestamp"
-                },
-                "ResourceTransformation": {
-                    "input": "corev1.ResourceName",
-                    "multiplyBy": "corev1.ResourceName",
-                    "outputs": "corev1.ResourceList",
-                    "strategy": "*ResourceTransformationStrategy"
-                },
-                "Resources": {
-                    "deviceClassMappings": "[]DeviceClassMapping",
-                    "excludeResourcePrefixes": "[]string",
-                    "transformations": "[]ResourceTransformation"
-                },
-                "TLSOptions": {
-                    "cipherSuites": "[]string",
-                    "curvePreferences": "[]int32",
-                    "minVersion": "string"
-                },
-                "WaitForPodsReady": {
-                    "blockAdmission": "*bool",
-                    "enable": "bool",
-                    "recoveryTimeout": "*metav1.Duration",
-                    "requeuingStrategy": "*RequeuingStrategy",
-                    "timeout": "*metav1.Duration"
-                },
-                "WorkloadRetentionPolicy": {
-                    "afterDeactivatedByKueue": "*metav1.Duration",
-                    "afterFinished": "*metav1.Duration"
-                }
-            }
+            "named": {},
+            "removed": [],
+            "structs": {}
         },
         "v1beta2": {
-            "named": {
-                "ClusterProfileCredentialsProvider": "ClusterProfileAccessProvider",
-                "PreemptionStrategy": "string",
-                "QuotaCheckStrategy": "string",
-                "RequeuingTimestamp": "string",
-                "ResourceTransformationStrategy": "string",
-                "SourceKind": "string"
-            },
-            "structs": {
-                "AdmissionFairSharing": {
-                    "resourceWeights": "map[corev1.ResourceName]float64",
-                    "usageHalfLifeTime": "metav1.Duration",
-                    "usageSamplingInterval": "metav1.Duration"
-                },
-                "ClientConnection": {
-                    "burst": "*int32",
-                    "qps": "*float32"
-                },
-                "ClusterProfile": {
-                    "accessProviders": "[]ClusterProfileAccessProvider",
-                    "credentialsProviders": "[]ClusterProfileCredentialsProvider"
-                },
-                "ClusterProfileAccessProvider": {
-                    "execConfig": "clientcmdapi.ExecConfig",
-                    "name": "string"
-                },
-                "Configuration": {
-                    "admissionFairSharing": "*AdmissionFairSharing",
-                    "apiVersion": "string",
-                    "clientConnection": "*ClientConnection",
-                    "controller": "*ControllerConfigurationSpec",
-                    "fairSharing": "*FairSharing",
-                    "featureGates": "map[string]bool",
-                    "health": "ControllerHealth",
-                    "integrations": "*Integrations",
-                    "internalCertManagement": "*InternalCertManagement",
-                    "kind": "string",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "manageJobsWithoutQueueName": "bool",
-                    "managedJobsNamespaceSelector": "*metav1.LabelSelector",
-                    "metrics": "ControllerMetrics",
-                    "multiKueue": "*MultiKueue",
-                    "namespace": "*string",
-                    "objectRetentionPolicies": "*ObjectRetentionPolicies",
-                    "pprofBindAddress": "string",
-                    "resources": "*Resources",
-                    "tls": "*TLSOptions",
-                    "visibilityServer": "*VisibilityServerConfiguration",
-                    "waitForPodsReady": "*WaitForPodsReady",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerConfigurationSpec": {
-                    "cacheSyncTimeout": "*time.Duration",
-                    "groupKindConcurrency": "map[string]int"
-                },
-                "ControllerHealth": {
-                    "healthProbeBindAddress": "string",
-                    "livenessEndpointName": "string",
-                    "readinessEndpointName": "string"
-                },
-                "ControllerManager": {
-                    "controller": "*ControllerConfigurationSpec",
-                    "health": "ControllerHealth",
-                    "leaderElection": "*configv1alpha1.LeaderElectionConfiguration",
-                    "metrics": "ControllerMetrics",
-                    "pprofBindAddress": "string",
-                    "tls": "*TLSOptions",
-                    "webhook": "ControllerWebhook"
-                },
-                "ControllerMetrics": {
-                    "bindAddress": "string",
-                    "customLabels": "[]ControllerMetricsCustomLabel",
-                    "enableClusterQueueResources": "bool",
-                    "localQueueMetrics": "*LocalQueueMetrics"
-                },
-                "ControllerMetricsCustomLabel": {
-                    "name": "string",
-                    "sourceAnnotationKey": "string",
-                    "sourceKind": "*SourceKind",
-                    "sourceLabelKey": "string",
-                    "trackedValues": "[]string"
-                },
-                "ControllerWebhook": {
-                    "certDir": "string",
-                    "host": "string",
-                    "port": "*int"
-                },
-                "DeviceClassCapacitySource": {
-                    "deviceSelector": "resourcev1.DeviceSelector",
-                    "driver": "string",
-                    "name": "resourcev1.QualifiedName"
-                },
-                "DeviceClassCounterSource": {
-                    "deviceSelector": "resourcev1.DeviceSelector",
-                    "driver": "string",
-                    "name": "string"
-                },
-                "DeviceClassMapping": {
-                    "deviceClassNames": "[]corev1.ResourceName",
-                    "name": "corev1.ResourceName",
-                    "sources": "[]DeviceClassSourceConfig"
-                },
-                "DeviceClassSourceConfig": {
-                    "capacity": "*DeviceClassCapacitySource",
-                    "counter": "*DeviceClassCounterSource"
-                },
-                "FairSharing": {
-                    "preemptionStrategies": "[]PreemptionStrategy"
-                },
-                "IncrementalDispatcherConfig": {
-                    "stepSize": "*int32"
-                },
-                "Integrations": {
-                    "externalFrameworks": "[]string",
-                    "frameworks": "[]string",
-                    "labelKeysToCopy": "[]string"
-                },
-                "InternalCertManagement": {
-                    "enable": "*bool",
-                    "webhookSecretName": "*string",
-                    "webhookServiceName": "*string"
-                },
-                "LocalQueueMetrics": {
-                    "enable": "bool",
-                    "localQueueSelector": "*metav1.LabelSelector"
-                },
-                "MultiKueue": {
-                    "clusterProfile": "*ClusterProfile",
-                    "dispatcherName": "*string",
-                    "externalFrameworks": "[]MultiKueueExternalFramework",
-                    "gcInterval": "*metav1.Duration",
-                    "incrementalDispatcherConfig": "*IncrementalDispatcherConfig",
-                    "origin": "*string",
-                    "workerLostTimeout": "*metav1.Duration"
-                },
-                "MultiKueueExternalFramework": {
-                    "name": "string"
-                },
-                "ObjectRetentionPolicies": {
-                    "workloads": "*WorkloadRetentionPolicy"
-                },
-                "RequeuingStrategy": {
-                    "backoffBaseSeconds": "*int32",
-                    "backoffLimitCount": "*int32",
-                    "backoffMaxSeconds": "*int32",
-                    "timestamp": "*RequeuingTimestamp"
-                },
-                "ResourceTransformation": {
-                    "input": "corev1.ResourceName",
-                    "multiplyBy": "corev1.ResourceName",
-                    "outputs": "corev1.ResourceList",
-                    "strategy": "*ResourceTransformationStrategy"
-                },
-                "Resources": {
-                    "deviceClassMappings": "[]DeviceClassMapping",
-                    "excludeResourcePrefixes": "[]string",
-                    "quotaCheckStrategy": "*QuotaCheckStrategy",
-                    "transformations": "[]ResourceTransformation"
-                },
-                "TLSOptions": {
-                    "cipherSuites": "[]string",
-                    "curvePreferences": "[]int32",
-                    "minVersion": "string"
-                },
-                "VisibilityServerConfiguration": {
-                    "bindAddress": "*string",
-                    "bindPort": "*int32"
-                },
-                "WaitForPodsReady": {
-                    "blockAdmission": "*bool",
-                    "recoveryTimeout": "*metav1.Duration",
-                    "requeuingStrategy": "*RequeuingStrategy",
-                    "timeout": "metav1.Duration"
-                },
-                "WorkloadRetentionPolicy": {
-                    "afterDeactivatedByKueue": "*metav1.Duration",
-                    "afterFinished": "*metav1.Duration"
-                }
-            }
+            "named": {},
+            "removed": [],
+            "structs": {}
         }
     }
 }

@@ -41,7 +41,7 @@ from kqctl.kueue.validate.config_fields import (
     EXTERNAL_STRUCTS,
     FRAMEWORKS,
     GATE_DEPENDENCIES,
-    RELEASE_VERSIONS,
+    RELEASE_DIFFERENCES,
     VERSIONS,
 )
 from kqctl.origin import FieldPath, format_path
@@ -61,10 +61,10 @@ def check_configuration(body: Mapping[str, Any], release: str | None = None) -> 
     ``release``: a released Kueue (``validate --kueue-version``) whose Go types decode the file instead of the
     reference's; its validation rules are the reference's."""
     version = str(body.get("apiVersion", "")).rsplit("/", 1)[-1]
-    trees = VERSIONS if release is None else RELEASE_VERSIONS[release]
-    if version not in trees:
+    if version not in VERSIONS:
         return []  # an unserved version is the loader's finding
-    decoding = list(_Decoder(trees[version]).struct("Configuration", body, ()))
+    tree = VERSIONS[version] if release is None else release_tree(release, version)
+    decoding = list(_Decoder(tree).struct("Configuration", body, ()))
     if decoding:
         return decoding
     # The manager sets its feature gates first and stops there when they conflict (cmd/kueue/main.go)
@@ -72,6 +72,17 @@ def check_configuration(body: Mapping[str, Any], release: str | None = None) -> 
     if gates:
         return gates
     return list(validation_findings(defaulted_v1beta2(body)))
+
+
+def release_tree(release: str, version: str) -> dict[str, Any]:
+    """A released Kueue's field tree of ``version``: the reference's with the release's differences applied."""
+    changes: Mapping[str, Any] = RELEASE_DIFFERENCES[release][version]
+    removed = set(changes["removed"])
+    tree: dict[str, Any] = {}
+    for kind in ("structs", "named"):
+        reference: Mapping[str, Any] = VERSIONS[version][kind]
+        tree[kind] = {**{name: value for name, value in reference.items() if name not in removed}, **changes[kind]}
+    return tree
 
 
 # --- strict decoding (VAL-CFG-1, VAL-CFG-2) ---------------------------------------------------------
