@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
 from typing import Any
-
-import yaml
 
 from kqctl.errors import InputError
 from kqctl.findings import Finding, error
@@ -24,6 +21,7 @@ from kqctl.kueue.kinds import CONFIG_GROUP, MANAGER_CONFIG_KEY, MANAGER_CONFIG_M
 from kqctl.load.documents import Document, parse_documents
 from kqctl.load.objects import LoadedObject
 from kqctl.origin import FieldPath
+from kqctl.validate.embedded import EmbeddedLines
 
 UNREADABLE = "VAL-CFG-18"
 _VERSIONS = ("v1beta2", "v1beta1")
@@ -107,35 +105,5 @@ def findings(obj: LoadedObject, release: str | None = None) -> list[Finding]:
         inner = [dataclasses.replace(f, line=f.line if f.line is not None or found.document is None
                                      else found.document.line_of(f.path))
                  for f in check_configuration(found.body, release)]
-    place = _Placement(obj)
+    place = EmbeddedLines(obj, _PLACE)
     return [dataclasses.replace(f, path=(*_PLACE, *f.path), line=place.line(f.line)) for f in inner]
-
-
-class _Placement:
-    """Moves a line inside the embedded text to the line of the ConfigMap's file."""
-
-    def __init__(self, obj: LoadedObject) -> None:
-        # None when the document is not at hand (a parallel run sends a bare copy): the runner looks the line up.
-        self.key_line = obj.line_of(_PLACE) if obj.document.body is not None else None
-        tree = obj.document.tree() if obj.document.body is not None else None
-        node = _node_at(tree, (*obj.prefix, *_PLACE)) if tree is not None else None
-        # Only a literal block keeps the text's lines one for one (its first line follows the indicator's).
-        self.start = node.start_mark.line + 1 if isinstance(node, yaml.ScalarNode) and node.style == "|" else None
-
-    def line(self, inner: int | None) -> int | None:
-        if inner is None or self.start is None:
-            return self.key_line
-        return self.start + inner
-
-
-def _node_at(node: yaml.Node | None, path: Sequence[str | int]) -> yaml.Node | None:
-    current = node
-    for part in path:
-        if isinstance(current, yaml.MappingNode):
-            current = next((v for k, v in current.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)),
-                           None)
-        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(current.value):
-            current = current.value[part]
-        else:
-            return None
-    return current

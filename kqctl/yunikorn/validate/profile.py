@@ -20,10 +20,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from kqctl.findings import Finding, Severity, info, warning
 from kqctl.load.objects import LoadedObject
+from kqctl.validate.embedded import EmbeddedLines, node_at
 from kqctl.validate.profile import ValidationProfile
 from kqctl.yunikorn import kinds
 from kqctl.yunikorn.api import configmap
@@ -62,7 +61,7 @@ def _check_bare(obj: LoadedObject) -> ConfigCheck:
     from kqctl.yunikorn.validate.checks import check_config, check_config_text
 
     tree = obj.document.tree()
-    node = _node_at(tree, obj.prefix) if tree is not None else None
+    node = node_at(tree, obj.prefix) if tree is not None else None
     if node is None:
         return check_config_text(json.dumps(obj.body))  # a JSON document: JSON is YAML, typed alike
     return check_config(parse_config_node(from_yaml_node(node)))
@@ -80,41 +79,10 @@ def inspect(obj: LoadedObject) -> list[Finding]:
 
 def _entry_findings(holder: LoadedObject, entry: configmap.Entry, check: ConfigCheck) -> Iterator[Finding]:
     """The findings of the text of ``entry`` (a key of ``holder``), located in the holder's file."""
-    place = _Placement(holder, entry.field, entry.raw_key)
+    place = EmbeddedLines(holder, (entry.field, entry.raw_key))
     for finding in check.findings:
         yield dataclasses.replace(finding, path=(entry.field, entry.raw_key, *finding.path),
                                   line=place.line(finding.line))
-
-
-class _Placement:
-    """Moves a line inside an embedded text to the ConfigMap file's line."""
-
-    def __init__(self, obj: LoadedObject, field: str, key: str) -> None:
-        tree = obj.document.tree()
-        # None when the document is not at hand (a parallel run sends a bare copy): the runner looks the line up.
-        self.key_line = obj.line_of((field, key)) if obj.document.body is not None else None
-        node = _node_at(tree, (*obj.prefix, field, key)) if tree is not None else None
-        # Only a literal block keeps the text's lines one for one (its first line follows the indicator).
-        self.literal = isinstance(node, yaml.ScalarNode) and node.style == "|"
-        self.start = node.start_mark.line + 1 if node is not None else self.key_line
-
-    def line(self, inner: int | None) -> int | None:
-        if inner is None or not self.literal or self.start is None:
-            return self.key_line
-        return self.start + inner
-
-
-def _node_at(node: yaml.Node | None, path: Sequence[str | int]) -> yaml.Node | None:
-    current = node
-    for part in path:
-        if isinstance(current, yaml.MappingNode):
-            current = next((v for k, v in current.value if isinstance(k, yaml.ScalarNode) and k.value == str(part)),
-                           None)
-        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(current.value):
-            current = current.value[part]
-        else:
-            return None
-    return current
 
 
 def effective(obj: LoadedObject) -> dict[str, Any] | None:
