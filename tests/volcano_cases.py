@@ -15,6 +15,10 @@ PodGroup's ``minTaskMember`` and ``priorityClassName`` (``minResources`` may be 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -71,3 +75,27 @@ def _configmap(case: dict[str, Any]) -> dict[str, Any]:
 
 def scenario_text(case: dict[str, Any]) -> str:
     return yaml.safe_dump_all(scenario_objects(case), sort_keys=False)
+
+
+@contextmanager
+def one_session_simulator() -> Iterator[Callable[[Path], dict[str, Any]]]:
+    """``kqctl simulate PATH --cycles 1 -o json`` through typer's CliRunner, the command built once (typer rebuilds
+    it per call): what the Volcano conformance modules run each case through."""
+    import pytest
+    import typer.main
+    import typer.testing
+
+    from kqctl.cli.app import app
+
+    command = typer.main.get_command(app)
+    runner = typer.testing.CliRunner()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.testing, "_get_command", lambda _: command)
+
+        def run(path: Path) -> dict[str, Any]:
+            result = runner.invoke(app, ["simulate", str(path), "--cycles", "1", "-o", "json"])
+            assert result.exit_code == 0, result.output
+            data: dict[str, Any] = json.loads(result.stdout)
+            return data
+
+        yield run

@@ -9,19 +9,15 @@ the session. A case kqctl does not reproduce yet is in XFAIL with the Volcano ru
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
-import typer.testing
 import yaml
 from support import REPO
-from volcano_cases import scenario_text
+from volcano_cases import one_session_simulator, scenario_text
 
-from kqctl.cli.app import app
 from kqctl.volcano.engine import backfill
 
 PORTED = REPO / "tests" / "conformance" / "data" / "volcano-ported"
@@ -32,18 +28,7 @@ XFAIL: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def simulate() -> Iterator[Any]:
-    """``kqctl simulate`` through typer's CliRunner, the command built once."""
-    command = typer.main.get_command(app)
-    runner = typer.testing.CliRunner()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(typer.testing, "_get_command", lambda _: command)
-
-        def run(path: Path) -> dict[str, Any]:
-            result = runner.invoke(app, ["simulate", str(path), "--cycles", "1", "-o", "json"])
-            assert result.exit_code == 0, result.output
-            data: dict[str, Any] = json.loads(result.stdout)
-            return data
-
+    with one_session_simulator() as run:
         yield run
 
 

@@ -15,11 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer.main
-import typer.testing
 from support import REPO
-
-from kqctl.cli.app import app
+from volcano_cases import one_session_simulator
 
 RANDOM = REPO / "tests" / "conformance" / "data" / "volcano" / "random"
 SCENARIOS = sorted(p for p in RANDOM.iterdir() if (p / "expected.json").is_file())
@@ -27,18 +24,7 @@ SCENARIOS = sorted(p for p in RANDOM.iterdir() if (p / "expected.json").is_file(
 
 @pytest.fixture(scope="module")
 def simulate() -> Iterator[Any]:
-    """``kqctl simulate`` through typer's CliRunner, the command built once (typer rebuilds it per call)."""
-    command = typer.main.get_command(app)
-    runner = typer.testing.CliRunner()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(typer.testing, "_get_command", lambda _: command)
-
-        def run(path: Path) -> dict[str, Any]:
-            result = runner.invoke(app, ["simulate", str(path), "--cycles", "1", "-o", "json"])
-            assert result.exit_code == 0, result.output
-            data: dict[str, Any] = json.loads(result.stdout)
-            return data
-
+    with one_session_simulator() as run:
         yield run
 
 
