@@ -60,11 +60,20 @@ def test_fair_sharing_from_the_cluster_as_from_the_same_configmap_in_a_file(kqct
     assert [r.path for r in configmaps] == [CONFIG_PATH]  # got by name: no list, no other ConfigMap
 
 
-def test_another_namespace_or_name_is_not_read(kqctl: Kq, tmp_path: Path) -> None:
+def test_another_name_is_not_read_but_can_be_given_as_a_file(kqctl: Kq, tmp_path: Path) -> None:
     # A Helm release of another name (<fullname>-manager-config): not read, so Kueue's defaults, with a note.
-    run, _ = _simulate_from(kqctl, _cluster(_config_map(name="my-kueue-manager-config")), tmp_path)
+    cluster = _cluster(_config_map(name="my-kueue-manager-config"))
+    run, _ = _simulate_from(kqctl, cluster, tmp_path)
     assert json.loads(run.out)["fairSharing"] is False
     assert "configmap kueue-system/kueue-manager-config does not exist" in run.err
+    # What README says to do: save that ConfigMap and give it as one more input beside --from-cluster.
+    text = FILE_CM.replace("kueue-manager-config", "my-kueue-manager-config")
+    (tmp_path / "cm.yaml").write_text(text + "".join(f"    {line}\n" for line in _configuration().splitlines()))
+    with FakeApiServer(cluster) as server:
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+        given = kqctl("simulate", "--from-cluster", "--kubeconfig", kubeconfig, str(tmp_path / "cm.yaml"), "-o", "json")
+    assert given.code == 0, given.err
+    assert json.loads(given.out)["fairSharing"] is True
 
 
 def test_a_missing_configmap_is_a_note(kqctl: Kq, tmp_path: Path) -> None:
