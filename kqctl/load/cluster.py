@@ -74,7 +74,7 @@ class Resource:
     label_selector: str | None = None
     field_selector: str | None = None  # e.g. metadata.name=<one ConfigMap>: nothing else of the kind is read
     # Read only these objects by name (get, not list) in ``namespace``; one that does not exist is skipped with a
-    # note. Used for objects a scheduler keeps its configuration in (YuniKorn's ConfigMaps).
+    # note. Used for objects a scheduler keeps its configuration in (Kueue's manager ConfigMap, YuniKorn's two).
     names: tuple[str, ...] = ()
     namespace: str | None = None
     # Set for a by-name read kqctl can do without (Kueue's manager Configuration): a 403 on it is skipped with this
