@@ -473,5 +473,6 @@ def sample_objects(version: str = "v1beta2") -> dict[tuple[str, str], list[dict[
         ("batch", "jobs"): [job("train", "team-a", "lq"), job("etl", "default", "lq"), job("cron", "default", None)],
         ("", "pods"): [pod("plain-pod", "team-a", "lq"), pod("web-0", "default", None)],
         ("", "secrets"): [{"metadata": meta("db-password", "team-a"), "data": {"password": "aHVudGVyMg=="}}],
-        ("", "configmaps"): [{"metadata": meta("kueue-manager-config", "kueue-system"), "data": {"x": "y"}}],
+        # Not Kueue's Configuration (kueue-manager-config, got by name when a test adds it): never read.
+        ("", "configmaps"): [{"metadata": meta("kube-root-ca.crt", "kueue-system"), "data": {"x": "y"}}],
     }

@@ -12,7 +12,8 @@ from kqctl.cli import options
 from kqctl.errors import UsageError
 
 HELP = """Print the least-privilege RBAC that snapshot save and --from-cluster need: a ClusterRole with list on
-exactly the resources kqctl reads (and, for YuniKorn, a Role with get on its two ConfigMaps by name).
+exactly the resources kqctl reads (and a Role with get on the ConfigMaps read by name: Kueue's kueue-manager-config
+in kueue-system, YuniKorn's two in its namespace).
 
 Apply it with kubectl apply -f -, then bind it (the commands are in the output's comments)."""
 

@@ -44,6 +44,9 @@ KUEUE_KINDS = frozenset(info.kind for info in KINDS if info.group == GROUP and "
 # kueue-system whose key controller_manager_config.yaml the manager reads as its --config file.
 MANAGER_CONFIG_KEY = "controller_manager_config.yaml"
 MANAGER_CONFIG_NAME_SUFFIX = "-manager-config"
+# Where kustomize's install (and a Helm release named kueue) puts it: what --from-cluster reads by name.
+MANAGER_CONFIG_NAMESPACE = "kueue-system"
+MANAGER_CONFIG_NAME = "kueue-manager-config"
 MANAGER_CONFIG_MAP = KindInfo("", "ConfigMap", True, ("v1",), "kueue")
 
 

@@ -74,9 +74,12 @@ class Resource:
     label_selector: str | None = None
     field_selector: str | None = None  # e.g. metadata.name=<one ConfigMap>: nothing else of the kind is read
     # Read only these objects by name (get, not list) in ``namespace``; one that does not exist is skipped with a
-    # note. Used for objects a scheduler keeps its configuration in (YuniKorn's ConfigMaps).
+    # note. Used for objects a scheduler keeps its configuration in (Kueue's manager ConfigMap, YuniKorn's two).
     names: tuple[str, ...] = ()
     namespace: str | None = None
+    # Set for a by-name read kqctl can do without (Kueue's manager Configuration): a 403 on it is skipped with this
+    # note instead of failing the read, so a role granted before kqctl read it keeps working. Empty: a 403 fails.
+    forbidden_note: str = ""
 
     @property
     def name(self) -> str:
@@ -724,6 +727,10 @@ def _get_named(connection: _Connection, resource: Resource, skipped: list[str]) 
         try:
             found.append(_call(connection, request, "get", f"configmap {resource.namespace}/{name}"))
         except ClusterError as exc:
+            if exc.status == 403 and resource.forbidden_note:
+                skipped.append(f"configmap {resource.namespace}/{name} could not be read (forbidden (403)): "
+                               f"{resource.forbidden_note}")
+                continue
             if exc.status != 404:
                 raise
             skipped.append(f"configmap {resource.namespace}/{name} does not exist")

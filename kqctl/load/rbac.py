@@ -2,9 +2,10 @@
 
 Derived from the plans themselves, so the role and what kqctl reads can never drift apart: ``list`` on every
 resource kqctl lists (it never gets one of them by name), ``get`` on the objects it reads by name only
-(YuniKorn's two ConfigMaps, in a namespaced Role), and a ``resourceNames`` restriction where a list is narrowed
-to one name by a field selector (Volcano's scheduler ConfigMap). No watch, no write, no Secret. API discovery
-(``/api``, ``/apis``) is open to every authenticated user through the default ``system:discovery`` role.
+(Kueue's manager ConfigMap, YuniKorn's two ConfigMaps: a Role in each namespace), and a ``resourceNames``
+restriction where a list is narrowed to one name by a field selector (Volcano's scheduler ConfigMap). No watch,
+no write, no Secret. API discovery (``/api``, ``/apis``) is open to every authenticated user through the default
+``system:discovery`` role.
 """
 
 from __future__ import annotations

@@ -85,7 +85,10 @@ def test_the_snapshot_is_private_and_holds_no_credentials(kubeconfig: str, fake:
 
 def test_secrets_and_configmaps_are_never_requested(kubeconfig: str, fake: FakeCluster, tmp_path: Path) -> None:
     assert save(kubeconfig, str(tmp_path / "snap.yaml")).code == 0
-    assert not [p for p in fake.paths() if "secrets" in p or "configmaps" in p]
+    assert not [p for p in fake.paths() if "secrets" in p]
+    # No ConfigMap but Kueue's manager Configuration, got by name: never a list.
+    assert [p for p in fake.paths() if "configmaps" in p] == [
+        "/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config"]
     assert {r.method for r in fake.requests} == {"GET"}
 
 

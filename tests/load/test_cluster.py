@@ -27,6 +27,8 @@ from kqctl.load.cluster import (
 )
 from kqctl.load.objects import load_paths
 
+KUEUE_CONFIG_PATH = "/api/v1/namespaces/kueue-system/configmaps/kueue-manager-config"
+MISSING_CONFIG = "configmap kueue-system/kueue-manager-config does not exist"
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
@@ -79,7 +81,7 @@ def test_snapshot_holds_every_kind_kqctl_reads(kubeconfig: str) -> None:
         "AdmissionCheck": 1, "WorkloadPriorityClass": 1, "Cohort": 1, "ClusterQueue": 2, "LocalQueue": 2,
         "Workload": 5, "Job": 2, "Pod": 1,
     }
-    assert snapshot.skipped == []
+    assert snapshot.skipped == [MISSING_CONFIG]  # this cluster has none: Kueue's defaults
 
 
 def test_items_get_api_version_and_kind_and_lose_managed_fields(kubeconfig: str) -> None:
@@ -167,7 +169,7 @@ def test_a_v1beta1_only_cluster_is_read_as_v1beta1(kubeconfig: str, fake: FakeCl
     assert {o["apiVersion"] for o in snapshot.objects if o["apiVersion"].startswith(KUEUE)} == {f"{KUEUE}/v1beta1"}
     assert all("/v1beta2" not in path for path in fake.paths())
     assert "Topology" not in snapshot.counts()
-    assert snapshot.skipped == ["topologies.kueue.x-k8s.io not served at v1beta1: none read"]
+    assert snapshot.skipped == [MISSING_CONFIG, "topologies.kueue.x-k8s.io not served at v1beta1: none read"]
     assert "topologies" in cluster_documents(snapshot)[0]["metadata"]["annotations"]["kqctl.dev/skipped"]
 
 
@@ -214,8 +216,8 @@ def test_rbac_forbidden_names_the_resource_and_the_verb(kubeconfig: str, fake: F
     error = cluster_error(kubeconfig)
     assert str(error).startswith(f"cannot list {resource}: forbidden (403)")
     assert f'cannot list resource "{plural}"' in str(error)  # the API server's own explanation
-    assert ("kqctl needs list on it (`kqctl rbac --scheduler kueue` prints the ClusterRole kqctl-kueue-reader)"
-            in str(error))
+    assert ("kqctl needs list on it (`kqctl rbac --scheduler kueue` prints the ClusterRole kqctl-kueue-reader and "
+            "the Role kqctl-kueue-config)" in str(error))
 
 
 def test_rejected_credentials_are_a_cluster_error_without_the_token(server: FakeApiServer, tmp_path: Path) -> None:
@@ -257,13 +259,15 @@ def test_secrets_and_configmaps_are_never_requested(kubeconfig: str, fake: FakeC
     read(kubeconfig)
     assert fake.requests
     assert {r.method for r in fake.requests} == {"GET"}
-    assert not [p for p in fake.paths() if "secrets" in p or "configmaps" in p]
+    assert not [p for p in fake.paths() if "secrets" in p]
+    # No ConfigMap but Kueue's manager Configuration, got by name: never a list.
+    assert [p for p in fake.paths() if "configmaps" in p] == [KUEUE_CONFIG_PATH]
 
 
 def test_every_request_is_a_known_discovery_or_list_call(kubeconfig: str, fake: FakeCluster) -> None:
     read(kubeconfig)
     lists = {f"/api/v1/{r.plural}" if not r.group else f"/apis/{r.group}/{r.version or 'v1beta2'}/{r.plural}"
-             for r in READ_PLAN.resources}
+             for r in READ_PLAN.resources if not r.names} | {KUEUE_CONFIG_PATH}
     assert {p.rstrip("/") for p in fake.paths()} == lists | {"/apis", f"/apis/{KUEUE}/v1beta2"}  # GET /apis/
 
 
