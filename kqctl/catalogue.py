@@ -769,8 +769,8 @@ _rule("YK-V28", "-", "yunikorn-core", "A gang application (task groups) is rejec
       "The Kubernetes shim reads the yunikorn.apache.org/task-groups annotation (per group minMember pods, each with "
       "minResource); yunikorn-core's AddApplication refuses the application in a leaf whose application.sort.policy "
       "is not fifo, and when the placeholders do not fit the smallest max on the queue's path below root. simulate "
-      "shows such pods Rejected with YuniKorn's message; explain names the rule. Placeholders themselves are not "
-      "simulated.")
+      "shows such pods Rejected with YuniKorn's message; explain names the rule. An application accepted goes on "
+      "to its placeholders (YK-GANG-1).")
 _rule("YK-P1", "-", "yunikorn-shim", "A pod's priority is its spec.priority (set from its PriorityClass), 0 when "
       "unset")
 _rule("YK-P2", "-", "yunikorn-core", "An application's priority is the highest priority of its pods not yet "
@@ -821,6 +821,41 @@ _rule("YK-POD-TASK-GROUP", "warning", "yunikorn-core", "A pod's yunikorn.apache.
       "does as the core does.")
 _rule("YK-G7", "-", "yunikorn-core", "A gang application's placeholders must fit the smallest max on its queue's "
       "path below root, else it is rejected (see YK-V28)")
+_rule("YK-GANG-1", "-", "yunikorn-shim", "Reserve or not: an application with task groups and no real pod bound is "
+      "Reserving, and the shim makes minMember placeholder pods per task group (the group's minResource, node "
+      "selector, tolerations and affinity; the originator's priority class); with a real pod bound it makes none",
+      "Placeholder pods already in the cluster (annotation yunikorn.apache.org/placeholder) are taken as they are and "
+      "only the missing ones made; kqctl names them tg-<application>-<group>-<n> where YuniKorn ends the name with "
+      "ten random characters. When the application's placeholderTimeoutInSeconds (> 0) has passed since its first "
+      "pod was created and no placeholder exists (a scheduler restart), the shim makes none: "
+      "gangSchedulingStyle=Hard fails the application (its pods Failed), Soft runs it as an ordinary one. An "
+      "application the core rejects (YK-V28) gets no placeholders.")
+_rule("YK-GANG-2", "-", "yunikorn-shim", "While an application is Reserving the shim sends the core only its "
+      "placeholders; its real pods are sent once every task group has minMember placeholders allocated, or as soon "
+      "as a placeholder is released", "k8shim's Application.Schedule sends only placeholders in the Reserving state; "
+      "onReservationStateChange moves the application to Running when every group's placeholders are bound, and "
+      "a placeholder's release moves it there too. simulate shows the real pods Pending with the task groups' "
+      "progress; explain explains the placeholder the gang waits for.")
+_rule("YK-GANG-3", "-", "yunikorn-core", "A real pod of a task group that still has placeholders to replace "
+      "(placeholders made > replaced + timed out) is never allocated as an ordinary ask: it waits for a "
+      "replacement (YK-GANG-4)", "yunikorn-core's canReplace. A pod naming a task group its application does not "
+      "declare is an ordinary ask (YK-POD-TASK-GROUP).")
+_rule("YK-GANG-4", "-", "yunikorn-core", "Placeholder replacement, tried after reserved asks and before the regular "
+      "walk: a real pod takes the node of a placeholder of its group that is at least its size in every resource; "
+      "a placeholder smaller in some resource is released (resource incompatible)",
+      "yunikorn-core's tryPlaceholderAllocate: queues and applications in the walk's order (only applications with "
+      "placeholders allocated), the application's pending real pods in order. A placeholder whose node fails the "
+      "real pod's predicates is passed over; when none takes it the real pod goes to the first node it fits and "
+      "the first placeholder that could have been replaced is released. Go walks the placeholders in map order "
+      "(random): kqctl in allocation order. A released placeholder counts as timed out. simulate shows the "
+      "placeholder Replaced (or Released) and the real pod Allocated with the placeholder it replaced.")
+_rule("YK-GANG-5", "-", "yunikorn-core", "The placeholder timeout runs from the application's first placeholder "
+      "allocation (placeholderTimeoutInSeconds, 15 minutes by default): placeholders not replaced by then are "
+      "released; an application whose placeholders were not all allocated is then failed (gangSchedulingStyle=Hard) "
+      "or runs as an ordinary application (Soft, the default)",
+      "yunikorn-core's timeoutPlaceholderProcessing. simulate's clock does not move: explain says when the timer "
+      "ends and what it will do; kqctl replay follows it in virtual time. A Hard failure fails the pods not yet "
+      "allocated (Scheduling has timed out due to insufficient resources).")
 _rule("YK-E1", "-", "yunikorn-core", "Preemption precondition: the pod may preempt others (preemptionPolicy is not "
       "Never)")
 _rule("YK-E2", "-", "yunikorn-core", "Preemption precondition: the ask has not triggered preemption before",

@@ -26,7 +26,18 @@ from kqctl.yunikorn.api import configmap, names
 from kqctl.yunikorn.api.config import DEFAULT_CONFIG_TEXT, ParsedConfig, parse_config, parse_config_node
 from kqctl.yunikorn.api.decoding import from_yaml_node
 from kqctl.yunikorn.api.resources import PODS, VCORE, Resource
-from kqctl.yunikorn.api.snapshot import ConfigSource, ForeignPod, NamespaceInfo, NodeInfo, PodInfo, Snapshot
+from kqctl.yunikorn.api.snapshot import (
+    HARD,
+    SOFT,
+    ConfigSource,
+    ForeignPod,
+    GangPolicy,
+    NamespaceInfo,
+    NodeInfo,
+    PodInfo,
+    Snapshot,
+    TaskGroup,
+)
 
 DOMAIN = "yunikorn.apache.org/"
 QUEUE_LABEL = DOMAIN + "queue"
@@ -41,6 +52,7 @@ NAMESPACE_MAX_CPU = DOMAIN + "namespace.max.cpu"
 NAMESPACE_MAX_MEMORY = DOMAIN + "namespace.max.memory"
 TASK_GROUP_NAME = DOMAIN + "task-group-name"
 TASK_GROUPS = DOMAIN + "task-groups"
+PLACEHOLDER_FLAG = DOMAIN + "placeholder"  # "true" on the pods the shim makes for a gang (k8shim constants)
 DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
 GENERATE_UNIQUE_APP_IDS = settings.GENERATE_UNIQUE_APP_IDS
@@ -321,6 +333,7 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
     tolerations = _sequence(spec.get("tolerations"))
     # the shim reads no task groups with gang scheduling disabled
     ask, declared, _ = (None, (), "") if snapshot.gang_disabled else read_task_groups(notes.get(TASK_GROUPS, ""))
+    policy = gang_policy(notes.get(SCHEDULING_POLICY, "")) if ask is not None else None
     return PodInfo(
         namespace=namespace,
         name=obj.name or "",
@@ -341,7 +354,10 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         tolerations=tuple(tolerations),
         task_group=notes.get(TASK_GROUP_NAME, ""),
         placeholder=ask,
-        task_groups=declared,
+        task_groups=tuple(group.name for group in declared),
+        task_group_specs=declared,
+        gang_policy=policy,
+        is_placeholder=notes.get(PLACEHOLDER_FLAG, "") == "true",
         origin=obj.origin,
         runtime=notes.get(RUNTIME_ANNOTATION, ""),
         controller=controller_kind(meta),
@@ -363,8 +379,8 @@ def task_groups(raw: str) -> tuple[Resource | None, str]:
     return ask, why
 
 
-def read_task_groups(raw: str) -> tuple[Resource | None, tuple[str, ...], str]:
-    """(the placeholders' total ask, the task groups' names in order, "") as :func:`task_groups`; (None, (), why)
+def read_task_groups(raw: str) -> tuple[Resource | None, tuple[TaskGroup, ...], str]:
+    """(the placeholders' total ask, the task groups in order, "") as :func:`task_groups`; (None, (), why)
     when the shim rejects the annotation, (None, (), "") when it is absent or JSON null."""
     if not raw:
         return None, (), ""
@@ -379,40 +395,55 @@ def read_task_groups(raw: str) -> tuple[Resource | None, tuple[str, ...], str]:
     if not isinstance(groups, list):
         return None, (), "is not a JSON list of task groups"
     totals: Resource = {PODS: 0}
-    names: list[str] = []
+    specs: list[TaskGroup] = []
     for group in groups:
         if not isinstance(group, Mapping):
             return None, (), "has an entry that is not a JSON object"
-        fields = {str(key).lower(): value for key, value in group.items()}  # encoding/json ignores case
-        name, members, minimum = fields.get("name", ""), fields.get("minmember", 0), fields.get("minresource")
-        if not isinstance(name, str) or not isinstance(members, int) or isinstance(members, bool) or \
-                not (minimum is None or isinstance(minimum, Mapping)):
-            return None, (), "has a name, minMember or minResource of the wrong JSON type"  # json.Unmarshal fails
-        if not name:
-            return None, (), "has a task group without a name"
-        if minimum is None:
-            return None, (), f"has task group {name} without minResource"
-        if members <= 0:
-            return None, (), f"has task group {name} without a positive minMember"
-        totals[PODS] += members
-        names.append(name)
-        seen = {PODS}
-        for resource_name, value in minimum.items():
-            canonical = VCORE if resource_name == "cpu" else str(resource_name)
-            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                return None, (), f"has task group {name} with minResource {resource_name} that is not a quantity"
-            try:
-                amount = resource_value(str(resource_name), parse_quantity(str(value)))
-            except (QuantityError, TypeError, ValueError):
-                return None, (), f"has task group {name} with minResource {resource_name}: {value!r}, not a quantity"
-            if amount < 0:
-                return None, (), f"has task group {name} with a negative minResource {resource_name}"
-            if canonical in seen:
-                return None, (), f"has task group {name} with minResource {resource_name} given twice (cpu and " \
-                    "vcore, or pods)"
-            seen.add(canonical)
-            totals[canonical] = totals.get(canonical, 0) + members * amount
-    return totals, tuple(names), ""
+        spec, why = _task_group(group)
+        if spec is None:
+            return None, (), why
+        totals[PODS] += spec.min_member
+        specs.append(spec)
+        for name, amount in spec.min_resource.items():
+            totals[name] = totals.get(name, 0) + spec.min_member * amount
+    return totals, tuple(specs), ""
+
+
+def _task_group(group: Mapping[str, Any]) -> tuple[TaskGroup | None, str]:
+    """One task group as ``GetTaskGroupsFromAnnotation`` reads it (encoding/json matches keys case-insensitively),
+    or (None, why the shim rejects the whole annotation)."""
+    fields = {str(key).lower(): value for key, value in group.items()}
+    name, members, minimum = fields.get("name", ""), fields.get("minmember", 0), fields.get("minresource")
+    if not isinstance(name, str) or not isinstance(members, int) or isinstance(members, bool) or \
+            not (minimum is None or isinstance(minimum, Mapping)):
+        return None, "has a name, minMember or minResource of the wrong JSON type"  # json.Unmarshal fails
+    if not name:
+        return None, "has a task group without a name"
+    if minimum is None:
+        return None, f"has task group {name} without minResource"
+    if members <= 0:
+        return None, f"has task group {name} without a positive minMember"
+    amounts: Resource = {}
+    seen = {PODS}
+    for resource_name, value in minimum.items():
+        canonical = VCORE if resource_name == "cpu" else str(resource_name)
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return None, f"has task group {name} with minResource {resource_name} that is not a quantity"
+        try:
+            amount = resource_value(str(resource_name), parse_quantity(str(value)))
+        except (QuantityError, TypeError, ValueError):
+            return None, f"has task group {name} with minResource {resource_name}: {value!r}, not a quantity"
+        if amount < 0:
+            return None, f"has task group {name} with a negative minResource {resource_name}"
+        if canonical in seen:
+            return None, f"has task group {name} with minResource {resource_name} given twice (cpu and vcore, or pods)"
+        seen.add(canonical)
+        amounts[canonical] = amount
+    affinity = _mapping(_mapping(fields.get("affinity")).get("nodeAffinity"))
+    terms = _sequence(_mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution")).get("nodeSelectorTerms"))
+    selector = _mapping(fields.get("nodeselector"))
+    return TaskGroup(name, members, amounts, {str(k): str(v) for k, v in selector.items()}, tuple(terms),
+                     tuple(_sequence(fields.get("tolerations")))), ""
 
 
 def queue_name(labels: Mapping[str, str], notes: Mapping[str, str]) -> str:
@@ -472,6 +503,22 @@ def user_info(raw: str | None) -> tuple[str, tuple[str, ...], str]:
 SCHEDULING_POLICY = DOMAIN + "schedulingPolicyParameters"
 PLACEHOLDER_TIMEOUT = "placeholderTimeoutInSeconds"
 GANG_STYLE = "gangSchedulingStyle"
+
+
+def gang_policy(raw: str) -> GangPolicy:
+    """k8shim ``GetSchedulingPolicyParam``: the timeout ``ParseInt`` reads (0 when it cannot, the core's default
+    then), the style Hard only when written so (Soft otherwise); see :func:`scheduling_policy_problems`."""
+    timeout, style = 0, SOFT
+    for part in raw.split(" "):
+        pair = part.split("=")
+        if len(pair) != 2:
+            continue
+        if pair[0] == PLACEHOLDER_TIMEOUT and re.fullmatch(r"[+-]?[0-9]+", pair[1]) \
+                and -(2**63) <= int(pair[1]) < 2**63:
+            timeout = int(pair[1])
+        elif pair[0] == GANG_STYLE and pair[1] == HARD:
+            style = HARD
+    return GangPolicy(timeout, style)
 
 
 def scheduling_policy_problems(raw: str | None) -> list[str]:

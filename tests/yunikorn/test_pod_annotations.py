@@ -153,7 +153,11 @@ def test_yk_pod_task_group_is_not_checked_with_gang_scheduling_disabled(tmp_path
 def test_simulate_allocates_a_pod_of_an_undeclared_task_group_as_an_ordinary_pod(tmp_path: Path) -> None:
     # One answer (YK-POD-TASK-GROUP): validate says the core allocates it on its own; the simulation does.
     path = tmp_path / "pods.yaml"
-    path.write_text(text([node("n1"), pod("driver", app="spark", annotations={TASK_GROUPS: TWO_GROUPS}),
+    path.write_text(text([node("n1", cpu="8"), pod("driver", app="spark", annotations={TASK_GROUPS: TWO_GROUPS}),
                           pod("stray", app="spark", annotations={TASK_GROUP: "nope"})]))
     data = json.loads(run_kqctl("simulate", str(path), "-o", "json").out)
-    assert {p["name"]: p["state"] for p in data["pods"]} == {"driver": "Allocated", "stray": "Allocated"}
+    real = {p["name"]: p for p in data["pods"] if not p["placeholder"]}
+    assert {name: p["state"] for name, p in real.items()} == {"driver": "Allocated", "stray": "Allocated"}
+    assert real["stray"]["replaced"] is None  # no placeholder of its group to replace (YK-GANG-3)
+    # the placeholders stay until their timeout: no real pod of their groups replaces them
+    assert sorted(p["state"] for p in data["pods"] if p["placeholder"]) == ["Allocated"] * 3

@@ -53,6 +53,31 @@ class NamespaceInfo:
 
 
 @dataclass(frozen=True)
+class TaskGroup:
+    """One entry of the ``yunikorn.apache.org/task-groups`` annotation (k8shim ``TaskGroup``): the shim makes
+    ``min_member`` placeholder pods of ``min_resource`` each, with the group's node constraints."""
+
+    name: str
+    min_member: int
+    min_resource: Resource  # in YuniKorn's units, without the pod count
+    node_selector: dict[str, str] = field(default_factory=dict, hash=False)
+    affinity_terms: tuple[Any, ...] = ()  # required node affinity nodeSelectorTerms, raw
+    tolerations: tuple[Any, ...] = ()
+
+
+SOFT, HARD = "Soft", "Hard"
+
+
+@dataclass(frozen=True)
+class GangPolicy:
+    """``schedulingPolicyParameters`` as the shim reads it (``GetSchedulingPolicyParam``): the placeholder timeout
+    in seconds (0: not given, the core's default of 15 minutes applies) and the gang scheduling style."""
+
+    timeout_seconds: int = 0
+    style: str = SOFT
+
+
+@dataclass(frozen=True)
 class PodInfo:
     """One pod of a YuniKorn application (an ask when pending, an allocation when bound)."""
 
@@ -73,11 +98,15 @@ class PodInfo:
     node_selector: dict[str, str] = field(default_factory=dict, hash=False)
     affinity_terms: tuple[Any, ...] = ()  # required node affinity nodeSelectorTerms, raw
     tolerations: tuple[Any, ...] = ()
-    task_group: str = ""  # gang scheduling member (not simulated)
+    task_group: str = ""  # annotation task-group-name: the gang member it is (YK-GANG-3)
     # the placeholder ask of the yunikorn.apache.org/task-groups annotation (the shim's ``getPlaceholderAsk``);
     # None without the annotation or when the shim cannot read it
     placeholder: Resource | None = field(default=None, hash=False)
     task_groups: tuple[str, ...] = ()  # the names that annotation declares, in order (() when placeholder is None)
+    # the declared task groups themselves, in that order (() when placeholder is None)
+    task_group_specs: tuple[TaskGroup, ...] = field(default=(), hash=False)
+    gang_policy: GangPolicy | None = field(default=None, hash=False)  # annotation schedulingPolicyParameters
+    is_placeholder: bool = False  # annotation yunikorn.apache.org/placeholder "true": a pod the shim made
     origin: Origin | None = None
     runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
     controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)

@@ -22,15 +22,18 @@ from operator import attrgetter
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
+from kqctl.yunikorn.engine import gang as gang_rules
 from kqctl.yunikorn.engine import sorting
 from kqctl.yunikorn.engine.nodes import predicates_pass
-from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Application, Ask, Node
+from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, Application, Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
 from kqctl.yunikorn.engine.preemption import preconditions, try_preemption
 from kqctl.yunikorn.engine.queue import Queue
 from kqctl.yunikorn.engine.state import (
     ALLOCATED,
     ALLOCATED_RESERVED,
+    PLACEHOLDER_RELEASED,
+    REPLACED,
     RESERVED,
     CycleResult,
     SchedulerState,
@@ -62,10 +65,126 @@ class Scheduler(SchedulerState):
         return results
 
     def cycle(self) -> CycleResult | None:
-        """``ClusterContext.schedule`` for the partition: reservations first, then a regular walk."""
+        """``ClusterContext.schedule`` for the partition: reservations first, then placeholder replacements
+        (YK-GANG-4), then a regular walk."""
         if self.p.tree.root.max is None:
             return None  # no nodes: the partition is skipped
-        return self.try_reserved_allocate() or self.try_allocate()
+        if self.p.gang_ready:
+            self.send_held_pods()
+        return self.try_reserved_allocate() or self.try_placeholder_allocate() or self.try_allocate()
+
+    # --- gang scheduling (YK-GANG-2, YK-GANG-4; kqctl.yunikorn.engine.gang) ----------------------------------
+
+    def send_held_pods(self) -> None:
+        """YK-GANG-2: the shim sends the real pods it held back while the application was Reserving."""
+        p = self.p
+        ready, p.gang_ready = p.gang_ready, []
+        for app in ready:
+            gang, queue = app.gang, app.queue
+            assert gang is not None
+            real = [ask for ask in gang.held if not ask.pod.is_placeholder]
+            if not real or queue is None or app.state == REJECTED:
+                continue
+            gang.held = [ask for ask in gang.held if ask.pod.is_placeholder]
+            for ask in real:
+                del p.held[ask.key]
+                p.asks[ask.key] = ask
+                app.asks.append(ask)
+                app.pending = res.add(app.pending, ask.resource)
+                p.path_add(queue, {}, ask.resource)
+            app.asks.sort(key=Ask.order_key)
+            app.asks_changed()
+            if app.state == NEW:
+                app.state = ACCEPTED
+            self._add_active(queue.path, len(real))
+            self._changed(queue)
+            p.refresh_priority(queue)
+
+    def try_placeholder_allocate(self) -> CycleResult | None:
+        """``tryPlaceholderAllocate`` over the tree: queues and applications in the walk's order, only applications
+        with placeholders allocated and a real pod of a task group pending."""
+        if not any(_replacing(app) for app in self.p.gang_apps):
+            return None
+        return self._placeholder_walk(self.p.tree.root)
+
+    def _placeholder_walk(self, queue: Queue) -> CycleResult | None:
+        if queue.leaf:
+            for app in self.sorted_apps(queue):
+                if _replacing(app):
+                    result = self._replace_in(app)
+                    if result is not None:
+                        return result
+            return None
+        for child in self.sorted_children(queue):
+            result = self._placeholder_walk(child)
+            if result is not None:
+                return result
+        return None
+
+    def _replace_in(self, app: Application) -> CycleResult | None:
+        """``Application.tryPlaceholderAllocate`` (YK-GANG-4). Go walks the placeholders in map order (random);
+        kqctl in allocation order."""
+        placeholders = sorted((ask for ask in app.asks if ask.pod.is_placeholder and ask.allocated),
+                              key=lambda ask: (ask.order, ask.pod.name))
+        first: tuple[Ask, Ask] | None = None
+        released: list[Ask] = []
+        for request in list(app.asks):  # a release takes the placeholder out of app.asks
+            if request.pod.is_placeholder or not request.pod.task_group or request.allocated:
+                continue
+            for ph in placeholders:
+                if ph.replaced_by or ph.released or not ph.allocated or ph.pod.task_group != request.pod.task_group:
+                    continue
+                if _larger_somewhere(request.resource, ph.resource):
+                    released.append(self._release_incompatible(ph, request))
+                    continue
+                if first is None:
+                    first = (request, ph)
+                node = self.p.nodes.by_name[ph.node]
+                if not predicates_pass(request.pod, node):
+                    return self._replace(request, ph, node)
+        if first is not None:
+            request, ph = first
+            found = self.p.nodes.first_fit(shape_key(request), request.resource, _fits(request))
+            if found is not None:
+                return self._replace(request, ph, found)
+        if released:
+            return CycleResult(PLACEHOLDER_RELEASED, released[0], "", tuple(released))
+        return None
+
+    def _release_incompatible(self, ph: Ask, request: Ask) -> Ask:
+        """A real pod larger than the placeholder in some resource: the placeholder is released (a time-out)."""
+        node = self.p.nodes.by_name[ph.node]
+        ph.released = f"{gang_rules.INCOMPATIBLE}: {request.key} asks more than it holds"
+        self._gone(ph, node, replaced=False)
+        return ph
+
+    def _replace(self, request: Ask, ph: Ask, node: Node) -> CycleResult:
+        """The real pod takes ``node`` and the placeholder goes (the shim deletes it; the core's
+        ``ReplaceAllocation``): on the placeholder's own node the usage only shrinks, elsewhere the real pod's room
+        was checked."""
+        ph_node = self.p.nodes.by_name[ph.node]
+        ph.replaced_by, request.replaced = request.key, ph.key
+        self._gone(ph, ph_node, replaced=True)
+        self.p.place_on_node(request, node)
+        assert request.app.queue is not None
+        if not request.blocked:
+            self._add_active(request.app.queue.path, -1)
+        request.blocked = False
+        self.ungroup(request)
+        self.blocked_quota.discard(request)
+        self.blocked_headroom.discard(request)
+        self._changed(request.app.queue)
+        return CycleResult(REPLACED, request, node.name, (ph,))
+
+    def _gone(self, ph: Ask, node: Node, replaced: bool) -> None:
+        """A placeholder's allocation is released: its node and queues get the room back."""
+        queue = ph.app.queue
+        assert queue is not None
+        self.p.release(ph, replaced=replaced)
+        self._changed(queue)
+        self.p.refresh_priority(queue)
+        self.node_opened(node)
+        self.quota_released()
 
     def quota_released(self) -> None:
         """Quota was given back. Without reasons to keep (``keep_reasons``), an ask a headroom stopped is retried
@@ -227,9 +346,12 @@ class Scheduler(SchedulerState):
         """``Application.tryAllocate``."""
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
         candidates = self.reserve_candidates
+        gang = app.gang
         for ask in list(app.asks):
             if ask.allocated or ask.blocked:
                 continue
+            if gang is not None and gang.can_replace(ask.pod):
+                continue  # YK-GANG-3: only a replacement places it
             if candidates:
                 candidates.discard(ask)  # retried now
             if not res.fit_in_max_undef(user_room, ask.resource):
@@ -352,6 +474,18 @@ class Scheduler(SchedulerState):
                 if fits(other):
                     return self._allocate(ask, other)
         return None
+
+
+def _replacing(app: Application) -> bool:
+    """The application has placeholders allocated and may replace one (a real pod of a task group is pending)."""
+    gang = app.gang
+    return gang is not None and bool(gang.allocated_placeholder) and app.state != REJECTED and any(
+        not ask.allocated and ask.pod.task_group and not ask.pod.is_placeholder for ask in app.asks)
+
+
+def _larger_somewhere(real: Resource, placeholder: Resource) -> bool:
+    """``Sub(placeholder, real).HasNegativeValue()``: the real pod asks more of some resource."""
+    return any(value > placeholder.get(name, 0) for name, value in real.items())
 
 
 # The order reserved asks are retried in: by application, then pod (``Ask.reserve_order``, read in C: the reserved

@@ -18,13 +18,14 @@ from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.names import NAMESPACE_MAX_APPS, NAMESPACE_QUOTA
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import NamespaceInfo, Snapshot
+from kqctl.yunikorn.engine import gang as gang_rules
 from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import preemption as preempting
 from kqctl.yunikorn.engine import sorting, ugm
 from kqctl.yunikorn.engine import suggestions as suggest
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import REJECTED, Application, Ask
-from kqctl.yunikorn.engine.partition import Partition, build_partition
+from kqctl.yunikorn.engine.partition import Partition, build_partition, from_ns
 from kqctl.yunikorn.engine.priority import Level, QueuePriority, queue_priority, sibling_order
 from kqctl.yunikorn.engine.queue import Queue
 from kqctl.yunikorn.engine.simulation import ALLOCATED_STATE, RUNNING, PodOutcome, result_of
@@ -94,6 +95,31 @@ class Explanation:
     preemption: PreemptionView | None
     suggestions: tuple[Suggestion, ...] = field(default=())
     missing_queue: placing.MissingQueue | None = None  # the queue the pod names does not exist and was not made
+    gang: GangView | None = None
+
+
+@dataclass(frozen=True)
+class GangGroupView:
+    name: str
+    min_member: int
+    min_resource: Resource
+    allocated: int  # placeholders holding a node now
+    pending: int  # placeholders the core has not placed
+    replaced: int
+    released: int  # released without a replacement (incompatible, preempted, timed out)
+
+
+@dataclass(frozen=True)
+class GangView:
+    """The pod's application's gang scheduling (YK-GANG-1..5) at the end of the simulation."""
+
+    decision: str  # YK-GANG-1 in words
+    reserving: bool  # the shim still holds the real pods back (YK-GANG-2)
+    style: str
+    timeout_seconds: int  # the timeout that applies (the core's 15 minutes when none is given)
+    groups: tuple[GangGroupView, ...]
+    times_out_at: str | None  # the placeholder timer's end (it runs from the first placeholder allocation)
+    blocker: str  # the placeholder the gang waits for (what the explanation below is about), "" when none
 
 
 class UnknownPod(LookupError):
@@ -107,9 +133,13 @@ def explain_pod(snapshot: Snapshot, key: str, suggest: bool = True) -> Explanati
     outcome = next((p for p in result_of(snapshot, partition, results).pods if p.key == key), None)
     if outcome is None:
         raise UnknownPod(key)
-    ask = partition.asks.get(key)
+    ask = partition.asks.get(key) or partition.held.get(key)
     app = partition.apps[outcome.app_id]
     queue = app.queue
+    gang = _gang(partition, app)
+    if gang is not None and gang.blocker and not outcome.placeholder:
+        # a real pod the shim holds back: what keeps it waiting is the placeholder the gang waits for
+        ask = partition.asks[gang.blocker]
     explanation = Explanation(
         pod=outcome,
         requested_queue=app.requested_queue,
@@ -127,11 +157,34 @@ def explain_pod(snapshot: Snapshot, key: str, suggest: bool = True) -> Explanati
         preemption=_preemption(scheduler, ask) if ask is not None and queue is not None and not ask.allocated
         and app.state != REJECTED else None,
         missing_queue=_missing_queue(partition, app),
+        gang=gang,
     )
     if suggest and outcome.state not in (RUNNING, ALLOCATED_STATE):
         explanation = Explanation(**{**explanation.__dict__, "suggestions": tuple(suggestions(snapshot, explanation,
                                                                                           partition, ask))})
     return explanation
+
+
+def _gang(partition: Partition, app: Application) -> GangView | None:
+    gang = app.gang
+    if gang is None:
+        return None
+    placeholders = [ask for ask in app.asks if ask.pod.is_placeholder]
+    groups = []
+    for group in gang.groups:
+        mine = [ask for ask in placeholders if ask.pod.task_group == group.name]
+        data = gang.data.get(group.name, gang_rules.PlaceholderData())
+        placed = sum(1 for ask in mine if ask.allocated)
+        groups.append(GangGroupView(group.name, group.min_member, dict(group.min_resource), placed,
+                                    len(mine) - placed, data.replaced, data.timed_out))
+    reserving = gang.shim_state == gang_rules.RESERVING
+    blocker = next((ask.key for ask in sorted(placeholders, key=Ask.order_key) if not ask.allocated), "") \
+        if reserving else ""
+    ends = None
+    if gang.timer_start is not None:
+        ends = from_ns(gang.timer_start + gang.timeout_ns).isoformat().replace("+00:00", "Z")
+    return GangView(gang.decision, reserving, gang.policy.style, gang.timeout_ns // 1_000_000_000, tuple(groups), ends,
+                    blocker)
 
 
 def _placement(partition: Partition, app: Application, snapshot: Snapshot) -> placing.Placement | None:

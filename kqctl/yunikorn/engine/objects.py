@@ -17,6 +17,7 @@ from kqctl.yunikorn.api.snapshot import NodeInfo, PodInfo
 from kqctl.yunikorn.engine.queue import MIN_PRIORITY, Queue
 
 if TYPE_CHECKING:
+    from kqctl.yunikorn.engine.gang import Gang
     from kqctl.yunikorn.engine.placement import Placement
 
 NEW = "New"
@@ -52,6 +53,9 @@ class Ask:
     shape_id: int = -1  # the shape as a small integer (state.shape_key), worked out once
     grouped: bool = False  # in the scheduler's group of asks no node fits (SchedulerState.blocked_nodes)
     reserve_order: tuple[str, ...] = ()  # reserved asks are retried by application, then pod (set when it reserves)
+    replaced: str = ""  # a real pod: the placeholder whose place it took (YK-GANG-4)
+    replaced_by: str = ""  # a placeholder: the real pod that took its place
+    released: str = ""  # a placeholder released without a replacement: why (YK-GANG-4, YK-GANG-5)
 
     @property
     def key(self) -> str:
@@ -86,6 +90,7 @@ class Application:
     group: str = ""  # the group its usage is tracked under (G2)
     max_priority: int | None = None  # ask_max_priority, until an ask is allocated or released (asks_changed)
     placeholder: Resource | None = None  # a gang application's placeholder ask (task groups)
+    gang: Gang | None = None  # its gang scheduling state (None: no task groups, or gang scheduling is disabled)
 
     def ask_max_priority(self) -> int:
         """P2 ``updateAskMaxPriority``: the highest priority of the asks not yet allocated; MIN when none."""

@@ -16,6 +16,7 @@ from kqctl.yunikorn.api.configvalidator import ConfigValidator
 from kqctl.yunikorn.api.names import DEFAULT_PARTITION, DOT, ROOT
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot, gang_pod
+from kqctl.yunikorn.engine import gang as gang_rules
 from kqctl.yunikorn.engine import placement as placing
 from kqctl.yunikorn.engine import properties as props
 from kqctl.yunikorn.engine import ugm
@@ -40,6 +41,9 @@ class Partition:
     rules_error: str = ""
     apps: dict[str, Application] = field(default_factory=dict)
     asks: dict[str, Ask] = field(default_factory=dict)
+    held: dict[str, Ask] = field(default_factory=dict)  # pods the shim has not sent (YK-GANG-2): not the core's asks
+    gang_ready: list[Application] = field(default_factory=list)  # gangs whose held real pods the shim sends next
+    gang_apps: list[Application] = field(default_factory=list)  # applications with task groups (placed)
     leaf_apps: dict[str, list[Application]] = field(default_factory=dict)
     fair_max: dict[str, Resource | None] = field(default_factory=dict)
     allocations: int = 0
@@ -166,11 +170,34 @@ class Partition:
         self.start_app(app)
         self.limits.track(app.queue.path, app.user, app.group, app.app_id, ask.resource)
         self.refresh_priority(app.queue)
+        if ask.pod.is_placeholder and app.gang is not None:
+            self.placeholder_placed(ask)
 
-    def release(self, ask: Ask) -> None:
-        """A victim's allocation goes away (the shim deleted the pod); ``releases`` counts them."""
+    def placeholder_placed(self, ask: Ask) -> None:
+        """The core's ``addAllocationInternal`` for a placeholder: the placeholder timer starts with the first one
+        (YK-GANG-5); the shim sends the real pods once every task group has its placeholders (YK-GANG-2)."""
+        gang = ask.app.gang
+        assert gang is not None
+        if res.is_zero(gang.allocated_placeholder):
+            gang.timer_start = self.now
+        gang.allocated_placeholder = res.add(gang.allocated_placeholder, ask.resource)
+        if gang.shim_state == gang_rules.RESERVING and reservation_complete(ask.app):
+            self.send_held(ask.app)
+
+    def send_held(self, app: Application) -> None:
+        """The shim's application turns Running: its real pods are sent at the scheduler's next cycle."""
+        gang = app.gang
+        assert gang is not None
+        gang.shim_state = gang_rules.RUNNING
+        self.gang_ready.append(app)
+
+    def release(self, ask: Ask, replaced: bool = False) -> None:
+        """A victim's allocation goes away (the shim deleted the pod); ``releases`` counts them. A placeholder's
+        release counts as a replacement (``replaced``) or a time-out (every other release, YK-GANG-4)."""
         self.releases += 1
         app = ask.app
+        if ask.pod.is_placeholder and app.gang is not None:
+            self._placeholder_released(ask, replaced)
         node = self.nodes.by_name[ask.node]
         minus = {name: -value for name, value in ask.resource.items()}
         node.give(ask.resource)
@@ -184,6 +211,22 @@ class Partition:
         app.asks.remove(ask)
         app.asks_changed()
         self.asks.pop(ask.key, None)
+
+    def _placeholder_released(self, ask: Ask, replaced: bool) -> None:
+        """``removeAllocationInternal`` for a placeholder; a Reserving application's shim turns Running on any
+        placeholder release (``ReleaseAppAllocation``, YK-GANG-2)."""
+        gang = ask.app.gang
+        assert gang is not None
+        data = gang.data.setdefault(ask.pod.task_group, gang_rules.PlaceholderData())
+        if replaced:
+            data.replaced += 1
+        else:
+            data.timed_out += 1
+        gang.allocated_placeholder = res.prune(res.sub(gang.allocated_placeholder, ask.resource)) or {}
+        if not gang.allocated_placeholder:
+            gang.timer_start = None  # every placeholder is gone: the timer is cleared
+        if gang.shim_state == gang_rules.RESERVING:
+            self.send_held(ask.app)
 
     def reserve(self, ask: Ask, node: Node) -> None:
         self.reservation_changes += 1
@@ -223,6 +266,13 @@ def amount_text(name: str, value: int) -> str:
 
 def to_ns(moment: datetime) -> int:
     return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+
+
+def from_ns(ns: int) -> datetime:
+    """The moment ``to_ns`` gives ``ns`` for, in UTC (to the microsecond)."""
+    from datetime import timedelta, timezone
+
+    return datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=ns // 1000)
 
 
 class PartitionError(Exception):
@@ -275,19 +325,66 @@ def _add_applications(partition: Partition, snapshot: Snapshot) -> None:
     by_app: dict[str, list[PodInfo]] = {}
     for pod in snapshot.pods:
         by_app.setdefault(pod.app_id, []).append(pod)
+    assert snapshot.now is not None
     for app_id in sorted(by_app):
         pods = sorted(by_app[app_id], key=lambda p: (p.created, p.name))
         first, gang = pods[0], gang_pod(pods)
         app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
                           requested_queue=first.queue, placeholder=gang.placeholder if gang else None)
         partition.apps[app_id] = app
-        for i, pod in enumerate(pods):
+        sent = _gang_pods(partition, app, pods, gang, snapshot.now)
+        for i, pod in enumerate(sent):
             ask = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created), originator=i == 0)
             app.asks.append(ask)
             partition.asks[pod.key] = ask
         app.asks.sort(key=Ask.order_key)
         app.asks_changed()
         _place(partition, app, snapshot)
+        if app.state == REJECTED and app.gang is not None:
+            _unmake_placeholders(partition, app, {pod.key for pod in pods})
+
+
+def _unmake_placeholders(partition: Partition, app: Application, given: set[str]) -> None:
+    """The shim reserves only for an application the core accepted: a rejected one gets no placeholders and its
+    pods are its asks, as any rejected application's."""
+    assert app.gang is not None
+    for ask in [ask for ask in app.asks if ask.key not in given]:
+        app.asks.remove(ask)
+        del partition.asks[ask.key]
+    for ask in app.gang.held:
+        del partition.held[ask.key]
+        if ask.key in given:
+            app.asks.append(ask)
+            partition.asks[ask.key] = ask
+    app.asks.sort(key=Ask.order_key)
+    app.gang = None
+
+
+def _gang_pods(partition: Partition, app: Application, pods: list[PodInfo], gang: PodInfo | None,
+               now: datetime) -> list[PodInfo]:
+    """YK-GANG-1 and YK-GANG-2 as the shim applies them when it starts: the pods it sends the core now, with the
+    placeholders it makes; the others wait in ``app.gang.held`` (``partition.held`` finds them by key)."""
+    state, made = gang_rules.plan(pods, gang, now)
+    app.gang = state
+    if state is None:
+        return pods
+    everything = pods + made
+    if state.shim_state == gang_rules.RESERVING:
+        sent = [pod for pod in everything if pod.is_placeholder]
+    elif state.shim_state == gang_rules.RUNNING:
+        # a running application's pending placeholders are never sent (only real pods are, ``Schedule``); bound
+        # ones are allocations the core recovers
+        sent = [pod for pod in everything if not pod.is_placeholder or pod.node]
+    else:
+        sent = []  # failed: nothing is sent
+    kept = {pod.key for pod in sent}
+    for pod in everything:
+        if pod.key not in kept:
+            held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
+            state.held.append(held)
+            partition.held[pod.key] = held
+    gang_rules.placeholder_data(state, [pod for pod in sent if pod.is_placeholder])
+    return sent
 
 
 def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
@@ -328,6 +425,11 @@ def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
     app.group = partition.limits.group_for(queue.path, app.groups)
     partition.leaf_apps.setdefault(queue.path, []).append(app)
     _add_asks(partition, app)
+    gang = app.gang
+    if gang is not None:
+        partition.gang_apps.append(app)
+    if gang is not None and gang.shim_state == gang_rules.RESERVING and reservation_complete(app):
+        partition.send_held(app)  # recovered with every placeholder bound (``onReserving``, YK-GANG-2)
 
 
 def _gang_refused(queue: Queue, app: Application) -> str:
@@ -372,6 +474,11 @@ def _add_asks(partition: Partition, app: Application) -> None:
             ask.node = node.name
             app.asks_changed()
             app.allocated = res.add(app.allocated, ask.resource)
+            if ask.pod.is_placeholder and app.gang is not None:
+                # recovered: the core's placeholder timer starts now (``addAllocationInternal``, YK-GANG-5)
+                if not app.gang.allocated_placeholder:
+                    app.gang.timer_start = partition.now
+                app.gang.allocated_placeholder = res.add(app.gang.allocated_placeholder, ask.resource)
             partition.path_add(app.queue, ask.resource, {})
             partition.limits.track(app.queue.path, app.user, app.group, app.app_id, ask.resource)
             partition.start_app(app)
@@ -380,6 +487,17 @@ def _add_asks(partition: Partition, app: Application) -> None:
             partition.path_add(app.queue, {}, ask.resource)
             if app.state == NEW:
                 app.state = ACCEPTED
+
+
+def reservation_complete(app: Application) -> bool:
+    """``onReservationStateChange``: every task group has at least ``minMember`` placeholders bound."""
+    gang = app.gang
+    assert gang is not None
+    bound: dict[str, int] = {}
+    for ask in app.asks:
+        if ask.pod.is_placeholder and ask.allocated:
+            bound[ask.pod.task_group] = bound.get(ask.pod.task_group, 0) + 1
+    return all(bound.get(group.name, 0) >= group.min_member for group in gang.groups)
 
 
 def _reject(app: Application, reason: str) -> None:

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.api.snapshot import Snapshot
+from kqctl.yunikorn.engine import gang as gang_rules
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.inadmissible import NeverFits, fail_on_states
-from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Ask
+from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Application, Ask
 from kqctl.yunikorn.engine.partition import Partition, build_partition
 from kqctl.yunikorn.engine.state import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, CycleResult
 
@@ -24,6 +25,9 @@ ALLOCATED_STATE = "Allocated"  # placed by the simulation
 PENDING = "Pending"
 REJECTED_STATE = "Rejected"
 PREEMPTED_STATE = "Preempted"
+REPLACED_STATE = "Replaced"  # a placeholder whose place a real pod took (YK-GANG-4)
+RELEASED_STATE = "Released"  # a placeholder released unreplaced (YK-GANG-4)
+FAILED_STATE = "Failed"  # the shim failed its gang application (YK-GANG-1, YK-GANG-5)
 PREEMPTED_FOR = "preempted to make room for "  # a victim's reason, followed by the preemptor's namespace/name
 MAX_CYCLES = 1_000_000
 
@@ -44,6 +48,9 @@ class PodOutcome:
     preempted: tuple[str, ...] = ()  # the pods its allocation preempted
     labels: tuple[tuple[str, str], ...] = ()
     inadmissible: str = ""  # a Pending pod that can never get in as configured: why (inadmissible.never_fits)
+    placeholder: bool = False  # a placeholder pod of a gang (YK-GANG-1)
+    task_group: str = ""
+    replaced: str = ""  # a real pod: the placeholder whose place it took
 
     @property
     def fail_on(self) -> tuple[str, ...]:
@@ -110,6 +117,7 @@ def result_of(snapshot: Snapshot, partition: Partition, results: list[CycleResul
     outcomes = [_pod(ask, preempted_by, never) for ask in partition.asks.values()]
     released = [victim for r in results for victim in r.victims]
     outcomes.extend(_pod(victim, preempted_by, never) for victim in released)
+    outcomes.extend(_held(ask) for ask in partition.held.values())
     queues = tuple(_queue(partition, queue) for queue in partition.tree.queues())
     return SimulationResult(
         config=snapshot.config.description,
@@ -124,11 +132,53 @@ def result_of(snapshot: Snapshot, partition: Partition, results: list[CycleResul
     )
 
 
+def _common(ask: Ask) -> dict[str, object]:
+    app = ask.app
+    return dict(namespace=ask.pod.namespace, name=ask.pod.name, app_id=app.app_id,
+                queue=app.queue.path if app.queue is not None else "", priority=ask.priority,
+                resource=dict(ask.resource), labels=tuple(sorted(ask.pod.labels.items())),
+                placeholder=ask.pod.is_placeholder, task_group=ask.pod.task_group, replaced=ask.replaced)
+
+
+def _held(ask: Ask) -> PodOutcome:
+    """A pod the shim has not sent the core (YK-GANG-1, YK-GANG-2)."""
+    gang = ask.app.gang
+    assert gang is not None
+    common = _common(ask)
+    if ask.app.state == REJECTED:
+        return PodOutcome(**common, state=REJECTED_STATE, node="", order=0,  # type: ignore[arg-type]
+                          reason=ask.app.rejected)
+    if gang.shim_state == gang_rules.FAILED:
+        return PodOutcome(**common, state=FAILED_STATE, node="", order=0,  # type: ignore[arg-type]
+                          reason=f"{gang.failed}: {gang.decision} (YK-GANG-1)")
+    if ask.pod.is_placeholder:
+        reason = "a placeholder of an application that runs already: the shim sends only its real pods (YK-GANG-2)"
+    else:
+        reason = f"waiting for its gang's placeholders: {gang_progress(ask.app)} (YK-GANG-2)"
+    return PodOutcome(**common, state=PENDING, node="", order=0, reason=reason)  # type: ignore[arg-type]
+
+
+def gang_progress(app: Application) -> str:
+    """How far the application's reservation is: placeholders allocated of those each task group needs."""
+    gang = app.gang
+    assert gang is not None
+    bound: dict[str, int] = {}
+    for ask in app.asks:
+        if ask.pod.is_placeholder and ask.allocated:
+            bound[ask.pod.task_group] = bound.get(ask.pod.task_group, 0) + 1
+    return ", ".join(f"task group {group.name} {min(bound.get(group.name, 0), group.min_member)} of "
+                     f"{group.min_member} allocated" for group in gang.groups)
+
+
 def _pod(ask: Ask, preempted_by: dict[str, tuple[str, ...]], never: NeverFits) -> PodOutcome:
     app = ask.app
-    queue = app.queue.path if app.queue is not None else ""
-    common = dict(namespace=ask.pod.namespace, name=ask.pod.name, app_id=app.app_id, queue=queue,
-                  priority=ask.priority, resource=dict(ask.resource), labels=tuple(sorted(ask.pod.labels.items())))
+    common = _common(ask)
+    if ask.replaced_by:
+        return PodOutcome(**common, state=REPLACED_STATE, node="", order=0,  # type: ignore[arg-type]
+                          reason=f"replaced by {ask.replaced_by} (YK-GANG-4)")
+    if ask.released:
+        return PodOutcome(**common, state=RELEASED_STATE, node="", order=0,  # type: ignore[arg-type]
+                          reason=f"released: {ask.released} (YK-GANG-4)")
     if ask.preempted_by:
         return PodOutcome(**common, state=PREEMPTED_STATE, node="", order=0,  # type: ignore[arg-type]
                           reason=f"{PREEMPTED_FOR}{ask.preempted_by}")
@@ -138,9 +188,14 @@ def _pod(ask: Ask, preempted_by: dict[str, tuple[str, ...]], never: NeverFits) -
     if ask.allocated:
         state = ALLOCATED_STATE if ask.order else RUNNING
         reason = f"placed by {app.placement}" if ask.order else "bound before the snapshot"
+        if ask.replaced:
+            reason = f"took the place of placeholder {ask.replaced} (YK-GANG-4)"
         return PodOutcome(**common, state=state, node=ask.node, order=ask.order, reason=reason,  # type: ignore[arg-type]
                           preempted=preempted_by.get(ask.key, ()))
     reason = ask.failure or ("application waiting to run" if app.state == ACCEPTED else "not tried")
+    if app.gang is not None and app.gang.can_replace(ask.pod):
+        reason = (f"it may only take the place of a placeholder of task group {ask.pod.task_group}: none could be "
+                  "swapped for it (YK-GANG-3, YK-GANG-4)")
     if ask.reserved_node:
         reason = f"{reason}; node {ask.reserved_node} is reserved for it"
     return PodOutcome(**common, state=PENDING, node="", order=0, reason=reason,  # type: ignore[arg-type]

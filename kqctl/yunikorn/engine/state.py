@@ -22,6 +22,8 @@ ALLOCATED = "allocated"
 ALLOCATED_RESERVED = "allocated-reserved"
 RESERVED = "reserved"
 PREEMPTED = "preempted"
+REPLACED = "replaced"  # a real pod took a placeholder's place (YK-GANG-4): victims holds the placeholder
+PLACEHOLDER_RELEASED = "placeholder-released"  # placeholders released, none replaced: victims holds them
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,10 @@ nothing pending)::
             userLimits: {headroom, limits: [{kind, name, queue, limit, maxResources, used}]},
             headroom: [{queue, resource, max, allocated, headroom, ask, fits}],
             nodes, preemption: {enabled, verdict, preconditions, fence, victims, remainingGuaranteed},
-            suggestions: [{change, verified, outcome}], missingQueue: {queue, didYouMean}}
+            suggestions: [{change, verified, outcome}], missingQueue: {queue, didYouMean},
+            placeholder, taskGroup, replaced,
+            gang: {decision, reserving, style, timeoutSeconds, timesOutAt, blocker,
+                   groups: [{name, minMember, minResource, allocated, pending, replaced, released}]}}
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from kqctl.render.columns import Column, Table, format_lines
-from kqctl.yunikorn.engine.explain import Explanation
+from kqctl.yunikorn.engine.explain import Explanation, GangView
 from kqctl.yunikorn.engine.priority import Level, QueuePriority, QueueReport
 from kqctl.yunikorn.render.common import amount, amount_figure, exact, full
 
@@ -170,7 +173,17 @@ def pod_contract(e: Explanation) -> dict[str, Any]:
         "suggestions": [{"change": s.change, "verified": s.verified, "outcome": s.outcome} for s in e.suggestions],
         "missingQueue": None if e.missing_queue is None else {"queue": e.missing_queue.path,
                                                               "didYouMean": list(e.missing_queue.close)},
+        "placeholder": pod.placeholder, "taskGroup": pod.task_group or None, "replaced": pod.replaced or None,
+        "gang": None if e.gang is None else _gang_dict(e.gang),
     }
+
+
+def _gang_dict(gang: GangView) -> dict[str, Any]:
+    return {"decision": gang.decision, "reserving": gang.reserving, "style": gang.style,
+            "timeoutSeconds": gang.timeout_seconds, "timesOutAt": gang.times_out_at, "blocker": gang.blocker or None,
+            "groups": [{"name": g.name, "minMember": g.min_member, "minResource": exact(g.min_resource),
+                        "allocated": g.allocated, "pending": g.pending, "replaced": g.replaced,
+                        "released": g.released} for g in gang.groups]}
 
 
 def render_pods(explanations: list[Explanation], fmt: str, out: TextIO) -> None:
@@ -236,6 +249,8 @@ def _pod_text(e: Explanation, out: TextIO, wide: bool = False) -> None:
         out.write(f"\nGang application (YK-V28, YK-G7): {where} takes an application with task groups only when it "
                   "sorts its applications fifo and the smallest max on its path below root holds all its "
                   "placeholders\n")
+    if e.gang is not None:
+        _write_gang(out, e.gang, e)
     if not pod.queue:
         _write_suggestions(out, e)
         return
@@ -258,6 +273,34 @@ def _pod_text(e: Explanation, out: TextIO, wide: bool = False) -> None:
         out.write(f"\nNodes: {e.nodes}\n")
     _write_preemption(out, e)
     _write_suggestions(out, e)
+
+
+def _write_gang(out: TextIO, gang: GangView, e: Explanation) -> None:
+    """YK-GANG-1..5: the application's task groups, its placeholders, and what its timeout will do."""
+    out.write(f"\nGang scheduling (YK-GANG-1): {gang.decision}\n")
+    for g in gang.groups:
+        counts = ", ".join(f"{n} {word}" for n, word in ((g.allocated, "allocated"), (g.pending, "pending"),
+                                                         (g.replaced, "replaced"), (g.released, "released")) if n)
+        out.write(f"  task group {g.name}: minMember {g.min_member} of {full(g.min_resource)}; placeholders: "
+                  f"{counts or 'none'}\n")
+    if gang.reserving:
+        out.write("  the shim sends the real pods once every task group has its placeholders allocated (YK-GANG-2)")
+        out.write(f"; the gang waits for {gang.blocker}, explained below\n" if gang.blocker else "\n")
+    elif e.pod.task_group and not e.pod.placeholder and e.pod.state == "Pending":
+        out.write("  a real pod of a task group with placeholders left only takes a placeholder's place (YK-GANG-3, "
+                  "YK-GANG-4)\n")
+    then = {"Hard": "fails the application (its pods not yet allocated are Failed)",
+            "Soft": "releases every placeholder and runs the application as an ordinary one"}[gang.style]
+    if gang.times_out_at is not None:
+        out.write(f"  placeholder timeout {_duration(gang.timeout_seconds)} from the first placeholder allocation: at "
+                  f"{gang.times_out_at} YuniKorn releases the placeholders no real pod replaced; an application "
+                  f"whose placeholders were not all allocated then: {gang.style} {then} (YK-GANG-5; kqctl replay "
+                  "follows it in time)\n")
+
+
+def _duration(seconds: int) -> str:
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes}m{rest}s" if minutes and rest else f"{minutes}m" if minutes else f"{rest}s"
 
 
 def _write_placement(out: TextIO, e: Explanation) -> None:

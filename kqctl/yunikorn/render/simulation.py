@@ -9,15 +9,20 @@ bytes, pods as a count)::
     queues: [{path, leaf, managed, guaranteed, max, allocated, pending, fairShare, priority, runningApps,
               maxApplications, applications}]
     pods: [{namespace, name, application, queue, state, node, order, priority, request, reason, reservedNode,
-            preempted, failOn, neverFits}]
+            preempted, failOn, neverFits, placeholder, taskGroup, replaced}]
                                  # state: Running (bound before), Allocated (by the simulation, at ``order``),
-                                 # Pending, Rejected (placement or queue refused it), Preempted (a victim)
+                                 # Pending, Rejected (placement or queue refused it), Preempted (a victim),
+                                 # Replaced (a placeholder a real pod took the place of), Released (a placeholder
+                                 # released unreplaced), Failed (the shim failed its gang application)
+                                 # placeholder: a gang's placeholder pod (made by the shim, or in the input);
+                                 # taskGroup: its task group; replaced: the placeholder a real pod replaced
                                  # failOn: the --fail-on states it ends in, the same words for every scheduler:
                                  # inadmissible (can never get in as configured: Rejected, or Pending with
                                  # neverFits saying why), pending (not running at the end for any reason),
                                  # preempted (a victim); [] for Running and Allocated
-    events: [{order, kind, pod, node, queue, victims}]   # kind: allocated, allocated-reserved, reserved, preempted
-    summary: {cycles, running, allocated, pending, rejected, preempted}
+    events: [{order, kind, pod, node, queue, victims}]   # kind: allocated, allocated-reserved, reserved, preempted,
+                                 # replaced (victims: the placeholder), placeholder-released (victims: those released)
+    summary: {cycles, running, allocated, pending, rejected, preempted, replaced, released, failed}
 """
 
 from __future__ import annotations
@@ -29,17 +34,21 @@ from typing import Any, TextIO
 from kqctl.render.columns import Column, Table, TableOptions, write_limited
 from kqctl.yunikorn.engine.simulation import (
     ALLOCATED_STATE,
+    FAILED_STATE,
     PENDING,
     PREEMPTED_FOR,
     PREEMPTED_STATE,
     REJECTED_STATE,
+    RELEASED_STATE,
+    REPLACED_STATE,
     RUNNING,
     PodOutcome,
     SimulationResult,
 )
 from kqctl.yunikorn.render.common import exact, full, others, pair
 
-STATES = (RUNNING, ALLOCATED_STATE, PENDING, REJECTED_STATE, PREEMPTED_STATE)
+STATES = (RUNNING, ALLOCATED_STATE, PENDING, REJECTED_STATE, PREEMPTED_STATE, REPLACED_STATE, RELEASED_STATE,
+          FAILED_STATE)
 MIN_PRIORITY = -(1 << 31)
 
 
@@ -71,6 +80,7 @@ def pod_data(p: PodOutcome) -> dict[str, Any]:
         "state": p.state, "node": p.node or None, "order": p.order or None, "priority": p.priority,
         "request": exact(p.resource), "reason": p.reason, "reservedNode": p.reserved_node or None,
         "preempted": list(p.preempted), "failOn": list(p.fail_on), "neverFits": p.inadmissible or None,
+        "placeholder": p.placeholder, "taskGroup": p.task_group or None, "replaced": p.replaced or None,
     }
 
 
@@ -130,7 +140,8 @@ def render_tables(result: SimulationResult, out: TextIO, keep: Callable[[PodOutc
     out.write("\n")
     shown = write_limited(out, pods, view, paint, "pods")
     by_key = _by_key(result)
-    waiting = [p for p in (by_key[row[0]] for row in pods.rows[:shown]) if p.state in (PENDING, REJECTED_STATE)]
+    waiting = [p for p in (by_key[row[0]] for row in pods.rows[:shown])
+               if p.state in (PENDING, REJECTED_STATE, FAILED_STATE)]
     if waiting:
         out.write("\nWhy not allocated:\n")
         for pod in waiting:
@@ -194,13 +205,17 @@ def pod_table(result: SimulationResult, keep: Callable[[PodOutcome], bool]) -> T
 def short_reason(pod: PodOutcome) -> str:
     """The table's reason cell: a token a person can scan (the full text is under "Why not allocated")."""
     if pod.state in (RUNNING, ALLOCATED_STATE):
+        if pod.replaced:
+            return f"replaced {pod.replaced}"
         return f"preempted {len(pod.preempted)}: {_names(pod.preempted)}" if pod.preempted else "-"
     text = pod.reason
+    if pod.state == REPLACED_STATE:
+        return text.split(" (")[0]
     if pod.state == PREEMPTED_STATE and text.startswith(PREEMPTED_FOR):
         return f"preempted by {text[len(PREEMPTED_FOR):]}"
     for token in ("Not enough queue quota", "Not enough user quota", "waiting to run", "no node fits",
                   "every node is reserved", "preempted", "failed to place", "placement rules cannot be built",
-                  "failed to create"):
+                  "failed to create", "waiting for its gang", "it may only take the place"):
         if text.startswith(token):
             return token
     return text.split(";")[0].split(":")[0]
@@ -213,4 +228,5 @@ def _names(keys: tuple[str, ...], shown: int = 3) -> str:
 
 
 def _state_style(state: str) -> str | None:
-    return {ALLOCATED_STATE: "green", PENDING: "yellow", REJECTED_STATE: "red", PREEMPTED_STATE: "red"}.get(state)
+    return {ALLOCATED_STATE: "green", PENDING: "yellow", REJECTED_STATE: "red", PREEMPTED_STATE: "red",
+            FAILED_STATE: "red"}.get(state)
