@@ -148,6 +148,7 @@ def claim(sample: str, passage: str) -> Callable[[Check], Check]:
 @claim("volcano-two-teams", "no findings.")
 @claim("volcano-hierarchy", "no findings.")
 @claim("yunikorn-priority", "no findings.")
+@claim("yunikorn-gang", "no findings.")
 @claim("yunikorn-multi-tenant", "no findings.")
 def _no_findings(sample: str, stated: dict[str, str], tmp: Path) -> None:
     code, findings = _validate(sample)
@@ -789,6 +790,48 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
                                             for s in explained["suggestions"])
 
 
+# yunikorn-gang (YK-GANG-1..4)
+
+def _gang_pods(sample: str) -> dict[str, Any]:
+    return {f"{pod['namespace']}/{pod['name']}": pod for pod in _json("simulate", f"samples/{sample}")["pods"]}
+
+
+@claim("yunikorn-gang", "`spark-pi`'s {placeholders} placeholders are allocated and its real pods replace them, each "
+                        "on its placeholder's node;")
+def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
+    pods = _gang_pods(sample)
+    placeholders = {key: pod for key, pod in pods.items() if pod["placeholder"] and pod["application"] == "spark-pi"}
+    real = [pod for pod in pods.values() if not pod["placeholder"] and pod["application"] == "spark-pi"]
+    assert len(placeholders) == _number(stated["placeholders"]) == len(real)
+    assert all(pod["state"] == "Replaced" for pod in placeholders.values())
+    assert all(pod["state"] == "Allocated" and pod["replaced"] in placeholders for pod in real)
+    events = {event["pod"]: event for event in _json("simulate", f"samples/{sample}")["events"]}
+    for pod in real:  # the node its placeholder had when it was allocated
+        assert events[pod["replaced"]]["node"] == pod["node"]
+
+
+@claim("yunikorn-gang", "only {allocated} of `spark-etl`'s {needed} placeholders fit under `root.spark`'s max, so its "
+                        "real pods wait while that placeholder holds its node.")
+def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
+    pods = [pod for pod in _gang_pods(sample).values() if pod["application"] == "spark-etl"]
+    placeholders = [pod for pod in pods if pod["placeholder"]]
+    assert len(placeholders) == _number(stated["needed"])
+    assert sum(pod["state"] == "Allocated" for pod in placeholders) == _number(stated["allocated"])
+    assert all(pod["reason"].startswith("Not enough queue quota (root.spark:") for pod in placeholders
+               if pod["state"] == "Pending")
+    assert all(pod["state"] == "Pending" and "waiting for its gang's placeholders" in pod["reason"]
+               for pod in pods if not pod["placeholder"])
+
+
+@claim("yunikorn-gang", "`kqctl explain spark/spark-etl-exec-1` names the placeholder the gang waits for and the max "
+                        "that would let it in.")
+def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
+    explained = _json("explain", "spark/spark-etl-exec-1", f"samples/{sample}")
+    assert explained["gang"]["blocker"] == "spark/tg-spark-etl-spark-executor-2"
+    assert [s["change"].startswith("raise the max of root.spark") and s["verified"]
+            for s in explained["suggestions"]] == [True]
+
+
 # yunikorn-multi-tenant
 
 def _tenants(sample: str) -> Any:
@@ -905,7 +948,7 @@ def _stated(item: Claim) -> dict[str, str]:
 
 def test_every_what_to_expect_item_is_a_sample_with_claims() -> None:
     items = set(_bullets())
-    assert len(items) == 15 and items == {item.sample for item in CLAIMS}
+    assert len(items) == 16 and items == {item.sample for item in CLAIMS}
     assert all((SAMPLES / sample).is_dir() for sample in items)
 
 

@@ -83,12 +83,13 @@ class Scheduler(SchedulerState):
             gang, queue = app.gang, app.queue
             assert gang is not None
             real = [ask for ask in gang.held if not ask.pod.is_placeholder]
-            if not real or queue is None or app.state == REJECTED:
+            if not real or queue is None or app.state == REJECTED or gang.shim_state == gang_rules.FAILED:
                 continue
             gang.held = [ask for ask in gang.held if ask.pod.is_placeholder]
             for ask in real:
                 del p.held[ask.key]
                 p.asks[ask.key] = ask
+                p.sent.append(ask)
                 app.asks.append(ask)
                 app.pending = res.add(app.pending, ask.resource)
                 p.path_add(queue, {}, ask.resource)

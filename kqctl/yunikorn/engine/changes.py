@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kqctl.yunikorn.api import resources as res
-from kqctl.yunikorn.api.snapshot import PodInfo, Snapshot, gang_pod
+from kqctl.yunikorn.api.snapshot import HARD, PodInfo, Snapshot, gang_pod
 from kqctl.yunikorn.engine.allocation import Scheduler
+from kqctl.yunikorn.engine.gang import FAILED, RESERVING, TIMED_OUT_FAILURE, PlaceholderData
+from kqctl.yunikorn.engine.gang import RUNNING as RUNNING_GANG
 from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
-from kqctl.yunikorn.engine.partition import _place, to_ns
+from kqctl.yunikorn.engine.partition import Partition, _place, from_ns, gang_pods, to_ns, unmake_placeholders
 
 COMPLETING = "Completing"
 
@@ -29,7 +31,9 @@ def set_clock(scheduler: Scheduler, now_ns: int) -> None:
 
 def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) -> list[Ask]:
     """The shim sends these pods' asks; an application the core does not know is placed first (it may be
-    rejected). Returns the asks the core holds now (none for a rejected application's pods)."""
+    rejected). A gang application's placeholders are made with it and its real pods held back while it reserves
+    (YK-GANG-1, YK-GANG-2). Returns the asks the core holds now (none for a rejected application's pods, nor for
+    pods held back)."""
     p = scheduler.p
     added: list[Ask] = []
     by_app: dict[str, list[PodInfo]] = {}
@@ -43,11 +47,14 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
             app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
                               requested_queue=first.queue, placeholder=gang.placeholder if gang else None)
             p.apps[app_id] = app
-            asks = _asks(app, members)
+            sent = gang_pods(p, app, members, gang, from_ns(p.now))
+            asks = _asks(app, sent)
             app.asks.extend(asks)
             app.asks.sort(key=Ask.order_key)
             app.asks_changed()
             _place(p, app, snapshot)  # placement, a dynamic queue, the asks' pending resources (AddApplication)
+            if app.state == REJECTED and app.gang is not None:
+                unmake_placeholders(p, app, {pod.key for pod in members})
             if app.state == REJECTED or app.queue is None:
                 continue
             for ask in asks:
@@ -57,7 +64,7 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
         else:
             if app.state == REJECTED or app.queue is None:
                 continue
-            asks = _asks(app, members)
+            asks = _asks(app, _not_held(p, app, members))
             app.asks.extend(asks)
             app.asks.sort(key=Ask.order_key)
             app.asks_changed()
@@ -65,7 +72,7 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
                 p.asks[ask.key] = ask
                 app.pending = res.add(app.pending, ask.resource)
                 p.path_add(app.queue, {}, ask.resource)
-            if app.state in (NEW, COMPLETING):
+            if asks and app.state in (NEW, COMPLETING):
                 app.state = ACCEPTED  # it runs again with its next allocation, checked against maxapplications
         assert app.queue is not None
         scheduler._add_active(app.queue.path, len(asks))
@@ -73,6 +80,85 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
         p.refresh_priority(app.queue)
         added.extend(asks)
     return added
+
+
+def _not_held(p: Partition, app: Application, pods: list[PodInfo]) -> list[PodInfo]:
+    """YK-GANG-2: a real pod of an application still reserving waits with the others the shim holds back."""
+    gang = app.gang
+    if gang is None or gang.shim_state == RUNNING_GANG:
+        return pods
+    for pod in pods:
+        held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
+        gang.held.append(held)
+        p.held[pod.key] = held
+    return []
+
+
+def withdraw(scheduler: Scheduler, ask: Ask) -> None:
+    """A pending ask is removed (``removeAsksInternal``): its pending resources leave the application and queues."""
+    p = scheduler.p
+    app = ask.app
+    queue = app.queue
+    assert queue is not None and not ask.allocated
+    if ask.reserved_node:
+        node = p.nodes.by_name.get(ask.reserved_node)
+        p.unreserve(ask)
+        scheduler.reserved.remove(ask)
+        if node is not None:
+            scheduler.node_opened(node)
+            scheduler.node_unreserved(node)
+    if not ask.blocked:
+        scheduler._add_active(queue.path, -1)
+    scheduler.ungroup(ask)
+    scheduler.blocked_quota.discard(ask)
+    scheduler.blocked_headroom.discard(ask)
+    scheduler.reserved_dirty.pop(ask, None)
+    app.asks.remove(ask)
+    app.asks_changed()
+    p.asks.pop(ask.key, None)
+    app.pending = res.prune(res.sub(app.pending, ask.resource)) or {}
+    p.path_add(queue, {}, {name: -value for name, value in ask.resource.items()})
+    scheduler._changed(queue)
+    p.refresh_priority(queue)
+
+
+def placeholder_timeout(scheduler: Scheduler, app: Application) -> tuple[list[Ask], list[Ask]]:
+    """YK-GANG-5 ``timeoutPlaceholderProcessing``: (the placeholders released or withdrawn, the pods failed). An
+    application whose placeholders were all allocated releases those not replaced; any other is resumed (Soft: its
+    placeholders go, the shim sends its real pods) or failed (Hard: every pending pod goes and is Failed)."""
+    gang = app.gang
+    assert gang is not None
+    gang.timer_start = None
+    hard_failure = not gang.all_allocated and gang.policy.style == HARD
+    if hard_failure:
+        gang.shim_state = FAILED  # before the releases: a failed application's shim sends nothing more
+    placeholders = [ask for ask in app.asks if ask.pod.is_placeholder]
+    released: list[Ask] = []
+    failed: list[Ask] = []
+    for ph in placeholders:
+        if ph.allocated:
+            ph.released = "placeholder timeout"
+            grown(scheduler, [release(scheduler, ph)])
+            released.append(ph)
+        elif not gang.all_allocated:
+            ph.released = "placeholder timeout (never allocated)"
+            gang.data.setdefault(ph.pod.task_group, PlaceholderData()).timed_out += 1
+            withdraw(scheduler, ph)
+            released.append(ph)
+    if gang.all_allocated:
+        return released, failed
+    if hard_failure:
+        gang.failed = TIMED_OUT_FAILURE
+        for ask in [ask for ask in app.asks if not ask.allocated]:
+            withdraw(scheduler, ask)
+            failed.append(ask)
+        for ask in gang.held:
+            scheduler.p.held.pop(ask.key, None)
+        failed.extend(gang.held)
+        gang.held = []
+    elif gang.shim_state == RESERVING:
+        scheduler.p.send_held(app)
+    return released, failed
 
 
 def _asks(app: Application, pods: list[PodInfo]) -> list[Ask]:

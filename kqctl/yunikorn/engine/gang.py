@@ -80,6 +80,7 @@ class Gang:
     allocated_placeholder: Resource = field(default_factory=dict)
     timer_start: int | None = None  # ns: the first placeholder allocation (the core's placeholder timer)
     failed: str = ""  # why the shim failed the application (Hard timeout)
+    all_allocated: bool = False  # the core's application reached Running: every placeholder was allocated once
     decision: str = ""  # how YK-GANG-1 decided, in words
 
     @property

@@ -44,6 +44,7 @@ class Partition:
     held: dict[str, Ask] = field(default_factory=dict)  # pods the shim has not sent (YK-GANG-2): not the core's asks
     gang_ready: list[Application] = field(default_factory=list)  # gangs whose held real pods the shim sends next
     gang_apps: list[Application] = field(default_factory=list)  # applications with task groups (placed)
+    sent: list[Ask] = field(default_factory=list)  # held pods sent since a replay last looked (YK-GANG-2)
     leaf_apps: dict[str, list[Application]] = field(default_factory=dict)
     fair_max: dict[str, Resource | None] = field(default_factory=dict)
     allocations: int = 0
@@ -181,6 +182,8 @@ class Partition:
         if res.is_zero(gang.allocated_placeholder):
             gang.timer_start = self.now
         gang.allocated_placeholder = res.add(gang.allocated_placeholder, ask.resource)
+        if gang.all_placeholders_allocated(ask.app.placeholder):
+            gang.all_allocated = True
         if gang.shim_state == gang_rules.RESERVING and reservation_complete(ask.app):
             self.send_held(ask.app)
 
@@ -332,7 +335,7 @@ def _add_applications(partition: Partition, snapshot: Snapshot) -> None:
         app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
                           requested_queue=first.queue, placeholder=gang.placeholder if gang else None)
         partition.apps[app_id] = app
-        sent = _gang_pods(partition, app, pods, gang, snapshot.now)
+        sent = gang_pods(partition, app, pods, gang, snapshot.now)
         for i, pod in enumerate(sent):
             ask = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created), originator=i == 0)
             app.asks.append(ask)
@@ -341,10 +344,10 @@ def _add_applications(partition: Partition, snapshot: Snapshot) -> None:
         app.asks_changed()
         _place(partition, app, snapshot)
         if app.state == REJECTED and app.gang is not None:
-            _unmake_placeholders(partition, app, {pod.key for pod in pods})
+            unmake_placeholders(partition, app, {pod.key for pod in pods})
 
 
-def _unmake_placeholders(partition: Partition, app: Application, given: set[str]) -> None:
+def unmake_placeholders(partition: Partition, app: Application, given: set[str]) -> None:
     """The shim reserves only for an application the core accepted: a rejected one gets no placeholders and its
     pods are its asks, as any rejected application's."""
     assert app.gang is not None
@@ -360,7 +363,7 @@ def _unmake_placeholders(partition: Partition, app: Application, given: set[str]
     app.gang = None
 
 
-def _gang_pods(partition: Partition, app: Application, pods: list[PodInfo], gang: PodInfo | None,
+def gang_pods(partition: Partition, app: Application, pods: list[PodInfo], gang: PodInfo | None,
                now: datetime) -> list[PodInfo]:
     """YK-GANG-1 and YK-GANG-2 as the shim applies them when it starts: the pods it sends the core now, with the
     placeholders it makes; the others wait in ``app.gang.held`` (``partition.held`` finds them by key)."""
@@ -428,6 +431,7 @@ def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
     gang = app.gang
     if gang is not None:
         partition.gang_apps.append(app)
+        gang.all_allocated = gang.all_placeholders_allocated(app.placeholder)
     if gang is not None and gang.shim_state == gang_rules.RESERVING and reservation_complete(app):
         partition.send_held(app)  # recovered with every placeholder bound (``onReserving``, YK-GANG-2)
 

@@ -19,7 +19,7 @@ from kqctl.yunikorn.api.snapshot import Snapshot
 from kqctl.yunikorn.replay.timeline import RULES, TimelineOptions, YuniKornTimeline
 
 WORDS = Words("YuniKorn", "application", "queue", "allocated", "cycle", "allocated", "guaranteed")
-STATE_ORDER = ("Running", "Reserved", "Pending", "Preempted", "Deleted", "Rejected", "Finished")
+STATE_ORDER = ("Running", "Reserved", "Pending", "Preempted", "Deleted", "Rejected", "Failed", "Finished")
 
 
 @dataclass(frozen=True)

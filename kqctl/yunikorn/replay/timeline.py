@@ -43,16 +43,24 @@ from kqctl.yunikorn.engine import changes
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.objects import REJECTED, Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, build_partition, to_ns
-from kqctl.yunikorn.engine.state import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, RESERVED, CycleResult
+from kqctl.yunikorn.engine.state import (
+    ALLOCATED,
+    ALLOCATED_RESERVED,
+    PLACEHOLDER_RELEASED,
+    PREEMPTED,
+    REPLACED,
+    RESERVED,
+    CycleResult,
+)
 
 NS_PER_MS = 1_000_000
 POLL_MS = 100  # the core's idle loop: schedule() at least every 100 ms
 PREEMPT_ATTEMPT_MS = 15_000  # objects.preemptAttemptFrequency
 APP_STATES_BEFORE_TASKS = 2  # shim runs before a new application's tasks are sent: New -> Accepted -> Running
 RULES = ("YK-R1", "YK-R2", "YK-R3", "YK-R4")
-SUBMIT, AGED, RECHECK = "submit", "aged", "recheck"
-PENDING, RESERVED_STATE, REJECTED_STATE, DELETED, PREEMPTED_STATE = (
-    "Pending", "Reserved", "Rejected", "Deleted", "Preempted")
+SUBMIT, AGED, RECHECK, GANG_TIMEOUT = "submit", "aged", "recheck", "gang-timeout"
+PENDING, RESERVED_STATE, REJECTED_STATE, DELETED, PREEMPTED_STATE, FAILED_STATE = (
+    "Pending", "Reserved", "Rejected", "Deleted", "Preempted", "Failed")
 
 
 class RuntimeDeclarationError(ValueError):
@@ -138,6 +146,8 @@ class YuniKornTimeline:
         self.held: dict[str, _Usage] = {}
         self.evictions: list[Eviction] = []
         self.grown: dict[str, Node] = {}  # nodes releases opened since the last cycle
+        self._gang_timers: set[tuple[str, int]] = set()  # placeholder timers set (application, start)
+        self._placed_placeholders: set[str] = set()  # placeholders allocated in the replay (their usage is held)
         self.cycles = 0
         self.recreated = 0
         self.deleted = 0
@@ -170,8 +180,17 @@ class YuniKornTimeline:
             if app.state != REJECTED:
                 self.app_ready[app.app_id] = 0  # the core knows it: its tasks go with the shim's next run
         for pod in sorted(self.snapshot.pods, key=lambda p: (p.created, p.key)):
-            runtime = self.runtimes.runtime(declared_runtime(pod))
             ask = self.asks.get(pod.key)
+            if pod.is_placeholder:
+                # not a workload: a placeholder runs until it is replaced or released (YK-GANG-4, YK-GANG-5)
+                if ask is not None and ask.allocated:
+                    self._placed_placeholders.add(ask.key)
+                    self._hold(ask, 0, +1)
+                continue
+            held = self.partition.held.get(pod.key)
+            if held is not None and held.app.gang is not None and held.app.gang.failed:
+                self.ended[pod.key] = FAILED_STATE  # YK-GANG-1: the shim failed its application
+            runtime = self.runtimes.runtime(declared_runtime(pod))
             if ask is not None and ask.allocated:
                 self.running.add(pod.key)
                 self._hold(ask, 0, +1)
@@ -180,8 +199,11 @@ class YuniKornTimeline:
             arrivals.append(Arrival(pod.key, max(0, self._ms(pod.created)), runtime))
             if ask is not None:
                 self._timers(ask, 0, reporter)
-            elif pod.key not in self.future:
+            elif pod.key not in self.future and held is None:
                 self.ended[pod.key] = REJECTED_STATE  # its application was rejected
+        for ask in self.partition.asks.values():
+            if ask.pod.is_placeholder and not ask.allocated:
+                self._timers(ask, 0, reporter)  # placeholders the shim made at the start age as any ask
         return arrivals, running
 
     # --- events ---------------------------------------------------------------------------------------
@@ -218,12 +240,19 @@ class YuniKornTimeline:
         assert isinstance(token, tuple)
         kind, key = token[0], token[1]
         changes.set_clock(self.scheduler, self._ns(now))
+        if kind == GANG_TIMEOUT:
+            return self._gang_timeout(key, token[2], now)
         if kind == SUBMIT:
             pod = self.pods[key]
-            asks = changes.submit(self.scheduler, self.snapshot, [pod])
+            submitted = changes.submit(self.scheduler, self.snapshot, [pod])
+            for made in submitted:
+                if made.key != key:
+                    self._timers(made, now, reporter)  # placeholders made with a new gang application's first pod
+            asks = [made for made in submitted if made.key == key]
             if not asks:
-                self.ended[key] = REJECTED_STATE
-                return False
+                if key not in self.partition.held:
+                    self.ended[key] = REJECTED_STATE
+                return bool(submitted)
             self.asks[key] = asks[0]
             self.ended.pop(key, None)
             self._timers(asks[0], now, reporter)
@@ -235,6 +264,29 @@ class YuniKornTimeline:
             return self._recheck(ask, token[2], now)
         changes.unblock(self.scheduler, ask)
         return True
+
+    def _gang_timeout(self, app_id: str, start: int, now: int) -> bool:
+        """YK-GANG-5: the placeholder timer of this start ends now (a timer cleared or restarted since is stale)."""
+        app = self.partition.apps[app_id]
+        gang = app.gang
+        if gang is None or gang.timer_start != start:
+            return False
+        released, failed = changes.placeholder_timeout(self.scheduler, app)
+        for ph in released:
+            if ph.key in self._placed_placeholders:
+                self._placed_placeholders.discard(ph.key)
+                self._hold(ph, now, -1)
+        for ask in failed:
+            if ask.key in self.pods and not ask.pod.is_placeholder:
+                self.ended[ask.key] = FAILED_STATE
+        return True
+
+    def _sent(self, now: int, reporter: Reporter) -> None:
+        """YK-GANG-2: real pods the shim sent once their gang's placeholders were allocated are the core's asks now."""
+        sent, self.partition.sent = self.partition.sent, []
+        for ask in sent:
+            self.asks[ask.key] = ask
+            self._timers(ask, now, reporter)
 
     def _recheck(self, ask: Ask, seen: tuple[int, int, int], now: int) -> bool:
         """YK-E4: 15 s after its last preemption check the core checks the ask again (``preemptAttemptFrequency``;
@@ -302,22 +354,50 @@ class YuniKornTimeline:
         allocated = 0
         while True:
             result = self.scheduler.cycle()
+            if self.partition.sent:
+                self._sent(now, reporter)
             if result is None:
                 break
             self.cycles += 1
             if result.kind in (ALLOCATED, ALLOCATED_RESERVED):
                 allocated += 1
+                if result.ask.pod.is_placeholder:
+                    self._placed_placeholders.add(result.ask.key)
+                    self._hold(result.ask, now, +1)
+                else:
+                    self._allocated(result.ask, now, reporter)
+            elif result.kind == REPLACED:
+                allocated += 1
                 self._allocated(result.ask, now, reporter)
+                self._placeholders_gone(result.victims, now)
+            elif result.kind == PLACEHOLDER_RELEASED:
+                self._placeholders_gone(result.victims, now)
             elif result.kind == PREEMPTED:
                 self._preempted(result, now, reporter)
             elif result.kind == RESERVED:
                 continue
+        self._gang_timers_from(reporter)
         for ask, seen in self._checked:
             if not ask.allocated:
                 reporter.timer(self._poll(now + PREEMPT_ATTEMPT_MS), (RECHECK, ask.key, seen))
         self._checked.clear()
         self._changed_checks(now, reporter)
         return CycleReport(0, False, allocated)
+
+    def _placeholders_gone(self, placeholders: tuple[Ask, ...], now: int) -> None:
+        for ph in placeholders:
+            self._placed_placeholders.discard(ph.key)
+            self._hold(ph, now, -1)
+
+    def _gang_timers_from(self, reporter: Reporter) -> None:
+        """YK-GANG-5: a placeholder timer started by this moment's cycles ends its timeout later."""
+        for app in self.partition.gang_apps:
+            gang = app.gang
+            if gang is None or gang.timer_start is None or (app.app_id, gang.timer_start) in self._gang_timers:
+                continue
+            self._gang_timers.add((app.app_id, gang.timer_start))
+            end = self._ms_of_ns(gang.timer_start + gang.timeout_ns)
+            reporter.timer(self._poll(end), (GANG_TIMEOUT, app.app_id, gang.timer_start))
 
     def _allocated(self, ask: Ask, now: int, reporter: Reporter) -> None:
         self.running.add(ask.key)
@@ -329,6 +409,9 @@ class YuniKornTimeline:
         for victim in result.victims:
             key = victim.key
             self._hold(victim, now, -1)
+            if victim.pod.is_placeholder:
+                self._placed_placeholders.discard(key)
+                continue  # the shim does not make a preempted placeholder again
             self.running.discard(key)
             reporter.evicted(key, now)
             pod = self.pods[key]
@@ -372,7 +455,8 @@ class YuniKornTimeline:
     def labels(self, key: str) -> WorkloadLabels:
         pod = self.pods[key]
         ask = self.asks.get(key)
-        leaf = ask.app.queue.path if ask is not None and ask.app.queue is not None else (pod.queue or "-")
+        app = ask.app if ask is not None else self.partition.apps.get(pod.app_id)  # held back or failed: its app's
+        leaf = app.queue.path if app is not None and app.queue is not None else (pod.queue or "-")
         return WorkloadLabels(leaf, leaf, pod.priority, pod.app_id)
 
     def state(self, key: str) -> str:
@@ -388,5 +472,7 @@ class YuniKornTimeline:
     # --- the end state, as simulate reports it (tests compare the two) ------------------------------------
 
     def placements(self) -> dict[str, str]:
-        """Every pod the core holds and its node ("" while pending); victims are not held."""
-        return {key: ask.node for key, ask in self.partition.asks.items()}
+        """Every pod the core holds and its node ("" while pending), and those the shim holds back (YK-GANG-2);
+        victims and replaced or released placeholders are not held."""
+        held = dict.fromkeys(self.partition.held, "")
+        return {**held, **{key: ask.node for key, ask in self.partition.asks.items()}}

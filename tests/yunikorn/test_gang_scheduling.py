@@ -1,0 +1,274 @@
+"""Gang scheduling, rule by rule (YK-GANG-1..5): the shim's placeholders and reservation, the core's replacement
+and its placeholder timeout (kqctl.yunikorn.engine.gang)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import run_kqctl
+from yunikorn_build import NOW, configmap, node, pod, snapshot, text
+
+from kqctl.yunikorn.api.snapshot import HARD, SOFT, GangPolicy, TaskGroup
+from kqctl.yunikorn.engine.gang import PlaceholderData, placeholder_name
+from kqctl.yunikorn.engine.simulation import SimulationResult, simulate
+from kqctl.yunikorn.load import gang_policy, read_task_groups
+
+CONFIG = """partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: spark
+          - name: other
+"""
+TASK_GROUPS = "yunikorn.apache.org/task-groups"
+TASK_GROUP = "yunikorn.apache.org/task-group-name"
+POLICY = "yunikorn.apache.org/schedulingPolicyParameters"
+PLACEHOLDER = "yunikorn.apache.org/placeholder"
+EXECUTORS = [{"name": "executors", "minMember": 2, "minResource": {"cpu": "2", "memory": "2Gi"}}]
+
+
+def _driver(groups: list[dict[str, Any]] = EXECUTORS, policy: str = "", age: timedelta = timedelta(minutes=5),
+            **extra: Any) -> dict[str, Any]:
+    notes = {TASK_GROUPS: json.dumps(groups), **({POLICY: policy} if policy else {})}
+    return pod("driver", "root.spark", "spark", cpu="1", memory="1Gi", annotations=notes, age=age, **extra)
+
+
+def _executor(i: int, cpu: str = "2", group: str = "executors", **extra: Any) -> dict[str, Any]:
+    return pod(f"exec-{i}", "root.spark", "spark", cpu=cpu, memory="2Gi", annotations={TASK_GROUP: group}, **extra)
+
+
+def _placeholder(name: str, node_name: str = "", cpu: str = "2", group: str = "executors") -> dict[str, Any]:
+    return pod(name, "root.spark", "spark", cpu=cpu, memory="2Gi", node_name=node_name,
+               annotations={PLACEHOLDER: "true", TASK_GROUP: group, TASK_GROUPS: json.dumps(EXECUTORS)})
+
+
+def _states(result: SimulationResult) -> dict[str, str]:
+    return {p.name: p.state for p in result.pods}
+
+
+# --- reading the annotations ---------------------------------------------------------------------------------
+
+
+def test_task_groups_are_read_with_their_node_constraints() -> None:
+    raw = json.dumps([{"name": "w", "minMember": 2, "minResource": {"cpu": "500m", "memory": "1Gi"},
+                       "nodeSelector": {"zone": "a"}, "tolerations": [{"key": "gpu", "operator": "Exists"}],
+                       "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                           "nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "Exists"}]}]}}}}])
+    total, groups, why = read_task_groups(raw)
+    assert why == "" and total == {"pods": 2, "vcore": 1000, "memory": 2 * 2**30}
+    assert groups == (TaskGroup("w", 2, {"vcore": 500, "memory": 2**30}, {"zone": "a"},
+                                ({"matchExpressions": [{"key": "k", "operator": "Exists"}]},),
+                                ({"key": "gpu", "operator": "Exists"},)),)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("", GangPolicy(0, SOFT)),
+    ("placeholderTimeoutInSeconds=60 gangSchedulingStyle=Hard", GangPolicy(60, HARD)),
+    ("gangSchedulingStyle=hard", GangPolicy(0, SOFT)),  # only Hard as written is Hard
+    ("placeholderTimeoutInSeconds=abc", GangPolicy(0, SOFT)),  # ParseInt fails: 0, the core's default
+    ("placeholderTimeoutInSeconds=-5", GangPolicy(-5, SOFT)),  # the core's default applies (not > 0)
+    ("placeholderTimeoutInSeconds", GangPolicy(0, SOFT)),  # not a pair: skipped
+])
+def test_scheduling_policy_parameters_as_the_shim_reads_them(raw: str, expected: GangPolicy) -> None:
+    assert gang_policy(raw) == expected
+
+
+@pytest.mark.parametrize(("data", "replaceable"), [
+    (PlaceholderData(2, 0, 0), True), (PlaceholderData(2, 1, 0), True), (PlaceholderData(2, 1, 1), False),
+    (PlaceholderData(2, 2, 0), False), (PlaceholderData(0, 0, 0), False),
+])
+def test_yk_gang_3_can_replace_while_placeholders_outnumber_replaced_and_timed_out(data: PlaceholderData,
+                                                                                 replaceable: bool) -> None:
+    assert data.replaceable() is replaceable
+
+
+def test_placeholder_names_are_cut_as_the_shim_cuts_them() -> None:
+    name = placeholder_name("a" * 40, "g" * 30, 12)
+    assert name == f"tg-{'a' * 28}-{'g' * 20}-12" and len(name) <= 63
+
+
+# --- YK-GANG-1: reserve or not -----------------------------------------------------------------------------
+
+
+def test_yk_gang_1_the_shim_makes_min_member_placeholders_per_task_group() -> None:
+    groups = [{"name": "executors", "minMember": 2, "minResource": {"cpu": "2", "memory": "2Gi"},
+               "nodeSelector": {"pool": "batch"}},
+              {"name": "driver", "minMember": 1, "minResource": {"cpu": "1"}}]
+    result = simulate(snapshot(CONFIG, node("n1", cpu="16", memory="32Gi", metadata={"name": "n1",
+                                                                                     "labels": {"pool": "batch"}}),
+                               _driver(groups)))
+    made = {p.name: p for p in result.pods if p.placeholder}
+    assert sorted(made) == ["tg-spark-driver-1", "tg-spark-executors-1", "tg-spark-executors-2"]
+    assert made["tg-spark-executors-1"].resource == {"vcore": 2000, "memory": 2 * 2**30, "pods": 1}
+    assert made["tg-spark-driver-1"].task_group == "driver"
+    assert {p.state for p in made.values()} == {"Allocated"}
+
+
+def test_yk_gang_1_placeholders_carry_the_groups_node_selector() -> None:
+    groups = [{"name": "executors", "minMember": 1, "minResource": {"cpu": "1"}, "nodeSelector": {"pool": "gpu"}}]
+    plain = node("n1", cpu="8")
+    result = simulate(snapshot(CONFIG, plain, _driver(groups)))
+    placeholder = next(p for p in result.pods if p.placeholder)
+    assert placeholder.state == "Pending" and "predicates" in placeholder.reason
+
+
+def test_yk_gang_1_no_placeholders_once_a_real_pod_is_bound() -> None:
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), _driver(node_name="n1"), _executor(0)))
+    assert not any(p.placeholder for p in result.pods)
+    assert _states(result) == {"driver": "Running", "exec-0": "Allocated"}
+
+
+def test_yk_gang_1_placeholders_in_the_cluster_are_taken_and_only_the_missing_made() -> None:
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), _driver(), _executor(0),
+                               _placeholder("tg-spark-executors-x1", "n1")))
+    placeholders = sorted(p.name for p in result.pods if p.placeholder)
+    assert placeholders == ["tg-spark-executors-1", "tg-spark-executors-x1"]
+
+
+@pytest.mark.parametrize(("style", "expected"), [
+    ("Hard", {"driver": "Failed", "exec-0": "Failed"}),
+    ("Soft", {"driver": "Allocated", "exec-0": "Allocated"}),
+])
+def test_yk_gang_1_timeout_passed_before_any_placeholder(style: str, expected: dict[str, str]) -> None:
+    driver = _driver(policy=f"placeholderTimeoutInSeconds=60 gangSchedulingStyle={style}")
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), driver, _executor(0)))
+    assert _states(result) == expected  # no placeholders either way
+    if style == "Hard":
+        assert result.pods[0].reason.startswith("Scheduling has timed out due to insufficient resources")
+
+
+def test_yk_gang_1_the_core_default_timeout_does_not_stop_the_shim_on_a_restart() -> None:
+    # no timeout given: the shim's own check is off, whatever the application's age
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), _driver(age=timedelta(hours=5)), _executor(0)))
+    assert any(p.placeholder for p in result.pods)
+
+
+def test_yk_gang_1_a_rejected_application_gets_no_placeholders() -> None:
+    small = CONFIG.replace("- name: spark", "- name: spark\n            resources: {max: {vcore: 1}}")
+    result = simulate(snapshot(small, node("n1", cpu="8"), _driver(), _executor(0)))
+    assert _states(result) == {"driver": "Rejected", "exec-0": "Rejected"}
+
+
+# --- YK-GANG-2: only placeholders while Reserving ---------------------------------------------------------------
+
+
+def test_yk_gang_2_real_pods_wait_until_every_placeholder_is_allocated() -> None:
+    busy = pod("big", "root.other", "other", cpu="5", node_name="n1")
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), busy, _driver(), _executor(0), _executor(1)))
+    states = _states(result)
+    assert states["driver"] == states["exec-0"] == "Pending"
+    assert sorted(p.state for p in result.pods if p.placeholder) == ["Allocated", "Pending"]
+    driver = next(p for p in result.pods if p.name == "driver")
+    assert "task group executors 1 of 2 allocated (YK-GANG-2)" in driver.reason
+
+
+def test_yk_gang_2_then_the_real_pods_are_sent() -> None:
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), _driver(), _executor(0), _executor(1)))
+    kinds = [(e.kind, e.pod.split("/")[1]) for e in result.events]
+    assert kinds[:2] == [("allocated", "tg-spark-executors-1"), ("allocated", "tg-spark-executors-2")]
+    assert {pod for kind, pod in kinds[2:]} == {"exec-0", "exec-1", "driver"}
+
+
+# --- YK-GANG-3 and YK-GANG-4: replacement --------------------------------------------------------------------
+
+
+def test_yk_gang_4_a_real_pod_takes_its_placeholders_node() -> None:
+    # n2 is emptier (fair node sorting would pick it), but the real pod goes where its placeholder is
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), node("n2", cpu="16"), _driver(node_name="n2"),
+                               _placeholder("tg-spark-executors-a", "n1"), _executor(0)))
+    by_name = {p.name: p for p in result.pods}
+    assert by_name["exec-0"].node == "n1" and by_name["exec-0"].replaced == "default/tg-spark-executors-a"
+    assert by_name["tg-spark-executors-a"].state == "Replaced"
+    assert by_name["tg-spark-executors-a"].reason == "replaced by default/exec-0 (YK-GANG-4)"
+    assert [e.kind for e in result.events] == ["replaced"]
+
+
+def test_yk_gang_4_a_smaller_placeholder_is_released_and_the_real_pod_allocated_as_any() -> None:
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), _driver(node_name="n1"),
+                               _placeholder("tg-spark-executors-a", "n1", cpu="1"), _executor(0, cpu="2")))
+    by_name = {p.name: p for p in result.pods}
+    assert by_name["tg-spark-executors-a"].state == "Released"
+    assert "resource incompatible: default/exec-0 asks more than it holds" in by_name["tg-spark-executors-a"].reason
+    assert by_name["exec-0"].state == "Allocated" and by_name["exec-0"].replaced == ""
+
+
+def test_yk_gang_4_a_placeholders_node_failing_the_real_pods_predicates_sends_it_to_the_first_fit() -> None:
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), node("n2", cpu="8", metadata={
+        "name": "n2", "labels": {"disk": "ssd"}}), _driver(node_name="n2"), _placeholder("tg-spark-executors-a", "n1"),
+        _executor(0, nodeSelector={"disk": "ssd"})))
+    by_name = {p.name: p for p in result.pods}
+    assert by_name["exec-0"].node == "n2" and by_name["exec-0"].replaced == "default/tg-spark-executors-a"
+    assert by_name["tg-spark-executors-a"].state == "Replaced"
+
+
+def test_yk_gang_3_a_real_pod_of_a_group_with_placeholders_waits_for_a_replacement() -> None:
+    # its placeholder's node fails its predicates and no other node fits it: as an ordinary ask it would not run
+    # either, but the reason names the replacement it waits for
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), _driver(node_name="n1"),
+                               _placeholder("tg-spark-executors-a", "n1"), _executor(0, nodeSelector={"disk": "ssd"})))
+    exec0 = next(p for p in result.pods if p.name == "exec-0")
+    assert exec0.state == "Pending" and "(YK-GANG-3, YK-GANG-4)" in exec0.reason
+
+
+# --- explain, replay (YK-GANG-5) -------------------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, *objects: dict[str, Any]) -> Path:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text([configmap(CONFIG), *objects]))
+    return path
+
+
+def _busy_cluster(tmp_path: Path, policy: str) -> Path:
+    busy = pod("big", "root.other", "other", cpu="5", node_name="n1")
+    young = timedelta(seconds=30)  # the application's age counts from its first pod (YK-GANG-1)
+    return _write(tmp_path, node("n1", cpu="8"), busy, _driver(policy=policy, age=young),
+                  _executor(0, age=young), _executor(1, age=young))
+
+
+def test_explain_shows_the_gang_and_the_placeholder_it_waits_for(tmp_path: Path) -> None:
+    path = _busy_cluster(tmp_path, "placeholderTimeoutInSeconds=120")
+    out = run_kqctl("explain", "default/exec-0", str(path), "--now", NOW.isoformat()).out
+    assert "Gang scheduling (YK-GANG-1): the shim reserves: placeholders first" in out
+    assert "task group executors: minMember 2 of vcore 2, memory 2Gi; placeholders: 1 allocated, 1 pending" in out
+    assert "the gang waits for default/tg-spark-executors-2" in out
+    assert "at 2026-05-01T12:02:00Z" in out
+    data = json.loads(run_kqctl("explain", "default/exec-0", str(path), "--now", NOW.isoformat(), "-o", "json").out)
+    assert data["gang"]["blocker"] == "default/tg-spark-executors-2" and data["gang"]["timeoutSeconds"] == 120
+
+
+def _replayed(path: Path) -> dict[str, Any]:
+    out = run_kqctl("replay", str(path), "--now", NOW.isoformat(), "--runtime", "5m", "-o", "json").out
+    return json.loads(out)["pods"]  # type: ignore[no-any-return]
+
+
+def test_yk_gang_5_hard_fails_the_application_when_its_placeholders_time_out(tmp_path: Path) -> None:
+    pods = _replayed(_busy_cluster(tmp_path, "placeholderTimeoutInSeconds=120 gangSchedulingStyle=Hard"))
+    assert {key: p["state"] for key, p in pods.items()} == {
+        "default/big": "Finished", "default/driver": "Failed", "default/exec-0": "Failed", "default/exec-1": "Failed"}
+
+
+def test_yk_gang_5_soft_releases_the_placeholders_and_runs_the_application(tmp_path: Path) -> None:
+    pods = _replayed(_busy_cluster(tmp_path, "placeholderTimeoutInSeconds=120"))
+    assert pods["default/driver"]["startedMs"] == 120_000  # released at the timeout: the driver fits at once
+    assert all(p["state"] == "Finished" for p in pods.values())
+
+
+def test_yk_gang_5_without_a_timeout_the_gang_waits_for_room(tmp_path: Path) -> None:
+    pods = _replayed(_busy_cluster(tmp_path, ""))  # 15 minutes: the big pod leaves at 5m first
+    assert {p["startedMs"] for key, p in pods.items() if key != "default/big"} == {300_000}
+
+
+@pytest.mark.parametrize(("runtime", "state"), [("10m", "Finished"), ("20m", "Failed")])
+def test_yk_gang_5_the_readme_replay_of_the_gang_sample(runtime: str, state: str) -> None:
+    # README: with 10m runs spark-pi ends first and spark-etl gets in; with 20m its Hard timeout (15m) comes first
+    out = run_kqctl("replay", "samples/yunikorn-gang", "--now", "2025-12-31T04:00:00Z", "--runtime", runtime,
+                    "-o", "json").out
+    pods = json.loads(out)["pods"]
+    assert {p["state"] for key, p in pods.items() if key.startswith("spark/spark-etl")} == {state}
