@@ -68,6 +68,11 @@ def _outcomes(*pods: dict) -> dict[str, tuple[str, tuple[str, ...], str]]:  # ty
     # YK-PL: the application is rejected
     ([pod("lost", "root.nowhere", "a")], "lost", ("inadmissible", "pending"), ""),
     ([pod("fits", "root.open", "a")], "fits", (), ""),
+    # YK-GANG-1: a gang whose Hard placeholder timeout passed before any placeholder was made fails
+    ([pod("gang", "root.open", "g", age=timedelta(minutes=5), annotations={
+        "yunikorn.apache.org/task-groups": '[{"name": "w", "minMember": 1, "minResource": {"cpu": "1"}}]',
+        "yunikorn.apache.org/schedulingPolicyParameters": "placeholderTimeoutInSeconds=60 gangSchedulingStyle=Hard"})],
+     "gang", ("pending",), ""),
 ])
 def test_each_pod_ends_in_the_fail_on_states_its_yunikorn_state_means(
         pods: list[dict], name: str, fail_on: tuple[str, ...], why: str) -> None:  # type: ignore[type-arg]

@@ -124,4 +124,6 @@ def fail_on_states(state: str, inadmissible: str) -> tuple[str, ...]:
         return (PENDING, PREEMPTED)
     if state == "Pending":
         return (INADMISSIBLE, PENDING) if inadmissible else (PENDING,)
-    return ()
+    if state == "Failed":
+        return (PENDING,)  # its gang failed (YK-GANG-1): it does not run, and nothing makes it again
+    return ()  # running, allocated, or a placeholder replaced or released (not a pod of the user's)
