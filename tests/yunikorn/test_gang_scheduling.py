@@ -272,3 +272,11 @@ def test_yk_gang_5_the_readme_replay_of_the_gang_sample(runtime: str, state: str
                     "-o", "json").out
     pods = json.loads(out)["pods"]
     assert {p["state"] for key, p in pods.items() if key.startswith("spark/spark-etl")} == {state}
+
+
+def test_diff_compares_the_gangs_real_pods_not_their_placeholders() -> None:
+    # a placeholder replaced after the change is no regression: the real pods that replaced it show the change
+    run = run_kqctl("diff", "samples/yunikorn-gang", "--set", "queue/root.spark.resources.max.vcore=19", "--now",
+                    "2025-12-31T04:00:00Z", "--fail-on", "regression")
+    assert run.code == 0 and "tg-" not in run.out
+    assert "spark/spark-etl-exec-1   Pending" in run.out

@@ -286,6 +286,9 @@ def _write_gang(out: TextIO, gang: GangView, e: Explanation) -> None:
     if gang.reserving:
         out.write("  the shim sends the real pods once every task group has its placeholders allocated (YK-GANG-2)")
         out.write(f"; the gang waits for {gang.blocker}, explained below\n" if gang.blocker else "\n")
+    elif any(g.allocated or g.replaced or g.released or g.pending for g in gang.groups):
+        out.write("  the reservation is over (every task group had its placeholders, or one was released): the shim "
+                  "sent the real pods (YK-GANG-2)\n")
     elif e.pod.task_group and not e.pod.placeholder and e.pod.state == "Pending":
         out.write("  a real pod of a task group with placeholders left only takes a placeholder's place (YK-GANG-3, "
                   "YK-GANG-4)\n")

@@ -22,7 +22,9 @@ def diff_snapshots(before: Snapshot, after: Snapshot, replay: YuniKornReplayOpti
 
 
 def outcomes(result: SimulationResult) -> dict[str, Outcome]:
-    return {pod.key: outcome(pod) for pod in result.pods}
+    """Every pod's outcome but placeholders': the scheduler's own pods, made and replaced for the gangs (YK-GANG-1),
+    whose changes the gangs' real pods show."""
+    return {pod.key: outcome(pod) for pod in result.pods if not pod.placeholder}
 
 
 def outcome(pod: PodOutcome) -> Outcome:
