@@ -82,10 +82,10 @@ class Scheduler(SchedulerState):
         for app in ready:
             gang, queue = app.gang, app.queue
             assert gang is not None
-            real = [ask for ask in gang.held if not ask.pod.is_placeholder]
+            real = [ask for ask in app.held if not ask.pod.is_placeholder]
             if not real or queue is None or app.state == REJECTED or gang.shim_state == gang_rules.FAILED:
                 continue
-            gang.held = [ask for ask in gang.held if ask.pod.is_placeholder]
+            app.held = [ask for ask in app.held if ask.pod.is_placeholder]
             for ask in real:
                 del p.held[ask.key]
                 p.asks[ask.key] = ask

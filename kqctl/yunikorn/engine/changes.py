@@ -89,7 +89,7 @@ def _not_held(p: Partition, app: Application, pods: list[PodInfo]) -> list[PodIn
         return pods
     for pod in pods:
         held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
-        gang.held.append(held)
+        app.held.append(held)
         p.held[pod.key] = held
     return []
 
@@ -152,10 +152,10 @@ def placeholder_timeout(scheduler: Scheduler, app: Application) -> tuple[list[As
         for ask in [ask for ask in app.asks if not ask.allocated]:
             withdraw(scheduler, ask)
             failed.append(ask)
-        for ask in gang.held:
+        for ask in app.held:
             scheduler.p.held.pop(ask.key, None)
-        failed.extend(gang.held)
-        gang.held = []
+        failed.extend(app.held)
+        app.held = []
     elif gang.shim_state == RESERVING:
         scheduler.p.send_held(app)
     return released, failed

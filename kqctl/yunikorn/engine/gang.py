@@ -38,14 +38,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from kqctl.yunikorn.api import resources as res
 from kqctl.yunikorn.api.resources import PODS, Resource
 from kqctl.yunikorn.api.snapshot import HARD, GangPolicy, PodInfo, TaskGroup
-
-if TYPE_CHECKING:
-    from kqctl.yunikorn.engine.objects import Ask
 
 DEFAULT_TIMEOUT_S = 15 * 60  # objects.defaultPlaceholderTimeout: the core's when the shim sends none
 RESERVING, RUNNING, FAILED = "Reserving", "Running", "Failed"
@@ -69,14 +65,14 @@ class PlaceholderData:
 
 @dataclass(eq=False)
 class Gang:
-    """One application's gang scheduling state: the shim's (Reserving or not, the real pods it holds back) and the
-    core's (placeholder data per task group, the placeholders allocated, the timer)."""
+    """One application's gang scheduling state: the shim's (Reserving or not; the pods it holds back are the
+    application's ``held``) and the core's (placeholder data per task group, the placeholders allocated, the
+    timer)."""
 
     groups: tuple[TaskGroup, ...]
     policy: GangPolicy
     shim_state: str  # RESERVING, RUNNING or FAILED (the shim's application state, as far as gangs go)
     data: dict[str, PlaceholderData] = field(default_factory=dict)
-    held: list[Ask] = field(default_factory=list)  # pods the shim has not sent (the partition makes them asks)
     allocated_placeholder: Resource = field(default_factory=dict)
     timer_start: int | None = None  # ns: the first placeholder allocation (the core's placeholder timer)
     failed: str = ""  # why the shim failed the application (Hard timeout)

@@ -91,6 +91,7 @@ class Application:
     max_priority: int | None = None  # ask_max_priority, until an ask is allocated or released (asks_changed)
     placeholder: Resource | None = None  # a gang application's placeholder ask (task groups)
     gang: Gang | None = None  # its gang scheduling state (None: no task groups, or gang scheduling is disabled)
+    held: list[Ask] = field(default_factory=list)  # pods the shim has not sent the core (YK-GANG-1, YK-GANG-2)
 
     def ask_max_priority(self) -> int:
         """P2 ``updateAskMaxPriority``: the highest priority of the asks not yet allocated; MIN when none."""

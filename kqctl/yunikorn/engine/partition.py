@@ -354,11 +354,12 @@ def unmake_placeholders(partition: Partition, app: Application, given: set[str])
     for ask in [ask for ask in app.asks if ask.key not in given]:
         app.asks.remove(ask)
         del partition.asks[ask.key]
-    for ask in app.gang.held:
+    for ask in app.held:
         del partition.held[ask.key]
         if ask.key in given:
             app.asks.append(ask)
             partition.asks[ask.key] = ask
+    app.held = []
     app.asks.sort(key=Ask.order_key)
     app.gang = None
 
@@ -366,7 +367,7 @@ def unmake_placeholders(partition: Partition, app: Application, given: set[str])
 def gang_pods(partition: Partition, app: Application, pods: list[PodInfo], gang: PodInfo | None,
                now: datetime) -> list[PodInfo]:
     """YK-GANG-1 and YK-GANG-2 as the shim applies them when it starts: the pods it sends the core now, with the
-    placeholders it makes; the others wait in ``app.gang.held`` (``partition.held`` finds them by key)."""
+    placeholders it makes; the others wait in ``app.held`` (``partition.held`` finds them by key)."""
     state, made = gang_rules.plan(pods, gang, now)
     app.gang = state
     if state is None:
@@ -384,7 +385,7 @@ def gang_pods(partition: Partition, app: Application, pods: list[PodInfo], gang:
     for pod in everything:
         if pod.key not in kept:
             held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
-            state.held.append(held)
+            app.held.append(held)
             partition.held[pod.key] = held
     gang_rules.placeholder_data(state, [pod for pod in sent if pod.is_placeholder])
     return sent
