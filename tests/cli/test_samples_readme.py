@@ -827,7 +827,7 @@ def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
                         "that would let it in.")
 def _(sample: str, stated: dict[str, str], tmp: Path) -> None:
     explained = _json("explain", "spark/spark-etl-exec-1", f"samples/{sample}")
-    assert explained["gang"]["blocker"] == "spark/tg-spark-etl-spark-executor-1"
+    assert explained["gang"]["blocker"] == "spark/tg-spark-etl-executor-1"
     assert [s["change"].startswith("raise the max of root.spark") and s["verified"]
             for s in explained["suggestions"]] == [True]
 

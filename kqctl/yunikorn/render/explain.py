@@ -277,28 +277,31 @@ def _pod_text(e: Explanation, out: TextIO, wide: bool = False) -> None:
 
 def _write_gang(out: TextIO, gang: GangView, e: Explanation) -> None:
     """YK-GANG-1..5: the application's task groups, its placeholders, and what its timeout will do."""
-    out.write(f"\nGang scheduling (YK-GANG-1): {gang.decision}\n")
+    from kqctl.render.console import write_wrapped
+
+    write_wrapped(out, f"\nGang scheduling (YK-GANG-1): {gang.decision}")
     for g in gang.groups:
         counts = ", ".join(f"{n} {word}" for n, word in ((g.allocated, "allocated"), (g.pending, "pending"),
                                                          (g.replaced, "replaced"), (g.released, "released")) if n)
-        out.write(f"  task group {g.name}: minMember {g.min_member} of {full(g.min_resource)}; placeholders: "
-                  f"{counts or 'none'}\n")
+        write_wrapped(out, f"task group {g.name}: minMember {g.min_member} of {full(g.min_resource)}; placeholders: "
+                           f"{counts or 'none'}", "  ", "    ")
     if gang.reserving:
-        out.write("  the shim sends the real pods once every task group has its placeholders allocated (YK-GANG-2)")
-        out.write(f"; the gang waits for {gang.blocker}, explained below\n" if gang.blocker else "\n")
+        waits = f"; the gang waits for {gang.blocker}, explained below" if gang.blocker else ""
+        write_wrapped(out, f"the shim sends the real pods once every task group has its placeholders allocated "
+                           f"(YK-GANG-2){waits}", "  ", "    ")
     elif any(g.allocated or g.replaced or g.released or g.pending for g in gang.groups):
-        out.write("  the reservation is over (every task group had its placeholders, or one was released): the shim "
-                  "sent the real pods (YK-GANG-2)\n")
+        write_wrapped(out, "the reservation is over (every task group had its placeholders, or one was released): "
+                           "the shim sent the real pods (YK-GANG-2)", "  ", "    ")
     elif e.pod.task_group and not e.pod.placeholder and e.pod.state == "Pending":
-        out.write("  a real pod of a task group with placeholders left only takes a placeholder's place (YK-GANG-3, "
-                  "YK-GANG-4)\n")
-    then = {"Hard": "fails the application (its pods not yet allocated are Failed)",
-            "Soft": "releases every placeholder and runs the application as an ordinary one"}[gang.style]
+        write_wrapped(out, "a real pod of a task group with placeholders left only takes a placeholder's place "
+                           "(YK-GANG-3, YK-GANG-4)", "  ", "    ")
+    then = {"Hard": "the application fails (its pods not yet allocated are Failed)",
+            "Soft": "every placeholder is released and the application runs as an ordinary one"}[gang.style]
     if gang.times_out_at is not None:
-        out.write(f"  placeholder timeout {_duration(gang.timeout_seconds)} from the first placeholder allocation: at "
-                  f"{gang.times_out_at} YuniKorn releases the placeholders no real pod replaced; an application "
-                  f"whose placeholders were not all allocated then: {gang.style} {then} (YK-GANG-5; kqctl replay "
-                  "follows it in time)\n")
+        write_wrapped(out, f"placeholder timeout {_duration(gang.timeout_seconds)} from the first placeholder "
+                           f"allocation, at {gang.times_out_at}: the placeholders no real pod replaced are released; "
+                           f"if they were not all allocated by then, {gang.style}: {then} (YK-GANG-5; kqctl replay "
+                           "follows it in time)", "  ", "    ")
 
 
 def _duration(seconds: int) -> str:

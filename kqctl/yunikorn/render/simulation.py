@@ -206,11 +206,11 @@ def short_reason(pod: PodOutcome) -> str:
     """The table's reason cell: a token a person can scan (the full text is under "Why not allocated")."""
     if pod.state in (RUNNING, ALLOCATED_STATE):
         if pod.replaced:
-            return f"replaced {pod.replaced}"
+            return "replaced a placeholder"  # which one: -o json, explain (a placeholder's name is long)
         return f"preempted {len(pod.preempted)}: {_names(pod.preempted)}" if pod.preempted else "-"
     text = pod.reason
     if pod.state == REPLACED_STATE:
-        return text.split(" (")[0]
+        return "by " + text.split(" (")[0].split("/")[-1]  # a placeholder is replaced by a pod of its namespace
     if pod.state == PREEMPTED_STATE and text.startswith(PREEMPTED_FOR):
         return f"preempted by {text[len(PREEMPTED_FOR):]}"
     for token in ("Not enough queue quota", "Not enough user quota", "waiting to run", "no node fits",
