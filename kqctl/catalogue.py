@@ -824,9 +824,9 @@ _rule("YK-G7", "-", "yunikorn-core", "A gang application's placeholders must fit
 _rule("YK-GANG-1", "-", "yunikorn-shim", "Reserve or not: an application with task groups and no real pod bound is "
       "Reserving, and the shim makes minMember placeholder pods per task group (the group's minResource, node "
       "selector, tolerations and affinity; the originator's priority class); with a real pod bound it makes none",
-      "Placeholder pods already in the cluster (annotation yunikorn.apache.org/placeholder) are taken as they are and "
-      "only the missing ones made; kqctl names them tg-<application>-<group>-<n> where YuniKorn ends the name with "
-      "ten random characters. When the application's placeholderTimeoutInSeconds (> 0) has passed since its first "
+      "Placeholder pods already in the cluster (annotation internal.yunikorn.apache.org/placeholder) are taken as they "
+      "are and only the missing ones made; kqctl names them tg-<application>-<group>-<n> where YuniKorn ends the name "
+      "with ten random characters. When the application's placeholderTimeoutInSeconds (> 0) has passed since its first "
       "pod was created and no placeholder exists (a scheduler restart), the shim makes none: "
       "gangSchedulingStyle=Hard fails the application (its pods Failed), Soft runs it as an ordinary one. An "
       "application the core rejects (YK-V28) gets no placeholders.")

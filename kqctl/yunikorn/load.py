@@ -52,7 +52,10 @@ NAMESPACE_MAX_CPU = DOMAIN + "namespace.max.cpu"
 NAMESPACE_MAX_MEMORY = DOMAIN + "namespace.max.memory"
 TASK_GROUP_NAME = DOMAIN + "task-group-name"
 TASK_GROUPS = DOMAIN + "task-groups"
-PLACEHOLDER_FLAG = DOMAIN + "placeholder"  # "true" on the pods the shim makes for a gang (k8shim constants)
+# on the pods the shim makes for a gang (k8shim constants.AnnotationPlaceholderFlag, in the internal domain since
+# YuniKorn 1.6), read with Go's strconv.ParseBool
+PLACEHOLDER_FLAG = "internal.yunikorn.apache.org/placeholder"
+_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
 DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"
 GENERATE_UNIQUE_APP_IDS = settings.GENERATE_UNIQUE_APP_IDS
@@ -357,7 +360,7 @@ def pod_info(obj: LoadedObject, spec: Mapping[str, Any], requests: Resource, cla
         task_groups=tuple(group.name for group in declared),
         task_group_specs=declared,
         gang_policy=policy,
-        is_placeholder=notes.get(PLACEHOLDER_FLAG, "") == "true",
+        is_placeholder=notes.get(PLACEHOLDER_FLAG, "") in _GO_TRUE,
         origin=obj.origin,
         runtime=notes.get(RUNTIME_ANNOTATION, ""),
         controller=controller_kind(meta),

@@ -29,7 +29,7 @@ CONFIG = """partitions:
 TASK_GROUPS = "yunikorn.apache.org/task-groups"
 TASK_GROUP = "yunikorn.apache.org/task-group-name"
 POLICY = "yunikorn.apache.org/schedulingPolicyParameters"
-PLACEHOLDER = "yunikorn.apache.org/placeholder"
+PLACEHOLDER = "internal.yunikorn.apache.org/placeholder"
 EXECUTORS = [{"name": "executors", "minMember": 2, "minResource": {"cpu": "2", "memory": "2Gi"}}]
 
 

@@ -106,7 +106,7 @@ class PodInfo:
     # the declared task groups themselves, in that order (() when placeholder is None)
     task_group_specs: tuple[TaskGroup, ...] = field(default=(), hash=False)
     gang_policy: GangPolicy | None = field(default=None, hash=False)  # annotation schedulingPolicyParameters
-    is_placeholder: bool = False  # annotation yunikorn.apache.org/placeholder "true": a pod the shim made
+    is_placeholder: bool = False  # annotation internal.yunikorn.apache.org/placeholder true: a pod the shim made
     origin: Origin | None = None
     runtime: str = ""  # annotation kqctl.dev/runtime (replay: how long the pod runs), as written
     controller: str = ""  # the kind of its controlling ownerReference ("": a bare pod, nothing re-creates it)

@@ -93,6 +93,7 @@ class Scheduler(SchedulerState):
                 app.asks.append(ask)
                 app.pending = res.add(app.pending, ask.resource)
                 p.path_add(queue, {}, ask.resource)
+            p.gang_members(app, sum(1 for ask in real if ask.pod.task_group))
             app.asks.sort(key=Ask.order_key)
             app.asks_changed()
             if app.state == NEW:
@@ -104,14 +105,15 @@ class Scheduler(SchedulerState):
     def try_placeholder_allocate(self) -> CycleResult | None:
         """``tryPlaceholderAllocate`` over the tree: queues and applications in the walk's order, only applications
         with placeholders allocated and a real pod of a task group pending."""
-        if not any(_replacing(app) for app in self.p.gang_apps):
+        if not self.p.replacing:
             return None
         return self._placeholder_walk(self.p.tree.root)
 
     def _placeholder_walk(self, queue: Queue) -> CycleResult | None:
         if queue.leaf:
+            replacing = self.p.replacing
             for app in self.sorted_apps(queue):
-                if _replacing(app):
+                if app in replacing:
                     result = self._replace_in(app)
                     if result is not None:
                         return result
@@ -475,13 +477,6 @@ class Scheduler(SchedulerState):
                 if fits(other):
                     return self._allocate(ask, other)
         return None
-
-
-def _replacing(app: Application) -> bool:
-    """The application has placeholders allocated and may replace one (a real pod of a task group is pending)."""
-    gang = app.gang
-    return gang is not None and bool(gang.allocated_placeholder) and app.state != REJECTED and any(
-        not ask.allocated and ask.pod.task_group and not ask.pod.is_placeholder for ask in app.asks)
 
 
 def _larger_somewhere(real: Resource, placeholder: Resource) -> bool:

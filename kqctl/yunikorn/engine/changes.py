@@ -72,6 +72,7 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
                 p.asks[ask.key] = ask
                 app.pending = res.add(app.pending, ask.resource)
                 p.path_add(app.queue, {}, ask.resource)
+            p.gang_members(app, sum(1 for ask in asks if ask.pod.task_group and not ask.pod.is_placeholder))
             if asks and app.state in (NEW, COMPLETING):
                 app.state = ACCEPTED  # it runs again with its next allocation, checked against maxapplications
         assert app.queue is not None
@@ -116,6 +117,8 @@ def withdraw(scheduler: Scheduler, ask: Ask) -> None:
     app.asks.remove(ask)
     app.asks_changed()
     p.asks.pop(ask.key, None)
+    if ask.pod.task_group and not ask.pod.is_placeholder:
+        p.gang_members(app, -1)
     app.pending = res.prune(res.sub(app.pending, ask.resource)) or {}
     p.path_add(queue, {}, {name: -value for name, value in ask.resource.items()})
     scheduler._changed(queue)
@@ -149,6 +152,7 @@ def placeholder_timeout(scheduler: Scheduler, app: Application) -> tuple[list[As
         return released, failed
     if hard_failure:
         gang.failed = TIMED_OUT_FAILURE
+        scheduler.p.forget_reserving(app)
         for ask in [ask for ask in app.asks if not ask.allocated]:
             withdraw(scheduler, ask)
             failed.append(ask)

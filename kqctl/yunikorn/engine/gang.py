@@ -77,6 +77,7 @@ class Gang:
     timer_start: int | None = None  # ns: the first placeholder allocation (the core's placeholder timer)
     failed: str = ""  # why the shim failed the application (Hard timeout)
     all_allocated: bool = False  # the core's application reached Running: every placeholder was allocated once
+    waiting_members: int = 0  # real pods of a task group the core holds, not allocated (they may replace one)
     decision: str = ""  # how YK-GANG-1 decided, in words
 
     @property
@@ -90,6 +91,11 @@ class Gang:
             return False
         data = self.data.get(pod.task_group)
         return data is not None and data.replaceable()
+
+    def may_replace(self) -> bool:
+        """``tryPlaceholderAllocate`` has something to try: placeholders allocated and a real pod of a task group
+        pending."""
+        return self.waiting_members > 0 and bool(self.allocated_placeholder)
 
     def all_placeholders_allocated(self, placeholder_ask: Resource | None) -> bool:
         """The core moves the application to Running when its allocated placeholders equal its placeholder ask."""

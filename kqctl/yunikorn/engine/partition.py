@@ -45,6 +45,22 @@ class Partition:
     gang_ready: list[Application] = field(default_factory=list)  # gangs whose held real pods the shim sends next
     gang_apps: list[Application] = field(default_factory=list)  # applications with task groups (placed)
     sent: list[Ask] = field(default_factory=list)  # held pods sent since a replay last looked (YK-GANG-2)
+    replacing: dict[Application, None] = field(default_factory=dict)  # gangs that may replace a placeholder now
+
+    def gang_members(self, app: Application, delta: int) -> None:
+        """``delta`` real pods of a task group more (or fewer) wait in the core for a replacement."""
+        gang = app.gang
+        if gang is not None:
+            gang.waiting_members += delta
+            self.track_replacing(app)
+
+    def track_replacing(self, app: Application) -> None:
+        """Keep ``replacing`` (the applications ``tryPlaceholderAllocate`` may do something for) up to date."""
+        gang = app.gang
+        if gang is not None and gang.may_replace() and app.state != REJECTED:
+            self.replacing[app] = None
+        else:
+            self.replacing.pop(app, None)
     leaf_apps: dict[str, list[Application]] = field(default_factory=dict)
     fair_max: dict[str, Resource | None] = field(default_factory=dict)
     allocations: int = 0
@@ -110,9 +126,13 @@ class Partition:
     def can_run_app(self, queue: Queue, app: Application) -> str:
         """G1 ``canRunApp``: "" when the application may start here; else which queue is full."""
         for level in queue.path_from_root():
-            if level.max_running_apps and level.running_apps + 1 > level.max_running_apps:
-                return (f"queue {level.path} runs {level.running_apps} applications, its maxapplications is "
-                        f"{level.max_running_apps}")
+            if not level.max_running_apps or app.app_id in level.allocating_accepted:
+                continue
+            if level.running_apps + len(level.allocating_accepted) + 1 > level.max_running_apps:
+                held = len(level.allocating_accepted)
+                reserving = f" ({held} of them gangs reserving)" if held else ""
+                return (f"queue {level.path} runs {level.running_apps + held} applications{reserving}, its "
+                        f"maxapplications is {level.max_running_apps}")
         return ""
 
     # --- priorities (spec §6) ------------------------------------------------------------------------
@@ -151,7 +171,23 @@ class Partition:
             queue: Queue | None = app.queue
             while queue is not None:
                 queue.running_apps += 1
+                queue.allocating_accepted.discard(app.app_id)
                 queue = queue.parent
+
+    def reserving_app(self, app: Application) -> None:
+        """An Accepted gang got a placeholder, not yet all of them: it stays Accepted, and counts against
+        maxapplications as if it ran (``setAllocatingAccepted``)."""
+        queue: Queue | None = app.queue
+        while queue is not None:
+            queue.allocating_accepted.add(app.app_id)
+            queue = queue.parent
+
+    def forget_reserving(self, app: Application) -> None:
+        """A failed gang no longer counts against maxapplications."""
+        queue: Queue | None = app.queue
+        while queue is not None:
+            queue.allocating_accepted.discard(app.app_id)
+            queue = queue.parent
 
     def place_on_node(self, ask: Ask, node: Node) -> None:
         """An ask becomes an allocation on ``node`` (``tryNode`` + ``TryIncAllocatedResource``)."""
@@ -168,11 +204,19 @@ class Partition:
         app.pending = res.prune(res.add(app.pending, minus)) or {}
         app.allocated = res.add(app.allocated, ask.resource)
         self.path_add(app.queue, ask.resource, minus)
-        self.start_app(app)
+        gang = app.gang
+        if gang is not None and ask.pod.is_placeholder and app.state != RUNNING and not \
+                gang.all_placeholders_allocated(res.add(gang.allocated_placeholder, ask.resource)):
+            self.reserving_app(app)  # the core's application turns Running with its last placeholder
+        else:
+            self.start_app(app)
         self.limits.track(app.queue.path, app.user, app.group, app.app_id, ask.resource)
         self.refresh_priority(app.queue)
-        if ask.pod.is_placeholder and app.gang is not None:
-            self.placeholder_placed(ask)
+        if app.gang is not None:
+            if ask.pod.is_placeholder:
+                self.placeholder_placed(ask)
+            elif ask.pod.task_group:
+                self.gang_members(app, -1)
 
     def placeholder_placed(self, ask: Ask) -> None:
         """The core's ``addAllocationInternal`` for a placeholder: the placeholder timer starts with the first one
@@ -182,6 +226,7 @@ class Partition:
         if res.is_zero(gang.allocated_placeholder):
             gang.timer_start = self.now
         gang.allocated_placeholder = res.add(gang.allocated_placeholder, ask.resource)
+        self.track_replacing(ask.app)
         if gang.all_placeholders_allocated(ask.app.placeholder):
             gang.all_allocated = True
         if gang.shim_state == gang_rules.RESERVING and reservation_complete(ask.app):
@@ -226,6 +271,7 @@ class Partition:
         else:
             data.timed_out += 1
         gang.allocated_placeholder = res.prune(res.sub(gang.allocated_placeholder, ask.resource)) or {}
+        self.track_replacing(ask.app)
         if not gang.allocated_placeholder:
             gang.timer_start = None  # every placeholder is gone: the timer is cleared
         if gang.shim_state == gang_rules.RESERVING:
@@ -433,6 +479,7 @@ def _place(partition: Partition, app: Application, snapshot: Snapshot) -> None:
     if gang is not None:
         partition.gang_apps.append(app)
         gang.all_allocated = gang.all_placeholders_allocated(app.placeholder)
+        partition.track_replacing(app)
     if gang is not None and gang.shim_state == gang_rules.RESERVING and reservation_complete(app):
         partition.send_held(app)  # recovered with every placeholder bound (``onReserving``, YK-GANG-2)
 
@@ -486,10 +533,14 @@ def _add_asks(partition: Partition, app: Application) -> None:
                 app.gang.allocated_placeholder = res.add(app.gang.allocated_placeholder, ask.resource)
             partition.path_add(app.queue, ask.resource, {})
             partition.limits.track(app.queue.path, app.user, app.group, app.app_id, ask.resource)
-            partition.start_app(app)
+            if not ask.pod.is_placeholder or app.gang is None or \
+                    app.gang.all_placeholders_allocated(app.gang.allocated_placeholder):
+                partition.start_app(app)  # recovered placeholders run the application once they are all there
         else:
             app.pending = res.add(app.pending, ask.resource)
             partition.path_add(app.queue, {}, ask.resource)
+            if app.gang is not None and ask.pod.task_group and not ask.pod.is_placeholder:
+                app.gang.waiting_members += 1
             if app.state == NEW:
                 app.state = ACCEPTED
 

@@ -63,6 +63,8 @@ class Queue:
     pending: Resource = field(default_factory=dict)
     preempting: Resource = field(default_factory=dict)
     running_apps: int = 0
+    # Accepted applications holding placeholders (a gang reserving, YK-GANG-2): they count against maxapplications
+    # before they run (the core's ``allocatingAcceptedApps``)
     allocating_accepted: set[str] = field(default_factory=set)
     raw_priority: int = MIN_PRIORITY  # P3 before offset and fence
 
