@@ -506,27 +506,28 @@ SHIM_CASES: list[Case] = [
          "on-reservation-state-change-unknown-group", _one_queue("a"),
          {"node-1": {"cpu": "1500m", "memory": "1500Mi"}},
          [TaskGroup("test-group-1", 1, SMALL_TG), TaskGroup("test-group-2", 2, SMALL_TG)],
-         [P("task0001", "test-group-1", SMALL_TG, placeholder=True, node="node-1"),
+         [P("real-0001", "test-group-1", SMALL_TG),
+          P("task0001", "test-group-1", SMALL_TG, placeholder=True, node="node-1"),
           P("task0002", "test-group-2", SMALL_TG, placeholder=True, node="node-1"),
-          P("task0003", "unknown", SMALL_TG, placeholder=True, node="node-1"),
-          P("real-0001", "test-group-1", SMALL_TG)],
+          P("task0003", "unknown", SMALL_TG, placeholder=True, node="node-1")],
          {"states": {ns("real-0001"): "Pending"}, "reason_contains": {ns("real-0001"): "placeholder"}},
          SHIM_HOW + "Groups test-group-1 (minMember 1) and test-group-2 (minMember 2); bound placeholders: one of "
          "each group and one of a group the application does not declare (`unknown`). The bound placeholder of an "
          "unknown group counts for no group, so test-group-2 still lacks one and the application keeps waiting. "
          "In the cluster the missing placeholder is created but the node (cpu 1500m, memory 1500Mi) is full, so "
          "it is never allocated and the real pod real-0001 (not in the test: it shows the application waiting) is "
-         "never submitted. The test's intermediate step with a bound real pod of an unknown group is not ported "
-         "(a bound real pod skips the reservation stage altogether).",
+         "never submitted; it is the oldest pod, the originator (the test makes a placeholder the originator, "
+         "which only decides where the shim's events go). The test's intermediate step with a bound real pod of "
+         "an unknown group is not ported (a bound real pod skips the reservation stage altogether).",
          app="app01", queue="root.a", user="testuser", groups_of_user=["dev", "yunikorn"]),
     Case(SHIM, SHIM_APP, "TestApplication_onReservationStateChange", 1441,
          "on-reservation-state-change-all-bound", _one_queue("a"),
          {"node-1": {"cpu": "1500m", "memory": "1500Mi"}},
          [TaskGroup("test-group-1", 1, SMALL_TG), TaskGroup("test-group-2", 2, SMALL_TG)],
-         [P("task0001", "test-group-1", SMALL_TG, placeholder=True, node="node-1"),
+         [P("real-0001", "test-group-1", SMALL_TG),
+          P("task0001", "test-group-1", SMALL_TG, placeholder=True, node="node-1"),
           P("task0002", "test-group-2", SMALL_TG, placeholder=True, node="node-1"),
-          P("task0003", "test-group-2", SMALL_TG, placeholder=True, node="node-1"),
-          P("real-0001", "test-group-1", SMALL_TG)],
+          P("task0003", "test-group-2", SMALL_TG, placeholder=True, node="node-1")],
          {"states": {ns("real-0001"): "Allocated"}, "replaced": {ns("real-0001"): ns("task0001")}},
          SHIM_HOW + "The test's last step: every group has its minMember of bound placeholders, so the application "
          "runs and its real pods are submitted; the real pod real-0001 (not in the test) then takes the place of "
