@@ -326,7 +326,8 @@ PARTITION_CASES: list[Case] = [
          "(the test replaces the first one allocated, before the other two are; in the cluster the shim submits "
          "the real pod only once all three are allocated, so which one is left open), leaving three allocations, "
          "two of them placeholders. The test's later releases (stopped by the RM, timed out) are not ported: the "
-         "test makes them itself. The test builds the application without a placeholder ask (`newApplication`)."),
+         "test makes them itself. The test builds the application without a placeholder ask (`newApplication`).",
+         queue="root.parent.sub-leaf"),
     Case(CORE, PARTITION, "TestPlaceholderAllocationAndReplacementAfterRecovery", 4952,
          "placeholder-allocation-and-replacement-after-recovery", BASE_PARTITION,
          {"node-1": core(first=10)},
