@@ -347,6 +347,47 @@ PARTITION_CASES: list[Case] = [
 ]
 
 # ---------------------------------------------------------------------------------------------------------------
+# yunikorn-core pkg/scheduler/objects/application_test.go
+# ---------------------------------------------------------------------------------------------------------------
+APPLICATION = "pkg/scheduler/objects/application_test.go"
+ROOT_A = "partitions:\n  - name: default\n    queues:\n      - name: root\n        submitacl: '*'\n" \
+         "        queues:\n          - name: a\n"
+GANG_ALLOC_HOW = ("The application's placeholder ask is first: 4 (`app.placeholderAsk`), placeholders of first: 2: a "
+                  "task group of minMember 2 and minResource first: 2 asks exactly that. The core moves the "
+                  "application to Running (and counts it among its queue's running applications, kqctl's "
+                  "`runningApps`) when the placeholders allocated add up to the placeholder ask; real allocations keep "
+                  "it Running. ")
+
+APPLICATION_CASES: list[Case] = [
+    Case(CORE, APPLICATION, "TestGangAllocChange", 958, "gang-alloc-change-one-placeholder", ROOT_A,
+         {"node-1": core(first=2)},
+         [TaskGroup("tg", 2, core(first=2))],
+         [P("alloc-3", None, core(first=2)),
+          P("ph-1", "tg", core(first=2), placeholder=True),
+          P("ph-2", "tg", core(first=2), placeholder=True)],
+         {"placeholder_states": {"Allocated": 1, "Pending": 1}, "queue_running_apps": {"root.a": 0},
+          "states": {ns("alloc-3"): "Pending"}},
+         GANG_ALLOC_HOW + "The test's first step: one placeholder allocated (the node, first: 2, holds one), the "
+         "application stays Accepted: root.a has no running application, and the real pod is held back. (For "
+         "maxapplications the core still counts such an application, separately: `allocatingAcceptedApps` in "
+         "`canRunApp`; the queue's running applications are only those in the Running state.)",
+         queue="root.a"),
+    Case(CORE, APPLICATION, "TestGangAllocChange", 958, "gang-alloc-change-all-placeholders", ROOT_A,
+         {"node-1": core(first=8)},
+         [TaskGroup("tg", 2, core(first=2))],
+         [P("alloc-3", None, core(first=2)),
+          P("ph-1", "tg", core(first=2), placeholder=True),
+          P("ph-2", "tg", core(first=2), placeholder=True)],
+         {"placeholder_states": {"Allocated": 2}, "queue_running_apps": {"root.a": 1},
+          "states": {ns("alloc-3"): "Allocated"}, "not_replaced": [ns("alloc-3")]},
+         GANG_ALLOC_HOW + "The test's next steps: both placeholders allocated, the application is Running (root.a "
+         "has one running application); a real allocation without a task group (the test's `newAllocation`) is "
+         "then made and the application stays Running. The test's fourth allocation (a second real one) is left "
+         "out: one shows the same.",
+         queue="root.a"),
+]
+
+# ---------------------------------------------------------------------------------------------------------------
 # yunikorn-core pkg/scheduler/tests: recovery_test.go and smoke_test.go (the whole scheduler, mock RM)
 # ---------------------------------------------------------------------------------------------------------------
 RECOVERY = "pkg/scheduler/tests/recovery_test.go"
@@ -562,7 +603,7 @@ SHIM_CASES: list[Case] = [
          app="app01", queue="root.default", namespace="test", user="bob", groups_of_user=["dev", "yunikorn"]),
 ]
 
-ALL_CASES = PARTITION_CASES + MOCK_CASES + SHIM_CASES
+ALL_CASES = PARTITION_CASES + APPLICATION_CASES + MOCK_CASES + SHIM_CASES
 
 
 def write_all(out: Path = OUT) -> None:

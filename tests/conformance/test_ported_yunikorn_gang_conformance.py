@@ -39,8 +39,8 @@ def test_the_ported_files_have_their_cases() -> None:
     by_file: dict[str, int] = {}
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
-    assert by_file == {"partition_test": 8, "recovery_test": 1, "smoke_test": 1, "shim_application_test": 13,
-                       "shim_placeholder_manager_test": 2}
+    assert by_file == {"partition_test": 8, "application_test": 2, "recovery_test": 1, "smoke_test": 1,
+                       "shim_application_test": 13, "shim_placeholder_manager_test": 2}
 
 
 def _arguments(folder: Path, command: str) -> list[str]:
@@ -147,6 +147,10 @@ def _totals(expected: dict[str, Any], pods: dict[str, dict[str, Any]], queues: d
         for name, want in resources.items():
             if allocated.get(name, 0) != want:
                 found.append(f"{path}: the test has {name} {want} allocated, kqctl {allocated.get(name, 0)}")
+    for path, want in (expected.get("queue_running_apps") or {}).items():
+        got = (queues.get(path) or {}).get("runningApps")
+        if got != want:
+            found.append(f"{path}: the test has {want} running applications, kqctl {got}")
     for path in expected.get("queue_pending_empty") or []:
         pending = {name: value for name, value in ((queues.get(path) or {}).get("pending") or {}).items() if value}
         if pending:
@@ -211,12 +215,14 @@ def test_wrong_placeholder_counts_are_reported() -> None:
 
 def test_wrong_queue_usage_is_reported() -> None:
     pods = {"default/a": _pod("a", "Allocated", node="n1"), "default/b": _pod("b", "Running", node="n1")}
-    queues = {"root.leaf": {"allocated": {"memory": 10, "pods": 2}, "pending": {"memory": 0}},
-              "root": {"allocated": {"memory": 10, "pods": 2}, "pending": {"vcore": 5}}}
+    queues = {"root.leaf": {"allocated": {"memory": 10, "pods": 2}, "pending": {"memory": 0}, "runningApps": 1},
+              "root": {"allocated": {"memory": 10, "pods": 2}, "pending": {"vcore": 5}, "runningApps": 1}}
     assert differences({"allocated_count": 2, "queue_allocated": {"root.leaf": {"memory": 10, "vcore": 0}},
-                        "queue_pending_empty": ["root.leaf"]}, pods, queues, set(pods)) == []
+                        "queue_pending_empty": ["root.leaf"], "queue_running_apps": {"root": 1}},
+                       pods, queues, set(pods)) == []
     assert len(differences({"allocated_count": 1, "queue_allocated": {"root.leaf": {"memory": 20}},
-                            "queue_pending_empty": ["root"]}, pods, queues, set(pods))) == 3
+                            "queue_pending_empty": ["root"], "queue_running_apps": {"root.leaf": 0}},
+                           pods, queues, set(pods))) == 4
 
 
 def test_the_committed_cases_are_what_the_porting_script_writes(tmp_path: Path,
