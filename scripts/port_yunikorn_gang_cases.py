@@ -81,6 +81,7 @@ class P:
     node: str | None = None
     age: int | None = None
     node_selector: dict[str, str] | None = None
+    notes: dict[str, str] | None = None  # annotations of the test's own
 
 
 @dataclass
@@ -104,9 +105,9 @@ class Case:
     groups_of_user: list[str] = field(default_factory=lambda: ["testgroup"])
 
 
-def folder_name(file: str) -> str:
-    stem = Path(file).stem
-    return ("shim_" + stem) if file.startswith("pkg/cache/") else stem
+def folder_name(case: Case) -> str:
+    stem = Path(case.file).stem
+    return ("shim_" + stem) if case.repo == SHIM else stem
 
 
 def node_yaml(name: str, res: Res) -> dict[str, Any]:
@@ -136,6 +137,7 @@ def pod_yaml(case: Case, pod: P, age: int, originator: bool) -> dict[str, Any]:
         labels = {"applicationId": case.app, "queue": case.queue}
     if pod.group is not None:
         notes[TASK_GROUP_NAME] = pod.group
+    notes.update(pod.notes or {})
     if pod.placeholder or originator:
         notes[TASK_GROUPS] = json.dumps([group.annotation() for group in case.groups])
         if case.policy:
@@ -167,7 +169,7 @@ def pod_yaml(case: Case, pod: P, age: int, originator: bool) -> dict[str, Any]:
 
 
 def write_case(case: Case, out: Path) -> None:
-    folder = out / folder_name(case.file) / case.slug
+    folder = out / folder_name(case) / case.slug
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -603,7 +605,31 @@ SHIM_CASES: list[Case] = [
          app="app01", queue="root.default", namespace="test", user="bob", groups_of_user=["dev", "yunikorn"]),
 ]
 
-ALL_CASES = PARTITION_CASES + APPLICATION_CASES + MOCK_CASES + SHIM_CASES
+SHIM_UTILS = "pkg/common/utils/utils_test.go"
+FLAG_HOW = ("GetPlaceholderFlagFromPodSpec decides which of an application's pods are placeholders: the annotation "
+            f"{PLACEHOLDER_FLAG} parsed as a boolean. ")
+FLAG_CASES: list[Case] = [
+    Case(SHIM, SHIM_UTILS, "TestGetPlaceholderFlagFromPodSpec/Setting by annotation", 1115,
+         "placeholder-flag-set-by-annotation", QUEUE_A, {"node-1": {"cpu": "4", "memory": "8Gi"}},
+         [TaskGroup("tg-1", 1, {"cpu": "1"})],
+         [P("pod-00", "tg-1", {"cpu": "1"}), P("pod-01", "tg-1", {"cpu": "1"}, placeholder=True)],
+         {"placeholder": {ns("pod-01"): True, ns("pod-00"): False}, "placeholders_created": {"tg-1": 0}},
+         FLAG_HOW + "The test's pod pod-01 carries it set to true: it is a placeholder (of the group of its "
+         "task-group-name), so the application has its one placeholder and none is created. pod-00 is the "
+         "application's real pod (the test's pod belongs to no application).", queue="root.a"),
+    Case(SHIM, SHIM_UTILS, "TestGetPlaceholderFlagFromPodSpec/Pod without placeholder annotation", 1115,
+         "placeholder-flag-without-annotation", QUEUE_A, {"node-1": {"cpu": "4", "memory": "8Gi"}},
+         [TaskGroup("tg-1", 1, {"cpu": "1"})],
+         [P("pod-00", "tg-1", {"cpu": "1"}), P("pod-01", "tg-1", {"cpu": "1"}),
+          P("pod-02", "tg-1", {"cpu": "1"}, notes={DOMAIN + "placeholder": "true"})],
+         {"placeholder": {ns("pod-01"): False, ns("pod-02"): False}},
+         FLAG_HOW + "The test's pod pod-01 has no annotation at all: not a placeholder. pod-02 (not in the test) "
+         "carries yunikorn.apache.org/placeholder, the flag's name before YUNIKORN-2503 (k8shim 1.6): the function "
+         "reads only the internal annotation, so pod-02 is no placeholder either; both are real pods of the "
+         "application (which therefore gets a placeholder of its own).", queue="root.a"),
+]
+
+ALL_CASES = PARTITION_CASES + APPLICATION_CASES + MOCK_CASES + SHIM_CASES + FLAG_CASES
 
 
 def write_all(out: Path = OUT) -> None:

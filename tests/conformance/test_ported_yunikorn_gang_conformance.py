@@ -40,7 +40,7 @@ def test_the_ported_files_have_their_cases() -> None:
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
     assert by_file == {"partition_test": 8, "application_test": 2, "recovery_test": 1, "smoke_test": 1,
-                       "shim_application_test": 13, "shim_placeholder_manager_test": 2}
+                       "shim_application_test": 13, "shim_placeholder_manager_test": 2, "shim_utils_test": 2}
 
 
 def _arguments(folder: Path, command: str) -> list[str]:
@@ -78,6 +78,11 @@ def differences(expected: dict[str, Any], pods: dict[str, dict[str, Any]], queue
         got = pod(key)
         if got is not None and got["state"] != state:
             found.append(f"{key}: the test has it {state}, kqctl {got['state']} ({got.get('reason')})")
+    for key, flag in (expected.get("placeholder") or {}).items():
+        got = pod(key)
+        if got is not None and bool(got.get("placeholder")) != flag:
+            found.append(f"{key}: the shim takes it for {'a' if flag else 'no'} placeholder, kqctl "
+                         f"{'does not' if flag else 'does'}")
     for key in expected.get("not_failed") or []:
         got = pod(key)
         if got is not None and got["state"] == "Failed":
@@ -191,8 +196,9 @@ def test_a_wrong_replacement_is_reported() -> None:
 def test_wrong_states_nodes_and_reasons_are_reported() -> None:
     pods = {"default/a": _pod("a", "Pending", reason="waiting for the placeholders"),
             "default/b": _pod("b", "Failed", reason="timed out")}
-    assert differences({"states": {"default/a": "Pending"}, "reason_contains": {"default/a": "placeholder"}},
-                       pods, {}, set(pods)) == []
+    assert differences({"states": {"default/a": "Pending"}, "reason_contains": {"default/a": "placeholder"},
+                        "placeholder": {"default/a": False}}, pods, {}, set(pods)) == []
+    assert len(differences({"placeholder": {"default/a": True}}, pods, {}, set(pods))) == 1
     assert len(differences({"states": {"default/a": "Allocated"}, "nodes": {"default/a": "n1"},
                             "reason_contains": {"default/a": "incompatible"}, "not_failed": ["default/b"],
                             "replaced": {"default/c": "default/a"}},
