@@ -629,7 +629,28 @@ FLAG_CASES: list[Case] = [
          "application (which therefore gets a placeholder of its own).", queue="root.a"),
 ]
 
-ALL_CASES = PARTITION_CASES + APPLICATION_CASES + MOCK_CASES + SHIM_CASES + FLAG_CASES
+SHIM_GANG_UTILS = "pkg/cache/gang_utils_test.go"
+NAME_HOW = ("GeneratePlaceholderName names a placeholder tg-<application ID, its first 28 characters>-<task group, its "
+            "first 20>-<a random suffix of 10 characters>; the test checks the name up to the suffix. The application "
+            "gets one placeholder (minMember 1) and no placeholder pod of its own, so kqctl creates it. ")
+
+
+def _name_case(slug: str, app: str, group: str, prefix: str, how: str) -> Case:
+    return Case(SHIM, SHIM_GANG_UTILS, "TestGeneratePlaceholderName", 74, slug, QUEUE_A,
+                {"node-1": {"cpu": "4", "memory": "8Gi"}}, [TaskGroup(group, 1, {"cpu": "100m"})],
+                [P("pod-0001", group, {"cpu": "100m"})],
+                {"placeholders_created": {group: 1}, "placeholder_name_prefix": {group: prefix + "-"}},
+                NAME_HOW + how, app=app, queue="root.a")
+
+
+NAME_CASES: list[Case] = [
+    _name_case("generate-placeholder-name", "app0001", "my-group", "tg-app0001-my-group",
+               "Application app0001, group my-group: nothing is cut."),
+    _name_case("generate-placeholder-name-long-app-id", "app" + "0" * 43 + "1", "my-group",
+               "tg-app" + "0" * 25 + "-my-group", "An application ID of 47 characters is cut to its first 28."),
+]
+
+ALL_CASES = PARTITION_CASES + APPLICATION_CASES + MOCK_CASES + SHIM_CASES + FLAG_CASES + NAME_CASES
 
 
 def write_all(out: Path = OUT) -> None:

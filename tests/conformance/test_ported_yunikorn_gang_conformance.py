@@ -40,7 +40,8 @@ def test_the_ported_files_have_their_cases() -> None:
     for case in CASES:
         by_file[case.split("/")[0]] = by_file.get(case.split("/")[0], 0) + 1
     assert by_file == {"partition_test": 8, "application_test": 2, "recovery_test": 1, "smoke_test": 1,
-                       "shim_application_test": 13, "shim_placeholder_manager_test": 2, "shim_utils_test": 2}
+                       "shim_application_test": 13, "shim_placeholder_manager_test": 2, "shim_utils_test": 2,
+                       "shim_gang_utils_test": 2}
 
 
 def _arguments(folder: Path, command: str) -> list[str]:
