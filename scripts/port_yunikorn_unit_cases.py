@@ -743,6 +743,28 @@ SMOKE_CASES: list[Case] = [
 def main() -> None:
     for case in CASES + PARTITION_CASES + MOCK_CASES + SMOKE_CASES:
         write(case)
+    _write_gang_cases(OUT / "gang")
+
+
+def _write_gang_cases(out: Path) -> None:
+    """The gang-scheduling cases (scripts/port_yunikorn_gang_cases.py) live in this tree too, under gang/."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parent / "port_yunikorn_gang_cases.py"
+    spec = importlib.util.spec_from_file_location("port_yunikorn_gang_cases", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    previous = sys.modules.get(spec.name)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if previous is None:
+            del sys.modules[spec.name]
+        else:
+            sys.modules[spec.name] = previous
+    module.write_all(out)
 
 
 if __name__ == "__main__":
