@@ -77,7 +77,9 @@ def _unknown_task_groups(objects: Sequence[LoadedObject], pods: list[LoadedObjec
         gang = gang_pod(members)
         for info in members:
             obj = named.get((info.namespace, info.name))
-            if obj is not None and info.task_group not in (gang.task_groups if gang else ()):
+            declared = gang.task_groups if gang else ()
+            # a placeholder the shim made is no ordinary pod whatever group it names: it is not the user's to fix
+            if obj is not None and not info.is_placeholder and info.task_group not in declared:
                 yield obj, _unknown_group(info, gang)
 
 
