@@ -258,6 +258,9 @@ def _pod_text(e: Explanation, out: TextIO, wide: bool = False) -> None:
     state_note = {"Accepted": " (placed; none of its pods runs yet" + (", and maxapplications stops it from starting, "
                                                                        "YK-G1)" if waiting else ")"),
                   "Running": " (at least one of its pods runs: maxapplications no longer applies)"}.get(e.app_state, "")
+    if e.app_state == "Accepted" and e.gang is not None and any(g.allocated for g in e.gang.groups):
+        state_note = (" (a gang reserving: it runs once every placeholder is allocated, and counts against "
+                      "maxapplications already, YK-G1)")
     out.write(f"\nApplication {pod.app_id}: {e.app_state}{state_note}\n")
     for row in e.apps:
         if row.max:
