@@ -280,3 +280,18 @@ def test_diff_compares_the_gangs_real_pods_not_their_placeholders() -> None:
                     "2025-12-31T04:00:00Z", "--fail-on", "regression")
     assert run.code == 0 and "tg-" not in run.out
     assert "spark/spark-etl-exec-1   Pending" in run.out
+
+
+def test_yk_g1_a_gang_still_reserving_counts_against_maxapplications_without_running() -> None:
+    # yunikorn-core's allocatingAcceptedApps: the gang is Accepted (not Running) until its last placeholder, yet
+    # another application may not start past the queue's maxapplications
+    limited = CONFIG.replace("- name: spark", "- name: spark\n            maxapplications: 1")
+    busy = pod("big", "root.other", "other", cpu="5", node_name="n1")
+    later = pod("later", "root.spark", "later", cpu="1", age=timedelta(minutes=1))
+    result = simulate(snapshot(limited, node("n1", cpu="8"), busy, _driver(), _executor(0), _executor(1), later))
+    spark = next(q for q in result.queues if q.path == "root.spark")
+    assert spark.running_apps == 0
+    waiting = next(p for p in result.pods if p.name == "later")
+    assert waiting.state == "Pending"
+    assert waiting.reason == ("waiting to run: queue root.spark runs 1 applications (1 of them gangs reserving), "
+                              "its maxapplications is 1")

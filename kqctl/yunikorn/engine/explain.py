@@ -149,7 +149,7 @@ def explain_pod(snapshot: Snapshot, key: str, suggest: bool = True) -> Explanati
         levels=tuple(sibling_order(partition, q) for q in queue.path_from_root() if not q.leaf) if queue else (),
         position=_position(partition, queue, app) if queue else (),
         sort_policy=queue.settings.sort_policy if queue else "",
-        apps=_apps(queue) if queue else (),
+        apps=_apps(queue, app) if queue else (),
         user_limits=tuple(partition.limits.headroom(queue.path, app.user, app.group)[1]) if queue else (),
         user_headroom=partition.limits.headroom(queue.path, app.user, app.group)[0] if queue else None,
         headroom=_headroom(partition, queue, ask) if queue is not None and ask is not None else (),
@@ -233,10 +233,15 @@ def _position(partition: Partition, queue: Queue, app: Application) -> tuple[App
                  for e, tie in zip(ordered, ties, strict=True))
 
 
-def _apps(queue: Queue) -> tuple[AppsRow, ...]:
-    return tuple(AppsRow(q.path, q.running_apps, q.max_running_apps,
-                         q.max_running_apps == 0 or q.running_apps + 1 <= q.max_running_apps)
-                 for q in queue.path_from_root())
+def _apps(queue: Queue, app: Application) -> tuple[AppsRow, ...]:
+    """Per queue on the path, the applications that count against maxapplications (running, and gangs reserving
+    but this one) and whether one more may start (``canRunApp``)."""
+    rows = []
+    for q in queue.path_from_root():
+        running = q.running_apps + len(q.allocating_accepted - {app.app_id})
+        ok = q.max_running_apps == 0 or app.app_id in q.allocating_accepted or running + 1 <= q.max_running_apps
+        rows.append(AppsRow(q.path, running, q.max_running_apps, ok))
+    return tuple(rows)
 
 
 def _headroom(partition: Partition, queue: Queue, ask: Ask) -> tuple[HeadroomRow, ...]:
