@@ -58,7 +58,7 @@ def queues_yaml(departments: int, teams: int, leaves: int) -> str:
 
 
 def cluster(nodes: int, pods: int, apps: int, departments: int, teams: int, leaves: int,
-            seed: int) -> list[dict[str, Any]]:
+            seed: int, gangs: float = 0.0) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     documents: list[dict[str, Any]] = [{
         "apiVersion": "v1", "kind": "ConfigMap",
@@ -81,6 +81,9 @@ def cluster(nodes: int, pods: int, apps: int, departments: int, teams: int, leav
         memory = rng.choice(["1Gi", "2Gi", "4Gi", "8Gi"])
         priority = 1000 if rng.random() < 0.1 else None
         bound = a % 5 == 0
+        # --gangs: that share of the pending applications in fifo leaves (a gang needs one) are gangs, one task
+        # group of all their pods; picked by number, not by the random draws, so the rest of the cluster is the same
+        gang = not bound and queue.endswith(("0", "2", "4", "6", "8")) and (a * 37) % 100 < gangs * 100
         for p in range(per_app):
             spec: dict[str, Any] = {"schedulerName": "yunikorn",
                                     "containers": [{"name": "main", "image": "busybox",
@@ -90,15 +93,17 @@ def cluster(nodes: int, pods: int, apps: int, departments: int, teams: int, leav
             if bound:
                 spec["nodeName"] = f"node-{bound_nodes % nodes:04d}"
                 bound_nodes += 1
-            documents.append({
-                "apiVersion": "v1", "kind": "Pod",
-                "metadata": {"name": f"app-{a:05d}-{p:02d}", "namespace": namespace,
-                             "creationTimestamp": f"2026-01-01T{(a // 3600) % 24:02d}:{(a // 60) % 60:02d}:"
-                                                  f"{a % 60:02d}Z",
-                             "labels": {"applicationId": f"app-{a:05d}", "queue": queue}},
-                "spec": spec,
-                "status": {"phase": "Running" if bound else "Pending"},
-            })
+            metadata: dict[str, Any] = {
+                "name": f"app-{a:05d}-{p:02d}", "namespace": namespace,
+                "creationTimestamp": f"2026-01-01T{(a // 3600) % 24:02d}:{(a // 60) % 60:02d}:{a % 60:02d}Z",
+                "labels": {"applicationId": f"app-{a:05d}", "queue": queue}}
+            if gang:
+                metadata["annotations"] = {"yunikorn.apache.org/task-group-name": "workers"}
+                if p == 0:
+                    metadata["annotations"]["yunikorn.apache.org/task-groups"] = json.dumps(
+                        [{"name": "workers", "minMember": per_app, "minResource": {"cpu": cpu, "memory": memory}}])
+            documents.append({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec,
+                              "status": {"phase": "Running" if bound else "Pending"}})
     return documents
 
 
@@ -116,6 +121,8 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=50000)
     parser.add_argument("--apps", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--gangs", type=float, default=0.0, metavar="SHARE",
+                        help="the share of pending applications (in fifo leaves) that are gangs (task groups)")
     parser.add_argument("--queues-only", type=int, default=0, metavar="N",
                         help="write queues.yaml with about N queues instead of a cluster")
     args = parser.parse_args()
@@ -124,7 +131,7 @@ def main() -> None:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "queues.yaml").write_text(queues_yaml(10, 3, leaves))
         return
-    write(cluster(args.nodes, args.pods, args.apps, 10, 3, 9, args.seed), args.out)
+    write(cluster(args.nodes, args.pods, args.apps, 10, 3, 9, args.seed, args.gangs), args.out)
 
 
 if __name__ == "__main__":

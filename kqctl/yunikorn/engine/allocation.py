@@ -71,6 +71,8 @@ class Scheduler(SchedulerState):
             return None  # no nodes: the partition is skipped
         if self.p.gang_ready:
             self.send_held_pods()
+        if self.p.gang_groups_done:
+            self.release_members()
         return self.try_reserved_allocate() or self.try_placeholder_allocate() or self.try_allocate()
 
     # --- gang scheduling (YK-GANG-2, YK-GANG-4; kqctl.yunikorn.engine.gang) ----------------------------------
@@ -101,6 +103,18 @@ class Scheduler(SchedulerState):
             self._add_active(queue.path, len(real))
             self._changed(queue)
             p.refresh_priority(queue)
+
+    def release_members(self) -> None:
+        """YK-GANG-3: task groups with no placeholder left to replace: their real pods are ordinary asks now."""
+        done, self.p.gang_groups_done = self.p.gang_groups_done, []
+        for app, group in done:
+            queue = app.queue
+            if queue is None:
+                continue
+            for ask in app.asks:
+                if ask.blocked and ask.blocked_kind == gang_rules.BLOCKED_KIND and ask.pod.task_group == group:
+                    self.unblock(ask)
+            self._changed(queue)
 
     def try_placeholder_allocate(self) -> CycleResult | None:
         """``tryPlaceholderAllocate`` over the tree: queues and applications in the walk's order, only applications
@@ -354,7 +368,9 @@ class Scheduler(SchedulerState):
             if ask.allocated or ask.blocked:
                 continue
             if gang is not None and gang.can_replace(ask.pod):
-                continue  # YK-GANG-3: only a replacement places it
+                # YK-GANG-3: only a replacement places it; retried here once its group has no placeholder left
+                self.block(ask, gang_rules.WAITS_FOR_REPLACEMENT, gang_rules.BLOCKED_KIND)
+                continue
             if candidates:
                 candidates.discard(ask)  # retried now
             if not res.fit_in_max_undef(user_room, ask.resource):

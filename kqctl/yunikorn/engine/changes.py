@@ -145,7 +145,10 @@ def placeholder_timeout(scheduler: Scheduler, app: Application) -> tuple[list[As
             released.append(ph)
         elif not gang.all_allocated:
             ph.released = "placeholder timeout (never allocated)"
-            gang.data.setdefault(ph.pod.task_group, PlaceholderData()).timed_out += 1
+            data = gang.data.setdefault(ph.pod.task_group, PlaceholderData())
+            data.timed_out += 1
+            if not data.replaceable():
+                scheduler.p.gang_groups_done.append((app, ph.pod.task_group))
             withdraw(scheduler, ph)
             released.append(ph)
     if gang.all_allocated:

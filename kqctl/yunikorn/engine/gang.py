@@ -47,6 +47,8 @@ DEFAULT_TIMEOUT_S = 15 * 60  # objects.defaultPlaceholderTimeout: the core's whe
 RESERVING, RUNNING, FAILED = "Reserving", "Running", "Failed"
 TIMED_OUT_FAILURE = "Scheduling has timed out due to insufficient resources"
 INCOMPATIBLE = "resource incompatible"
+BLOCKED_KIND = "gang"  # SchedulerState.block's kind for a real pod that may only replace a placeholder
+WAITS_FOR_REPLACEMENT = "waits to replace a placeholder of its task group (YK-GANG-3)"
 RULES = ("YK-GANG-1", "YK-GANG-2", "YK-GANG-3", "YK-GANG-4", "YK-GANG-5")
 
 

@@ -46,6 +46,9 @@ class Partition:
     gang_apps: list[Application] = field(default_factory=list)  # applications with task groups (placed)
     sent: list[Ask] = field(default_factory=list)  # held pods sent since a replay last looked (YK-GANG-2)
     replacing: dict[Application, None] = field(default_factory=dict)  # gangs that may replace a placeholder now
+    # task groups whose placeholders are all replaced or timed out since the last cycle: their real pods are
+    # ordinary asks from now on (YK-GANG-3)
+    gang_groups_done: list[tuple[Application, str]] = field(default_factory=list)
 
     def gang_members(self, app: Application, delta: int) -> None:
         """``delta`` real pods of a task group more (or fewer) wait in the core for a replacement."""
@@ -270,6 +273,8 @@ class Partition:
             data.replaced += 1
         else:
             data.timed_out += 1
+        if not data.replaceable():
+            self.gang_groups_done.append((ask.app, ask.pod.task_group))
         gang.allocated_placeholder = res.prune(res.sub(gang.allocated_placeholder, ask.resource)) or {}
         self.track_replacing(ask.app)
         if not gang.allocated_placeholder:
