@@ -295,3 +295,34 @@ def test_yk_g1_a_gang_still_reserving_counts_against_maxapplications_without_run
     assert waiting.state == "Pending"
     assert waiting.reason == ("waiting to run: queue root.spark runs 1 applications (1 of them gangs reserving), "
                               "its maxapplications is 1")
+
+
+def _replay_until(*objects: dict[str, Any], until_ms: int, runtime: str = "") -> Any:
+    from kqctl.replay.durations import parse_distribution
+    from kqctl.yunikorn.replay.report import YuniKornReplayOptions, replay_timeline
+    from kqctl.yunikorn.replay.timeline import TimelineOptions
+
+    options = YuniKornReplayOptions(TimelineOptions(parse_distribution(runtime) if runtime else None), until=until_ms)
+    return replay_timeline(snapshot(CONFIG, *objects), options)[1]
+
+
+def test_yk_gang_5_placeholders_no_real_pod_replaced_are_released_at_the_timeout() -> None:
+    # every placeholder allocated, one real executor of two: the other placeholder holds its room until the timeout
+    driver = _driver(policy="placeholderTimeoutInSeconds=60", age=timedelta(seconds=10))
+    objects = (node("n1", cpu="8"), driver, _executor(0, age=timedelta(seconds=10)))
+    before = _replay_until(*objects, until_ms=59_000)
+    placeholders = [ask for ask in before.partition.asks.values() if ask.pod.is_placeholder]
+    assert [ask.allocated for ask in placeholders] == [True]  # one replaced, one still held
+    after = _replay_until(*objects, until_ms=61_000)
+    assert not [ask for ask in after.partition.asks.values() if ask.pod.is_placeholder]
+    assert after.partition.tree.get("root.spark").allocated["vcore"] == 3000  # the driver and exec-0
+
+
+def test_a_gang_arriving_during_a_replay_gets_its_placeholders_first() -> None:
+    later = timedelta(seconds=-60)  # created a minute after the start
+    timeline = _replay_until(node("n1", cpu="8"), _driver(age=later), _executor(0, age=later), _executor(1, age=later),
+                             until_ms=120_000)
+    asks = timeline.partition.asks
+    assert {key for key, ask in asks.items() if ask.pod.is_placeholder} == set()  # both replaced
+    assert asks["default/exec-0"].replaced and asks["default/exec-1"].replaced
+    assert asks["default/driver"].allocated and not asks["default/driver"].replaced
