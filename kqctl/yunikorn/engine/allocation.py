@@ -182,15 +182,7 @@ class Scheduler(SchedulerState):
         ph_node = self.p.nodes.by_name[ph.node]
         ph.replaced_by, request.replaced = request.key, ph.key
         self._gone(ph, ph_node, replaced=True)
-        self.p.place_on_node(request, node)
-        assert request.app.queue is not None
-        if not request.blocked:
-            self._add_active(request.app.queue.path, -1)
-        request.blocked = False
-        self.ungroup(request)
-        self.blocked_quota.discard(request)
-        self.blocked_headroom.discard(request)
-        self._changed(request.app.queue)
+        self._place(request, node)
         return CycleResult(REPLACED, request, node.name, (ph,))
 
     def _gone(self, ph: Ask, node: Node, replaced: bool) -> None:
@@ -439,13 +431,8 @@ class Scheduler(SchedulerState):
             return CycleResult(RESERVED, ask, best.name)
         return None
 
-    def _allocate(self, ask: Ask, node: Node) -> CycleResult:
-        kind = ALLOCATED
-        reserved = self.p.nodes.by_name.get(ask.reserved_node)
-        if ask.reserved_node:
-            self.p.unreserve(ask)
-            self.reserved.remove(ask)
-            kind = ALLOCATED_RESERVED
+    def _place(self, ask: Ask, node: Node) -> None:
+        """The ask is an allocation on ``node`` now: no longer among the asks to retry or the failed ones."""
         self.p.place_on_node(ask, node)
         assert ask.app.queue is not None
         if not ask.blocked:
@@ -455,6 +442,15 @@ class Scheduler(SchedulerState):
         self.blocked_quota.discard(ask)
         self.blocked_headroom.discard(ask)
         self._changed(ask.app.queue)
+
+    def _allocate(self, ask: Ask, node: Node) -> CycleResult:
+        kind = ALLOCATED
+        reserved = self.p.nodes.by_name.get(ask.reserved_node)
+        if ask.reserved_node:
+            self.p.unreserve(ask)
+            self.reserved.remove(ask)
+            kind = ALLOCATED_RESERVED
+        self._place(ask, node)
         if reserved is not None:
             self.node_opened(reserved)  # the reservation is over: the node is open to every ask again
             self.node_unreserved(reserved)  # and an ask that does not fit it may reserve it

@@ -550,14 +550,20 @@ def _add_asks(partition: Partition, app: Application) -> None:
                 app.state = ACCEPTED
 
 
-def reservation_complete(app: Application) -> bool:
-    """``onReservationStateChange``: every task group has at least ``minMember`` placeholders bound."""
-    gang = app.gang
-    assert gang is not None
+def bound_placeholders(app: Application) -> dict[str, int]:
+    """The application's placeholders on a node, per task group."""
     bound: dict[str, int] = {}
     for ask in app.asks:
         if ask.pod.is_placeholder and ask.allocated:
             bound[ask.pod.task_group] = bound.get(ask.pod.task_group, 0) + 1
+    return bound
+
+
+def reservation_complete(app: Application) -> bool:
+    """``onReservationStateChange``: every task group has at least ``minMember`` placeholders bound."""
+    gang = app.gang
+    assert gang is not None
+    bound = bound_placeholders(app)
     return all(bound.get(group.name, 0) >= group.min_member for group in gang.groups)
 
 

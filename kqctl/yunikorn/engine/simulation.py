@@ -17,7 +17,7 @@ from kqctl.yunikorn.engine import gang as gang_rules
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.inadmissible import NeverFits, fail_on_states
 from kqctl.yunikorn.engine.objects import ACCEPTED, REJECTED, Application, Ask
-from kqctl.yunikorn.engine.partition import Partition, build_partition
+from kqctl.yunikorn.engine.partition import Partition, bound_placeholders, build_partition
 from kqctl.yunikorn.engine.state import ALLOCATED, ALLOCATED_RESERVED, PREEMPTED, CycleResult
 
 RUNNING = "Running"  # bound before the simulation
@@ -162,10 +162,7 @@ def gang_progress(app: Application) -> str:
     """How far the application's reservation is: placeholders allocated of those each task group needs."""
     gang = app.gang
     assert gang is not None
-    bound: dict[str, int] = {}
-    for ask in app.asks:
-        if ask.pod.is_placeholder and ask.allocated:
-            bound[ask.pod.task_group] = bound.get(ask.pod.task_group, 0) + 1
+    bound = bound_placeholders(app)
     return ", ".join(f"task group {group.name} {min(bound.get(group.name, 0), group.min_member)} of "
                      f"{group.min_member} allocated" for group in gang.groups)
 
