@@ -808,7 +808,8 @@ _rule("YK-G6", "warning", "yunikorn-shim", "Namespace annotations yunikorn.apach
       "warns), and a broken namespace.quota still hides the deprecated namespace.max.cpu/memory.")
 _rule("YK-POD-ANNOTATION", "warning", "yunikorn-shim", "A YuniKorn pod annotation the shim cannot read: it logs "
       "the problem and carries on with a default (task-groups: no gang; user.info: user nobody with no groups; "
-      "schedulingPolicyParameters: the pair skipped, a 15-minute placeholder timeout or the Soft style)",
+      "schedulingPolicyParameters: the pair skipped, a 15-minute placeholder timeout or the Soft style; "
+      "yunikorn.apache.org/placeholder, YuniKorn's placeholder flag before 1.6: an ordinary pod)",
       "task-groups is read unless service.disableGangScheduling is set; the admission controller refuses a pod "
       "whose user.info does not parse unless its accessControl.bypassAuth is set. kqctl's simulation does as the "
       "shim does.")

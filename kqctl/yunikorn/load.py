@@ -55,6 +55,7 @@ TASK_GROUPS = DOMAIN + "task-groups"
 # on the pods the shim makes for a gang (k8shim constants.AnnotationPlaceholderFlag, in the internal domain since
 # YuniKorn 1.6), read with Go's strconv.ParseBool
 PLACEHOLDER_FLAG = "internal.yunikorn.apache.org/placeholder"
+OLD_PLACEHOLDER_FLAG = DOMAIN + "placeholder"  # before YuniKorn 1.6 (YUNIKORN-2503): no longer read
 _GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")
 DEFAULT_USER = "nobody"
 UNIQUE_AUTOGEN_SUFFIX = "-uniqueautogen"

@@ -326,3 +326,11 @@ def test_a_gang_arriving_during_a_replay_gets_its_placeholders_first() -> None:
     assert {key for key, ask in asks.items() if ask.pod.is_placeholder} == set()  # both replaced
     assert asks["default/exec-0"].replaced and asks["default/exec-1"].replaced
     assert asks["default/driver"].allocated and not asks["default/driver"].replaced
+
+
+def test_validate_warns_of_the_placeholder_annotation_yunikorn_no_longer_reads(tmp_path: Path) -> None:
+    old = pod("tg-old", "root.spark", "spark", annotations={"yunikorn.apache.org/placeholder": "true",
+                                                            TASK_GROUP: "executors"})
+    data = json.loads(run_kqctl("validate", str(_write(tmp_path, node("n1"), _driver(), old)), "-o", "json").out)
+    messages = [f["message"] for d in data["documents"] for f in d["findings"] if f["ruleId"] == "YK-POD-ANNOTATION"]
+    assert len(messages) == 1 and "before YuniKorn 1.6" in messages[0]

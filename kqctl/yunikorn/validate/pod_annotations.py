@@ -47,6 +47,11 @@ def annotation_problems(objects: Sequence[LoadedObject]) -> Iterator[tuple[Loade
                                 f"{load.DEFAULT_USER}, with no groups (the admission controller refuses the pod unless "
                                 "its bypassAuth is set)", 'a JSON object such as {"user": "alice", "groups": '
                                 '["team-a"]}, or leave it out and let the admission controller set it')
+        if load.OLD_PLACEHOLDER_FLAG in notes and load.PLACEHOLDER_FLAG not in notes:
+            yield obj, _warning(load.OLD_PLACEHOLDER_FLAG, "marked placeholder pods before YuniKorn 1.6; the shim now "
+                                f"reads {load.PLACEHOLDER_FLAG}, so to it (and to kqctl) this is an ordinary pod, and "
+                                "its application's placeholders are made anew", f"{load.PLACEHOLDER_FLAG}: \"true\" "
+                                "(what YuniKorn 1.6 and later set on the placeholders it makes)")
         policy = notes.get(load.SCHEDULING_POLICY)
         for why in load.scheduling_policy_problems(policy if isinstance(policy, str) else None):
             yield obj, _warning(load.SCHEDULING_POLICY, why, "space-separated placeholderTimeoutInSeconds=<seconds> "
