@@ -238,9 +238,10 @@ def test_explain_shows_the_gang_and_the_placeholder_it_waits_for(tmp_path: Path)
     assert "Gang scheduling (YK-GANG-1): the shim reserves: placeholders first" in out
     assert "task group executors: minMember 2 of vcore 2, memory 2Gi; placeholders: 1 allocated, 1 pending" in out
     assert "the gang waits for default/tg-spark-executors-2" in out
-    assert "at 2026-05-01T12:02:00Z" in out
+    assert "placeholder timeout 2m from the first placeholder allocation (here: 2m after --now)" in out
     data = json.loads(run_kqctl("explain", "default/exec-0", str(path), "--now", NOW.isoformat(), "-o", "json").out)
     assert data["gang"]["blocker"] == "default/tg-spark-executors-2" and data["gang"]["timeoutSeconds"] == 120
+    assert data["gang"]["timesOutAt"] == "2026-05-01T12:02:00Z"
 
 
 def _replayed(path: Path) -> dict[str, Any]:

@@ -301,10 +301,11 @@ def _write_gang(out: TextIO, gang: GangView, e: Explanation) -> None:
     then = {"Hard": "the application fails (its pods not yet allocated are Failed)",
             "Soft": "every placeholder is released and the application runs as an ordinary one"}[gang.style]
     if gang.times_out_at is not None:
+        # the moment is in -o json (timesOutAt); the text stays the same whatever --now is
         write_wrapped(out, f"placeholder timeout {_duration(gang.timeout_seconds)} from the first placeholder "
-                           f"allocation, at {gang.times_out_at}: the placeholders no real pod replaced are released; "
-                           f"if they were not all allocated by then, {gang.style}: {then} (YK-GANG-5; kqctl replay "
-                           "follows it in time)", "  ", "    ")
+                           f"allocation (here: {_duration(gang.timeout_seconds)} after --now): the placeholders no "
+                           f"real pod replaced are then released; if they were not all allocated by then, "
+                           f"{gang.style}: {then} (YK-GANG-5; kqctl replay follows it in time)", "  ", "    ")
 
 
 def _duration(seconds: int) -> str:
