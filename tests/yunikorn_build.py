@@ -79,3 +79,17 @@ def benchmark_shape(seed: int) -> Snapshot:
     documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
     now = datetime(2026, 1, 2, tzinfo=timezone.utc)
     return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), now)
+
+
+def start_state_matches_simulate(text: str, now: datetime) -> None:
+    """Replayed up to its first instant (--until 0): the core's cycles at the snapshot's time, as simulate runs them.
+    Later, time alone changes answers simulate cannot see (an ask old enough to preempt, YK-R1). Placeholders that are
+    gone (replaced or released) are held by neither, as a preemption's victims."""
+    from kqctl.yunikorn.engine.simulation import simulate
+    from kqctl.yunikorn.replay.report import YuniKornReplayOptions, replay_timeline
+
+    loaded = load_text(ALL_KINDS, text, "cluster.yaml")
+    result = simulate(build_snapshot(loaded, now))
+    _, timeline = replay_timeline(build_snapshot(loaded, now), YuniKornReplayOptions(until=0))
+    expected = {p.key: p.node for p in result.pods if p.state not in ("Preempted", "Replaced", "Released")}
+    assert timeline.placements() == expected

@@ -3,6 +3,7 @@ maxapplications; nodes; pods of several priorities and sizes, some bound, some t
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -48,8 +49,11 @@ def leaves(queue: dict[str, Any], prefix: str) -> list[str]:
     return [leaf for child in children for leaf in leaves(child, path)] if children else [path]
 
 
-def cluster(seed: int) -> list[dict[str, Any]]:
+def cluster(seed: int, gangs: float = 0.0) -> list[dict[str, Any]]:
+    """A random cluster; ``gangs``: the share of applications not bound that are gangs (one task group of all their
+    pods, some with a placeholder timeout), drawn apart so that the rest of the cluster is the seed's as without."""
     rng = random.Random(seed)
+    gang_rng = random.Random(seed * 7919 + 1)
     top = [_queue(rng, f"q{i}", 1) for i in range(rng.randint(2, 4))]
     config = {"partitions": [{
         "name": "default",
@@ -70,7 +74,9 @@ def cluster(seed: int) -> list[dict[str, Any]]:
         priority = rng.choice([0, 10, 100, 1000])
         bound_node = f"n{rng.randint(0, 1)}" if rng.random() < 0.2 else ""
         age = rng.choice([timedelta(seconds=5), timedelta(minutes=10)])
-        for p in range(rng.randint(1, 5)):
+        members = rng.randint(1, 5)
+        gang = _gang(gang_rng, members) if not bound_node and gang_rng.random() < gangs else {}
+        for p in range(members):
             spec: dict[str, Any] = {"schedulerName": "yunikorn", "priority": priority, "containers": [
                 {"name": "c", "resources": {"requests": {"cpu": rng.choice(["500m", "1", "2"]),
                                                          "memory": rng.choice(["1Gi", "2Gi", "4Gi"])}}}]}
@@ -79,5 +85,21 @@ def cluster(seed: int) -> list[dict[str, Any]]:
             documents.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
                 "name": f"a{a}-{p}", "namespace": "default", "creationTimestamp": (NOW - age - timedelta(
                     seconds=a)).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "labels": {"applicationId": f"app{a}", "queue": queue}}, "spec": spec})
+                "labels": {"applicationId": f"app{a}", "queue": queue},
+                **({"annotations": gang if p == 0 else {TASK_GROUP: "w"}} if gang else {})}, "spec": spec})
     return documents
+
+
+TASK_GROUP = "yunikorn.apache.org/task-group-name"
+
+
+def _gang(rng: random.Random, members: int) -> dict[str, str]:
+    """The first pod's annotations of a gang: its task group (placeholders of 1 core, so that a larger pod releases
+    one, YK-GANG-4), maybe a placeholder timeout and style."""
+    notes = {TASK_GROUP: "w", "yunikorn.apache.org/task-groups": json.dumps(
+        [{"name": "w", "minMember": rng.randint(1, members), "minResource": {"cpu": "1", "memory": "2Gi"}}])}
+    if rng.random() < 0.5:
+        timeout, style = rng.choice([30, 120, 900]), rng.choice(["Hard", "Soft"])
+        notes["yunikorn.apache.org/schedulingPolicyParameters"] = \
+            f"placeholderTimeoutInSeconds={timeout} gangSchedulingStyle={style}"
+    return notes

@@ -335,3 +335,70 @@ def test_validate_warns_of_the_placeholder_annotation_yunikorn_no_longer_reads(t
     data = json.loads(run_kqctl("validate", str(_write(tmp_path, node("n1"), _driver(), old)), "-o", "json").out)
     messages = [f["message"] for d in data["documents"] for f in d["findings"] if f["ruleId"] == "YK-POD-ANNOTATION"]
     assert len(messages) == 1 and "before YuniKorn 1.6" in messages[0]
+
+
+# --- generated gang clusters: the properties every answer keeps ---------------------------------------------------
+
+GANG_SEEDS = range(0, 40, 2)
+
+
+@pytest.mark.parametrize("seed", GANG_SEEDS)
+def test_generated_gangs_replay_starts_where_simulate_ends(seed: int) -> None:
+    import yaml
+    from yunikorn_build import start_state_matches_simulate
+    from yunikorn_random import NOW as RANDOM_NOW
+    from yunikorn_random import cluster
+
+    start_state_matches_simulate(yaml.safe_dump_all(cluster(seed, gangs=0.6), sort_keys=False), RANDOM_NOW)
+
+
+@pytest.mark.parametrize("seed", GANG_SEEDS)
+def test_generated_gangs_keep_the_gang_rules(seed: int) -> None:
+    import yaml
+    from yunikorn_random import NOW as RANDOM_NOW
+    from yunikorn_random import cluster
+
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.load.objects import load_text
+    from kqctl.yunikorn.load import build_snapshot
+
+    text = yaml.safe_dump_all(cluster(seed, gangs=0.6), sort_keys=False)
+    result = simulate(build_snapshot(load_text(ALL_KINDS, text, "c.yaml"), RANDOM_NOW))
+    by_key = {p.key: p for p in result.pods}
+    for outcome in result.pods:
+        if outcome.replaced:  # YK-GANG-4: it took a placeholder of its own group and application, at least its size
+            placeholder = by_key[outcome.replaced]
+            assert placeholder.state == "Replaced" and placeholder.task_group == outcome.task_group
+            assert placeholder.app_id == outcome.app_id
+            assert all(value <= placeholder.resource.get(name, 0) for name, value in outcome.resource.items())
+        if outcome.state == "Released":
+            assert outcome.placeholder and "resource incompatible" in outcome.reason
+    # YK-GANG-2: a gang's real pods run only once its reservation is over (or without one)
+    for app in {p.app_id for p in result.pods if p.placeholder}:
+        members = [p for p in result.pods if p.app_id == app]
+        if any(not p.placeholder and p.state == "Allocated" for p in members):
+            assert not any(p.placeholder and p.state == "Pending" for p in members) or any(
+                p.state in ("Replaced", "Released") for p in members)
+    # the queues hold exactly what their pods hold, placeholders included
+    allocated = sum(p.resource.get("vcore", 0) for p in result.pods if p.state in ("Running", "Allocated"))
+    assert next(q for q in result.queues if q.path == "root").allocated.get("vcore", 0) == allocated
+
+
+@pytest.mark.parametrize("seed", GANG_SEEDS[:8])
+def test_generated_gangs_replay_to_the_end(seed: int) -> None:
+    import yaml
+    from yunikorn_random import NOW as RANDOM_NOW
+    from yunikorn_random import cluster
+
+    from kqctl.cli.schedulers import ALL_KINDS
+    from kqctl.load.objects import load_text
+    from kqctl.replay.durations import parse_distribution
+    from kqctl.yunikorn.load import build_snapshot
+    from kqctl.yunikorn.replay.report import YuniKornReplayOptions, replay_snapshot
+    from kqctl.yunikorn.replay.timeline import TimelineOptions
+
+    text = yaml.safe_dump_all(cluster(seed, gangs=0.6), sort_keys=False)
+    options = YuniKornReplayOptions(TimelineOptions(parse_distribution("10m"), seed))
+    report = replay_snapshot(build_snapshot(load_text(ALL_KINDS, text, "c.yaml"), RANDOM_NOW), options)
+    states = {times.state for times in report.pods}
+    assert states <= {"Finished", "Failed", "Rejected", "Deleted"}, states  # nothing waits forever: timeouts end gangs

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 from support import REPO
+from yunikorn_build import start_state_matches_simulate
 from yunikorn_random import cluster
 
 from kqctl.cli.schedulers import ALL_KINDS
@@ -17,9 +18,8 @@ from kqctl.load.objects import load_text
 from kqctl.replay.durations import parse_distribution
 from kqctl.replay.report import TimelineReport
 from kqctl.yunikorn.api.snapshot import Snapshot
-from kqctl.yunikorn.engine.simulation import simulate
 from kqctl.yunikorn.load import build_snapshot
-from kqctl.yunikorn.replay.report import YuniKornReplayOptions, replay_snapshot, replay_timeline
+from kqctl.yunikorn.replay.report import YuniKornReplayOptions, replay_snapshot
 from kqctl.yunikorn.replay.timeline import TimelineOptions
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -174,16 +174,6 @@ def test_a_replay_is_a_pure_function_of_its_inputs_and_seed() -> None:
 
 
 # --- the state at the start equals simulate's (nothing finishing, nothing arriving, no time passing) ---------------
-
-
-def start_state_matches_simulate(text: str, now: datetime) -> None:
-    """Replayed up to its first instant (--until 0): the core's cycles at the snapshot's time, as simulate runs them.
-    Later, time alone changes answers simulate cannot see (an ask old enough to preempt, YK-R1)."""
-    loaded = load_text(ALL_KINDS, text, "cluster.yaml")
-    result = simulate(build_snapshot(loaded, now))
-    _, timeline = replay_timeline(build_snapshot(loaded, now), YuniKornReplayOptions(until=0))
-    expected = {p.key: p.node for p in result.pods if p.state not in ("Preempted", "Replaced", "Released")}
-    assert timeline.placements() == expected
 
 
 SAMPLES = sorted(p for p in (REPO / "samples").glob("yunikorn-*") if p.name != "yunikorn-broken")
