@@ -206,13 +206,13 @@ def _explain_pod(snapshot: Snapshot, key: str, written: str):  # type: ignore[no
 
     try:
         return explain_pod(snapshot, key)
-    except UnknownPod:
+    except UnknownPod as exc:
         import difflib
 
         if _names_a_queue(snapshot, written):  # `kqctl explain root.a PATH`: a queue is explained with --queue
             raise UsageError(f"no YuniKorn pod {key} in the inputs; {written} is a queue: "
                              f"kqctl explain --queue {written} PATH...") from None
-        known = sorted(p.key for p in snapshot.pods)
+        known = sorted(exc.known or {p.key for p in snapshot.pods})  # the gangs' placeholders too (YK-GANG-1)
         close = difflib.get_close_matches(key, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else (
             f"; the YuniKorn pods are: {', '.join(known[:10])}{' ...' if len(known) > 10 else ''}" if known else

@@ -402,3 +402,8 @@ def test_generated_gangs_replay_to_the_end(seed: int) -> None:
     report = replay_snapshot(build_snapshot(load_text(ALL_KINDS, text, "c.yaml"), RANDOM_NOW), options)
     states = {times.state for times in report.pods}
     assert states <= {"Finished", "Failed", "Rejected", "Deleted"}, states  # nothing waits forever: timeouts end gangs
+
+
+def test_explain_of_a_mistyped_placeholder_name_suggests_the_placeholders_kqctl_made() -> None:
+    run = run_kqctl("explain", "spark/tg-spark-etl-executor-9", "samples/yunikorn-gang")
+    assert run.code == 2 and "did you mean spark/tg-spark-etl-executor-3" in run.err

@@ -123,16 +123,21 @@ class GangView:
 
 
 class UnknownPod(LookupError):
-    """No YuniKorn pod of that name in the inputs."""
+    """No YuniKorn pod of that name in the inputs (``known``: every pod simulate reports, placeholders included)."""
+
+    def __init__(self, key: str, known: tuple[str, ...] = ()) -> None:
+        super().__init__(key)
+        self.known = known
 
 
 def explain_pod(snapshot: Snapshot, key: str, suggest: bool = True) -> Explanation:
     partition = build_partition(snapshot)
     scheduler = Scheduler(partition)
     results = scheduler.run()
-    outcome = next((p for p in result_of(snapshot, partition, results).pods if p.key == key), None)
+    outcomes = result_of(snapshot, partition, results).pods
+    outcome = next((p for p in outcomes if p.key == key), None)
     if outcome is None:
-        raise UnknownPod(key)
+        raise UnknownPod(key, tuple(p.key for p in outcomes))
     ask = partition.asks.get(key) or partition.held.get(key)
     app = partition.apps[outcome.app_id]
     queue = app.queue
