@@ -257,8 +257,24 @@ class Proportion:
         return not over
 
     def task_allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
-        """P3 for one task (the ``allocatable`` hook)."""
-        return self.queue_allocatable(queue, [task])
+        """P3 for one task (the ``allocatable`` hook). A quiet session's answer for an open queue is worked out on the
+        amounts (allocate asks it of every waiting queue's task shapes, every session): ``queue_allocatable``'s
+        comparison without its vectors (allocated + request, summed into new ones) and without the reason it writes."""
+        if not self.ssn.quiet or not queue.open:
+            return self.queue_allocatable(queue, [task])
+        if not self.filled:
+            self._fill_once()
+        attr = self.attrs[queue.name]
+        allocated, deserved, request = attr.allocated, attr.deserved, task.request
+        if request.cpu > 0 and allocated.cpu + request.cpu > deserved.cpu:
+            return False
+        if request.memory > 0 and allocated.memory + request.memory > deserved.memory:
+            return False
+        held, limit = allocated.scalars, deserved.scalars
+        for name, amount in request.scalars.items():
+            if amount > 0 and name != PODS and held.get(name, 0) + amount > limit.get(name, 0):
+                return False
+        return True
 
     def allocatable_bound(self, queue: QueueInfo, task: TaskInfo) -> bool | None:
         """P3's answer for one task when the queue's deserved need not be worked out for it, else None: in a quiet
