@@ -148,7 +148,11 @@ class _Waiting:
     def queues(self) -> list[str]:
         """The queues with such a job, in the order of their first job by key (as _candidates lists them)."""
         names = set(self.placing) | set(self.changed)
-        return sorted(names, key=lambda name: min(self._keys(name)))
+        return sorted(names, key=self._first)
+
+    def _first(self, queue: str) -> str:
+        """The queue's first such job by key: the smaller of its two sets' firsts (no union of them built)."""
+        return min(min(keys) for keys in (self.placing.get(queue), self.changed.get(queue)) if keys)
 
     def jobs(self, queue: str) -> list[JobInfo]:
         """The queue's such jobs by key."""

@@ -19,6 +19,7 @@ the label keys it reads.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from typing import Any
 
 from kqctl.k8s.affinity import NO_PLACEMENT
@@ -45,6 +46,10 @@ class _ShapeIndex:
         self.entries = 0  # heap entries pushed since the heaps were last compacted
         self.histogram: dict[str, int] = {}  # reason -> how many nodes fail for it
         self.synced = chooser.logged()  # where in the chooser's log (NodeChooser.log) this index is up to date
+        # Log entries before ``synced`` this index has not read yet, folded: node -> the last version it was logged at
+        # (an earlier entry of a node is read as nothing when a later one exists: versions only grow, so the node is no
+        # longer at the earlier one)
+        self.pending: dict[str, int] = {}
         for node in chooser.ssn.node_list:
             self.judge(node)
 
@@ -57,17 +62,28 @@ class _ShapeIndex:
         got when logged would have, and it is logged again at the next session's open."""
         chooser = self.chooser
         end = chooser.logged()
-        if self.synced == end:
+        if self.synced == end and not self.pending:
             return
         nodes = chooser.ssn.nodes
         if self.entries > 4 * len(nodes) + 64:
             self._compact()
-        versions = self.versions
-        for name, version in chooser.since(self.synced):
+        if self.pending:
+            self._judge_logged(self.pending.items())
+            self.pending = {}
+        self._judge_logged(chooser.since(self.synced))
+        self.synced = end
+
+    def _judge_logged(self, logged: Iterable[tuple[str, int]]) -> None:
+        nodes, versions = self.chooser.ssn.nodes, self.versions
+        for name, version in logged:
             node = nodes[name]
             if node.version == version and versions.get(name) != version:
                 self.judge(node)
-        self.synced = end
+
+    def fold(self) -> None:
+        """The log this index has not read, folded into ``pending`` (the chooser is cutting its log)."""
+        self.pending.update(self.chooser.since(self.synced))
+        self.synced = self.chooser.logged()
 
     def refresh(self, stale: list[str]) -> None:
         """A new session: judge again only the nodes that changed since they were last judged (finished or
@@ -206,7 +222,7 @@ class NodeChooser:
     def _open(self, stale: list[str]) -> None:
         """A new session: the nodes that may have changed since the last one, logged (a quiet session) or judged again
         for every shape (the others, after every index caught up with the log). An index further behind than there are
-        nodes catches up now, so that the log stays short."""
+        nodes folds what it has not read (at most a version per node), so that the log stays short."""
         nodes = self.ssn.nodes
         if not self.ssn.quiet:
             for index in self.shapes.values():
@@ -219,7 +235,7 @@ class NodeChooser:
         oldest = end
         for index in self.shapes.values():
             if end - index.synced > len(nodes):
-                index.sync()
+                index.fold()
             oldest = min(oldest, index.synced)
         del self.log[:oldest - self.log_start]
         self.log_start = oldest
