@@ -148,7 +148,11 @@ class _Waiting:
     def queues(self) -> list[str]:
         """The queues with such a job, in the order of their first job by key (as _candidates lists them)."""
         names = set(self.placing) | set(self.changed)
-        return sorted(names, key=lambda name: min(self._keys(name)))
+        return sorted(names, key=self._first)
+
+    def _first(self, queue: str) -> str:
+        """The queue's first such job by key: the smaller of its two sets' firsts (no union of them built)."""
+        return min(min(keys) for keys in (self.placing.get(queue), self.changed.get(queue)) if keys)
 
     def jobs(self, queue: str) -> list[JobInfo]:
         """The queue's such jobs by key."""
@@ -272,6 +276,8 @@ class _Hopeless:
         self.chooser = NodeChooser.of(ssn)
         self.by_queue = all(plugin.option.name == "proportion" for tier in ssn.tiers for plugin in tier
                             if "allocatable" in plugin.hooks and plugin.option.enabled("enabledAllocatable"))
+        # Proportion, when it alone votes on ``allocatable``: its bounds answer without the water-filling when they can
+        self.proportion = _sole_proportion(ssn) if self.by_queue else None
         self.dead: set[object] = set()  # (queue, request) the queue refuses, task shapes no node takes
         self.alive: dict[object, int] = {}  # the others, with the epoch they were found at
 
@@ -304,12 +310,29 @@ class _Hopeless:
                 if key in dead:
                     continue
                 if alive.get(key) != epoch:
-                    if not self.ssn.allocatable(queue, task):
+                    if not self._allocatable(queue, task):
                         dead.add(key)
                         continue
                     alive[key] = epoch
             return False
         return True
+
+    def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """``Session.allocatable``, from proportion's bounds when they answer (the queues' deserved are then not
+        worked out for it: a session that places nothing never needs them)."""
+        if self.proportion is not None:
+            known = self.proportion.allocatable_bound(queue, task)
+            if known is not None:
+                return known
+        return self.ssn.allocatable(queue, task)
+
+
+def _sole_proportion(ssn: Session) -> Proportion | None:
+    """The proportion plugin when its hook is the only ``allocatable`` one."""
+    hooks = ssn.all_hooks("allocatable")
+    if len(hooks) == 1 and getattr(hooks[0], "__func__", None) is Proportion.task_allocatable:
+        return hooks[0].__self__  # type: ignore[attr-defined, no-any-return]
+    return None
 
 
 def allocate_tasks(ssn: Session, job: JobInfo, tasks: PriorityQueue[TaskInfo],

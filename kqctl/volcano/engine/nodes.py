@@ -19,6 +19,7 @@ the label keys it reads.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable
 from typing import Any
 
 from kqctl.k8s.affinity import NO_PLACEMENT
@@ -44,8 +45,45 @@ class _ShapeIndex:
         self.versions: dict[str, int] = {}  # node -> the version it was last judged at
         self.entries = 0  # heap entries pushed since the heaps were last compacted
         self.histogram: dict[str, int] = {}  # reason -> how many nodes fail for it
+        self.synced = chooser.logged()  # where in the chooser's log (NodeChooser.log) this index is up to date
+        # Log entries before ``synced`` this index has not read yet, folded: node -> the last version it was logged at
+        # (an earlier entry of a node is read as nothing when a later one exists: versions only grow, so the node is no
+        # longer at the earlier one)
+        self.pending: dict[str, int] = {}
         for node in chooser.ssn.node_list:
             self.judge(node)
+
+    def sync(self) -> None:
+        """Before the index is read in a quiet session: the nodes the chooser logged since this index last read its
+        log judged as they were logged (see NodeChooser.log), each once. A node logged at a version it still has is
+        as it was then: judged now, its verdict is the one it had then (a verdict is a function of the node's state;
+        the heaps' order is on (score, name) alone). A node whose version moved since it was last logged (an action
+        changed it without telling the chooser) is left as it was: its entries have lapsed, as the entry it would have
+        got when logged would have, and it is logged again at the next session's open."""
+        chooser = self.chooser
+        end = chooser.logged()
+        if self.synced == end and not self.pending:
+            return
+        nodes = chooser.ssn.nodes
+        if self.entries > 4 * len(nodes) + 64:
+            self._compact()
+        if self.pending:
+            self._judge_logged(self.pending.items())
+            self.pending = {}
+        self._judge_logged(chooser.since(self.synced))
+        self.synced = end
+
+    def _judge_logged(self, logged: Iterable[tuple[str, int]]) -> None:
+        nodes, versions = self.chooser.ssn.nodes, self.versions
+        for name, version in logged:
+            node = nodes[name]
+            if node.version == version and versions.get(name) != version:
+                self.judge(node)
+
+    def fold(self) -> None:
+        """The log this index has not read, folded into ``pending`` (the chooser is cutting its log)."""
+        self.pending.update(self.chooser.since(self.synced))
+        self.synced = self.chooser.logged()
 
     def refresh(self, stale: list[str]) -> None:
         """A new session: judge again only the nodes that changed since they were last judged (finished or
@@ -84,6 +122,7 @@ class _ShapeIndex:
             heapq.heappush(self.heaps[0 if idle else 1].setdefault(raw, []), (-score, node.name, node.version))
 
     def best(self) -> NodeInfo | None:
+        self.sync()
         nodes = self.chooser.ssn.nodes
         for groups in self.heaps:
             tops = {}
@@ -122,6 +161,14 @@ class NodeChooser:
         # Nodes that may have changed since the shapes were last brought up to date: the session that keeps this
         # chooser adds the nodes the cache saw change (session.NodeLedger); the others' versions have not moved.
         self.stale: set[str] = set()
+        # In quiet sessions the indexes are brought up to date when read, not when a node changes (a shape no session
+        # asks about is not judged again for every node that changes, and a node placed on many times is judged once):
+        # every node that may have changed (stale at a session's open, placed on or undone in it) is logged with its
+        # version then, from the absolute position ``log_start`` on; each index reads the log from where it stopped
+        # (``_ShapeIndex.sync``). The reasons of a node changed behind the chooser's back (``failures``, the histogram)
+        # may then be older ones: only ``fit_error``'s text reads them, which a quiet session's outcome does not.
+        self.log: list[tuple[str, int]] = []
+        self.log_start = 0
 
     @classmethod
     def of(cls, ssn: Session) -> NodeChooser:
@@ -137,8 +184,7 @@ class NodeChooser:
                 # pods); nobody keeping count: every node
                 stale = sorted(ssn.nodes if ssn.changed_nodes is None else kept.stale | ssn.changed_nodes)
                 kept.stale.clear()
-                for index in kept.shapes.values():
-                    index.refresh(stale)
+                kept._open(stale)
             return kept
         chooser = ssn.node_chooser = cls(ssn)
         return chooser
@@ -173,8 +219,41 @@ class NodeChooser:
             index = self.shapes[shape] = _ShapeIndex(self, task)
         return index
 
+    def _open(self, stale: list[str]) -> None:
+        """A new session: the nodes that may have changed since the last one, logged (a quiet session) or judged again
+        for every shape (the others, after every index caught up with the log). An index further behind than there are
+        nodes folds what it has not read (at most a version per node), so that the log stays short."""
+        nodes = self.ssn.nodes
+        if not self.ssn.quiet:
+            for index in self.shapes.values():
+                index.sync()
+                index.refresh(stale)
+            self.log_start, self.log = self.logged(), []
+            return
+        self.log.extend((name, nodes[name].version) for name in stale)
+        end = self.logged()
+        oldest = end
+        for index in self.shapes.values():
+            if end - index.synced > len(nodes):
+                index.fold()
+            oldest = min(oldest, index.synced)
+        del self.log[:oldest - self.log_start]
+        self.log_start = oldest
+
+    def logged(self) -> int:
+        """The log's end, as an absolute position."""
+        return self.log_start + len(self.log)
+
+    def since(self, position: int) -> list[tuple[str, int]]:
+        """The nodes logged from an absolute position on."""
+        return self.log[position - self.log_start:]
+
     def changed(self, node: NodeInfo) -> None:
-        """A node's resources changed (its version with them): judge it again for every shape in use."""
+        """A node's resources changed (its version with them): judged again for every shape in use, at once or (a
+        quiet session) as each index is read next."""
+        if self.ssn.quiet:
+            self.log.append((node.name, node.version))
+            return
         for index in self.shapes.values():
             index.judge(node)
 
@@ -192,7 +271,9 @@ class NodeChooser:
 
     def fit_error(self, task: TaskInfo) -> str:
         """Volcano's FitErrors text: ``0/N nodes are unavailable: <count> <reason>, ...``."""
-        histogram = self._index(task).histogram
+        index = self._index(task)
+        index.sync()
+        histogram = index.histogram
         parts = sorted(f"{count} {reason}" for reason, count in histogram.items() if count)
         text = f"0/{len(self.ssn.node_list)} nodes are unavailable"
         return f"{text}: {', '.join(parts)}." if parts else text

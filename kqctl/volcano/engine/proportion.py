@@ -15,6 +15,7 @@ from kqctl.volcano.api.resource import (
     CPU,
     MEMORY,
     PODS,
+    Amount,
     Resource,
     diff,
     equal_in_float64,
@@ -89,7 +90,8 @@ class Proportion:
         hooks["queue_order"] = self.queue_order
         hooks["reclaimable"] = self.reclaimable
         hooks["overused"] = self.overused
-        hooks["allocatable"] = lambda queue, task: self.queue_allocatable(queue, [task])
+        hooks["allocatable"] = self.task_allocatable
+        self._total_weight: int | None = None  # the queues' weights summed, for the bounds (see allocatable_bound)
         hooks["preemptive"] = self.queue_allocatable
         hooks["job_enqueueable"] = self.job_enqueueable
         hooks["job_enqueued"] = self.job_enqueued
@@ -142,11 +144,9 @@ class Proportion:
             self._fill()
             return
         fast = self.ssn.incremental
-        key = (_vector_key(self.ssn.total), tuple(
-            (name, attr.weight, _vector_key(attr.real_capability), _vector_key(attr.request),
-             _vector_key(attr.guarantee)) for name, attr in sorted(self.attrs.items())))
+        key = self._fill_key(fast)
         memo = sums.water_fill
-        if memo is not None and memo[0] == key and (fast or memo[2] is not None):
+        if memo is not None and _same_key(memo[0], key) and (fast or memo[2] is not None):
             _, deserved, rounds = memo
             self.rounds = rounds if rounds is not None else []
             for name, attr in self.attrs.items():
@@ -159,8 +159,23 @@ class Proportion:
             self._fill()
             filled = {name for r in self.rounds for name in r.deserved}
             sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
-        else:
-            sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, None)
+        else:  # (the fill's own vectors, no copies: it makes new ones every time, a hit copies, nobody changes them)
+            sums.water_fill = (key, {name: self.attrs[name].deserved for name in filled}, None)
+
+    def _fill_key(self, fast: bool) -> tuple[object, ...]:
+        """The water-filling's inputs as the memo compares them. An incremental session's are the vectors themselves,
+        compared by identity (``_same_key``): a replay's requests change in nearly every session that fills, so a key
+        of every queue's amounts (600 vectors) cost more than the rare fill it saved; the vectors are the cache's, which
+        nobody changes in place (``ledger.QueueUsage.values``, ``_queue_limits``), and a key of equal amounts in other
+        objects only misses (the fill then gives the same deserved again)."""
+        attrs = sorted(self.attrs.items())
+        if fast:
+            return ("same", self.ssn.total,
+                    tuple((name, attr.weight, attr.real_capability, attr.request, attr.guarantee)
+                          for name, attr in attrs))
+        return (_vector_key(self.ssn.total), tuple(
+            (name, attr.weight, _vector_key(attr.real_capability), _vector_key(attr.request),
+             _vector_key(attr.guarantee)) for name, attr in attrs))
 
     def _fill(self) -> None:
         """Each round splits what is left among the hungry queues by weight; capped by real capability and
@@ -240,6 +255,57 @@ class Proportion:
                            "allocated": attr.allocated.clone(), "limit": attr.deserved.clone(),
                            "limitName": "deserved"})
         return not over
+
+    def task_allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """P3 for one task (the ``allocatable`` hook). A quiet session's answer for an open queue is worked out on the
+        amounts (allocate asks it of every waiting queue's task shapes, every session): ``queue_allocatable``'s
+        comparison without its vectors (allocated + request, summed into new ones) and without the reason it writes."""
+        if not self.ssn.quiet or not queue.open:
+            return self.queue_allocatable(queue, [task])
+        if not self.filled:
+            self._fill_once()
+        attr = self.attrs[queue.name]
+        allocated, deserved, request = attr.allocated, attr.deserved, task.request
+        if request.cpu > 0 and allocated.cpu + request.cpu > deserved.cpu:
+            return False
+        if request.memory > 0 and allocated.memory + request.memory > deserved.memory:
+            return False
+        held, limit = allocated.scalars, deserved.scalars
+        for name, amount in request.scalars.items():
+            if amount > 0 and name != PODS and held.get(name, 0) + amount > limit.get(name, 0):
+                return False
+        return True
+
+    def allocatable_bound(self, queue: QueueInfo, task: TaskInfo) -> bool | None:
+        """P3's answer for one task when the queue's deserved need not be worked out for it, else None: in a quiet
+        session (a "no" writes no reason), before the water-filling, for an open queue. The fill's amounts only grow
+        from round to round (each round adds a share, caps by the same upper bound, floors by the same guarantee), so a
+        queue's deserved is at least what the first round gives it (its weight's part of the total, capped by the
+        smaller of real capability and request, floored by guarantee) and at most the larger of that cap and the
+        guarantee: allocated + the task within the first on every requested dimension is a "yes", beyond the second on
+        one a "no", whatever the later rounds give. Only for whole amounts of at least 0 and weights of at least 0 (the
+        integer fill's inputs; the Fraction fill's rounds are the same arithmetic)."""
+        if self.filled or not self.ssn.quiet or not queue.open:
+            return None
+        weights = self._total_weight
+        if weights is None:
+            weights = self._total_weight = _weights(self.attrs)
+        attr = self.attrs.get(queue.name)
+        if weights <= 0 or attr is None:  # (no weight: nobody takes part and every deserved stays empty)
+            return None
+        request = task.request
+        maybe = False
+        for name in _requested(request):
+            bounds = _first_round(self.ssn.total, attr, name, weights)
+            if bounds is None:
+                return None
+            least, most = bounds
+            left = attr.allocated.get(name) + request.get(name)
+            if left > most:
+                return False
+            if left * weights > least:
+                maybe = True
+        return None if maybe else True
 
     def job_enqueueable(self, job: JobInfo) -> int:
         """P4: minResources + allocated + inqueue - elastic within real capability, on the dims minResources asks."""
@@ -458,11 +524,59 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr],
     return taking_part
 
 
+def _weights(attrs: dict[str, QueueAttr]) -> int:
+    """The queues' weights summed (the first round's total weight), or -1 when one is not a whole number of at least
+    0 (no bounds then)."""
+    total = 0
+    for attr in attrs.values():
+        weight = attr.weight
+        if type(weight) is not int or weight < 0:
+            return -1
+        total += weight
+    return total
+
+
+def _requested(request: Resource) -> list[str]:
+    """The dimensions P3 compares (``exceeding_requested_dims``): those the request asks more than 0 of, pods never."""
+    found = [name for name, amount in ((CPU, request.cpu), (MEMORY, request.memory)) if amount > 0]
+    found.extend(name for name, amount in request.scalars.items() if name != PODS and amount > 0)
+    return found
+
+
+def _first_round(total: Resource, attr: QueueAttr, name: str, weights: int) -> tuple[int, int] | None:
+    """A queue's deserved on one dimension, bounded: (the first round's amount times ``weights``, the largest it can
+    reach), or None when an amount is not a whole number of at least 0. As ``_fill`` caps: a real capability the
+    dimension is missing from is unlimited, a request or guarantee it is missing from is 0."""
+    capability = attr.real_capability.get(name) if name in (CPU, MEMORY) or name in attr.real_capability.scalars \
+        else None
+    asked, floor, whole = attr.request.get(name), attr.guarantee.get(name), total.get(name)
+    if not (_whole(asked) and _whole(floor) and _whole(whole) and (capability is None or _whole(capability))):
+        return None
+    upper = int(asked if capability is None or asked < capability else capability)
+    first = min(int(whole) * attr.weight, upper * weights)
+    return max(first, int(floor) * weights), max(upper, int(floor))
+
+
+def _whole(amount: Amount) -> bool:
+    return type(amount) is int and amount >= 0
+
+
 def quota_message(dimensions: list[str]) -> str:
     """The PodGroup event of a queue quota rejection (``FormatResourceNames``)."""
     if not dimensions:
         return "queue resource quota insufficient"
     return "queue resource quota insufficient: " + ", ".join(f"insufficient {d}" for d in dimensions)
+
+
+def _same_key(kept: tuple[object, ...], key: tuple[object, ...]) -> bool:
+    """Whether two memo keys (``Proportion._fill_key``) name the same inputs: amounts compared by value, an incremental
+    session's vectors by identity (each key holds its vectors, so an id is never reused while compared)."""
+    if kept[0] != "same" or key[0] != "same":
+        return kept == key
+    if kept[1] is not key[1] or len(kept[2]) != len(key[2]):  # type: ignore[arg-type]
+        return False
+    return all(a[0] == b[0] and a[1] == b[1] and a[2] is b[2] and a[3] is b[3] and a[4] is b[4]
+               for a, b in zip(kept[2], key[2], strict=True))  # type: ignore[call-overload]
 
 
 def _vector_key(vector: Resource) -> tuple[object, ...]:
