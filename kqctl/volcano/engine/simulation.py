@@ -269,13 +269,15 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
             members.setdefault(f"{pod.namespace}/{pod.group}", []).append(pod)
     bound: dict[str, dict[str, str]] = {}
     for _, pod_key, node in binds:
-        pod = world.pods[pod_key]
-        if pod.node_name:
+        # a pod bound in an earlier session may be gone since: evicted, and deleted by its job's policy (VC-R4)
+        pod = world.pods.get(pod_key)
+        if pod is not None and pod.node_name:
             bound.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
     pipelined: dict[str, dict[str, str]] = {}
     for pod_key, node in last.pipelined:
-        pod = world.pods[pod_key]
-        pipelined.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
+        pod = world.pods.get(pod_key)
+        if pod is not None:
+            pipelined.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
     evicted: dict[str, list[Eviction]] = {}
     for eviction in evictions:
         evicted.setdefault(eviction.group, []).append(eviction)
