@@ -270,14 +270,14 @@ def _group_outcomes(snapshot: Snapshot, world: World, start_phases: Mapping[str,
     bound: dict[str, dict[str, str]] = {}
     for _, pod_key, node in binds:
         # a pod bound in an earlier session may be gone since: evicted, and deleted by its job's policy (VC-R4)
-        pod = world.pods.get(pod_key)
-        if pod is not None and pod.node_name:
-            bound.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
+        still = world.pods.get(pod_key)
+        if still is not None and still.node_name:
+            bound.setdefault(f"{still.namespace}/{still.group}", {})[pod_key] = node
     pipelined: dict[str, dict[str, str]] = {}
     for pod_key, node in last.pipelined:
-        pod = world.pods.get(pod_key)
-        if pod is not None:
-            pipelined.setdefault(f"{pod.namespace}/{pod.group}", {})[pod_key] = node
+        still = world.pods.get(pod_key)
+        if still is not None:
+            pipelined.setdefault(f"{still.namespace}/{still.group}", {})[pod_key] = node
     evicted: dict[str, list[Eviction]] = {}
     for eviction in evictions:
         evicted.setdefault(eviction.group, []).append(eviction)
