@@ -407,3 +407,16 @@ def test_generated_gangs_replay_to_the_end(seed: int) -> None:
 def test_explain_of_a_mistyped_placeholder_name_suggests_the_placeholders_kqctl_made() -> None:
     run = run_kqctl("explain", "spark/tg-spark-etl-executor-9", "samples/yunikorn-gang")
     assert run.code == 2 and "did you mean spark/tg-spark-etl-executor-3" in run.err
+
+
+def test_yk_gang_4_a_first_pair_whose_placeholder_a_larger_pod_released_is_not_used() -> None:
+    # exec-0 (1 core, higher priority) fits the 1-core placeholder but not its node's predicates; exec-1 (2 cores)
+    # then releases that placeholder as incompatible: exec-0 must not be linked to the released placeholder
+    result = simulate(snapshot(CONFIG, node("n1", cpu="8"), node("n2", cpu="8", metadata={
+        "name": "n2", "labels": {"disk": "ssd"}}), _driver(node_name="n2"),
+        _placeholder("tg-spark-executors-a", "n1", cpu="1"),
+        _executor(0, cpu="1", priority=10, nodeSelector={"disk": "ssd"}), _executor(1, cpu="2")))
+    by_name = {p.name: p for p in result.pods}
+    assert by_name["tg-spark-executors-a"].state == "Released"
+    assert by_name["exec-0"].state == by_name["exec-1"].state == "Allocated"
+    assert by_name["exec-0"].replaced == by_name["exec-1"].replaced == ""

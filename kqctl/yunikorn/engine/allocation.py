@@ -159,7 +159,9 @@ class Scheduler(SchedulerState):
                 node = self.p.nodes.by_name[ph.node]
                 if not predicates_pass(request.pod, node):
                     return self._replace(request, ph, node)
-        if first is not None:
+        # the first pair, unless a larger pod has released its placeholder since (Go would link the pod to a
+        # placeholder already released; kqctl leaves the pod to the next cycle)
+        if first is not None and first[1].allocated:
             request, ph = first
             found = self.p.nodes.first_fit(shape_key(request), request.resource, _fits(request))
             if found is not None:
