@@ -420,3 +420,10 @@ def test_yk_gang_4_a_first_pair_whose_placeholder_a_larger_pod_released_is_not_u
     assert by_name["tg-spark-executors-a"].state == "Released"
     assert by_name["exec-0"].state == by_name["exec-1"].state == "Allocated"
     assert by_name["exec-0"].replaced == by_name["exec-1"].replaced == ""
+
+
+@pytest.mark.parametrize(("sample", "gangs"), [("samples/yunikorn-gang", True), ("samples/yunikorn-priority", False)])
+def test_replay_names_the_gang_rules_it_followed_only_where_gangs_took_part(sample: str, gangs: bool) -> None:
+    data = json.loads(run_kqctl("replay", sample, "--now", "2025-12-31T04:00:00Z", "--runtime", "10m", "-o",
+                                "json").out)
+    assert ("YK-GANG-5" in data["model"]["rules"]) is gangs and "YK-R1" in data["model"]["rules"]

@@ -16,6 +16,7 @@ from kqctl.replay.protocol import WorkloadLabels
 from kqctl.replay.report import TimelineReport, Words, summarize
 from kqctl.replay.run import ReplayOptions, WorkloadTimes, replay
 from kqctl.yunikorn.api.snapshot import Snapshot
+from kqctl.yunikorn.engine.gang import RULES as GANG_RULES
 from kqctl.yunikorn.replay.timeline import RULES, TimelineOptions, YuniKornTimeline
 
 WORDS = Words("YuniKorn", "application", "queue", "allocated", "cycle", "allocated", "guaranteed")
@@ -42,8 +43,9 @@ def replay_timeline(snapshot: Snapshot, options: YuniKornReplayOptions | None = 
     until = min(options.until if options.until is not None else timeline.horizon, timeline.horizon)
     run = replay(timeline, ReplayOptions(until, options.finish_latency, on_progress))
     apps = applications(run.workloads)
+    rules = RULES + (GANG_RULES if timeline.partition.gang_apps else ())  # the gang rules where gangs took part
     report = summarize(run, apps, WORDS, timeline.start, timeline.runtimes.describe(), options.timeline.seed,
-                       timeline.interval, timeline.evictions, RULES, _assumptions(timeline, options), (),
+                       timeline.interval, timeline.evictions, rules, _assumptions(timeline, options), (),
                        run.usage, pods=run.workloads)
     return report, timeline
 
