@@ -436,13 +436,8 @@ class Scheduler(SchedulerState):
     def _place(self, ask: Ask, node: Node) -> None:
         """The ask is an allocation on ``node`` now: no longer among the asks to retry or the failed ones."""
         self.p.place_on_node(ask, node)
+        self.retire(ask)
         assert ask.app.queue is not None
-        if not ask.blocked:
-            self._add_active(ask.app.queue.path, -1)
-        ask.blocked = False
-        self.ungroup(ask)
-        self.blocked_quota.discard(ask)
-        self.blocked_headroom.discard(ask)
         self._changed(ask.app.queue)
 
     def _allocate(self, ask: Ask, node: Node) -> CycleResult:

@@ -89,9 +89,7 @@ def _not_held(p: Partition, app: Application, pods: list[PodInfo]) -> list[PodIn
     if gang is None or gang.shim_state == RUNNING_GANG:
         return pods
     for pod in pods:
-        held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
-        app.held.append(held)
-        p.held[pod.key] = held
+        p.hold(app, pod)
     return []
 
 
@@ -108,11 +106,7 @@ def withdraw(scheduler: Scheduler, ask: Ask) -> None:
         if node is not None:
             scheduler.node_opened(node)
             scheduler.node_unreserved(node)
-    if not ask.blocked:
-        scheduler._add_active(queue.path, -1)
-    scheduler.ungroup(ask)
-    scheduler.blocked_quota.discard(ask)
-    scheduler.blocked_headroom.discard(ask)
+    scheduler.retire(ask)
     scheduler.reserved_dirty.pop(ask, None)
     app.asks.remove(ask)
     app.asks_changed()

@@ -94,6 +94,13 @@ class Gang:
         data = self.data.get(pod.task_group)
         return data is not None and data.replaceable()
 
+    def add_placeholder(self, resource: Resource, now: int) -> None:
+        """A placeholder allocation (``addAllocationInternal``): the first one starts the placeholder timer
+        (YK-GANG-5)."""
+        if res.is_zero(self.allocated_placeholder):
+            self.timer_start = now
+        self.allocated_placeholder = res.add(self.allocated_placeholder, resource)
+
     def may_replace(self) -> bool:
         """``tryPlaceholderAllocate`` has something to try: placeholders allocated and a real pod of a task group
         pending."""

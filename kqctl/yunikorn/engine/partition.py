@@ -57,6 +57,12 @@ class Partition:
             gang.waiting_members += delta
             self.track_replacing(app)
 
+    def hold(self, app: Application, pod: PodInfo) -> None:
+        """YK-GANG-2: the shim keeps the pod back; it is an ask of the application's, not yet the core's."""
+        held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
+        app.held.append(held)
+        self.held[pod.key] = held
+
     def track_replacing(self, app: Application) -> None:
         """Keep ``replacing`` (the applications ``tryPlaceholderAllocate`` may do something for) up to date."""
         gang = app.gang
@@ -226,9 +232,7 @@ class Partition:
         (YK-GANG-5); the shim sends the real pods once every task group has its placeholders (YK-GANG-2)."""
         gang = ask.app.gang
         assert gang is not None
-        if res.is_zero(gang.allocated_placeholder):
-            gang.timer_start = self.now
-        gang.allocated_placeholder = res.add(gang.allocated_placeholder, ask.resource)
+        gang.add_placeholder(ask.resource, self.now)
         self.track_replacing(ask.app)
         if gang.all_placeholders_allocated(ask.app.placeholder):
             gang.all_allocated = True
@@ -435,9 +439,7 @@ def gang_pods(partition: Partition, app: Application, pods: list[PodInfo], gang:
     kept = {pod.key for pod in sent}
     for pod in everything:
         if pod.key not in kept:
-            held = Ask(pod, app, pod.resource, pod.priority, to_ns(pod.created))
-            app.held.append(held)
-            partition.held[pod.key] = held
+            partition.hold(app, pod)
     gang_rules.placeholder_data(state, [pod for pod in sent if pod.is_placeholder])
     return sent
 
@@ -532,10 +534,7 @@ def _add_asks(partition: Partition, app: Application) -> None:
             app.asks_changed()
             app.allocated = res.add(app.allocated, ask.resource)
             if ask.pod.is_placeholder and app.gang is not None:
-                # recovered: the core's placeholder timer starts now (``addAllocationInternal``, YK-GANG-5)
-                if not app.gang.allocated_placeholder:
-                    app.gang.timer_start = partition.now
-                app.gang.allocated_placeholder = res.add(app.gang.allocated_placeholder, ask.resource)
+                app.gang.add_placeholder(ask.resource, partition.now)  # recovered: the timer starts now
             partition.path_add(app.queue, ask.resource, {})
             partition.limits.track(app.queue.path, app.user, app.group, app.app_id, ask.resource)
             if not ask.pod.is_placeholder or app.gang is None or \

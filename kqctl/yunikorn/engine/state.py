@@ -208,6 +208,17 @@ class SchedulerState:
         if not group:
             self._drop_group(path, leaf, ask.shape_id)
 
+    def retire(self, ask: Ask) -> None:
+        """The ask is pending no more (allocated, or withdrawn): out of the count of asks to retry, its group of
+        asks no node fits, and the sets of failed asks."""
+        assert ask.app.queue is not None
+        if not ask.blocked:
+            self._add_active(ask.app.queue.path, -1)
+        ask.blocked = False
+        self.ungroup(ask)
+        self.blocked_quota.discard(ask)
+        self.blocked_headroom.discard(ask)
+
     def unblock(self, ask: Ask) -> None:
         if self._released:
             self._settle(ask.app.queue.path)  # type: ignore[union-attr]

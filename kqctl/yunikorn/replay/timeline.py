@@ -272,10 +272,7 @@ class YuniKornTimeline:
         if gang is None or gang.timer_start != start:
             return False
         released, failed = changes.placeholder_timeout(self.scheduler, app)
-        for ph in released:
-            if ph.key in self._placed_placeholders:
-                self._placed_placeholders.discard(ph.key)
-                self._hold(ph, now, -1)
+        self._placeholders_gone(released, now)
         for ask in failed:
             if ask.key in self.pods and not ask.pod.is_placeholder:
                 self.ended[ask.key] = FAILED_STATE
@@ -384,10 +381,12 @@ class YuniKornTimeline:
         self._changed_checks(now, reporter)
         return CycleReport(0, False, allocated)
 
-    def _placeholders_gone(self, placeholders: tuple[Ask, ...], now: int) -> None:
+    def _placeholders_gone(self, placeholders: Sequence[Ask], now: int) -> None:
+        """Placeholders released: the usage of those that held a node ends now (one never allocated held none)."""
         for ph in placeholders:
-            self._placed_placeholders.discard(ph.key)
-            self._hold(ph, now, -1)
+            if ph.key in self._placed_placeholders:
+                self._placed_placeholders.discard(ph.key)
+                self._hold(ph, now, -1)
 
     def _gang_timers_from(self, reporter: Reporter) -> None:
         """YK-GANG-5: a placeholder timer started by this moment's cycles ends its timeout later."""
@@ -408,10 +407,10 @@ class YuniKornTimeline:
         """YK-R4: the victims are gone; their controllers (if any) make them again."""
         for victim in result.victims:
             key = victim.key
-            self._hold(victim, now, -1)
             if victim.pod.is_placeholder:
-                self._placed_placeholders.discard(key)
+                self._placeholders_gone((victim,), now)
                 continue  # the shim does not make a preempted placeholder again
+            self._hold(victim, now, -1)
             self.running.discard(key)
             reporter.evicted(key, now)
             pod = self.pods[key]
