@@ -65,9 +65,10 @@ def text(documents: list[dict[str, Any]]) -> str:
     return yaml.dump_all(documents, Dumper=_Dumper)
 
 
-def benchmark_shape(seed: int) -> Snapshot:
+def benchmark_shape(seed: int, maxapplications: int = 0) -> Snapshot:
     """benchmarks/generate_yunikorn.py's cluster, small: 12 nodes, 500 pods in 50 applications over 12 leaves, a tenth
-    at priority 1000, every pod a day old (every reservation old enough to be taken over), more pods than room."""
+    at priority 1000, every pod a day old (every reservation old enough to be taken over), more pods than room.
+    ``maxapplications``: each leaf runs at most that many applications (YK-G1)."""
     import importlib.util
 
     from support import REPO
@@ -77,6 +78,11 @@ def benchmark_shape(seed: int) -> Snapshot:
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
     documents = generator.cluster(12, 500, 50, 2, 2, 3, seed)
+    if maxapplications:
+        config = yaml.safe_load(documents[0]["data"]["queues.yaml"])
+        for leaf in _leaves(config["partitions"][0]["queues"][0]):
+            leaf["maxapplications"] = maxapplications
+        documents[0]["data"]["queues.yaml"] = yaml.safe_dump(config)
     now = datetime(2026, 1, 2, tzinfo=timezone.utc)
     return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(documents)), now)
 
@@ -93,3 +99,8 @@ def start_state_matches_simulate(text: str, now: datetime) -> None:
     _, timeline = replay_timeline(build_snapshot(loaded, now), YuniKornReplayOptions(until=0))
     expected = {p.key: p.node for p in result.pods if p.state not in ("Preempted", "Replaced", "Released")}
     assert timeline.placements() == expected
+
+
+def _leaves(queue: dict[str, Any]) -> list[dict[str, Any]]:
+    children = queue.get("queues")
+    return [leaf for child in children for leaf in _leaves(child)] if children else [queue]

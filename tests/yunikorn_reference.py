@@ -2,7 +2,7 @@
 takes the same decisions.
 
 - ``check_guarantees_stepwise``: ``checkPreemptionQueueGuarantees`` removing victims one by one, looking after
-  each (the engine removes them all and looks once).
+  each (the engine removes them all and looks once, and answers some attempts without collecting victims).
 - ``ReferenceScheduler``: retries every ask on every cycle (``remember_failures=False``), tries nodes one by one
   in the full sorted order (the engine skips blocks of nodes with no room), checks guarantees step by step and
   keeps none of preemption's memos.
@@ -47,12 +47,16 @@ def check_guarantees_stepwise(results: dict[str, preemption.QueueSnapshot], ask:
 
 @contextmanager
 def stepwise_guarantees() -> Iterator[None]:
-    fast = preemption.check_guarantees
+    """Every attempt checks the queue guarantees step by step: none answered without its victims
+    (``over_own_guaranteed``, ``nothing_to_try``)."""
+    fast = preemption.check_guarantees, preemption.over_own_guaranteed, preemption.nothing_to_try
     preemption.check_guarantees = check_guarantees_stepwise  # type: ignore[assignment]
+    preemption.over_own_guaranteed = lambda leaf, ask: False  # type: ignore[assignment]
+    preemption.nothing_to_try = lambda leaf, ask: False  # type: ignore[assignment]
     try:
         yield
     finally:
-        preemption.check_guarantees = fast  # type: ignore[assignment]
+        preemption.check_guarantees, preemption.over_own_guaranteed, preemption.nothing_to_try = fast  # type: ignore[assignment]
 
 
 class _Forgetful(dict):  # type: ignore[type-arg]

@@ -2,9 +2,12 @@
 stopped are retried after a quota release only when the retry can do more than write their reason again; a
 preemption attempt looks only at the nodes no other ask of its priority or above holds a reservation on, groups
 victims by node only for the nodes it looks at, and a failed queue guarantees check answers every ask alike until
-something is allocated or released (YK-PREEMPT). On random clusters, replayed with runtimes, every pod's times,
-evictions and every queue's usage must be those of the full path, which retries every such ask and passes every
-node by."""
+something is allocated or released (YK-PREEMPT); an attempt whose ask is over its own leaf's guaranteed fails the
+guarantees check without collecting victims, one with no node to look at and room in its guaranteed does not help;
+once every node is reserved, the asks a node's opening let out and whose retry could only fail again are blocked again
+without a retry (YK-E4, YK-RESERVE). On random clusters and the benchmark's shape, replayed with runtimes,
+every pod's times, evictions and every queue's usage must be those of the full path, which retries every such ask,
+passes every node by and checks every guarantee with its victims."""
 
 from __future__ import annotations
 
@@ -40,7 +43,15 @@ def _snapshot(seed: int) -> Snapshot:
     return build_snapshot(load_text(ALL_KINDS, yaml.safe_dump_all(cluster(seed), sort_keys=False)), NOW)
 
 
+def _full_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every node passed by (no open set), every guarantees check made with its victims."""
+    monkeypatch.setattr(preemption, "_open_to", lambda scheduler, ask: None)
+    monkeypatch.setattr(preemption, "over_own_guaranteed", lambda leaf, ask: False)
+
+
 def _replayed(snapshot: Snapshot, fast: bool, runtime: str, seed: int) -> tuple[Any, ...]:
+    """``fast``: as kqctl replays. Otherwise with reasons kept: every ask a headroom stopped is retried after a quota
+    release, every ask a node's opening let out is retried (``Scheduler.every_node_reserved`` blocks none again)."""
     timeline = YuniKornTimeline(copy.deepcopy(snapshot), TimelineOptions(parse_distribution(runtime), seed))
     if not fast:
         timeline.scheduler.keep_reasons = True
@@ -56,20 +67,21 @@ def test_a_replay_s_fast_paths_change_no_time_and_no_eviction(seed: int, monkeyp
     # the random clusters have a few nodes: the open ones are looked at one by one however many they are
     monkeypatch.setattr(preemption, "FEW_NODES", 0 if seed % 2 else preemption.FEW_NODES)
     fast = _replayed(snapshot, True, runtime, seed)
-    monkeypatch.setattr(preemption, "_open_to", lambda scheduler, ask: None)
+    _full_path(monkeypatch)
     assert fast == _replayed(snapshot, False, runtime, seed)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_the_benchmark_s_replay_takes_the_same_decisions_on_the_fast_paths(seed: int,
+@pytest.mark.parametrize(("seed", "maxapplications"), [*((seed, 0) for seed in range(6)), (0, 1), (1, 2), (2, 3)])
+def test_the_benchmark_s_replay_takes_the_same_decisions_on_the_fast_paths(seed: int, maxapplications: int,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """Full nodes, every one reserved, asks of two priorities preempting: where the fast paths matter."""
-    snapshot = benchmark_shape(seed)
+    """Full nodes, every one reserved, asks of two priorities preempting: where the fast paths matter; with
+    maxapplications on the leaves, applications that wait to run (YK-G1)."""
+    snapshot = benchmark_shape(seed, maxapplications)
     monkeypatch.setattr(preemption, "FEW_NODES", 0)
     fast = _replayed(snapshot, True, "lognormal(20m,0.8)", seed)
-    monkeypatch.setattr(preemption, "_open_to", lambda scheduler, ask: None)
+    _full_path(monkeypatch)
     assert fast == _replayed(snapshot, False, "lognormal(20m,0.8)", seed)
-    assert fast[4]  # it preempted
+    assert fast[4] or maxapplications  # it preempted (with few applications running, fewer queues need to)
 
 
 def test_the_random_replays_take_the_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,6 +107,34 @@ def test_the_random_replays_take_the_fast_paths(monkeypatch: pytest.MonkeyPatch)
         timeline = YuniKornTimeline(_snapshot(seed), TimelineOptions(parse_distribution("lognormal(20m,0.8)"), seed))
         replay(timeline, ReplayOptions(None))
         seen["memo"] += len(timeline.scheduler.guarantees_failed)
+    assert all(seen.values()), seen
+
+
+def test_the_benchmark_s_replay_takes_the_attempt_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark comparison above means something only if its replays answer attempts without victims and block
+    let-out asks again: count them."""
+    seen = {"over own guaranteed": 0, "nothing to try": 0, "blocked again": 0}
+    over, nothing, reserved = preemption.over_own_guaranteed, preemption.nothing_to_try, Scheduler.every_node_reserved
+
+    def counting_over(leaf: Any, ask: Any) -> bool:
+        answer = over(leaf, ask)
+        seen["over own guaranteed"] += answer
+        return answer
+
+    def counting_nothing(leaf: Any, ask: Any) -> bool:
+        answer = nothing(leaf, ask)
+        seen["nothing to try"] += answer
+        return answer
+
+    def counting_reserved(self: Scheduler) -> None:
+        opened = [ask for ask in self.opened if not ask.blocked]
+        reserved(self)
+        seen["blocked again"] += sum(ask.blocked for ask in opened)
+
+    monkeypatch.setattr(preemption, "over_own_guaranteed", counting_over)
+    monkeypatch.setattr(preemption, "nothing_to_try", counting_nothing)
+    monkeypatch.setattr(Scheduler, "every_node_reserved", counting_reserved)
+    _replayed(benchmark_shape(0), True, "lognormal(20m,0.8)", 0)
     assert all(seen.values()), seen
 
 

@@ -25,7 +25,7 @@ from kqctl.yunikorn.api.resources import Resource
 from kqctl.yunikorn.engine import gang as gang_rules
 from kqctl.yunikorn.engine import sorting
 from kqctl.yunikorn.engine.nodes import predicates_pass
-from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, Application, Ask, Node
+from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
 from kqctl.yunikorn.engine.preemption import preconditions, try_preemption
 from kqctl.yunikorn.engine.queue import Queue
@@ -223,6 +223,57 @@ class Scheduler(SchedulerState):
                 self.unblock(ask)
         self.blocked_headroom = waiting
 
+    def every_node_reserved(self) -> None:
+        """The last open node was just reserved. Besides the asks a reservation's end let through (the base's), without
+        reasons to keep: an ask a node's opening let out and not retried since is blocked again, as its retry would
+        be, when that retry can only fail as before: its application runs or may start (maxapplications lets it)
+        and is no gang (no placeholder to replace), it holds no reservation, it fits its user's and its queue's
+        headroom (its failure stays "no node"), and preemption is off or its preconditions fail (E1, E2 for good; E3
+        and E4 until the replay's timers retry it). With every node reserved the retry finds no node, tries no
+        preemption and takes no attempt from its queue; whatever opens a node for it again lets it out again. On a
+        full cluster each completion lets out every ask of a shape that fits the freed node before another ask
+        reserves it."""
+        super().every_node_reserved()
+        opened, self.opened = self.opened, set()
+        if not opened:
+            return
+        memo: dict[object, bool] = {}
+        if not self.remember:
+            return
+        per_leaf: dict[str, int] = {}
+        for ask in opened:
+            if not ask.blocked and self._fails_again(ask, memo):
+                ask.blocked, ask.blocked_kind = True, "nodes"  # ``block`` with its reason kept, counted per leaf
+                path = ask.app.queue.path  # type: ignore[union-attr]
+                per_leaf[path] = per_leaf.get(path, 0) + 1
+                if not ask.grouped:
+                    self._group(ask)
+                self._loose.discard(ask)
+        for path, count in per_leaf.items():
+            self._add_active(path, -count)
+
+    def _fails_again(self, ask: Ask, memo: dict[object, bool]) -> bool:
+        """``every_node_reserved``'s test for one ask (``memo``: answers per application and per headroom and shape,
+        for one call)."""
+        app, queue = ask.app, ask.app.queue
+        if ask.allocated or ask.reserved_node or ask in self.reserve_candidates or app.gang is not None \
+                or queue is None:
+            return False
+        if self.p.preemption_enabled and not preconditions(self.p.now, ask, queue):
+            return False  # it may try preemption: its retry does more
+        if app.state != RUNNING:
+            if app not in memo:
+                memo[app] = app.state == ACCEPTED and not self._waits_to_run(queue, app)
+            if not memo[app]:
+                return False  # its retry would stop at maxapplications: another failure
+        key = (queue.path, app.user, app.group, ask.shape_id)
+        fits = memo.get(key)
+        if fits is None:
+            fits = memo[key] = res.fit_in_max_undef(self.p.limits.headroom(queue.path, app.user, app.group)[0],
+                                                    ask.resource) \
+                and res.fit_in_max_undef(self.p.headroom(queue), ask.resource)
+        return fits
+
     def _may_pass(self, ask: Ask, queue_room: dict[str, Resource | None],
                   user_room: dict[tuple[str, str, str], Resource | None]) -> bool:
         """A retry of the ask, stopped by a headroom, can do more than fail again (``_app``'s first two checks)."""
@@ -341,8 +392,7 @@ class Scheduler(SchedulerState):
             if not open_asks:
                 continue
             if app.state == ACCEPTED:
-                why = self.p.can_run_app(queue, app) or self.p.limits.can_run_app(queue.path, app.user, app.group,
-                                                                                    app.app_id)
+                why = self._waits_to_run(queue, app)
                 if why:
                     for ask in open_asks:
                         self.block(ask, f"waiting to run: {why}", "quota")
@@ -352,11 +402,15 @@ class Scheduler(SchedulerState):
                 return result
         return None
 
+    def _waits_to_run(self, queue: Queue, app: Application) -> str:
+        """Why an accepted application may not start running yet (its queue's or its user's maxapplications), or ""."""
+        return self.p.can_run_app(queue, app) or self.p.limits.can_run_app(queue.path, app.user, app.group, app.app_id)
+
     def _app(self, app: Application, queue: Queue, headroom: Resource | None,
              attempts: list[int]) -> CycleResult | None:
         """``Application.tryAllocate``."""
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
-        candidates = self.reserve_candidates
+        candidates, opened = self.reserve_candidates, self.opened
         gang = app.gang
         for ask in list(app.asks):
             if ask.allocated or ask.blocked:
@@ -367,6 +421,8 @@ class Scheduler(SchedulerState):
                 continue
             if candidates:
                 candidates.discard(ask)  # retried now
+            if opened:
+                opened.discard(ask)
             if not res.fit_in_max_undef(user_room, ask.resource):
                 self.block(ask, NOT_ENOUGH_USER_QUOTA, "headroom")
                 continue
@@ -428,7 +484,7 @@ class Scheduler(SchedulerState):
             self.reserved.append(ask)
             assert ask.app.queue is not None
             self._changed(ask.app.queue)
-            if self.may_let_through() and self.p.nodes.reserved == len(self.p.nodes.by_name):
+            if (self.may_let_through() or self.opened) and self.p.nodes.reserved == len(self.p.nodes.by_name):
                 self.every_node_reserved()
             return CycleResult(RESERVED, ask, best.name)
         return None

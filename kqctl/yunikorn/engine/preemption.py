@@ -208,13 +208,20 @@ def _eligible_below(scheduler: SchedulerState, ask: Ask, leaf: Queue, fence: Que
                     priorities: dict[str, int]) -> dict[str, QueueSnapshot]:
     """``eligible_victims`` once the fence and the priorities along the path are known: the result depends on the
     ask only through its leaf, its priority and its resource types."""
+    results = _ask_chain(leaf)
+    _collect(scheduler, fence, results, leaf.path, ask, priorities, priorities[fence.path], False)
+    _prune(results, leaf.path)
+    return results
+
+
+def _ask_chain(leaf: Queue) -> dict[str, QueueSnapshot]:
+    """Snapshots of the ask's leaf and its ancestors, the ancestors with the leaf as their AskQueue (the leaf's own is
+    made before it is in the cache: it has none)."""
     results: dict[str, QueueSnapshot] = {}
     _snapshot(leaf, results, leaf.path)
     for queue in leaf.path_from_root():
         if queue.path != leaf.path:
             results[queue.path].ask_queue = results[leaf.path]
-    _collect(scheduler, fence, results, leaf.path, ask, priorities, priorities[fence.path], False)
-    _prune(results, leaf.path)
     return results
 
 
@@ -369,9 +376,7 @@ def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str)
     current = copies.get(ask_path)
     if current is None:
         return False
-    remaining = current.remaining_guaranteed()
-    if remaining is not None and all(remaining.get(name, 0) >= value for name, value in ask.resource.items()
-                                     if name in remaining):
+    if _within_remaining(current.remaining_guaranteed(), ask.resource):
         return True
     current.add(ask.resource)
     removed = False
@@ -386,6 +391,45 @@ def check_guarantees(results: dict[str, QueueSnapshot], ask: Ask, ask_path: str)
         return False
     left = current.remaining_guaranteed()
     return left is not None and _under_guaranteed(ask.resource, left)
+
+
+def _within_remaining(remaining: Resource | None, ask: Resource) -> bool:
+    """The ask fits the queue's remaining guaranteed, for each type that has one."""
+    return remaining is not None and all(remaining.get(name, 0) >= value for name, value in ask.items()
+                                         if name in remaining)
+
+
+def nothing_to_try(leaf: Queue, ask: Ask) -> bool:
+    """With no node to look at (every one reserved for an ask this one may not take over, none for it: ``_open_to``
+    answered none), the attempt answers "does not help" once the queue guarantees check passes; it passes at its first
+    look, before any victim is removed, when the ask fits its queue's remaining guaranteed now. That look needs only
+    the snapshots of the ask's queue and its ancestors: the victims below the fence are not collected."""
+    return _within_remaining(_ask_chain(leaf)[leaf.path].remaining_guaranteed(), ask.resource)
+
+
+def over_own_guaranteed(leaf: Queue, ask: Resource) -> bool:
+    """``check_guarantees`` is False, whatever the victims: for a type its leaf guarantees, the ask does not fit the
+    leaf's own guaranteed less its usage now, and with the ask added the leaf is over it.
+
+    Why this holds without the victims: for a type the ask's queue guarantees, its remaining guaranteed
+    (``_remaining_now``) is at most its own guaranteed less its own usage (that alone, or the smaller of it and the
+    parent's), and victims are never on the ask's own leaf (F4): removing them does not raise that bound. The check
+    would build a snapshot of every queue below the fence and collect their victims to find that out; on a full
+    cluster most attempts end here (tests/yunikorn/test_preemption_shortcuts.py compares it with the check)."""
+    guaranteed = leaf.guaranteed
+    if not guaranteed:
+        return False
+    allocated, preempting = leaf.allocated, leaf.preempting
+    short_now = over_after = False
+    for name, value in ask.items():
+        limit = guaranteed.get(name)
+        if limit is None:
+            continue
+        # the snapshot's usage: allocated less preempting, for the types allocated holds (``sub_only_existing``)
+        used = allocated[name] - preempting.get(name, 0) if name in allocated else 0
+        short_now = short_now or limit - used < value
+        over_after = over_after or limit - (allocated.get(name, 0) + value - preempting.get(name, 0)) < 0
+    return short_now and over_after
 
 
 def _victim_order(victim: Ask) -> tuple[int, int, int]:
@@ -565,6 +609,8 @@ def try_preemption(scheduler: SchedulerState, ask: Ask, headroom: Resource | Non
         return None, f"{PRECONDITIONS_FAILED} ({why})"
     ask.preempt_checked = True
     attempts[0] -= 1
+    if over_own_guaranteed(leaf, ask.resource):
+        return None, GUARANTEES_FAILED  # what the attempt would answer, without collecting its victims
     # An attempt is a function of the state and the ask's shape: one that failed fails again for an ask alike
     # until something is allocated, released or reserved.
     outcome_key = (p.allocations, p.releases, p.reservation_changes, leaf.path, ask.priority, ask.reserved_node,
@@ -593,6 +639,9 @@ def try_preemption(scheduler: SchedulerState, ask: Ask, headroom: Resource | Non
 def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool) -> tuple[CycleResult | None, str]:
     """``TryPreemption`` after the preconditions."""
     p = scheduler.p
+    names = _open_to(scheduler, ask) if nodes_tried else None
+    if names == [] and nothing_to_try(leaf, ask):
+        return None, DOES_NOT_HELP
     results = _cached_victims(scheduler, ask)
     memo = scheduler.guarantee_cache
     memo_key = (id(results), tuple(sorted(ask.resource.items())))
@@ -615,7 +664,6 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
     best: tuple[int, str, list[Ask]] | None = None
     by_name = p.nodes.by_name
     if nodes_tried:
-        names = _open_to(scheduler, ask)
         if names is None:
             names = index.node_names
     else:
@@ -700,7 +748,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         scheduler.node_unreserved(old)
     p.reserve(ask, node)
     scheduler.reserved.append(ask)
-    if scheduler.may_let_through() and p.nodes.reserved == len(p.nodes.by_name):
+    if (scheduler.may_let_through() or scheduler.opened) and p.nodes.reserved == len(p.nodes.by_name):
         scheduler.every_node_reserved()
     scheduler.reserved_dirty[ask] = None  # its node is being emptied for it
     scheduler.quota_released()

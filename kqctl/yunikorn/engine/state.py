@@ -108,6 +108,9 @@ class SchedulerState:
         self._unsettled: set[str] = set()  # leaves with grouped asks that may not have every release yet
         self._unsettled_below: dict[str, int] = {}  # per queue, how many of those leaves it holds (the walk's way in)
         self._loose: set[Ask] = set()  # grouped asks unblocked since
+        # Without reasons: the asks a node's opening let out of their groups and not retried since
+        # (``Scheduler.every_node_reserved`` blocks again those whose retry would change nothing)
+        self.opened: set[Ask] = set()
         self._fits_node: dict[tuple[str, int], bool] = {}  # a node's size and predicates for a shape never change
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
@@ -157,6 +160,8 @@ class SchedulerState:
         user headroom), "quota" (maxapplications: a running application ends, as quota is released), "nodes" (no
         node fits), "" (nothing in a snapshot undoes it)."""
         ask.failure = reason
+        if self.opened:
+            self.opened.discard(ask)
         if ask.blocked or not self.remember:
             return
         ask.blocked = True
@@ -218,6 +223,7 @@ class SchedulerState:
         self.ungroup(ask)
         self.blocked_quota.discard(ask)
         self.blocked_headroom.discard(ask)
+        self.opened.discard(ask)
 
     def unblock(self, ask: Ask) -> None:
         if self._released:
@@ -256,11 +262,12 @@ class SchedulerState:
             sample = next(iter(group))
             if node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource):
                 for waiting in group:
-                    opened = self.reserved_dirty.setdefault(waiting, set())
-                    if opened is not None:
-                        opened.add(node.name)
+                    nodes_opened = self.reserved_dirty.setdefault(waiting, set())
+                    if nodes_opened is not None:
+                        nodes_opened.add(node.name)
         samples = self._shape_sample
         blocked_nodes = self.blocked_nodes
+        track = not self.keep_reasons
         for shape in list(self._shape_leaves):
             sample = samples[shape]
             if not (node.schedulable and node.fits_total(sample.resource) and node.fits_available(sample.resource)
@@ -268,13 +275,28 @@ class SchedulerState:
                 continue
             for path in self._shape_leaves.pop(shape):
                 leaf = blocked_nodes[path]
-                for ask in leaf.pop(shape):
-                    ask.grouped = False
-                    if not ask.blocked:
-                        self._loose.discard(ask)
-                    self.unblock(ask)
+                self._let_out(path, leaf.pop(shape), track)
                 if not leaf:
                     del blocked_nodes[path]
+
+    def _let_out(self, path: str, asks: set[Ask], track: bool) -> None:
+        """A group of the leaf's asks leaves the blocked ones (``unblock`` for each, the leaf's count changed once;
+        reservations' ends are settled already). ``track``: remember them as let out and not retried."""
+        candidates, loose = self.reserve_candidates, self._loose
+        count = 0
+        for ask in asks:
+            ask.grouped = False
+            if candidates:
+                candidates.discard(ask)  # something else may let it through: it must be retried
+            if not ask.blocked:
+                loose.discard(ask)
+            elif not ask.allocated:
+                ask.blocked = False
+                count += 1
+        if count:
+            self._add_active(path, count)
+        if track:
+            self.opened.update(asks)
 
     def node_unreserved(self, node: Node) -> None:
         """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
