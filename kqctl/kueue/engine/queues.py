@@ -167,8 +167,9 @@ class PendingQueue:
     _grouped_active: int = 0  # workloads in active groups
     _grouped_parked: int = 0  # workloads in parked groups
     # Loose active workloads by shape, kept from the first bulk move on (a bulk move then finds its shape's
-    # workloads without looking at the others; before it, no shape is worked out for a push).
-    _loose_by_shape: dict[str, set[str]] | None = None
+    # workloads without looking at the others; before it, no shape is worked out for a push). Each shape's keys in
+    # the order of ``_active`` (a dict as an ordered set): a bulk move of plain sets moves them in that order.
+    _loose_by_shape: dict[str, dict[str, None]] | None = None
     _grouping: bool = True  # False once states are compared (plain sets with fingerprints)
     # An active group whose head was popped and whose marker for its next workload is not in the heap yet: pushed
     # when the heap is next read (a head is usually requeued in its cycle, and its group parked with it, CYC-12,
@@ -267,14 +268,14 @@ class PendingQueue:
         self._active[key] = workload
         heapq.heappush(self._heap, (self.order_key(workload), next(self._counter), key))
         if self._loose_by_shape is not None:
-            self._loose_by_shape.setdefault(workload.shape, set()).add(key)
+            self._loose_by_shape.setdefault(workload.shape, {})[key] = None
 
     def _drop_loose(self, key: str) -> WorkloadInfo | None:
         workload = self._active.pop(key, None)
         if workload is not None and self._loose_by_shape is not None:
             keys = self._loose_by_shape.get(workload.shape)
             if keys is not None:
-                keys.discard(key)
+                keys.pop(key, None)
                 if not keys:
                     del self._loose_by_shape[workload.shape]
         return workload
@@ -474,17 +475,17 @@ class PendingQueue:
         if self.strategy != BEST_EFFORT_FIFO:
             return
         self.bulk_moved_shapes.add(shape)
-        if not self._grouping:
-            for key, workload in list(self._active.items()):
-                if workload.shape == shape:
-                    del self._active[key]
-                    self._inadmissible[key] = workload
-            self._compact()
-            return
         if self._loose_by_shape is None:  # from now on, loose workloads are kept by shape
             self._loose_by_shape = {}
             for key, workload in self._active.items():
-                self._loose_by_shape.setdefault(workload.shape, set()).add(key)
+                self._loose_by_shape.setdefault(workload.shape, {})[key] = None
+        if not self._grouping:
+            # Plain sets (states are compared): the shape's workloads move one by one, in the heap's set order, found
+            # without asking every active workload for its shape (50 a queue, at every bulk move of a run).
+            for key in self._loose_by_shape.pop(shape, {}):
+                self._inadmissible[key] = self._active.pop(key)
+            self._compact()
+            return
         for group in self._groups_by_shape.get(shape, ()):
             if not group.parked:
                 self._set_parked(group, True)
@@ -535,8 +536,9 @@ def pop_heads(queues: list[tuple[str, PendingQueue]]) -> list[tuple[WorkloadInfo
 
 
 def _active_token(name: str, key: str, workload: WorkloadInfo) -> object:
-    # An active workload's flavor-scan progress (FA-4) is part of the state: it decides the next attempt.
-    return name, "active", key, memory_key(workload)
+    # An active workload's flavor-scan progress (FA-4) is part of the state: it decides the next attempt. (Most have
+    # none: memory_key's None without the call.)
+    return name, "active", key, None if workload.scan_memory is None else memory_key(workload)
 
 
 def _inadmissible_token(name: str, key: str, workload: WorkloadInfo) -> object:
