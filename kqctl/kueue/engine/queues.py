@@ -147,7 +147,8 @@ class PendingQueue:
     Kueue's ``queue.ClusterQueue`` (clusterQueueBase with its heap and inadmissibleWorkloads). ``active`` and
     ``inadmissible`` are the two sets as mappings by workload key. Inside, equivalent workloads a bulk move parked
     are kept in groups (:class:`_Equivalents`) that move as one, so that neither a bulk move nor a requeue event
-    costs work per workload; runs that compare states (SIM-7, :meth:`track_fingerprint`) keep plain sets instead.
+    costs work per workload; runs that compare states (SIM-7, :meth:`track_fingerprint`) keep them, each group with
+    the fingerprint sums of its members.
     """
 
     name: str
@@ -173,7 +174,7 @@ class PendingQueue:
     # workloads without looking at the others; before it, no shape is worked out for a push). Each shape's keys in
     # the order of ``_active`` (a dict as an ordered set): a bulk move of plain sets moves them in that order.
     _loose_by_shape: dict[str, dict[str, None]] | None = None
-    _grouping: bool = True  # False once states are compared (plain sets with fingerprints)
+    _grouping: bool = True  # False once the groups are dissolved (track_fingerprint(keep_groups=False))
     # An active group whose head was popped and whose marker for its next workload is not in the heap yet: pushed
     # when the heap is next read (a head is usually requeued in its cycle, and its group parked with it, CYC-12,
     # which would leave that marker stale at once).
