@@ -156,13 +156,19 @@ class Simulation:
     # --- set-up (SIM-1) ------------------------------------------------------------------------------
 
     def _load_workloads(self) -> None:
-        for model in sorted(self.snapshot.workloads, key=lambda w: (w.namespace, w.name)):
+        # What is the same for every workload is read once (the gates, the memo's inputs): explain sets up a run of
+        # 50,000 workloads and one of a quota tree's 5,000 per check.
+        snapshot, limits, reclaimable = self.snapshot, self.limits, self.reclaimable_pods
+        config, limit_ranges, local_queues, parts = snapshot.config, snapshot.limit_ranges, snapshot.local_queues, \
+            self._memo.parts
+        concurrent = self.options.gates.enabled("ConcurrentAdmission")
+        for model in sorted(snapshot.workloads, key=lambda w: (w.namespace, w.name)):
             if model.is_condition_true("Finished"):
                 continue  # finished workloads hold no quota and wait for nothing
-            info = build_workload_info(model, self.limits.get(model.namespace), self.snapshot.config,
-                                       self.derived_parts(model), self.reclaimable_pods)
+            info = build_workload_info(model, limits.get(model.namespace), config,
+                                       parts(model, limit_ranges, config, reclaimable), reclaimable)
             lq_key = f"{model.namespace}/{model.queue_name}"
-            local_queue = self.snapshot.local_queues.get(lq_key)
+            local_queue = local_queues.get(lq_key)
             outcome = WorkloadOutcome(info, None, lq_key if model.queue_name else None)
             self.outcomes[info.key] = outcome
             if info.admission is not None:
@@ -172,7 +178,7 @@ class Simulation:
             if not model.active:
                 outcome.queue_reason, outcome.queue_message = "Inactive", "The workload is deactivated"
                 continue
-            self._enqueue_new(info, outcome, local_queue)
+            self._enqueue_new(info, outcome, local_queue, concurrent)
 
     def derived_parts(self, model: Workload) -> DerivedParts:
         """The pod-set arithmetic and shape of ``model``, shared with the workloads written alike (WorkloadMemo)."""
@@ -183,7 +189,9 @@ class Simulation:
         """REQ-9: whether reclaimable pods are left out of a workload's counts (the ReclaimablePods gate)."""
         return self.options.gates.enabled("ReclaimablePods")
 
-    def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object) -> None:
+    def _enqueue_new(self, info: WorkloadInfo, outcome: WorkloadOutcome, local_queue: object,
+                     concurrent: bool) -> None:
+        """``concurrent``: the ConcurrentAdmission gate (read once by the caller)."""
         model = info.model
         if not isinstance(local_queue, LocalQueue):
             outcome.queue_reason = "Misconfigured"
@@ -199,7 +207,7 @@ class Simulation:
             outcome.queue_message = f"ClusterQueue {local_queue.cluster_queue} doesn't exist"
             return
         info.cluster_queue = local_queue.cluster_queue
-        if self.options.gates.enabled("ConcurrentAdmission") and is_concurrent_admission_parent(info):
+        if concurrent and is_concurrent_admission_parent(info):
             outcome.queue_reason = "ConcurrentAdmissionParent"
             outcome.queue_message = "a ConcurrentAdmission parent is never queued; its variants are"
             return

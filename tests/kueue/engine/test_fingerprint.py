@@ -191,3 +191,29 @@ def test_sim_7_only_runs_that_compare_states_keep_fingerprints() -> None:
     assert all(isinstance(q.active, FingerprintedDict) and isinstance(q.inadmissible, FingerprintedDict)
                for q in steady.queues.values())
     assert all(q.fingerprint == recomputed(q) for q in steady.queues.values())
+
+
+def test_sim_7_a_run_to_a_steady_state_keeps_its_groups_with_the_fingerprint_of_plain_sets() -> None:
+    """Equivalent workloads a bulk move parks stay grouped in a run that compares states (a requeue event moves a
+    group in one step); after every cycle each queue's fingerprint is the one plain sets of its workloads give, and
+    the run decides as one whose queues keep plain sets."""
+    documents = [flavor("default"), local_queue("lq", "cq"), local_queue("lq2", "cq2"),
+                 cluster_queue("cq", {"default": {"cpu": "3"}}, cohort="team", strategy="BestEffortFIFO"),
+                 cluster_queue("cq2", {"default": {"cpu": "2"}}, cohort="team", strategy="BestEffortFIFO"),
+                 *[workload(f"w{i}", cpu=str(1 + i % 2), created=f"2025-12-31T00:00:{i:02d}Z") for i in range(12)],
+                 *[workload(f"v{i}", queue="lq2", cpu="1", created=f"2025-12-31T00:01:{i:02d}Z") for i in range(6)]]
+    grouped: list[bool] = []
+
+    def check(sim: Simulation, cycle: int) -> None:
+        grouped.append(any(q._groups for q in sim.queues.values()))
+        for queue in sim.queues.values():
+            assert queue.fingerprint == recomputed(queue)
+
+    tracked = simulation(*documents, between_cycles=check)
+    tracked.run_cycles()
+    plain = simulation(*documents)
+    for queue in plain.queues.values():
+        queue.track_fingerprint(keep_groups=False)
+    plain.run_cycles()
+    assert any(grouped)
+    assert tracked.result() == plain.result()

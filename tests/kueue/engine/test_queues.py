@@ -175,7 +175,7 @@ def test_cyc_12_grouped_equivalents_behave_as_plain_sets_under_random_operations
                  for i in range(16)]
     grouped_infos, plain_infos = infos(*documents), infos(*documents)
     grouped, plain = PendingQueue("cq", BEST_EFFORT_FIFO), PendingQueue("cq", BEST_EFFORT_FIFO)
-    plain.track_fingerprint()  # plain sets from the start, no groups
+    plain.track_fingerprint(keep_groups=False)  # plain sets from the start, no groups
     popped: list[str] = []
     for _ in range(120):
         action = rng.random()
@@ -202,3 +202,51 @@ def test_cyc_12_grouped_equivalents_behave_as_plain_sets_under_random_operations
         assert sorted(grouped.inadmissible) == sorted(plain.inadmissible)
         assert grouped.pop_cycle == plain.pop_cycle
     assert len(set(popped)) > 3, popped
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sim_7_grouped_sets_keep_the_fingerprint_of_plain_sets(seed: int) -> None:
+    """A queue that keeps fingerprints keeps its groups of equivalents (a group moves between the sets in one step):
+    under random pushes, pops (some heads with a scan memory), requeues and requeue events its heads, sets and
+    fingerprint are those of plain fingerprinted sets, also when the fingerprints are taken again midway."""
+    from kqctl.kueue.engine.workloads import ScanMemory
+
+    rng = random.Random(seed)
+    documents = [workload(f"w{i}", cpu=str(rng.choice((1, 2))), namespace=rng.choice(("ns", "other")),
+                          priority=rng.choice((0, 5)), created=f"2025-12-31T0{rng.randrange(10)}:{i:02d}:00Z")
+                 for i in range(16)]
+    tracked_infos, plain_infos = infos(*documents), infos(*documents)
+    tracked, plain = PendingQueue("cq", BEST_EFFORT_FIFO), PendingQueue("cq", BEST_EFFORT_FIFO)
+    plain.track_fingerprint(keep_groups=False)
+    tracked.track_fingerprint()
+    grouped_once = False
+    for step in range(160):
+        action = rng.random()
+        if action < 0.3:
+            name = rng.choice(sorted(tracked_infos))
+            if tracked_infos[name].key not in tracked.active:
+                tracked.push(tracked_infos[name])
+                plain.push(plain_infos[name])
+        elif action < 0.75:
+            [tracked_head], [plain_head] = ([h.model.name for h, _ in pop_heads([("cq", q)])] or [None]
+                                            for q in (tracked, plain))
+            assert tracked_head == plain_head
+            if tracked_head is not None:
+                reason = rng.choice((NO_FIT, PREEMPTION_NO_CANDIDATES, PENDING_PREEMPTION, "admitted"))
+                if reason == "admitted":
+                    continue
+                if rng.random() < 0.3:  # tried: a scan memory without pending flavors, in the active token
+                    for info in (tracked_infos[tracked_head], plain_infos[tracked_head]):
+                        info.scan_memory = ScanMemory([{"cpu": -1}], step, 0, "")
+                tracked.requeue(tracked_infos[tracked_head], reason)
+                plain.requeue(plain_infos[tracked_head], reason)
+        elif action < 0.97:
+            assert tracked.queue_inadmissible(lambda w: True) == plain.queue_inadmissible(lambda w: True)
+        else:
+            tracked.track_fingerprint()
+            plain.track_fingerprint(keep_groups=False)
+        grouped_once = grouped_once or bool(tracked._groups)
+        assert sorted(tracked.active) == sorted(plain.active)
+        assert sorted(tracked.inadmissible) == sorted(plain.inadmissible)
+        assert tracked.fingerprint == plain.fingerprint
+    assert grouped_once
