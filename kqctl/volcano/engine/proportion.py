@@ -509,19 +509,48 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr],
     for q, attr in enumerate(ordered):
         if attr.name not in taking_part:
             continue
-        over = scales[q]
+        over, numerators = scales[q], deserved[q]
+        attr.deserved = _Deserved(layout, numerators, over)
+        attr.share = _integer_share(attr.allocated, layout, numerators, over)
+    return taking_part
+
+
+def _integer_share(allocated: Resource, names: tuple[str, ...], amounts: list[int], over: int) -> float:
+    """``dominant_share`` of a deserved given as numerators over ``over`` (cpu, memory, then ``names``): the float of
+    amount / over is that of the fraction."""
+    share = 0.0
+    scalars = allocated.scalars
+    held = (allocated.cpu, allocated.memory, *(scalars.get(name, 0) for name in names))
+    for used, amount in zip(held, amounts, strict=True):
+        if 10 * amount >= over:  # a dimension of at least 0.1 (ResourceNames)
+            ratio = float(used) / (amount / over)
+            if ratio > share:
+                share = ratio
+    return share
+
+
+class _Deserved(Resource):
+    """A deserved the integer fill worked out, as numerators over one denominator, made a vector of ints and
+    ``Fraction``s only when first read: a session reads the deserved of the few queues it serves, and building 200
+    of them (800 fractions reduced) was a third of each fill. Once read it is a plain vector (the slots set)."""
+
+    __slots__ = ("_layout", "_amounts", "_over")
+
+    def __init__(self, layout: tuple[str, ...], amounts: list[int], over: int) -> None:
+        self._layout, self._amounts, self._over = layout, amounts, over
+
+    def __getattr__(self, name: str) -> Any:
+        # (called only for a slot not set yet: cpu, memory and scalars are set together, from the numerators)
+        if name not in ("cpu", "memory", "scalars"):
+            raise AttributeError(name)
+        over = self._over
         values: list[int | Fraction] = []
-        share = 0.0  # dominant_share, from the integers: the float of amount / over is that of the fraction
-        for dim, amount in zip(dims, deserved[q], strict=True):
+        for amount in self._amounts:
             whole, part = divmod(amount, over)
             values.append(Fraction(amount, over) if part else whole)
-            if 10 * amount >= over:  # a dimension of at least 0.1 (ResourceNames)
-                ratio = float(attr.allocated.get(dim)) / (amount / over)
-                if ratio > share:
-                    share = ratio
-        attr.deserved = Resource(values[0], values[1], dict(zip(names, values[2:], strict=True)))
-        attr.share = share
-    return taking_part
+        self.cpu, self.memory = values[0], values[1]
+        self.scalars = dict(zip(self._layout, values[2:], strict=True))
+        return getattr(self, name)
 
 
 def _weights(attrs: dict[str, QueueAttr]) -> int:
