@@ -178,6 +178,9 @@ class JobLedger:
         # (Proportion._queue_limits)
         self.queue_limits: tuple[Any, ...] | None = None
         self.fill_rows: dict[str, tuple[Any, ...]] = {}  # each queue's row of the integer fill (fill_in_integers)
+        # proportion's queue attributes of an incremental session, by queue: (the sums, the limits and the weight they
+        # were built from, the attributes), used again while those are the same (Proportion._kept_attr)
+        self.queue_attrs: dict[str, tuple[Any, ...]] = {}
         for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
             self.watch(jobs[key])
 
