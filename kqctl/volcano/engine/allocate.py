@@ -319,11 +319,12 @@ class _Hopeless:
 
     def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """``Session.allocatable``, from proportion's bounds when they answer (the queues' deserved are then not
-        worked out for it: a session that places nothing never needs them)."""
-        if self.proportion is not None:
-            known = self.proportion.allocatable_bound(queue, task)
-            if known is not None:
-                return known
+        worked out for it: a session that places nothing never needs them), else from its hook, the only one (asked
+        directly: allocate asks of every waiting queue's task shapes, every session)."""
+        proportion = self.proportion
+        if proportion is not None:
+            known = proportion.allocatable_bound(queue, task)
+            return known if known is not None else proportion.task_allocatable(queue, task)
         return self.ssn.allocatable(queue, task)
 
 
