@@ -19,7 +19,7 @@ from kqctl.errors import InputError
 from kqctl.findings import Severity
 from kqctl.k8s.affinity import read_placement
 from kqctl.k8s.core import Fields, LimitRange, ModelError, PriorityClass, controller_kind, json_kind, metadata
-from kqctl.k8s.pods import pod_requests, read_pod_resources, summarize_limit_ranges
+from kqctl.k8s.pods import PodResources, pod_requests, read_pod_resources, summarize_limit_ranges
 from kqctl.k8s.taints import read_tolerations, with_api_server_defaults
 from kqctl.load.objects import LoadedObject, LoadResult
 from kqctl.origin import FieldPath, Origin, format_path
@@ -246,10 +246,19 @@ def _limit_ranges(objects: list[LoadedObject]) -> dict[str, list[Mapping[str, An
 def pod_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]] | None = None) -> dict[str, int]:
     """``GetPodResourceRequest`` in Volcano's units: containers, init containers and sidecars, pod-level
     resources and overhead (after LimitRange defaults, as the API server applies them), plus ``pods: 1``."""
-    limits = summarize_limit_ranges(limit_items) if limit_items else None
+    return _volcano_request(pod_requests(_adjusted(pod_spec, limit_items)))
+
+
+def _adjusted(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, Any]] | None) -> PodResources:
+    """The pod spec's resources after the LimitRange defaults, as the API server applies them."""
     from kqctl.k8s.pods import adjust
 
-    requests = pod_requests(adjust(read_pod_resources(pod_spec), limits))
+    limits = summarize_limit_ranges(limit_items) if limit_items else None
+    return adjust(read_pod_resources(pod_spec), limits)
+
+
+def _volcano_request(requests: Mapping[str, int]) -> dict[str, int]:
+    """A pod's requests (``PodRequests``) in Volcano's units, plus ``pods: 1``."""
     result: dict[str, int] = {}
     for name, value in requests.items():
         if name in (CPU, MEMORY):
@@ -272,15 +281,26 @@ def scoring_request(pod_spec: Mapping[str, Any], limit_items: list[Mapping[str, 
     """VC-SCORE-1: the non-zero cpu and memory requests kube-scheduler's NodeResourcesFit scores with
     (``PodRequests`` with ``NonMissingContainerRequests``): every container, init containers included, that
     does not name cpu (memory) counts 100m (200Mi); one that names 0 counts 0."""
-    from kqctl.k8s.pods import adjust
+    return _scoring(_adjusted(pod_spec, limit_items))
 
-    limits = summarize_limit_ranges(limit_items) if limit_items else None
-    pod = adjust(read_pod_resources(pod_spec), limits)
+
+def _scoring(pod: PodResources) -> tuple[int, int]:
+    """``scoring_request`` of an adjusted pod (whose containers it changes: the defaults are added to them)."""
     for container in [*pod.init_containers, *pod.containers]:
         container.requests.setdefault(CPU, DEFAULT_MILLI_CPU_REQUEST)
         container.requests.setdefault(MEMORY, DEFAULT_MEMORY_REQUEST)
     requests = pod_requests(pod)
     return requests.get(CPU, 0), requests.get(MEMORY, 0)
+
+
+def _both_requests(pod_spec: Mapping[str, Any],
+                   limit_items: list[Mapping[str, Any]] | None) -> tuple[dict[str, int], tuple[int, int]]:
+    """``pod_request`` and ``scoring_request`` from one reading of the spec (reading and adjusting its resources twice
+    cost 9 of the 39 µs the two took per pod, for 50,000 pods): the request is summed before the scoring's defaults
+    change the containers."""
+    pod = _adjusted(pod_spec, limit_items)
+    request = _volcano_request(pod_requests(pod))
+    return request, _scoring(pod)
 
 
 def _pod(obj: LoadedObject, snapshot: Snapshot, limits: Mapping[str, list[Mapping[str, Any]]]) -> Pod:
@@ -299,7 +319,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
     status = fields.child("status")
     annotations = meta.string_map("annotations")
     labels = meta.string_map("labels")
-    request = pod_request(spec.obj, limit_items)
+    request, score_request = _both_requests(spec.obj, limit_items)
     policy = spec.string("preemptionPolicy")
     return Pod(
         namespace=meta.string("namespace") or "default",
@@ -312,7 +332,7 @@ def pod_model(body: Mapping[str, Any], snapshot: Snapshot, limit_items: list[Map
         phase=status.string("phase") or "Pending",
         deleting=meta.has("deletionTimestamp"),
         request=request,
-        score_request=scoring_request(spec.obj, limit_items),
+        score_request=score_request,
         priority=_task_priority(spec, annotations, snapshot),
         preemptable=_preemptable(annotations, labels),
         preempt_never=policy == "Never",

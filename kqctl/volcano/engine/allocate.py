@@ -133,7 +133,7 @@ class _Waiting:
 
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
-        ledger = ssn.job_sums
+        ledger = self.ledger = ssn.job_sums
         self.placing: dict[str, set[str]] = ledger.placing
         self.changed: dict[str, set[str]] = {}
         jobs = ssn.jobs
@@ -151,8 +151,13 @@ class _Waiting:
         return sorted(names, key=self._first)
 
     def _first(self, queue: str) -> str:
-        """The queue's first such job by key: the smaller of its two sets' firsts (no union of them built)."""
-        return min(min(keys) for keys in (self.placing.get(queue), self.changed.get(queue)) if keys)
+        """The queue's first such job by key: the smaller of its two sets' firsts (no union of them built; the placing
+        set's first as the ledger keeps it)."""
+        changed = self.changed.get(queue)
+        if queue not in self.placing:
+            return min(changed)  # type: ignore[arg-type]  # (a queue listed has a job in one of the two sets)
+        first = self.ledger.first_placing(queue)
+        return min(first, min(changed)) if changed else first
 
     def jobs(self, queue: str) -> list[JobInfo]:
         """The queue's such jobs by key."""
@@ -319,11 +324,12 @@ class _Hopeless:
 
     def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """``Session.allocatable``, from proportion's bounds when they answer (the queues' deserved are then not
-        worked out for it: a session that places nothing never needs them)."""
-        if self.proportion is not None:
-            known = self.proportion.allocatable_bound(queue, task)
-            if known is not None:
-                return known
+        worked out for it: a session that places nothing never needs them), else from its hook, the only one (asked
+        directly: allocate asks of every waiting queue's task shapes, every session)."""
+        proportion = self.proportion
+        if proportion is not None:
+            known = proportion.allocatable_bound(queue, task)
+            return known if known is not None else proportion.task_allocatable(queue, task)
         return self.ssn.allocatable(queue, task)
 
 

@@ -166,6 +166,7 @@ class JobLedger:
         # The jobs with a pending task whose PodGroup is not Pending (those allocate takes up), by queue
         self.placing: dict[str, set[str]] = {}
         self._placing_in: dict[str, str] = {}  # job -> its queue in ``placing``
+        self._first_placing: dict[str, str] = {}  # queue -> the smallest key of its ``placing`` set, once asked
         # The task shapes (``NodeChooser.shape``, by id) of each queue's pending tasks that allocate places (not gated,
         # not best-effort), as the session opens: queue -> shape -> [how many jobs have one, a task of the shape]
         self.shapes: dict[str, dict[int, list[Any]]] = {}
@@ -178,6 +179,9 @@ class JobLedger:
         # (Proportion._queue_limits)
         self.queue_limits: tuple[Any, ...] | None = None
         self.fill_rows: dict[str, tuple[Any, ...]] = {}  # each queue's row of the integer fill (fill_in_integers)
+        # proportion's queue attributes of an incremental session, by queue: (the sums, the limits and the weight they
+        # were built from, the attributes), used again while those are the same (Proportion._kept_attr)
+        self.queue_attrs: dict[str, tuple[Any, ...]] = {}
         for key in sorted(jobs):  # a fresh sum's order: the plugins go through the jobs by key
             self.watch(jobs[key])
 
@@ -229,14 +233,28 @@ class JobLedger:
 
     def _index_placing(self, key: str, job: JobInfo | None) -> None:
         old = self._placing_in.pop(key, None)
+        firsts = self._first_placing
         if old is not None:
             members = self.placing[old]
             members.discard(key)
+            if firsts.get(old) == key:
+                del firsts[old]
             if not members:
                 del self.placing[old]
         if job is not None and job.by_status.get(PENDING) and not job.is_pending():
             self.placing.setdefault(job.queue, set()).add(key)
             self._placing_in[key] = job.queue
+            first = firsts.get(job.queue)
+            if first is not None and key < first:
+                firsts[job.queue] = key
+
+    def first_placing(self, queue: str) -> str:
+        """The smallest key of the queue's ``placing`` set (which must not be empty): allocate orders the queues by it
+        every session, and most sets outlive many sessions (a min over each, 200 queues, was 2 % of a replay)."""
+        first = self._first_placing.get(queue)
+        if first is None:
+            first = self._first_placing[queue] = min(self.placing[queue])
+        return first
 
     def _index_shapes(self, key: str, job: JobInfo | None) -> None:
         old = self._shapes_of.pop(key, None)

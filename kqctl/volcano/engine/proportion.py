@@ -65,11 +65,14 @@ class Proportion:
         self._own_inqueue: set[str] = set()
         if ssn.job_sums is not None:  # the cache keeps each queue's jobs summed (ledger.JobLedger): the same sums
             shared = ssn.incremental  # (else copies: the session's result hands its queue attributes on)
+            kept = ssn.job_sums.queue_attrs
             for name, usage in sorted(ssn.job_sums.queues.items()):
+                if shared:
+                    self.attrs[name] = self._kept_attr(ssn.queues[name], usage.values(), kept)
+                    continue
                 allocated, request, inqueue, elastic = usage.values()
-                if not shared:
-                    allocated, request = allocated.clone(), request.clone()
-                    inqueue, elastic = inqueue.clone(), elastic.clone()
+                allocated, request = allocated.clone(), request.clone()
+                inqueue, elastic = inqueue.clone(), elastic.clone()
                 self.attrs[name] = self._attr(ssn.queues[name], allocated, request, inqueue, elastic)
         else:
             for key in sorted(ssn.jobs):
@@ -128,6 +131,31 @@ class Proportion:
         return QueueAttr(queue.name, queue.model.weight, allocated=allocated, request=request, elastic=elastic,
                          inqueue=inqueue, capability=capability, guarantee=guarantee, real_capability=real)
 
+    def _kept_attr(self, queue: QueueInfo, values: tuple[Resource, Resource, Resource, Resource],
+                   kept: dict[str, tuple[Any, ...]]) -> QueueAttr:
+        """An incremental session's attributes of a queue: those of an earlier session while its sums, limits and
+        weight are the same objects (building 200 of them was some 5 % of a replay, most queues' sums outlive many
+        sessions). What a session changes is set again: the allocated and inqueue it replaced by its own copies here,
+        the deserved and share once the water-filling ran (``_clear_others``); nobody reads a deserved or a share
+        before. An earlier session's result that handed them on is not read once the next session opens (a replay
+        reads no result's quota, a simulation only the last's)."""
+        limits = self._limits[queue.name]
+        entry = kept.get(queue.name)
+        if entry is not None and entry[0] is values and entry[1] is limits and entry[2] == queue.model.weight:
+            attr: QueueAttr = entry[3]
+            attr.allocated, attr.inqueue = values[0], values[2]
+            return attr
+        attr = self._attr(queue, *values)
+        kept[queue.name] = (values, limits, queue.model.weight, attr)
+        return attr
+
+    def _clear_others(self, filled: set[str] | dict[str, Resource]) -> None:
+        """The queues the water-filling left out get an empty deserved and no share (an attribute kept from an earlier
+        session, ``_kept_attr``, still holds that session's)."""
+        for name, attr in self.attrs.items():
+            if name not in filled:
+                attr.deserved, attr.share = Resource(), 0
+
     def _fill_once(self) -> None:
         if not self.filled:
             self.filled = True
@@ -153,14 +181,17 @@ class Proportion:
                 if name in deserved:
                     attr.deserved = deserved[name].clone()
                     attr.share = dominant_share(attr.allocated, attr.deserved)
+            self._clear_others(deserved)
             return
         filled = fill_in_integers(self.ssn.total, self.attrs, sums.fill_rows) if fast else None
         if filled is None:
+            self._clear_others(set())  # (_fill adds to each deserved in place: from empty ones)
             self._fill()
             filled = {name for r in self.rounds for name in r.deserved}
             sums.water_fill = (key, {name: self.attrs[name].deserved.clone() for name in filled}, self.rounds)
         else:  # (the fill's own vectors, no copies: it makes new ones every time, a hit copies, nobody changes them)
             sums.water_fill = (key, {name: self.attrs[name].deserved for name in filled}, None)
+            self._clear_others(filled)
 
     def _fill_key(self, fast: bool) -> tuple[object, ...]:
         """The water-filling's inputs as the memo compares them. An incremental session's are the vectors themselves,
@@ -509,19 +540,48 @@ def fill_in_integers(total: Resource, attrs: dict[str, QueueAttr],
     for q, attr in enumerate(ordered):
         if attr.name not in taking_part:
             continue
-        over = scales[q]
+        over, numerators = scales[q], deserved[q]
+        attr.deserved = _Deserved(layout, numerators, over)
+        attr.share = _integer_share(attr.allocated, layout, numerators, over)
+    return taking_part
+
+
+def _integer_share(allocated: Resource, names: tuple[str, ...], amounts: list[int], over: int) -> float:
+    """``dominant_share`` of a deserved given as numerators over ``over`` (cpu, memory, then ``names``): the float of
+    amount / over is that of the fraction."""
+    share = 0.0
+    scalars = allocated.scalars
+    held = (allocated.cpu, allocated.memory, *(scalars.get(name, 0) for name in names))
+    for used, amount in zip(held, amounts, strict=True):
+        if 10 * amount >= over:  # a dimension of at least 0.1 (ResourceNames)
+            ratio = float(used) / (amount / over)
+            if ratio > share:
+                share = ratio
+    return share
+
+
+class _Deserved(Resource):
+    """A deserved the integer fill worked out, as numerators over one denominator, made a vector of ints and
+    ``Fraction``s only when first read: a session reads the deserved of the few queues it serves, and building 200
+    of them (800 fractions reduced) was a third of each fill. Once read it is a plain vector (the slots set)."""
+
+    __slots__ = ("_layout", "_amounts", "_over")
+
+    def __init__(self, layout: tuple[str, ...], amounts: list[int], over: int) -> None:
+        self._layout, self._amounts, self._over = layout, amounts, over
+
+    def __getattr__(self, name: str) -> Any:
+        # (called only for a slot not set yet: cpu, memory and scalars are set together, from the numerators)
+        if name not in ("cpu", "memory", "scalars"):
+            raise AttributeError(name)
+        over = self._over
         values: list[int | Fraction] = []
-        share = 0.0  # dominant_share, from the integers: the float of amount / over is that of the fraction
-        for dim, amount in zip(dims, deserved[q], strict=True):
+        for amount in self._amounts:
             whole, part = divmod(amount, over)
             values.append(Fraction(amount, over) if part else whole)
-            if 10 * amount >= over:  # a dimension of at least 0.1 (ResourceNames)
-                ratio = float(attr.allocated.get(dim)) / (amount / over)
-                if ratio > share:
-                    share = ratio
-        attr.deserved = Resource(values[0], values[1], dict(zip(names, values[2:], strict=True)))
-        attr.share = share
-    return taking_part
+        self.cpu, self.memory = values[0], values[1]
+        self.scalars = dict(zip(self._layout, values[2:], strict=True))
+        return getattr(self, name)
 
 
 def _weights(attrs: dict[str, QueueAttr]) -> int:
