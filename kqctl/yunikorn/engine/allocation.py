@@ -235,11 +235,9 @@ class Scheduler(SchedulerState):
         reserves it."""
         super().every_node_reserved()
         opened, self.opened = self.opened, set()
-        if not opened:
+        if not opened or not self.remember:
             return
         memo: dict[object, bool] = {}
-        if not self.remember:
-            return
         per_leaf: dict[str, int] = {}
         for ask in opened:
             if not ask.blocked and self._fails_again(ask, memo):

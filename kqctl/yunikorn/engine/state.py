@@ -280,8 +280,10 @@ class SchedulerState:
                     del blocked_nodes[path]
 
     def _let_out(self, path: str, asks: set[Ask], track: bool) -> None:
-        """A group of the leaf's asks leaves the blocked ones (``unblock`` for each, the leaf's count changed once;
-        reservations' ends are settled already). ``track``: remember them as let out and not retried."""
+        """A group of the leaf's asks leaves the blocked ones (``unblock`` for each, the leaf's count changed once).
+        ``track``: remember them as let out and not retried."""
+        if self._released:
+            self._settle(path)  # as unblock does (node_opened settled every leaf already: nothing left, as a rule)
         candidates, loose = self.reserve_candidates, self._loose
         count = 0
         for ask in asks:
