@@ -78,20 +78,14 @@ class FingerprintedDict(dict[str, V], Generic[V]):
             first, second = first + one, second + two
         self._first, self._second = first & MASK, second & MASK
 
-    def _add(self, key: str, value: V) -> None:
-        one, two = token_hashes(self._token(key, value))
-        self._parts[key] = (one, two)
-        self._first = (self._first + one) & MASK
-        self._second = (self._second + two) & MASK
-
     def _drop(self, key: str) -> None:
         one, two = self._parts.pop(key)
         self._first = (self._first - one) & MASK
         self._second = (self._second - two) & MASK
 
     def __setitem__(self, key: str, value: V) -> None:
-        # _drop and _add written out: queues move workloads between their sets hundreds of thousands of times in
-        # one explain (every bulk move and requeue event), and the calls were most of the cost.
+        # _drop and the token's hashes (token_hashes) written out: queues move workloads between their sets hundreds
+        # of thousands of times in one explain (every bulk move and requeue event), and the calls were most of the cost.
         parts = self._parts
         old = parts.pop(key, None)
         token = self._token(key, value)

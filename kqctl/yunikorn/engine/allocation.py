@@ -238,9 +238,11 @@ class Scheduler(SchedulerState):
         if not opened or not self.remember:
             return
         memo: dict[object, bool] = {}
+        user_room: dict[tuple[str, str, str], Resource | None] = {}
+        queue_room: dict[str, Resource | None] = {}
         per_leaf: dict[str, int] = {}
         for ask in opened:
-            if not ask.blocked and self._fails_again(ask, memo):
+            if not ask.blocked and self._fails_again(ask, memo, user_room, queue_room):
                 ask.blocked, ask.blocked_kind = True, "nodes"  # ``block`` with its reason kept, counted per leaf
                 path = ask.app.queue.path  # type: ignore[union-attr]
                 per_leaf[path] = per_leaf.get(path, 0) + 1
@@ -250,9 +252,10 @@ class Scheduler(SchedulerState):
         for path, count in per_leaf.items():
             self._add_active(path, -count)
 
-    def _fails_again(self, ask: Ask, memo: dict[object, bool]) -> bool:
-        """``every_node_reserved``'s test for one ask (``memo``: answers per application and per headroom and shape,
-        for one call)."""
+    def _fails_again(self, ask: Ask, memo: dict[object, bool], user_room: dict[tuple[str, str, str], Resource | None],
+                     queue_room: dict[str, Resource | None]) -> bool:
+        """``every_node_reserved``'s test for one ask (``memo``: answers per application and per headrooms and shape;
+        the headrooms themselves; all for one call)."""
         app, queue = ask.app, ask.app.queue
         if ask.allocated or ask.reserved_node or ask in self.reserve_candidates or app.gang is not None \
                 or queue is None:
@@ -267,9 +270,7 @@ class Scheduler(SchedulerState):
         key = (queue.path, app.user, app.group, ask.shape_id)
         fits = memo.get(key)
         if fits is None:
-            fits = memo[key] = res.fit_in_max_undef(self.p.limits.headroom(queue.path, app.user, app.group)[0],
-                                                    ask.resource) \
-                and res.fit_in_max_undef(self.p.headroom(queue), ask.resource)
+            fits = memo[key] = self._fits_user(ask, queue, user_room) and self._fits_queue(ask, queue, queue_room)
         return fits
 
     def _may_pass(self, ask: Ask, queue_room: dict[str, Resource | None],
@@ -278,16 +279,25 @@ class Scheduler(SchedulerState):
         app = ask.app
         queue = app.queue
         assert queue is not None
+        if not self._fits_user(ask, queue, user_room):
+            return False
+        if self._fits_queue(ask, queue, queue_room):
+            return True
+        return self.p.preemption_enabled and not preconditions(self.p.now, ask, queue)
+
+    def _fits_user(self, ask: Ask, queue: Queue, user_room: dict[tuple[str, str, str], Resource | None]) -> bool:
+        """The ask fits its user's (and group's) headroom now (``user_room``: the headrooms worked out so far)."""
+        app = ask.app
         key = (queue.path, app.user, app.group)
         if key not in user_room:
             user_room[key] = self.p.limits.headroom(queue.path, app.user, app.group)[0]
-        if not res.fit_in_max_undef(user_room[key], ask.resource):
-            return False
+        return res.fit_in_max_undef(user_room[key], ask.resource)
+
+    def _fits_queue(self, ask: Ask, queue: Queue, queue_room: dict[str, Resource | None]) -> bool:
+        """The ask fits its queue's headroom now (``queue_room``: the headrooms worked out so far)."""
         if queue.path not in queue_room:
             queue_room[queue.path] = self.p.headroom(queue)
-        if res.fit_in_max_undef(queue_room[queue.path], ask.resource):
-            return True
-        return self.p.preemption_enabled and not preconditions(self.p.now, ask, queue)
+        return res.fit_in_max_undef(queue_room[queue.path], ask.resource)
 
     # --- sorted views ------------------------------------------------------------------------------------
 
@@ -482,8 +492,7 @@ class Scheduler(SchedulerState):
             self.reserved.append(ask)
             assert ask.app.queue is not None
             self._changed(ask.app.queue)
-            if (self.may_let_through() or self.opened) and self.p.nodes.reserved == len(self.p.nodes.by_name):
-                self.every_node_reserved()
+            self.node_reserved()
             return CycleResult(RESERVED, ask, best.name)
         return None
 

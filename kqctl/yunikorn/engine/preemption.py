@@ -748,8 +748,7 @@ def _attempt(scheduler: SchedulerState, ask: Ask, leaf: Queue, nodes_tried: bool
         scheduler.node_unreserved(old)
     p.reserve(ask, node)
     scheduler.reserved.append(ask)
-    if (scheduler.may_let_through() or scheduler.opened) and p.nodes.reserved == len(p.nodes.by_name):
-        scheduler.every_node_reserved()
+    scheduler.node_reserved()
     scheduler.reserved_dirty[ask] = None  # its node is being emptied for it
     scheduler.quota_released()
     return CycleResult(PREEMPTED, ask, node_name, tuple(chosen)), ""

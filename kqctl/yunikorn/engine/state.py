@@ -406,9 +406,13 @@ class SchedulerState:
         asks out of (found out when the walk gets there)."""
         return self.active.get(path, 0) > 0 or self._unsettled_below.get(path, 0) > 0
 
-    def may_let_through(self) -> bool:
-        """Asks a reservation's end let through (or may have, in leaves not settled yet) are waiting for a retry."""
-        return bool(self.reserve_candidates or self._released)
+    def node_reserved(self) -> None:
+        """A node was just reserved. When it was the last open one, the asks waiting for a retry that can only find
+        every node reserved (let through by a reservation's end, or let out by a node's opening, and not retried
+        since) are dealt with: ``every_node_reserved``."""
+        if (self.reserve_candidates or self._released or self.opened) \
+                and self.p.nodes.reserved == len(self.p.nodes.by_name):
+            self.every_node_reserved()
 
     def settle_leaf(self, path: str) -> None:
         """Before the walk looks at the leaf's asks (or anything changes one)."""
