@@ -90,3 +90,27 @@ def test_yk_preempt_the_shortcuts_answer_as_the_full_guarantees_check() -> None:
         assert not (over and fits)
         answered["over" if over else "nothing to try"] += 1
     assert all(count > 20 for count in answered.values()), answered
+
+
+@pytest.mark.parametrize("allow", [True, False])
+@pytest.mark.parametrize("triggered", [True, False])
+@pytest.mark.parametrize("age_s", [0, 29, 30, 31])
+@pytest.mark.parametrize("checked", [True, False])
+def test_yk_e1_to_e4_preconditions_pass_exactly_when_no_reason_is_given(allow: bool, triggered: bool, age_s: int,
+                                                                        checked: bool) -> None:
+    """``preconditions_pass`` (the replay's test, no reason written) is ``preconditions`` answering "" (a 30 s
+    preemption.delay: younger, exactly as old, older)."""
+    from dataclasses import replace
+
+    scheduler = Scheduler(build_partition(build_snapshot(
+        load_text(ALL_KINDS, yaml.safe_dump_all(cluster(0), sort_keys=False)), NOW)))
+    ask = next(a for a in scheduler.p.asks.values() if a.app.queue is not None)
+    leaf = ask.app.queue
+    assert leaf is not None
+    leaf.settings = replace(leaf.settings, preemption_delay=30 * 10**9)
+    ask.pod = replace(ask.pod, allow_preempt_other=allow)
+    ask.preempt_triggered, ask.preempt_checked = triggered, checked
+    now = ask.created + age_s * 10**9
+    reason = preemption.preconditions(now, ask, leaf)
+    assert preemption.preconditions_pass(now, ask, leaf) is (reason == "")
+    assert reason == "" or reason.startswith("YK-E")

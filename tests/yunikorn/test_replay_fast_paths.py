@@ -127,7 +127,7 @@ def test_the_benchmark_s_replay_takes_the_attempt_shortcuts(monkeypatch: pytest.
         return answer
 
     def counting_reserved(self: Scheduler) -> None:
-        opened = [ask for ask in self.opened if not ask.blocked]
+        opened = [ask for _, _, asks in self.opened for ask in asks if ask.let_out and not ask.blocked]
         reserved(self)
         seen["blocked again"] += sum(ask.blocked for ask in opened)
 

@@ -27,7 +27,7 @@ from kqctl.yunikorn.engine import sorting
 from kqctl.yunikorn.engine.nodes import predicates_pass
 from kqctl.yunikorn.engine.objects import ACCEPTED, NEW, REJECTED, RUNNING, Application, Ask, Node
 from kqctl.yunikorn.engine.partition import RESERVATION_DELAY, Partition
-from kqctl.yunikorn.engine.preemption import preconditions, try_preemption
+from kqctl.yunikorn.engine.preemption import preconditions_pass, try_preemption
 from kqctl.yunikorn.engine.queue import Queue
 from kqctl.yunikorn.engine.state import (
     ALLOCATED,
@@ -234,38 +234,73 @@ class Scheduler(SchedulerState):
         full cluster each completion lets out every ask of a shape that fits the freed node before another ask
         reserves it."""
         super().every_node_reserved()
-        opened, self.opened = self.opened, set()
-        if not opened or not self.remember:
+        groups, self.opened = self.opened, []
+        if not groups or not self.remember:
             return
         memo: dict[object, bool] = {}
         user_room: dict[tuple[str, str, str], Resource | None] = {}
         queue_room: dict[str, Resource | None] = {}
-        per_leaf: dict[str, int] = {}
-        for ask in opened:
-            if not ask.blocked and self._fails_again(ask, memo, user_room, queue_room):
-                ask.blocked, ask.blocked_kind = True, "nodes"  # ``block`` with its reason kept, counted per leaf
-                path = ask.app.queue.path  # type: ignore[union-attr]
-                per_leaf[path] = per_leaf.get(path, 0) + 1
-                if not ask.grouped:
-                    self._group(ask)
-                self._loose.discard(ask)
-        for path, count in per_leaf.items():
-            self._add_active(path, -count)
+        for path, shape, asks in groups:
+            again = self._fail_again(asks, memo, user_room, queue_room)
+            for ask in asks:
+                ask.let_out = False  # dealt with: blocked again, or left open to be retried
+            if again:
+                self._block_again(path, shape, again)
 
-    def _fails_again(self, ask: Ask, memo: dict[object, bool], user_room: dict[tuple[str, str, str], Resource | None],
-                     queue_room: dict[str, Resource | None]) -> bool:
-        """``every_node_reserved``'s test for one ask (``memo``: answers per application and per headrooms and shape;
-        the headrooms themselves; all for one call)."""
-        app, queue = ask.app, ask.app.queue
-        if ask.allocated or ask.reserved_node or ask in self.reserve_candidates or app.gang is not None \
-                or queue is None:
+    def _block_again(self, path: str, shape: int, asks: list[Ask]) -> None:
+        """``block`` (reason kept) of asks of one leaf and shape whose retry could only find no node: back into their
+        group together, the leaf's count changed once."""
+        loose = self._loose
+        ungrouped = []
+        for ask in asks:
+            ask.blocked, ask.blocked_kind = True, "nodes"
+            if ask.grouped:
+                loose.discard(ask)
+            else:
+                ask.grouped = True
+                ungrouped.append(ask)
+        if ungrouped:
+            self.group_all(path, shape, ungrouped)
+        self._add_active(path, -len(asks))
+
+    def _fail_again(self, asks: set[Ask], memo: dict[object, bool],
+                    user_room: dict[tuple[str, str, str], Resource | None],
+                    queue_room: dict[str, Resource | None]) -> list[Ask]:
+        """``every_node_reserved``'s test for a group let out (one leaf and shape): its asks still let out and open
+        whose retry could only fail as before (``memo``: answers per application; the headrooms themselves; all for
+        one call)."""
+        candidates = self.reserve_candidates
+        check_preconditions, now = self.p.preemption_enabled, self.p.now
+        per_app: dict[Application, bool] = {}  # the application's part of the test, for this shape
+        again = []
+        for ask in asks:
+            if not ask.let_out or ask.blocked or ask.node or ask.reserved_node or ask in candidates:
+                continue
+            app = ask.app
+            fails = per_app.get(app)
+            if fails is None:
+                fails = per_app[app] = self._app_fails_again(ask, memo, user_room, queue_room)
+            if not fails:
+                continue
+            if check_preconditions and preconditions_pass(now, ask, app.queue):  # type: ignore[arg-type]
+                continue  # it may try preemption: its retry does more
+            again.append(ask)
+        return again
+
+    def _app_fails_again(self, ask: Ask, memo: dict[object, bool],
+                         user_room: dict[tuple[str, str, str], Resource | None],
+                         queue_room: dict[str, Resource | None]) -> bool:
+        """What of ``_fail_again``'s test depends on the ask's application and shape only: no gang, it runs or may
+        start, and an ask of this shape fits its user's and its queue's headroom."""
+        app = ask.app
+        queue = app.queue
+        if app.gang is not None or queue is None:
             return False
-        if self.p.preemption_enabled and not preconditions(self.p.now, ask, queue):
-            return False  # it may try preemption: its retry does more
         if app.state != RUNNING:
-            if app not in memo:
-                memo[app] = app.state == ACCEPTED and not self._waits_to_run(queue, app)
-            if not memo[app]:
+            starts = memo.get(app)
+            if starts is None:
+                starts = memo[app] = app.state == ACCEPTED and not self._waits_to_run(queue, app)
+            if not starts:
                 return False  # its retry would stop at maxapplications: another failure
         key = (queue.path, app.user, app.group, ask.shape_id)
         fits = memo.get(key)
@@ -283,7 +318,7 @@ class Scheduler(SchedulerState):
             return False
         if self._fits_queue(ask, queue, queue_room):
             return True
-        return self.p.preemption_enabled and not preconditions(self.p.now, ask, queue)
+        return self.p.preemption_enabled and preconditions_pass(self.p.now, ask, queue)
 
     def _fits_user(self, ask: Ask, queue: Queue, user_room: dict[tuple[str, str, str], Resource | None]) -> bool:
         """The ask fits its user's (and group's) headroom now (``user_room``: the headrooms worked out so far)."""
@@ -418,7 +453,7 @@ class Scheduler(SchedulerState):
              attempts: list[int]) -> CycleResult | None:
         """``Application.tryAllocate``."""
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
-        candidates, opened = self.reserve_candidates, self.opened
+        candidates = self.reserve_candidates
         gang = app.gang
         for ask in list(app.asks):
             if ask.allocated or ask.blocked:
@@ -429,8 +464,7 @@ class Scheduler(SchedulerState):
                 continue
             if candidates:
                 candidates.discard(ask)  # retried now
-            if opened:
-                opened.discard(ask)
+            ask.let_out = False
             if not res.fit_in_max_undef(user_room, ask.resource):
                 self.block(ask, NOT_ENOUGH_USER_QUOTA, "headroom")
                 continue
@@ -521,6 +555,10 @@ class Scheduler(SchedulerState):
     def try_reserved_allocate(self) -> CycleResult | None:
         """``tryReservedAllocate``: each reserved ask on its node, then on any other unreserved node."""
         candidates: dict[Ask, set[str] | None] = self.reserved_dirty if self.remember else dict.fromkeys(self.reserved)
+        # nothing changes until an ask is allocated: each queue's and user's headroom is worked out once (thousands of
+        # reserved asks share a few hundred queues)
+        queue_room: dict[str, Resource | None] = {}
+        user_room: dict[tuple[str, str, str], Resource | None] = {}
         for ask in sorted(candidates, key=RESERVED_ORDER):
             opened = candidates.get(ask)
             self.reserved_dirty.pop(ask, None)  # tried now; it comes back when something it needs grows
@@ -529,9 +567,7 @@ class Scheduler(SchedulerState):
                 continue
             queue = ask.app.queue
             assert queue is not None
-            room = self.p.headroom(queue)
-            user_room, _ = self.p.limits.headroom(queue.path, ask.app.user, ask.app.group)
-            if not (res.fit_in_max_undef(user_room, ask.resource) and res.fit_in_max_undef(room, ask.resource)):
+            if not (self._fits_user(ask, queue, user_room) and self._fits_queue(ask, queue, queue_room)):
                 ask.waiting_quota = True
                 continue  # the reservation waits (it is only given up after an hour)
             node = self.p.nodes.by_name[ask.reserved_node]

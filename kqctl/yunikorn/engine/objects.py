@@ -52,6 +52,7 @@ class Ask:
     shape: tuple[object, ...] = ()  # what decides where it fits (state.shape_of), worked out once
     shape_id: int = -1  # the shape as a small integer (state.shape_key), worked out once
     grouped: bool = False  # in the scheduler's group of asks no node fits (SchedulerState.blocked_nodes)
+    let_out: bool = False  # a node's opening let it out of its group and it was not retried since (replay only)
     reserve_order: tuple[str, ...] = ()  # reserved asks are retried by application, then pod (set when it reserves)
     replaced: str = ""  # a real pod: the placeholder whose place it took (YK-GANG-4)
     replaced_by: str = ""  # a placeholder: the real pod that took its place

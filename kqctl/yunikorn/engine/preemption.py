@@ -987,8 +987,16 @@ def by_victim_list(results: dict[str, QueueSnapshot]) -> list[Ask]:
     return [v for snap in results.values() for v in snap.victims]
 
 
+def preconditions_pass(now: int, ask: Ask, leaf: Queue) -> bool:
+    """E1-E4 ``CheckPreconditions`` pass: preemption may be tried (``preconditions`` without the reason)."""
+    return ask.pod.allow_preempt_other and not ask.preempt_triggered \
+        and now >= ask.created + leaf.settings.preemption_delay and not ask.preempt_checked
+
+
 def preconditions(now: int, ask: Ask, leaf: Queue) -> str:
     """E1-E4 ``CheckPreconditions``: "" when preemption may be tried, else the first that fails."""
+    if preconditions_pass(now, ask, leaf):
+        return ""
     if not ask.pod.allow_preempt_other:
         return "YK-E1: the pod's preemptionPolicy is Never"
     if ask.preempt_triggered:
@@ -997,9 +1005,7 @@ def preconditions(now: int, ask: Ask, leaf: Queue) -> str:
     delay = leaf.settings.preemption_delay
     if now < ask.created + delay:
         return f"YK-E3: the ask is younger than the queue's preemption.delay ({props.format_duration(delay)})"
-    if ask.preempt_checked:
-        return "YK-E4: preemption was tried for this ask in the last 15s"
-    return ""
+    return "YK-E4: preemption was tried for this ask in the last 15s"
 
 
 def _reserved_for_other(now: int, node: Node, ask: Ask) -> bool:

@@ -108,9 +108,11 @@ class SchedulerState:
         self._unsettled: set[str] = set()  # leaves with grouped asks that may not have every release yet
         self._unsettled_below: dict[str, int] = {}  # per queue, how many of those leaves it holds (the walk's way in)
         self._loose: set[Ask] = set()  # grouped asks unblocked since
-        # Without reasons: the asks a node's opening let out of their groups and not retried since
-        # (``Scheduler.every_node_reserved`` blocks again those whose retry would change nothing)
-        self.opened: set[Ask] = set()
+        # Without reasons: the groups a node's opening let out (leaf, shape, asks), each ask marked ``let_out`` until
+        # it is retried (``Scheduler.every_node_reserved`` blocks again, group by group, those whose retry would change
+        # nothing). Kept as the groups they were: a completion on a full cluster lets out thousands of asks, and most
+        # go back to the group they came from.
+        self.opened: list[tuple[str, int, set[Ask]]] = []
         self._fits_node: dict[tuple[str, int], bool] = {}  # a node's size and predicates for a shape never change
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
@@ -160,8 +162,7 @@ class SchedulerState:
         user headroom), "quota" (maxapplications: a running application ends, as quota is released), "nodes" (no
         node fits), "" (nothing in a snapshot undoes it)."""
         ask.failure = reason
-        if self.opened:
-            self.opened.discard(ask)
+        ask.let_out = False
         if ask.blocked or not self.remember:
             return
         ask.blocked = True
@@ -189,6 +190,18 @@ class SchedulerState:
             self._shape_leaves.setdefault(shape, set()).add(ask.app.queue.path)  # type: ignore[union-attr]
         group.add(ask)
         ask.grouped = True
+
+    def group_all(self, path: str, shape: int, asks: list[Ask]) -> None:
+        """``_group`` for asks of one leaf and shape at once (already marked ``grouped``)."""
+        leaf = self.blocked_nodes.get(path)
+        if leaf is None:
+            leaf = self.blocked_nodes[path] = {}
+        group = leaf.get(shape)
+        if group is None:
+            group = leaf[shape] = set()
+            self._shape_sample.setdefault(shape, asks[0])
+            self._shape_leaves.setdefault(shape, set()).add(path)
+        group.update(asks)
 
     def _drop_group(self, path: str, leaf: dict[int, set[Ask]], shape: int) -> None:
         """The leaf's group of that shape is empty now."""
@@ -223,7 +236,7 @@ class SchedulerState:
         self.ungroup(ask)
         self.blocked_quota.discard(ask)
         self.blocked_headroom.discard(ask)
-        self.opened.discard(ask)
+        ask.let_out = False
 
     def unblock(self, ask: Ask) -> None:
         if self._released:
@@ -275,11 +288,11 @@ class SchedulerState:
                 continue
             for path in self._shape_leaves.pop(shape):
                 leaf = blocked_nodes[path]
-                self._let_out(path, leaf.pop(shape), track)
+                self._let_out(path, shape, leaf.pop(shape), track)
                 if not leaf:
                     del blocked_nodes[path]
 
-    def _let_out(self, path: str, asks: set[Ask], track: bool) -> None:
+    def _let_out(self, path: str, shape: int, asks: set[Ask], track: bool) -> None:
         """A group of the leaf's asks leaves the blocked ones (``unblock`` for each, the leaf's count changed once).
         ``track``: remember them as let out and not retried."""
         if self._released:
@@ -288,6 +301,7 @@ class SchedulerState:
         count = 0
         for ask in asks:
             ask.grouped = False
+            ask.let_out = track
             if candidates:
                 candidates.discard(ask)  # something else may let it through: it must be retried
             if not ask.blocked:
@@ -298,7 +312,7 @@ class SchedulerState:
         if count:
             self._add_active(path, count)
         if track:
-            self.opened.update(asks)
+            self.opened.append((path, shape, asks))
 
     def node_unreserved(self, node: Node) -> None:
         """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
