@@ -244,24 +244,10 @@ class Scheduler(SchedulerState):
             again = self._fail_again(asks, memo, user_room, queue_room)
             for ask in asks:
                 ask.let_out = False  # dealt with: blocked again, or left open to be retried
+            for ask in again:
+                ask.blocked_kind = "nodes"  # ``block`` with its reason kept
             if again:
-                self._block_again(path, shape, again)
-
-    def _block_again(self, path: str, shape: int, asks: list[Ask]) -> None:
-        """``block`` (reason kept) of asks of one leaf and shape whose retry could only find no node: back into their
-        group together, the leaf's count changed once."""
-        loose = self._loose
-        ungrouped = []
-        for ask in asks:
-            ask.blocked, ask.blocked_kind = True, "nodes"
-            if ask.grouped:
-                loose.discard(ask)
-            else:
-                ask.grouped = True
-                ungrouped.append(ask)
-        if ungrouped:
-            self.group_all(path, shape, ungrouped)
-        self._add_active(path, -len(asks))
+                self.block_group_again(path, shape, again)
 
     def _fail_again(self, asks: set[Ask], memo: dict[object, bool],
                     user_room: dict[tuple[str, str, str], Resource | None],

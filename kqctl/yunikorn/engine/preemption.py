@@ -989,8 +989,9 @@ def by_victim_list(results: dict[str, QueueSnapshot]) -> list[Ask]:
 
 def preconditions_pass(now: int, ask: Ask, leaf: Queue) -> bool:
     """E1-E4 ``CheckPreconditions`` pass: preemption may be tried (``preconditions`` without the reason)."""
-    return ask.pod.allow_preempt_other and not ask.preempt_triggered \
-        and now >= ask.created + leaf.settings.preemption_delay and not ask.preempt_checked
+    # (E4 first: an ask let out after its attempt failed is checked, the usual answer in a replay)
+    return not ask.preempt_checked and ask.pod.allow_preempt_other and not ask.preempt_triggered \
+        and now >= ask.created + leaf.settings.preemption_delay
 
 
 def preconditions(now: int, ask: Ask, leaf: Queue) -> str:

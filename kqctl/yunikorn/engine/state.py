@@ -98,6 +98,8 @@ class SchedulerState:
         self._shape_sample: dict[int, Ask] = {}  # an ask of each shape: what a shape needs of a node is the ask's
         # asks a reservation's end let through to reserve the node (node_unreserved) and not retried yet
         self.reserve_candidates: set[Ask] = set()
+        # ... as they were let through, by leaf and shape (``every_node_reserved`` puts them back group by group)
+        self._let_through: list[tuple[str, int, list[Ask]]] = []
         # Reservations' ends not yet applied to every leaf (YK-RESERVE, ``node_unreserved``): the node and the
         # creation time before which an ask may reserve it, in order; ``_applied``: how many of them a leaf has had.
         # A leaf gets them when anything is about to read or change its grouped asks (``_settle``), which on a full
@@ -179,29 +181,20 @@ class SchedulerState:
             self._loose.discard(ask)
 
     def _group(self, ask: Ask) -> None:
-        shape = shape_key(ask)
-        leaf = self.blocked_nodes.get(ask.app.queue.path)  # type: ignore[union-attr]
-        if leaf is None:
-            leaf = self.blocked_nodes[ask.app.queue.path] = {}  # type: ignore[union-attr]
-        group = leaf.get(shape)
-        if group is None:
-            group = leaf[shape] = set()
-            self._shape_sample.setdefault(shape, ask)
-            self._shape_leaves.setdefault(shape, set()).add(ask.app.queue.path)  # type: ignore[union-attr]
-        group.add(ask)
+        self._group_of(ask.app.queue.path, shape_key(ask), ask).add(ask)  # type: ignore[union-attr]
         ask.grouped = True
 
-    def group_all(self, path: str, shape: int, asks: list[Ask]) -> None:
-        """``_group`` for asks of one leaf and shape at once (already marked ``grouped``)."""
+    def _group_of(self, path: str, shape: int, sample: Ask) -> set[Ask]:
+        """The leaf's group of asks of that shape no node fits (a new one: ``sample`` stands for its shape)."""
         leaf = self.blocked_nodes.get(path)
         if leaf is None:
             leaf = self.blocked_nodes[path] = {}
         group = leaf.get(shape)
         if group is None:
             group = leaf[shape] = set()
-            self._shape_sample.setdefault(shape, asks[0])
+            self._shape_sample.setdefault(shape, sample)
             self._shape_leaves.setdefault(shape, set()).add(path)
-        group.update(asks)
+        return group
 
     def _drop_group(self, path: str, leaf: dict[int, set[Ask]], shape: int) -> None:
         """The leaf's group of that shape is empty now."""
@@ -364,6 +357,7 @@ class SchedulerState:
                 if not takes:
                     continue
                 kept = set()
+                through = []
                 for ask in leaf[shape]:
                     if ask.reserved_node or ask.created >= old_enough:
                         kept.add(ask)  # it holds a reservation, or is too young to reserve: a retry changes nothing
@@ -372,9 +366,12 @@ class SchedulerState:
                     if ask.blocked:
                         ask.blocked = False
                         candidates.add(ask)
-                        let_through += 1
+                        through.append(ask)
                     else:
                         self._loose.discard(ask)
+                if through:
+                    self._let_through.append((path, shape, through))
+                    let_through += len(through)
                 if kept:
                     leaf[shape] = kept
                 else:
@@ -402,18 +399,29 @@ class SchedulerState:
             self._applied.clear()
             self._unsettled.clear()
             self._unsettled_below.clear()
-        per_leaf: dict[str, int] = {}
-        for ask in self.reserve_candidates:
-            if ask.blocked or ask.allocated or ask.reserved_node:
-                continue
+        candidates = self.reserve_candidates
+        for path, shape, asks in self._let_through:
+            again = [ask for ask in asks if ask in candidates and not (ask.blocked or ask.node or ask.reserved_node)]
+            if again:
+                self.block_group_again(path, shape, again)
+        self._let_through = []
+        candidates.clear()
+
+    def block_group_again(self, path: str, shape: int, asks: list[Ask]) -> None:
+        """Asks of one leaf and shape whose retry could only find every node reserved, blocked again: back into their
+        group together (``_group`` for all of them), the leaf's count changed once."""
+        loose = self._loose
+        ungrouped = []
+        for ask in asks:
             ask.blocked = True
-            path = ask.app.queue.path  # type: ignore[union-attr]
-            per_leaf[path] = per_leaf.get(path, 0) + 1
-            if not ask.grouped:
-                self._group(ask)
-        for path, count in per_leaf.items():
-            self._add_active(path, -count)
-        self.reserve_candidates.clear()
+            if ask.grouped:
+                loose.discard(ask)
+            else:
+                ask.grouped = True
+                ungrouped.append(ask)
+        if ungrouped:
+            self._group_of(path, shape, ungrouped[0]).update(ungrouped)
+        self._add_active(path, -len(asks))
 
     def may_hold_asks(self, path: str) -> bool:
         """The walk goes into the queue: it has asks to retry, or a leaf below that reservations' ends may let some
