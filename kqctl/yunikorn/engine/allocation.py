@@ -417,7 +417,8 @@ class Scheduler(SchedulerState):
         headroom = self.p.headroom(queue)
         attempts = [MAX_PREEMPTIONS_PER_QUEUE]
         for app in self.sorted_apps(queue):
-            open_asks = [ask for ask in app.asks if not ask.allocated and not ask.blocked]
+            # not blocked, not allocated (``node`` read without the property: ten asks an application, every walk)
+            open_asks = [ask for ask in app.asks if not ask.blocked and not ask.node]
             if not open_asks:
                 continue
             if app.state == ACCEPTED:
@@ -442,7 +443,7 @@ class Scheduler(SchedulerState):
         candidates = self.reserve_candidates
         gang = app.gang
         for ask in list(app.asks):
-            if ask.allocated or ask.blocked:
+            if ask.blocked or ask.node:  # (not allocated)
                 continue
             if gang is not None and gang.can_replace(ask.pod):
                 # YK-GANG-3: only a replacement places it; retried here once its group has no placeholder left

@@ -325,7 +325,7 @@ def _leaf_victims(scheduler: SchedulerState, queue: Queue, types: tuple[str, ...
     total: Resource = {}
     for app in scheduler.p.leaf_apps.get(queue.path, []):
         for alloc in app.asks:
-            if not alloc.allocated or alloc.preempted_by or not (fenced or alloc.priority <= ask_priority):
+            if not alloc.node or alloc.preempted_by or not (fenced or alloc.priority <= ask_priority):
                 continue
             if not any(alloc.resource.get(name, 0) != 0 for name in types):
                 continue

@@ -299,7 +299,7 @@ class SchedulerState:
                 candidates.discard(ask)  # something else may let it through: it must be retried
             if not ask.blocked:
                 loose.discard(ask)
-            elif not ask.allocated:
+            elif not ask.node:  # not allocated
                 ask.blocked = False
                 count += 1
         if count:
