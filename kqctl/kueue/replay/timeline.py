@@ -355,7 +355,7 @@ class KueueTimeline:
         moved = 0
         for name in self._trees.get(root, []):
             queue = self.queues[name]
-            if not queue.inadmissible:
+            if not queue.has_inadmissible():
                 # What queue_inadmissible does for an empty set: remember the requeue, forget bulk-moved shapes.
                 queue.queue_inadmissible_cycle = queue.pop_cycle
                 queue.bulk_moved_shapes.clear()
