@@ -333,6 +333,10 @@ class QuotaCache:
             found = figures[key] = available(state.node, fr)
         return found  # type: ignore[return-value]
 
+    def fits_available(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> bool:
+        """FA-6: ``value`` is within what is available now (Q-5)."""
+        return value <= self.available(state, fr)
+
     def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int:
         key = (state.name, fr)
         found = self._potentials.get(key)

@@ -676,8 +676,9 @@ class Scheduler:
             self._hold(entry.cq, usage, entry.assignment.tas_usage)
             return
         self.cache.add_usage(entry.cq, usage)
-        # TAS-4: its pods now hold their nodes
-        self.cache.tas.admit(workload, entry.assignment.tas_usage, entry.assignment.topology_assignments())
+        # TAS-4: its pods now hold their nodes (asked only with TAS on: the placements are not worked out for nothing)
+        if self.cache.tas.enabled:
+            self.cache.tas.admit(workload, entry.assignment.tas_usage, entry.assignment.topology_assignments())
         workload.admission = _admission_from(entry)
         workload.reservation_time = self.now
         workload.evicted = False

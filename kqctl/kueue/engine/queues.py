@@ -199,6 +199,11 @@ class PendingQueue:
         """The workloads in the inadmissible set, by key."""
         return _InadmissibleView(self) if self._groups else self._inadmissible
 
+    def has_inadmissible(self) -> bool:
+        """Whether the inadmissible set has a workload (``bool(inadmissible)`` without a view: a replay's requeue
+        event asks it of every ClusterQueue of its tree, thousands of times)."""
+        return bool(self._inadmissible) or self._grouped_parked > 0
+
     @property
     def fingerprint(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """SIM-7's state of this queue: its active workloads with their scan memory, its inadmissible ones (kept

@@ -95,16 +95,20 @@ def available(node: QuotaNode, fr: FlavorResource) -> int:
 
 
 def _available(node: QuotaNode, fr: FlavorResource) -> int:
+    subtree, usage = node.subtree.get(fr, 0), node.usage.get(fr, 0)
     if node.parent is None:
-        return sat_sub(node.subtree.get(fr, 0), node.usage.get(fr, 0))
+        return sat_sub(subtree, usage)
     parent_available = _available(node.parent, fr)
-    borrowing = node.limits(fr).borrowing_limit
+    # local_quota and local_available written out: every head's fit check and every admission's reads this, and
+    # the limits are looked up once instead of three times.
+    limits = node.quotas.get(fr, _NO_LIMITS)
+    local = 0 if limits.lending_limit is None else max(0, sat_sub(subtree, limits.lending_limit))
+    borrowing = limits.borrowing_limit
     if borrowing is not None:
-        local = node.local_quota(fr)
-        stored_in_parent = sat_sub(node.subtree.get(fr, 0), local)
-        used_in_parent = max(0, sat_sub(node.usage.get(fr, 0), local))
+        stored_in_parent = sat_sub(subtree, local)
+        used_in_parent = max(0, sat_sub(usage, local))
         parent_available = min(parent_available, sat_add(sat_sub(stored_in_parent, used_in_parent), borrowing))
-    return sat_add(node.local_available(fr), parent_available)
+    return sat_add(max(0, sat_sub(local, usage)), parent_available)
 
 
 def potential(node: QuotaNode, fr: FlavorResource) -> int:

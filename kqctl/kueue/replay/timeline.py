@@ -207,8 +207,7 @@ class KueueTimeline:
     def begin(self, reporter: Reporter) -> tuple[list[Arrival], list[Running]]:
         arrivals: list[Arrival] = []
         running: list[Running] = []
-        for model in sorted(self.snapshot.workloads, key=lambda w: (self._ms(w.creation_timestamp), w.key)):
-            key = model.key
+        for created_ms, key, model in self._by_creation():
             info = self.infos.get(key)
             if info is not None and info.admission is not None:
                 created = self._ms(model.creation_timestamp) if model.creation_timestamp is not None else None
@@ -229,7 +228,7 @@ class KueueTimeline:
                 continue
             if model.is_condition_true("Finished"):
                 continue
-            arrivals.append(Arrival(key, self._ms(model.creation_timestamp), self.runtimes.runtime_of(model)))
+            arrivals.append(Arrival(key, created_ms, self.runtimes.runtime_of(model)))
             if info is not None:
                 self._schedule_backoff(info, reporter)
         for model in self.snapshot.workloads:
@@ -237,6 +236,13 @@ class KueueTimeline:
             if condition is not None and condition.status == "False":
                 self.conditions[model.key] = (condition.reason, condition.message)
         return arrivals, running
+
+    def _by_creation(self) -> list[tuple[int, str, Workload]]:
+        """The snapshot's workloads by creation time (ms), then key, in their order where both are equal (a stable
+        sort), each with both: its time and key are worked out once (50,000 workloads in explain's estimate)."""
+        workloads = self.snapshot.workloads
+        dated = sorted((self._ms(w.creation_timestamp), w.key, index) for index, w in enumerate(workloads))
+        return [(created_ms, key, workloads[index]) for created_ms, key, index in dated]
 
     def _admitted_since(self, model: Workload) -> int:
         """When it was admitted (ms, <= 0: a snapshot whose clock is before its admission still holds it now)."""
@@ -355,7 +361,7 @@ class KueueTimeline:
         moved = 0
         for name in self._trees.get(root, []):
             queue = self.queues[name]
-            if not queue.inadmissible:
+            if not queue.has_inadmissible():
                 # What queue_inadmissible does for an empty set: remember the requeue, forget bulk-moved shapes.
                 queue.queue_inadmissible_cycle = queue.pop_cycle
                 queue.bulk_moved_shapes.clear()

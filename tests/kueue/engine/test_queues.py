@@ -200,6 +200,7 @@ def test_cyc_12_grouped_equivalents_behave_as_plain_sets_under_random_operations
             assert grouped.queue_inadmissible(lambda w: True) == plain.queue_inadmissible(lambda w: True)
         assert sorted(grouped.active) == sorted(plain.active)
         assert sorted(grouped.inadmissible) == sorted(plain.inadmissible)
+        assert grouped.has_inadmissible() == plain.has_inadmissible() == bool(plain.inadmissible)
         assert grouped.pop_cycle == plain.pop_cycle
     assert len(set(popped)) > 3, popped
 
@@ -248,5 +249,6 @@ def test_sim_7_grouped_sets_keep_the_fingerprint_of_plain_sets(seed: int) -> Non
         grouped_once = grouped_once or bool(tracked._groups)
         assert sorted(tracked.active) == sorted(plain.active)
         assert sorted(tracked.inadmissible) == sorted(plain.inadmissible)
+        assert tracked.has_inadmissible() == plain.has_inadmissible() == bool(plain.inadmissible)
         assert tracked.fingerprint == plain.fingerprint
     assert grouped_once

@@ -160,3 +160,24 @@ def test_a_running_workload_dated_after_the_start_is_read_as_running_since_the_s
     assert times["ahead"].finished == 3_600_000
     assert times["older"].time_to_admission == 0  # admitted before the start: no wait in the replay
     assert any("1 running workload(s) are dated after the replay's start" in note for note in report.assumptions)
+
+
+def test_sim_r1_workloads_begin_in_the_order_of_their_creation_then_key_as_a_stable_sort_gives_them() -> None:
+    """KueueTimeline._by_creation (each workload's time and key worked out once) is the stable sort by creation time
+    and key it replaced: random creation times (many equal, some after the start) and names, over seeds."""
+    import random
+
+    from kqctl.kueue.replay.timeline import KueueTimeline
+
+    for seed in range(8):
+        rng = random.Random(seed)
+        workloads = [WL(f"w{rng.randrange(40)}-{i}", "q", "1", created_ms=rng.choice((-60_000, 0, 1_000, 1_000,
+                                                                                       rng.randrange(-5, 5) * 1000)))
+                     for i in range(30)]
+        rng.shuffle(workloads)
+        timeline = KueueTimeline(snapshot([CQ("q", "4")], workloads))
+        slow = sorted(timeline.snapshot.workloads, key=lambda w: (timeline._ms(w.creation_timestamp), w.key))
+        fast = timeline._by_creation()
+        assert [model for _, _, model in fast] == slow
+        assert [(created, key) for created, key, _ in fast] == [(timeline._ms(w.creation_timestamp), w.key)
+                                                               for w in slow]

@@ -104,6 +104,8 @@ class QuotaReads(Protocol):
 
     def available(self, state: ClusterQueueState, fr: FlavorResource) -> int: ...
 
+    def fits_available(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> bool: ...
+
     def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int: ...
 
     def borrowing_level(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> tuple[int, bool]: ...
@@ -271,7 +273,6 @@ class FlavorAssigner:
     def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> tuple[int, int, Status | None]:
         """FA-6: NoFit above potential, Fit within available, else ask the preemption oracle."""
         flavor, resource = fr
-        available = self.cache.available(self.cq, fr)
         capacity = self.cache.potential(self.cq, fr)
         value = sat_add(assumed, request)
         if value > capacity:
@@ -281,9 +282,11 @@ class FlavorAssigner:
                        f" ({format_resource_value(resource, capacity, quota_side=True)})")
             return P_NO_FIT, 0, Status([message], no_fit_reason=EXCEEDS_MAX_QUOTA)
         level, may_reclaim = self.cache.borrowing_level(self.cq, fr, value)
-        if value <= available:
+        # Whether it fits, not what is available: a fit does not depend on the figure (assignment_memo reuses it
+        # while usage moves); only the shortfall's message reads the figure.
+        if self.cache.fits_available(self.cq, fr, value):
             return P_FIT, level, None
-        short = sat_sub(value, available)
+        short = sat_sub(value, self.cache.available(self.cq, fr))
         missing = format_resource_value(resource, short, quota_side=True)
         status = Status([f"insufficient unused quota for {resource} in flavor {flavor}, {missing} more needed"],
                         no_fit_reason=WAITING_FOR_QUOTA, missing={fr: short})

@@ -5,9 +5,12 @@ head per ClusterQueue (one per CYC-12 shape), and most find no room and go back 
 each answer out again (scheduler.go ``getAssignments``), and so does the engine. The flavor assigner is a pure
 function of what it is given and of the figures it reads while it scans: what is available, the potential and the
 borrowing level of a (flavor, resource) in its ClusterQueue (Q-5, Q-6, Q-8) and the preemption oracle's answers
-(PRE-11); when the assignment needs preemption, the victims found (PRE-2) are read too. What it is given is the
-workload's pod sets and node selection (its scheduling shape, CYC-12), its ClusterQueue (whose quotas only
-``QuotaCache.update_nominal_quota`` changes) and the flavor-scan memory in effect (FA-4).
+(PRE-11); when the assignment needs preemption, the victims found (PRE-2) are read too. Where the scan only compares
+what is available with what it asks for (a request that fits, FA-6), it reads that comparison (``fits_available``),
+not the figure: a head that fits then reads the same while usage moves under it (every cycle of a busy replay
+moves it). What it is given is the workload's pod sets and node selection (its scheduling shape, CYC-12), its
+ClusterQueue (whose quotas only ``QuotaCache.update_nominal_quota`` changes) and the flavor-scan memory in effect
+(FA-4).
 
 So each answer is kept with the figures it read, in the order it read them. A later head of the same ClusterQueue,
 shape and scan memory gets the kept answer when every figure, asked again in that order of the current cache and for
@@ -29,7 +32,7 @@ from kqctl.kueue.engine.flavors.assignment import Assignment, Oracle
 from kqctl.kueue.engine.tas_cache import TASCache
 
 # What a read asked (its arguments after the ClusterQueue) and what it answered.
-AVAILABLE, POTENTIAL, BORROWING_LEVEL, ORACLE, NO_VICTIMS = range(5)
+AVAILABLE, POTENTIAL, BORROWING_LEVEL, ORACLE, NO_VICTIMS, FITS_AVAILABLE = range(6)
 Read = tuple[int, tuple[object, ...], object]
 
 ANSWERS_PER_KEY = 64  # answers kept per ClusterQueue, shape and scan memory (then they are dropped and kept anew)
@@ -49,6 +52,11 @@ class RecordingCache:
         value = self._cache.available(state, fr)
         self.reads.append((AVAILABLE, (fr,), value))
         return value
+
+    def fits_available(self, state: ClusterQueueState, fr: FlavorResource, value: int) -> bool:
+        fits = self._cache.fits_available(state, fr, value)
+        self.reads.append((FITS_AVAILABLE, (fr, value), fits))
+        return fits
 
     def potential(self, state: ClusterQueueState, fr: FlavorResource) -> int:
         value = self._cache.potential(state, fr)
@@ -104,6 +112,8 @@ class AssignmentMemo:
             kind, args = step.kind, step.args
             if kind == AVAILABLE:
                 now: object = cache.available(cq, args[0])  # type: ignore[arg-type]
+            elif kind == FITS_AVAILABLE:
+                now = cache.fits_available(cq, args[0], args[1])  # type: ignore[arg-type]
             elif kind == POTENTIAL:
                 now = cache.potential(cq, args[0])  # type: ignore[arg-type]
             elif kind == BORROWING_LEVEL:

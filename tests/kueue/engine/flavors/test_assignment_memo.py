@@ -10,7 +10,7 @@ import pytest
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.kueue.engine.cycle import Scheduler
-from kqctl.kueue.engine.flavors.assignment_memo import AVAILABLE, ORACLE
+from kqctl.kueue.engine.flavors.assignment_memo import AVAILABLE, FITS_AVAILABLE, ORACLE, POTENTIAL
 from kqctl.kueue.engine.simulation import Simulation
 from kqctl.kueue.load import build_snapshot
 from kqctl.kueue.replay.report import KueueReplayOptions, replay_snapshot
@@ -62,8 +62,26 @@ def test_cyc_5_pre_11_the_kept_figures_are_those_read_in_order_with_the_oracle_a
     [key] = memo._asks
     [reads] = memo.kept_reads(key)
     kinds = [kind for kind, _, _ in reads]
-    assert kinds[0] == AVAILABLE and ORACLE in kinds
-    assert reads[0][2] == 0  # nothing available: the cohort is full
+    assert kinds[0] == POTENTIAL and ORACLE in kinds
+    # It does not fit, so the figure itself is read (the shortfall's message says it): nothing available.
+    assert (FITS_AVAILABLE, (CPU, 2000), False) in reads and (AVAILABLE, (CPU,), 0) in reads
+
+
+def test_cyc_5_fa_6_a_head_that_fits_reads_whether_it_fits_and_is_reused_while_usage_moves() -> None:
+    """A fitting head's answer does not depend on how much is available beyond its request: the next head of the
+    same shape gets it after usage moved, and it is the answer worked out again."""
+    sim = busy_cohort(workload("first", "lq-b", cpu="1"), workload("second", "lq-b", cpu="1"))
+    sim.cache.remove_workload(sim.outcomes["ns/held-1"].workload)  # 4 cpu free in the cohort
+    first, _ = assign(sim, "ns/first")
+    [reads] = sim.scheduler.assignment_memo.kept_reads(next(iter(sim.scheduler.assignment_memo._asks)))
+    assert first.representative_mode() == "Fit" and not any(kind == AVAILABLE for kind, _, _ in reads)
+    sim.cache.remove_workload(sim.outcomes["ns/held-2"].workload)  # 8 cpu free now: a different figure
+    second, _ = assign(sim, "ns/second")
+    assert sim.scheduler.assignment_memo.hits == 1 and second is first
+    sim.scheduler.assignment_memo._asks.clear()
+    again, _ = assign(sim, "ns/second")
+    assert again is not first and again.message() == first.message()
+    assert [ps.flavors for ps in again.pod_sets] == [ps.flavors for ps in first.pod_sets]
 
 
 def test_cyc_5_a_changed_figure_makes_the_next_head_work_its_answer_out_again() -> None:
