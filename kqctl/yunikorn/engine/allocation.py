@@ -560,15 +560,17 @@ class Scheduler(SchedulerState):
             node = self.p.nodes.by_name[ask.reserved_node]
             if node.fits_available(ask.resource) and not predicates_pass(ask.pod, node):
                 return self._allocate(ask, node)
-            fits = _fits(ask)
             if opened is None:
-                other = self.p.nodes.first_fit(shape_key(ask), ask.resource, fits)
+                other = self.p.nodes.first_fit(shape_key(ask), ask.resource, _fits(ask))
                 if other is not None:
                     return self._allocate(ask, other)
                 continue
             by_name = self.p.nodes.by_name
-            for other in sorted((by_name[name] for name in opened if by_name[name].reserved_by is None),
-                                key=lambda n: (n.score, n.name)):
+            open_nodes = [by_name[name] for name in opened if by_name[name].reserved_by is None]
+            if not open_nodes:
+                continue  # every node opened for it is reserved again (the usual case on a full cluster)
+            fits = _fits(ask)
+            for other in sorted(open_nodes, key=_node_order):
                 if fits(other):
                     return self._allocate(ask, other)
         return None
@@ -582,6 +584,11 @@ def _larger_somewhere(real: Resource, placeholder: Resource) -> bool:
 # The order reserved asks are retried in: by application, then pod (``Ask.reserve_order``, read in C: the reserved
 # asks something grew for are sorted at every cycle, two thousand of them on a full cluster)
 RESERVED_ORDER = attrgetter("reserve_order")
+
+
+def _node_order(node: Node) -> tuple[float, str]:
+    """The order the nodes opened for a reserved ask are tried in: by score (YuniKorn's node sorting), then name."""
+    return node.score, node.name
 
 
 def _fits(ask: Ask) -> Callable[[Node], bool]:
