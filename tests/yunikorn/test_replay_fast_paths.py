@@ -112,8 +112,8 @@ def test_the_random_replays_take_the_fast_paths(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_benchmark_s_replay_takes_the_attempt_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The benchmark comparison above means something only if its replays answer attempts without victims and block
-    let-out asks again: count them."""
-    seen = {"over own guaranteed": 0, "nothing to try": 0, "blocked again": 0}
+    again, group by group, asks a node's opening let out and asks a reservation's end let through: count them."""
+    seen = {"over own guaranteed": 0, "nothing to try": 0, "blocked again": 0, "let through, blocked again": 0}
     over, nothing, reserved = preemption.over_own_guaranteed, preemption.nothing_to_try, Scheduler.every_node_reserved
 
     def counting_over(leaf: Any, ask: Any) -> bool:
@@ -128,8 +128,10 @@ def test_the_benchmark_s_replay_takes_the_attempt_shortcuts(monkeypatch: pytest.
 
     def counting_reserved(self: Scheduler) -> None:
         opened = [ask for _, _, asks in self.opened for ask in asks if ask.let_out and not ask.blocked]
+        through = [ask for ask in self.reserve_candidates if not ask.blocked]
         reserved(self)
         seen["blocked again"] += sum(ask.blocked for ask in opened)
+        seen["let through, blocked again"] += sum(ask.blocked and ask.grouped for ask in through)
 
     monkeypatch.setattr(preemption, "over_own_guaranteed", counting_over)
     monkeypatch.setattr(preemption, "nothing_to_try", counting_nothing)
