@@ -114,6 +114,13 @@ class CheckedTimeline(VolcanoTimeline):
             if job.by_status.get("Pending") and not job.is_pending():
                 placing.setdefault(job.queue, set()).add(key)
         assert ledger.placing == placing
+        by_shape: dict[int, dict[str, list[Any]]] = {}  # allocate's shapes by shape: the same entries
+        for name, table in ledger.shapes.items():
+            for shape, entry in table.items():
+                by_shape.setdefault(shape, {})[name] = entry
+        assert ledger.holders == by_shape
+        assert all(entry is ledger.shapes[name][shape] for shape, held in ledger.holders.items()
+                   for name, entry in held.items())
         for keys in (set(cache.jobs), set(list(cache.jobs)[::3]), {"gone/job", *list(cache.jobs)[:1]}):
             assert cache.in_order(keys) == [job for job in cache.jobs.values() if job.key in keys]
         type(self).checks += 1

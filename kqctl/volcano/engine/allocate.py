@@ -103,9 +103,12 @@ def _execute_incremental(ssn: Session) -> None:
     hopeless = _Hopeless(ssn)
     waiting = _Waiting(ssn)
     queues = _queue_heap(ssn)
-    for name in waiting.queues():
-        if _may_place(ssn, ssn.queues[name], hopeless):
-            queues.push(ssn.queues[name])
+    if isinstance(queues, _ByShare):  # (a strict order on keys: the queues may go in in any order)
+        names = _hopeful_queues(ssn, waiting, hopeless)
+    else:
+        names = [name for name in waiting.queues() if _may_place(ssn, ssn.queues[name], hopeless)]
+    for name in names:
+        queues.push(ssn.queues[name])
     chooser = NodeChooser.of(ssn)
     jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
     tasks_by_job: dict[str, PriorityQueue[TaskInfo]] = {}
@@ -141,6 +144,10 @@ class _Waiting:
             job = jobs.get(key)
             if job is not None and not job.is_pending():
                 self.changed.setdefault(job.queue, set()).add(key)
+
+    def has(self, queue: str) -> bool:
+        """Whether the queue has such a job."""
+        return queue in self.placing or queue in self.changed
 
     def _keys(self, queue: str) -> set[str]:
         return self.placing.get(queue, set()) | self.changed.get(queue, set())
@@ -215,6 +222,32 @@ def _may_place(ssn: Session, queue: QueueInfo, hopeless: _Hopeless) -> bool:
     evict or undo) that some node takes and the queue lets in."""
     table = ssn.job_sums.shapes.get(queue.name)
     return bool(table) and any(not hopeless.task(queue, entry[1]) for entry in table.values())
+
+
+def _hopeful_queues(ssn: Session, waiting: _Waiting, hopeless: _Hopeless) -> list[str]:
+    """The waiting queues :func:`_may_place` lets in as the action starts, by name, found shape by shape
+    (``JobLedger.holders``): a shape no node takes rules out at one look every queue holding it, where asking queue by
+    queue went through each one's table (some 200 queues, every session, most holding only shapes the full nodes
+    refuse). The same verdicts: each (queue, task shape) asked is asked of ``_Hopeless`` as ``_may_place`` asks it,
+    and before the first placement nothing they read moves (one epoch), so the order of asking changes no answer; a
+    shape is asked of the nodes only when a waiting queue holds it, as before."""
+    found: set[str] = set()
+    queues = ssn.queues
+    for holders in ssn.job_sums.holders.values():
+        shape_judged = False
+        for name, entry in holders.items():
+            if name in found or not waiting.has(name):
+                continue
+            task: TaskInfo = entry[1]
+            if task.pod.gated or task.best_effort:
+                continue  # (the ledger holds neither: as _Hopeless skips them)
+            if not shape_judged:
+                if hopeless.fits_nowhere(task):
+                    break  # (every task of the shape: the verdict is the shape's)
+                shape_judged = True
+            if not hopeless.refused(queues[name], task):
+                found.add(name)
+    return sorted(found)
 
 
 def _job_queue(ssn: Session, candidates: list[JobInfo], tasks_by_job: dict[str, PriorityQueue[TaskInfo]],
@@ -295,32 +328,42 @@ class _Hopeless:
         return self._hopeless(self.ssn.queues[job.queue], tasks)
 
     def _hopeless(self, queue: QueueInfo, tasks: Iterable[TaskInfo]) -> bool:
-        epoch = self.ssn.epoch
-        dead, alive = self.dead, self.alive
-        shape_of = self.chooser.shape
         for task in tasks:
             if task.pod.gated or task.best_effort:
                 continue
-            found = shape_of(task)
-            shape = id(found)  # (shapes are interned: nodes._INTERNED)
-            if shape in dead:
+            # (the queue asked second: the queues' deserved are worked out only when needed)
+            if self.fits_nowhere(task) or self.refused(queue, task):
                 continue
-            if alive.get(shape) != epoch:
-                if self.chooser.fits_nowhere(task):
-                    dead.add(shape)
-                    continue
-                alive[shape] = epoch
-            if self.by_queue:  # (asked second: the queues' deserved are worked out only when needed)
-                key = (queue.name, id(found[0]))  # (the request's amounts)
-                if key in dead:
-                    continue
-                if alive.get(key) != epoch:
-                    if not self._allocatable(queue, task):
-                        dead.add(key)
-                        continue
-                    alive[key] = epoch
             return False
         return True
+
+    def fits_nowhere(self, task: TaskInfo) -> bool:
+        """No node takes a task of this shape now."""
+        shape = id(self.chooser.shape(task))  # (shapes are interned: nodes._INTERNED)
+        if shape in self.dead:
+            return True
+        epoch = self.ssn.epoch
+        if self.alive.get(shape) != epoch:
+            if self.chooser.fits_nowhere(task):
+                self.dead.add(shape)
+                return True
+            self.alive[shape] = epoch
+        return False
+
+    def refused(self, queue: QueueInfo, task: TaskInfo) -> bool:
+        """The queue lets no task of this request in now (known only when proportion alone votes: else False)."""
+        if not self.by_queue:
+            return False
+        key = (queue.name, id(self.chooser.shape(task)[0]))  # (the request's amounts)
+        if key in self.dead:
+            return True
+        epoch = self.ssn.epoch
+        if self.alive.get(key) != epoch:
+            if not self._allocatable(queue, task):
+                self.dead.add(key)
+                return True
+            self.alive[key] = epoch
+        return False
 
     def _allocatable(self, queue: QueueInfo, task: TaskInfo) -> bool:
         """``Session.allocatable``, from proportion's bounds when they answer (the queues' deserved are then not

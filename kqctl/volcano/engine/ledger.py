@@ -170,6 +170,9 @@ class JobLedger:
         # The task shapes (``NodeChooser.shape``, by id) of each queue's pending tasks that allocate places (not gated,
         # not best-effort), as the session opens: queue -> shape -> [how many jobs have one, a task of the shape]
         self.shapes: dict[str, dict[int, list[Any]]] = {}
+        # The same entries by shape: shape -> queue -> its entry in ``shapes`` (allocate rules out every queue holding a
+        # shape no node takes at one look, see allocate._hopeful_queues)
+        self.holders: dict[int, dict[str, list[Any]]] = {}
         self._shapes_of: dict[str, tuple[str, tuple[int, ...]]] = {}  # job -> its queue and shapes, as counted
         # proportion's last water-filling: (its inputs, each queue's deserved, the rounds), reused while the inputs
         # are the same (Proportion._water_fill)
@@ -265,6 +268,7 @@ class JobLedger:
                 entry[0] -= 1
                 if not entry[0]:
                     del table[shape]
+                    self._unhold(shape, old[0])
         pending = job.by_status.get(PENDING) if job is not None else None
         if not pending:
             return
@@ -278,10 +282,17 @@ class JobLedger:
             for shape, task in found.items():
                 counted = table.get(shape)
                 if counted is None:
-                    table[shape] = [1, task]
+                    entry = table[shape] = [1, task]
+                    self.holders.setdefault(shape, {})[job.queue] = entry
                 else:
                     counted[0] += 1
             self._shapes_of[key] = (job.queue, tuple(found))
+
+    def _unhold(self, shape: int, queue: str) -> None:
+        holders = self.holders[shape]
+        del holders[queue]
+        if not holders:
+            del self.holders[shape]
 
     def closing(self) -> set[str]:
         """A session closes: the jobs that changed since the last one closed (before this one opened, or in it)."""

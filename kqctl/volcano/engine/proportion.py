@@ -263,7 +263,11 @@ class Proportion:
             if not self.filled:
                 self._fill_once()
             attr = self.attrs[queue.name]
-            found = self._overused[queue.name] = less_equal(attr.deserved, attr.allocated, "zero")
+            deserved = attr.deserved
+            found = deserved.covered_by(attr.allocated) if type(deserved) is _Deserved else None
+            if found is None:
+                found = less_equal(deserved, attr.allocated, "zero")
+            self._overused[queue.name] = found
         return found
 
     def queue_allocatable(self, queue: QueueInfo, tasks: list[TaskInfo]) -> bool:
@@ -297,6 +301,10 @@ class Proportion:
             self._fill_once()
         attr = self.attrs[queue.name]
         allocated, deserved, request = attr.allocated, attr.deserved, task.request
+        if type(deserved) is _Deserved:
+            within = deserved.admits(allocated, request)
+            if within is not None:
+                return within
         if request.cpu > 0 and allocated.cpu + request.cpu > deserved.cpu:
             return False
         if request.memory > 0 and allocated.memory + request.memory > deserved.memory:
@@ -569,6 +577,48 @@ class _Deserved(Resource):
 
     def __init__(self, layout: tuple[str, ...], amounts: list[int], over: int) -> None:
         self._layout, self._amounts, self._over = layout, amounts, over
+
+    def admits(self, allocated: Resource, request: Resource) -> bool | None:
+        """P3's comparison (allocated + request within this deserved on every dimension the request asks more than 0
+        of, pods never) on the numerators, without making the vector (allocate asks it of every waiting queue's task
+        shapes: most deserved were read for nothing else); None when an amount is not an int (then on the vector).
+        Exact: for a denominator over > 0, x > n / over is x * over > n."""
+        amounts, over = self._amounts, self._over
+        if request.cpu > 0:
+            held = allocated.cpu + request.cpu
+            if type(held) is not int:
+                return None
+            if held * over > amounts[0]:
+                return False
+        if request.memory > 0:
+            held = allocated.memory + request.memory
+            if type(held) is not int:
+                return None
+            if held * over > amounts[1]:
+                return False
+        layout, scalars = self._layout, allocated.scalars
+        for name, amount in request.scalars.items():
+            if amount > 0 and name != PODS:
+                held = scalars.get(name, 0) + amount
+                if type(held) is not int:
+                    return None
+                if held * over > (amounts[2 + layout.index(name)] if name in layout else 0):
+                    return False
+        return True
+
+    def covered_by(self, allocated: Resource) -> bool | None:
+        """P2's ``less_equal(deserved, allocated, "zero")`` on the numerators, without making the vector (allocate asks
+        it of every queue it takes out of its heap); None when an allocated amount is not an int (then on the vector).
+        Exact: for an int a, ``_le(n / over, a)`` (n / over <= a, or above it by less than 1/10) is
+        n / over < a + 1/10, that is 10 n < (10 a + 1) over; a dimension the allocation lacks is 0 ("zero")."""
+        amounts, over, scalars = self._amounts, self._over, allocated.scalars
+        held = [allocated.cpu, allocated.memory, *(scalars.get(name, 0) for name in self._layout)]
+        for amount, used in zip(amounts, held, strict=True):
+            if type(used) is not int:
+                return None
+            if 10 * amount >= (10 * used + 1) * over:
+                return False
+        return True
 
     def __getattr__(self, name: str) -> Any:
         # (called only for a slot not set yet: cpu, memory and scalars are set together, from the numerators)
