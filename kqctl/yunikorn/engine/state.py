@@ -26,6 +26,9 @@ REPLACED = "replaced"  # a real pod took a placeholder's place (YK-GANG-4): vict
 PLACEHOLDER_RELEASED = "placeholder-released"  # placeholders released, none replaced: victims holds them
 
 
+OPENED_COMPACTED_AT = 256  # groups let out kept before the first compaction (``_compact_opened``)
+
+
 @dataclass(frozen=True)
 class CycleResult:
     kind: str
@@ -115,6 +118,7 @@ class SchedulerState:
         # nothing). Kept as the groups they were: a completion on a full cluster lets out thousands of asks, and most
         # go back to the group they came from.
         self.opened: list[tuple[str, int, set[Ask]]] = []
+        self._opened_bound = OPENED_COMPACTED_AT  # ``opened``'s length at which it is compacted next
         self._fits_node: dict[tuple[str, int], bool] = {}  # a node's size and predicates for a shape never change
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
@@ -306,6 +310,20 @@ class SchedulerState:
             self._add_active(path, count)
         if track:
             self.opened.append((path, shape, asks))
+            if len(self.opened) > self._opened_bound:
+                self._compact_opened()
+
+    def _compact_opened(self) -> None:
+        """Drop from ``opened`` the asks retried since (no longer ``let_out``), and the groups left empty. While some
+        node stays open ``every_node_reserved`` never comes to empty it, and every completion adds the groups it lets
+        out: without this the groups of a whole run would be kept."""
+        kept = []
+        for path, shape, asks in self.opened:
+            still = {ask for ask in asks if ask.let_out}
+            if still:
+                kept.append((path, shape, still))
+        self.opened = kept
+        self._opened_bound = 2 * len(kept) + OPENED_COMPACTED_AT
 
     def node_unreserved(self, node: Node) -> None:
         """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
