@@ -72,6 +72,13 @@ class Shape:
                              "--workloads >= 0")
         if self.queueing_strategy not in ("BestEffortFIFO", "StrictFIFO"):
             raise ValueError("--queueing-strategy: BestEffortFIFO or StrictFIFO")
+        per_flavor = self.nominal_cpu // self.flavors
+        if self.lending_limit is not None and not 0 <= self.lending_limit <= per_flavor:
+            # Kueue refuses such a ClusterQueue (VAL-CQ-23): the snapshot would not load
+            raise ValueError(f"--lending-limit {self.lending_limit} must be between 0 and each flavor's nominalQuota "
+                             f"({per_flavor}: --nominal-cpu {self.nominal_cpu} over {self.flavors} flavor(s))")
+        if self.borrowing_limit is not None and self.borrowing_limit < 0:
+            raise ValueError(f"--borrowing-limit {self.borrowing_limit} must be at least 0")
 
 
 def queue_name(cohort: int, index: int) -> str:
