@@ -6,11 +6,10 @@ with the shortcuts turned off come out the same."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import pytest
-from support import REPO
+from volcano_generated import small_generated_cluster
 
 from kqctl.replay.durations import parse_distribution
 from kqctl.volcano.api.resource import Resource, exceeding_requested_dims, less_equal
@@ -24,16 +23,8 @@ from tests.volcano.test_replay import START, snapshot_of
 
 
 def _generated(placement: bool, actions: str | None) -> list[dict[str, Any]]:
-    """A small cluster of benchmarks/generate_volcano.py (12 nodes, 5 queues, 60 groups): nodes fill up, so that shapes
-    no node takes rule queues out."""
-    spec = importlib.util.spec_from_file_location("generate_volcano", REPO / "benchmarks" / "generate_volcano.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    extra: dict[str, Any] = {}
-    if actions is not None:
-        extra["conf"] = module.CHART_CONF.replace('"enqueue, allocate, backfill"', f'"{actions}"')
-    return module.generate(12, 5, 60, 4, placement=placement, **extra)["items"]  # type: ignore[no-any-return]
+    """A small generated cluster: nodes fill up, so that shapes no node takes rule queues out."""
+    return small_generated_cluster(placement, actions)["items"]  # type: ignore[no-any-return]
 
 
 CLUSTERS = [("random-chart", 0), ("random-chart", 3), ("random-reclaim", 1), ("random-reclaim", 4),

@@ -4,12 +4,11 @@ node is judged for every shape as it changes, as it did before."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Any
 
 import pytest
-from support import REPO
+from volcano_generated import small_generated_cluster
 
 from kqctl.cli.schedulers import ALL_KINDS
 from kqctl.load.objects import load_text
@@ -25,16 +24,8 @@ ACTIONS = "enqueue, allocate, reclaim, backfill"
 
 
 def _cluster(placement: bool, actions: str | None) -> str:
-    """A small generated cluster (benchmarks/generate_volcano.py): few nodes, so that the log outgrows them and the
-    indexes no session reads fold it."""
-    spec = importlib.util.spec_from_file_location("generate_volcano", REPO / "benchmarks" / "generate_volcano.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    extra: dict[str, Any] = {}
-    if actions is not None:
-        extra["conf"] = module.CHART_CONF.replace('"enqueue, allocate, backfill"', f'"{actions}"')
-    return json.dumps(module.generate(12, 5, 60, 4, placement=placement, **extra))
+    """A small generated cluster: few nodes, so that the log outgrows them and the indexes no session reads fold it."""
+    return json.dumps(small_generated_cluster(placement, actions))
 
 
 def _replay(text: str) -> dict[str, Any]:

@@ -583,26 +583,16 @@ class _Deserved(Resource):
         of, pods never) on the numerators, without making the vector (allocate asks it of every waiting queue's task
         shapes: most deserved were read for nothing else); None when an amount is not an int (then on the vector).
         Exact: for a denominator over > 0, x > n / over is x * over > n."""
-        amounts, over = self._amounts, self._over
-        if request.cpu > 0:
-            held = allocated.cpu + request.cpu
-            if type(held) is not int:
-                return None
-            if held * over > amounts[0]:
-                return False
-        if request.memory > 0:
-            held = allocated.memory + request.memory
-            if type(held) is not int:
-                return None
-            if held * over > amounts[1]:
-                return False
-        layout, scalars = self._layout, allocated.scalars
-        for name, amount in request.scalars.items():
-            if amount > 0 and name != PODS:
-                held = scalars.get(name, 0) + amount
-                if type(held) is not int:
+        amounts, over, layout, scalars = self._amounts, self._over, self._layout, allocated.scalars
+        asked = [(request.cpu, allocated.cpu, 0), (request.memory, allocated.memory, 1),
+                 *((amount, scalars.get(name, 0), 2 + layout.index(name) if name in layout else -1)
+                   for name, amount in request.scalars.items() if name != PODS)]
+        for amount, held, index in asked:
+            if amount > 0:
+                total = held + amount
+                if type(total) is not int:
                     return None
-                if held * over > (amounts[2 + layout.index(name)] if name in layout else 0):
+                if total * over > (amounts[index] if index >= 0 else 0):
                     return False
         return True
 
