@@ -28,7 +28,6 @@ from kqctl.yunikorn.api.snapshot import Snapshot
 from kqctl.yunikorn.engine import preemption, state
 from kqctl.yunikorn.engine.allocation import Scheduler
 from kqctl.yunikorn.engine.partition import build_partition
-from kqctl.yunikorn.engine.state import SchedulerState
 from kqctl.yunikorn.load import build_snapshot
 from kqctl.yunikorn.replay.timeline import TimelineOptions, YuniKornTimeline
 
@@ -184,14 +183,14 @@ def test_yk_preempt_victims_grouped_per_node_on_demand_equal_every_victim_groupe
     assert compared > 100
 
 
-def test_let_out_groups_compacted_early_block_the_same_asks_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The groups a node's opening let out are compacted (asks retried since dropped) as they pile up while some node
-    stays open: compacting from the first group on (and whenever their number doubles) blocks the same asks again
-    each time every node is reserved (blocking them again is what saves their retries; the decisions would be the
-    same without it), and takes the same decisions."""
+def test_groups_let_out_or_through_compacted_early_block_the_same_asks_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The groups a node's opening let out, and those a reservation's end let through, are compacted (asks retried
+    since dropped) as they pile up while some node stays open: compacting from the first group on (and whenever their
+    number doubles) blocks the same asks again each time every node is reserved (blocking them again is what saves
+    their retries; the decisions would be the same without it), and takes the same decisions."""
     snapshot = benchmark_shape(1)
     reserved = Scheduler.every_node_reserved
-    compact = SchedulerState._compact_opened
+    compact = state._Groups.compact
 
     def run() -> tuple[list[list[str]], tuple[Any, ...], int]:
         blocked: list[list[str]] = []
@@ -201,16 +200,16 @@ def test_let_out_groups_compacted_early_block_the_same_asks_again(monkeypatch: p
             reserved(self)
             blocked.append(sorted(ask.key for ask in self.p.asks.values() if ask.blocked))
 
-        def counting(self: SchedulerState) -> None:
+        def counting(self: state._Groups) -> None:
             compacted[0] += 1
             compact(self)
 
         monkeypatch.setattr(Scheduler, "every_node_reserved", recording)
-        monkeypatch.setattr(SchedulerState, "_compact_opened", counting)
+        monkeypatch.setattr(state._Groups, "compact", counting)
         return blocked, _replayed(snapshot, True, "lognormal(20m,0.8)", 1), compacted[0]
 
     usual = run()
-    monkeypatch.setattr(state, "OPENED_COMPACTED_AT", 0)
+    monkeypatch.setattr(state, "COMPACTED_AT", 0)
     early = run()
     assert early[:2] == usual[:2]
     assert early[2] >= 3 and usual[0]

@@ -17,7 +17,7 @@ of retrying it on every cycle: YuniKorn's retries change nothing after the first
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from operator import attrgetter
 
 from kqctl.yunikorn.api import resources as res
@@ -234,7 +234,7 @@ class Scheduler(SchedulerState):
         full cluster each completion lets out every ask of a shape that fits the freed node before another ask
         reserves it."""
         super().every_node_reserved()
-        groups, self.opened = self.opened, []
+        groups = self.opened.take()
         if not groups or not self.remember:
             return
         memo: dict[object, bool] = {}
@@ -249,7 +249,7 @@ class Scheduler(SchedulerState):
             if again:
                 self.block_group_again(path, shape, again)
 
-    def _fail_again(self, asks: set[Ask], memo: dict[object, bool],
+    def _fail_again(self, asks: Collection[Ask], memo: dict[object, bool],
                     user_room: dict[tuple[str, str, str], Resource | None],
                     queue_room: dict[str, Resource | None]) -> list[Ask]:
         """``every_node_reserved``'s test for a group let out (one leaf and shape): its asks still let out and open

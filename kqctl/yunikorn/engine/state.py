@@ -7,7 +7,7 @@ Split from ``allocation`` (the cycle) so that ``preemption`` needs only this, no
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,8 @@ REPLACED = "replaced"  # a real pod took a placeholder's place (YK-GANG-4): vict
 PLACEHOLDER_RELEASED = "placeholder-released"  # placeholders released, none replaced: victims holds them
 
 
-OPENED_COMPACTED_AT = 256  # groups let out kept before the first compaction (``_compact_opened``)
+# Groups of asks let out or let through kept before the first compaction (``_Groups``)
+COMPACTED_AT = 256
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,44 @@ class Reservations:
         return len(self._asks)
 
 
+class _Groups:
+    """Asks kept by the leaf and shape they left their group from (``every_node_reserved`` puts them back group by
+    group), for as long as ``still`` says of each. While some node stays open ``every_node_reserved`` never comes to
+    take them, and every completion adds some: they are compacted (the asks no longer ``still`` dropped) whenever their
+    number of groups has doubled since."""
+
+    def __init__(self, still: Callable[[Ask], bool]) -> None:
+        self._still = still
+        self._groups: list[tuple[str, int, Collection[Ask]]] = []
+        self._bound = COMPACTED_AT
+
+    def add(self, path: str, shape: int, asks: Collection[Ask]) -> None:
+        self._groups.append((path, shape, asks))
+        if len(self._groups) > self._bound:
+            self.compact()
+
+    def compact(self) -> None:
+        still = self._still
+        kept: list[tuple[str, int, Collection[Ask]]] = []
+        for path, shape, asks in self._groups:
+            left = [ask for ask in asks if still(ask)]
+            if left:
+                kept.append((path, shape, left))
+        self._groups = kept
+        self._bound = 2 * len(kept) + COMPACTED_AT
+
+    def take(self) -> list[tuple[str, int, Collection[Ask]]]:
+        """Every group kept, and none kept any more."""
+        groups, self._groups, self._bound = self._groups, [], COMPACTED_AT
+        return groups
+
+    def __bool__(self) -> bool:
+        return bool(self._groups)
+
+    def __iter__(self) -> Iterator[tuple[str, int, Collection[Ask]]]:
+        return iter(self._groups)
+
+
 class SchedulerState:
     """A partition under scheduling: what cycles and preemption attempts read and update."""
 
@@ -102,7 +141,7 @@ class SchedulerState:
         # asks a reservation's end let through to reserve the node (node_unreserved) and not retried yet
         self.reserve_candidates: set[Ask] = set()
         # ... as they were let through, by leaf and shape (``every_node_reserved`` puts them back group by group)
-        self._let_through: list[tuple[str, int, list[Ask]]] = []
+        self._let_through = _Groups(lambda ask: ask in self.reserve_candidates)
         # Reservations' ends not yet applied to every leaf (YK-RESERVE, ``node_unreserved``): the node and the
         # creation time before which an ask may reserve it, in order; ``_applied``: how many of them a leaf has had.
         # A leaf gets them when anything is about to read or change its grouped asks (``_settle``), which on a full
@@ -117,8 +156,7 @@ class SchedulerState:
         # it is retried (``Scheduler.every_node_reserved`` blocks again, group by group, those whose retry would change
         # nothing). Kept as the groups they were: a completion on a full cluster lets out thousands of asks, and most
         # go back to the group they came from.
-        self.opened: list[tuple[str, int, set[Ask]]] = []
-        self._opened_bound = OPENED_COMPACTED_AT  # ``opened``'s length at which it is compacted next
+        self.opened = _Groups(lambda ask: ask.let_out)
         self._fits_node: dict[tuple[str, int], bool] = {}  # a node's size and predicates for a shape never change
         self.changes = 0  # counts releases and openings
         self.victim_cache: dict[tuple[object, ...], object] = {}
@@ -309,21 +347,7 @@ class SchedulerState:
         if count:
             self._add_active(path, count)
         if track:
-            self.opened.append((path, shape, asks))
-            if len(self.opened) > self._opened_bound:
-                self._compact_opened()
-
-    def _compact_opened(self) -> None:
-        """Drop from ``opened`` the asks retried since (no longer ``let_out``), and the groups left empty. While some
-        node stays open ``every_node_reserved`` never comes to empty it, and every completion adds the groups it lets
-        out: without this the groups of a whole run would be kept."""
-        kept = []
-        for path, shape, asks in self.opened:
-            still = {ask for ask in asks if ask.let_out}
-            if still:
-                kept.append((path, shape, still))
-        self.opened = kept
-        self._opened_bound = 2 * len(kept) + OPENED_COMPACTED_AT
+            self.opened.add(path, shape, asks)
 
     def node_unreserved(self, node: Node) -> None:
         """YK-RESERVE: a node's reservation ended. Besides the asks it now has room for (``node_opened``), an old ask
@@ -388,7 +412,7 @@ class SchedulerState:
                     else:
                         self._loose.discard(ask)
                 if through:
-                    self._let_through.append((path, shape, through))
+                    self._let_through.add(path, shape, through)
                     let_through += len(through)
                 if kept:
                     leaf[shape] = kept
@@ -418,11 +442,10 @@ class SchedulerState:
             self._unsettled.clear()
             self._unsettled_below.clear()
         candidates = self.reserve_candidates
-        for path, shape, asks in self._let_through:
+        for path, shape, asks in self._let_through.take():
             again = [ask for ask in asks if ask in candidates and not (ask.blocked or ask.node or ask.reserved_node)]
             if again:
                 self.block_group_again(path, shape, again)
-        self._let_through = []
         candidates.clear()
 
     def block_group_again(self, path: str, shape: int, asks: list[Ask]) -> None:
