@@ -44,10 +44,7 @@ class QuotaNode:
 
     # Q-1
     def local_quota(self, fr: FlavorResource) -> int:
-        lending = self.limits(fr).lending_limit
-        if lending is None:
-            return 0
-        return max(0, sat_sub(self.subtree.get(fr, 0), lending))
+        return _local_quota(self.subtree.get(fr, 0), self.limits(fr))
 
     def local_available(self, fr: FlavorResource) -> int:
         return max(0, sat_sub(self.local_quota(fr), self.usage.get(fr, 0)))
@@ -60,6 +57,13 @@ class QuotaNode:
 
 
 _NO_LIMITS = Limits()
+
+
+def _local_quota(subtree: int, limits: Limits) -> int:
+    """Q-1: the part of a node's subtree quota it keeps to itself (all but its lendingLimit; none without one)."""
+    if limits.lending_limit is None:
+        return 0
+    return max(0, sat_sub(subtree, limits.lending_limit))
 
 
 def compute_subtree_quota(root: QuotaNode) -> None:
@@ -99,10 +103,10 @@ def _available(node: QuotaNode, fr: FlavorResource) -> int:
     if node.parent is None:
         return sat_sub(subtree, usage)
     parent_available = _available(node.parent, fr)
-    # local_quota and local_available written out: every head's fit check and every admission's reads this, and
-    # the limits are looked up once instead of three times.
+    # the node's limits looked up once (local_quota and local_available would look them up again): every head's fit
+    # check and every admission's reads this
     limits = node.quotas.get(fr, _NO_LIMITS)
-    local = 0 if limits.lending_limit is None else max(0, sat_sub(subtree, limits.lending_limit))
+    local = _local_quota(subtree, limits)
     borrowing = limits.borrowing_limit
     if borrowing is not None:
         stored_in_parent = sat_sub(subtree, local)
