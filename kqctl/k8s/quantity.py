@@ -504,7 +504,9 @@ def sat_add(a: int, b: int) -> int:
     """
     if a == UNLIMITED or b == UNLIMITED:
         return UNLIMITED
-    return clamp_int64(a + b)
+    total = a + b
+    # the clamp written out: quota sums are summed for every head and admission, and nearly never saturate
+    return total if MIN_INT64 <= total <= MAX_INT64 else (MAX_INT64 if total > 0 else MIN_INT64)
 
 
 def sat_sub(a: int, b: int) -> int:
@@ -514,7 +516,8 @@ def sat_sub(a: int, b: int) -> int:
         return 0 if b == UNLIMITED else UNLIMITED
     if b == UNLIMITED:
         return MIN_INT64
-    return clamp_int64(a - b)
+    difference = a - b
+    return difference if MIN_INT64 <= difference <= MAX_INT64 else (MAX_INT64 if difference > 0 else MIN_INT64)
 
 
 def sat_mul(a: int, b: int) -> int:

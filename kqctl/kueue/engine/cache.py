@@ -50,13 +50,13 @@ class AdmittedWorkloads(dict[str, WorkloadInfo]):
         super().__init__()
         self.by_priority: dict[int, dict[FlavorResource, int]] = {}
         self._counts: dict[int, int] = {}  # workloads per priority (an empty bucket is dropped)
-        self._held: dict[str, tuple[int, dict[FlavorResource, int]]] = {}
+        self._held: dict[str, tuple[int, Mapping[FlavorResource, int]]] = {}
 
     def __setitem__(self, key: str, workload: WorkloadInfo) -> None:
         if key in self._held:
             self._forget(key)
         super().__setitem__(key, workload)
-        priority, usage = self._held[key] = (workload.priority, workload.usage())
+        priority, usage = self._held[key] = (workload.priority, workload.held_usage())
         self._counts[priority] = self._counts.get(priority, 0) + 1
         bucket = self.by_priority.setdefault(priority, {})
         for fr, value in usage.items():
@@ -376,7 +376,7 @@ class QuotaCache:
         if state is None:
             return
         state.workloads[info.key] = info
-        self.add_usage(state, info.usage())
+        self.add_usage(state, info.held_usage())
         self.tas.add_workload(info)  # TAS-4: its pods' node usage
 
     def remove_workload(self, info: WorkloadInfo) -> None:
@@ -385,7 +385,7 @@ class QuotaCache:
         if state is None or info.key not in state.workloads:
             return
         del state.workloads[info.key]
-        self.remove_usage(state, info.usage())
+        self.remove_usage(state, info.held_usage())
         self.tas.remove_workload(info)
 
     def update_nominal_quota(self, name: str, fr: FlavorResource, nominal: int) -> bool:
@@ -414,12 +414,12 @@ class QuotaCache:
         self.quota_changes += 1
         return True
 
-    def add_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
+    def add_usage(self, state: ClusterQueueState, usage: Mapping[FlavorResource, int]) -> None:
         for fr, value in usage.items():
             add_usage(state.node, fr, value)
         self._root(state).version = next(self._fresh_versions)
 
-    def remove_usage(self, state: ClusterQueueState, usage: dict[FlavorResource, int]) -> None:
+    def remove_usage(self, state: ClusterQueueState, usage: Mapping[FlavorResource, int]) -> None:
         for fr, value in usage.items():
             remove_usage(state.node, fr, value)
         self._root(state).version = next(self._fresh_versions)

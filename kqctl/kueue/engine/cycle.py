@@ -42,7 +42,6 @@ from kqctl.kueue.engine.flavors.assignment import (
     PREEMPT,
     Assignment,
     Oracle,
-    format_attempts,
     total_requests_for,
 )
 from kqctl.kueue.engine.flavors.assignment_memo import (
@@ -115,6 +114,8 @@ class Scheduler:
     _assignment_memo: AssignmentMemo | None = field(default=None, repr=False)
     _tas_only_queues: dict[str, bool] = field(default_factory=dict, repr=False)
     _gate_answers: tuple[FeatureGates, bool, bool, bool] | None = field(default=None, repr=False)
+    # (id of an admitted assignment, its ClusterQueue) -> (the assignment, its Admission there)
+    _admissions: dict[tuple[int, str], tuple[Assignment, Admission]] = field(default_factory=dict, repr=False)
     # id of a kept assignment -> (the assignment, the shape, its flavors needing preemption, the preemptor's usage)
     _victim_requests: dict[int, tuple[Assignment, str, set[FlavorResource], dict[FlavorResource, int]]] = field(
         default_factory=dict, repr=False)
@@ -600,6 +601,8 @@ class Scheduler:
     def _fits(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage,
               victims: dict[str, Target], targets: list[Target]) -> str:
         """CYC-8.5: fits (quota, then TAS-6 nodes) once every victim of this cycle and this entry's are gone."""
+        if not victims and not targets:  # (most heads of most cycles)
+            return self._fits_now(cq, usage, tas_usage)
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
         if not gone:
             return self._fits_now(cq, usage, tas_usage)
@@ -616,8 +619,10 @@ class Scheduler:
 
     def _fits_now(self, cq: ClusterQueueState, usage: dict[FlavorResource, int], tas_usage: TASUsage) -> str:
         """CYC-8.5 on the cache as it is: quota first, then TAS-6 nodes."""
-        if not all(self.cache.available(cq, fr) >= value for fr, value in usage.items()):
-            return FITS_NO_QUOTA
+        available = self.cache.available
+        for fr, value in usage.items():
+            if available(cq, fr) < value:
+                return FITS_NO_QUOTA
         return FITS_OK if self.cache.tas.fits(tas_usage) else FITS_NO_TAS
 
     def _all_held(self, workloads: dict[str, WorkloadInfo]) -> bool:
@@ -676,10 +681,11 @@ class Scheduler:
             self._hold(entry.cq, usage, entry.assignment.tas_usage)
             return
         self.cache.add_usage(entry.cq, usage)
-        # TAS-4: its pods now hold their nodes (asked only with TAS on: the placements are not worked out for nothing)
-        if self.cache.tas.enabled:
+        # TAS-4: its pods now hold their nodes (asked only with TAS flavors: without one no pod set has a placement,
+        # and the TAS cache reads an admission's empty placements from the model when it needs them)
+        if self.cache.tas.flavors:
             self.cache.tas.admit(workload, entry.assignment.tas_usage, entry.assignment.topology_assignments())
-        workload.admission = _admission_from(entry)
+        workload.admission = self._admission_of(entry)
         workload.reservation_time = self.now
         workload.evicted = False
         workload.scan_memory = None
@@ -690,7 +696,23 @@ class Scheduler:
         entry.reason = "QuotaReserved"
         self.queues[entry.cq_name].forget_preemptor(workload.key)
         result.admitted.append(entry)
-        entry.flavors_considered = format_attempts(entry.assignment)
+
+    def _admission_of(self, entry: Entry) -> Admission:
+        """REQ-10: the Admission an entry's assignment makes. Workloads of one shape admitted through one kept
+        assignment (the assignment memo answers every such head with the same object) share one Admission: it is
+        frozen, and its usage is then summed once for all of them. Without TAS flavors only: a placement (TAS-6) is
+        written into an assignment's pod sets after it is made."""
+        assignment = entry.assignment
+        assert assignment is not None
+        if self.cache.tas.flavors:
+            return _admission_from(entry)
+        key = (id(assignment), entry.cq_name)
+        known = self._admissions.get(key)
+        if known is None or known[0] is not assignment:
+            if len(self._admissions) >= 4096:
+                self._admissions.clear()
+            known = self._admissions[key] = (assignment, _admission_from(entry))
+        return known[1]
 
     # --- requeueing (CYC-11) --------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kqctl.kueue.engine.cache import ClusterQueueState
-from kqctl.kueue.engine.flavors.assignment import NO_FIT, Assignment
+from kqctl.kueue.engine.flavors.assignment import NO_FIT, Assignment, format_attempts
 from kqctl.kueue.engine.preemption.targets import Target
 from kqctl.kueue.engine.queues import GENERIC
 from kqctl.kueue.engine.workloads import WorkloadInfo
@@ -43,12 +43,19 @@ class Entry:
     message: str = ""
     requeue_reason: str = GENERIC
     reason: str = ""
-    flavors_considered: str = ""  # CYC-18, for the QuotaReserved event of an admission
     tree_version: int | None = None  # its ClusterQueue's tree (QuotaNode.version) when it was nominated
 
     @property
     def mode(self) -> str:
         return self.assignment.representative_mode() if self.assignment is not None else NO_FIT
+
+    @property
+    def flavors_considered(self) -> str:
+        """CYC-18: the QuotaReserved event's "Flavors considered" of an admission ("" for any other entry). Written
+        out when read: a replay admits tens of thousands of workloads and reads none of them."""
+        if self.status != ASSUMED or self.assignment is None:
+            return ""
+        return format_attempts(self.assignment)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from kqctl.kueue.api.models import FlavorResource, PodSet, TopologyAssignment, W
 
 # Kueue sees a workload without creationTimestamp at Go's zero time.
 ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+_NOTHING_HELD: Mapping[FlavorResource, int] = {}  # never changed: shared by every workload without an admission
 
 
 def fnv1a64(text: str) -> int:
@@ -110,6 +111,11 @@ class Admission:
     def usage(self) -> dict[FlavorResource, int]:
         """REQ-10: usage per (flavor, resource); resources without a flavor hold no quota (a new dict)."""
         return dict(self._usage)
+
+    def held(self) -> Mapping[FlavorResource, int]:
+        """:meth:`usage` itself, not a copy, for readers that only read it (the quota cache, on every admission and
+        release): never to be changed."""
+        return self._usage
 
     # An admission never changes once made, and preemption searches ask every admitted workload of a cohort for
     # its usage and flavors many times per cycle: both are worked out once (cached_property on a frozen dataclass
@@ -268,6 +274,10 @@ class WorkloadInfo:
 
     def usage(self) -> dict[FlavorResource, int]:
         return self.admission.usage() if self.admission is not None else {}
+
+    def held_usage(self) -> Mapping[FlavorResource, int]:
+        """:meth:`usage` for readers that only read it (Admission.held): never to be changed."""
+        return self.admission.held() if self.admission is not None else _NOTHING_HELD
 
     def can_be_partially_admitted(self) -> bool:
         """REQ-13: some pod set may shrink down to its minCount (its pod sets never change: worked out once)."""

@@ -98,10 +98,32 @@ class AssignmentMemo:
     _asks: dict[Hashable, _Ask] = field(default_factory=dict)
     _kept: dict[Hashable, int] = field(default_factory=dict)  # answers kept per key
     hits: int = 0  # answers reused (for tests and benchmarks)
+    # ClusterQueue -> (the quota changes it was worked out at, the number of what the assigner reads of it itself)
+    _views: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _view_numbers: dict[str, int] = field(default_factory=dict)  # each such view written out -> its number
 
     def key(self, cq: ClusterQueueState, shape: str, scan: list[dict[str, int]] | None) -> Hashable:
         memory = tuple(tuple(sorted(tried.items())) for tried in scan) if scan is not None else None
-        return cq.name, shape, memory, self.cache.quota_changes
+        return self._assigner_view(cq), shape, memory, self.cache.quota_changes
+
+    def _assigner_view(self, cq: ClusterQueueState) -> int:
+        """What the flavor assigner reads of the ClusterQueue itself rather than through the figures it notes: its
+        resource groups (flavors in order, covered resources: FA-3, REQ-11, REQ-12), flavor fungibility (FA-7, FA-8),
+        preemption policies (FA-6.4) and quotas (the nominal quota of FA-6.4; QuotaCache.update_nominal_quota
+        changes them and counts the change). ClusterQueues alike in all of these share their kept answers: Kueue's
+        own benchmarks and most tenancies stamp them from one template, and every figure is read again, of the
+        head's own ClusterQueue and tree, before an answer is reused. Written out as text: equal text, equal view
+        (two views that differ only in the order of a mapping are kept apart, which costs reuse, never an answer)."""
+        changes = self.cache.quota_changes
+        known = self._views.get(cq.name)
+        if known is not None and known[0] == changes:
+            return known[1]
+        model = cq.model
+        text = repr((model.resource_groups, model.flavor_fungibility, model.preemption,
+                     sorted(cq.node.quotas.items())))
+        number = self._view_numbers.setdefault(text, len(self._view_numbers))
+        self._views[cq.name] = (changes, number)
+        return number
 
     def find(self, key: Hashable, cq: ClusterQueueState, oracle: Oracle,
              no_victims: Callable[[Assignment], bool]) -> Assignment | None:

@@ -173,3 +173,138 @@ def test_cyc_5_answers_of_one_key_share_their_first_reads_and_a_lookup_reads_eac
     found = memo.find("key", None, lambda fr, amount: ("NoCandidates", 0), lambda a: True)  # type: ignore[arg-type]
     assert found is when_level_1 and cache.asked == ["available", "borrowing_level"]
     assert memo.find("other", None, lambda fr, amount: ("", 0), lambda a: True) is None  # type: ignore[arg-type]
+
+
+# --- ClusterQueues alike share their kept answers (AssignmentMemo._assigner_view) ---------------------------------
+
+LOWER = {"reclaimWithinCohort": "LowerPriority", "withinClusterQueue": "LowerPriority"}
+BORROW_LOWER = {**LOWER, "borrowWithinCohort": {"policy": "LowerPriority"}}
+
+
+def two_alike(c_quotas: dict[str, Any] | None = None, **c_options: Any) -> Simulation:
+    """b and c in one cohort, alike unless ``c_quotas`` / ``c_options`` say otherwise; a holds the whole cohort with
+    high-priority work, so heads of b and c need preemption and find no victim."""
+    flavors = {"default": {"cpu": "4"}, "spare": {"cpu": "2"}}
+    options: dict[str, Any] = {"cohort": "co", "preemption": LOWER, **c_options}
+    return simulation(
+        flavor("default"), flavor("spare"),
+        cluster_queue("a", {"default": {"cpu": "4"}, "spare": {"cpu": "2"}}, cohort="co", preemption=RECLAIM),
+        cluster_queue("b", flavors, cohort="co", preemption=LOWER),
+        cluster_queue("c", c_quotas if c_quotas is not None else flavors, **options),
+        local_queue("lq-a", "a"), local_queue("lq-b", "b"), local_queue("lq-c", "c"),
+        workload("held-1", "lq-a", cpu="4", priority=1000, admitted_in="a"),
+        workload("held-2", "lq-a", cpu="4", priority=1000, admitted_in="a"),
+        workload("held-3", "lq-a", cpu="4", priority=1000, admitted_in="a"),
+        workload("held-4", "lq-a", cpu="4", priority=1000, admitted_in="a", admitted_flavor="spare"),
+        workload("held-5", "lq-a", cpu="2", priority=1000, admitted_in="a", admitted_flavor="spare"),
+        workload("in-b", "lq-b", cpu="2"), workload("in-c", "lq-c", cpu="2"),
+    )
+
+
+def _key(sim: Simulation, cq: str) -> Any:
+    info = sim.outcomes[f"ns/{'in-b' if cq == 'b' else 'in-c'}"].workload
+    return sim.scheduler.assignment_memo.key(sim.cache.cluster_queues[cq], info.shape, None)
+
+
+def test_cyc_5_a_clusterqueue_alike_gets_the_answer_kept_for_another_and_it_is_the_answer_worked_out_again() -> None:
+    sim = two_alike()
+    in_b, in_c = sim.outcomes["ns/in-b"].workload, sim.outcomes["ns/in-c"].workload
+    first, _ = sim.scheduler.get_assignments(in_b, sim.cache.cluster_queues["b"])
+    second, _ = sim.scheduler.get_assignments(in_c, sim.cache.cluster_queues["c"])
+    memo = sim.scheduler.assignment_memo
+    assert memo.hits == 1 and second is first and first.representative_mode() == "Preempt"
+    memo._asks.clear()
+    again, _ = sim.scheduler.get_assignments(in_c, sim.cache.cluster_queues["c"])
+    assert again is not first and again.message() == first.message()
+    assert [ps.flavors for ps in again.pod_sets] == [ps.flavors for ps in first.pod_sets]
+
+
+@pytest.mark.parametrize(("difference", "c_quotas", "c_options"), [
+    ("nominal quota (FA-6.4 reads it)", {"default": {"cpu": "3"}, "spare": {"cpu": "2"}}, {}),
+    ("borrowing limit", {"default": {"cpu": {"nominalQuota": "4", "borrowingLimit": "1"}}, "spare": {"cpu": "2"}},
+     {}),
+    ("flavor order (FA-3)", {"spare": {"cpu": "2"}, "default": {"cpu": "4"}}, {}),
+    ("flavor fungibility (FA-7)", None, {"fungibility": {"whenCanBorrow": "TryNextFlavor"}}),
+    ("preemption (FA-6.4: borrowWithinCohort)", None, {"preemption": BORROW_LOWER}),
+])
+def test_cyc_5_clusterqueues_that_differ_in_what_the_assigner_reads_of_them_keep_answers_apart(
+        difference: str, c_quotas: dict[str, Any] | None, c_options: dict[str, Any]) -> None:
+    sim = two_alike(c_quotas, **c_options)
+    assert _key(sim, "b") != _key(sim, "c"), difference
+    in_b, in_c = sim.outcomes["ns/in-b"].workload, sim.outcomes["ns/in-c"].workload
+    sim.scheduler.get_assignments(in_b, sim.cache.cluster_queues["b"])
+    after_b, _ = sim.scheduler.get_assignments(in_c, sim.cache.cluster_queues["c"])
+    sim.scheduler.assignment_memo._asks.clear()
+    fresh, _ = sim.scheduler.get_assignments(in_c, sim.cache.cluster_queues["c"])
+    assert (after_b.message(), after_b.representative_mode()) == (fresh.message(), fresh.representative_mode())
+
+
+@pytest.mark.parametrize(("difference", "c_options"), [
+    ("another cohort (its figures are read again)", {"cohort": "other"}),
+    ("another namespaceSelector (REQ-15, not the assigner's)",
+     {"namespace_selector": {"matchLabels": {"team": "blue"}}}),
+])
+def test_cyc_5_clusterqueues_alike_but_for_what_the_figures_or_nomination_say_share_answers(
+        difference: str, c_options: dict[str, Any]) -> None:
+    sim = two_alike(None, **c_options)
+    assert _key(sim, "b") == _key(sim, "c"), difference
+
+
+def test_cyc_5_a_nominal_quota_changed_in_the_cache_sets_a_clusterqueue_apart_from_those_it_was_alike() -> None:
+    sim = two_alike()
+    assert _key(sim, "b") == _key(sim, "c")
+    assert sim.cache.update_nominal_quota("c", CPU, 3000)
+    assert _key(sim, "b") != _key(sim, "c")
+
+
+def stamped_cluster(seed: int) -> str:
+    """Kueue's benchmark shape in small: ClusterQueues stamped from one template in three cohorts, random workloads
+    of three shapes at two priorities, some running."""
+    import random
+
+    import yaml
+
+    rng = random.Random(seed)
+    documents: list[dict[str, Any]] = [flavor("default")]
+    for cohort in range(3):
+        for index in range(4):
+            name = f"cq-{cohort}-{index}"
+            documents.append(cluster_queue(name, {"default": {"cpu": "4"}}, cohort=f"co-{cohort}",
+                                           preemption=RECLAIM))
+            documents.append(local_queue(f"lq-{name}", name))
+    for number in range(70):
+        name = f"cq-{rng.randrange(3)}-{rng.randrange(4)}"
+        running = number < 12
+        documents.append(workload(f"w{number}", f"lq-{name}", cpu=str(rng.choice((1, 2, 3))),
+                                  priority=rng.choice((0, 1000)), admitted_in=name if running else None,
+                                  created=f"2026-01-01T00:{number // 2:02d}:00Z"))
+    return yaml.safe_dump_all(documents)
+
+
+def test_cyc_5_replays_of_stamped_clusterqueues_are_the_same_with_answers_shared_or_worked_out_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reports are equal either way, and answers kept for one ClusterQueue were read for another (fewer keys
+    than (ClusterQueue, shape) pairs asked; else the comparison would prove nothing)."""
+    from kqctl.kueue.engine.flavors.assignment_memo import AssignmentMemo
+
+    options = KueueReplayOptions(TimelineOptions(runtime=parse_distribution("7m")))
+    asked: set[tuple[str, str]] = set()
+    keys: set[Any] = set()
+    key = AssignmentMemo.key
+
+    def noted(self: AssignmentMemo, cq: Any, shape: str, scan: Any) -> Any:
+        found = key(self, cq, shape, scan)
+        asked.add((cq.name, shape))
+        keys.add(found)
+        return found
+
+    for seed in range(4):
+        text = stamped_cluster(seed)
+        with monkeypatch.context() as patched:
+            patched.setattr(AssignmentMemo, "key", noted)
+            shared = replay_snapshot(_snapshot(text), options)
+        with monkeypatch.context() as patched:
+            patched.setattr(Scheduler, "_memo_applies", lambda self, workload, cq: False)
+            fresh = replay_snapshot(_snapshot(text), options)
+        assert shared == fresh, f"seed {seed}"
+    assert len(keys) < len(asked), (len(keys), len(asked))
