@@ -103,15 +103,17 @@ def _available(node: QuotaNode, fr: FlavorResource) -> int:
     if node.parent is None:
         return sat_sub(subtree, usage)
     parent_available = _available(node.parent, fr)
-    # the node's limits looked up once (local_quota and local_available would look them up again): every head's fit
-    # check and every admission's reads this
+    # the node's limits looked up once (local_quota and local_available would look them up again), and Q-1's local
+    # quota written out for the common case of no lendingLimit: every head's fit check and every admission reads this
     limits = node.quotas.get(fr, _NO_LIMITS)
-    local = _local_quota(subtree, limits)
+    local = 0 if limits.lending_limit is None else _local_quota(subtree, limits)
     borrowing = limits.borrowing_limit
     if borrowing is not None:
         stored_in_parent = sat_sub(subtree, local)
         used_in_parent = max(0, sat_sub(usage, local))
         parent_available = min(parent_available, sat_add(sat_sub(stored_in_parent, used_in_parent), borrowing))
+    if local == 0 and usage >= 0:
+        return parent_available  # (nothing of its own left: the sum below adds 0)
     return sat_add(max(0, sat_sub(local, usage)), parent_available)
 
 

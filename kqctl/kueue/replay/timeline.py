@@ -35,6 +35,7 @@ from kqctl.kueue.api.snapshot import Snapshot
 from kqctl.kueue.engine.cache import ClusterQueueState
 from kqctl.kueue.engine.cycle import NOT_NOMINATED, PREEMPTION_GATED_STATUS, SKIPPED, CycleResult
 from kqctl.kueue.engine.features import FeatureGates
+from kqctl.kueue.engine.queues import PendingQueue
 from kqctl.kueue.engine.quota import QuotaNode
 from kqctl.kueue.engine.simulation import DEFAULT_NOW, Simulation, SimulationOptions, set_up_alike
 from kqctl.kueue.engine.workloads import (
@@ -147,6 +148,7 @@ class KueueTimeline:
         # dates): read as running since the start, as explain reads such a snapshot.
         self.dated_after_start = 0
         self._trees = self._tree_members()
+        self._tree_queues: dict[str, list[tuple[str, PendingQueue]]] = {}
         self._namespace_memo: dict[tuple[str, str], bool] = {}
         self._holder_lists: dict[str, list[_Usage]] = {}
         self._usage_memo: dict[str, tuple[object, dict[FlavorResource, int]]] = {}
@@ -359,12 +361,15 @@ class KueueTimeline:
         """SIM-R5 (CYC-14): inadmissible workloads of the whole tree go back to their heaps."""
         self.requeue_due.discard(root)
         moved = 0
-        for name in self._trees.get(root, []):
-            queue = self.queues[name]
+        tree = self._tree_queues.get(root)
+        if tree is None:  # (the queues of a tree, looked up once: a busy replay requeues each tree thousands of times)
+            tree = self._tree_queues[root] = [(name, self.queues[name]) for name in self._trees.get(root, [])]
+        for name, queue in tree:
             if not queue.has_inadmissible():
                 # What queue_inadmissible does for an empty set: remember the requeue, forget bulk-moved shapes.
                 queue.queue_inadmissible_cycle = queue.pop_cycle
-                queue.bulk_moved_shapes.clear()
+                if queue.bulk_moved_shapes:
+                    queue.bulk_moved_shapes.clear()
                 continue
             count = queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
             if count:
