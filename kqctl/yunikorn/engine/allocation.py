@@ -241,26 +241,26 @@ class Scheduler(SchedulerState):
         user_room: dict[tuple[str, str, str], Resource | None] = {}
         queue_room: dict[str, Resource | None] = {}
         for path, shape, asks in groups:
-            again = self._fail_again(asks, memo, user_room, queue_room)
-            for ask in asks:
-                ask.let_out = False  # dealt with: blocked again, or left open to be retried
-            for ask in again:
-                ask.blocked_kind = "nodes"  # ``block`` with its reason kept
-            if again:
-                self.block_group_again(path, shape, again)
+            self._block_again(path, shape, asks, memo, user_room, queue_room)
 
-    def _fail_again(self, asks: Collection[Ask], memo: dict[object, bool],
-                    user_room: dict[tuple[str, str, str], Resource | None],
-                    queue_room: dict[str, Resource | None]) -> list[Ask]:
-        """``every_node_reserved``'s test for a group let out (one leaf and shape): its asks still let out and open
-        whose retry could only fail as before (``memo``: answers per application; the headrooms themselves; all for
-        one call)."""
-        candidates = self.reserve_candidates
+    def _block_again(self, path: str, shape: int, asks: Collection[Ask], memo: dict[object, bool],
+                     user_room: dict[tuple[str, str, str], Resource | None],
+                     queue_room: dict[str, Resource | None]) -> None:
+        """``every_node_reserved`` for one group let out (one leaf and shape): each of its asks still let out is
+        dealt with (``let_out`` cleared), and those open whose retry could only fail as before are blocked again
+        (``block`` with its reason kept, ``block_group_again``), in one pass over the group: a completion lets out
+        thousands of asks (``memo``: answers per application; the headrooms themselves; all for one call)."""
+        candidates = self.reserve_candidates  # (emptied by the base's every_node_reserved, as a rule)
         check_preconditions, now = self.p.preemption_enabled, self.p.now
         per_app: dict[Application, bool] = {}  # the application's part of the test, for this shape
-        again = []
+        loose = self._loose
+        ungrouped: list[Ask] = []
+        again = 0
         for ask in asks:
-            if not ask.let_out or ask.blocked or ask.node or ask.reserved_node or ask in candidates:
+            if not ask.let_out:
+                continue
+            ask.let_out = False
+            if ask.blocked or ask.node or ask.reserved_node or (candidates and ask in candidates):
                 continue
             app = ask.app
             fails = per_app.get(app)
@@ -270,13 +270,23 @@ class Scheduler(SchedulerState):
                 continue
             if check_preconditions and preconditions_pass(now, ask, app.queue):  # type: ignore[arg-type]
                 continue  # it may try preemption: its retry does more
-            again.append(ask)
-        return again
+            ask.blocked_kind = "nodes"
+            ask.blocked = True
+            again += 1
+            if ask.grouped:
+                loose.discard(ask)
+            else:
+                ask.grouped = True
+                ungrouped.append(ask)
+        if ungrouped:
+            self._group_of(path, shape, ungrouped[0]).update(ungrouped)
+        if again:
+            self._add_active(path, -again)
 
     def _app_fails_again(self, ask: Ask, memo: dict[object, bool],
                          user_room: dict[tuple[str, str, str], Resource | None],
                          queue_room: dict[str, Resource | None]) -> bool:
-        """What of ``_fail_again``'s test depends on the ask's application and shape only: no gang, it runs or may
+        """What of ``_block_again``'s test depends on the ask's application and shape only: no gang, it runs or may
         start, and an ask of this shape fits its user's and its queue's headroom."""
         app = ask.app
         queue = app.queue
@@ -569,10 +579,10 @@ class Scheduler(SchedulerState):
             open_nodes = [by_name[name] for name in opened if by_name[name].reserved_by is None]
             if not open_nodes:
                 continue  # every node opened for it is reserved again (the usual case on a full cluster)
-            fits = _fits(ask)
-            for other in sorted(open_nodes, key=_node_order):
-                if fits(other):
-                    return self._allocate(ask, other)
+            # the first in order that fits: the least of those that fit (names differ, no tie), most often none
+            fitting = list(filter(_fits(ask), open_nodes))
+            if fitting:
+                return self._allocate(ask, min(fitting, key=_node_order))
         return None
 
 
