@@ -271,3 +271,23 @@ def test_every_node_reserved_blocks_again_exactly_the_let_out_asks_whose_retry_f
     monkeypatch.setattr(Scheduler, "every_node_reserved", checking)
     _replayed(benchmark_shape(seed, maxapplications), True, "lognormal(20m,0.8)", seed)
     assert seen["again"] and (seen["left"] or maxapplications), seen
+
+
+def _decisions(snapshot: Snapshot, shapes_known: bool) -> tuple[list[tuple[str, ...]], list[tuple[object, ...]]]:
+    """Every cycle's result, and every ask's node, last reason and blocked flag at the end. ``shapes_known``: every
+    ask's shape is worked out before the first cycle, so that ``Scheduler._app`` answers the headroom checks of each
+    shape once (otherwise an ask's shape is known only once it tried the nodes)."""
+    scheduler = Scheduler(build_partition(copy.deepcopy(snapshot)))
+    if shapes_known:
+        for ask in scheduler.p.asks.values():
+            state.shape_key(ask)
+    results = [(r.kind, r.ask.key, r.node, *(v.key for v in r.victims)) for r in scheduler.run()]
+    return results, sorted((a.key, a.node, a.failure, a.blocked) for a in scheduler.p.asks.values())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_asks_of_one_shape_fit_an_application_s_headrooms_alike(seed: int) -> None:
+    """``Scheduler._app`` checks an application's asks against the user's and the queue's headroom once per shape:
+    the same decisions and reasons as checking each ask."""
+    snapshot = _snapshot(seed)
+    assert _decisions(snapshot, True) == _decisions(snapshot, False)

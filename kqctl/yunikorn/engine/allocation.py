@@ -427,14 +427,17 @@ class Scheduler(SchedulerState):
         headroom = self.p.headroom(queue)
         attempts = [MAX_PREEMPTIONS_PER_QUEUE]
         for app in self.sorted_apps(queue):
-            # not blocked, not allocated (``node`` read without the property: ten asks an application, every walk)
-            open_asks = [ask for ask in app.asks if not ask.blocked and not ask.node]
-            if not open_asks:
+            # some ask not blocked, not allocated (``node`` read without the property: ten asks an application, every
+            # walk, most of them blocked: no list made of them until one is open)
+            for ask in app.asks:
+                if not ask.blocked and not ask.node:
+                    break
+            else:
                 continue
             if app.state == ACCEPTED:
                 why = self._waits_to_run(queue, app)
                 if why:
-                    for ask in open_asks:
+                    for ask in [ask for ask in app.asks if not ask.blocked and not ask.node]:
                         self.block(ask, f"waiting to run: {why}", "quota")
                     continue
             result = self._app(app, queue, headroom, attempts)
@@ -452,6 +455,10 @@ class Scheduler(SchedulerState):
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
         candidates = self.reserve_candidates
         gang = app.gang
+        # Both headrooms stay as they are until an ask is placed, reserves or preempts (the loop ends then): asks of one
+        # shape (equal resources) fit them alike. By shape, for the asks whose shape is known (not worked out here:
+        # shapes are numbered as first seen).
+        fits_rooms: dict[int, tuple[bool, bool]] = {}
         for ask in list(app.asks):
             if ask.blocked or ask.node:  # (not allocated)
                 continue
@@ -462,10 +469,15 @@ class Scheduler(SchedulerState):
             if candidates:
                 candidates.discard(ask)  # retried now
             ask.let_out = False
-            if not res.fit_in_max_undef(user_room, ask.resource):
+            fits = fits_rooms.get(ask.shape_id)
+            if fits is None:
+                fits = (res.fit_in_max_undef(user_room, ask.resource), res.fit_in_max_undef(headroom, ask.resource))
+                if ask.shape_id >= 0:
+                    fits_rooms[ask.shape_id] = fits
+            if not fits[0]:
                 self.block(ask, NOT_ENOUGH_USER_QUOTA, "headroom")
                 continue
-            if not res.fit_in_max_undef(headroom, ask.resource):
+            if not fits[1]:
                 detail = self.p.quota_detail(queue, ask.resource)
                 reason = f"{NOT_ENOUGH_QUEUE_QUOTA} ({detail})" if detail else NOT_ENOUGH_QUEUE_QUOTA
                 if self.p.preemption_enabled:
