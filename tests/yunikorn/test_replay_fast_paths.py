@@ -27,6 +27,7 @@ from kqctl.replay.run import ReplayOptions, replay
 from kqctl.yunikorn.api.snapshot import Snapshot
 from kqctl.yunikorn.engine import preemption, state
 from kqctl.yunikorn.engine.allocation import Scheduler
+from kqctl.yunikorn.engine.objects import ACCEPTED, RUNNING, Ask
 from kqctl.yunikorn.engine.partition import build_partition
 from kqctl.yunikorn.load import build_snapshot
 from kqctl.yunikorn.replay.timeline import TimelineOptions, YuniKornTimeline
@@ -213,3 +214,80 @@ def test_groups_let_out_or_through_compacted_early_block_the_same_asks_again(mon
     early = run()
     assert early[:2] == usual[:2]
     assert early[2] >= 3 and usual[0]
+
+
+def _must_block_again(scheduler: Scheduler) -> tuple[set[Ask], set[Ask]]:
+    """The asks a node's opening let out and not retried since, split by the rule ``every_node_reserved`` follows:
+    those whose retry could only fail as before (no gang, its application runs or may start, the ask fits both
+    headrooms, preemption off or E1-E4 failing), and the others, left open."""
+    again: set[Ask] = set()
+    left: set[Ask] = set()
+    for _, _, asks in scheduler.opened:
+        for ask in asks:
+            if not ask.let_out or ask.blocked or ask.node or ask.reserved_node:
+                continue
+            app, queue = ask.app, ask.app.queue
+            assert queue is not None
+            may_run = app.state == RUNNING or (app.state == ACCEPTED and not scheduler._waits_to_run(queue, app))
+            fails = app.gang is None and may_run and scheduler._fits_user(ask, queue, {}) \
+                and scheduler._fits_queue(ask, queue, {})
+            if fails and not (scheduler.p.preemption_enabled and preemption.preconditions_pass(scheduler.p.now, ask,
+                                                                                               queue)):
+                again.add(ask)
+            else:
+                left.add(ask)
+    return again, left
+
+
+@pytest.mark.parametrize(("seed", "maxapplications"), [(0, 0), (1, 0), (2, 3)])
+def test_every_node_reserved_blocks_again_exactly_the_let_out_asks_whose_retry_fails(
+        seed: int, maxapplications: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``every_node_reserved`` tests, clears and blocks again the asks of a group let out in one pass: each time,
+    the asks it blocks again are those the rule names, each back in its leaf's group of its shape and counted out of
+    the asks to retry; the others stay open; no ask stays marked let out."""
+    base = state.SchedulerState.every_node_reserved
+    reserved = Scheduler.every_node_reserved
+    seen = {"again": 0, "left": 0}
+    expected: list[Any] = []
+
+    def after_base(self: Scheduler) -> None:
+        base(self)  # the asks a reservation's end let through first, as ``Scheduler.every_node_reserved`` does
+        again, left = _must_block_again(self)
+        expected[:] = [again, left, list(self.opened), self.active["root"]]
+
+    def checking(self: Scheduler) -> None:
+        reserved(self)
+        again, left, groups, active = expected
+        for ask in again:
+            assert ask.blocked and ask.grouped and ask.blocked_kind == "nodes" and not ask.let_out
+            assert ask in self.blocked_nodes[ask.app.queue.path][state.shape_key(ask)]  # type: ignore[union-attr]
+        assert not any(ask.blocked for ask in left)
+        assert not any(ask.let_out for _, _, asks in groups for ask in asks)
+        assert self.active["root"] == active - len(again)
+        seen["again"] += len(again)
+        seen["left"] += len(left)
+
+    monkeypatch.setattr(state.SchedulerState, "every_node_reserved", after_base)
+    monkeypatch.setattr(Scheduler, "every_node_reserved", checking)
+    _replayed(benchmark_shape(seed, maxapplications), True, "lognormal(20m,0.8)", seed)
+    assert seen["again"] and (seen["left"] or maxapplications), seen
+
+
+def _decisions(snapshot: Snapshot, shapes_known: bool) -> tuple[list[tuple[str, ...]], list[tuple[object, ...]]]:
+    """Every cycle's result, and every ask's node, last reason and blocked flag at the end. ``shapes_known``: every
+    ask's shape is worked out before the first cycle, so that ``Scheduler._app`` answers the headroom checks of each
+    shape once (otherwise an ask's shape is known only once it tried the nodes)."""
+    scheduler = Scheduler(build_partition(copy.deepcopy(snapshot)))
+    if shapes_known:
+        for ask in scheduler.p.asks.values():
+            state.shape_key(ask)
+    results = [(r.kind, r.ask.key, r.node, *(v.key for v in r.victims)) for r in scheduler.run()]
+    return results, sorted((a.key, a.node, a.failure, a.blocked) for a in scheduler.p.asks.values())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_asks_of_one_shape_fit_an_application_s_headrooms_alike(seed: int) -> None:
+    """``Scheduler._app`` checks an application's asks against the user's and the queue's headroom once per shape:
+    the same decisions and reasons as checking each ask."""
+    snapshot = _snapshot(seed)
+    assert _decisions(snapshot, True) == _decisions(snapshot, False)

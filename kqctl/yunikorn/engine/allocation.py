@@ -241,26 +241,26 @@ class Scheduler(SchedulerState):
         user_room: dict[tuple[str, str, str], Resource | None] = {}
         queue_room: dict[str, Resource | None] = {}
         for path, shape, asks in groups:
-            again = self._fail_again(asks, memo, user_room, queue_room)
-            for ask in asks:
-                ask.let_out = False  # dealt with: blocked again, or left open to be retried
-            for ask in again:
-                ask.blocked_kind = "nodes"  # ``block`` with its reason kept
-            if again:
-                self.block_group_again(path, shape, again)
+            self._block_again(path, shape, asks, memo, user_room, queue_room)
 
-    def _fail_again(self, asks: Collection[Ask], memo: dict[object, bool],
-                    user_room: dict[tuple[str, str, str], Resource | None],
-                    queue_room: dict[str, Resource | None]) -> list[Ask]:
-        """``every_node_reserved``'s test for a group let out (one leaf and shape): its asks still let out and open
-        whose retry could only fail as before (``memo``: answers per application; the headrooms themselves; all for
-        one call)."""
-        candidates = self.reserve_candidates
+    def _block_again(self, path: str, shape: int, asks: Collection[Ask], memo: dict[object, bool],
+                     user_room: dict[tuple[str, str, str], Resource | None],
+                     queue_room: dict[str, Resource | None]) -> None:
+        """``every_node_reserved`` for one group let out (one leaf and shape): each of its asks still let out is
+        dealt with (``let_out`` cleared), and those open whose retry could only fail as before are blocked again
+        (``block`` with its reason kept, ``block_group_again``), in one pass over the group: a completion lets out
+        thousands of asks (``memo``: answers per application; the headrooms themselves; all for one call)."""
+        candidates = self.reserve_candidates  # (emptied by the base's every_node_reserved, as a rule)
         check_preconditions, now = self.p.preemption_enabled, self.p.now
         per_app: dict[Application, bool] = {}  # the application's part of the test, for this shape
-        again = []
+        loose = self._loose
+        ungrouped: list[Ask] = []
+        again = 0
         for ask in asks:
-            if not ask.let_out or ask.blocked or ask.node or ask.reserved_node or ask in candidates:
+            if not ask.let_out:
+                continue
+            ask.let_out = False
+            if ask.blocked or ask.node or ask.reserved_node or (candidates and ask in candidates):
                 continue
             app = ask.app
             fails = per_app.get(app)
@@ -270,13 +270,23 @@ class Scheduler(SchedulerState):
                 continue
             if check_preconditions and preconditions_pass(now, ask, app.queue):  # type: ignore[arg-type]
                 continue  # it may try preemption: its retry does more
-            again.append(ask)
-        return again
+            ask.blocked_kind = "nodes"
+            ask.blocked = True
+            again += 1
+            if ask.grouped:
+                loose.discard(ask)
+            else:
+                ask.grouped = True
+                ungrouped.append(ask)
+        if ungrouped:
+            self._group_of(path, shape, ungrouped[0]).update(ungrouped)
+        if again:
+            self._add_active(path, -again)
 
     def _app_fails_again(self, ask: Ask, memo: dict[object, bool],
                          user_room: dict[tuple[str, str, str], Resource | None],
                          queue_room: dict[str, Resource | None]) -> bool:
-        """What of ``_fail_again``'s test depends on the ask's application and shape only: no gang, it runs or may
+        """What of ``_block_again``'s test depends on the ask's application and shape only: no gang, it runs or may
         start, and an ask of this shape fits its user's and its queue's headroom."""
         app = ask.app
         queue = app.queue
@@ -417,14 +427,17 @@ class Scheduler(SchedulerState):
         headroom = self.p.headroom(queue)
         attempts = [MAX_PREEMPTIONS_PER_QUEUE]
         for app in self.sorted_apps(queue):
-            # not blocked, not allocated (``node`` read without the property: ten asks an application, every walk)
-            open_asks = [ask for ask in app.asks if not ask.blocked and not ask.node]
-            if not open_asks:
+            # some ask not blocked, not allocated (``node`` read without the property: ten asks an application, every
+            # walk, most of them blocked: no list made of them until one is open)
+            for ask in app.asks:
+                if not ask.blocked and not ask.node:
+                    break
+            else:
                 continue
             if app.state == ACCEPTED:
                 why = self._waits_to_run(queue, app)
                 if why:
-                    for ask in open_asks:
+                    for ask in [ask for ask in app.asks if not ask.blocked and not ask.node]:
                         self.block(ask, f"waiting to run: {why}", "quota")
                     continue
             result = self._app(app, queue, headroom, attempts)
@@ -442,6 +455,10 @@ class Scheduler(SchedulerState):
         user_room, _ = self.p.limits.headroom(queue.path, app.user, app.group)
         candidates = self.reserve_candidates
         gang = app.gang
+        # Both headrooms stay as they are until an ask is placed, reserves or preempts (the loop ends then): asks of one
+        # shape (equal resources) fit them alike. By shape, for the asks whose shape is known (not worked out here:
+        # shapes are numbered as first seen).
+        fits_rooms: dict[int, tuple[bool, bool]] = {}
         for ask in list(app.asks):
             if ask.blocked or ask.node:  # (not allocated)
                 continue
@@ -452,10 +469,15 @@ class Scheduler(SchedulerState):
             if candidates:
                 candidates.discard(ask)  # retried now
             ask.let_out = False
-            if not res.fit_in_max_undef(user_room, ask.resource):
+            fits = fits_rooms.get(ask.shape_id)
+            if fits is None:
+                fits = (res.fit_in_max_undef(user_room, ask.resource), res.fit_in_max_undef(headroom, ask.resource))
+                if ask.shape_id >= 0:
+                    fits_rooms[ask.shape_id] = fits
+            if not fits[0]:
                 self.block(ask, NOT_ENOUGH_USER_QUOTA, "headroom")
                 continue
-            if not res.fit_in_max_undef(headroom, ask.resource):
+            if not fits[1]:
                 detail = self.p.quota_detail(queue, ask.resource)
                 reason = f"{NOT_ENOUGH_QUEUE_QUOTA} ({detail})" if detail else NOT_ENOUGH_QUEUE_QUOTA
                 if self.p.preemption_enabled:
@@ -569,10 +591,10 @@ class Scheduler(SchedulerState):
             open_nodes = [by_name[name] for name in opened if by_name[name].reserved_by is None]
             if not open_nodes:
                 continue  # every node opened for it is reserved again (the usual case on a full cluster)
-            fits = _fits(ask)
-            for other in sorted(open_nodes, key=_node_order):
-                if fits(other):
-                    return self._allocate(ask, other)
+            # the first in order that fits: the least of those that fit (names differ, no tie), most often none
+            fitting = list(filter(_fits(ask), open_nodes))
+            if fitting:
+                return self._allocate(ask, min(fitting, key=_node_order))
         return None
 
 
