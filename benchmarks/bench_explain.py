@@ -45,15 +45,14 @@ def measure(directory: str, key: str, sequential: bool = False) -> dict[str, Any
 
     gc.disable()  # as the kqctl command does
     from kqctl.cli.forked import EstimateAhead, checks_apart
-    from kqctl.cli.schedulers import ALL_KINDS
-    from kqctl.cli.simulate import simulation_options
+    from kqctl.cli.options import load_inputs
+    from kqctl.cli.simulate import load_snapshot, simulation_options
     from kqctl.kueue.engine.explain import explain
     from kqctl.kueue.engine.workloads import WorkloadMemo
-    from kqctl.kueue.load import build_snapshot
+    from kqctl.kueue.load import WorkloadsAhead
     from kqctl.kueue.replay.estimate import estimate_from, replay_for_estimates
     from kqctl.kueue.replay.report import KueueReplayOptions
     from kqctl.kueue.replay.timeline import TimelineOptions
-    from kqctl.load.objects import load_paths
 
     options = simulation_options(None, None, None, NOW)
     clock = [time.perf_counter(), time.process_time()]
@@ -64,7 +63,11 @@ def measure(directory: str, key: str, sequential: bool = False) -> dict[str, Any
         marks[name] = (wall - clock[0], cpu - clock[1])
         clock[:] = [wall, cpu]
 
-    snapshot = build_snapshot(load_paths(ALL_KINDS, [directory]), options.now)
+    # Read and built as kqctl explain does it (the gate, Workloads decoded while the files are read: models written
+    # alike then share their pod sets, which the engine's memo of pod-set arithmetic keys on).
+    workloads_ahead = WorkloadsAhead()
+    inputs = load_inputs([directory], None, False, False, False, None, None, prepare=workloads_ahead.prepare)
+    snapshot = load_snapshot(inputs, None, options.now, ahead=workloads_ahead)
     mark("load")
     options = dataclasses.replace(options, memo=WorkloadMemo())
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
