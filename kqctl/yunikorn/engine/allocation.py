@@ -248,14 +248,12 @@ class Scheduler(SchedulerState):
                      queue_room: dict[str, Resource | None]) -> None:
         """``every_node_reserved`` for one group let out (one leaf and shape): each of its asks still let out is
         dealt with (``let_out`` cleared), and those open whose retry could only fail as before are blocked again
-        (``block`` with its reason kept, ``block_group_again``), in one pass over the group: a completion lets out
-        thousands of asks (``memo``: answers per application; the headrooms themselves; all for one call)."""
+        (``block`` with its reason kept, ``block_group_again``), tested in one pass over the group: a completion lets
+        out thousands of asks (``memo``: answers per application; the headrooms themselves; all for one call)."""
         candidates = self.reserve_candidates  # (emptied by the base's every_node_reserved, as a rule)
         check_preconditions, now = self.p.preemption_enabled, self.p.now
         per_app: dict[Application, bool] = {}  # the application's part of the test, for this shape
-        loose = self._loose
-        ungrouped: list[Ask] = []
-        again = 0
+        again: list[Ask] = []
         for ask in asks:
             if not ask.let_out:
                 continue
@@ -271,17 +269,9 @@ class Scheduler(SchedulerState):
             if check_preconditions and preconditions_pass(now, ask, app.queue):  # type: ignore[arg-type]
                 continue  # it may try preemption: its retry does more
             ask.blocked_kind = "nodes"
-            ask.blocked = True
-            again += 1
-            if ask.grouped:
-                loose.discard(ask)
-            else:
-                ask.grouped = True
-                ungrouped.append(ask)
-        if ungrouped:
-            self._group_of(path, shape, ungrouped[0]).update(ungrouped)
+            again.append(ask)
         if again:
-            self._add_active(path, -again)
+            self.block_group_again(path, shape, again)
 
     def _app_fails_again(self, ask: Ask, memo: dict[object, bool],
                          user_room: dict[tuple[str, str, str], Resource | None],

@@ -115,6 +115,19 @@ def _snapshot(text: str) -> Any:
     return build_snapshot(load_text(ALL_KINDS, text, "random.yaml"), datetime(2026, 1, 1, 1, tzinfo=timezone.utc))
 
 
+def _with_memo_and_without(monkeypatch: pytest.MonkeyPatch, text: str, options: KueueReplayOptions, owner: type,
+                           name: str, watching: Any) -> tuple[Any, Any]:
+    """The replay of ``text`` with the assignment memo (``owner.name`` replaced by ``watching``, which counts what it
+    does), and without the memo."""
+    with monkeypatch.context() as patched:
+        patched.setattr(owner, name, watching)
+        reused = replay_snapshot(_snapshot(text), options)
+    with monkeypatch.context() as patched:
+        patched.setattr(Scheduler, "_memo_applies", lambda self, workload, cq: False)
+        fresh = replay_snapshot(_snapshot(text), options)
+    return reused, fresh
+
+
 def test_cyc_5_random_replays_are_the_same_with_answers_reused_or_worked_out_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Random scenarios (two flavors, fungibility, nested cohorts, every preemption policy) replayed with
@@ -131,13 +144,8 @@ def test_cyc_5_random_replays_are_the_same_with_answers_reused_or_worked_out_aga
         return result
 
     for seed in range(0, 60, 3):
-        text = scenario(seed).text()
-        with monkeypatch.context() as patched:
-            patched.setattr(Scheduler, "run_cycle", counted)
-            reused = replay_snapshot(_snapshot(text), options)
-        with monkeypatch.context() as patched:
-            patched.setattr(Scheduler, "_memo_applies", lambda self, workload, cq: False)
-            fresh = replay_snapshot(_snapshot(text), options)
+        reused, fresh = _with_memo_and_without(monkeypatch, scenario(seed).text(), options, Scheduler, "run_cycle",
+                                               counted)
         assert reused == fresh, f"seed {seed}"
     assert hits[0] > 0, hits
 
@@ -299,12 +307,7 @@ def test_cyc_5_replays_of_stamped_clusterqueues_are_the_same_with_answers_shared
         return found
 
     for seed in range(4):
-        text = stamped_cluster(seed)
-        with monkeypatch.context() as patched:
-            patched.setattr(AssignmentMemo, "key", noted)
-            shared = replay_snapshot(_snapshot(text), options)
-        with monkeypatch.context() as patched:
-            patched.setattr(Scheduler, "_memo_applies", lambda self, workload, cq: False)
-            fresh = replay_snapshot(_snapshot(text), options)
+        shared, fresh = _with_memo_and_without(monkeypatch, stamped_cluster(seed), options, AssignmentMemo, "key",
+                                               noted)
         assert shared == fresh, f"seed {seed}"
     assert len(keys) < len(asked), (len(keys), len(asked))
