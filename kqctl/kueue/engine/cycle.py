@@ -604,8 +604,6 @@ class Scheduler:
         if not victims and not targets:  # (most heads of most cycles)
             return self._fits_now(cq, usage, tas_usage)
         gone = {t.workload.key: t.workload for t in [*victims.values(), *targets]}
-        if not gone:
-            return self._fits_now(cq, usage, tas_usage)
         # When every one of them holds quota now, taking them out and back leaves the trees as they were.
         trees = [cq, *(t.cluster_queue for t in [*victims.values(), *targets])] if self._all_held(gone) else []
         with self.cache.trial(trees):
