@@ -444,12 +444,14 @@ class Scheduler:
         if self.fair_sharing:
             yield from tournament(self.cache, entries)
             return
-        yield from sorted(entries, key=self._classical_key)
+        by_priority = self.gates.enabled("PrioritySortingWithinCohort")  # (asked once per cycle, not per entry)
+        yield from sorted(entries, key=lambda entry: self._classical_key(entry, by_priority))
 
-    def _classical_key(self, entry: Entry) -> tuple[object, ...]:
+    @staticmethod
+    def _classical_key(entry: Entry, by_priority: bool) -> tuple[object, ...]:
         assert entry.assignment is not None
         workload = entry.workload
-        priority = -workload.priority if self.gates.enabled("PrioritySortingWithinCohort") else 0
+        priority = -workload.priority if by_priority else 0
         return (entry.assignment.borrowing, priority, workload.queue_order_time, entry.cq_name,
                 *workload.order_key())
 

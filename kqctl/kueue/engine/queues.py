@@ -200,8 +200,7 @@ class PendingQueue:
         return _InadmissibleView(self) if self._groups else self._inadmissible
 
     def has_inadmissible(self) -> bool:
-        """Whether the inadmissible set has a workload (``bool(inadmissible)`` without a view: a replay's requeue
-        event asks it of every ClusterQueue of its tree, thousands of times)."""
+        """Whether the inadmissible set has a workload (``bool(inadmissible)`` without a view)."""
         return bool(self._inadmissible) or self._grouped_parked > 0
 
     @property
@@ -585,6 +584,15 @@ class PendingQueue:
             workload = self._active.pop(key)
             self._park(workload)
         self._compact()
+
+    def requeue_event(self) -> bool:
+        """What :meth:`queue_inadmissible` does before it moves anything (the event is remembered, bulk-moved shapes
+        are forgotten); True when there are inadmissible workloads for it to move. A replay's requeue event asks it of
+        every ClusterQueue of its tree, thousands of times, and most have nothing to move."""
+        self.queue_inadmissible_cycle = self.pop_cycle
+        if self.bulk_moved_shapes:
+            self.bulk_moved_shapes.clear()
+        return bool(self._inadmissible) or self._grouped_parked > 0
 
     def queue_inadmissible(self, namespace_matches: Callable[[WorkloadInfo], bool]) -> int:
         """CYC-14: a requeue event moves inadmissible workloads (namespace still matching) back."""

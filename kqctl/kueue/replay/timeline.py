@@ -365,11 +365,7 @@ class KueueTimeline:
         if tree is None:  # (the queues of a tree, looked up once: a busy replay requeues each tree thousands of times)
             tree = self._tree_queues[root] = [(name, self.queues[name]) for name in self._trees.get(root, [])]
         for name, queue in tree:
-            if not queue.has_inadmissible():
-                # What queue_inadmissible does for an empty set: remember the requeue, forget bulk-moved shapes.
-                queue.queue_inadmissible_cycle = queue.pop_cycle
-                if queue.bulk_moved_shapes:
-                    queue.bulk_moved_shapes.clear()
+            if not queue.requeue_event():  # (remembered; nothing to move)
                 continue
             count = queue.queue_inadmissible(partial(self._namespace_matches, cq=self.cache.cluster_queues[name]))
             if count:

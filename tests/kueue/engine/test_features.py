@@ -19,6 +19,25 @@ def test_known_gates_are_accepted(text: str, name: str, expected: bool) -> None:
     assert FeatureGates.parse(text).enabled(name) is expected
 
 
+@pytest.mark.parametrize("overrides", [
+    {},
+    {"PartialAdmission": False, "TopologyAwareScheduling": False},
+    {"ConcurrentAdmission": True},
+])
+def test_every_gate_reads_its_override_else_kueues_default(overrides: dict[str, bool]) -> None:
+    gates = FeatureGates(overrides)
+    for name in KUEUE_FEATURE_GATES:
+        assert gates.enabled(name) is overrides.get(name, DEFAULTS[name]), name
+    assert gates.enabled("NotAGateOfKueues") is False
+
+
+def test_gates_compare_by_their_overrides_alone() -> None:
+    assert FeatureGates({"PartialAdmission": False}) == FeatureGates({"PartialAdmission": False})
+    assert FeatureGates({"PartialAdmission": False}) != FeatureGates({})
+    assert FeatureGates({}).over({"ConcurrentAdmission": True}).enabled("ConcurrentAdmission") is True
+    assert "_values" not in repr(FeatureGates({}))
+
+
 @pytest.mark.parametrize("text, message", [
     ("PartialAdmision=false", "did you mean PartialAdmission"),
     ("NoSuchGateAtAll=true", "unknown feature gate 'NoSuchGateAtAll'"),

@@ -83,6 +83,24 @@ def test_cyc_11_a_requeue_event_after_the_pop_sends_the_head_back_to_the_heap() 
     assert "ns/head" in queue.active
 
 
+def test_cyc_14_a_requeue_event_on_a_queue_with_nothing_inadmissible_is_remembered_as_queue_inadmissible_does() -> None:
+    w = infos(workload("head", cpu="2"), workload("twin", cpu="2", created="2025-12-31T02:00:00Z"))
+    event, moved = PendingQueue("cq", BEST_EFFORT_FIFO), PendingQueue("cq", BEST_EFFORT_FIFO)
+    for queue in (event, moved):
+        queue.push(w["head"])
+        queue.pop()
+        queue.queue_inadmissible_cycle = -1
+    assert event.requeue_event() is False  # nothing to move
+    assert moved.queue_inadmissible(lambda _: True) == 0
+    assert event.queue_inadmissible_cycle == moved.queue_inadmissible_cycle == event.pop_cycle
+    event.requeue(w["head"], NO_FIT)  # the event came after the pop: back to the heap at once (CYC-11)
+    assert "ns/head" in event.active
+    event.pop()
+    event.queue_inadmissible_cycle = -1
+    event.requeue(w["head"], NO_FIT)  # now inadmissible, its shape bulk-moved (CYC-12)
+    assert event.bulk_moved_shapes and event.requeue_event() is True and not event.bulk_moved_shapes
+
+
 def test_cyc_12_equivalent_workloads_follow_a_no_fit_head_into_the_inadmissible_set() -> None:
     w = infos(workload("head", cpu="2", created="2025-12-31T01:00:00Z"),
               workload("twin", cpu="2", namespace="other", created="2025-12-31T02:00:00Z"),
