@@ -928,7 +928,9 @@ _rule("YK-R1", "-", "yunikorn-core", "The core schedules right after every chang
 _rule("YK-R2", "-", "yunikorn-shim", "The shim sends a new pod to the core at its next scheduling run "
       "(service.schedulingInterval, 1s by default); a new application's pods wait two more runs",
       "k8shim's Application.Schedule moves an application one state per run: New (submitted), Accepted (run), "
-      "Running (tasks scheduled).")
+      "Running (tasks scheduled). A gang's placeholders are made at the second run (Accepted -> Reserving, where "
+      "the shim also checks the placeholder timeout) and sent at the third; the core ages their asks from the "
+      "second.")
 _rule("YK-R3", "-", "yunikorn-shim", "A pod runs from its allocation for its runtime, then its allocation is "
       "released; an application with nothing allocated or pending is Completing",
       "The runtime is the pod's annotation kqctl.dev/runtime, or --runtime. A Completing application no longer "

@@ -329,6 +329,30 @@ def test_a_gang_arriving_during_a_replay_gets_its_placeholders_first() -> None:
     assert asks["default/driver"].allocated and not asks["default/driver"].replaced
 
 
+def test_yk_r2_placeholders_are_made_one_shim_run_before_they_are_sent() -> None:
+    # k8shim: run 1 submits the application, run 2 (Accepted -> Reserving) creates the placeholder pods, run 3 sends
+    # them; the core ages their asks (the reservation and preemption delays) from their creation
+    later = timedelta(seconds=-60)  # created a minute after the start: the shim's runs at 60 s, 61 s and 62 s
+    busy = pod("big", "root.other", "other", cpu="5", node_name="n1")  # room for one placeholder: the other waits
+    timeline = _replay_until(node("n1", cpu="8"), busy, _driver(age=later), _executor(0, age=later),
+                             _executor(1, age=later), until_ms=62_000)
+    made = [ask.created - timeline.start_ns for ask in timeline.partition.asks.values() if ask.pod.is_placeholder]
+    assert made == [61_000 * 1_000_000] * 2
+
+
+def test_yk_gang_1_the_shim_checks_the_placeholder_timeout_when_it_takes_the_gang_to_reserving() -> None:
+    # created at 60.5 s: the shim's runs at 61, 62 and 63 s. At 62 s, where it reserves, 1.5 s of a 2 s Hard timeout
+    # have passed: it makes the placeholders (at 63 s, where it sends them, it would have failed the application)
+    later = timedelta(seconds=-60.5)
+    driver = _driver(policy="placeholderTimeoutInSeconds=2 gangSchedulingStyle=Hard", age=later)
+    busy = pod("big", "root.other", "other", cpu="5", node_name="n1")  # room for one placeholder: the other waits
+    timeline = _replay_until(node("n1", cpu="8"), busy, driver, _executor(0, age=later), _executor(1, age=later),
+                             until_ms=63_000)
+    gang = timeline.partition.apps["spark"].gang
+    assert gang is not None and not gang.failed
+    assert sum(1 for ask in timeline.partition.asks.values() if ask.pod.is_placeholder) == 2
+
+
 def test_validate_warns_of_the_placeholder_annotation_yunikorn_no_longer_reads(tmp_path: Path) -> None:
     old = pod("tg-old", "root.spark", "spark", annotations={"yunikorn.apache.org/placeholder": "true",
                                                             TASK_GROUP: "executors"})

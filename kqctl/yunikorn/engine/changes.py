@@ -29,11 +29,17 @@ def set_clock(scheduler: Scheduler, now_ns: int) -> None:
     scheduler.p.now = now_ns
 
 
-def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) -> list[Ask]:
+def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo], reserving_ns: int | None = None
+           ) -> list[Ask]:
     """The shim sends these pods' asks; an application the core does not know is placed first (it may be
     rejected). A gang application's placeholders are made with it and its real pods held back while it reserves
     (YK-GANG-1, YK-GANG-2). Returns the asks the core holds now (none for a rejected application's pods, nor for
-    pods held back)."""
+    pods held back).
+
+    ``reserving_ns``: when the shim took a new gang application to Reserving, if not now. k8shim does it one run
+    before the run that sends the placeholders (Accepted: ``postAppAccepted``, then ``onReserving``): it checks the
+    placeholder timeout and creates the placeholder pods then, so their creation time, from which the core ages their
+    asks, is that run's."""
     p = scheduler.p
     added: list[Ask] = []
     by_app: dict[str, list[PodInfo]] = {}
@@ -47,7 +53,7 @@ def submit(scheduler: Scheduler, snapshot: Snapshot, pods: Iterable[PodInfo]) ->
             app = Application(app_id, first.namespace, first.user, first.groups, to_ns(first.created),
                               requested_queue=first.queue, placeholder=gang.placeholder if gang else None)
             p.apps[app_id] = app
-            sent = gang_pods(p, app, members, gang, from_ns(p.now))
+            sent = gang_pods(p, app, members, gang, from_ns(p.now if reserving_ns is None else reserving_ns))
             asks = _asks(app, sent)
             app.asks.extend(asks)
             app.asks.sort(key=Ask.order_key)

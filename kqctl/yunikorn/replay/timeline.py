@@ -13,7 +13,9 @@ happens between cycles in a real cluster:
 * YK-R2 arrivals: the shim's scheduling loop runs every ``service.schedulingInterval`` (1 s by default, from the
   ConfigMaps). A pod created after the start is sent to the core by the loop's next run; a pod of an application
   the core does not know yet waits two more runs (New: submitted; Accepted: run; Running: tasks scheduled), as
-  k8shim's ``Application.Schedule`` moves one state per run;
+  k8shim's ``Application.Schedule`` moves one state per run. A gang's placeholders are made at the second run
+  (Accepted -> Reserving: the shim checks the placeholder timeout and creates the placeholder pods then) and sent
+  at the third: their asks' age counts from the second;
 * YK-R3 a pod runs from its allocation for its runtime (annotation ``kqctl.dev/runtime``, or ``--runtime``);
   then the shim releases its allocation: its node and queues get the resources back at once, and an
   application with nothing allocated or pending is Completing (no longer a running application);
@@ -244,7 +246,9 @@ class YuniKornTimeline:
             return self._gang_timeout(key, token[2], now)
         if kind == SUBMIT:
             pod = self.pods[key]
-            submitted = changes.submit(self.scheduler, self.snapshot, [pod])
+            # YK-R2: a new application's tasks are sent at the third run; a gang's placeholders were made at the
+            # second, Accepted -> Reserving (the core ages their asks from then)
+            submitted = changes.submit(self.scheduler, self.snapshot, [pod], self._ns(now - self.interval))
             for made in submitted:
                 if made.key != key:
                     self._timers(made, now, reporter)  # placeholders made with a new gang application's first pod
