@@ -596,8 +596,7 @@ class PendingQueue:
 
     def queue_inadmissible(self, namespace_matches: Callable[[WorkloadInfo], bool]) -> int:
         """CYC-14: a requeue event moves inadmissible workloads (namespace still matching) back."""
-        self.queue_inadmissible_cycle = self.pop_cycle
-        self.bulk_moved_shapes.clear()
+        self.requeue_event()
         moved = 0
         for key, workload in sorted(self._inadmissible.items()):
             if not namespace_matches(workload):
