@@ -245,6 +245,29 @@ def render_tables(report: TimelineReport, out: TextIO, view: TableOptions, units
         write_wrapped(out, f"warning: {warning}")
 
 
+# The states in which a replay ends a workload that never got in (YuniKorn's: the shim failed its gang, the core
+# rejected its application, its pods were deleted): it counts as never in the waits, but it is not waiting any more.
+ENDED_WITHOUT_STARTING = ("Failed", "Rejected", "Deleted")
+
+
+def never_started(report: TimelineReport) -> str:
+    """The waits line's end: the workloads that never started, those still waiting apart from those that ended."""
+    never = set(report.overall.never_admitted)
+    if not never:
+        return ""
+    ended: dict[str, int] = {}
+    for workload in report.workloads:
+        if workload.key in never and workload.state in ENDED_WITHOUT_STARTING:
+            ended[workload.state] = ended.get(workload.state, 0) + 1
+    started = report.words.started
+    still = len(never) - sum(ended.values())
+    text = f"; {still:,} still waiting at the end (never {started})" if still else ""
+    if ended:
+        states = ", ".join(f"{n:,} {state_phrase(state)}" for state, n in sorted(ended.items()))
+        text += f"; {sum(ended.values()):,} never {started} ({states})"
+    return text
+
+
 def headline(report: TimelineReport) -> str:
     words = report.words
     counts: dict[str, int] = {}
@@ -254,10 +277,8 @@ def headline(report: TimelineReport) -> str:
                        for state, n in sorted(counts.items(), key=lambda i: (-i[1], i[0])))
     horizon = " (stopped at --until)" if report.stopped_at_horizon else ""
     overall = report.overall.time_to_admission
-    never = len(report.overall.never_admitted)
     waits = (f"\nTime until {words.started}: P50 {wait(overall.p50)}, P95 {wait(overall.p95)}, "
-             f"P99 {wait(overall.p99)}, mean {duration(round(overall.mean))}"
-             + (f"; {never:,} still waiting at the end (never {words.started})" if never else "") + ".") \
+             f"P99 {wait(overall.p99)}, mean {duration(round(overall.mean))}{never_started(report)}.") \
         if overall else (f"\nNo {words.workload} arrived during the replay." if report.overall.workloads else "")
     at_start = f"; {report.running_at_start:,} running at the start (not counted in waits)" \
         if report.running_at_start else ""

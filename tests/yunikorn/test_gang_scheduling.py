@@ -353,6 +353,20 @@ def test_yk_gang_1_the_shim_checks_the_placeholder_timeout_when_it_takes_the_gan
     assert sum(1 for ask in timeline.partition.asks.values() if ask.pod.is_placeholder) == 2
 
 
+def test_yk_gang_1_a_gang_the_shim_fails_as_it_arrives_during_a_replay_ends_failed(tmp_path: Path) -> None:
+    # created at 60.5 s: at the shim's second run (62 s) 1.5 s of a 1 s Hard timeout have passed: no placeholders,
+    # the application fails, as one present at the start would (its pods were left pending to the end)
+    later = timedelta(seconds=-60.5)
+    busy = pod("big", "root.other", "other", cpu="5", node_name="n1")
+    driver = _driver(policy="placeholderTimeoutInSeconds=1 gangSchedulingStyle=Hard", age=later)
+    path = _write(tmp_path, node("n1", cpu="8"), busy, driver, _executor(0, age=later), _executor(1, age=later))
+    pods = _replayed(path)
+    assert {key: p["state"] for key, p in pods.items()} == {
+        "default/big": "Finished", "default/driver": "Failed", "default/exec-0": "Failed", "default/exec-1": "Failed"}
+    out = run_kqctl("replay", str(path), "--now", NOW.isoformat(), "--runtime", "5m").out
+    assert "1 never allocated (1 failed)." in out and "still waiting" not in out
+
+
 def test_validate_warns_of_the_placeholder_annotation_yunikorn_no_longer_reads(tmp_path: Path) -> None:
     old = pod("tg-old", "root.spark", "spark", annotations={"yunikorn.apache.org/placeholder": "true",
                                                             TASK_GROUP: "executors"})

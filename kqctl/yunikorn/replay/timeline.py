@@ -254,8 +254,11 @@ class YuniKornTimeline:
                     self._timers(made, now, reporter)  # placeholders made with a new gang application's first pod
             asks = [made for made in submitted if made.key == key]
             if not asks:
-                if key not in self.partition.held:
+                held = self.partition.held.get(key)
+                if held is None:
                     self.ended[key] = REJECTED_STATE
+                elif held.app.gang is not None and held.app.gang.failed:
+                    self.ended[key] = FAILED_STATE  # YK-GANG-1: the shim failed its application, as at the start
                 return bool(submitted)
             self.asks[key] = asks[0]
             self.ended.pop(key, None)
