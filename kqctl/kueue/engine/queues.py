@@ -592,7 +592,7 @@ class PendingQueue:
         self.queue_inadmissible_cycle = self.pop_cycle
         if self.bulk_moved_shapes:
             self.bulk_moved_shapes.clear()
-        return bool(self._inadmissible) or self._grouped_parked > 0
+        return self.has_inadmissible()
 
     def queue_inadmissible(self, namespace_matches: Callable[[WorkloadInfo], bool]) -> int:
         """CYC-14: a requeue event moves inadmissible workloads (namespace still matching) back."""

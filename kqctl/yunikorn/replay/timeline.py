@@ -190,7 +190,7 @@ class YuniKornTimeline:
                     self._hold(ask, 0, +1)
                 continue
             held = self.partition.held.get(pod.key)
-            if held is not None and held.app.gang is not None and held.app.gang.failed:
+            if _held_by_failed_gang(held):
                 self.ended[pod.key] = FAILED_STATE  # YK-GANG-1: the shim failed its application
             runtime = self.runtimes.runtime(declared_runtime(pod))
             if ask is not None and ask.allocated:
@@ -257,7 +257,7 @@ class YuniKornTimeline:
                 held = self.partition.held.get(key)
                 if held is None:
                     self.ended[key] = REJECTED_STATE
-                elif held.app.gang is not None and held.app.gang.failed:
+                elif _held_by_failed_gang(held):
                     self.ended[key] = FAILED_STATE  # YK-GANG-1: the shim failed its application, as at the start
                 return bool(submitted)
             self.asks[key] = asks[0]
@@ -482,3 +482,8 @@ class YuniKornTimeline:
         victims and replaced or released placeholders are not held."""
         held = dict.fromkeys(self.partition.held, "")
         return {**held, **{key: ask.node for key, ask in self.partition.asks.items()}}
+
+
+def _held_by_failed_gang(held: Ask | None) -> bool:
+    """A pod the shim holds back (not sent to the core) because it failed the pod's gang application (YK-GANG-1)."""
+    return held is not None and held.app.gang is not None and bool(held.app.gang.failed)
